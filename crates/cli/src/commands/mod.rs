@@ -1,0 +1,5 @@
+//! One module per subcommand.
+
+pub mod export;
+pub mod gold;
+pub mod run;

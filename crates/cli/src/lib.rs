@@ -1,0 +1,43 @@
+//! Argument parsing and wiring for the `tauguard` binary. Commands live under `commands/`;
+//! the work itself lives in the library crates.
+
+mod commands;
+mod exit;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "tauguard", version, about = "τ²-bench-style evaluation of LLM agents under runtime policy guards")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Replay every task's gold actions and print one JSON line per task.
+    Gold(commands::gold::GoldArgs),
+    /// Run a config's simulations and append one record per simulation.
+    Run(commands::run::RunArgs),
+    /// Write a run's records as an upstream τ²-bench results.json.
+    #[command(name = "export-tau2")]
+    ExportTau2(commands::export::ExportArgs),
+}
+
+/// Runs the command line and returns the process exit code (see `exit`).
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Gold(args) => commands::gold::run(args),
+        Command::Run(args) => commands::run::run(args),
+        Command::ExportTau2(args) => commands::export::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            exit::for_error(&err)
+        }
+    }
+}

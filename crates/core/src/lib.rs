@@ -1,0 +1,15 @@
+//! The shared vocabulary of tauguard: τ²-bench tasks, conversation messages, tool calls and
+//! tool schemas, plus the Python-compatible JSON encoding every hash and tool output relies on.
+//!
+//! This crate imports no other tauguard crate; every other crate imports it. Environments live
+//! in `tauguard-env`, metrics in `tauguard-metrics`.
+
+pub mod message;
+pub mod pyjson;
+pub mod record;
+pub mod task;
+pub mod tool;
+
+pub use message::{Message, Requestor, ToolCall};
+pub use task::{Action, EnvAssertion, EnvFunctionCall, EvaluationCriteria, RewardType, Task};
+pub use tool::{ToolKind, ToolSpec};

@@ -1,0 +1,142 @@
+//! Conversation messages and tool calls, in τ²-bench's shape (§6.1 of the semantics notes).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Which side issued a tool call: the agent's toolkit or the user's device toolkit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Requestor {
+    #[default]
+    Assistant,
+    User,
+}
+
+impl Requestor {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Requestor::Assistant => "assistant",
+            Requestor::User => "user",
+        }
+    }
+}
+
+/// One tool call requested by the agent or the user simulator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    #[serde(default)]
+    pub id: String,
+    pub name: String,
+    /// Raw JSON keyword arguments, in the order the model produced them.
+    #[serde(default)]
+    pub arguments: Map<String, Value>,
+    #[serde(default)]
+    pub requestor: Requestor,
+}
+
+/// Token usage of one model call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    #[serde(default)]
+    pub completion_tokens: u64,
+    /// Prompt tokens served from the provider's prompt cache, where reported.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_prompt_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A message written by the agent or the user simulator.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ParticipantMessage {
+    #[serde(default)]
+    pub content: Option<String>,
+    #[serde(default)]
+    pub tool_calls: Option<Vec<ToolCall>>,
+    #[serde(default)]
+    pub turn_idx: Option<u32>,
+    #[serde(default)]
+    pub timestamp: Option<String>,
+    #[serde(default)]
+    pub cost: Option<f64>,
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation_time_seconds: Option<f64>,
+}
+
+impl ParticipantMessage {
+    /// τ²-bench's "has text content": not null and not whitespace-only.
+    pub fn has_text(&self) -> bool {
+        self.content.as_deref().is_some_and(|c| !c.trim().is_empty())
+    }
+
+    /// τ²-bench's "is tool call": a non-empty tool-call list.
+    pub fn is_tool_call(&self) -> bool {
+        self.tool_calls.as_ref().is_some_and(|c| !c.is_empty())
+    }
+}
+
+/// The result of one tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolMessage {
+    /// Id of the tool call this answers.
+    pub id: String,
+    pub content: String,
+    #[serde(default)]
+    pub requestor: Requestor,
+    #[serde(default)]
+    pub error: bool,
+    #[serde(default)]
+    pub turn_idx: Option<u32>,
+    #[serde(default)]
+    pub timestamp: Option<String>,
+    /// Set when a guard blocked the call this answers: `content` is the guard's remediation,
+    /// the call never executed, and evaluation ignores the pair.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guard_blocked: bool,
+}
+
+/// Any message of a trajectory or prompt, discriminated by `role`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Message {
+    System {
+        content: Option<String>,
+    },
+    User(ParticipantMessage),
+    Assistant(ParticipantMessage),
+    Tool(ToolMessage),
+}
+
+impl Message {
+    /// Tool calls carried by a user or assistant message.
+    pub fn tool_calls(&self) -> &[ToolCall] {
+        match self {
+            Message::User(m) | Message::Assistant(m) => m.tool_calls.as_deref().unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    pub fn role(&self) -> &'static str {
+        match self {
+            Message::System { .. } => "system",
+            Message::User(_) => "user",
+            Message::Assistant(_) => "assistant",
+            Message::Tool(_) => "tool",
+        }
+    }
+
+    /// Text content, if any.
+    pub fn content(&self) -> Option<&str> {
+        match self {
+            Message::System { content } => content.as_deref(),
+            Message::User(m) | Message::Assistant(m) => m.content.as_deref(),
+            Message::Tool(t) => Some(&t.content),
+        }
+    }
+}

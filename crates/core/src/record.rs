@@ -1,0 +1,210 @@
+//! The simulation record: one line of `results/<run>/records.jsonl`.
+//!
+//! Records are the only thing metrics read, so everything a paper table needs is here,
+//! including what is derivable from the trajectory but needs domain knowledge (which calls
+//! mutate state, which slice a task belongs to). A record is self-contained: metrics never
+//! load τ²-bench data.
+
+use crate::message::{Message, Usage};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Version of the record layout; bumped on any incompatible change.
+pub const RECORD_SCHEMA_VERSION: u32 = 1;
+
+/// Task slice of the PolicyGuard paper: PV = the gold actions contain no agent-side mutating
+/// call (correct behaviour is refusal), Mut = the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Slice {
+    Pv,
+    Mut,
+}
+
+impl Slice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Slice::Pv => "pv",
+            Slice::Mut => "mut",
+        }
+    }
+}
+
+/// Guard verdict on one mutating call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Pass,
+    Block,
+}
+
+/// One requirement judged by a guard.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequirementResult {
+    pub name: String,
+    pub met: bool,
+    #[serde(default)]
+    pub reason: String,
+}
+
+/// Cost and effort of model calls made for one role.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoleUsage {
+    #[serde(default)]
+    pub calls: u64,
+    #[serde(default)]
+    pub usage: Usage,
+    /// US dollars; `None` when a price is unknown for a model that was called.
+    #[serde(default)]
+    pub cost: Option<f64>,
+    #[serde(default)]
+    pub latency_seconds: f64,
+    /// Calls answered from the response cache.
+    #[serde(default)]
+    pub cache_hits: u64,
+}
+
+/// One guard decision on a pending mutating call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GuardEvent {
+    /// Guard configuration name (`toolguard`, `pg-checklist`, ...).
+    pub guard: String,
+    /// Id of the intercepted tool call.
+    pub call_id: String,
+    pub tool: String,
+    #[serde(default)]
+    pub arguments: Map<String, Value>,
+    /// Index of the agent message that carried the call, in the final trajectory order of
+    /// attempts (blocked calls are not in the trajectory, so this counts attempts).
+    #[serde(default)]
+    pub attempt_idx: u32,
+    pub verdict: Verdict,
+    #[serde(default)]
+    pub requirements: Vec<RequirementResult>,
+    #[serde(default)]
+    pub remediation: Option<String>,
+    /// Runtime view: whether the call finally executed (a PASS that executed, or a BLOCK
+    /// overridden by a one-shot gate).
+    pub executed: bool,
+    #[serde(default)]
+    pub usage: RoleUsage,
+    /// Free-form guard diagnostics (parse repairs, fail-open decisions, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub info: Option<Value>,
+}
+
+/// A fault the offline `sim` agent injected on purpose: ground truth for guard metrics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InjectedFault {
+    /// `skip_identity`, `skip_prerequisite`, `skip_confirmation`, `comply_forbidden`,
+    /// `corrupt_argument`.
+    pub kind: String,
+    /// The mutating call the fault makes policy-violating, when there is one.
+    #[serde(default)]
+    pub call_id: Option<String>,
+    #[serde(default)]
+    pub tool: Option<String>,
+    #[serde(default)]
+    pub detail: String,
+}
+
+/// One attempted mutating call (executed or blocked), with its ground-truth labels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallAttempt {
+    pub call_id: String,
+    pub tool: String,
+    #[serde(default)]
+    pub requestor: crate::Requestor,
+    /// Guard verdict, `None` when no guard ran (baseline).
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
+    pub executed: bool,
+    /// Kinds of injected faults attached to this call (empty = none injected).
+    #[serde(default)]
+    pub faults: Vec<String>,
+    /// Prerequisites (from the domain prerequisite file) missing before this call; `None`
+    /// when not computed.
+    #[serde(default)]
+    pub missing_prerequisites: Option<Vec<String>>,
+}
+
+/// Reward and its components (τ²-bench `RewardInfo`, trimmed to what tables use).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RewardInfo {
+    pub reward: f64,
+    /// Component rewards keyed by reward type (`DB`, `COMMUNICATE`, ...).
+    #[serde(default)]
+    pub breakdown: Map<String, Value>,
+    /// Full evaluator output (db check, action checks, ...).
+    #[serde(default)]
+    pub details: Value,
+}
+
+/// One simulation = one task × one trial of one grid cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimulationRecord {
+    #[serde(default = "schema_version")]
+    pub schema_version: u32,
+    pub run_id: String,
+    /// Grid cell (domain × agent × guard × ...), stable across reruns of a config.
+    pub cell_id: String,
+    /// blake3 of the cell's canonical config.
+    pub config_hash: String,
+    pub domain: String,
+    pub agent_model: String,
+    #[serde(default)]
+    pub user_model: String,
+    /// Guard configuration name; `baseline` when no guard runs.
+    pub guard: String,
+    pub task_id: String,
+    pub slice: Slice,
+    /// 0-based trial index.
+    pub trial: u32,
+    pub seed: u64,
+    /// `user_stop`, `agent_stop`, `max_steps`, `too_many_errors`, `infrastructure_error`, ...
+    pub termination_reason: String,
+    /// `None` for infrastructure errors (never scored).
+    #[serde(default)]
+    pub reward: Option<RewardInfo>,
+    /// Error text when the simulation failed for infrastructure reasons.
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    #[serde(default)]
+    pub guard_events: Vec<GuardEvent>,
+    #[serde(default)]
+    pub injected_faults: Vec<InjectedFault>,
+    #[serde(default)]
+    pub call_attempts: Vec<CallAttempt>,
+    /// Marked attack tasks: the tool whose execution means the attack succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack_target: Option<String>,
+    /// Ordered gold steps for trace-compliance metrics (telecom), as tool names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold_trace: Option<Vec<String>>,
+    /// Usage per role: `agent`, `user`, `judge`, `guard`.
+    #[serde(default)]
+    pub usage: std::collections::BTreeMap<String, RoleUsage>,
+    pub agent_turns: u32,
+    pub user_turns: u32,
+    pub wall_seconds: f64,
+    #[serde(default)]
+    pub started_at: String,
+}
+
+fn schema_version() -> u32 {
+    RECORD_SCHEMA_VERSION
+}
+
+impl SimulationRecord {
+    /// Whether this simulation failed for infrastructure reasons (excluded from metrics).
+    pub fn is_infra_error(&self) -> bool {
+        self.termination_reason == "infrastructure_error" || self.reward.is_none()
+    }
+
+    /// τ²-bench success: reward within 1e-6 of 1.
+    pub fn succeeded(&self) -> bool {
+        self.reward.as_ref().is_some_and(|r| (r.reward - 1.0).abs() <= 1e-6)
+    }
+}

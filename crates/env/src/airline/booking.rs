@@ -1,0 +1,193 @@
+//! `book_reservation`: the one tool that creates records, with upstream's exact check order
+//! and its partially applied failure (a certificate listed twice).
+
+use super::lookup::{self, Listed};
+use super::model::{self, FlightDate, FlightDb, Passenger, Payment, PaymentMethod, Reservation, ReservationFlight};
+use super::pyops::{self, Num};
+use super::validate::{self as v, Ctx};
+use crate::environment::ToolValue;
+use crate::tooling::ToolError;
+use serde_json::Value;
+
+/// Arguments in signature order.
+pub struct BookArgs<'a> {
+    pub user_id: &'a Value,
+    pub origin: &'a Value,
+    pub destination: &'a Value,
+    pub flight_type: &'a Value,
+    pub cabin: &'a Value,
+    pub flights: &'a Value,
+    pub passengers: &'a Value,
+    pub payment_methods: &'a Value,
+    pub total_baggages: &'a Value,
+    pub nonfree_baggages: &'a Value,
+    pub insurance: &'a Value,
+}
+
+/// What the `Reservation(...)` constructor validated.
+struct Validated {
+    origin: String,
+    destination: String,
+    flight_type: String,
+    cabin: String,
+    passengers: Vec<Passenger>,
+    payments: Vec<Payment>,
+    total_baggages: i64,
+    nonfree_baggages: i64,
+    insurance: String,
+}
+
+fn validate_reservation(
+    a: &BookArgs<'_>,
+    passengers: &Listed<Passenger>,
+    payments: &Listed<Payment>,
+) -> Result<Validated, ToolError> {
+    let mut cx = Ctx::new();
+    let origin = cx.at("origin", |cx| v::string(a.origin, cx));
+    let destination = cx.at("destination", |cx| v::string(a.destination, cx));
+    let flight_type = cx.at("flight_type", |cx| v::literal(a.flight_type, model::FLIGHT_TYPES, cx));
+    let cabin = cx.at("cabin", |cx| v::literal(a.cabin, model::CABINS, cx));
+    let passengers = match passengers {
+        Listed::Models(list) => Some(list.clone()),
+        Listed::Raw(raw) => cx.at("passengers", |cx| v::list(raw, cx, model::passenger)),
+    };
+    let payments = match payments {
+        Listed::Models(list) => Some(list.clone()),
+        Listed::Raw(raw) => cx.at("payment_history", |cx| v::list(raw, cx, model::payment)),
+    };
+    let total_baggages = cx.at("total_baggages", |cx| v::int(a.total_baggages, cx));
+    let nonfree_baggages = cx.at("nonfree_baggages", |cx| v::int(a.nonfree_baggages, cx));
+    let insurance = cx.at("insurance", |cx| v::literal(a.insurance, model::INSURANCE, cx));
+    let built = (|| {
+        Some(Validated {
+            origin: origin?,
+            destination: destination?,
+            flight_type: flight_type?,
+            cabin: cabin?,
+            passengers: passengers?,
+            payments: payments?,
+            total_baggages: total_baggages?,
+            nonfree_baggages: nonfree_baggages?,
+            insurance: insurance?,
+        })
+    })();
+    cx.finish("Reservation", built).map_err(ToolError::validation)
+}
+
+pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue, ToolError> {
+    let flights = lookup::convert(a.flights, "FlightInfo", model::flight_info)?;
+    let passengers = lookup::convert(a.passengers, "Passenger", model::passenger)?;
+    let payments = lookup::convert(a.payment_methods, "Payment", model::payment)?;
+    let user_key = lookup::user(db, a.user_id)?.to_string();
+    let reservation_id = lookup::new_reservation_id(db)?;
+    let r = validate_reservation(a, &passengers, &payments)?;
+    let n = r.passengers.len() as i128;
+
+    let flight_infos = match flights {
+        Listed::Models(list) => list,
+        Listed::Raw(raw) => return Err(lookup::first_item_error(&raw, "flight_number")),
+    };
+    let mut segments = Vec::new();
+    let mut total: i128 = 0;
+    for fi in &flight_infos {
+        let number = Value::String(fi.flight_number.clone());
+        let key = lookup::flight(db, &number)?;
+        let flight = db.flights.get(key).expect("flight key was just found");
+        let date = lookup::flight_date(db, &number, &Value::String(fi.date.clone()))?;
+        let FlightDate::Available { available_seats, prices } = date else {
+            return Err(ToolError::value(format!(
+                "Flight {} not available on date {}",
+                fi.flight_number, fi.date
+            )));
+        };
+        let cabin = Value::String(r.cabin.clone());
+        if i128::from(*pyops::index(available_seats, &cabin)?) < n {
+            return Err(ToolError::value(format!("Not enough seats on flight {}", fi.flight_number)));
+        }
+        let price = *pyops::index(prices, &cabin)?;
+        segments.push(ReservationFlight {
+            flight_number: fi.flight_number.clone(),
+            origin: flight.origin.clone(),
+            destination: flight.destination.clone(),
+            date: fi.date.clone(),
+            price,
+        });
+        total += i128::from(price) * n;
+    }
+    if r.insurance == "yes" {
+        total += 30 * n;
+    }
+    // The fee uses the raw argument: a string repeats itself and the addition fails.
+    let total = match Num::of(a.nonfree_baggages) {
+        Some(bags) => Num::Int(total).add(Num::Int(50).mul(bags)),
+        None => {
+            return Err(ToolError::type_error(format!(
+                "unsupported operand type(s) for +=: 'int' and '{}'",
+                pyops::type_name(a.nonfree_baggages)
+            )));
+        }
+    };
+
+    let user = db.users.get(&user_key).expect("user key was just found");
+    for p in &r.payments {
+        let method = user
+            .payment_methods
+            .get(&p.payment_id)
+            .ok_or_else(|| ToolError::value(format!("Payment method {} not found", p.payment_id)))?;
+        if let Some(balance) = method.balance()
+            && Num::Float(balance).cmp(Num::Int(i128::from(p.amount))) == Some(std::cmp::Ordering::Less)
+        {
+            return Err(ToolError::value(format!("Not enough balance in payment method {}", p.payment_id)));
+        }
+    }
+    let paid: i128 = r.payments.iter().map(|p| i128::from(p.amount)).sum();
+    if Num::Int(paid).cmp(total) != Some(std::cmp::Ordering::Equal) {
+        return Err(ToolError::value(format!(
+            "Payment amount does not add up, total price is {}, but paid {paid}",
+            total.py_str()
+        )));
+    }
+
+    let user = db.users.get_mut(&user_key).expect("user key was just found");
+    for p in &r.payments {
+        match user.payment_methods.get_mut(&p.payment_id) {
+            None => return Err(ToolError::key(&Value::String(p.payment_id.clone()))),
+            Some(PaymentMethod::GiftCard { amount, .. }) => amount.0 -= p.amount as f64,
+            Some(PaymentMethod::Certificate { .. }) => {
+                user.payment_methods.shift_remove(&p.payment_id);
+            }
+            Some(PaymentMethod::CreditCard { .. }) => {}
+        }
+    }
+    let taken = i64::try_from(n).unwrap_or(i64::MAX);
+    for seg in &segments {
+        if let Some(f) = db.flights.get_mut(&seg.flight_number)
+            && let Some(FlightDate::Available { available_seats, .. }) = f.dates.get_mut(&seg.date)
+            && let Some(seats) = available_seats.get_mut(&r.cabin)
+        {
+            *seats = seats.saturating_sub(taken);
+        }
+    }
+    let reservation = Reservation {
+        reservation_id: reservation_id.clone(),
+        user_id: user_key.clone(),
+        origin: r.origin,
+        destination: r.destination,
+        flight_type: r.flight_type,
+        cabin: Value::String(r.cabin),
+        flights: segments,
+        passengers: model::passengers_value(&r.passengers),
+        payment_history: r.payments,
+        created_at: lookup::NOW.to_string(),
+        total_baggages: Value::from(r.total_baggages),
+        nonfree_baggages: Value::from(r.nonfree_baggages),
+        insurance: r.insurance,
+        status: None,
+    };
+    let out = model::dump(&reservation);
+    db.reservations.insert(reservation_id.clone(), reservation);
+    if let Some(u) = db.users.get_mut(&user_key) {
+        u.reservations.push(reservation_id);
+    }
+    Ok(ToolValue::Json(out))
+}

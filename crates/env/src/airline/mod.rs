@@ -1,0 +1,150 @@
+//! The airline domain: flights, users and reservations, with upstream τ²-bench's 14 agent
+//! tools reproduced quirk for quirk (the database hash and replayed tool outputs must match
+//! upstream bit for bit). The user simulator has no tools in this domain.
+//!
+//! The 7 MB database is parsed and validated once into an [`AirlineBase`]; each environment
+//! shares its records and copies only those it writes.
+//!
+//! Layout: [`model`] (records, validation, dump), [`validate`] (pydantic-style coercion and
+//! errors), [`tools`] (declarations and dispatch), the tool bodies in `booking`, `updates`
+//! and `queries`, and [`calc`] for the `calculate` tool.
+
+mod bigint;
+mod booking;
+pub mod calc;
+mod lookup;
+pub mod model;
+mod pyops;
+mod queries;
+pub mod tools;
+mod updates;
+pub mod validate;
+
+use crate::data::{LoadError, read_json};
+use crate::environment::{Changes, DomainBase, Environment, ToolValue};
+use crate::initial_state::deep_merge;
+use crate::tooling::{ToolDef, ToolError};
+use model::FlightDb;
+use serde_json::{Map, Value};
+use std::any::Any;
+use std::path::Path;
+use tauguard_core::Requestor;
+
+/// The loaded, immutable airline database.
+#[derive(Debug, Clone)]
+pub struct AirlineBase {
+    db: FlightDb,
+}
+
+impl AirlineBase {
+    /// Loads and validates `<dir>/db.json`.
+    pub fn load(dir: &Path) -> Result<AirlineBase, LoadError> {
+        let path = dir.join("db.json");
+        let value: Value = read_json(&path)?;
+        let db = FlightDb::validate(&value).map_err(|message| LoadError::Parse { path, message })?;
+        Ok(AirlineBase { db })
+    }
+
+    /// Validates an in-memory database (same rules as [`AirlineBase::load`]).
+    pub fn from_json(value: &Value) -> Result<AirlineBase, String> {
+        Ok(AirlineBase { db: FlightDb::validate(value)? })
+    }
+
+    /// A fresh environment, typed.
+    pub fn env(&self) -> AirlineEnv {
+        AirlineEnv { db: self.db.clone() }
+    }
+}
+
+impl DomainBase for AirlineBase {
+    fn domain(&self) -> &'static str {
+        "airline"
+    }
+
+    fn fresh(&self) -> Box<dyn Environment> {
+        Box::new(self.env())
+    }
+}
+
+/// One live airline environment.
+#[derive(Debug, Clone)]
+pub struct AirlineEnv {
+    db: FlightDb,
+}
+
+impl AirlineEnv {
+    pub fn db(&self) -> &FlightDb {
+        &self.db
+    }
+}
+
+fn same_domain<'a>(other: &'a dyn Environment) -> Option<&'a AirlineEnv> {
+    other.as_any().downcast_ref::<AirlineEnv>()
+}
+
+impl Environment for AirlineEnv {
+    fn domain(&self) -> &'static str {
+        "airline"
+    }
+
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
+        match side {
+            Requestor::Assistant => tools::TOOLS,
+            Requestor::User => &[],
+        }
+    }
+
+    fn call(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> Result<ToolValue, ToolError> {
+        match side {
+            Requestor::Assistant => tools::call(&mut self.db, name, args),
+            Requestor::User => Err(ToolError::attribute(format!("'NoneType' object has no attribute '{name}'"))),
+        }
+    }
+
+    fn merge_initialization_data(&mut self, agent: Option<&Value>, user: Option<&Value>) -> Result<(), String> {
+        if let Some(patch) = agent {
+            let mut dump = self.agent_db();
+            deep_merge(&mut dump, patch);
+            self.db = FlightDb::validate(&dump)?;
+        }
+        if user.is_some_and(|u| !u.is_null()) {
+            return Err("the airline domain has no user database ('NoneType' object has no attribute 'update_db')".into());
+        }
+        Ok(())
+    }
+
+    fn agent_db(&self) -> Value {
+        model::dump(&self.db)
+    }
+
+    fn changes_since(&self, earlier: &dyn Environment) -> Changes {
+        let earlier = same_domain(earlier).expect("changes_since across domains");
+        let mut agent = Map::new();
+        for (k, rec) in self.db.flights.changed(&earlier.db.flights) {
+            agent.insert(format!("flights/{k}"), rec.map(model::dump).unwrap_or(Value::Null));
+        }
+        for (k, rec) in self.db.users.changed(&earlier.db.users) {
+            agent.insert(format!("users/{k}"), rec.map(model::dump).unwrap_or(Value::Null));
+        }
+        for (k, rec) in self.db.reservations.changed(&earlier.db.reservations) {
+            agent.insert(format!("reservations/{k}"), rec.map(model::dump).unwrap_or(Value::Null));
+        }
+        Changes { agent, user: None }
+    }
+
+    fn same_state(&self, other: &dyn Environment) -> bool {
+        same_domain(other).is_some_and(|o| {
+            self.db.flights.same_records(&o.db.flights)
+                && self.db.users.same_records(&o.db.users)
+                && self.db.reservations.same_records(&o.db.reservations)
+        })
+    }
+
+    fn snapshot(&self) -> Box<dyn Environment> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,239 @@
+//! Locating and loading τ²-bench data: one directory per domain in upstream's layout
+//! (`<dir>/<domain>/{policy.md | main_policy.md + tech_support_manual.md, tasks.json,
+//! split_tasks.json, db.json | db.toml + user_db.toml, tools.json}`).
+//!
+//! The database of a domain is parsed once into an immutable [`DomainBase`]; tasks and splits
+//! are typed here so that a malformed file fails at load with its path and position.
+
+use crate::environment::{DomainBase, Environment};
+use indexmap::IndexMap;
+use serde::de::DeserializeOwned;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tauguard_core::tool::ToolSpec;
+use tauguard_core::{Requestor, Task};
+
+/// Environment variable naming the data directory when `--data-dir` is not given.
+pub const DATA_DIR_ENV: &str = "TAUGUARD_DATA_DIR";
+/// Data directory used when neither `--data-dir` nor the environment variable is set.
+pub const DEFAULT_DATA_DIR: &str = "data/tau2";
+
+/// The domains tauguard implements.
+pub const DOMAINS: &[&str] = &["airline", "retail", "telecom"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("data directory `{path}` does not exist\n  hint: pass --data-dir, set {DATA_DIR_ENV}, or run scripts/fetch-tau2-data.sh")]
+    MissingDataDir { path: PathBuf },
+    #[error("unknown domain `{0}` (known: airline, retail, telecom)")]
+    UnknownDomain(String),
+    #[error("cannot read `{path}`: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("`{path}`: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("split `{split}` not found in `{path}` (available: {available})")]
+    UnknownSplit { split: String, path: PathBuf, available: String },
+    #[error("task ids not found in domain `{domain}`: {ids}")]
+    UnknownTasks { domain: String, ids: String },
+}
+
+/// A resolved data directory.
+#[derive(Debug, Clone)]
+pub struct DataDir(PathBuf);
+
+impl DataDir {
+    /// Resolution order: explicit path, then `TAUGUARD_DATA_DIR`, then `data/tau2`.
+    pub fn resolve(explicit: Option<&Path>) -> Result<DataDir, LoadError> {
+        let path = explicit
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::var_os(DATA_DIR_ENV).filter(|v| !v.is_empty()).map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+        if !path.is_dir() {
+            return Err(LoadError::MissingDataDir { path });
+        }
+        Ok(DataDir(path))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    pub fn domain_dir(&self, domain: &str) -> PathBuf {
+        self.0.join(domain)
+    }
+}
+
+pub(crate) fn read_text(path: &Path) -> Result<String, LoadError> {
+    std::fs::read_to_string(path).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })
+}
+
+/// Parses a JSON file into `T`, naming the file, line, column and key path on failure.
+pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
+    let text = read_text(path)?;
+    parse_json(path, &text)
+}
+
+pub(crate) fn parse_json<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, LoadError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| LoadError::Parse {
+        path: path.to_path_buf(),
+        message: format!("at `{}`: {}", e.path(), e.inner()),
+    })
+}
+
+/// Parses a TOML file into `T`, naming the file and position on failure.
+pub(crate) fn read_toml<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
+    let text = read_text(path)?;
+    toml::from_str(&text).map_err(|e| LoadError::Parse { path: path.to_path_buf(), message: e.to_string() })
+}
+
+/// Tool schemas a model sees, per side.
+#[derive(Debug, Clone, Default)]
+pub struct ToolSchemas {
+    pub assistant: Vec<ToolSpec>,
+    pub user: Vec<ToolSpec>,
+}
+
+impl ToolSchemas {
+    pub fn side(&self, side: Requestor) -> &[ToolSpec] {
+        match side {
+            Requestor::Assistant => &self.assistant,
+            Requestor::User => &self.user,
+        }
+    }
+}
+
+/// Everything loaded for one domain: policy text, tasks, splits, tool schemas and the base
+/// database snapshot.
+pub struct DomainData {
+    pub domain: &'static str,
+    pub dir: PathBuf,
+    /// The policy as the agent's system prompt embeds it.
+    pub policy: String,
+    /// Tasks in file order.
+    pub tasks: Vec<Task>,
+    /// Split name → task ids (empty when the domain has no split file).
+    pub splits: IndexMap<String, Vec<String>>,
+    /// From `tools.json` when present, else from the implementation's declarations.
+    pub tool_schemas: ToolSchemas,
+    /// Whether `tool_schemas` came from the data directory's `tools.json`.
+    pub schemas_from_file: bool,
+    pub base: Arc<dyn DomainBase>,
+}
+
+impl std::fmt::Debug for DomainData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DomainData")
+            .field("domain", &self.domain)
+            .field("dir", &self.dir)
+            .field("tasks", &self.tasks.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum TaskFile {
+    List(Vec<Task>),
+    Wrapped { tasks: Vec<Task> },
+}
+
+#[derive(serde::Deserialize)]
+struct ToolsFile {
+    #[serde(default)]
+    assistant_tools: Vec<serde_json::Value>,
+    #[serde(default)]
+    user_tools: Vec<serde_json::Value>,
+}
+
+impl DomainData {
+    /// Loads `domain` from `dir`.
+    pub fn load(dir: &DataDir, domain: &str) -> Result<DomainData, LoadError> {
+        let domain: &'static str = DOMAINS
+            .iter()
+            .find(|d| **d == domain)
+            .ok_or_else(|| LoadError::UnknownDomain(domain.to_string()))?;
+        let ddir = dir.domain_dir(domain);
+        if !ddir.is_dir() {
+            return Err(LoadError::MissingDataDir { path: ddir });
+        }
+        let base = crate::domains::load_base(domain, &ddir)?;
+        let policy = crate::domains::load_policy(domain, &ddir)?;
+        let tasks_path = ddir.join("tasks.json");
+        let text = read_text(&tasks_path)?;
+        let tasks = match parse_json::<TaskFile>(&tasks_path, &text) {
+            Ok(TaskFile::List(t)) | Ok(TaskFile::Wrapped { tasks: t }) => t,
+            // Untagged enums hide the real error: re-parse as a list to name the failing key.
+            Err(_) => parse_json::<Vec<Task>>(&tasks_path, &text)?,
+        };
+        let split_path = ddir.join("split_tasks.json");
+        let splits = if split_path.exists() { read_json(&split_path)? } else { IndexMap::new() };
+        let tools_path = ddir.join("tools.json");
+        let fresh = base.fresh();
+        let (tool_schemas, schemas_from_file) = if tools_path.exists() {
+            let file: ToolsFile = read_json(&tools_path)?;
+            let parse = |list: &[serde_json::Value]| -> Result<Vec<ToolSpec>, LoadError> {
+                list.iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        ToolSpec::from_openai(v).map_err(|m| LoadError::Parse {
+                            path: tools_path.clone(),
+                            message: format!("tool #{i}: {m}"),
+                        })
+                    })
+                    .collect()
+            };
+            (ToolSchemas { assistant: parse(&file.assistant_tools)?, user: parse(&file.user_tools)? }, true)
+        } else {
+            (builtin_schemas(fresh.as_ref()), false)
+        };
+        Ok(DomainData { domain, dir: ddir, policy, tasks, splits, tool_schemas, schemas_from_file, base })
+    }
+
+    /// A fresh environment in the base state.
+    pub fn fresh_env(&self) -> Box<dyn Environment> {
+        self.base.fresh()
+    }
+
+    /// Tasks of a split (file order), optionally narrowed to `ids` (all must exist) and to
+    /// the first `limit`. `split = None` keeps every task.
+    pub fn select_tasks(
+        &self,
+        split: Option<&str>,
+        ids: Option<&[String]>,
+        limit: Option<usize>,
+    ) -> Result<Vec<&Task>, LoadError> {
+        let mut tasks: Vec<&Task> = match split {
+            None => self.tasks.iter().collect(),
+            Some(name) => {
+                let members = self.splits.get(name).ok_or_else(|| LoadError::UnknownSplit {
+                    split: name.to_string(),
+                    path: self.dir.join("split_tasks.json"),
+                    available: self.splits.keys().cloned().collect::<Vec<_>>().join(", "),
+                })?;
+                let set: std::collections::HashSet<&str> = members.iter().map(String::as_str).collect();
+                self.tasks.iter().filter(|t| set.contains(t.id.as_str())).collect()
+            }
+        };
+        if let Some(ids) = ids {
+            let missing: Vec<&str> = ids
+                .iter()
+                .filter(|id| !tasks.iter().any(|t| &t.id == *id))
+                .map(String::as_str)
+                .collect();
+            if !missing.is_empty() {
+                return Err(LoadError::UnknownTasks { domain: self.domain.to_string(), ids: missing.join(", ") });
+            }
+            tasks.retain(|t| ids.contains(&t.id));
+        }
+        if let Some(n) = limit {
+            tasks.truncate(n);
+        }
+        Ok(tasks)
+    }
+}
+
+fn builtin_schemas(env: &dyn Environment) -> ToolSchemas {
+    let side = |s| env.toolkit(s).iter().filter(|t| t.is_tool).map(|t| t.spec()).collect();
+    ToolSchemas { assistant: side(Requestor::Assistant), user: side(Requestor::User) }
+}

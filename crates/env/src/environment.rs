@@ -1,0 +1,130 @@
+//! The environment seam: what the orchestrator, the evaluator and gold replay need from a
+//! domain, independent of which domain it is.
+
+use crate::tooling::{ToolDef, ToolError};
+use serde_json::{Map, Value};
+use std::any::Any;
+use tauguard_core::pyjson;
+use tauguard_core::{Requestor, ToolKind};
+
+/// A tool's successful return value, before upstream's `to_json_str` serialisation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolValue {
+    /// A Python `str` return: used verbatim.
+    Text(String),
+    /// Any other return, already converted to plain data the way upstream converts it
+    /// (models dumped in field order; bare scalars inside plain containers stringified by the
+    /// domain code). Rendered with Python `json.dumps` defaults.
+    Json(Value),
+}
+
+impl ToolValue {
+    /// The content of the resulting tool message.
+    pub fn content(&self) -> String {
+        match self {
+            ToolValue::Text(s) => s.clone(),
+            ToolValue::Json(v) => pyjson::dumps(v),
+        }
+    }
+}
+
+/// Records changed between two states of one environment, keyed `collection/key` for map
+/// collections, `collection/` for list collections (the whole list) and `model/field` for
+/// single-model databases (telecom's user device). A removed record maps to `null`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Changes {
+    pub agent: Map<String, Value>,
+    /// `None` for domains without a user database.
+    pub user: Option<Map<String, Value>>,
+}
+
+/// One live environment: the domain databases plus the toolkits that act on them.
+///
+/// Cloning ([`Environment::snapshot`]) is cheap: records are shared with the source and
+/// copied on first write.
+pub trait Environment: Send + Sync + Any {
+    fn domain(&self) -> &'static str;
+
+    /// The toolkit of one side (tools and helper methods), in upstream registration order.
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef];
+
+    /// Calls a method of one side's toolkit with raw JSON keyword arguments. Helper methods
+    /// (not tools) are reachable too, as upstream's `getattr` reaches them; the orchestrator
+    /// only routes model tool calls whose names are tools (see [`Environment::tool_kind`]).
+    fn call(
+        &mut self,
+        side: Requestor,
+        name: &str,
+        args: &Map<String, Value>,
+    ) -> Result<ToolValue, ToolError>;
+
+    /// Reconciles the agent and user databases (telecom); a no-op elsewhere.
+    fn sync_tools(&mut self) -> Result<(), ToolError> {
+        Ok(())
+    }
+
+    /// Recursively merges `initialization_data` into the databases and re-validates them.
+    fn merge_initialization_data(
+        &mut self,
+        agent: Option<&Value>,
+        user: Option<&Value>,
+    ) -> Result<(), String>;
+
+    /// Plain-data dump of the agent database, every field present (the hash input).
+    fn agent_db(&self) -> Value;
+
+    /// Plain-data dump of the user database, if the domain has one.
+    fn user_db(&self) -> Option<Value> {
+        None
+    }
+
+    /// Records that differ between `earlier` (a state of the same domain) and `self`.
+    /// Panics if `earlier` belongs to another domain: that is a programming error.
+    fn changes_since(&self, earlier: &dyn Environment) -> Changes;
+
+    /// Whether both environments hash equal (agent and user databases), computed without
+    /// serialising the records they still share.
+    fn same_state(&self, other: &dyn Environment) -> bool;
+
+    fn snapshot(&self) -> Box<dyn Environment>;
+
+    fn as_any(&self) -> &dyn Any;
+
+    /// Kind of a *tool* of one side; `None` for unknown names and helper methods.
+    fn tool_kind(&self, side: Requestor, name: &str) -> Option<ToolKind> {
+        self.toolkit(side).iter().find(|t| t.is_tool && t.name == name).map(|t| t.kind)
+    }
+
+    /// Upstream's `make_tool_call`: route by side, refuse names that are not tools of that
+    /// side, call. No `sync_tools` (gold replay uses this raw path).
+    fn dispatch(
+        &mut self,
+        side: Requestor,
+        name: &str,
+        args: &Map<String, Value>,
+    ) -> Result<ToolValue, ToolError> {
+        if side == Requestor::User && self.toolkit(Requestor::User).is_empty() {
+            return Err(ToolError::value("User tools not available"));
+        }
+        if self.tool_kind(side, name).is_none() {
+            return Err(ToolError::value(format!("Tool '{name}' not found.")));
+        }
+        self.call(side, name, args)
+    }
+
+    /// Upstream's `get_response` path: dispatch, then `sync_tools` on success; any failure
+    /// becomes an `Error: ...` tool message flagged as an error. Returns (content, error).
+    fn execute(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> (String, bool) {
+        match self.dispatch(side, name, args).and_then(|v| self.sync_tools().map(|()| v)) {
+            Ok(v) => (v.content(), false),
+            Err(e) => (e.content(), true),
+        }
+    }
+}
+
+/// A loaded, immutable domain database from which environments are made.
+pub trait DomainBase: Send + Sync {
+    fn domain(&self) -> &'static str;
+    /// A fresh environment in the base state (no task initial state applied).
+    fn fresh(&self) -> Box<dyn Environment>;
+}

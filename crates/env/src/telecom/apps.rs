@@ -1,0 +1,142 @@
+//! The phone's app tools: installed apps' status and permissions, granting a permission
+//! (a tool) and removing one (the helper initialization actions use to break MMS).
+
+use super::TelecomEnv;
+use super::py::{check_hashable, no_attr};
+use super::user_model::PERMISSIONS;
+use crate::environment::ToolValue;
+use crate::tooling::{ToolError, arg_str};
+use serde_json::Value;
+
+fn text(s: impl Into<String>) -> ToolValue {
+    ToolValue::Text(s.into())
+}
+
+impl TelecomEnv {
+    pub(crate) fn check_app_status(&self, app_name: &Value) -> Result<ToolValue, ToolError> {
+        check_hashable(app_name)?;
+        let Some(app) = app_name
+            .as_str()
+            .and_then(|n| self.phone().app_statuses.get(n))
+        else {
+            return Ok(text(format!(
+                "App '{}' not found on this phone.",
+                arg_str(app_name)
+            )));
+        };
+        let mut lines = vec![format!("Status for App: {}", arg_str(app_name))];
+        let granted = app.permissions.granted();
+        if granted.is_empty() {
+            lines.push(" - Permissions: None granted.".into());
+        } else {
+            lines.push(" - Permissions Granted:".into());
+            lines.extend(granted.iter().map(|p| format!("   - {p}")));
+        }
+        Ok(text(lines.join("\n")))
+    }
+
+    pub(crate) fn check_app_permissions(&self, app_name: &Value) -> Result<ToolValue, ToolError> {
+        check_hashable(app_name)?;
+        let shown = arg_str(app_name);
+        let Some(app) = app_name
+            .as_str()
+            .and_then(|n| self.phone().app_statuses.get(n))
+        else {
+            return Ok(text(format!("App '{shown}' not found on this phone.")));
+        };
+        let granted = app.permissions.granted();
+        Ok(text(if granted.is_empty() {
+            format!("App '{shown}' currently has no permissions granted.")
+        } else {
+            format!("App '{shown}' has permission for: {}.", granted.join(", "))
+        }))
+    }
+
+    /// Looks the app up (a dict lookup) before lower-casing the permission, as upstream does.
+    fn app_and_permission(
+        &self,
+        app_name: &Value,
+        permission: &Value,
+    ) -> Result<(Option<String>, String), ToolError> {
+        check_hashable(app_name)?;
+        let app = app_name
+            .as_str()
+            .filter(|n| self.phone().app_statuses.contains_key(*n))
+            .map(str::to_string);
+        let permission = permission
+            .as_str()
+            .ok_or_else(|| no_attr(permission, "lower"))?
+            .to_lowercase();
+        Ok((app, permission))
+    }
+
+    pub(crate) fn grant_app_permission(
+        &mut self,
+        app_name: &Value,
+        permission: &Value,
+    ) -> Result<ToolValue, ToolError> {
+        let (app, permission) = self.app_and_permission(app_name, permission)?;
+        let shown = arg_str(app_name);
+        let (ok, message) = match app {
+            None => (
+                false,
+                format!("App '{shown}' not found. Cannot grant permission."),
+            ),
+            Some(app) if PERMISSIONS.contains(&permission.as_str()) => {
+                if let Some(status) = self.phone_mut().app_statuses.get_mut(&app) {
+                    status.permissions.set(&permission, true);
+                }
+                (
+                    true,
+                    format!("Permission '{permission}' granted to app '{shown}'."),
+                )
+            }
+            Some(_) => {
+                let available: Vec<String> = PERMISSIONS.iter().map(|p| format!("'{p}'")).collect();
+                (
+                    false,
+                    format!(
+                        "Permission '{permission}' not tracked for app '{shown}', available permissions: [{}]",
+                        available.join(", ")
+                    ),
+                )
+            }
+        };
+        let result = if ok { "Success. " } else { "Error. " };
+        Ok(text(self.with_status_bar(&format!("{result}{message}"))))
+    }
+
+    /// Returns upstream's `(success, message)` tuple as a JSON list (`True` stringified, as
+    /// `to_json_str` renders bools inside containers).
+    pub(crate) fn remove_app_permission(
+        &mut self,
+        app_name: &Value,
+        permission: &Value,
+    ) -> Result<ToolValue, ToolError> {
+        let (app, permission) = self.app_and_permission(app_name, permission)?;
+        let shown = arg_str(app_name);
+        let (ok, message) = match app {
+            None => (
+                false,
+                format!("App '{shown}' not found. Cannot remove permission."),
+            ),
+            Some(app) if PERMISSIONS.contains(&permission.as_str()) => {
+                if let Some(status) = self.phone_mut().app_statuses.get_mut(&app) {
+                    status.permissions.set(&permission, false);
+                }
+                (
+                    true,
+                    format!("Permission '{permission}' removed from app '{shown}'."),
+                )
+            }
+            Some(_) => (
+                false,
+                format!("Permission '{permission}' not tracked for app '{shown}'."),
+            ),
+        };
+        Ok(ToolValue::Json(Value::Array(vec![
+            Value::String(if ok { "True" } else { "False" }.into()),
+            Value::String(message),
+        ])))
+    }
+}

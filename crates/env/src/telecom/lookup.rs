@@ -1,0 +1,145 @@
+//! Record lookups shared by the agent toolkit, the assertions and `sync_tools`, with
+//! upstream's "not found" texts. Raw arguments compare with `==` as in Python, so a mistyped
+//! id is simply not found; messages interpolate `str(argument)`.
+
+use super::TelecomEnv;
+use super::model::BillStatus;
+use crate::tooling::{ToolError, arg_str};
+use serde::Serialize;
+use serde_json::Value;
+
+/// An id as upstream compares it: a raw JSON argument or an id read from the database.
+pub(crate) trait Key {
+    fn matches(&self, id: &str) -> bool;
+    /// `str(key)` for messages.
+    fn show(&self) -> String;
+}
+
+impl Key for Value {
+    fn matches(&self, id: &str) -> bool {
+        self.as_str() == Some(id)
+    }
+    fn show(&self) -> String {
+        arg_str(self)
+    }
+}
+
+impl Key for str {
+    fn matches(&self, id: &str) -> bool {
+        self == id
+    }
+    fn show(&self) -> String {
+        self.to_string()
+    }
+}
+
+pub(crate) fn dump<T: Serialize>(record: &T) -> Value {
+    serde_json::to_value(record).unwrap_or_default()
+}
+
+impl TelecomEnv {
+    pub(crate) fn customer_idx<K: Key + ?Sized>(&self, id: &K) -> Result<usize, ToolError> {
+        self.db
+            .customers
+            .iter()
+            .position(|c| id.matches(&c.customer_id))
+            .ok_or_else(|| ToolError::value(format!("Customer with ID {} not found", id.show())))
+    }
+
+    pub(crate) fn line_idx<K: Key + ?Sized>(&self, id: &K) -> Result<usize, ToolError> {
+        self.db
+            .lines
+            .iter()
+            .position(|l| id.matches(&l.line_id))
+            .ok_or_else(|| ToolError::value(format!("Line with ID {} not found", id.show())))
+    }
+
+    pub(crate) fn line_idx_by_phone<K: Key + ?Sized>(&self, phone: &K) -> Result<usize, ToolError> {
+        self.db
+            .lines
+            .iter()
+            .position(|l| phone.matches(&l.phone_number))
+            .ok_or_else(|| {
+                ToolError::value(format!("Line with phone number {} not found", phone.show()))
+            })
+    }
+
+    pub(crate) fn plan_idx<K: Key + ?Sized>(&self, id: &K) -> Result<usize, ToolError> {
+        self.db
+            .plans
+            .iter()
+            .position(|p| id.matches(&p.plan_id))
+            .ok_or_else(|| ToolError::value(format!("Plan with ID {} not found", id.show())))
+    }
+
+    pub(crate) fn device_idx(&self, id: &str) -> Result<usize, ToolError> {
+        self.db
+            .devices
+            .iter()
+            .position(|d| d.device_id == id)
+            .ok_or_else(|| ToolError::value(format!("Device with ID {id} not found")))
+    }
+
+    pub(crate) fn bill_idx<K: Key + ?Sized>(&self, id: &K) -> Result<usize, ToolError> {
+        self.db
+            .bills
+            .iter()
+            .position(|b| id.matches(&b.bill_id))
+            .ok_or_else(|| ToolError::value(format!("Bill with ID {} not found", id.show())))
+    }
+
+    /// `_get_target_line`: the customer must exist and own the line.
+    pub(crate) fn target_line(
+        &self,
+        customer_id: &Value,
+        line_id: &Value,
+    ) -> Result<usize, ToolError> {
+        let c = self.customer_idx(customer_id)?;
+        if !self.db.customers[c]
+            .line_ids
+            .iter()
+            .any(|l| line_id.matches(l))
+        {
+            return Err(ToolError::value(format!(
+                "Line {} not found for customer {}",
+                line_id.show(),
+                customer_id.show()
+            )));
+        }
+        self.line_idx(line_id)
+    }
+
+    /// `get_customer_by_phone`: contact number first, then each of the customer's lines.
+    pub(crate) fn customer_idx_by_phone<K: Key + ?Sized>(
+        &self,
+        phone: &K,
+    ) -> Result<usize, ToolError> {
+        for (i, customer) in self.db.customers.iter().enumerate() {
+            if phone.matches(&customer.phone_number) {
+                return Ok(i);
+            }
+            for line_id in &customer.line_ids {
+                let l = self.line_idx(line_id.as_str())?;
+                if phone.matches(&self.db.lines[l].phone_number) {
+                    return Ok(i);
+                }
+            }
+        }
+        Err(ToolError::value(format!(
+            "Customer with phone number {} not found",
+            phone.show()
+        )))
+    }
+
+    /// `_get_bills_awaiting_payment`, in the customer's bill order.
+    pub(crate) fn bills_awaiting_payment(&self, customer: usize) -> Result<Vec<usize>, ToolError> {
+        let mut out = Vec::new();
+        for bill_id in &self.db.customers[customer].bill_ids {
+            let b = self.bill_idx(bill_id.as_str())?;
+            if self.db.bills[b].status == BillStatus::AwaitingPayment {
+                out.push(b);
+            }
+        }
+        Ok(out)
+    }
+}

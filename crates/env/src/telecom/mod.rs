@@ -1,0 +1,299 @@
+//! The telecom domain (dual control): the agent's backend toolkit over `db.toml`, the user's
+//! simulated phone over `user_db.toml`, and `sync_tools`, which keeps the phone's view of the
+//! line (active, roaming allowed, data usage, payment request) in step with the backend.
+//!
+//! Upstream calls toolkit methods with raw JSON keyword arguments and no validation, and
+//! several tools assign arguments straight into the model. The implementation follows the
+//! upstream control flow statement by statement so that outputs, error texts and partial
+//! mutations before an exception match; [`py`] holds the Python behaviours this needs.
+//!
+//! Deliberate, documented departures from upstream:
+//! * `refuel_data` with no Draft bill names the new bill `B` + 8 hex digits derived from a
+//!   SHA-256 of the customer id and the number of bills (upstream: `uuid4`), so that replays
+//!   are deterministic.
+//! * Upstream's `connect_vpn` installs one class-level `VpnDetails` object shared by every
+//!   toolkit of the Python process, and `break_vpn` degrades it in place, so upstream's later
+//!   `connect_vpn` results depend on what ran earlier in the process. Here that shared
+//!   profile is part of each environment (inherited by snapshots): exact within one task,
+//!   independent across tasks.
+//! * `initialization_data` is merged into each database separately. Upstream's `set_state`
+//!   re-points the user toolkit at the agent database after merging `agent_data` (and the
+//!   agent toolkit at the user database after `user_data`), which breaks every later tool
+//!   call; no telecom task has `initialization_data`.
+//! * Non-tool helpers (initialization actions, assertions) reject argument types their task
+//!   files never use with a `TypeError` instead of storing them unvalidated.
+
+mod agent_tools;
+mod apps;
+mod assertions;
+mod billing;
+mod dates;
+mod defs;
+mod device;
+mod device_tools;
+mod lookup;
+mod model;
+mod py;
+mod sync;
+mod user_model;
+mod validate;
+
+pub use defs::{AGENT_OWNER, AGENT_TOOLKIT, USER_OWNER, USER_TOOLKIT};
+
+use crate::data::{LoadError, read_toml};
+use crate::environment::{Changes, DomainBase, Environment, ToolValue};
+use crate::initial_state::deep_merge;
+use crate::tooling::{ToolDef, ToolError, bind};
+use model::TelecomDb;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use std::any::Any;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+use tauguard_core::Requestor;
+use user_model::UserDb;
+
+/// The loaded telecom databases; every environment starts as a cheap copy of them.
+pub struct TelecomBase {
+    base: TelecomEnv,
+}
+
+/// Identity of a data file as last parsed: path, length and modification time.
+type FileStamp = (std::path::PathBuf, u64, Option<std::time::SystemTime>);
+
+/// Parsed databases keyed by both files' stamps, so that a process parses the TOML files
+/// once however often the domain is loaded.
+type ParseCache = Mutex<HashMap<(FileStamp, FileStamp), (TelecomDb, Arc<UserDb>)>>;
+
+fn parse_cache() -> &'static ParseCache {
+    static CACHE: OnceLock<ParseCache> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn stamp(path: &Path) -> Result<FileStamp, LoadError> {
+    let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    Ok((canonical, meta.len(), meta.modified().ok()))
+}
+
+/// Reads a TOML file and validates it as `T`, naming the failing key path.
+fn load_toml<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
+    let value: Value = read_toml(path)?;
+    serde_path_to_error::deserialize(value).map_err(|e| LoadError::Parse {
+        path: path.to_path_buf(),
+        message: format!("at `{}`: {}", e.path(), e.inner()),
+    })
+}
+
+impl TelecomBase {
+    /// Loads `db.toml` and `user_db.toml` from `dir`.
+    pub fn load(dir: &Path) -> Result<TelecomBase, LoadError> {
+        let (db_path, user_path) = (dir.join("db.toml"), dir.join("user_db.toml"));
+        let key = (stamp(&db_path)?, stamp(&user_path)?);
+        let cached = parse_cache().lock().ok().and_then(|c| c.get(&key).cloned());
+        let (db, user) = match cached {
+            Some(hit) => hit,
+            None => {
+                let parsed = (
+                    load_toml::<TelecomDb>(&db_path)?,
+                    Arc::new(load_toml::<UserDb>(&user_path)?),
+                );
+                if let Ok(mut cache) = parse_cache().lock() {
+                    cache.insert(key, parsed.clone());
+                }
+                parsed
+            }
+        };
+        let base = TelecomEnv {
+            db,
+            user,
+            vpn_default: user_model::PerformanceLevel::Excellent,
+            vpn_uses_default: false,
+        };
+        Ok(TelecomBase { base })
+    }
+}
+
+impl DomainBase for TelecomBase {
+    fn domain(&self) -> &'static str {
+        "telecom"
+    }
+
+    fn fresh(&self) -> Box<dyn Environment> {
+        Box::new(self.base.clone())
+    }
+}
+
+/// One telecom environment: the agent database and the user's phone and surroundings.
+#[derive(Debug, Clone)]
+pub struct TelecomEnv {
+    pub(crate) db: TelecomDb,
+    pub(crate) user: Arc<UserDb>,
+    /// Performance of upstream's class-level default VPN profile, which `connect_vpn`
+    /// installs by reference and `break_vpn` degrades in place. Upstream shares it across a
+    /// whole Python process; here it is scoped to one environment (and its snapshots).
+    pub(crate) vpn_default: user_model::PerformanceLevel,
+    /// Whether the phone's current `vpn_details` is that shared default object.
+    pub(crate) vpn_uses_default: bool,
+}
+
+static NULL: Value = Value::Null;
+
+/// Arguments bound to a method's parameters, in declaration order.
+pub(crate) struct Args<'a>(Vec<Option<&'a Value>>);
+
+impl<'a> Args<'a> {
+    /// A required argument (binding guarantees presence).
+    pub(crate) fn req(&self, i: usize) -> &'a Value {
+        self.0.get(i).copied().flatten().unwrap_or(&NULL)
+    }
+
+    /// An optional argument; `None` when the default applies.
+    pub(crate) fn opt(&self, i: usize) -> Option<&'a Value> {
+        self.0.get(i).copied().flatten()
+    }
+}
+
+impl TelecomEnv {
+    pub(crate) fn phone(&self) -> &user_model::Phone {
+        &self.user.device
+    }
+
+    pub(crate) fn phone_mut(&mut self) -> &mut user_model::Phone {
+        &mut Arc::make_mut(&mut self.user).device
+    }
+
+    pub(crate) fn surroundings(&self) -> &user_model::Surroundings {
+        &self.user.surroundings
+    }
+
+    pub(crate) fn surroundings_mut(&mut self) -> &mut user_model::Surroundings {
+        &mut Arc::make_mut(&mut self.user).surroundings
+    }
+
+    fn other<'e>(&self, env: &'e dyn Environment) -> &'e TelecomEnv {
+        env.as_any()
+            .downcast_ref::<TelecomEnv>()
+            .expect("compared environments must both be telecom")
+    }
+}
+
+fn revalidate<T: DeserializeOwned>(dump: Value, patch: &Value) -> Result<T, String> {
+    let mut data = dump;
+    deep_merge(&mut data, patch);
+    serde_path_to_error::deserialize(data).map_err(|e| format!("at `{}`: {}", e.path(), e.inner()))
+}
+
+/// `model/field` entries for the fields of `now` that differ from `before`.
+fn field_changes(prefix: &str, now: Value, before: Value, out: &mut Map<String, Value>) {
+    let (Value::Object(now), Value::Object(before)) = (now, before) else {
+        return;
+    };
+    for (k, v) in now {
+        if before.get(&k) != Some(&v) {
+            out.insert(format!("{prefix}/{k}"), v);
+        }
+    }
+}
+
+impl Environment for TelecomEnv {
+    fn domain(&self) -> &'static str {
+        "telecom"
+    }
+
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
+        match side {
+            Requestor::Assistant => AGENT_TOOLKIT,
+            Requestor::User => USER_TOOLKIT,
+        }
+    }
+
+    fn call(
+        &mut self,
+        side: Requestor,
+        name: &str,
+        args: &Map<String, Value>,
+    ) -> Result<ToolValue, ToolError> {
+        let owner = match side {
+            Requestor::Assistant => AGENT_OWNER,
+            Requestor::User => USER_OWNER,
+        };
+        let Some(def) = self.toolkit(side).iter().find(|d| d.name == name) else {
+            return Err(ToolError::attribute(format!(
+                "'{owner}' object has no attribute '{name}'"
+            )));
+        };
+        let bound = Args(bind(owner, def, args)?);
+        match side {
+            Requestor::Assistant => self.call_agent(name, &bound),
+            Requestor::User => self.call_user(name, &bound),
+        }
+    }
+
+    fn sync_tools(&mut self) -> Result<(), ToolError> {
+        self.sync()
+    }
+
+    fn merge_initialization_data(
+        &mut self,
+        agent: Option<&Value>,
+        user: Option<&Value>,
+    ) -> Result<(), String> {
+        if let Some(patch) = agent {
+            self.db = revalidate(self.db.dump(), patch).map_err(|e| format!("TelecomDB {e}"))?;
+        }
+        if let Some(patch) = user {
+            self.user = Arc::new(
+                revalidate(self.user.dump(), patch).map_err(|e| format!("TelecomUserDB {e}"))?,
+            );
+            self.vpn_uses_default = false;
+        }
+        Ok(())
+    }
+
+    fn agent_db(&self) -> Value {
+        self.db.dump()
+    }
+
+    fn user_db(&self) -> Option<Value> {
+        Some(self.user.dump())
+    }
+
+    fn changes_since(&self, earlier: &dyn Environment) -> Changes {
+        let earlier = self.other(earlier);
+        let mut agent = Map::new();
+        for name in model::COLLECTIONS {
+            if let Some(list) = self.db.changed_collection(&earlier.db, name) {
+                agent.insert(format!("{name}/"), list);
+            }
+        }
+        let mut user = Map::new();
+        if !Arc::ptr_eq(&self.user, &earlier.user) {
+            let (now, before) = (self.user.dump(), earlier.user.dump());
+            for part in ["device", "surroundings"] {
+                field_changes(part, now[part].clone(), before[part].clone(), &mut user);
+            }
+        }
+        Changes {
+            agent,
+            user: Some(user),
+        }
+    }
+
+    fn same_state(&self, other: &dyn Environment) -> bool {
+        let other = self.other(other);
+        self.db.same(&other.db) && (Arc::ptr_eq(&self.user, &other.user) || self.user == other.user)
+    }
+
+    fn snapshot(&self) -> Box<dyn Environment> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

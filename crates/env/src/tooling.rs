@@ -1,0 +1,225 @@
+//! What every domain's tools share: their declarations, Python-style keyword binding and the
+//! exception-shaped errors upstream produces.
+//!
+//! Upstream calls tool methods with the JSON arguments as Python keyword arguments and no
+//! schema validation, so a missing argument is a Python `TypeError`, an unknown id a
+//! `ValueError`, and so on. [`ToolError`] keeps the exception class beside the message: the
+//! agent reads `Error: <message>`, gold reports print `<class>: <message>`.
+
+use serde_json::{Map, Value};
+use std::fmt;
+use tauguard_core::ToolKind;
+use tauguard_core::tool::ToolSpec;
+
+/// One parameter of a tool.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    pub name: &'static str,
+    /// Parameters with a default in the upstream signature are optional.
+    pub required: bool,
+    /// JSON schema of the parameter (a JSON literal) without its description.
+    pub schema: &'static str,
+    pub description: &'static str,
+}
+
+/// A tool (or non-tool toolkit method, for initial states and assertions) of one toolkit.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolDef {
+    pub name: &'static str,
+    pub kind: ToolKind,
+    /// Non-tool helper methods (`set_user_info`, `assert_*`) are callable by initial states
+    /// and assertions but never offered to a model.
+    pub is_tool: bool,
+    pub description: &'static str,
+    pub params: &'static [Param],
+}
+
+impl ToolDef {
+    /// Schema in upstream's shape (`title: "parameters"`, Title Case property titles), used
+    /// when the data directory ships no `tools.json`.
+    pub fn spec(&self) -> ToolSpec {
+        let mut props = Map::new();
+        let mut required = Vec::new();
+        for p in self.params {
+            let mut schema: Value = serde_json::from_str(p.schema)
+                .unwrap_or_else(|e| panic!("schema of `{}.{}`: {e}", self.name, p.name));
+            if let Value::Object(obj) = &mut schema {
+                // Pydantic omits `description` for a parameter the docstring does not describe.
+                if !p.description.is_empty() {
+                    obj.insert("description".into(), Value::String(p.description.into()));
+                }
+                obj.insert("title".into(), Value::String(title_case(p.name)));
+            }
+            props.insert(p.name.to_string(), schema);
+            if p.required {
+                required.push(Value::String(p.name.into()));
+            }
+        }
+        let mut params = Map::new();
+        params.insert("properties".into(), Value::Object(props));
+        if !required.is_empty() {
+            params.insert("required".into(), Value::Array(required));
+        }
+        params.insert("title".into(), Value::String("parameters".into()));
+        params.insert("type".into(), Value::String("object".into()));
+        ToolSpec {
+            name: self.name.to_string(),
+            description: self.description.to_string(),
+            parameters: Value::Object(params),
+        }
+    }
+}
+
+fn title_case(name: &str) -> String {
+    name.split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            match c.next() {
+                Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A failed tool call, shaped like the Python exception upstream raises.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    /// Python exception class: `ValueError`, `KeyError`, `TypeError`, `ValidationError`, ...
+    pub class: &'static str,
+    /// `str(exception)`.
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn value(message: impl Into<String>) -> Self {
+        ToolError { class: "ValueError", message: message.into() }
+    }
+
+    /// `KeyError(key)`: its `str()` is the repr of the key.
+    pub fn key(key: &Value) -> Self {
+        ToolError { class: "KeyError", message: tauguard_core::pyjson::py_repr(key) }
+    }
+
+    pub fn type_error(message: impl Into<String>) -> Self {
+        ToolError { class: "TypeError", message: message.into() }
+    }
+
+    pub fn attribute(message: impl Into<String>) -> Self {
+        ToolError { class: "AttributeError", message: message.into() }
+    }
+
+    pub fn validation(message: impl Into<String>) -> Self {
+        ToolError { class: "ValidationError", message: message.into() }
+    }
+
+    /// The tool message the agent reads: `Error: <str(e)>`.
+    pub fn content(&self) -> String {
+        format!("Error: {}", self.message)
+    }
+
+    /// `<class>: <message>`, the form gold reports use.
+    pub fn qualified(&self) -> String {
+        format!("{}: {}", self.class, self.message)
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// Binds JSON keyword arguments to a method's parameters the way Python does, producing the
+/// same `TypeError` texts: unexpected keywords first, then missing required ones.
+/// Returns one slot per parameter, in declaration order (`None` = not given, default applies).
+pub fn bind<'a>(
+    owner: &str,
+    def: &ToolDef,
+    args: &'a Map<String, Value>,
+) -> Result<Vec<Option<&'a Value>>, ToolError> {
+    for key in args.keys() {
+        if !def.params.iter().any(|p| p.name == key) {
+            return Err(ToolError::type_error(format!(
+                "{owner}.{}() got an unexpected keyword argument '{key}'",
+                def.name
+            )));
+        }
+    }
+    let missing: Vec<&str> = def
+        .params
+        .iter()
+        .filter(|p| p.required && !args.contains_key(p.name))
+        .map(|p| p.name)
+        .collect();
+    if !missing.is_empty() {
+        let quoted: Vec<String> = missing.iter().map(|m| format!("'{m}'")).collect();
+        let list = match quoted.len() {
+            1 => quoted[0].clone(),
+            2 => format!("{} and {}", quoted[0], quoted[1]),
+            n => format!("{}, and {}", quoted[..n - 1].join(", "), quoted[n - 1]),
+        };
+        let noun = if missing.len() == 1 { "argument" } else { "arguments" };
+        return Err(ToolError::type_error(format!(
+            "{owner}.{}() missing {} required positional {noun}: {list}",
+            def.name,
+            missing.len()
+        )));
+    }
+    Ok(def.params.iter().map(|p| args.get(p.name)).collect())
+}
+
+/// Python `str()` of an argument, for messages that interpolate raw arguments.
+pub fn arg_str(v: &Value) -> String {
+    tauguard_core::pyjson::py_str(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const P: &[Param] = &[
+        Param { name: "a", required: true, schema: r#"{"type":"string"}"#, description: "A." },
+        Param { name: "b_c", required: true, schema: r#"{"type":"integer"}"#, description: "B." },
+        Param { name: "d", required: true, schema: r#"{"type":"string"}"#, description: "D." },
+        Param { name: "e", required: false, schema: r#"{"type":"string"}"#, description: "E." },
+    ];
+    const DEF: ToolDef =
+        ToolDef { name: "f", kind: ToolKind::Read, is_tool: true, description: "F.", params: P };
+
+    #[test]
+    fn python_type_errors() {
+        let args = json!({"a": 1, "zz": 2}).as_object().unwrap().clone();
+        assert_eq!(
+            bind("T", &DEF, &args).unwrap_err().message,
+            "T.f() got an unexpected keyword argument 'zz'"
+        );
+        let args = json!({"a": 1}).as_object().unwrap().clone();
+        assert_eq!(
+            bind("T", &DEF, &args).unwrap_err().message,
+            "T.f() missing 2 required positional arguments: 'b_c' and 'd'"
+        );
+        let args = Map::new();
+        assert_eq!(
+            bind("T", &DEF, &args).unwrap_err().message,
+            "T.f() missing 3 required positional arguments: 'a', 'b_c', and 'd'"
+        );
+        let args = json!({"a": 1, "b_c": 2, "d": 3}).as_object().unwrap().clone();
+        let bound = bind("T", &DEF, &args).unwrap();
+        assert_eq!(bound[1], Some(&json!(2)));
+        assert_eq!(bound[3], None);
+    }
+
+    #[test]
+    fn spec_has_upstream_shape() {
+        let spec = DEF.spec();
+        assert_eq!(spec.parameters["properties"]["b_c"]["title"], "B C");
+        assert_eq!(spec.parameters["required"], json!(["a", "b_c", "d"]));
+        assert_eq!(spec.parameters["title"], "parameters");
+    }
+}

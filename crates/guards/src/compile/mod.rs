@@ -1,0 +1,906 @@
+//! The offline checklist compiler (PolicyGuard's four-step pipeline):
+//!
+//! 1. **classify** the domain's tools as mutating / read-only / other (JSON reply);
+//! 2. **tool checklist**: one YAML checklist per mutating tool;
+//! 3. **general rules**: one `general_rules.yaml` for cross-tool rules;
+//! 4. **review**: a reviewer pass over every YAML against the policy, returning a corrected
+//!    document.
+//!
+//! Every reply is extracted robustly (code fences, surrounding prose) and validated with the
+//! artifact loader's own checks; an invalid reply gets one repair turn that quotes the
+//! validation errors. A step that is still invalid fails the compile, except the review: an
+//! invalid review keeps the pre-review document and notes it in the report. The result is a
+//! new artifact set in the output directory plus `compile_report.json` (model, step results,
+//! repairs, token usage and cost); the set is reloaded with [`load_domain_checklists`] before
+//! returning.
+
+pub mod extract;
+pub mod prompts;
+
+use crate::checklist::{
+    ArtifactError, DomainChecklists, DomainToolInfo, GENERAL_RULES_FILE, RequirementType,
+    ToolClass, general_rules_to_yaml, load_domain_checklists, parse_general_rules,
+    parse_tool_checklist, tool_checklist_to_yaml, write_domain_checklists,
+};
+use prompts::CompilePrompts;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use tauguard_core::message::{ParticipantMessage, Usage};
+use tauguard_core::{Message, ToolSpec};
+use tauguard_llm::error::LlmError;
+use tauguard_llm::model::{ChatModel, ChatRequest};
+
+/// File name of the compile report inside the output directory.
+pub const REPORT_FILE: &str = "compile_report.json";
+/// Schema tag of [`CompileReport`].
+pub const REPORT_SCHEMA: &str = "tauguard.checklist_compile_report/1";
+
+/// Knobs of a compile run; [`CompileOptions::default`] is what [`compile_checklists`] uses.
+#[derive(Debug, Clone)]
+pub struct CompileOptions {
+    /// Replace the artifacts of a non-empty output directory (its `*.yaml` files and the
+    /// report; other files stay). Without it a non-empty directory is refused before any model
+    /// call.
+    pub overwrite: bool,
+    /// Sampling temperature of every call (default 0).
+    pub temperature: Option<f64>,
+    pub seed: Option<u64>,
+    pub max_tokens: Option<u32>,
+    /// `ChatRequest.model`; empty = the model the [`ChatModel`] was built for.
+    pub model_name: String,
+    /// Tool classes known from the environment: disagreements with step 1 are listed in the
+    /// report (step 1's classification is still what the artifacts use).
+    pub known_tools: Option<DomainToolInfo>,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            overwrite: false,
+            temperature: Some(0.0),
+            seed: None,
+            max_tokens: None,
+            model_name: String::new(),
+            known_tools: None,
+        }
+    }
+}
+
+/// Why a compile failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    #[error("output directory {} is not empty; choose a new directory or allow overwriting", .0.display())]
+    OutputNotEmpty(PathBuf),
+    #[error("prompt template {name}: {message}")]
+    Prompt { name: String, message: String },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{step} ({target}): model call failed: {source}")]
+    Model {
+        step: Step,
+        target: String,
+        #[source]
+        source: LlmError,
+    },
+    #[error("{step} ({target}): no valid reply after one repair: {error}")]
+    Invalid {
+        step: Step,
+        target: String,
+        error: String,
+    },
+    #[error("the compiled artifact set does not load: {0}")]
+    Artifact(#[from] ArtifactError),
+}
+
+/// The four steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    Classify,
+    ToolChecklist,
+    GeneralRules,
+    Review,
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Step::Classify => "classify",
+            Step::ToolChecklist => "tool_checklist",
+            Step::GeneralRules => "general_rules",
+            Step::Review => "review",
+        })
+    }
+}
+
+/// How a step ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepOutcome {
+    /// The first reply was valid.
+    Ok,
+    /// The first reply was invalid; the repair reply was valid.
+    Repaired,
+    /// Review only: both replies were invalid; the pre-review document was kept.
+    KeptPrevious,
+}
+
+/// One step for one target (a tool, `general_rules`, or `tools` for step 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub step: Step,
+    pub target: String,
+    pub outcome: StepOutcome,
+    /// Model calls made (1, or 2 with a repair).
+    pub calls: u32,
+    /// Review only: whether the reviewed document differs from the draft.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<bool>,
+    /// Validation errors of the rejected replies, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+    pub usage: Usage,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+}
+
+/// Token usage and cost over all calls.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompileUsage {
+    pub calls: u32,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cached_prompt_tokens: u64,
+    /// US dollars over the priced calls; `None` when no call had a price.
+    pub cost: Option<f64>,
+    /// Calls whose model has no price (their cost is missing from `cost`).
+    pub unpriced_calls: u32,
+}
+
+impl CompileUsage {
+    fn add(&mut self, usage: &Usage, cost: Option<f64>) {
+        self.calls += 1;
+        self.prompt_tokens += usage.prompt_tokens;
+        self.completion_tokens += usage.completion_tokens;
+        self.cached_prompt_tokens += usage.cached_prompt_tokens;
+        match cost {
+            Some(c) => *self.cost.get_or_insert(0.0) += c,
+            None => self.unpriced_calls += 1,
+        }
+    }
+}
+
+/// Sizes of the written artifact set.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArtifactCounts {
+    pub tools: usize,
+    pub constraints: usize,
+    pub requirements: usize,
+    pub data_requirements: usize,
+    pub procedural_requirements: usize,
+    pub general_rules: usize,
+}
+
+impl ArtifactCounts {
+    pub fn of(set: &DomainChecklists) -> ArtifactCounts {
+        let reqs = || set.tools.values().flat_map(|c| c.requirements.iter());
+        ArtifactCounts {
+            tools: set.tools.len(),
+            constraints: set.constraint_count(),
+            requirements: set.requirement_count(),
+            data_requirements: reqs().filter(|r| r.kind == RequirementType::Data).count(),
+            procedural_requirements: reqs()
+                .filter(|r| r.kind == RequirementType::Procedural)
+                .count(),
+            general_rules: set.general.len(),
+        }
+    }
+}
+
+/// `compile_report.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompileReport {
+    pub schema: String,
+    pub domain: String,
+    /// [`ChatModel::id`] of the compiling model.
+    pub model: String,
+    /// Step 1's classification, as the artifacts use it.
+    pub classification: DomainToolInfo,
+    /// Disagreements with [`CompileOptions::known_tools`] (`tool: compiled X, environment Y`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classification_mismatches: Vec<String>,
+    pub steps: Vec<StepRecord>,
+    /// Repair turns over all steps (a review that ended with the previous version counts its
+    /// repair too).
+    pub repairs: u32,
+    /// Reviews that changed their document.
+    pub reviews_changed: u32,
+    /// Reviews whose output stayed invalid after a repair: the pre-review document was kept.
+    pub reviews_kept_previous: u32,
+    pub counts: ArtifactCounts,
+    pub usage: CompileUsage,
+    /// Files written, relative to the output directory.
+    pub files: Vec<String>,
+}
+
+/// Runs the four-step pipeline with [`CompileOptions::default`] and writes a new artifact set
+/// into `out_dir`. `tools` are the agent-side tools of `domain`; `policy` is the text the agent
+/// sees; `prompts_dir` holds `compile/*.jinja` (normally `configs/prompts`).
+pub async fn compile_checklists(
+    model: &dyn ChatModel,
+    policy: &str,
+    tools: &[ToolSpec],
+    domain: &str,
+    prompts_dir: &Path,
+    out_dir: &Path,
+) -> Result<CompileReport, CompileError> {
+    compile_checklists_with(
+        model,
+        policy,
+        tools,
+        domain,
+        prompts_dir,
+        out_dir,
+        &CompileOptions::default(),
+    )
+    .await
+}
+
+/// [`compile_checklists`] with explicit options.
+pub async fn compile_checklists_with(
+    model: &dyn ChatModel,
+    policy: &str,
+    tools: &[ToolSpec],
+    domain: &str,
+    prompts_dir: &Path,
+    out_dir: &Path,
+    options: &CompileOptions,
+) -> Result<CompileReport, CompileError> {
+    check_out_dir(out_dir, options.overwrite)?;
+    let prompts = CompilePrompts::load(prompts_dir)?;
+    let mut run = Run {
+        model,
+        prompts: &prompts,
+        options,
+        usage: CompileUsage::default(),
+        steps: Vec::new(),
+    };
+
+    let tool_views: Vec<ToolView> = tools.iter().map(ToolView::of).collect();
+    let system = prompts.render(prompts::SYSTEM, &serde_json::json!({ "domain": domain }))?;
+
+    // Step 1: classification.
+    let vars = serde_json::json!({ "domain": domain, "policy": policy, "tools": tool_views });
+    let user = prompts.render(prompts::CLASSIFY, &vars)?;
+    let info = run
+        .ask(
+            Step::Classify,
+            "tools",
+            &system,
+            user,
+            "JSON",
+            true,
+            |reply| parse_classification(reply, domain, tools),
+        )
+        .await?
+        .expect("required steps never fall back");
+    let classification_mismatches = options
+        .known_tools
+        .as_ref()
+        .map(|k| mismatches(&info, k))
+        .unwrap_or_default();
+    let read_only: Vec<&ToolView> = tool_views
+        .iter()
+        .filter(|t| info.read_only.contains(&t.name))
+        .collect();
+    let mutating: Vec<&ToolView> = tool_views
+        .iter()
+        .filter(|t| info.mutating.contains(&t.name))
+        .collect();
+
+    // Step 2: one checklist per mutating tool.
+    let mut drafts = DomainChecklists::default();
+    for tool in &mutating {
+        let others: Vec<&str> = mutating
+            .iter()
+            .map(|t| t.name.as_str())
+            .filter(|n| *n != tool.name.as_str())
+            .collect();
+        let vars = serde_json::json!({
+            "domain": domain, "policy": policy, "tool": tool,
+            "read_only_tools": read_only, "other_mutating": others,
+        });
+        let user = prompts.render(prompts::TOOL_CHECKLIST, &vars)?;
+        let file = PathBuf::from(format!("{}.yaml", tool.name));
+        let checklist = run
+            .ask(
+                Step::ToolChecklist,
+                &tool.name,
+                &system,
+                user,
+                "YAML",
+                false,
+                |reply| {
+                    parse_yaml_reply(
+                        reply,
+                        &["tool", "description", "constraints", "requirements"],
+                        |doc| parse_tool_checklist(doc, &file, &info),
+                    )
+                },
+            )
+            .await?
+            .expect("required steps never fall back");
+        drafts.tools.insert(tool.name.clone(), checklist);
+    }
+
+    // Step 3: general rules.
+    let mutating_names: Vec<&str> = mutating.iter().map(|t| t.name.as_str()).collect();
+    let vars = serde_json::json!({
+        "domain": domain, "policy": policy, "mutating_tools": mutating_names, "read_only_tools": read_only,
+    });
+    let user = prompts.render(prompts::GENERAL_RULES, &vars)?;
+    let general_file = PathBuf::from(GENERAL_RULES_FILE);
+    drafts.general = run
+        .ask(
+            Step::GeneralRules,
+            "general_rules",
+            &system,
+            user,
+            "YAML",
+            false,
+            |reply| {
+                parse_yaml_reply(reply, &["rules"], |doc| {
+                    parse_general_rules(doc, &general_file)
+                })
+                .map(|g| g.rules)
+            },
+        )
+        .await?
+        .expect("required steps never fall back");
+
+    // Step 4: review every document.
+    let mut reviewed = DomainChecklists::default();
+    for tool in &mutating {
+        let draft = &drafts.tools[&tool.name];
+        let draft_yaml = tool_checklist_to_yaml(draft)
+            .map_err(|message| invalid(Step::Review, &tool.name, message))?;
+        let vars = serde_json::json!({
+            "domain": domain, "policy": policy, "target": "tool", "tool": tool,
+            "read_only_tools": read_only, "draft": draft_yaml.trim_end(),
+        });
+        let user = prompts.render(prompts::REVIEW, &vars)?;
+        let file = PathBuf::from(format!("{}.yaml", tool.name));
+        let result = run
+            .ask(
+                Step::Review,
+                &tool.name,
+                &system,
+                user,
+                "YAML",
+                false,
+                |reply| {
+                    parse_yaml_reply(
+                        reply,
+                        &["tool", "description", "constraints", "requirements"],
+                        |doc| parse_tool_checklist(doc, &file, &info),
+                    )
+                },
+            )
+            .await?;
+        let final_checklist = run.settle_review(result, draft);
+        reviewed.tools.insert(tool.name.clone(), final_checklist);
+    }
+    let draft_yaml = general_rules_to_yaml(&drafts.general)
+        .map_err(|message| invalid(Step::Review, "general_rules", message))?;
+    let vars = serde_json::json!({
+        "domain": domain, "policy": policy, "target": "general_rules", "tool": Value::Null,
+        "read_only_tools": read_only, "draft": draft_yaml.trim_end(),
+    });
+    let user = prompts.render(prompts::REVIEW, &vars)?;
+    let result = run
+        .ask(
+            Step::Review,
+            "general_rules",
+            &system,
+            user,
+            "YAML",
+            false,
+            |reply| {
+                parse_yaml_reply(reply, &["rules"], |doc| {
+                    parse_general_rules(doc, &general_file)
+                })
+                .map(|g| g.rules)
+            },
+        )
+        .await?;
+    reviewed.general = run.settle_review(result, &drafts.general);
+
+    // Write, report, reload.
+    prepare_out_dir(out_dir, options.overwrite)?;
+    write_domain_checklists(out_dir, &reviewed)?;
+    let mut files: Vec<String> = reviewed.tools.keys().map(|t| format!("{t}.yaml")).collect();
+    files.push(GENERAL_RULES_FILE.to_string());
+    files.push(REPORT_FILE.to_string());
+    let repairs = run.steps.iter().map(|s| s.calls.saturating_sub(1)).sum();
+    let reviews = || run.steps.iter().filter(|s| s.step == Step::Review);
+    let report = CompileReport {
+        schema: REPORT_SCHEMA.to_string(),
+        domain: domain.to_string(),
+        model: model.id().to_string(),
+        classification: info.clone(),
+        classification_mismatches,
+        repairs,
+        reviews_changed: reviews().filter(|s| s.changed == Some(true)).count() as u32,
+        reviews_kept_previous: reviews()
+            .filter(|s| s.outcome == StepOutcome::KeptPrevious)
+            .count() as u32,
+        counts: ArtifactCounts::of(&reviewed),
+        usage: run.usage.clone(),
+        steps: run.steps.clone(),
+        files,
+    };
+    let path = out_dir.join(REPORT_FILE);
+    let json = serde_json::to_string_pretty(&report).expect("the report serializes");
+    std::fs::write(&path, json + "\n").map_err(|source| CompileError::Io { path, source })?;
+    let loaded = load_domain_checklists(out_dir, &info)?;
+    debug_assert_eq!(loaded, reviewed);
+    Ok(report)
+}
+
+/// A tool as the templates see it.
+#[derive(Debug, Clone, Serialize)]
+struct ToolView {
+    name: String,
+    description: String,
+    /// The JSON schema of the arguments, compact.
+    parameters: String,
+}
+
+impl ToolView {
+    fn of(spec: &ToolSpec) -> ToolView {
+        ToolView {
+            name: spec.name.clone(),
+            description: spec
+                .description
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            parameters: spec.parameters.to_string(),
+        }
+    }
+}
+
+struct Run<'a> {
+    model: &'a dyn ChatModel,
+    prompts: &'a CompilePrompts,
+    options: &'a CompileOptions,
+    usage: CompileUsage,
+    steps: Vec<StepRecord>,
+}
+
+impl Run<'_> {
+    /// One step: ask, validate, and on failure repair once. Returns `None` only for the review
+    /// step (both replies invalid); other steps fail instead.
+    #[allow(clippy::too_many_arguments)]
+    async fn ask<T>(
+        &mut self,
+        step: Step,
+        target: &str,
+        system: &str,
+        user: String,
+        format: &str,
+        json_mode: bool,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, CompileError> {
+        let mut messages = vec![
+            Message::System {
+                content: Some(system.to_string()),
+            },
+            Message::User(ParticipantMessage {
+                content: Some(user),
+                ..Default::default()
+            }),
+        ];
+        let mut record = StepRecord {
+            step,
+            target: target.to_string(),
+            outcome: StepOutcome::Ok,
+            calls: 0,
+            changed: None,
+            errors: Vec::new(),
+            usage: Usage::default(),
+            cost: None,
+        };
+        let mut value = None;
+        for attempt in 0..2 {
+            let reply = self
+                .call(step, target, &messages, json_mode, &mut record)
+                .await?;
+            match parse(&reply) {
+                Ok(v) => {
+                    value = Some(v);
+                    if attempt == 1 {
+                        record.outcome = StepOutcome::Repaired;
+                    }
+                    break;
+                }
+                Err(error) => {
+                    record.errors.push(error.clone());
+                    if attempt == 0 {
+                        let repair = self.prompts.render(
+                            prompts::REPAIR,
+                            &serde_json::json!({ "error": error, "format": format }),
+                        )?;
+                        messages.push(Message::Assistant(ParticipantMessage {
+                            content: Some(reply),
+                            ..Default::default()
+                        }));
+                        messages.push(Message::User(ParticipantMessage {
+                            content: Some(repair),
+                            ..Default::default()
+                        }));
+                    }
+                }
+            }
+        }
+        if value.is_none() {
+            if step != Step::Review {
+                let error = record.errors.last().cloned().unwrap_or_default();
+                return Err(CompileError::Invalid {
+                    step,
+                    target: target.to_string(),
+                    error,
+                });
+            }
+            record.outcome = StepOutcome::KeptPrevious;
+        }
+        self.steps.push(record);
+        Ok(value)
+    }
+
+    async fn call(
+        &mut self,
+        step: Step,
+        target: &str,
+        messages: &[Message],
+        json_mode: bool,
+        record: &mut StepRecord,
+    ) -> Result<String, CompileError> {
+        let mut req = ChatRequest::new(self.options.model_name.clone(), messages.to_vec())
+            .with_json_mode(json_mode);
+        req.temperature = self.options.temperature;
+        req.seed = self.options.seed;
+        req.max_tokens = self.options.max_tokens;
+        let resp = self
+            .model
+            .complete(&req)
+            .await
+            .map_err(|source| CompileError::Model {
+                step,
+                target: target.to_string(),
+                source,
+            })?;
+        record.calls += 1;
+        record.usage.prompt_tokens += resp.usage.prompt_tokens;
+        record.usage.completion_tokens += resp.usage.completion_tokens;
+        record.usage.cached_prompt_tokens += resp.usage.cached_prompt_tokens;
+        if let Some(c) = resp.cost {
+            *record.cost.get_or_insert(0.0) += c;
+        }
+        self.usage.add(&resp.usage, resp.cost);
+        Ok(resp.content.unwrap_or_default())
+    }
+
+    /// The reviewed document, or the draft when the review stayed invalid; records whether
+    /// the review changed anything.
+    fn settle_review<T: Clone + PartialEq>(&mut self, result: Option<T>, draft: &T) -> T {
+        let record = self.steps.last_mut().expect("the review step was recorded");
+        match result {
+            Some(reviewed) => {
+                record.changed = Some(&reviewed != draft);
+                reviewed
+            }
+            None => {
+                record.changed = Some(false);
+                draft.clone()
+            }
+        }
+    }
+}
+
+fn invalid(step: Step, target: &str, error: String) -> CompileError {
+    CompileError::Invalid {
+        step,
+        target: target.to_string(),
+        error,
+    }
+}
+
+/// Tries the YAML candidates of `reply` in order; the first that validates wins, otherwise the
+/// error of the first candidate (the most likely document) is returned.
+fn parse_yaml_reply<T>(
+    reply: &str,
+    top_keys: &[&str],
+    parse: impl Fn(&str) -> Result<T, ArtifactError>,
+) -> Result<T, String> {
+    if reply.trim().is_empty() {
+        return Err("the reply was empty".to_string());
+    }
+    let mut first_error = None;
+    for candidate in extract::yaml_candidates(reply, top_keys) {
+        match parse(&candidate) {
+            Ok(v) => return Ok(v),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    let key = top_keys.first().copied().unwrap_or("tool");
+    match first_error {
+        Some(e) if e.fields().any(|f| f != "(document)") => Err(e.details()),
+        Some(e) => Err(format!(
+            "no YAML document found in the reply (it must be a mapping that starts with `{key}:`)\n{}",
+            e.details()
+        )),
+        None => Err(format!(
+            "no YAML document found in the reply (it must start with `{key}:`)"
+        )),
+    }
+}
+
+/// Step 1's reply: `{"tools": [{"name", "class", "reason"}]}` as the prompt asks, or the
+/// grouped shape `{"mutating": [...], "read_only": [...], "other": [...]}` models also give.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ClassificationReply {
+    Listed {
+        tools: Vec<ClassifiedTool>,
+    },
+    Grouped {
+        mutating: Vec<String>,
+        #[serde(alias = "read-only", alias = "readonly")]
+        read_only: Vec<String>,
+        #[serde(default)]
+        other: Vec<String>,
+    },
+}
+
+impl ClassificationReply {
+    fn into_list(self) -> Vec<ClassifiedTool> {
+        match self {
+            ClassificationReply::Listed { tools } => tools,
+            ClassificationReply::Grouped {
+                mutating,
+                read_only,
+                other,
+            } => {
+                let tag = |names: Vec<String>, class: ToolClass| {
+                    names.into_iter().map(move |name| ClassifiedTool {
+                        name,
+                        class,
+                        reason: None,
+                    })
+                };
+                tag(mutating, ToolClass::Mutating)
+                    .chain(tag(read_only, ToolClass::ReadOnly))
+                    .chain(tag(other, ToolClass::Other))
+                    .collect()
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct ClassifiedTool {
+    name: String,
+    class: ToolClass,
+    #[serde(default)]
+    #[allow(dead_code)]
+    reason: Option<String>,
+}
+
+/// Step 1's reply → the domain's tool classes. Every offered tool exactly once, no others,
+/// at least one mutating tool.
+fn parse_classification(
+    reply: &str,
+    domain: &str,
+    tools: &[ToolSpec],
+) -> Result<DomainToolInfo, String> {
+    let mut first_error = None;
+    for candidate in extract::json_candidates(reply) {
+        match serde_json::from_str::<ClassificationReply>(&candidate) {
+            Ok(parsed) => return classification_of(parsed, domain, tools),
+            Err(e) => {
+                first_error.get_or_insert(e.to_string());
+            }
+        }
+    }
+    Err(format!(
+        "no JSON object of the form {{\"tools\": [{{\"name\", \"class\", \"reason\"}}]}} found ({})",
+        first_error.unwrap_or_else(|| "empty reply".into())
+    ))
+}
+
+fn classification_of(
+    parsed: ClassificationReply,
+    domain: &str,
+    tools: &[ToolSpec],
+) -> Result<DomainToolInfo, String> {
+    let offered: BTreeSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let mut info = DomainToolInfo {
+        domain: domain.to_string(),
+        ..Default::default()
+    };
+    let mut seen = BTreeSet::new();
+    let mut problems = Vec::new();
+    for (i, t) in parsed.into_list().iter().enumerate() {
+        if !offered.contains(t.name.as_str()) {
+            problems.push(format!(
+                "tools[{i}].name: `{}` is not one of the offered tools",
+                t.name
+            ));
+            continue;
+        }
+        if !seen.insert(t.name.as_str()) {
+            problems.push(format!("tools[{i}].name: `{}` is classified twice", t.name));
+            continue;
+        }
+        let set = match t.class {
+            ToolClass::Mutating => &mut info.mutating,
+            ToolClass::ReadOnly => &mut info.read_only,
+            ToolClass::Other => &mut info.other,
+        };
+        set.insert(t.name.clone());
+    }
+    let missing: Vec<&str> = offered.difference(&seen).copied().collect();
+    if !missing.is_empty() {
+        problems.push(format!("tools: not classified: {}", missing.join(", ")));
+    }
+    if problems.is_empty() && info.mutating.is_empty() {
+        problems.push("tools: no tool is classified as mutating".to_string());
+    }
+    if problems.is_empty() {
+        Ok(info)
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+fn mismatches(compiled: &DomainToolInfo, known: &DomainToolInfo) -> Vec<String> {
+    let names: BTreeSet<&String> = [&compiled.mutating, &compiled.read_only, &compiled.other]
+        .into_iter()
+        .chain([&known.mutating, &known.read_only, &known.other])
+        .flatten()
+        .collect();
+    let show = |c: Option<ToolClass>| c.map_or("absent", ToolClass::as_str);
+    names
+        .into_iter()
+        .filter_map(|n| {
+            let (a, b) = (compiled.class_of(n), known.class_of(n));
+            (a != b).then(|| format!("{n}: compiled {}, environment {}", show(a), show(b)))
+        })
+        .collect()
+}
+
+/// Refuses a non-empty output directory unless overwriting.
+fn check_out_dir(out_dir: &Path, overwrite: bool) -> Result<(), CompileError> {
+    if overwrite || !out_dir.exists() {
+        return Ok(());
+    }
+    let mut entries = std::fs::read_dir(out_dir).map_err(|source| CompileError::Io {
+        path: out_dir.to_path_buf(),
+        source,
+    })?;
+    if entries.next().is_some() {
+        Err(CompileError::OutputNotEmpty(out_dir.to_path_buf()))
+    } else {
+        Ok(())
+    }
+}
+
+/// Creates the output directory; when overwriting, removes the previous artifact set
+/// (`*.yaml`, `*.yml` and the report) so no stale checklist survives.
+fn prepare_out_dir(out_dir: &Path, overwrite: bool) -> Result<(), CompileError> {
+    check_out_dir(out_dir, overwrite)?;
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CompileError::Io { path, source }
+    };
+    std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
+    if overwrite {
+        for entry in std::fs::read_dir(out_dir).map_err(io(out_dir))? {
+            let path = entry.map_err(io(out_dir))?.path();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if path.is_file()
+                && (name.ends_with(".yaml") || name.ends_with(".yml") || name == REPORT_FILE)
+            {
+                std::fs::remove_file(&path).map_err(io(&path))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &str) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: String::new(),
+            parameters: serde_json::json!({}),
+        }
+    }
+
+    #[test]
+    fn classification_requires_every_tool_once() {
+        let tools = [spec("a"), spec("b")];
+        let ok = parse_classification(
+            "```json\n{\"tools\": [{\"name\": \"a\", \"class\": \"mutating\"}, {\"name\": \"b\", \"class\": \"read_only\"}]}\n```",
+            "d",
+            &tools,
+        )
+        .unwrap();
+        assert!(ok.mutating.contains("a") && ok.read_only.contains("b"));
+        let err = parse_classification(
+            "{\"tools\": [{\"name\": \"a\", \"class\": \"mutating\"}, {\"name\": \"c\", \"class\": \"other\"}]}",
+            "d",
+            &tools,
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("tools[1].name") && err.contains("not classified: b"),
+            "{err}"
+        );
+        let err = parse_classification(
+            "{\"tools\": [{\"name\": \"a\", \"class\": \"dangerous\"}]}",
+            "d",
+            &tools,
+        )
+        .unwrap_err();
+        assert!(err.contains("no JSON object"), "{err}");
+    }
+
+    #[test]
+    fn classification_accepts_the_grouped_shape_and_class_aliases() {
+        let tools = [spec("a"), spec("b"), spec("c")];
+        let info = parse_classification(
+            "Classification:\n{\"mutating\": [\"a\"], \"read-only\": [\"b\"], \"other\": [\"c\"]}",
+            "d",
+            &tools,
+        )
+        .unwrap();
+        assert_eq!(info, DomainToolInfo::new("d", ["a"], ["b"], ["c"]));
+        let info = parse_classification(
+            "{\"tools\": [{\"name\": \"a\", \"class\": \"write\"}, {\"name\": \"b\", \"class\": \"read-only\"}, {\"name\": \"c\", \"class\": \"generic\"}]}",
+            "d",
+            &tools,
+        )
+        .unwrap();
+        assert_eq!(info, DomainToolInfo::new("d", ["a"], ["b"], ["c"]));
+    }
+
+    #[test]
+    fn mismatches_are_listed() {
+        let a = DomainToolInfo::new("d", ["x"], ["y"], Vec::<String>::new());
+        let b = DomainToolInfo::new("d", ["x", "y"], Vec::<String>::new(), ["z"]);
+        assert_eq!(
+            mismatches(&a, &b),
+            [
+                "y: compiled read-only, environment mutating",
+                "z: compiled absent, environment generic (neither mutating nor read-only)"
+            ]
+        );
+    }
+}

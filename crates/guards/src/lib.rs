@@ -1,0 +1,22 @@
+//! Runtime policy guards.
+//!
+//! A guard sits between the agent and the environment. The orchestrator calls
+//! [`Guard::on_mutating_call`] for every mutating call before it executes (read-only calls
+//! bypass guards); on [`Verdict::Block`] the call does not execute and the agent receives the
+//! remediation as that call's tool result. [`Guard::before_agent_turn`] lets a guard inject
+//! guidance before the agent answers a user turn.
+//!
+//! Configurations: `baseline` (no guard), [`toolguard`] (argument-level rules, no dialogue),
+//! the PolicyGuard verifier family ([`policyguard`]: `pg-raw`, `pg-raw-traj`, `pg-checklist`,
+//! `pg-checklist-only`, strict mode), and [`hybrid`] (rules first, verifier after).
+
+pub mod checklist;
+pub mod compile;
+pub mod hybrid;
+pub mod policyguard;
+pub mod seam;
+pub mod toolguard;
+pub mod sim_verifier;
+
+pub use seam::{Decision, Guard, GuardContext, GuardError, Guidance};
+pub use tauguard_core::record::Verdict;

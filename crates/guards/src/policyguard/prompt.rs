@@ -1,0 +1,280 @@
+//! Verifier prompt templates: `<prompts_dir>/verifier/{system,request,repair}.jinja`, rendered
+//! with minijinja.
+//!
+//! Layout of one verifier request:
+//! 1. system message = the **static prefix** (`system.jinja`): role, what the verifier sees,
+//!    judging rules, the output contract, then the policy block (raw policy and/or general
+//!    rules + every mutating tool's checklist). It depends only on the variant, strictness,
+//!    domain, policy text and checklists, so it is byte-identical across all calls of one
+//!    config and domain (prefix caching).
+//! 2. user message = the **dynamic part** (`request.jinja`): the formatted history (dialogue
+//!    stripped for `pg-raw-traj`) and the pending call.
+//! 3. on a repair retry: the unusable reply as an assistant message, then `repair.jinja`.
+
+use super::history::HistoryEntry;
+use crate::checklist::{DomainChecklists, RequirementType};
+use minijinja::value::Serde;
+use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Template file names under `<prompts_dir>/verifier/`.
+pub const SYSTEM_TEMPLATE: &str = "system.jinja";
+pub const REQUEST_TEMPLATE: &str = "request.jinja";
+pub const REPAIR_TEMPLATE: &str = "repair.jinja";
+
+#[derive(Debug, thiserror::Error)]
+pub enum PromptError {
+    #[error("cannot read verifier prompt `{path}`: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("verifier prompt `{name}`: {source}")]
+    Template {
+        name: String,
+        source: minijinja::Error,
+    },
+}
+
+/// What the static prefix depends on.
+#[derive(Debug, Clone, Serialize)]
+pub struct PrefixVars<'a> {
+    pub domain: &'a str,
+    /// The user–agent dialogue is visible (false for `pg-raw-traj`).
+    pub dialogue: bool,
+    pub strict: bool,
+    /// Checklist block present (checklist variants).
+    pub checklist: bool,
+    /// Raw policy text; `None` for `pg-checklist-only`.
+    pub policy: Option<&'a str>,
+    pub general_rules: Vec<RuleView<'a>>,
+    /// Every mutating tool's checklist, ordered by tool name.
+    pub tools: Vec<ChecklistView<'a>>,
+}
+
+/// A general rule or a constraint, as the template sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuleView<'a> {
+    pub name: &'a str,
+    pub rule: &'a str,
+    pub hint: Option<&'a str>,
+}
+
+/// A checklist requirement, as the template sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RequirementView<'a> {
+    pub name: &'a str,
+    /// `data` or `procedural`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// For data requirements: the read tools whose result proves it.
+    pub tools: Vec<&'a str>,
+    pub hint: &'a str,
+}
+
+/// One tool's checklist, as the template sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChecklistView<'a> {
+    pub tool: &'a str,
+    pub description: Option<&'a str>,
+    pub constraints: Vec<RuleView<'a>>,
+    pub requirements: Vec<RequirementView<'a>>,
+}
+
+impl<'a> PrefixVars<'a> {
+    pub fn new(
+        domain: &'a str,
+        dialogue: bool,
+        strict: bool,
+        checklists: Option<&'a DomainChecklists>,
+        policy: Option<&'a str>,
+    ) -> Self {
+        let general_rules = checklists
+            .map(|c| {
+                c.general
+                    .iter()
+                    .map(|r| RuleView {
+                        name: &r.name,
+                        rule: &r.rule,
+                        hint: r.hint.as_deref(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let tools = checklists
+            .map(|c| {
+                c.tools
+                    .values()
+                    .map(|t| ChecklistView {
+                        tool: &t.tool,
+                        description: t.description.as_deref(),
+                        constraints: t
+                            .constraints
+                            .iter()
+                            .map(|k| RuleView {
+                                name: &k.name,
+                                rule: &k.rule,
+                                hint: k.hint.as_deref(),
+                            })
+                            .collect(),
+                        requirements: t
+                            .requirements
+                            .iter()
+                            .map(|q| RequirementView {
+                                name: &q.name,
+                                kind: match q.kind {
+                                    RequirementType::Data => "data",
+                                    RequirementType::Procedural => "procedural",
+                                },
+                                tools: q.proving_tools().collect(),
+                                hint: &q.hint,
+                            })
+                            .collect(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        PrefixVars {
+            domain,
+            dialogue,
+            strict,
+            checklist: checklists.is_some(),
+            policy,
+            general_rules,
+            tools,
+        }
+    }
+}
+
+/// What the dynamic part depends on.
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestVars<'a> {
+    pub dialogue: bool,
+    pub checklist: bool,
+    /// The raw policy is part of the prefix.
+    pub policy: bool,
+    pub history: &'a [HistoryEntry],
+    pub tool: &'a str,
+    /// Compact JSON of the pending call's arguments.
+    pub arguments: String,
+    /// The pending tool has a checklist.
+    pub has_checklist: bool,
+}
+
+/// The three verifier templates, parsed.
+pub struct VerifierPrompts {
+    env: Environment<'static>,
+}
+
+impl std::fmt::Debug for VerifierPrompts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VerifierPrompts").finish_non_exhaustive()
+    }
+}
+
+impl VerifierPrompts {
+    /// Loads `<prompts_dir>/verifier/{system,request,repair}.jinja` (the CLI passes
+    /// `configs/prompts`).
+    pub fn load(prompts_dir: &Path) -> Result<VerifierPrompts, PromptError> {
+        let dir = prompts_dir.join("verifier");
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read_to_string(&path).map_err(|source| PromptError::Io { path, source })
+        };
+        VerifierPrompts::from_sources(
+            read(SYSTEM_TEMPLATE)?,
+            read(REQUEST_TEMPLATE)?,
+            read(REPAIR_TEMPLATE)?,
+        )
+    }
+
+    /// Builds the templates from their sources.
+    pub fn from_sources(
+        system: String,
+        request: String,
+        repair: String,
+    ) -> Result<VerifierPrompts, PromptError> {
+        let mut env = Environment::new();
+        let syntax = minijinja::syntax::SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .build()
+            .map_err(|source| PromptError::Template {
+                name: "syntax".into(),
+                source,
+            })?;
+        env.set_syntax(syntax);
+        env.set_auto_escape_callback(|_| AutoEscape::None);
+        env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
+        for (name, src) in [
+            (SYSTEM_TEMPLATE, system),
+            (REQUEST_TEMPLATE, request),
+            (REPAIR_TEMPLATE, repair),
+        ] {
+            env.add_template_owned(name, src)
+                .map_err(|source| PromptError::Template {
+                    name: name.into(),
+                    source,
+                })?;
+        }
+        Ok(VerifierPrompts { env })
+    }
+
+    fn render<S: Serialize>(&self, name: &str, vars: &S) -> Result<String, PromptError> {
+        let tmpl = self
+            .env
+            .get_template(name)
+            .map_err(|source| PromptError::Template {
+                name: name.into(),
+                source,
+            })?;
+        let text = tmpl
+            .render(Serde(vars))
+            .map_err(|source| PromptError::Template {
+                name: name.into(),
+                source,
+            })?;
+        Ok(tidy(&text))
+    }
+
+    /// The static prefix (system message).
+    pub fn render_prefix(&self, vars: &PrefixVars<'_>) -> Result<String, PromptError> {
+        self.render(SYSTEM_TEMPLATE, vars)
+    }
+
+    /// The dynamic part (user message).
+    pub fn render_request(&self, vars: &RequestVars<'_>) -> Result<String, PromptError> {
+        self.render(REQUEST_TEMPLATE, vars)
+    }
+
+    /// The repair instruction after an unusable reply.
+    pub fn render_repair(&self, error: &str) -> Result<String, PromptError> {
+        #[derive(Serialize)]
+        struct Vars<'a> {
+            error: &'a str,
+        }
+        self.render(REPAIR_TEMPLATE, &Vars { error })
+    }
+}
+
+/// Collapses runs of blank lines to one and trims the ends, so template whitespace never
+/// leaks into the prompt.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = 0;
+    for line in text.trim().lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank += 1;
+            if blank > 1 {
+                continue;
+            }
+        } else {
+            blank = 0;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}

@@ -1,0 +1,331 @@
+//! The LLM PolicyGuard verifier: one completion per mutating call, one repair retry, then the
+//! configured fail mode.
+
+use super::history::{compact_arguments, format_history};
+use super::parse::{VerifierReply, parse_reply};
+use super::prompt::{PrefixVars, RequestVars, VerifierPrompts};
+use super::{
+    FailMode, PolicyGuardError, PolicyGuardSetup, Sampling, Variant, synthesise_remediation,
+};
+use crate::checklist::DomainChecklists;
+use crate::seam::{Decision, Guard, GuardContext, GuardError};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tauguard_core::message::ParticipantMessage;
+use tauguard_core::record::{RequirementResult, RoleUsage, Verdict};
+use tauguard_core::{Message, ToolCall};
+use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+
+/// Remediation when the verifier could not reach a verdict and fails closed.
+pub const FAIL_CLOSED_MESSAGE: &str = "The policy verifier could not reach a verdict on this call, so it was not executed. \
+     Make sure the user's identity is verified, the required lookups are done and the user explicitly confirmed \
+     this exact action, then retry.";
+
+/// A PolicyGuard verifier backed by a chat model.
+pub struct PolicyGuardVerifier {
+    name: String,
+    variant: Variant,
+    strict: bool,
+    model: Arc<dyn ChatModel>,
+    prompts: VerifierPrompts,
+    checklists: DomainChecklists,
+    domain: String,
+    policy: Option<String>,
+    sampling: Sampling,
+    fail_mode: FailMode,
+}
+
+impl std::fmt::Debug for PolicyGuardVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicyGuardVerifier")
+            .field("name", &self.name)
+            .field("model", &self.model.id())
+            .field("sampling", &self.sampling)
+            .field("fail_mode", &self.fail_mode)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One rendered request: the static prefix and the dynamic part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderedPrompt {
+    pub prefix: String,
+    pub request: String,
+}
+
+impl PolicyGuardVerifier {
+    /// Loads the templates from `setup.prompts_dir` and checks they render for this config.
+    pub fn new(
+        variant: Variant,
+        strict: bool,
+        model: Arc<dyn ChatModel>,
+        setup: &PolicyGuardSetup,
+    ) -> Result<PolicyGuardVerifier, PolicyGuardError> {
+        let prompts = VerifierPrompts::load(&setup.prompts_dir)?;
+        PolicyGuardVerifier::with_prompts(variant, strict, model, prompts, setup)
+    }
+
+    /// Like [`PolicyGuardVerifier::new`] with templates already loaded.
+    pub fn with_prompts(
+        variant: Variant,
+        strict: bool,
+        model: Arc<dyn ChatModel>,
+        prompts: VerifierPrompts,
+        setup: &PolicyGuardSetup,
+    ) -> Result<PolicyGuardVerifier, PolicyGuardError> {
+        if strict && !variant.supports_strict() {
+            return Err(PolicyGuardError::StrictWithoutChecklist(
+                variant.as_str().into(),
+            ));
+        }
+        if variant.uses_checklist() && setup.checklists.tools.is_empty() {
+            return Err(PolicyGuardError::MissingChecklists {
+                variant: variant.config_name(strict),
+                domain: setup.domain.clone(),
+            });
+        }
+        let v = PolicyGuardVerifier {
+            name: variant.config_name(strict),
+            variant,
+            strict,
+            model,
+            prompts,
+            checklists: setup.checklists.clone(),
+            domain: setup.domain.clone(),
+            policy: setup.policy.clone(),
+            sampling: setup.sampling.clone(),
+            fail_mode: setup.fail_mode,
+        };
+        // Surface template errors at construction, not on the first call.
+        let probe = ToolCall {
+            id: String::new(),
+            name: "probe".into(),
+            arguments: Default::default(),
+            requestor: Default::default(),
+        };
+        v.render(v.policy.as_deref().unwrap_or(""), &[], &probe)?;
+        v.prompts.render_repair("probe")?;
+        Ok(v)
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    pub fn strict(&self) -> bool {
+        self.strict
+    }
+
+    pub fn fail_mode(&self) -> FailMode {
+        self.fail_mode
+    }
+
+    pub fn model(&self) -> &Arc<dyn ChatModel> {
+        &self.model
+    }
+
+    /// Renders the prompt for a pending call (`policy` is used unless the setup fixed one).
+    pub fn render(
+        &self,
+        policy: &str,
+        history: &[Message],
+        call: &ToolCall,
+    ) -> Result<RenderedPrompt, PolicyGuardError> {
+        let policy = self.policy.as_deref().unwrap_or(policy);
+        let checklists = self.variant.uses_checklist().then_some(&self.checklists);
+        let prefix = self.prompts.render_prefix(&PrefixVars::new(
+            &self.domain,
+            self.variant.sees_dialogue(),
+            self.strict,
+            checklists,
+            self.variant.uses_policy().then_some(policy),
+        ))?;
+        let entries = format_history(history, call, self.variant.sees_dialogue());
+        let request = self.prompts.render_request(&RequestVars {
+            dialogue: self.variant.sees_dialogue(),
+            checklist: self.variant.uses_checklist(),
+            policy: self.variant.uses_policy(),
+            history: &entries,
+            tool: &call.name,
+            arguments: compact_arguments(&call.arguments),
+            has_checklist: self.checklists.tools.contains_key(&call.name),
+        })?;
+        Ok(RenderedPrompt { prefix, request })
+    }
+
+    fn request(&self, ctx: &GuardContext<'_>, messages: Vec<Message>) -> ChatRequest {
+        let mut req = ChatRequest::new("", messages)
+            .with_temperature(self.sampling.temperature)
+            .with_seed(ctx.seed)
+            .with_trial(ctx.trial)
+            .with_json_mode(self.sampling.json_mode);
+        if let Some(m) = self.sampling.max_tokens {
+            req = req.with_max_tokens(m);
+        }
+        req
+    }
+
+    /// Turns a parsed reply into a decision (strict override, remediation synthesis).
+    fn decide(
+        &self,
+        call: &ToolCall,
+        reply: VerifierReply,
+        info: &mut serde_json::Map<String, Value>,
+    ) -> Decision {
+        let not_met: Vec<&RequirementResult> =
+            reply.requirements.iter().filter(|r| !r.met).collect();
+        let verdict = if self.strict && !not_met.is_empty() {
+            Verdict::Block
+        } else {
+            reply.verdict
+        };
+        info.insert("model_verdict".into(), json!(verdict_str(reply.verdict)));
+        if verdict != reply.verdict {
+            info.insert("strict_override".into(), json!(true));
+        }
+        if !reply.notes.is_empty() {
+            info.insert("parse_notes".into(), json!(reply.notes));
+        }
+        let remediation = (verdict == Verdict::Block).then(|| {
+            // A model PASS overridden by strict mode carries no usable message.
+            match reply
+                .agent_message
+                .clone()
+                .filter(|_| reply.verdict == Verdict::Block)
+            {
+                Some(m) => m,
+                None => {
+                    info.insert("synthesised_agent_message".into(), json!(true));
+                    synthesise_remediation(&call.name, &not_met)
+                }
+            }
+        });
+        Decision {
+            verdict,
+            requirements: reply.requirements,
+            remediation,
+            usage: RoleUsage::default(),
+            info: None,
+        }
+    }
+
+    fn fail(&self, info: &mut serde_json::Map<String, Value>) -> Decision {
+        info.insert("fail_mode".into(), json!(self.fail_mode.as_str()));
+        info.insert("fail_mode_used".into(), json!(true));
+        match self.fail_mode {
+            FailMode::Open => Decision::pass(Vec::new()),
+            FailMode::Closed => Decision::block(Vec::new(), FAIL_CLOSED_MESSAGE),
+        }
+    }
+}
+
+fn verdict_str(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "PASS",
+        Verdict::Block => "BLOCK",
+    }
+}
+
+fn text_message(user: bool, text: String) -> Message {
+    let p = ParticipantMessage {
+        content: Some(text),
+        ..Default::default()
+    };
+    if user {
+        Message::User(p)
+    } else {
+        Message::Assistant(p)
+    }
+}
+
+/// Adds one completion's usage, cost and latency to the guard's usage.
+pub(crate) fn add_usage(acc: &mut RoleUsage, resp: &ChatResponse) {
+    let first = acc.calls == 0;
+    acc.calls += 1;
+    acc.usage.prompt_tokens += resp.usage.prompt_tokens;
+    acc.usage.completion_tokens += resp.usage.completion_tokens;
+    acc.usage.cached_prompt_tokens += resp.usage.cached_prompt_tokens;
+    acc.cost = match (first, acc.cost, resp.cost) {
+        (true, _, c) => c,
+        (false, Some(a), Some(c)) => Some(a + c),
+        _ => None,
+    };
+    acc.latency_seconds += resp.latency.as_secs_f64();
+    if resp.cache_hit {
+        acc.cache_hits += 1;
+    }
+}
+
+impl Guard for PolicyGuardVerifier {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn on_mutating_call<'a>(
+        &'a self,
+        ctx: &'a GuardContext<'a>,
+        call: &'a ToolCall,
+    ) -> BoxFuture<'a, Result<Decision, GuardError>> {
+        Box::pin(async move {
+            let prompt = self
+                .render(ctx.policy, ctx.history, call)
+                .map_err(|e| GuardError::Other(e.to_string()))?;
+            let mut messages = vec![
+                Message::System {
+                    content: Some(prompt.prefix),
+                },
+                text_message(true, prompt.request),
+            ];
+            let mut usage = RoleUsage::default();
+            let mut info = serde_json::Map::new();
+            info.insert("verifier".into(), json!(self.model.id()));
+            info.insert("variant".into(), json!(self.variant.as_str()));
+            info.insert("strict".into(), json!(self.strict));
+
+            let first = self
+                .model
+                .complete(&self.request(ctx, messages.clone()))
+                .await?;
+            add_usage(&mut usage, &first);
+            let first_text = first.content.clone().unwrap_or_default();
+            let mut decision = match parse_reply(&first_text) {
+                Ok(reply) => {
+                    info.insert("attempts".into(), json!(1));
+                    self.decide(call, reply, &mut info)
+                }
+                Err(e1) => {
+                    let repair = self
+                        .prompts
+                        .render_repair(&e1.0)
+                        .map_err(|e| GuardError::Other(e.to_string()))?;
+                    let bad = if first_text.trim().is_empty() {
+                        "(empty reply)".to_string()
+                    } else {
+                        first_text
+                    };
+                    messages.push(text_message(false, bad));
+                    messages.push(text_message(true, repair));
+                    let second = self.model.complete(&self.request(ctx, messages)).await?;
+                    add_usage(&mut usage, &second);
+                    info.insert("attempts".into(), json!(2));
+                    info.insert("repaired".into(), json!(true));
+                    let mut errors = vec![e1.0];
+                    match parse_reply(second.content.as_deref().unwrap_or_default()) {
+                        Ok(reply) => {
+                            info.insert("parse_errors".into(), json!(errors));
+                            self.decide(call, reply, &mut info)
+                        }
+                        Err(e2) => {
+                            errors.push(e2.0);
+                            info.insert("parse_errors".into(), json!(errors));
+                            self.fail(&mut info)
+                        }
+                    }
+                }
+            };
+            decision.usage = usage;
+            decision.info = Some(Value::Object(info));
+            Ok(decision)
+        })
+    }
+}

@@ -1,0 +1,110 @@
+//! The guard seam: the trait every guard implements and what it is shown.
+
+use serde_json::{Map, Value};
+use tauguard_core::record::{RequirementResult, RoleUsage, Verdict};
+use tauguard_core::{Message, Requestor, ToolCall, ToolKind};
+use tauguard_env::{Environment, ToolError};
+use tauguard_llm::model::BoxFuture;
+
+/// What a guard sees when it decides.
+pub struct GuardContext<'a> {
+    pub domain: &'a str,
+    /// The domain policy text, as the agent's system prompt embeds it.
+    pub policy: &'a str,
+    pub task_id: &'a str,
+    pub trial: u32,
+    pub seed: u64,
+    /// The conversation as the agent sees it, up to and including the assistant message that
+    /// carries the pending call (blocked exchanges included, with their remediations).
+    pub history: &'a [Message],
+    /// The environment in its current state, for read-only lookups.
+    pub env: &'a dyn Environment,
+}
+
+impl GuardContext<'_> {
+    /// Runs a read-only tool on a copy of the current state (the live state is untouched).
+    /// Refuses mutating tools.
+    pub fn lookup(&self, tool: &str, args: &Map<String, Value>) -> Result<Value, ToolError> {
+        match self.env.tool_kind(Requestor::Assistant, tool) {
+            Some(ToolKind::Write) => {
+                return Err(ToolError::value(format!("guard lookups are read-only; `{tool}` mutates state")));
+            }
+            None => return Err(ToolError::value(format!("Tool '{tool}' not found."))),
+            _ => {}
+        }
+        let mut copy = self.env.snapshot();
+        let out = copy.dispatch(Requestor::Assistant, tool, args)?;
+        Ok(match out {
+            tauguard_env::ToolValue::Json(v) => v,
+            tauguard_env::ToolValue::Text(t) => serde_json::from_str(&t).unwrap_or(Value::String(t)),
+        })
+    }
+}
+
+/// A guard's decision on one pending mutating call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    /// Per-requirement MET / NOT MET with reasons.
+    pub requirements: Vec<RequirementResult>,
+    /// 1–3 sentences for the agent on BLOCK.
+    pub remediation: Option<String>,
+    /// Verifier model usage (empty for rule-based guards).
+    pub usage: RoleUsage,
+    /// Diagnostics: parse repairs, fail-open / fail-closed decisions, rules evaluated, ...
+    pub info: Option<Value>,
+}
+
+impl Decision {
+    pub fn pass(requirements: Vec<RequirementResult>) -> Decision {
+        Decision { verdict: Verdict::Pass, requirements, remediation: None, usage: RoleUsage::default(), info: None }
+    }
+
+    pub fn block(requirements: Vec<RequirementResult>, remediation: impl Into<String>) -> Decision {
+        Decision {
+            verdict: Verdict::Block,
+            requirements,
+            remediation: Some(remediation.into()),
+            usage: RoleUsage::default(),
+            info: None,
+        }
+    }
+}
+
+/// Guidance injected before the agent answers a user turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Guidance {
+    pub text: String,
+    pub usage: RoleUsage,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GuardError {
+    #[error("verifier model: {0}")]
+    Model(#[from] tauguard_llm::error::LlmError),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A runtime guard. Object-safe; shared across simulations (`Arc<dyn Guard>`), so any state a
+/// guard keeps per simulation lives in what the orchestrator hands it.
+pub trait Guard: Send + Sync {
+    /// Configuration name as it appears in records (`toolguard`, `pg-checklist`, ...).
+    fn name(&self) -> &str;
+
+    /// Decides on a pending mutating call. An `Err` is an infrastructure failure of the guard
+    /// (e.g. the verifier model is unreachable after retries), not a verdict.
+    fn on_mutating_call<'a>(
+        &'a self,
+        ctx: &'a GuardContext<'a>,
+        call: &'a ToolCall,
+    ) -> BoxFuture<'a, Result<Decision, GuardError>>;
+
+    /// Optional guidance before the agent answers a user turn (PolicyGuide-style guards).
+    fn before_agent_turn<'a>(
+        &'a self,
+        _ctx: &'a GuardContext<'a>,
+    ) -> BoxFuture<'a, Result<Option<Guidance>, GuardError>> {
+        Box::pin(async { Ok(None) })
+    }
+}

@@ -1,0 +1,635 @@
+//! Loading and compiling rule files. Every artifact problem is reported at load with the file
+//! and the field (`rules[2].check`, `lookups.reservation.tool`, ...): YAML syntax, schema
+//! violations (unknown or missing keys, wrong types), a tool that is not a mutating tool of
+//! the domain, a lookup tool that is not read-only, CEL that does not parse, and CEL that reads
+//! a variable nothing binds.
+
+use super::expr::Expression;
+use super::schema::{LookupSpec, OnError, RuleFile};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use tauguard_core::{Requestor, ToolKind};
+use tauguard_env::Environment;
+
+/// A rule artifact that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RuleError {
+    #[error("cannot read `{path}`: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`{path}`: `{field}`: {message}")]
+    Invalid {
+        path: PathBuf,
+        field: String,
+        message: String,
+    },
+}
+
+impl RuleError {
+    fn invalid(path: &Path, field: impl Into<String>, message: impl Into<String>) -> RuleError {
+        RuleError::Invalid {
+            path: path.to_path_buf(),
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        match self {
+            RuleError::Io { path, .. } | RuleError::Invalid { path, .. } => path,
+        }
+    }
+
+    /// The offending field (`(document)` for YAML syntax errors), `None` for I/O errors.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            RuleError::Invalid { field, .. } => Some(field),
+            RuleError::Io { .. } => None,
+        }
+    }
+}
+
+/// The tools and database collections rule files of one domain may name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCatalog {
+    pub domain: String,
+    /// Agent-side mutating tools: the tools a rule file may constrain.
+    pub mutating: BTreeSet<String>,
+    /// Agent-side read-only tools: the tools a lookup may call.
+    pub read_only: BTreeSet<String>,
+    /// Top-level collections of the agent database: what a `record` lookup may read.
+    pub collections: BTreeSet<String>,
+}
+
+fn set(items: &[&str]) -> BTreeSet<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+impl ToolCatalog {
+    /// The τ²-bench tool inventory of a domain, so that rule sets load without the data
+    /// directory. Tests check it against the environments' own toolkits.
+    pub fn builtin(domain: &str) -> Option<ToolCatalog> {
+        let (mutating, read_only, collections): (&[&str], &[&str], &[&str]) = match domain {
+            "airline" => (
+                &[
+                    "book_reservation",
+                    "cancel_reservation",
+                    "send_certificate",
+                    "update_reservation_baggages",
+                    "update_reservation_flights",
+                    "update_reservation_passengers",
+                ],
+                &[
+                    "get_reservation_details",
+                    "get_user_details",
+                    "list_all_airports",
+                    "search_direct_flight",
+                    "search_onestop_flight",
+                    "get_flight_status",
+                ],
+                &["flights", "users", "reservations"],
+            ),
+            "retail" => (
+                &[
+                    "cancel_pending_order",
+                    "exchange_delivered_order_items",
+                    "modify_pending_order_address",
+                    "modify_pending_order_items",
+                    "modify_pending_order_payment",
+                    "modify_user_address",
+                    "return_delivered_order_items",
+                ],
+                &[
+                    "find_user_id_by_name_zip",
+                    "find_user_id_by_email",
+                    "get_order_details",
+                    "get_product_details",
+                    "get_item_details",
+                    "get_user_details",
+                    "list_all_product_types",
+                ],
+                &["products", "users", "orders"],
+            ),
+            "telecom" => (
+                &[
+                    "suspend_line",
+                    "resume_line",
+                    "send_payment_request",
+                    "enable_roaming",
+                    "disable_roaming",
+                    "refuel_data",
+                ],
+                &[
+                    "get_customer_by_phone",
+                    "get_customer_by_id",
+                    "get_customer_by_name",
+                    "get_details_by_id",
+                    "get_bills_for_customer",
+                    "get_data_usage",
+                ],
+                &["plans", "customers", "lines", "bills", "devices"],
+            ),
+            _ => return None,
+        };
+        Some(ToolCatalog {
+            domain: domain.to_string(),
+            mutating: set(mutating),
+            read_only: set(read_only),
+            collections: set(collections),
+        })
+    }
+
+    /// The inventory of a live environment: its agent-side tools and database collections.
+    pub fn from_env(env: &dyn Environment) -> ToolCatalog {
+        let tools = env
+            .toolkit(Requestor::Assistant)
+            .iter()
+            .filter(|t| t.is_tool);
+        let mut mutating = BTreeSet::new();
+        let mut read_only = BTreeSet::new();
+        for t in tools {
+            match t.kind {
+                ToolKind::Write => {
+                    mutating.insert(t.name.to_string());
+                }
+                ToolKind::Read => {
+                    read_only.insert(t.name.to_string());
+                }
+                _ => {}
+            }
+        }
+        let collections = match env.agent_db() {
+            serde_json::Value::Object(o) => o.keys().cloned().collect(),
+            _ => BTreeSet::new(),
+        };
+        ToolCatalog {
+            domain: env.domain().to_string(),
+            mutating,
+            read_only,
+            collections,
+        }
+    }
+}
+
+/// How one lookup gets its value.
+#[derive(Debug)]
+pub(crate) enum LookupSource {
+    Tool {
+        tool: String,
+        args: Vec<(String, Expression)>,
+    },
+    Record {
+        collection: String,
+        key: Option<Expression>,
+    },
+}
+
+#[derive(Debug)]
+pub(crate) struct Lookup {
+    pub name: String,
+    pub source: LookupSource,
+    pub for_each: Option<Expression>,
+    pub when: Option<Expression>,
+}
+
+/// One compiled rule.
+#[derive(Debug)]
+pub struct Rule {
+    pub name: String,
+    pub message: String,
+    pub on_error: OnError,
+    pub policy: Option<String>,
+    pub(crate) when: Option<Expression>,
+    pub(crate) check: Expression,
+}
+
+impl Rule {
+    pub fn check_source(&self) -> &str {
+        &self.check.source
+    }
+
+    pub fn when_source(&self) -> Option<&str> {
+        self.when.as_ref().map(|w| w.source.as_str())
+    }
+}
+
+/// The compiled rules of one mutating tool.
+#[derive(Debug)]
+pub struct ToolRules {
+    pub tool: String,
+    pub path: PathBuf,
+    pub description: Option<String>,
+    pub(crate) lookups: Vec<Lookup>,
+    pub rules: Vec<Rule>,
+}
+
+impl ToolRules {
+    /// Lookup names in evaluation order.
+    pub fn lookup_names(&self) -> Vec<&str> {
+        self.lookups.iter().map(|l| l.name.as_str()).collect()
+    }
+}
+
+/// Variables bound in every expression.
+pub(crate) const BASE_VARIABLES: &[&str] = &["args", "now", "today"];
+/// The element variable of a `for_each` lookup.
+pub(crate) const ITEM: &str = "item";
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+const CEL_RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+struct Compiler<'a> {
+    path: &'a Path,
+}
+
+impl Compiler<'_> {
+    fn expr(
+        &self,
+        field: &str,
+        source: &str,
+        known: &BTreeSet<String>,
+    ) -> Result<Expression, RuleError> {
+        let e = Expression::compile(source).map_err(|m| {
+            RuleError::invalid(self.path, field, format!("CEL does not compile: {m}"))
+        })?;
+        let unknown: Vec<String> = e
+            .free_variables()
+            .into_iter()
+            .filter(|v| !known.contains(v))
+            .collect();
+        if !unknown.is_empty() {
+            return Err(RuleError::invalid(
+                self.path,
+                field,
+                format!(
+                    "CEL reads unknown variable(s) {} (bound here: {})",
+                    unknown
+                        .iter()
+                        .map(|u| format!("`{u}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    known.iter().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+        Ok(e)
+    }
+
+    fn lookup(
+        &self,
+        name: &str,
+        spec: &LookupSpec,
+        known: &BTreeSet<String>,
+        catalog: &ToolCatalog,
+    ) -> Result<Lookup, RuleError> {
+        let field = |f: &str| format!("lookups.{name}.{f}");
+        let here = format!("lookups.{name}");
+        if !is_identifier(name) || CEL_RESERVED.contains(&name) {
+            return Err(RuleError::invalid(
+                self.path,
+                &here,
+                "a lookup name must be a CEL identifier",
+            ));
+        }
+        if BASE_VARIABLES.contains(&name) || name == ITEM {
+            return Err(RuleError::invalid(
+                self.path,
+                &here,
+                format!("`{name}` is a reserved variable name"),
+            ));
+        }
+        let when = spec
+            .when
+            .as_deref()
+            .map(|w| self.expr(&field("when"), w, known))
+            .transpose()?;
+        let for_each = spec
+            .for_each
+            .as_deref()
+            .map(|w| self.expr(&field("for_each"), w, known))
+            .transpose()?;
+        let mut inner = known.clone();
+        if for_each.is_some() {
+            inner.insert(ITEM.to_string());
+        }
+        let source = match (&spec.tool, &spec.record) {
+            (Some(_), Some(_)) => {
+                return Err(RuleError::invalid(
+                    self.path,
+                    &here,
+                    "give either `tool` or `record`, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(RuleError::invalid(
+                    self.path,
+                    &here,
+                    "missing `tool` or `record`",
+                ));
+            }
+            (Some(tool), None) => {
+                if spec.key.is_some() {
+                    return Err(RuleError::invalid(
+                        self.path,
+                        field("key"),
+                        "`key` belongs to `record` lookups",
+                    ));
+                }
+                if !catalog.read_only.contains(tool) {
+                    let why = if catalog.mutating.contains(tool) {
+                        "mutates state; lookups may only call read-only tools".to_string()
+                    } else {
+                        format!("is not a read-only tool of the {} domain", catalog.domain)
+                    };
+                    return Err(RuleError::invalid(
+                        self.path,
+                        field("tool"),
+                        format!("`{tool}` {why}"),
+                    ));
+                }
+                let args = spec
+                    .args
+                    .iter()
+                    .map(|(k, src)| {
+                        Ok((
+                            k.clone(),
+                            self.expr(&field(&format!("args.{k}")), src, &inner)?,
+                        ))
+                    })
+                    .collect::<Result<Vec<_>, RuleError>>()?;
+                LookupSource::Tool {
+                    tool: tool.clone(),
+                    args,
+                }
+            }
+            (None, Some(collection)) => {
+                if !spec.args.is_empty() {
+                    return Err(RuleError::invalid(
+                        self.path,
+                        field("args"),
+                        "`args` belongs to `tool` lookups",
+                    ));
+                }
+                if !catalog.collections.contains(collection) {
+                    return Err(RuleError::invalid(
+                        self.path,
+                        field("record"),
+                        format!(
+                            "`{collection}` is not a collection of the {} database (known: {})",
+                            catalog.domain,
+                            catalog
+                                .collections
+                                .iter()
+                                .cloned()
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ));
+                }
+                let key = spec
+                    .key
+                    .as_deref()
+                    .map(|k| self.expr(&field("key"), k, &inner))
+                    .transpose()?;
+                LookupSource::Record {
+                    collection: collection.clone(),
+                    key,
+                }
+            }
+        };
+        Ok(Lookup {
+            name: name.to_string(),
+            source,
+            for_each,
+            when,
+        })
+    }
+}
+
+/// Parses one rule file's text. `path` is used for messages and to check that the file is
+/// named after its tool.
+pub fn parse_rule_file(
+    path: &Path,
+    text: &str,
+    catalog: &ToolCatalog,
+) -> Result<ToolRules, RuleError> {
+    let doc: serde_json::Value = serde_saphyr::from_str(text)
+        .map_err(|e| RuleError::invalid(path, "(document)", format!("YAML does not parse: {e}")))?;
+    if doc.is_null() {
+        return Err(RuleError::invalid(path, "(document)", "empty rule file"));
+    }
+    let file: RuleFile = serde_path_to_error::deserialize(doc).map_err(|e| {
+        let field = e.path().to_string();
+        let field = if field == "." {
+            "(document)".to_string()
+        } else {
+            field
+        };
+        RuleError::invalid(path, field, e.inner().to_string())
+    })?;
+    let c = Compiler { path };
+    if !catalog.mutating.contains(&file.tool) {
+        let why = if catalog.read_only.contains(&file.tool) {
+            "is read-only; only mutating calls are guarded".to_string()
+        } else {
+            format!(
+                "is not a mutating tool of the {} domain (known: {})",
+                catalog.domain,
+                catalog
+                    .mutating
+                    .iter()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        return Err(RuleError::invalid(
+            path,
+            "tool",
+            format!("`{}` {why}", file.tool),
+        ));
+    }
+    if let Some(stem) = path.file_stem().and_then(|s| s.to_str())
+        && stem != file.tool
+    {
+        return Err(RuleError::invalid(
+            path,
+            "tool",
+            format!(
+                "the file is named `{stem}` but constrains `{}`; name it `{}.yaml`",
+                file.tool, file.tool
+            ),
+        ));
+    }
+    let mut known: BTreeSet<String> = BASE_VARIABLES.iter().map(|s| s.to_string()).collect();
+    let mut lookups = Vec::new();
+    for (name, spec) in &file.lookups {
+        lookups.push(c.lookup(name, spec, &known, catalog)?);
+        known.insert(name.clone());
+    }
+    if file.rules.is_empty() {
+        return Err(RuleError::invalid(
+            path,
+            "rules",
+            "a rule file needs at least one rule",
+        ));
+    }
+    let mut rules = Vec::new();
+    let mut names = BTreeSet::new();
+    for (i, r) in file.rules.iter().enumerate() {
+        let field = |f: &str| format!("rules[{i}].{f}");
+        if r.name.trim().is_empty() {
+            return Err(RuleError::invalid(path, field("name"), "empty rule name"));
+        }
+        if !names.insert(r.name.clone()) {
+            return Err(RuleError::invalid(
+                path,
+                field("name"),
+                format!("duplicate rule name `{}`", r.name),
+            ));
+        }
+        if r.message.trim().is_empty() {
+            return Err(RuleError::invalid(
+                path,
+                field("message"),
+                "empty violation message",
+            ));
+        }
+        let when = r
+            .when
+            .as_deref()
+            .map(|w| c.expr(&field("when"), w, &known))
+            .transpose()?;
+        let check = c.expr(&field("check"), &r.check, &known)?;
+        rules.push(Rule {
+            name: r.name.clone(),
+            message: r.message.trim().to_string(),
+            on_error: r.on_error,
+            policy: r.policy.clone(),
+            when,
+            check,
+        });
+    }
+    Ok(ToolRules {
+        tool: file.tool,
+        path: path.to_path_buf(),
+        description: file.description,
+        lookups,
+        rules,
+    })
+}
+
+/// The compiled rule files of one domain, by tool.
+#[derive(Debug)]
+pub struct RuleSet {
+    domain: String,
+    tools: BTreeMap<String, ToolRules>,
+}
+
+impl RuleSet {
+    /// An empty rule set (every call passes).
+    pub fn empty(domain: &str) -> RuleSet {
+        RuleSet {
+            domain: domain.to_string(),
+            tools: BTreeMap::new(),
+        }
+    }
+
+    /// Loads every `*.yaml` / `*.yml` file of `dir` (one per tool). A missing directory is an
+    /// error; an empty one gives an empty rule set.
+    pub fn load_dir(dir: &Path, catalog: &ToolCatalog) -> Result<RuleSet, RuleError> {
+        let entries = std::fs::read_dir(dir).map_err(|source| RuleError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.is_file()
+                    && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
+            })
+            .collect();
+        paths.sort();
+        let mut set = RuleSet::empty(&catalog.domain);
+        for path in paths {
+            let text = std::fs::read_to_string(&path).map_err(|source| RuleError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            let rules = parse_rule_file(&path, &text, catalog)?;
+            if let Some(first) = set.tools.get(&rules.tool) {
+                return Err(RuleError::invalid(
+                    &path,
+                    "tool",
+                    format!(
+                        "`{}` already has a rule file: `{}`",
+                        rules.tool,
+                        first.path.display()
+                    ),
+                ));
+            }
+            set.tools.insert(rules.tool.clone(), rules);
+        }
+        Ok(set)
+    }
+
+    /// Loads `<tasks_dir>/<domain>/rules/` with the domain's built-in tool inventory.
+    pub fn load_domain(tasks_dir: &Path, domain: &str) -> Result<RuleSet, RuleError> {
+        let dir = tasks_dir.join(domain).join("rules");
+        let catalog = ToolCatalog::builtin(domain).ok_or_else(|| {
+            RuleError::invalid(
+                &dir,
+                "(domain)",
+                format!("unknown domain `{domain}` (known: airline, retail, telecom)"),
+            )
+        })?;
+        RuleSet::load_dir(&dir, &catalog)
+    }
+
+    pub fn domain(&self) -> &str {
+        &self.domain
+    }
+
+    pub fn get(&self, tool: &str) -> Option<&ToolRules> {
+        self.tools.get(tool)
+    }
+
+    /// Constrained tools, sorted by name.
+    pub fn tools(&self) -> impl Iterator<Item = &ToolRules> {
+        self.tools.values()
+    }
+
+    /// Total number of rules across tools.
+    pub fn rule_count(&self) -> usize {
+        self.tools.values().map(|t| t.rules.len()).sum()
+    }
+}

@@ -1,0 +1,797 @@
+//! The LLM PolicyGuard verifier against recorded real-format replies, through a scripted mock
+//! `ChatModel` that records every request it sees.
+
+#[allow(dead_code)]
+#[path = "fixtures/verifier/support.rs"]
+mod support;
+
+use serde_json::json;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use support::{agent, call, calls, info, judge, root, tool_msg, user};
+use tauguard_core::message::{ToolMessage, Usage};
+use tauguard_core::{Message, Requestor, ToolCall};
+use tauguard_guards::checklist::{
+    Constraint, DomainChecklists, GeneralRule, Requirement, RequirementType, ToolChecklist,
+};
+use tauguard_guards::policyguard::{
+    FailMode, PolicyGuardError, PolicyGuardSetup, PolicyGuardVerifier, Variant, build_policyguard,
+    parse_config_name,
+};
+use tauguard_guards::{Guard, GuardError, Verdict};
+use tauguard_llm::error::LlmError;
+use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+
+// ---------------------------------------------------------------- scripted model
+
+struct ScriptedModel {
+    id: String,
+    replies: Mutex<VecDeque<String>>,
+    seen: Mutex<Vec<ChatRequest>>,
+}
+
+impl ScriptedModel {
+    fn new(replies: &[&str]) -> Arc<ScriptedModel> {
+        Arc::new(ScriptedModel {
+            id: "mock/verifier-1".into(),
+            replies: Mutex::new(replies.iter().map(|r| r.to_string()).collect()),
+            seen: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn seen(&self) -> Vec<ChatRequest> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl ChatModel for ScriptedModel {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn complete<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            self.seen.lock().unwrap().push(req.clone());
+            let reply =
+                self.replies
+                    .lock()
+                    .unwrap()
+                    .pop_front()
+                    .ok_or_else(|| LlmError::Connection {
+                        provider: "mock".into(),
+                        model: self.id.clone(),
+                        message: "no scripted reply left".into(),
+                    })?;
+            Ok(ChatResponse {
+                content: Some(reply),
+                tool_calls: Vec::new(),
+                usage: Usage {
+                    prompt_tokens: 1000,
+                    completion_tokens: 100,
+                    cached_prompt_tokens: 800,
+                },
+                cost: Some(0.002),
+                latency: Duration::from_millis(500),
+                cache_hit: false,
+                attempts: 1,
+                finish_reason: Some("stop".into()),
+                provider_model: None,
+            })
+        })
+    }
+}
+
+// ---------------------------------------------------------------- fixtures
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/verifier")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn checklists() -> DomainChecklists {
+    let req = |name: &str, kind: RequirementType, tool: Option<&str>, hint: &str| Requirement {
+        name: name.into(),
+        kind,
+        tool: tool.map(Into::into),
+        alternative_tools: vec![],
+        hint: hint.into(),
+    };
+    let mut tools = BTreeMap::new();
+    tools.insert(
+        "cancel_reservation".to_string(),
+        ToolChecklist {
+            tool: "cancel_reservation".into(),
+            description: Some("Cancel a whole reservation.".into()),
+            constraints: vec![Constraint {
+                name: "cancellation_eligibility".into(),
+                rule: "Only within 24 h of booking, an airline-cancelled flight, business cabin, or insured.".into(),
+                hint: None,
+            }],
+            requirements: vec![
+                req("obtain_user_id", RequirementType::Data, Some("get_user_details"), "The user id is verified."),
+                req("reason_for_cancellation", RequirementType::Procedural, None, "The user gave a reason."),
+                req("user_confirmation", RequirementType::Procedural, None, "Explicit yes after the summary."),
+            ],
+        },
+    );
+    tools.insert(
+        "book_reservation".to_string(),
+        ToolChecklist {
+            tool: "book_reservation".into(),
+            description: None,
+            constraints: vec![Constraint {
+                name: "max_five_passengers".into(),
+                rule: "At most five passengers.".into(),
+                hint: Some("count the passengers argument".into()),
+            }],
+            requirements: vec![req(
+                "offer_insurance",
+                RequirementType::Procedural,
+                None,
+                "Insurance was offered.",
+            )],
+        },
+    );
+    DomainChecklists {
+        tools,
+        general: vec![GeneralRule {
+            name: "identity_once_per_session".into(),
+            rule: "Verify the user's identity once per conversation.".into(),
+            hint: None,
+        }],
+    }
+}
+
+fn setup() -> PolicyGuardSetup {
+    PolicyGuardSetup::new("airline", root().join("configs/prompts")).with_checklists(checklists())
+}
+
+const SECRET_USER: &str = "My grandmother's maiden name is Quetzalcoatl";
+const SECRET_AGENT: &str = "Certainly, I will look into the Zanzibar itinerary";
+
+/// A compliant cancellation conversation; the last message carries the pending call.
+fn cancel_history(pending: &ToolCall) -> Vec<Message> {
+    let u = call("c1", "get_user_details", json!({"user_id": "mia_li_3668"}));
+    let r = call(
+        "c2",
+        "get_reservation_details",
+        json!({"reservation_id": "NO6JO3"}),
+    );
+    vec![
+        Message::System {
+            content: Some("agent system prompt with the policy".into()),
+        },
+        user(&format!("Hi, I want to cancel a trip. {SECRET_USER}.")),
+        agent(SECRET_AGENT),
+        user("My user id is mia_li_3668 and the reservation is NO6JO3."),
+        calls(&u),
+        tool_msg(
+            "c1",
+            r#"{"user_id": "mia_li_3668", "membership": "gold"}"#,
+            false,
+            false,
+        ),
+        calls(&r),
+        tool_msg(
+            "c2",
+            r#"{"reservation_id": "NO6JO3", "cabin": "economy", "insurance": "yes"}"#,
+            false,
+            false,
+        ),
+        agent(
+            "I will cancel reservation NO6JO3 and refund it to the original payment. Do you confirm? (yes/no)",
+        ),
+        user("Yes, please go ahead."),
+        calls(pending),
+    ]
+}
+
+fn pending_cancel() -> ToolCall {
+    call(
+        "c9",
+        "cancel_reservation",
+        json!({"reservation_id": "NO6JO3"}),
+    )
+}
+
+fn verifier(name: &str, model: &Arc<ScriptedModel>, s: &PolicyGuardSetup) -> Arc<dyn Guard> {
+    build_policyguard(name, false, Some(model.clone() as Arc<dyn ChatModel>), s).expect("builds")
+}
+
+fn text(m: &Message) -> &str {
+    m.content().unwrap_or_default()
+}
+
+// ---------------------------------------------------------------- replies
+
+#[tokio::test]
+async fn valid_block_reply() {
+    let model = ScriptedModel::new(&[&fixture("valid_block.json")]);
+    let g = verifier("pg-checklist", &model, &setup());
+    let p = pending_cancel();
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Block);
+    assert_eq!(d.requirements.len(), 4);
+    assert!(!d.requirements[2].met);
+    assert_eq!(d.requirements[2].name, "cancellation_eligibility");
+    assert!(
+        d.remediation
+            .as_deref()
+            .unwrap()
+            .starts_with("This reservation is basic economy")
+    );
+    assert_eq!(info(&d)["attempts"], json!(1));
+    assert_eq!(info(&d)["verifier"], json!("mock/verifier-1"));
+    assert!(!info(&d).contains_key("fail_mode_used"));
+    // Usage of the one completion.
+    assert_eq!(d.usage.calls, 1);
+    assert_eq!(d.usage.usage.prompt_tokens, 1000);
+    assert_eq!(d.usage.usage.cached_prompt_tokens, 800);
+    assert_eq!(d.usage.cost, Some(0.002));
+    assert!((d.usage.latency_seconds - 0.5).abs() < 1e-9);
+    // Request shape: system prefix + user request, temperature 0, JSON mode, seed and trial.
+    let seen = model.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].messages.len(), 2);
+    assert!(matches!(seen[0].messages[0], Message::System { .. }));
+    assert!(matches!(seen[0].messages[1], Message::User(_)));
+    assert_eq!(seen[0].temperature, Some(0.0));
+    assert!(seen[0].json_mode);
+    assert_eq!(seen[0].seed, Some(42));
+    assert_eq!(seen[0].trial, 1);
+    assert!(seen[0].tools.is_empty());
+}
+
+#[tokio::test]
+async fn valid_pass_reply() {
+    let model = ScriptedModel::new(&[&fixture("valid_pass.json")]);
+    let g = verifier("pg-raw", &model, &setup());
+    let p = pending_cancel();
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Pass);
+    assert_eq!(d.remediation, None);
+    assert_eq!(d.requirements.len(), 2);
+    assert!(d.requirements.iter().all(|r| r.met));
+}
+
+#[tokio::test]
+async fn missing_agent_message_is_synthesised_from_not_met_reasons() {
+    let model = ScriptedModel::new(&[&fixture("missing_agent_message.json")]);
+    let g = verifier("pg-checklist", &model, &setup());
+    let p = pending_cancel();
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Block);
+    let m = d.remediation.clone().unwrap();
+    assert!(m.contains("user_confirmation"), "{m}");
+    assert!(m.contains("never listed the booking details"), "{m}");
+    assert!(
+        !m.contains("obtain_user_id"),
+        "only NOT MET items are named: {m}"
+    );
+    assert_eq!(info(&d)["synthesised_agent_message"], json!(true));
+    assert!(
+        info(&d)["parse_notes"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("missing_agent_message"))
+    );
+}
+
+#[tokio::test]
+async fn missing_requirements_are_tolerated() {
+    let model = ScriptedModel::new(&[&fixture("missing_requirements.json")]);
+    let g = verifier("pg-raw", &model, &setup());
+    let p = pending_cancel();
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Pass);
+    assert!(d.requirements.is_empty());
+    assert!(
+        info(&d)["parse_notes"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("missing_requirements"))
+    );
+    assert_eq!(model.seen().len(), 1, "no repair needed");
+}
+
+#[tokio::test]
+async fn prose_around_json() {
+    let model = ScriptedModel::new(&[&fixture("prose_around_json.txt")]);
+    let g = verifier("pg-checklist", &model, &setup());
+    let p = pending_cancel();
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Pass);
+    assert_eq!(d.requirements.len(), 2);
+    assert!(
+        info(&d)["parse_notes"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("prose_around_json"))
+    );
+    assert_eq!(model.seen().len(), 1);
+}
+
+#[tokio::test]
+async fn fenced_json() {
+    let model = ScriptedModel::new(&[&fixture("fenced.md")]);
+    let g = verifier("pg-checklist", &model, &setup());
+    let p = call("c9", "book_reservation", json!({"user_id": "mia_li_3668"}));
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Block);
+    assert!(
+        d.remediation
+            .clone()
+            .unwrap()
+            .starts_with("Ask the user whether they want travel insurance")
+    );
+    assert!(
+        info(&d)["parse_notes"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("code_fence"))
+    );
+}
+
+#[tokio::test]
+async fn wrong_verdict_casing_and_status_spelling() {
+    let model = ScriptedModel::new(&[&fixture("verdict_casing.json")]);
+    let g = verifier("pg-checklist", &model, &setup());
+    let p = pending_cancel();
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Block);
+    let met: Vec<bool> = d.requirements.iter().map(|r| r.met).collect();
+    assert_eq!(met, vec![true, false, false]);
+    assert!(
+        d.remediation
+            .clone()
+            .unwrap()
+            .starts_with("Ask the user why they want to cancel"),
+        "Agent_Message key is read"
+    );
+    let notes = info(&d)["parse_notes"].as_array().unwrap().clone();
+    assert!(
+        notes.contains(&json!("verdict_casing")) && notes.contains(&json!("status_spelling")),
+        "{notes:?}"
+    );
+
+    let model = ScriptedModel::new(&[&fixture("verdict_lowercase_pass.json")]);
+    let g = verifier("pg-checklist", &model, &setup());
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Pass);
+    assert_eq!(d.remediation, None);
+}
+
+// ---------------------------------------------------------------- repair and fail modes
+
+#[tokio::test]
+async fn unparseable_then_valid_is_repaired_with_one_retry() {
+    let bad = fixture("unparseable_1.txt");
+    let model = ScriptedModel::new(&[&bad, &fixture("valid_block.json")]);
+    let g = verifier("pg-checklist", &model, &setup());
+    let p = pending_cancel();
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Block);
+    assert_eq!(info(&d)["attempts"], json!(2));
+    assert_eq!(info(&d)["repaired"], json!(true));
+    assert!(!info(&d).contains_key("fail_mode_used"));
+    assert_eq!(d.usage.calls, 2);
+    assert_eq!(d.usage.usage.prompt_tokens, 2000);
+    assert!((d.usage.cost.unwrap() - 0.004).abs() < 1e-12);
+    assert!((d.usage.latency_seconds - 1.0).abs() < 1e-9);
+
+    let seen = model.seen();
+    assert_eq!(seen.len(), 2);
+    let (first, second) = (&seen[0].messages, &seen[1].messages);
+    assert_eq!(
+        second.len(),
+        4,
+        "prefix, request, bad reply, repair instruction"
+    );
+    assert_eq!(second[0], first[0], "same static prefix");
+    assert_eq!(second[1], first[1], "same request");
+    assert!(matches!(second[2], Message::Assistant(_)));
+    assert_eq!(text(&second[2]), bad);
+    assert!(matches!(second[3], Message::User(_)));
+    let repair = text(&second[3]);
+    assert!(
+        repair.contains("the reply contains no JSON object"),
+        "{repair}"
+    );
+    assert!(
+        repair.contains("\"verdict\": \"PASS\" or \"BLOCK\""),
+        "{repair}"
+    );
+}
+
+#[tokio::test]
+async fn unparseable_twice_fails_closed_by_default() {
+    let model = ScriptedModel::new(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
+    let g = verifier("pg-checklist", &model, &setup());
+    let p = pending_cancel();
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Block);
+    assert!(
+        d.remediation
+            .as_deref()
+            .unwrap()
+            .contains("could not reach a verdict")
+    );
+    assert_eq!(info(&d)["fail_mode"], json!("closed"));
+    assert_eq!(info(&d)["fail_mode_used"], json!(true));
+    assert_eq!(info(&d)["attempts"], json!(2));
+    assert_eq!(info(&d)["parse_errors"].as_array().unwrap().len(), 2);
+    assert_eq!(d.usage.calls, 2);
+    assert_eq!(model.seen().len(), 2, "exactly one repair retry");
+}
+
+#[tokio::test]
+async fn unparseable_twice_fails_open_when_configured() {
+    let model = ScriptedModel::new(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
+    let g = verifier("pg-raw", &model, &setup().with_fail_mode(FailMode::Open));
+    let p = pending_cancel();
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Pass);
+    assert_eq!(d.remediation, None);
+    assert_eq!(info(&d)["fail_mode"], json!("open"));
+    assert_eq!(info(&d)["fail_mode_used"], json!(true));
+    assert_eq!(d.usage.calls, 2);
+}
+
+#[tokio::test]
+async fn empty_reply_is_repaired() {
+    let model = ScriptedModel::new(&["", &fixture("valid_pass.json")]);
+    let g = verifier("pg-raw", &model, &setup());
+    let p = pending_cancel();
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Pass);
+    let seen = model.seen();
+    assert_eq!(text(&seen[1].messages[2]), "(empty reply)");
+    assert!(text(&seen[1].messages[3]).contains("empty"));
+}
+
+#[tokio::test]
+async fn model_failure_is_an_infrastructure_error() {
+    let model = ScriptedModel::new(&[]);
+    let g = verifier("pg-raw", &model, &setup());
+    let p = pending_cancel();
+    let err = judge(g.as_ref(), &cancel_history(&p), &p)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, GuardError::Model(_)), "{err}");
+}
+
+// ---------------------------------------------------------------- strict vs advisory
+
+#[tokio::test]
+async fn advisory_keeps_the_model_verdict_strict_forces_block() {
+    let p = pending_cancel();
+    let model = ScriptedModel::new(&[&fixture("advisory_pass_with_not_met.json")]);
+    let g = verifier("pg-checklist", &model, &setup());
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(
+        d.verdict,
+        Verdict::Pass,
+        "advisory: one inapplicable NOT MET does not block"
+    );
+    assert!(d.requirements.iter().any(|r| !r.met));
+
+    let model = ScriptedModel::new(&[&fixture("advisory_pass_with_not_met.json")]);
+    let g = build_policyguard(
+        "pg-checklist",
+        true,
+        Some(model.clone() as Arc<dyn ChatModel>),
+        &setup(),
+    )
+    .unwrap();
+    assert_eq!(g.name(), "pg-checklist-strict");
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Block);
+    assert_eq!(info(&d)["strict_override"], json!(true));
+    assert_eq!(info(&d)["model_verdict"], json!("PASS"));
+    let m = d.remediation.unwrap();
+    assert!(m.contains("offer_insurance"), "{m}");
+    // The strict prompt states the strict rule.
+    assert!(text(&model.seen()[0].messages[0]).contains("Verdict rule (strict)"));
+}
+
+// ---------------------------------------------------------------- prompts
+
+#[tokio::test]
+async fn static_prefix_is_byte_stable_across_calls() {
+    let model = ScriptedModel::new(&[
+        &fixture("valid_pass.json"),
+        &fixture("valid_pass.json"),
+        &fixture("valid_pass.json"),
+    ]);
+    let g = verifier("pg-checklist", &model, &setup());
+    let p1 = pending_cancel();
+    let h1 = cancel_history(&p1);
+    judge(g.as_ref(), &h1, &p1).await.unwrap();
+    // A different tool, a different (shorter) history.
+    let p2 = call(
+        "c5",
+        "book_reservation",
+        json!({"user_id": "mia_li_3668", "passengers": []}),
+    );
+    let h2 = vec![user("Book me a flight please."), calls(&p2)];
+    judge(g.as_ref(), &h2, &p2).await.unwrap();
+    // A separately built guard of the same config and domain.
+    let g2 = verifier("pg-checklist", &model, &setup());
+    judge(g2.as_ref(), &h1, &p1).await.unwrap();
+
+    let seen = model.seen();
+    let prefixes: Vec<&str> = seen.iter().map(|r| text(&r.messages[0])).collect();
+    assert_eq!(prefixes[0].as_bytes(), prefixes[1].as_bytes());
+    assert_eq!(prefixes[0].as_bytes(), prefixes[2].as_bytes());
+    assert_ne!(
+        text(&seen[0].messages[1]),
+        text(&seen[1].messages[1]),
+        "the dynamic part differs"
+    );
+    // The static prefix holds no per-call content.
+    for s in [SECRET_USER, "NO6JO3", "mia_li_3668"] {
+        assert!(!prefixes[0].contains(s), "prefix leaks `{s}`");
+    }
+    // The pending call is in the dynamic part, not as a history entry.
+    let req = text(&seen[0].messages[1]);
+    assert!(
+        req.contains("cancel_reservation({\"reservation_id\":\"NO6JO3\"})"),
+        "{req}"
+    );
+    assert!(!req.contains("AGENT CALLS cancel_reservation"), "{req}");
+    assert!(
+        req.contains("Judge it against the checklist for cancel_reservation"),
+        "{req}"
+    );
+    assert!(
+        text(&seen[1].messages[1]).contains("Judge it against the checklist for book_reservation")
+    );
+}
+
+#[tokio::test]
+async fn variants_see_the_right_inputs() {
+    let p = pending_cancel();
+    let h = cancel_history(&p);
+    let policy_marker = support::policy()
+        .lines()
+        .find(|l| l.trim().len() > 30)
+        .unwrap()
+        .trim()
+        .to_string();
+    let mut prompts = BTreeMap::new();
+    for name in ["pg-raw", "pg-raw-traj", "pg-checklist", "pg-checklist-only"] {
+        let model = ScriptedModel::new(&[&fixture("valid_pass.json")]);
+        let g = verifier(name, &model, &setup());
+        assert_eq!(g.name(), name);
+        judge(g.as_ref(), &h, &p).await.unwrap();
+        let seen = model.seen();
+        prompts.insert(
+            name,
+            (
+                text(&seen[0].messages[0]).to_string(),
+                text(&seen[0].messages[1]).to_string(),
+            ),
+        );
+    }
+    let has_policy = |n: &str| prompts[n].0.contains(&policy_marker);
+    let has_checklist = |n: &str| {
+        prompts[n].0.contains("max_five_passengers")
+            && prompts[n].0.contains("identity_once_per_session")
+    };
+    assert!(has_policy("pg-raw") && !has_checklist("pg-raw"));
+    assert!(has_policy("pg-raw-traj") && !has_checklist("pg-raw-traj"));
+    assert!(has_policy("pg-checklist") && has_checklist("pg-checklist"));
+    assert!(!has_policy("pg-checklist-only") && has_checklist("pg-checklist-only"));
+    // Output contract in every prefix.
+    for (p, _) in prompts.values() {
+        assert!(p.contains(r#"{"requirements": [{"name": "<short_snake_case_name>", "status": "MET" or "NOT MET""#), "{p}");
+        assert!(p.contains(r#""verdict": "PASS" or "BLOCK", "agent_message""#));
+    }
+    // Dialogue visible except for pg-raw-traj.
+    for n in ["pg-raw", "pg-checklist", "pg-checklist-only"] {
+        assert!(
+            prompts[n].1.contains(SECRET_USER) && prompts[n].1.contains(SECRET_AGENT),
+            "{n}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn raw_traj_prompt_contains_no_dialogue() {
+    let model = ScriptedModel::new(&[&fixture("valid_block.json")]);
+    let g = verifier("pg-raw-traj", &model, &setup());
+    let p = pending_cancel();
+    let h = cancel_history(&p);
+    judge(g.as_ref(), &h, &p).await.unwrap();
+    let seen = model.seen();
+    let all: String = seen[0]
+        .messages
+        .iter()
+        .map(text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    for m in &h {
+        if let Message::User(x) | Message::Assistant(x) = m
+            && let Some(t) = x.content.as_deref()
+        {
+            assert!(!all.contains(t), "dialogue leaked: {t}");
+        }
+    }
+    for s in [
+        "Quetzalcoatl",
+        "Zanzibar",
+        "Yes, please go ahead",
+        "Do you confirm",
+    ] {
+        assert!(!all.contains(s), "dialogue leaked: {s}");
+    }
+    let req = text(&seen[0].messages[1]);
+    assert!(
+        req.contains("AGENT CALLS get_user_details({\"user_id\":\"mia_li_3668\"})"),
+        "{req}"
+    );
+    assert!(req.contains("RESULT of get_reservation_details"), "{req}");
+    assert!(req.contains("dialogue removed"), "{req}");
+    assert!(text(&seen[0].messages[0]).contains("have been removed"));
+}
+
+#[tokio::test]
+async fn blocked_attempts_are_shown_as_blocked() {
+    let model = ScriptedModel::new(&[&fixture("valid_pass.json")]);
+    let g = verifier("pg-raw", &model, &setup());
+    let p = pending_cancel();
+    let earlier = call(
+        "c8",
+        "cancel_reservation",
+        json!({"reservation_id": "NO6JO3"}),
+    );
+    let mut h = cancel_history(&p);
+    let last = h.pop().unwrap();
+    h.push(calls(&earlier));
+    h.push(Message::Tool(ToolMessage {
+        id: "c8".into(),
+        content: "Ask for the cancellation reason first.".into(),
+        requestor: Requestor::Assistant,
+        error: true,
+        turn_idx: None,
+        timestamp: None,
+        guard_blocked: true,
+    }));
+    h.push(last);
+    judge(g.as_ref(), &h, &p).await.unwrap();
+    let req = text(&model.seen()[0].messages[1]).to_string();
+    assert!(req.contains("RESULT of cancel_reservation (BLOCKED by the verifier, never executed): Ask for the cancellation reason first."), "{req}");
+}
+
+// ---------------------------------------------------------------- construction
+
+#[test]
+fn config_names_and_errors() {
+    assert_eq!(
+        parse_config_name("pg-checklist-only-strict"),
+        Some((Variant::ChecklistOnly, true))
+    );
+    assert_eq!(
+        parse_config_name("pg-raw-traj"),
+        Some((Variant::RawTraj, false))
+    );
+    assert_eq!(parse_config_name("pg-raw-strict"), None);
+    let model: Arc<dyn ChatModel> = ScriptedModel::new(&[]);
+    let s = setup();
+    let g = build_policyguard("pg-checklist-strict", false, Some(model.clone()), &s).unwrap();
+    assert_eq!(g.name(), "pg-checklist-strict");
+    let g = build_policyguard("pg-checklist-only", true, Some(model.clone()), &s).unwrap();
+    assert_eq!(g.name(), "pg-checklist-only-strict");
+    assert!(matches!(
+        build_policyguard("pg-raw", true, Some(model.clone()), &s),
+        Err(PolicyGuardError::StrictWithoutChecklist(_))
+    ));
+    assert!(matches!(
+        build_policyguard("pg-raw-strict", false, Some(model.clone()), &s),
+        Err(PolicyGuardError::StrictWithoutChecklist(_))
+    ));
+    assert!(matches!(
+        build_policyguard("pg-magic", false, Some(model.clone()), &s),
+        Err(PolicyGuardError::UnknownVariant(_))
+    ));
+    let bare = PolicyGuardSetup::new("airline", root().join("configs/prompts"));
+    assert!(matches!(
+        build_policyguard("pg-checklist", false, Some(model.clone()), &bare),
+        Err(PolicyGuardError::MissingChecklists { .. })
+    ));
+    assert!(build_policyguard("pg-raw", false, Some(model.clone()), &bare).is_ok());
+    let nowhere = PolicyGuardSetup::new("airline", root().join("no/such/prompts"));
+    let err = build_policyguard("pg-raw", false, Some(model), &nowhere)
+        .err()
+        .expect("missing templates fail");
+    assert!(err.to_string().contains("system.jinja"), "{err}");
+}
+
+#[tokio::test]
+async fn no_model_or_sim_model_gives_the_sim_verifier() {
+    struct SimNamed;
+    impl ChatModel for SimNamed {
+        fn id(&self) -> &str {
+            "sim/sim-agent"
+        }
+        fn complete<'a>(
+            &'a self,
+            _req: &'a ChatRequest,
+        ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+            unreachable!("the sim verifier never calls a model")
+        }
+    }
+    let s = setup();
+    assert!(matches!(
+        build_policyguard("pg-raw", false, None, &s),
+        Err(PolicyGuardError::MissingPrerequisites(_))
+    ));
+    let s = s.load_prerequisites(&root().join("tasks")).unwrap();
+    let p = pending_cancel();
+    for model in [None, Some(Arc::new(SimNamed) as Arc<dyn ChatModel>)] {
+        let g = build_policyguard("pg-checklist", true, model, &s).unwrap();
+        assert_eq!(g.name(), "pg-checklist-strict");
+        let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+        assert_eq!(info(&d)["verifier"], json!("sim"));
+        assert_eq!(d.usage.calls, 0);
+    }
+}
+
+#[test]
+fn prompt_templates_render_for_every_config() {
+    let model: Arc<dyn ChatModel> = ScriptedModel::new(&[]);
+    for v in Variant::ALL {
+        for strict in [false, true] {
+            if strict && !v.supports_strict() {
+                continue;
+            }
+            let g = PolicyGuardVerifier::new(v, strict, model.clone(), &setup()).unwrap();
+            let p = pending_cancel();
+            let r = g.render("POLICY TEXT", &cancel_history(&p), &p).unwrap();
+            assert!(!r.prefix.contains("{{") && !r.prefix.contains("{%"));
+            assert!(!r.request.contains("{{") && !r.request.contains("{%"));
+            assert!(!r.prefix.contains("\n\n\n") && !r.request.contains("\n\n\n"));
+            assert_eq!(r.prefix.contains("POLICY TEXT"), v.uses_policy());
+        }
+    }
+}
+
+#[test]
+fn authored_checklists_render_into_the_static_prefix() {
+    use tauguard_guards::checklist::{DomainToolInfo, load_domain_checklists};
+    let info_tools = DomainToolInfo::from_toolkit("airline", support::AIRLINE_TOOLS);
+    let checklists = load_domain_checklists(&root().join("tasks/airline/checklist"), &info_tools)
+        .expect("authored airline checklists load");
+    let s = PolicyGuardSetup::new("airline", root().join("configs/prompts"))
+        .with_checklists(checklists.clone());
+    let model: Arc<dyn ChatModel> = ScriptedModel::new(&[]);
+    let g = PolicyGuardVerifier::new(Variant::ChecklistOnly, false, model, &s).unwrap();
+    let p = pending_cancel();
+    let r = g.render("", &cancel_history(&p), &p).unwrap();
+    for (tool, cl) in &checklists.tools {
+        assert!(
+            r.prefix.contains(&format!("<checklist tool=\"{tool}\">")),
+            "{tool}"
+        );
+        for q in &cl.requirements {
+            assert!(r.prefix.contains(&format!("- {} [", q.name)), "{}", q.name);
+        }
+        for c in &cl.constraints {
+            assert!(r.prefix.contains(&format!("- {}: ", c.name)), "{}", c.name);
+        }
+    }
+    for rule in &checklists.general {
+        assert!(
+            r.prefix.contains(&format!("- {}: ", rule.name)),
+            "{}",
+            rule.name
+        );
+    }
+}

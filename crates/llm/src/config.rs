@@ -1,0 +1,403 @@
+//! Plain, serde-friendly configuration of model providers and model specs.
+//!
+//! This is the first stage of the two-stage config: the lead's TOML deserialises into these
+//! structs, [`LlmConfig::validate`] checks them, and [`crate::factory::ModelFactory`] turns them
+//! into runnable models (reading API keys from the environment at that point). Nothing here
+//! ever holds a key: `api_key_env` is the *name* of an environment variable.
+//!
+//! TOML shape (every table optional):
+//!
+//! ```toml
+//! [providers.openai]            # the names openai / anthropic / gemini have built-in defaults
+//! kind = "openai"               # openai | anthropic | gemini ("openai" = any compatible server)
+//! base_url = "https://api.openai.com/v1"
+//! api_key_env = "OPENAI_API_KEY"  # omit for servers without auth (vLLM, Ollama)
+//! requests_per_minute = 500     # omit for no client-side rate limit
+//! burst = 1
+//! max_concurrency = 8
+//! timeout_secs = 120.0
+//! headers = { "OpenAI-Organization" = "org-..." }
+//! [providers.openai.retry]
+//! max_attempts = 5              # total attempts, the first included
+//! initial_backoff_secs = 1.0
+//! max_backoff_secs = 60.0
+//! max_retry_after_secs = 120.0
+//! jitter = true
+//!
+//! [prices."gpt-4.1-2025-04-14"]
+//! input_per_mtok = 2.0
+//! output_per_mtok = 8.0
+//! cached_input_per_mtok = 0.5
+//!
+//! [cache]
+//! dir = "results/.llm-cache"
+//! mode = "read_write"           # read_write | write_only | off (`--no-cache` → off)
+//! ```
+//!
+//! A model is chosen with a [`ModelSpec`]: `{ provider = "openai", model = "gpt-4.1-2025-04-14",
+//! temperature = 0.0 }`.
+
+use crate::cache::CacheMode;
+use crate::cost::PriceTable;
+use crate::error::LlmError;
+use crate::model::ChatRequest;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+use tauguard_core::{Message, ToolSpec};
+
+/// The wire protocol a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// OpenAI chat completions; also vLLM, Ollama, and any compatible server.
+    #[serde(alias = "openai_compatible", alias = "vllm", alias = "ollama")]
+    OpenAi,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini `generateContent`.
+    Gemini,
+}
+
+impl ProviderKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi => "openai",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Gemini => "gemini",
+        }
+    }
+
+    /// The vendor's public endpoint.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi => "https://api.openai.com/v1",
+            ProviderKind::Anthropic => "https://api.anthropic.com",
+            ProviderKind::Gemini => "https://generativelanguage.googleapis.com/v1beta",
+        }
+    }
+
+    /// The conventional variable holding the vendor's key.
+    pub fn default_api_key_env(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi => "OPENAI_API_KEY",
+            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+            ProviderKind::Gemini => "GEMINI_API_KEY",
+        }
+    }
+}
+
+/// Retry behaviour for transient failures (429, 408/409, 5xx, time-out, connection).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RetryConfig {
+    /// Total attempts, the first included (1 = never retry).
+    pub max_attempts: u32,
+    /// First backoff delay; doubles per retry.
+    pub initial_backoff_secs: f64,
+    /// Ceiling of the exponential backoff.
+    pub max_backoff_secs: f64,
+    /// Ceiling on a server's `Retry-After` (a server asking for longer is waited this long).
+    pub max_retry_after_secs: f64,
+    /// Add up to 100 % random jitter to each backoff delay.
+    pub jitter: bool,
+}
+
+impl Default for RetryConfig {
+    fn default() -> Self {
+        RetryConfig {
+            max_attempts: 5,
+            initial_backoff_secs: 1.0,
+            max_backoff_secs: 60.0,
+            max_retry_after_secs: 120.0,
+            jitter: true,
+        }
+    }
+}
+
+/// One provider endpoint: protocol, address, credentials variable and client-side limits.
+/// All models built on the same provider name share its rate limiter and concurrency bound.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProviderConfig {
+    pub kind: ProviderKind,
+    /// Defaults to the vendor's endpoint for `kind`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Name of the environment variable holding the key; `None` sends no credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+    /// Client-side rate limit; `None` = unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests_per_minute: Option<u32>,
+    /// Requests allowed back to back before the rate limit spaces them (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<u32>,
+    /// Requests in flight at once across every model of this provider.
+    #[serde(default = "default_concurrency")]
+    pub max_concurrency: usize,
+    /// Per-attempt time-out, whole response included.
+    #[serde(default = "default_timeout_secs")]
+    pub timeout_secs: f64,
+    #[serde(default)]
+    pub retry: RetryConfig,
+    /// Extra request headers (never put a key here: use `api_key_env`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+}
+
+fn default_concurrency() -> usize {
+    8
+}
+
+fn default_timeout_secs() -> f64 {
+    120.0
+}
+
+impl ProviderConfig {
+    /// The built-in settings for the vendor's public endpoint.
+    pub fn builtin(kind: ProviderKind) -> ProviderConfig {
+        ProviderConfig {
+            kind,
+            base_url: None,
+            api_key_env: Some(kind.default_api_key_env().to_string()),
+            requests_per_minute: None,
+            burst: None,
+            max_concurrency: default_concurrency(),
+            timeout_secs: default_timeout_secs(),
+            retry: RetryConfig::default(),
+            headers: BTreeMap::new(),
+        }
+    }
+
+    /// `base_url` or the vendor default, without a trailing slash.
+    pub fn resolved_base_url(&self) -> String {
+        self.base_url
+            .as_deref()
+            .unwrap_or(self.kind.default_base_url())
+            .trim_end_matches('/')
+            .to_string()
+    }
+
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout_secs)
+    }
+
+    /// Checks ranges; `name` is the provider's key in the config, for messages.
+    pub fn validate(&self, name: &str) -> Result<(), LlmError> {
+        let bad = |what: &str| Err(LlmError::Config(format!("provider `{name}`: {what}")));
+        if !(self.timeout_secs.is_finite() && self.timeout_secs > 0.0) {
+            return bad("`timeout_secs` must be a positive number");
+        }
+        if self.max_concurrency == 0 {
+            return bad("`max_concurrency` must be at least 1");
+        }
+        if self.requests_per_minute == Some(0) {
+            return bad("`requests_per_minute` must be at least 1 (omit it for no limit)");
+        }
+        if self.burst == Some(0) {
+            return bad("`burst` must be at least 1");
+        }
+        if self
+            .api_key_env
+            .as_deref()
+            .is_some_and(|v| v.trim().is_empty())
+        {
+            return bad("`api_key_env` is empty (omit it to send no credentials)");
+        }
+        let r = &self.retry;
+        if r.max_attempts == 0 {
+            return bad("`retry.max_attempts` must be at least 1");
+        }
+        for (key, v) in [
+            ("initial_backoff_secs", r.initial_backoff_secs),
+            ("max_backoff_secs", r.max_backoff_secs),
+            ("max_retry_after_secs", r.max_retry_after_secs),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(&format!("`retry.{key}` must be a non-negative number"));
+            }
+        }
+        if let Some(url) = &self.base_url
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            return bad("`base_url` must start with http:// or https://");
+        }
+        Ok(())
+    }
+}
+
+/// Where and whether responses are cached.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheConfig {
+    pub dir: PathBuf,
+    #[serde(default)]
+    pub mode: CacheMode,
+}
+
+/// Everything the model factory needs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LlmConfig {
+    /// Provider name → settings. The names `openai`, `anthropic` and `gemini` work without an
+    /// entry (built-in defaults).
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderConfig>,
+    /// Model name (as sent) → price. Unknown models get `cost: None`.
+    #[serde(default)]
+    pub prices: PriceTable,
+    /// No cache when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheConfig>,
+}
+
+impl LlmConfig {
+    pub fn validate(&self) -> Result<(), LlmError> {
+        for (name, p) in &self.providers {
+            p.validate(name)?;
+        }
+        self.prices.validate()
+    }
+
+    /// The provider's settings: the configured entry, else the built-in one for the names
+    /// `openai`, `anthropic` and `gemini`.
+    pub fn provider(&self, name: &str) -> Result<ProviderConfig, LlmError> {
+        if let Some(p) = self.providers.get(name) {
+            return Ok(p.clone());
+        }
+        let kind = match name {
+            "openai" => ProviderKind::OpenAi,
+            "anthropic" => ProviderKind::Anthropic,
+            "gemini" => ProviderKind::Gemini,
+            _ => {
+                let known: Vec<&str> = self.providers.keys().map(String::as_str).collect();
+                return Err(LlmError::Config(format!(
+                    "unknown provider `{name}`\nhint: configured providers: [{}]; built-in: openai, anthropic, gemini",
+                    known.join(", ")
+                )));
+            }
+        };
+        Ok(ProviderConfig::builtin(kind))
+    }
+}
+
+/// Which model to call, and its default sampling settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelSpec {
+    /// Key into [`LlmConfig::providers`] (or a built-in name).
+    pub provider: String,
+    /// Model name exactly as sent to the provider.
+    pub model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Extra body parameters merged into every request (deep merge for objects), e.g.
+    /// `{ reasoning_effort = "low" }` or Gemini `{ generationConfig = { topK = 1 } }`.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
+}
+
+impl ModelSpec {
+    pub fn new(provider: impl Into<String>, model: impl Into<String>) -> ModelSpec {
+        ModelSpec {
+            provider: provider.into(),
+            model: model.into(),
+            temperature: None,
+            max_tokens: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// `provider/model`: the id of models built from this spec.
+    pub fn id(&self) -> String {
+        format!("{}/{}", self.provider, self.model)
+    }
+
+    /// A request carrying this spec's model and sampling defaults; the caller adds the seed
+    /// and trial (τ²-bench: temperature 0, the trial's seed).
+    pub fn request(&self, messages: Vec<Message>, tools: Vec<ToolSpec>) -> ChatRequest {
+        ChatRequest {
+            model: self.model.clone(),
+            messages,
+            tools,
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            seed: None,
+            trial: 0,
+            json_mode: false,
+            extra: self.extra.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documented_toml_shape_parses() {
+        let cfg: LlmConfig = toml::from_str(
+            r#"
+            [providers.openai]
+            kind = "openai"
+            base_url = "https://api.openai.com/v1/"
+            api_key_env = "OPENAI_API_KEY"
+            requests_per_minute = 500
+            max_concurrency = 8
+            timeout_secs = 120.0
+            headers = { "OpenAI-Organization" = "org-1" }
+            [providers.openai.retry]
+            max_attempts = 4
+            [providers.local]
+            kind = "vllm"
+            base_url = "http://127.0.0.1:8000/v1"
+            [prices."gpt-4.1-2025-04-14"]
+            input_per_mtok = 2.0
+            output_per_mtok = 8.0
+            cached_input_per_mtok = 0.5
+            [cache]
+            dir = "results/.llm-cache"
+            mode = "off"
+            "#,
+        )
+        .expect("parses");
+        cfg.validate().expect("valid");
+        let openai = cfg.provider("openai").expect("configured");
+        assert_eq!(openai.resolved_base_url(), "https://api.openai.com/v1");
+        assert_eq!(openai.retry.max_attempts, 4);
+        assert_eq!(openai.retry.initial_backoff_secs, 1.0);
+        let local = cfg.provider("local").expect("configured");
+        assert_eq!(local.kind, ProviderKind::OpenAi);
+        assert_eq!(local.api_key_env, None);
+        assert_eq!(local.max_concurrency, 8);
+        assert_eq!(cfg.cache.as_ref().map(|c| c.mode), Some(CacheMode::Off));
+        let gemini = cfg.provider("gemini").expect("built-in");
+        assert_eq!(gemini.api_key_env.as_deref(), Some("GEMINI_API_KEY"));
+        assert!(cfg.provider("nope").is_err());
+
+        let spec: ModelSpec = toml::from_str(
+            r#"
+            provider = "openai"
+            model = "gpt-4.1-2025-04-14"
+            temperature = 0.0
+            extra = { reasoning_effort = "low" }
+            "#,
+        )
+        .expect("spec parses");
+        let req = spec.request(Vec::new(), Vec::new());
+        assert_eq!(req.temperature, Some(0.0));
+        assert_eq!(
+            req.extra.get("reasoning_effort"),
+            Some(&serde_json::json!("low"))
+        );
+    }
+
+    #[test]
+    fn bad_values_are_rejected_with_the_provider_name() {
+        let mut p = ProviderConfig::builtin(ProviderKind::Anthropic);
+        p.max_concurrency = 0;
+        let err = p.validate("claude").expect_err("invalid");
+        assert!(err.to_string().contains("`claude`"), "{err}");
+    }
+}

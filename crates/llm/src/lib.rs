@@ -1,0 +1,39 @@
+//! Chat models for every role of a tauguard simulation (agent, user simulator, verifiers,
+//! judge, compilers): the [`ChatModel`] trait and its HTTP providers.
+//!
+//! - `model.rs`: the trait, [`ChatRequest`], [`ChatResponse`].
+//! - `openai.rs`, `anthropic.rs`, `gemini.rs` (+ `gemini_schema.rs`): wire formats.
+//! - `http.rs` (endpoint, error classification, key redaction), `retry.rs` (backoff honouring
+//!   `Retry-After`), `limits.rs` (rate limit + concurrency per provider), `remote.rs` (the
+//!   HTTP-backed model).
+//! - `cost.rs` (price table), `usage.rs` (per-role sums), `cache.rs` (on-disk response cache).
+//! - `config.rs` (serde config) and `factory.rs` (config → `Arc<dyn ChatModel>`).
+//!
+//! Invariant: this crate imports only `tauguard-core`; no API key ever reaches a record, an
+//! error message, a `Debug` rendering or a cache key (keys live in a sensitive header and are
+//! redacted from any quoted server text).
+
+pub mod anthropic;
+pub mod cache;
+pub mod config;
+pub mod cost;
+pub mod error;
+pub mod factory;
+pub mod gemini;
+mod gemini_schema;
+mod http;
+mod limits;
+pub mod model;
+mod openai;
+pub mod remote;
+mod retry;
+pub mod usage;
+
+pub use cache::{CacheMode, CacheStats, CachedModel, ResponseCache};
+pub use config::{CacheConfig, LlmConfig, ModelSpec, ProviderConfig, ProviderKind, RetryConfig};
+pub use cost::{ModelPrice, PriceTable};
+pub use error::{ErrorClass, LlmError, MalformedArguments};
+pub use factory::{ModelFactory, build_model};
+pub use model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+pub use remote::RemoteModel;
+pub use usage::ModelUsageTracker;

@@ -1,0 +1,301 @@
+//! The provider-neutral model interface: [`ChatModel`], [`ChatRequest`], [`ChatResponse`].
+//!
+//! Every role (agent, user simulator, verifiers, judge, compilers) talks to a model through
+//! this trait, so any role can use any provider. Wire formats live in `openai.rs`,
+//! `anthropic.rs` and `gemini.rs`; the HTTP plumbing in `http.rs`; caching in `cache.rs`.
+
+use crate::error::{LlmError, MalformedArguments};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+use tauguard_core::message::{ParticipantMessage, Usage};
+use tauguard_core::{Message, ToolCall, ToolSpec};
+
+/// A boxed, sendable future: keeps [`ChatModel`] object-safe.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A chat model with tool calling. Object-safe: use it as `Arc<dyn ChatModel>` from tasks.
+pub trait ChatModel: Send + Sync {
+    /// A stable, human-readable identity such as `openai/gpt-4.1-2025-04-14`.
+    fn id(&self) -> &str;
+
+    /// What, besides the request, determines the answer: for HTTP models the protocol, base
+    /// URL and bound model. Part of the cache key; never contains credentials.
+    fn cache_scope(&self) -> String {
+        self.id().to_string()
+    }
+
+    /// One completion. Transient failures are retried inside; see [`LlmError::class`].
+    fn complete<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>>;
+}
+
+impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
+    fn id(&self) -> &str {
+        (**self).id()
+    }
+
+    fn cache_scope(&self) -> String {
+        (**self).cache_scope()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        (**self).complete(req)
+    }
+}
+
+/// One completion request, provider-neutral.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    /// Model name exactly as sent; empty = the model the [`ChatModel`] was built for.
+    pub model: String,
+    /// System, user, assistant (with tool calls) and tool messages, in prompt order. Only
+    /// role, content, tool calls (id, name, arguments) and tool-result ids are sent.
+    pub messages: Vec<Message>,
+    /// Tools offered with `tool_choice: auto`; empty = no tools.
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Sent where the provider supports it (OpenAI, Gemini); always part of the cache key.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Trial index: cache identity only, never sent.
+    #[serde(default)]
+    pub trial: u32,
+    /// Ask for a JSON object reply (OpenAI `response_format`, Gemini `responseMimeType`;
+    /// Anthropic has no switch and ignores it).
+    #[serde(default)]
+    pub json_mode: bool,
+    /// Extra body parameters, deep-merged into the provider payload last.
+    #[serde(default)]
+    pub extra: Map<String, Value>,
+}
+
+impl ChatRequest {
+    pub fn new(model: impl Into<String>, messages: Vec<Message>) -> ChatRequest {
+        ChatRequest {
+            model: model.into(),
+            messages,
+            tools: Vec::new(),
+            temperature: None,
+            max_tokens: None,
+            seed: None,
+            trial: 0,
+            json_mode: false,
+            extra: Map::new(),
+        }
+    }
+
+    pub fn with_tools(mut self, tools: Vec<ToolSpec>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    pub fn with_trial(mut self, trial: u32) -> Self {
+        self.trial = trial;
+        self
+    }
+
+    pub fn with_json_mode(mut self, on: bool) -> Self {
+        self.json_mode = on;
+        self
+    }
+}
+
+/// One completion result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatResponse {
+    /// Text, if the model wrote any (an empty string is normalised to `None`).
+    pub content: Option<String>,
+    /// Tool calls with the provider's ids (synthesised for Gemini when it gives none) and
+    /// arguments parsed into JSON objects. `requestor` is `assistant`; the user simulator
+    /// re-tags its own calls.
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    /// Prompt tokens include cached ones; `cached_prompt_tokens` is that subset.
+    #[serde(default)]
+    pub usage: Usage,
+    /// US dollars from the price table; `None` when the model has no price.
+    #[serde(default)]
+    pub cost: Option<f64>,
+    /// Wall time of the call, retries and waits included. On a cache hit: the time recorded
+    /// when the entry was written, so a cached rerun reproduces the record.
+    #[serde(with = "secs_f64")]
+    pub latency: Duration,
+    /// Answered from the on-disk response cache.
+    #[serde(default)]
+    pub cache_hit: bool,
+    /// HTTP attempts made (1 = no retry; 0 = served without a request).
+    #[serde(default)]
+    pub attempts: u32,
+    /// The provider's stop reason (`stop`, `tool_calls`, `end_turn`, `STOP`, ...).
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+    /// Model name as reported by the provider, when it reports one.
+    #[serde(default)]
+    pub provider_model: Option<String>,
+}
+
+impl ChatResponse {
+    /// τ²-bench's "has text content": not null and not whitespace-only.
+    pub fn has_text(&self) -> bool {
+        self.content
+            .as_deref()
+            .is_some_and(|c| !c.trim().is_empty())
+    }
+
+    /// The reply as a trajectory message body (content, tool calls or `None` when there are
+    /// none, cost, usage, generation time); the caller wraps it as assistant or user.
+    pub fn to_participant_message(&self) -> ParticipantMessage {
+        ParticipantMessage {
+            content: self.content.clone(),
+            tool_calls: (!self.tool_calls.is_empty()).then(|| self.tool_calls.clone()),
+            turn_idx: None,
+            timestamp: None,
+            cost: self.cost,
+            usage: Some(self.usage),
+            generation_time_seconds: Some(self.latency.as_secs_f64()),
+        }
+    }
+}
+
+/// A provider reply after wire decoding, before the emptiness check and pricing.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Decoded {
+    pub content: Option<String>,
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    pub finish_reason: Option<String>,
+    pub provider_model: Option<String>,
+}
+
+/// Why a 2xx payload could not be decoded; mapped to [`LlmError`] with provider and model.
+#[derive(Debug)]
+pub(crate) enum DecodeError {
+    Invalid(String),
+    MalformedArguments {
+        tool: String,
+        call_id: String,
+        raw: String,
+        reason: String,
+    },
+}
+
+impl DecodeError {
+    pub(crate) fn into_llm(self, provider: &str, model: &str) -> LlmError {
+        match self {
+            DecodeError::Invalid(reason) => LlmError::InvalidResponse {
+                provider: provider.to_string(),
+                model: model.to_string(),
+                reason,
+            },
+            DecodeError::MalformedArguments {
+                tool,
+                call_id,
+                raw,
+                reason,
+            } => LlmError::MalformedToolArguments(Box::new(MalformedArguments {
+                provider: provider.to_string(),
+                model: model.to_string(),
+                tool,
+                call_id,
+                raw,
+                reason,
+            })),
+        }
+    }
+}
+
+/// Takes `value` as a tool-argument object, or explains why it is not one.
+pub(crate) fn arguments_object(
+    tool: &str,
+    call_id: &str,
+    value: Value,
+) -> Result<Map<String, Value>, DecodeError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        other => Err(DecodeError::MalformedArguments {
+            tool: tool.to_string(),
+            call_id: call_id.to_string(),
+            raw: other.to_string(),
+            reason: format!("expected a JSON object, got {}", json_type(&other)),
+        }),
+    }
+}
+
+pub(crate) fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Merges `extra` into `body`: objects merge key by key, anything else replaces.
+pub(crate) fn deep_merge(body: &mut Map<String, Value>, extra: &Map<String, Value>) {
+    for (k, v) in extra {
+        match (body.get_mut(k), v) {
+            (Some(Value::Object(dst)), Value::Object(src)) => deep_merge(dst, src),
+            _ => {
+                body.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// Serde adapter: a `Duration` as fractional seconds.
+mod secs_f64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let secs = f64::deserialize(d)?;
+        Duration::try_from_secs_f64(secs).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Test helpers shared by the unit tests of the wire formats.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use tauguard_core::Message;
+
+    /// A tool result built through serde, so new optional fields in core need no edits here.
+    pub(crate) fn tool_result(id: &str, content: &str) -> Message {
+        serde_json::from_value(serde_json::json!({"role": "tool", "id": id, "content": content}))
+            .expect("a tool message")
+    }
+}

@@ -1,0 +1,238 @@
+//! OpenAI chat-completions wire format (also vLLM, Ollama and other compatible servers).
+//!
+//! Request: `POST {base_url}/chat/completions` with `Authorization: Bearer <key>`. History is
+//! converted as τ²-bench does (semantics §6.5): assistant tool calls become
+//! `{"id", "type": "function", "function": {"name", "arguments": json.dumps(arguments)}}`
+//! (Python separators, via `tauguard_core::pyjson`), tool results `{"role": "tool", "content",
+//! "tool_call_id"}`; tools are sent with `tool_choice: "auto"`.
+//!
+//! Reply: `choices[0].message.{content, tool_calls}`; `function.arguments` is a JSON *string*
+//! parsed into an object (an object is also accepted, as some compatible servers send one;
+//! an empty string means `{}`). Usage from `usage.{prompt_tokens, completion_tokens,
+//! prompt_tokens_details.cached_tokens}`.
+
+use crate::model::{ChatRequest, DecodeError, Decoded, arguments_object, deep_merge};
+use serde_json::{Map, Value, json};
+use tauguard_core::message::Usage;
+use tauguard_core::pyjson;
+use tauguard_core::{Message, ToolCall};
+
+pub(crate) fn url(base_url: &str) -> String {
+    format!("{base_url}/chat/completions")
+}
+
+pub(crate) fn build_body(req: &ChatRequest, model: &str) -> Value {
+    let messages: Vec<Value> = req.messages.iter().map(message_json).collect();
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model));
+    body.insert("messages".into(), Value::Array(messages));
+    if !req.tools.is_empty() {
+        let tools: Vec<Value> = req.tools.iter().map(|t| t.to_openai()).collect();
+        body.insert("tools".into(), Value::Array(tools));
+        body.insert("tool_choice".into(), json!("auto"));
+    }
+    if let Some(t) = req.temperature {
+        body.insert("temperature".into(), json!(t));
+    }
+    if let Some(n) = req.max_tokens {
+        body.insert("max_tokens".into(), json!(n));
+    }
+    if let Some(seed) = req.seed {
+        body.insert("seed".into(), json!(seed));
+    }
+    if req.json_mode {
+        body.insert("response_format".into(), json!({"type": "json_object"}));
+    }
+    deep_merge(&mut body, &req.extra);
+    Value::Object(body)
+}
+
+fn message_json(m: &Message) -> Value {
+    match m {
+        Message::System { content } => json!({"role": "system", "content": content}),
+        Message::User(p) => json!({"role": "user", "content": p.content}),
+        Message::Assistant(p) => {
+            let mut out = Map::new();
+            out.insert("role".into(), json!("assistant"));
+            out.insert("content".into(), json!(p.content));
+            let calls = m.tool_calls();
+            if !calls.is_empty() {
+                let calls: Vec<Value> = calls
+                    .iter()
+                    .map(|c| {
+                        json!({
+                            "id": c.id,
+                            "type": "function",
+                            "function": {
+                                "name": c.name,
+                                "arguments": pyjson::dumps(&Value::Object(c.arguments.clone())),
+                            },
+                        })
+                    })
+                    .collect();
+                out.insert("tool_calls".into(), Value::Array(calls));
+            }
+            Value::Object(out)
+        }
+        Message::Tool(t) => json!({"role": "tool", "content": t.content, "tool_call_id": t.id}),
+    }
+}
+
+pub(crate) fn decode(body: &Value) -> Result<Decoded, DecodeError> {
+    let choice = body
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+        .ok_or_else(|| DecodeError::Invalid("no `choices[0]` in the reply".into()))?;
+    let message = choice
+        .get("message")
+        .filter(|m| m.is_object())
+        .ok_or_else(|| DecodeError::Invalid("no `choices[0].message` object".into()))?;
+    let content = match message.get("content") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()).filter(|s| !s.is_empty()),
+        Some(other) => {
+            return Err(DecodeError::Invalid(format!(
+                "`message.content` is {}, expected a string",
+                crate::model::json_type(other)
+            )));
+        }
+    };
+    let mut tool_calls = Vec::new();
+    if let Some(calls) = message.get("tool_calls").filter(|v| !v.is_null()) {
+        let calls = calls
+            .as_array()
+            .ok_or_else(|| DecodeError::Invalid("`message.tool_calls` is not an array".into()))?;
+        for call in calls {
+            tool_calls.push(decode_call(call)?);
+        }
+    }
+    let usage = body.get("usage").map(decode_usage).unwrap_or_default();
+    Ok(Decoded {
+        content,
+        tool_calls,
+        usage,
+        finish_reason: choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        provider_model: body
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
+}
+
+fn decode_call(call: &Value) -> Result<ToolCall, DecodeError> {
+    let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
+    let function = call
+        .get("function")
+        .ok_or_else(|| DecodeError::Invalid("a tool call has no `function`".into()))?;
+    let name = function
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| DecodeError::Invalid("a tool call has no `function.name`".into()))?;
+    let arguments = match function.get("arguments") {
+        Some(Value::String(raw)) => parse_arguments(name, id, raw)?,
+        Some(other) => arguments_object(name, id, other.clone())?,
+        None => Map::new(),
+    };
+    Ok(ToolCall {
+        id: id.to_string(),
+        name: name.to_string(),
+        arguments,
+        requestor: Default::default(),
+    })
+}
+
+/// τ²-bench's `json.loads(arguments)`, which must yield an object. Whitespace-only text is
+/// read as `{}` (some compatible servers send `""` for argument-less calls).
+fn parse_arguments(
+    tool: &str,
+    call_id: &str,
+    raw: &str,
+) -> Result<Map<String, Value>, DecodeError> {
+    if raw.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(DecodeError::MalformedArguments {
+            tool: tool.to_string(),
+            call_id: call_id.to_string(),
+            raw: raw.to_string(),
+            reason: format!(
+                "expected a JSON object, got {}",
+                crate::model::json_type(&other)
+            ),
+        }),
+        Err(e) => Err(DecodeError::MalformedArguments {
+            tool: tool.to_string(),
+            call_id: call_id.to_string(),
+            raw: raw.to_string(),
+            reason: format!("invalid JSON: {e}"),
+        }),
+    }
+}
+
+fn decode_usage(u: &Value) -> Usage {
+    let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+    Usage {
+        prompt_tokens: n(u.get("prompt_tokens")),
+        completion_tokens: n(u.get("completion_tokens")),
+        cached_prompt_tokens: n(u.pointer("/prompt_tokens_details/cached_tokens")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tauguard_core::message::ParticipantMessage;
+
+    #[test]
+    fn history_is_converted_like_upstream() {
+        let mut args = Map::new();
+        args.insert("user_id".into(), json!("mia_li_3668"));
+        args.insert("n".into(), json!(2));
+        let req = ChatRequest::new(
+            "gpt-x",
+            vec![
+                Message::System {
+                    content: Some("policy".into()),
+                },
+                Message::User(ParticipantMessage {
+                    content: Some("hi".into()),
+                    ..Default::default()
+                }),
+                Message::Assistant(ParticipantMessage {
+                    tool_calls: Some(vec![ToolCall {
+                        id: "call_1".into(),
+                        name: "get_user_details".into(),
+                        arguments: args,
+                        requestor: Default::default(),
+                    }]),
+                    ..Default::default()
+                }),
+                crate::model::test_support::tool_result("call_1", "{}"),
+            ],
+        )
+        .with_temperature(0.0)
+        .with_seed(7);
+        let body = build_body(&req, "gpt-x");
+        assert_eq!(
+            body["messages"][1],
+            json!({"role": "user", "content": "hi"})
+        );
+        assert_eq!(
+            body["messages"][2]["tool_calls"][0]["function"]["arguments"],
+            json!(r#"{"user_id": "mia_li_3668", "n": 2}"#)
+        );
+        assert_eq!(body["messages"][2]["content"], Value::Null);
+        assert_eq!(
+            body["messages"][3],
+            json!({"role": "tool", "content": "{}", "tool_call_id": "call_1"})
+        );
+        assert_eq!(body["seed"], json!(7));
+        assert!(body.get("tools").is_none() && body.get("tool_choice").is_none());
+    }
+}

@@ -1,0 +1,177 @@
+//! The on-disk response cache in front of a real HTTP model.
+
+use crate::common::{self, KEY};
+use crate::openai::tool_call_reply;
+use std::path::Path;
+use tauguard_llm::{CacheConfig, CacheMode, ProviderKind, ResponseCache};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const MODEL: &str = "gpt-4.1-2025-04-14";
+
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+async fn server_with_reply() -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(tool_call_reply(r#"{"reservation_id": "EHGLP3"}"#)),
+        )
+        .mount(&server)
+        .await;
+    server
+}
+
+fn cache_config(dir: &Path, mode: CacheMode) -> Option<CacheConfig> {
+    Some(CacheConfig {
+        dir: dir.to_path_buf(),
+        mode,
+    })
+}
+
+#[tokio::test]
+async fn identical_request_hits_and_new_trial_misses() {
+    let server = server_with_reply().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let factory = common::factory(
+        common::provider(ProviderKind::OpenAi, &server),
+        cache_config(dir.path(), CacheMode::ReadWrite),
+    );
+    let model = factory.build(&common::spec(MODEL)).expect("model");
+    let req = common::request(MODEL);
+
+    let first = model.complete(&req).await.expect("first");
+    assert!(!first.cache_hit);
+    let second = model.complete(&req).await.expect("second");
+    assert!(second.cache_hit);
+    assert_eq!(second.attempts, 0);
+    assert_eq!(second.tool_calls, first.tool_calls);
+    assert_eq!(second.usage, first.usage);
+    assert_eq!(second.cost, first.cost);
+    assert_eq!(second.latency, first.latency);
+    assert_eq!(server.received_requests().await.map(|r| r.len()), Some(1));
+
+    let other_trial = model
+        .complete(&req.clone().with_trial(1))
+        .await
+        .expect("trial 1");
+    assert!(!other_trial.cache_hit);
+    assert_eq!(server.received_requests().await.map(|r| r.len()), Some(2));
+
+    let stats = factory.cache_stats().expect("cache configured");
+    assert_eq!(
+        (stats.hits, stats.misses, stats.writes, stats.errors),
+        (1, 2, 2, 0)
+    );
+    assert!(stats.saved_cost > 0.0);
+    let line = stats.to_string();
+    assert!(line.starts_with("llm cache: 1 hits, 2 misses"), "{line}");
+
+    // A fresh factory over the same directory (a rerun) is served from disk.
+    let rerun = common::factory(
+        common::provider(ProviderKind::OpenAi, &server),
+        cache_config(dir.path(), CacheMode::ReadWrite),
+    );
+    let model = rerun.build(&common::spec(MODEL)).expect("model");
+    assert!(model.complete(&req).await.expect("rerun").cache_hit);
+    assert_eq!(server.received_requests().await.map(|r| r.len()), Some(2));
+
+    // Entries are sharded, named by their key, and never hold the API key.
+    let files = files_under(dir.path());
+    assert_eq!(files.len(), 2, "{files:?}");
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("entry");
+        assert!(!text.contains(KEY), "key in cache file {f:?}");
+        let stem = f.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let shard = f
+            .parent()
+            .and_then(|p| p.file_name())
+            .and_then(|s| s.to_str());
+        assert_eq!(stem.len(), 64);
+        assert_eq!(shard, stem.get(..2));
+    }
+}
+
+#[tokio::test]
+async fn corrupt_entry_is_a_miss_and_gets_rewritten() {
+    let server = server_with_reply().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let factory = common::factory(
+        common::provider(ProviderKind::OpenAi, &server),
+        cache_config(dir.path(), CacheMode::ReadWrite),
+    );
+    let model = factory.build(&common::spec(MODEL)).expect("model");
+    let req = common::request(MODEL);
+    let cache = factory.cache().expect("cache");
+    let path = cache.entry_path(&ResponseCache::key(&model.cache_scope(), &req));
+    std::fs::create_dir_all(path.parent().expect("shard")).expect("mkdir");
+    std::fs::write(&path, b"{\"format\": 1, \"key\": trunc").expect("write");
+
+    assert!(!model.complete(&req).await.expect("first").cache_hit);
+    assert!(model.complete(&req).await.expect("second").cache_hit);
+    let stats = cache.stats();
+    assert_eq!(
+        (stats.hits, stats.misses, stats.writes, stats.errors),
+        (1, 1, 1, 1)
+    );
+}
+
+#[tokio::test]
+async fn no_cache_and_write_only_modes() {
+    let server = server_with_reply().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = common::provider(ProviderKind::OpenAi, &server);
+    let off = common::factory(cfg.clone(), cache_config(dir.path(), CacheMode::ReadWrite))
+        .with_cache_mode(CacheMode::Off);
+    assert!(off.cache_stats().is_none());
+    let model = off.build(&common::spec(MODEL)).expect("model");
+    let req = common::request(MODEL);
+    model.complete(&req).await.expect("1");
+    model.complete(&req).await.expect("2");
+    assert_eq!(server.received_requests().await.map(|r| r.len()), Some(2));
+    assert!(files_under(dir.path()).is_empty());
+
+    let refresh = common::factory(cfg, cache_config(dir.path(), CacheMode::WriteOnly));
+    let model = refresh.build(&common::spec(MODEL)).expect("model");
+    assert!(!model.complete(&req).await.expect("3").cache_hit);
+    assert!(!model.complete(&req).await.expect("4").cache_hit);
+    assert_eq!(server.received_requests().await.map(|r| r.len()), Some(4));
+    assert_eq!(files_under(dir.path()).len(), 1);
+}
+
+#[tokio::test]
+async fn failed_calls_are_not_cached() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(tool_call_reply(r#"{"reservation_id": "#)),
+        )
+        .expect(2)
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let factory = common::factory(
+        common::provider(ProviderKind::OpenAi, &server),
+        cache_config(dir.path(), CacheMode::ReadWrite),
+    );
+    let model = factory.build(&common::spec(MODEL)).expect("model");
+    let req = common::request(MODEL);
+    assert!(model.complete(&req).await.is_err());
+    assert!(model.complete(&req).await.is_err());
+    assert!(files_under(dir.path()).is_empty());
+}

@@ -1,0 +1,150 @@
+//! Shared fixtures: a τ²-bench airline conversation, a provider config pointing at a wiremock
+//! server with millisecond backoffs, and a factory whose environment holds a fake key.
+
+use serde_json::{Value, json};
+use tauguard_core::message::ParticipantMessage;
+use tauguard_core::{Message, ToolSpec};
+use tauguard_llm::{
+    CacheConfig, ChatRequest, LlmConfig, ModelFactory, ModelPrice, ModelSpec, PriceTable,
+    ProviderConfig, ProviderKind, RetryConfig,
+};
+use wiremock::MockServer;
+
+/// The fake key; tests assert it never shows up where it must not.
+pub const KEY: &str = "sk-test-SECRET-0123456789abcdef";
+pub const KEY_VAR: &str = "TAUGUARD_TEST_KEY";
+
+pub fn provider(kind: ProviderKind, server: &MockServer) -> ProviderConfig {
+    let mut cfg = ProviderConfig::builtin(kind);
+    cfg.base_url = Some(server.uri());
+    cfg.api_key_env = Some(KEY_VAR.into());
+    cfg.timeout_secs = 2.0;
+    cfg.retry = RetryConfig {
+        max_attempts: 3,
+        initial_backoff_secs: 0.001,
+        max_backoff_secs: 0.005,
+        max_retry_after_secs: 5.0,
+        jitter: true,
+    };
+    cfg
+}
+
+pub fn prices() -> PriceTable {
+    let mut p = PriceTable::default();
+    p.insert(
+        "gpt-4.1-2025-04-14",
+        ModelPrice {
+            input_per_mtok: 2.0,
+            output_per_mtok: 8.0,
+            cached_input_per_mtok: Some(0.5),
+        },
+    );
+    p.insert(
+        "claude-sonnet-4-5",
+        ModelPrice {
+            input_per_mtok: 3.0,
+            output_per_mtok: 15.0,
+            cached_input_per_mtok: Some(0.3),
+        },
+    );
+    p
+}
+
+pub fn factory(cfg: ProviderConfig, cache: Option<CacheConfig>) -> ModelFactory {
+    let mut config = LlmConfig {
+        prices: prices(),
+        cache,
+        ..LlmConfig::default()
+    };
+    config.providers.insert("mock".into(), cfg);
+    ModelFactory::new(config)
+        .expect("valid config")
+        .with_env(|var| (var == KEY_VAR).then(|| KEY.to_string()))
+}
+
+pub fn spec(model: &str) -> ModelSpec {
+    let mut s = ModelSpec::new("mock", model);
+    s.temperature = Some(0.0);
+    s
+}
+
+fn participant(text: &str) -> ParticipantMessage {
+    ParticipantMessage {
+        content: Some(text.into()),
+        ..Default::default()
+    }
+}
+
+/// System prompt, the fixed greeting, and the user's first message.
+pub fn conversation() -> Vec<Message> {
+    vec![
+        Message::System {
+            content: Some(
+                "<instructions>\nYou are a customer service agent.\n</instructions>\n<policy>\nBe nice.\n</policy>"
+                    .into(),
+            ),
+        },
+        Message::Assistant(participant("Hi! How can I help you today?")),
+        Message::User(participant(
+            "Hi, I'd like to cancel reservation EHGLP3. My user id is emma_kim_9957.",
+        )),
+    ]
+}
+
+/// Two airline tools with pydantic-style schemas (titles, `$defs`, `$ref`, nullable).
+pub fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "get_reservation_details".into(),
+            description: "Get the details of a reservation.".into(),
+            parameters: json!({
+                "type": "object",
+                "title": "get_reservation_details",
+                "properties": {
+                    "reservation_id": {"type": "string", "title": "Reservation Id",
+                        "description": "The reservation ID, such as '8JX2WO'."}
+                },
+                "required": ["reservation_id"],
+                "additionalProperties": false
+            }),
+        },
+        ToolSpec {
+            name: "cancel_reservation".into(),
+            description: "Cancel the whole reservation.".into(),
+            parameters: json!({
+                "type": "object",
+                "$defs": {"Reason": {"enum": ["change_of_plan", "airline_cancelled", "other"],
+                    "title": "Reason", "type": "string"}},
+                "properties": {
+                    "reservation_id": {"type": "string", "title": "Reservation Id"},
+                    "reason": {"$ref": "#/$defs/Reason"},
+                    "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}
+                },
+                "required": ["reservation_id"]
+            }),
+        },
+    ]
+}
+
+pub fn request(model: &str) -> ChatRequest {
+    spec(model)
+        .request(conversation(), tools())
+        .with_seed(626729)
+}
+
+/// JSON bodies of every request the server received.
+pub async fn bodies(server: &MockServer) -> Vec<Value> {
+    server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| serde_json::from_slice(&r.body).unwrap_or(Value::Null))
+        .collect()
+}
+
+/// A tool result built through serde, so new optional fields in core need no edits here.
+pub fn tool_result(id: &str, content: &str) -> Message {
+    serde_json::from_value(json!({"role": "tool", "id": id, "content": content}))
+        .expect("a tool message")
+}

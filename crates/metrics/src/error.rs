@@ -1,0 +1,67 @@
+//! The one error type of this crate. Every variant that comes from an input names the file
+//! (and the line, where there is one), so a malformed record is found without a debugger.
+
+use std::path::PathBuf;
+
+/// Anything that stops loading inputs, computing a comparison or writing outputs.
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    /// A file or directory could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line of a `records.jsonl` is not a valid simulation record.
+    #[error("{}:{line}: not a simulation record: {message}", path.display())]
+    BadRecord {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    /// A τ²-bench `results.json` does not have upstream's layout.
+    /// `location` is `line L column C` for JSON syntax and shape errors, or a path such as
+    /// `simulations[3].messages[5]`.
+    #[error("{}: {location}: not a τ²-bench results file: {message}", path.display())]
+    BadResults {
+        path: PathBuf,
+        location: String,
+        message: String,
+    },
+    /// The input is well-formed but cannot be interpreted (unknown domain, unknown task, ...).
+    #[error("{}: {message}\nhint: {hint}", path.display())]
+    Unsupported {
+        path: PathBuf,
+        message: String,
+        hint: String,
+    },
+    /// An input path is neither a run directory, a `.jsonl` nor a `.json` file.
+    #[error("{}: not a run directory, a records `.jsonl` or a τ²-bench `results.json`\nhint: a run directory holds `records.jsonl` (or `results.json`)", path.display())]
+    UnknownInput { path: PathBuf },
+    /// A domain table (`domains.json` shape) is malformed.
+    #[error("domain table: {0}")]
+    BadDomainTable(String),
+    /// `compare` found no (task, trial) present in both inputs.
+    #[error("no paired simulations: {0}")]
+    NoPairs(String),
+    /// Writing a CSV table failed.
+    #[error("{}: {source}", path.display())]
+    Csv {
+        path: PathBuf,
+        #[source]
+        source: csv::Error,
+    },
+    /// Drawing a plot failed.
+    #[error("{}: cannot draw plot: {message}", path.display())]
+    Plot { path: PathBuf, message: String },
+}
+
+impl MetricsError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        MetricsError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! Loading inputs: tauguard `records.jsonl` files, run directories holding one, and upstream
+//! τ²-bench `results.json` files (imported by `upstream.rs`).
+//!
+//! An INPUT is resolved as follows: a directory → its `records.jsonl`, else its
+//! `results.json`; a `.json` file → an upstream results file; any other file → JSON lines.
+//! JSON lines are parsed in parallel; the first malformed line (by line number) is reported
+//! as `path:line: message`. Blank lines are skipped.
+
+use crate::domains::DomainTable;
+use crate::error::MetricsError;
+use crate::upstream;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use tauguard_core::record::SimulationRecord;
+
+/// How inputs are interpreted.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Mutating tools and ordered-trace flags per domain, used for imported results files.
+    pub domains: DomainTable,
+}
+
+/// Loads every input with the built-in domain table; records keep input order.
+pub fn load_inputs<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<SimulationRecord>, MetricsError> {
+    load_inputs_with(paths, &LoadOptions::default())
+}
+
+/// Loads every input; records keep input order.
+pub fn load_inputs_with<P: AsRef<Path>>(
+    paths: &[P],
+    options: &LoadOptions,
+) -> Result<Vec<SimulationRecord>, MetricsError> {
+    let mut out = Vec::new();
+    for p in paths {
+        out.extend(load_input(p.as_ref(), options)?);
+    }
+    Ok(out)
+}
+
+/// Loads one INPUT (run directory, records `.jsonl` or τ²-bench `results.json`).
+pub fn load_input(
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<Vec<SimulationRecord>, MetricsError> {
+    let file = resolve(path)?;
+    let text = std::fs::read_to_string(&file).map_err(|e| MetricsError::io(&file, e))?;
+    let is_json = file.extension().is_some_and(|e| e == "json");
+    if is_json {
+        if !upstream::looks_like_results(&text) {
+            return Err(MetricsError::BadResults {
+                path: file,
+                location: "line 1 column 1".into(),
+                message: "expected an object with `info`, `tasks` and `simulations`".into(),
+            });
+        }
+        upstream::import_results(&file, &text, &options.domains)
+    } else {
+        parse_records_jsonl(&file, &text)
+    }
+}
+
+fn resolve(path: &Path) -> Result<PathBuf, MetricsError> {
+    let meta = std::fs::metadata(path).map_err(|e| MetricsError::io(path, e))?;
+    if meta.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    if meta.is_dir() {
+        for name in ["records.jsonl", "results.json"] {
+            let candidate = path.join(name);
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    Err(MetricsError::UnknownInput {
+        path: path.to_path_buf(),
+    })
+}
+
+/// Parses JSON lines of `SimulationRecord`s; `path` only names the source in errors.
+pub fn parse_records_jsonl(
+    path: &Path,
+    text: &str,
+) -> Result<Vec<SimulationRecord>, MetricsError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let parsed: Vec<Option<Result<SimulationRecord, (usize, String)>>> = lines
+        .par_iter()
+        .enumerate()
+        .with_min_len(1024)
+        .map(|(i, line)| {
+            let line = line.trim();
+            if line.is_empty() {
+                return None;
+            }
+            Some(serde_json::from_str::<SimulationRecord>(line).map_err(|e| (i + 1, e.to_string())))
+        })
+        .collect();
+    let mut out = Vec::with_capacity(parsed.len());
+    for item in parsed.into_iter().flatten() {
+        match item {
+            Ok(r) => out.push(r),
+            Err((line, message)) => {
+                return Err(MetricsError::BadRecord {
+                    path: path.to_path_buf(),
+                    line,
+                    message,
+                });
+            }
+        }
+    }
+    Ok(out)
+}

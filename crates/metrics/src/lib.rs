@@ -1,0 +1,108 @@
+//! Metrics of tauguard, computed from simulation records only: Pass^k overall and per PV / Mut
+//! slice, per-call guard confusion, call-NMR, turn inflation, ordered-trace compliance, attack
+//! success, McNemar tests and bootstrap intervals, rendered as the papers' tables (Markdown,
+//! CSV, LaTeX, JSON) and plots (PNG, SVG).
+//!
+//! Inputs are tauguard `records.jsonl` files (or run directories holding one) and upstream
+//! τ²-bench `results.json` files, which `upstream.rs` imports as records. This crate imports
+//! only `tauguard-core`; the `tauguard report` / `tauguard compare` commands in `crates/cli`
+//! are thin wrappers over the API below.
+//!
+//! ```no_run
+//! use tauguard_metrics::{Format, ReportOptions, load_inputs, report, write_outputs};
+//! let records = load_inputs(&["results/run1"])?;
+//! let rep = report(&records, &ReportOptions::default());
+//! print!("{}", rep.render(Format::Md));
+//! write_outputs(&rep, std::path::Path::new("out"))?;
+//! # Ok::<(), tauguard_metrics::MetricsError>(())
+//! ```
+//!
+//! # JSON shapes
+//!
+//! `report --format json` prints a list with one object per (domain, agent model, guard)
+//! group. Rates are numbers in [0, 1] or `null` when undefined (zero denominator):
+//!
+//! ```text
+//! [{
+//!   "domain": "airline", "agent_model": "gpt-5.4", "guard": "pg-checklist",
+//!   "n_tasks": 50, "n_simulations": 200, "infra_errors": 0,
+//!   "pass_k": {"1": 0.71, "2": 0.64, "3": 0.6, "4": 0.58},     // k = 1..K, K = min trials per task
+//!   "p4_p1": 0.817,                                            // null when K < 4
+//!   "pass1_per_trial": {"values": {"0": 0.7, "1": 0.72, ...}, "mean": 0.71, "std": 0.01},
+//!   "pv":  {"n_tasks": 24, "n_simulations": 96, "infra_errors": 0, "pass_k": {...},
+//!           "p4_p1": ..., "pass1_per_trial": {...}},
+//!   "mut": {same shape as "pv"},
+//!   "duplicates": 0,
+//!   "delta_vs_baseline": {"1": 0.05, ..., "4": 0.12},          // null for the baseline
+//!   "avg_reward": 0.71,
+//!   "cost_per_simulation": {"agent": 0.41, "guard": 0.52, "user": 0.08},
+//!   "confusion": {
+//!     "verdict": {"tp": 24, "fn": 0, "fp": 10, "tn": 40, "attempts": 74, "blocked": 34,
+//!                 "pv_recall": 1.0, "block_rate": 0.459},
+//!     "runtime": {same keys},
+//!     "labelled_by_faults": 0, "labelled_by_oracle": 74},
+//!   "call_nmr": {"all":     {"calls": 60, "lacking": 9, "unknown": 0, "rate": 0.15},
+//!                "passing": {"calls": 20, "lacking": 1, "unknown": 0, "rate": 0.05}},
+//!   "turns": {"mut_simulations": 104, "mean_turns": 21.3, "delta_vs_baseline": 2.1},
+//!   "trace": null | {"traces", "passing", "gold_steps", "matched_steps", "compliant",
+//!                    "step_tcr", "trace_tcr", "process_valid_rate"},
+//!   "attack": null | {"simulations": 80, "successes": 7, "asr": 0.0875}
+//! }, ...]
+//! ```
+//!
+//! `compare A B --format json` prints one object:
+//!
+//! ```text
+//! {
+//!   "label_a": "A", "label_b": "B",
+//!   "pair_by": ["domain", "agent_model"],       // identity fields used besides task + trial
+//!   "n_pairs": 600, "b": 12, "c": 51,           // b = A pass & B fail, c = A fail & B pass
+//!   "exact_p": 1.2e-7, "mid_p": 8.1e-8, "chi2": 23.5, "chi2_p": 1.2e-6,   // pooled over strata
+//!   "infra_dropped": 0, "unpaired_a": 0, "unpaired_b": 0,
+//!   "strata_by": "domain",
+//!   "strata": [{"stratum": "airline", "n_pairs": 200, "b": 4, "c": 20, "exact_p": ...,
+//!               "mid_p": ..., "chi2": ..., "chi2_p": ...}, ...],
+//!   "n_tasks": 150,
+//!   "pass_k_diff": [{"k": 1, "a": 0.61, "b": 0.7, "diff": 0.09, "ci_low": 0.03,
+//!                    "ci_high": 0.15}, ...],
+//!   "bootstrap": {"resamples": 10000, "seed": 34473518784426596, "level": 0.95}
+//! }
+//! ```
+
+pub mod attack;
+pub mod bootstrap;
+pub mod compare;
+pub mod confusion;
+pub mod domains;
+pub mod error;
+mod fast_hash;
+pub mod input;
+pub mod mcnemar;
+pub mod nmr;
+pub mod outcome;
+pub mod output;
+pub mod pass_k;
+pub mod plots;
+pub mod report;
+pub mod slices;
+pub mod synthetic;
+pub mod table;
+pub mod tables;
+pub mod trace;
+pub mod turns;
+mod upstream;
+
+#[cfg(test)]
+use synthetic as testutil;
+
+pub use bootstrap::BootstrapOptions;
+pub use compare::{CompareOptions, Comparison, Strata, compare};
+pub use confusion::{LabelOptions, Oracle};
+pub use domains::DomainTable;
+pub use error::MetricsError;
+pub use input::{LoadOptions, load_input, load_inputs, load_inputs_with, parse_records_jsonl};
+pub use mcnemar::{McNemar, mcnemar};
+pub use outcome::InfraPolicy;
+pub use output::write_outputs;
+pub use report::{GroupReport, Report, ReportOptions, report};
+pub use table::{Format, Table};

@@ -1,0 +1,384 @@
+//! `report`: groups records by (domain, agent model, guard), computes every metric per group
+//! and relates each group to the same agent's baseline. Rendering lives in `tables.rs`,
+//! files and plots in `output.rs` and `plots.rs`.
+//!
+//! Duplicates: records with the same (run, cell, task, trial, seed) are one simulation written
+//! twice (a resumed run); the last record wins, except that a scored record is never replaced
+//! by an infrastructure error. Records of different runs with the same group key are pooled
+//! (their trials add up).
+
+use crate::attack::AttackStats;
+use crate::confusion::{ConfusionViews, LabelOptions};
+use crate::fast_hash::FxHashMap;
+use crate::nmr::CallNmrViews;
+use crate::outcome::{InfraPolicy, scored};
+use crate::pass_k::{PassK, TaskTally, trial_pass1};
+use crate::slices::SliceMetrics;
+use crate::trace::TraceCompliance;
+use crate::turns::{TurnStats, TurnSum};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use tauguard_core::record::{SimulationRecord, Slice};
+
+/// Options of `report`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReportOptions {
+    /// Infrastructure errors: excluded and counted (default) or counted as failures.
+    pub infra: InfraPolicy,
+    /// Violation labels of the confusion matrices.
+    pub labels: LabelOptions,
+    /// Guard name of the no-guard configuration deltas are taken against.
+    pub baseline_guard: String,
+    /// The k of the headline tables (PolicyGuard Table 2 reports Pass^4); lowered to the
+    /// largest K of any group when none reaches it. A group with fewer trials shows "—".
+    pub headline_k: u32,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            infra: InfraPolicy::Exclude,
+            labels: LabelOptions::default(),
+            baseline_guard: "baseline".into(),
+            headline_k: 4,
+        }
+    }
+}
+
+/// Every metric of one (domain, agent model, guard) group. Serialized as one element of the
+/// `report` JSON list (see the crate docs for the shape).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupReport {
+    pub domain: String,
+    pub agent_model: String,
+    pub guard: String,
+    /// All tasks of the group.
+    #[serde(flatten)]
+    pub overall: SliceMetrics,
+    /// Tasks whose gold actions contain no agent-side mutating call.
+    pub pv: SliceMetrics,
+    /// The other tasks.
+    #[serde(rename = "mut")]
+    pub mut_: SliceMetrics,
+    /// Records dropped as duplicates of another record of the same simulation.
+    pub duplicates: u64,
+    /// Overall pass^k minus the same agent's baseline pass^k (same domain), for the k both
+    /// have; `None` for the baseline itself or without a baseline.
+    pub delta_vs_baseline: Option<PassK>,
+    /// Mean reward over scored simulations with a reward (τ²-bench `avg_reward`).
+    pub avg_reward: Option<f64>,
+    /// Mean cost in US dollars per scored simulation, per role, over simulations whose cost
+    /// for that role is known.
+    pub cost_per_simulation: BTreeMap<String, f64>,
+    pub confusion: ConfusionViews,
+    pub call_nmr: CallNmrViews,
+    pub turns: TurnStats,
+    /// Ordered-trace compliance; `None` when no record has a gold trace.
+    pub trace: Option<TraceCompliance>,
+    /// Attack success; `None` when no record is an attack task.
+    pub attack: Option<AttackStats>,
+}
+
+impl GroupReport {
+    /// `domain / agent / guard`.
+    pub fn label(&self) -> String {
+        format!("{} / {} / {}", self.domain, self.agent_model, self.guard)
+    }
+}
+
+/// The result of `report`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Sorted by domain, agent model, then guard with the baseline first.
+    pub groups: Vec<GroupReport>,
+    /// The k used by the headline tables (0 when no group has a scored task): the requested
+    /// `headline_k`, or the largest K of any group when smaller.
+    pub headline_k: u32,
+    pub options: ReportOptions,
+    /// Things a reader should know (unequal trial counts, duplicates); not part of the JSON.
+    pub warnings: Vec<String>,
+}
+
+type GroupKey<'a> = (&'a str, &'a str, &'a str);
+
+/// The records of one group after de-duplication, each with a dense task index.
+struct Grouped<'a> {
+    key: GroupKey<'a>,
+    records: Vec<(&'a SimulationRecord, u32)>,
+    n_tasks: u32,
+    duplicates: u64,
+}
+
+/// Groups records and drops duplicates in one pass. Consecutive records usually share their
+/// group and run, so the last key is checked before any hashing.
+fn group<'a>(records: &'a [SimulationRecord]) -> Vec<Grouped<'a>> {
+    let mut index: FxHashMap<GroupKey<'a>, u32> = FxHashMap::default();
+    let mut groups: Vec<Grouped<'a>> = Vec::new();
+    let mut tasks: Vec<FxHashMap<&'a str, u32>> = Vec::new();
+    let mut runs: FxHashMap<(&'a str, &'a str), u32> = FxHashMap::default();
+    let mut seen: FxHashMap<(u32, u32, u32, u32, u64), u32> = FxHashMap::default();
+    seen.reserve(records.len());
+    let mut last_group: Option<(GroupKey<'a>, u32)> = None;
+    let mut last_run: Option<((&'a str, &'a str), u32)> = None;
+    for rec in records {
+        let key = (
+            rec.domain.as_str(),
+            rec.agent_model.as_str(),
+            rec.guard.as_str(),
+        );
+        let gi = match last_group {
+            Some((k, i)) if k == key => i,
+            _ => {
+                let i = *index.entry(key).or_insert_with(|| {
+                    groups.push(Grouped {
+                        key,
+                        records: Vec::new(),
+                        n_tasks: 0,
+                        duplicates: 0,
+                    });
+                    tasks.push(FxHashMap::default());
+                    (groups.len() - 1) as u32
+                });
+                last_group = Some((key, i));
+                i
+            }
+        };
+        let run = (rec.run_id.as_str(), rec.cell_id.as_str());
+        let ri = match last_run {
+            Some((k, i)) if k == run => i,
+            _ => {
+                let next = runs.len() as u32;
+                let i = *runs.entry(run).or_insert(next);
+                last_run = Some((run, i));
+                i
+            }
+        };
+        let g = &mut groups[gi as usize];
+        let task_map = &mut tasks[gi as usize];
+        let next = task_map.len() as u32;
+        let ti = *task_map.entry(rec.task_id.as_str()).or_insert(next);
+        g.n_tasks = task_map.len() as u32;
+        match seen.entry((gi, ti, rec.trial, ri, rec.seed)) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(g.records.len() as u32);
+                g.records.push((rec, ti));
+            }
+            std::collections::hash_map::Entry::Occupied(o) => {
+                g.duplicates += 1;
+                let slot = &mut g.records[*o.get() as usize];
+                if !(rec.is_infra_error() && !slot.0.is_infra_error()) {
+                    *slot = (rec, ti);
+                }
+            }
+        }
+    }
+    groups
+}
+
+fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
+    move |g: &str| (g != baseline, g.to_string())
+}
+
+/// Running totals of one slice view (overall, PV or Mut) of a group.
+struct SliceAcc {
+    tasks: Vec<TaskTally>,
+    cells: FxHashMap<(u32, u32), TaskTally>,
+    simulations: u64,
+    infra_errors: u64,
+}
+
+impl SliceAcc {
+    fn new(n_tasks: usize) -> SliceAcc {
+        SliceAcc {
+            tasks: vec![TaskTally::default(); n_tasks],
+            cells: FxHashMap::default(),
+            simulations: 0,
+            infra_errors: 0,
+        }
+    }
+
+    fn add(&mut self, task: u32, trial: u32, success: bool) {
+        self.simulations += 1;
+        for t in [
+            &mut self.tasks[task as usize],
+            self.cells.entry((trial, task)).or_default(),
+        ] {
+            t.n += 1;
+            t.c += u32::from(success);
+        }
+    }
+
+    fn finish(self, max_k: Option<u32>) -> SliceMetrics {
+        let pass1 = trial_pass1(self.cells.into_iter().map(|((trial, _), t)| (trial, t)));
+        SliceMetrics::assemble(
+            &self.tasks,
+            pass1,
+            self.simulations,
+            self.infra_errors,
+            max_k,
+        )
+    }
+}
+
+/// Every metric of one group in a single pass over its records.
+fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
+    let n = g.n_tasks as usize;
+    let mut slices = [SliceAcc::new(n), SliceAcc::new(n), SliceAcc::new(n)];
+    let mut reward_sum = 0.0;
+    let mut reward_n = 0u64;
+    let mut costs: BTreeMap<&str, (f64, u64)> = BTreeMap::new();
+    let mut confusion = ConfusionViews::default();
+    let mut nmr = CallNmrViews::default();
+    let mut turns = TurnSum::default();
+    let mut trace = TraceCompliance::default();
+    let mut attack = AttackStats::default();
+    for &(rec, ti) in &g.records {
+        let si = match rec.slice {
+            Slice::Pv => 1,
+            Slice::Mut => 2,
+        };
+        if rec.is_infra_error() {
+            slices[0].infra_errors += 1;
+            slices[si].infra_errors += 1;
+        }
+        if let Some(success) = scored(rec, options.infra) {
+            slices[0].add(ti, rec.trial, success);
+            slices[si].add(ti, rec.trial, success);
+            // An imported upstream simulation without `reward_info` scores as a failure but
+            // has no reward (pandas NaN upstream), so it stays out of the mean (τ²-bench §8).
+            match &rec.reward {
+                Some(r) if r.details.get("missing_reward_info").and_then(Value::as_bool)
+                    == Some(true) => {}
+                Some(r) => {
+                    reward_sum += r.reward;
+                    reward_n += 1;
+                }
+                // Infrastructure error counted as a failure: reward 0.
+                None => reward_n += 1,
+            }
+            for (role, usage) in &rec.usage {
+                if let Some(c) = usage.cost {
+                    let e = costs.entry(role.as_str()).or_default();
+                    e.0 += c;
+                    e.1 += 1;
+                }
+            }
+        }
+        confusion.add(rec, &options.labels);
+        nmr.add(rec);
+        turns.add(rec);
+        trace.add(rec);
+        attack.add(rec);
+    }
+    let [all, pv, mut_] = slices;
+    let overall = all.finish(None);
+    let k = overall.pass_k.max_k();
+    GroupReport {
+        domain: g.key.0.to_string(),
+        agent_model: g.key.1.to_string(),
+        guard: g.key.2.to_string(),
+        overall,
+        pv: pv.finish(Some(k)),
+        mut_: mut_.finish(Some(k)),
+        duplicates: g.duplicates,
+        delta_vs_baseline: None,
+        avg_reward: (reward_n > 0).then(|| reward_sum / reward_n as f64),
+        cost_per_simulation: costs
+            .into_iter()
+            .map(|(role, (s, n))| (role.to_string(), s / n as f64))
+            .collect(),
+        confusion,
+        call_nmr: nmr,
+        turns: turns.finish(),
+        trace: (trace.traces > 0).then_some(trace),
+        attack: (attack.simulations > 0).then_some(attack),
+    }
+}
+
+/// Computes every metric per (domain, agent model, guard) group of `records`.
+pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
+    let grouped = group(records);
+    let mut warnings = Vec::new();
+    for g in &grouped {
+        if g.duplicates > 0 {
+            warnings.push(format!(
+                "{} / {} / {}: {} duplicate record(s) of the same simulation ignored",
+                g.key.0, g.key.1, g.key.2, g.duplicates
+            ));
+        }
+    }
+    let mut groups: Vec<GroupReport> = grouped
+        .par_iter()
+        .map(|g| compute_group(g, options))
+        .collect();
+    let order = guard_order(&options.baseline_guard);
+    groups.sort_by(|a, b| {
+        (&a.domain, &a.agent_model, order(&a.guard)).cmp(&(
+            &b.domain,
+            &b.agent_model,
+            order(&b.guard),
+        ))
+    });
+
+    // Deltas against the same agent's baseline in the same domain.
+    let baselines: HashMap<(String, String), usize> = groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.guard == options.baseline_guard)
+        .map(|(i, g)| ((g.domain.clone(), g.agent_model.clone()), i))
+        .collect();
+    let snapshot: Vec<(PassK, Option<f64>)> = groups
+        .iter()
+        .map(|g| (g.overall.pass_k.clone(), g.turns.mean_turns))
+        .collect();
+    for g in groups.iter_mut() {
+        if g.guard == options.baseline_guard {
+            continue;
+        }
+        let Some(&bi) = baselines.get(&(g.domain.clone(), g.agent_model.clone())) else {
+            continue;
+        };
+        let (base_pass, base_turns) = &snapshot[bi];
+        g.delta_vs_baseline = Some(PassK(
+            g.overall
+                .pass_k
+                .0
+                .iter()
+                .zip(&base_pass.0)
+                .map(|(x, y)| x - y)
+                .collect(),
+        ));
+        g.turns.delta_vs_baseline = g.turns.mean_turns.zip(*base_turns).map(|(x, y)| x - y);
+    }
+
+    for g in &groups {
+        let (lo, hi) = (g.overall.pass_k.max_k(), g.overall.max_trials_per_task);
+        if lo != hi {
+            warnings.push(format!(
+                "{}: tasks have {lo} to {hi} scored trials; Pass^k is reported for k ≤ {lo}",
+                g.label()
+            ));
+        }
+    }
+    let headline_k = groups
+        .iter()
+        .filter(|g| g.overall.n_tasks > 0)
+        .map(|g| g.overall.pass_k.max_k())
+        .max()
+        .map_or(0, |k| k.min(options.headline_k));
+    Report {
+        groups,
+        headline_k,
+        options: options.clone(),
+        warnings,
+    }
+}
+
+impl Report {
+    /// The JSON form: a list of groups (see the crate docs).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(&self.groups).expect("report groups serialize to JSON")
+    }
+}

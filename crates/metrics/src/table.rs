@@ -1,0 +1,278 @@
+//! A small table model and its renderers: Markdown (GitHub pipes), CSV (via the `csv` crate)
+//! and LaTeX (booktabs). Cells keep their numeric value so each format chooses its precision:
+//! Markdown and LaTeX show what the papers print (3 decimals, 1-decimal percentages), CSV
+//! keeps 6 decimals.
+
+use std::fmt::Write as _;
+use std::str::FromStr;
+
+/// Output format of `report` and `compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Md,
+    Csv,
+    Latex,
+    Json,
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "md" | "markdown" => Ok(Format::Md),
+            "csv" => Ok(Format::Csv),
+            "latex" | "tex" => Ok(Format::Latex),
+            "json" => Ok(Format::Json),
+            other => Err(format!(
+                "unknown format `{other}`; expected md, csv, latex or json"
+            )),
+        }
+    }
+}
+
+/// One table cell.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Text(String),
+    Int(u64),
+    /// A rate in [0, 1], shown with 3 decimals (Pass^k, recall as a fraction, ...).
+    Rate(f64),
+    /// A fraction shown as a percentage with 1 decimal.
+    Pct(f64),
+    /// A signed difference, shown with 3 decimals and an explicit sign.
+    Delta(f64),
+    /// A plain number with the given decimals.
+    Num(f64, usize),
+    /// A p-value: 4 significant digits, scientific below 1e-4.
+    P(f64),
+    /// No value.
+    Missing,
+}
+
+impl Cell {
+    pub fn opt_rate(v: Option<f64>) -> Cell {
+        v.map_or(Cell::Missing, Cell::Rate)
+    }
+    pub fn opt_pct(v: Option<f64>) -> Cell {
+        v.map_or(Cell::Missing, Cell::Pct)
+    }
+    pub fn opt_delta(v: Option<f64>) -> Cell {
+        v.map_or(Cell::Missing, Cell::Delta)
+    }
+    pub fn opt_num(v: Option<f64>, decimals: usize) -> Cell {
+        v.map_or(Cell::Missing, |x| Cell::Num(x, decimals))
+    }
+
+    /// Display form (Markdown, LaTeX before escaping).
+    pub fn display(&self) -> String {
+        match self {
+            Cell::Text(s) => s.clone(),
+            Cell::Int(n) => n.to_string(),
+            Cell::Rate(x) => format!("{x:.3}"),
+            Cell::Pct(x) => format!("{:.1}%", x * 100.0),
+            Cell::Delta(x) => format!("{}{:.3}", if *x >= 0.0 { "+" } else { "−" }, x.abs()),
+            Cell::Num(x, d) => format!("{x:.d$}"),
+            Cell::P(p) => format_p(*p),
+            Cell::Missing => "—".into(),
+        }
+    }
+
+    /// Machine form (CSV): no symbols, more precision, empty when missing.
+    pub fn raw(&self) -> String {
+        match self {
+            Cell::Text(s) => s.clone(),
+            Cell::Int(n) => n.to_string(),
+            Cell::Rate(x) | Cell::Delta(x) => format!("{x:.6}"),
+            Cell::Pct(x) => format!("{:.4}", x * 100.0),
+            Cell::Num(x, _) => format!("{x:.6}"),
+            Cell::P(p) => format!("{p:e}"),
+            Cell::Missing => String::new(),
+        }
+    }
+}
+
+fn format_p(p: f64) -> String {
+    if p == 0.0 {
+        "0".into()
+    } else if p < 1e-4 {
+        format!("{p:.3e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// A titled table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// File stem of its CSV (`<id>.csv`).
+    pub id: &'static str,
+    pub title: String,
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<Cell>>,
+    /// Footnotes printed under the table.
+    pub notes: Vec<String>,
+}
+
+impl Table {
+    pub fn new(id: &'static str, title: impl Into<String>, headers: &[&str]) -> Table {
+        Table {
+            id,
+            title: title.into(),
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// GitHub-flavoured Markdown with a `###` title.
+    pub fn to_markdown(&self) -> String {
+        let mut s = format!("### {}\n\n", self.title);
+        let esc = |c: String| c.replace('|', "\\|");
+        let _ = writeln!(s, "| {} |", self.headers.join(" | "));
+        let _ = writeln!(
+            s,
+            "|{}|",
+            self.headers
+                .iter()
+                .enumerate()
+                .map(|(i, _)| if i < self.text_columns() { ":---" } else { "---:" })
+                .collect::<Vec<_>>()
+                .join("|")
+        );
+        for row in &self.rows {
+            let cells: Vec<String> = row.iter().map(|c| esc(c.display())).collect();
+            let _ = writeln!(s, "| {} |", cells.join(" | "));
+        }
+        for n in &self.notes {
+            let _ = writeln!(s, "\n{n}");
+        }
+        s
+    }
+
+    /// Leading columns holding text (left-aligned).
+    fn text_columns(&self) -> usize {
+        self.rows.first().map_or(1, |r| {
+            r.iter().take_while(|c| matches!(c, Cell::Text(_))).count()
+        })
+    }
+
+    /// CSV with a header row; cells in their raw form.
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        // Writing to a Vec cannot fail.
+        let _ = w.write_record(&self.headers);
+        for row in &self.rows {
+            let _ = w.write_record(row.iter().map(Cell::raw));
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// A LaTeX `table` with a booktabs `tabular`.
+    pub fn to_latex(&self) -> String {
+        let n_text = self.text_columns();
+        let spec: String = (0..self.headers.len())
+            .map(|i| if i < n_text { 'l' } else { 'r' })
+            .collect();
+        let mut s = String::from("\\begin{table}[t]\n\\centering\n\\small\n");
+        let _ = writeln!(s, "\\caption{{{}}}", latex_escape(&self.title));
+        let _ = writeln!(s, "\\label{{tab:{}}}", self.id.replace('_', "-"));
+        let _ = writeln!(s, "\\begin{{tabular}}{{{spec}}}\n\\toprule");
+        let head: Vec<String> = self.headers.iter().map(|h| latex_escape(h)).collect();
+        let _ = writeln!(s, "{} \\\\\n\\midrule", head.join(" & "));
+        for row in &self.rows {
+            let cells: Vec<String> = row.iter().map(|c| latex_escape(&c.display())).collect();
+            let _ = writeln!(s, "{} \\\\", cells.join(" & "));
+        }
+        s.push_str("\\bottomrule\n\\end{tabular}\n");
+        for n in &self.notes {
+            let _ = writeln!(s, "\\par\\footnotesize {}", latex_escape(n));
+        }
+        s.push_str("\\end{table}\n");
+        s
+    }
+}
+
+/// Escapes LaTeX specials and maps the few Unicode symbols tables use.
+pub fn latex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            '~' => out.push_str("\\textasciitilde{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            '—' => out.push_str("---"),
+            '−' => out.push('-'),
+            'Δ' => out.push_str("$\\Delta$"),
+            'χ' => out.push_str("$\\chi$"),
+            '²' => out.push_str("$^2$"),
+            '±' => out.push_str("$\\pm$"),
+            '≤' => out.push_str("$\\le$"),
+            '✓' => out.push_str("$\\checkmark$"),
+            '✗' => out.push_str("$\\times$"),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Table {
+        let mut t = Table::new("t", "Pass^4 & more", &["Agent", "Pass^4", "Δ", "Block%"]);
+        t.rows.push(vec![
+            Cell::Text("gpt_5|x".into()),
+            Cell::Rate(0.58),
+            Cell::Delta(-0.12),
+            Cell::Pct(0.441),
+        ]);
+        t.rows.push(vec![
+            Cell::Text("b".into()),
+            Cell::Missing,
+            Cell::Delta(0.06),
+            Cell::Int(3),
+        ]);
+        t
+    }
+
+    #[test]
+    fn markdown_shape() {
+        let md = sample().to_markdown();
+        assert!(md.starts_with("### Pass^4 & more\n\n| Agent | Pass^4 | Δ | Block% |\n"));
+        assert!(md.contains("|:---|---:|---:|---:|"));
+        assert!(md.contains("| gpt_5\\|x | 0.580 | −0.120 | 44.1% |"));
+        assert!(md.contains("| b | — | +0.060 | 3 |"));
+    }
+
+    #[test]
+    fn csv_is_raw_and_quoted() {
+        let csv = sample().to_csv();
+        let mut lines = csv.lines();
+        assert_eq!(lines.next(), Some("Agent,Pass^4,Δ,Block%"));
+        assert_eq!(lines.next(), Some("gpt_5|x,0.580000,-0.120000,44.1000"));
+        assert_eq!(lines.next(), Some("b,,0.060000,3"));
+    }
+
+    #[test]
+    fn latex_escapes() {
+        let tex = sample().to_latex();
+        assert!(tex.contains("\\caption{Pass\\textasciicircum{}4 \\& more}"));
+        assert!(tex.contains("\\begin{tabular}{lrrr}"));
+        assert!(tex.contains("gpt\\_5|x & 0.580 & -0.120 & 44.1\\% \\\\"));
+        assert!(tex.contains("b & --- & +0.060 & 3 \\\\"));
+    }
+
+    #[test]
+    fn format_parses() {
+        assert_eq!("MD".parse::<Format>(), Ok(Format::Md));
+        assert_eq!("latex".parse::<Format>(), Ok(Format::Latex));
+        assert!("xml".parse::<Format>().is_err());
+    }
+}

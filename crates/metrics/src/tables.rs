@@ -1,0 +1,487 @@
+//! The papers' table layouts built from a `Report`, and `Report::render`.
+//!
+//! - PolicyGuard Table 2: Pass^4 overall / PV / Mut and Δ vs the same agent's baseline.
+//! - PolicyGuard Table 7: per-call verdict confusion, verdict and runtime views.
+//! - PolicyGuard Table 8: agent + user turns per Mut simulation and Δ vs baseline.
+//! - PolicyGuard Table 9 / PolicyGuide Table 17: call-NMR on Mut simulations (all, passing).
+//! - PolicyGuide Table 1: Pass^1 and Pass^4, overall / PV / Mut, per domain.
+//! - PolicyGuide Table 10: Pass^k for every k, P4/P1, per-trial Pass^1 mean and std.
+//! - PolicyGuide Table 5: telecom ordered-trace compliance (when records carry gold traces).
+//! - PolicyGuide Figure 6 as a table: attack success per trial (when records mark attacks).
+//! - A summary (counts, reward, cost) and, for `--format csv`, one flat row per group.
+//!
+//! "Pass^4" means Pass^k at `Report::headline_k` (4 unless no group has four trials per task);
+//! a group whose tasks have fewer trials shows "—" there (and the report warns).
+
+use crate::report::{GroupReport, Report};
+use crate::table::{Cell, Format, Table};
+
+fn key_cells(g: &GroupReport) -> Vec<Cell> {
+    vec![
+        Cell::Text(g.domain.clone()),
+        Cell::Text(g.agent_model.clone()),
+        Cell::Text(g.guard.clone()),
+    ]
+}
+
+const KEY: [&str; 3] = ["Domain", "Agent", "Guard"];
+
+fn headers(extra: &[&str]) -> Vec<String> {
+    KEY.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+fn pk(k: u32) -> String {
+    format!("Pass^{k}")
+}
+
+fn rate_at(pass_k: &crate::pass_k::PassK, k: u32) -> Cell {
+    Cell::opt_rate(pass_k.get(k))
+}
+
+/// PolicyGuard Table 2.
+pub fn policyguard_table2(r: &Report) -> Table {
+    let k = r.headline_k;
+    let mut t = Table::new("policyguard_table2", "", &[]);
+    t.title = format!(
+        "PolicyGuard Table 2: {} overall / PV / Mut, Δ vs same-agent baseline",
+        pk(k)
+    );
+    t.headers = headers(&["Tasks", "PV tasks", "Mut tasks", "Overall", "PV", "Mut", "Δ"]);
+    for g in &r.groups {
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(g.overall.n_tasks),
+            Cell::Int(g.pv.n_tasks),
+            Cell::Int(g.mut_.n_tasks),
+            rate_at(&g.overall.pass_k, k),
+            rate_at(&g.pv.pass_k, k),
+            rate_at(&g.mut_.pass_k, k),
+            Cell::opt_delta(g.delta_vs_baseline.as_ref().and_then(|d| d.get(k))),
+        ]);
+        t.rows.push(row);
+    }
+    t
+}
+
+/// PolicyGuard Table 7.
+pub fn policyguard_table7(r: &Report) -> Table {
+    let mut t = Table::new("policyguard_table7", "", &[]);
+    t.title = "PolicyGuard Table 7: per-call verdict confusion on mutating calls".into();
+    t.headers = headers(&[
+        "View", "Attempts", "TP", "FN", "FP", "TN", "PV rec", "Block%",
+    ]);
+    for g in &r.groups {
+        for (view, c) in [
+            ("verdict", &g.confusion.verdict),
+            ("runtime", &g.confusion.runtime),
+        ] {
+            let mut row = key_cells(g);
+            row.extend([
+                Cell::Text(view.into()),
+                Cell::Int(c.attempts()),
+                Cell::Int(c.tp),
+                Cell::Int(c.fn_),
+                Cell::Int(c.fp),
+                Cell::Int(c.tn),
+                Cell::opt_pct(c.pv_recall()),
+                Cell::opt_pct(c.block_rate()),
+            ]);
+            t.rows.push(row);
+        }
+    }
+    t.notes.push(format!(
+        "Positive = policy-violating (injected-fault labels when present, else the `{}` oracle); \
+         PV rec = TP/(TP+FN); Block% = blocked/attempts. Verdict view: every guard decision; \
+         runtime view: attempts that did not finally execute.",
+        serde_json::to_value(r.options.labels.oracle)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    ));
+    t
+}
+
+/// PolicyGuard Table 8.
+pub fn policyguard_table8(r: &Report) -> Table {
+    let mut t = Table::new("policyguard_table8", "", &[]);
+    t.title = "PolicyGuard Table 8: agent + user turns per Mut simulation".into();
+    t.headers = headers(&["Mut sims", "Turns / sim", "Δ vs baseline"]);
+    for g in &r.groups {
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(g.turns.mut_simulations),
+            Cell::opt_num(g.turns.mean_turns, 1),
+            g.turns
+                .delta_vs_baseline
+                .map_or(Cell::Missing, |d| Cell::Text(format!("{d:+.1}"))),
+        ]);
+        t.rows.push(row);
+    }
+    t
+}
+
+/// PolicyGuard Table 9 (all Mut simulations) with PolicyGuide Table 17 (passing ones).
+pub fn policyguard_table9(r: &Report) -> Table {
+    let mut t = Table::new("policyguard_table9", "", &[]);
+    t.title = "PolicyGuard Table 9: call-NMR on Mut tasks".into();
+    t.headers = headers(&[
+        "Calls",
+        "Lacking",
+        "Call-NMR",
+        "Calls (passing)",
+        "Lacking (passing)",
+        "Call-NMR (passing)",
+        "Unknown",
+    ]);
+    for g in &r.groups {
+        let (a, p) = (&g.call_nmr.all, &g.call_nmr.passing);
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(a.calls),
+            Cell::Int(a.lacking),
+            Cell::opt_pct(a.rate()),
+            Cell::Int(p.calls),
+            Cell::Int(p.lacking),
+            Cell::opt_pct(p.rate()),
+            Cell::Int(a.unknown),
+        ]);
+        t.rows.push(row);
+    }
+    t.notes.push(
+        "Call-NMR = executed agent-side mutating calls lacking a prerequisite / executed calls \
+         with known prerequisite status; passing = outcome-passing simulations."
+            .into(),
+    );
+    t
+}
+
+/// PolicyGuide Table 1.
+pub fn policyguide_table1(r: &Report) -> Table {
+    let k = r.headline_k;
+    let mut t = Table::new("policyguide_table1", "", &[]);
+    t.title = format!("PolicyGuide Table 1: Pass^1 and {} per domain", pk(k));
+    let p1 = ["Pass^1 All", "Pass^1 PV", "Pass^1 Mut"];
+    let pk_h: Vec<String> = ["All", "PV", "Mut"]
+        .iter()
+        .map(|s| format!("{} {s}", pk(k)))
+        .collect();
+    let extra: Vec<&str> = p1.iter().copied().chain(pk_h.iter().map(String::as_str)).collect();
+    t.headers = headers(&extra);
+    for g in &r.groups {
+        let mut row = key_cells(g);
+        for kk in [1, k] {
+            row.extend([
+                rate_at(&g.overall.pass_k, kk),
+                rate_at(&g.pv.pass_k, kk),
+                rate_at(&g.mut_.pass_k, kk),
+            ]);
+        }
+        t.rows.push(row);
+    }
+    t
+}
+
+/// PolicyGuide Table 10: the Pass^k curve.
+pub fn pass_k_table(r: &Report) -> Table {
+    let max_k = r
+        .groups
+        .iter()
+        .map(|g| g.overall.pass_k.max_k())
+        .max()
+        .unwrap_or(0);
+    let mut t = Table::new("pass_k", "PolicyGuide Table 10: Pass^k breakdown", &[]);
+    let mut extra: Vec<String> = (1..=max_k).map(pk).collect();
+    extra.extend(["P4/P1".into(), "Pass^1 per trial".into()]);
+    t.headers = headers(&extra.iter().map(String::as_str).collect::<Vec<_>>());
+    for g in &r.groups {
+        let mut row = key_cells(g);
+        row.extend((1..=max_k).map(|k| rate_at(&g.overall.pass_k, k)));
+        row.push(Cell::opt_num(g.overall.p4_p1, 2));
+        let t1 = &g.overall.pass1_per_trial;
+        row.push(match (t1.mean, t1.std) {
+            (Some(m), Some(s)) => Cell::Text(format!("{m:.3} ± {s:.3}")),
+            (Some(m), None) => Cell::Text(format!("{m:.3}")),
+            _ => Cell::Missing,
+        });
+        t.rows.push(row);
+    }
+    t.notes
+        .push("Per-trial Pass^1: mean ± sample standard deviation (ddof = 1) over trials.".into());
+    t
+}
+
+/// PolicyGuide Table 5, when any group has gold traces.
+pub fn trace_table(r: &Report) -> Option<Table> {
+    if r.groups.iter().all(|g| g.trace.is_none()) {
+        return None;
+    }
+    let mut t = Table::new(
+        "policyguide_table5",
+        "PolicyGuide Table 5: ordered-trace compliance",
+        &[],
+    );
+    t.headers = headers(&[
+        "Traces",
+        "Passing",
+        "Step-TCR",
+        "Trace-TCR",
+        "Process-valid",
+    ]);
+    for g in &r.groups {
+        let Some(tc) = &g.trace else { continue };
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(tc.traces),
+            Cell::Int(tc.passing),
+            Cell::opt_pct(tc.step_tcr()),
+            Cell::opt_pct(tc.trace_tcr()),
+            Cell::opt_pct(tc.process_valid_rate()),
+        ]);
+        t.rows.push(row);
+    }
+    t.notes.push(
+        "Step- and Trace-TCR condition on outcome-passing traces; process-valid = passing and \
+         trace-compliant / all traces."
+            .into(),
+    );
+    Some(t)
+}
+
+/// Attack success per trial, when any group has attack tasks.
+pub fn attack_table(r: &Report) -> Option<Table> {
+    if r.groups.iter().all(|g| g.attack.is_none()) {
+        return None;
+    }
+    let mut t = Table::new(
+        "attack_success",
+        "Attack success rate per trial (PolicyGuide Figure 6)",
+        &[],
+    );
+    t.headers = headers(&["Attack sims", "Successes", "ASR"]);
+    for g in &r.groups {
+        let Some(a) = &g.attack else { continue };
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(a.simulations),
+            Cell::Int(a.successes),
+            Cell::opt_rate(a.asr()),
+        ]);
+        t.rows.push(row);
+    }
+    Some(t)
+}
+
+/// Counts, reward and cost per group.
+pub fn summary_table(r: &Report) -> Table {
+    let mut t = Table::new("summary", "Summary", &[]);
+    t.headers = headers(&[
+        "Tasks",
+        "Sims",
+        "Infra errors",
+        "Duplicates",
+        "Avg reward",
+        "Agent $/sim",
+        "Guard $/sim",
+    ]);
+    for g in &r.groups {
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(g.overall.n_tasks),
+            Cell::Int(g.overall.n_simulations),
+            Cell::Int(g.overall.infra_errors),
+            Cell::Int(g.duplicates),
+            Cell::opt_rate(g.avg_reward),
+            Cell::opt_num(g.cost_per_simulation.get("agent").copied(), 3),
+            Cell::opt_num(g.cost_per_simulation.get("guard").copied(), 3),
+        ]);
+        t.rows.push(row);
+    }
+    let infra: u64 = r.groups.iter().map(|g| g.overall.infra_errors).sum();
+    if infra > 0 {
+        t.notes.push(format!(
+            "{infra} infrastructure-error simulation(s) {}.",
+            match r.options.infra {
+                crate::outcome::InfraPolicy::Exclude => "excluded from every metric",
+                crate::outcome::InfraPolicy::AsFailure => "counted as failures",
+            }
+        ));
+    }
+    t
+}
+
+/// One flat row per group with every scalar metric (the CSV form of `report`).
+pub fn groups_table(r: &Report) -> Table {
+    let max_k = r
+        .groups
+        .iter()
+        .map(|g| g.overall.pass_k.max_k())
+        .max()
+        .unwrap_or(0);
+    let mut h: Vec<String> = KEY.iter().map(|s| s.to_lowercase()).collect();
+    h[1] = "agent_model".into();
+    h.extend(
+        [
+            "n_tasks",
+            "n_simulations",
+            "infra_errors",
+            "duplicates",
+        ]
+        .map(String::from),
+    );
+    for prefix in ["", "pv_", "mut_"] {
+        h.extend((1..=max_k).map(|k| format!("{prefix}pass_{k}")));
+    }
+    h.extend((1..=max_k).map(|k| format!("delta_pass_{k}")));
+    h.extend(
+        [
+            "pv_n_tasks",
+            "mut_n_tasks",
+            "p4_p1",
+            "pass1_trial_mean",
+            "pass1_trial_std",
+            "avg_reward",
+            "agent_cost",
+            "guard_cost",
+            "verdict_tp",
+            "verdict_fn",
+            "verdict_fp",
+            "verdict_tn",
+            "verdict_pv_recall",
+            "verdict_block_rate",
+            "runtime_tp",
+            "runtime_fn",
+            "runtime_fp",
+            "runtime_tn",
+            "runtime_pv_recall",
+            "runtime_block_rate",
+            "nmr_calls",
+            "nmr_lacking",
+            "call_nmr",
+            "nmr_passing_calls",
+            "nmr_passing_lacking",
+            "call_nmr_passing",
+            "mut_simulations",
+            "mean_turns",
+            "turns_delta",
+            "step_tcr",
+            "trace_tcr",
+            "process_valid_rate",
+            "attack_simulations",
+            "asr",
+        ]
+        .map(String::from),
+    );
+    let mut t = Table {
+        id: "groups",
+        title: "Groups".into(),
+        headers: h,
+        rows: Vec::new(),
+        notes: Vec::new(),
+    };
+    // Fractions stay fractions here: Rate keeps 6 decimals in CSV.
+    let frac = Cell::opt_rate;
+    for g in &r.groups {
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(g.overall.n_tasks),
+            Cell::Int(g.overall.n_simulations),
+            Cell::Int(g.overall.infra_errors),
+            Cell::Int(g.duplicates),
+        ]);
+        for s in [&g.overall, &g.pv, &g.mut_] {
+            row.extend((1..=max_k).map(|k| frac(s.pass_k.get(k))));
+        }
+        row.extend(
+            (1..=max_k)
+                .map(|k| frac(g.delta_vs_baseline.as_ref().and_then(|d| d.get(k)))),
+        );
+        let (v, rt) = (&g.confusion.verdict, &g.confusion.runtime);
+        let trace = g.trace.as_ref();
+        row.extend([
+            Cell::Int(g.pv.n_tasks),
+            Cell::Int(g.mut_.n_tasks),
+            frac(g.overall.p4_p1),
+            frac(g.overall.pass1_per_trial.mean),
+            frac(g.overall.pass1_per_trial.std),
+            frac(g.avg_reward),
+            frac(g.cost_per_simulation.get("agent").copied()),
+            frac(g.cost_per_simulation.get("guard").copied()),
+            Cell::Int(v.tp),
+            Cell::Int(v.fn_),
+            Cell::Int(v.fp),
+            Cell::Int(v.tn),
+            frac(v.pv_recall()),
+            frac(v.block_rate()),
+            Cell::Int(rt.tp),
+            Cell::Int(rt.fn_),
+            Cell::Int(rt.fp),
+            Cell::Int(rt.tn),
+            frac(rt.pv_recall()),
+            frac(rt.block_rate()),
+            Cell::Int(g.call_nmr.all.calls),
+            Cell::Int(g.call_nmr.all.lacking),
+            frac(g.call_nmr.all.rate()),
+            Cell::Int(g.call_nmr.passing.calls),
+            Cell::Int(g.call_nmr.passing.lacking),
+            frac(g.call_nmr.passing.rate()),
+            Cell::Int(g.turns.mut_simulations),
+            frac(g.turns.mean_turns),
+            frac(g.turns.delta_vs_baseline),
+            frac(trace.and_then(|t| t.step_tcr())),
+            frac(trace.and_then(|t| t.trace_tcr())),
+            frac(trace.and_then(|t| t.process_valid_rate())),
+            g.attack.map_or(Cell::Missing, |a| Cell::Int(a.simulations)),
+            frac(g.attack.and_then(|a| a.asr())),
+        ]);
+        t.rows.push(row);
+    }
+    t
+}
+
+impl Report {
+    /// Every table of the report, in print order.
+    pub fn tables(&self) -> Vec<Table> {
+        let mut out = vec![
+            summary_table(self),
+            policyguard_table2(self),
+            policyguide_table1(self),
+            pass_k_table(self),
+            policyguard_table7(self),
+            policyguard_table8(self),
+            policyguard_table9(self),
+        ];
+        out.extend(trace_table(self));
+        out.extend(attack_table(self));
+        out
+    }
+
+    /// The report in one format: Markdown and LaTeX print every table; CSV prints one flat
+    /// row per group (`groups_table`); JSON prints `to_json` pretty-printed.
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Md => {
+                let mut s = String::from("## tauguard report\n\n");
+                for w in &self.warnings {
+                    s.push_str(&format!("> warning: {w}\n"));
+                }
+                if !self.warnings.is_empty() {
+                    s.push('\n');
+                }
+                let tables: Vec<String> = self.tables().iter().map(Table::to_markdown).collect();
+                s.push_str(&tables.join("\n"));
+                s
+            }
+            Format::Latex => {
+                let tables: Vec<String> = self.tables().iter().map(Table::to_latex).collect();
+                tables.join("\n")
+            }
+            Format::Csv => groups_table(self).to_csv(),
+            Format::Json => {
+                let mut s = serde_json::to_string_pretty(&self.to_json())
+                    .expect("JSON values always serialize");
+                s.push('\n');
+                s
+            }
+        }
+    }
+}

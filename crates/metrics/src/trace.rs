@@ -1,0 +1,173 @@
+//! Ordered-trace compliance (PolicyGuide Table 5, telecom), over simulations whose record
+//! carries a `gold_trace` (ordered gold steps as tool names):
+//! - **Step-TCR**: over outcome-passing traces, gold steps matched in order / gold steps,
+//!   pooled over traces (micro average). "Matched in order" = the longest common subsequence of
+//!   the gold steps and the trajectory's tool calls (agent and user side, in trajectory order;
+//!   blocked calls are not in the trajectory).
+//! - **Trace-TCR**: share of outcome-passing traces that match every gold step in order.
+//! - **Process-valid rate**: share of all (scored) simulations with a gold trace that pass and
+//!   are trace-compliant.
+//!
+//! Infrastructure-error simulations are excluded.
+
+use crate::confusion::ratio;
+use serde::Serialize;
+use tauguard_core::record::SimulationRecord;
+
+/// Trace-compliance counts of one group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TraceCompliance {
+    /// Simulations with a gold trace.
+    pub traces: u64,
+    /// Of those, outcome-passing.
+    pub passing: u64,
+    /// Gold steps of passing traces, and how many were matched in order.
+    pub gold_steps: u64,
+    pub matched_steps: u64,
+    /// Passing traces matching every gold step in order.
+    pub compliant: u64,
+}
+
+impl TraceCompliance {
+    pub fn step_tcr(&self) -> Option<f64> {
+        ratio(self.matched_steps, self.gold_steps)
+    }
+
+    pub fn trace_tcr(&self) -> Option<f64> {
+        ratio(self.compliant, self.passing)
+    }
+
+    pub fn process_valid_rate(&self) -> Option<f64> {
+        ratio(self.compliant, self.traces)
+    }
+}
+
+impl Serialize for TraceCompliance {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Out {
+            traces: u64,
+            passing: u64,
+            gold_steps: u64,
+            matched_steps: u64,
+            compliant: u64,
+            step_tcr: Option<f64>,
+            trace_tcr: Option<f64>,
+            process_valid_rate: Option<f64>,
+        }
+        Out {
+            traces: self.traces,
+            passing: self.passing,
+            gold_steps: self.gold_steps,
+            matched_steps: self.matched_steps,
+            compliant: self.compliant,
+            step_tcr: self.step_tcr(),
+            trace_tcr: self.trace_tcr(),
+            process_valid_rate: self.process_valid_rate(),
+        }
+        .serialize(s)
+    }
+}
+
+/// Length of the longest common subsequence of `gold` and `trace`.
+pub fn matched_in_order<G: AsRef<str>, T: AsRef<str>>(gold: &[G], trace: &[T]) -> usize {
+    let mut prev = vec![0usize; trace.len() + 1];
+    let mut cur = vec![0usize; trace.len() + 1];
+    for g in gold {
+        for (j, t) in trace.iter().enumerate() {
+            cur[j + 1] = if g.as_ref() == t.as_ref() {
+                prev[j] + 1
+            } else {
+                cur[j].max(prev[j + 1])
+            };
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[trace.len()]
+}
+
+/// Tool names called in the trajectory, in order.
+fn trajectory_calls(rec: &SimulationRecord) -> Vec<&str> {
+    rec.messages
+        .iter()
+        .flat_map(|m| m.tool_calls())
+        .map(|c| c.name.as_str())
+        .collect()
+}
+
+impl TraceCompliance {
+    /// Adds one simulation (ignored without a gold trace or when an infrastructure error).
+    pub fn add(&mut self, rec: &SimulationRecord) {
+        let Some(gold) = rec.gold_trace.as_deref() else {
+            return;
+        };
+        if rec.is_infra_error() {
+            return;
+        }
+        self.traces += 1;
+        if !rec.succeeded() {
+            return;
+        }
+        self.passing += 1;
+        let matched = matched_in_order(gold, &trajectory_calls(rec));
+        self.gold_steps += gold.len() as u64;
+        self.matched_steps += matched as u64;
+        self.compliant += u64::from(matched == gold.len());
+    }
+}
+
+/// Trace compliance of `records`; `None` when no record has a gold trace.
+pub fn trace_compliance(records: &[&SimulationRecord]) -> Option<TraceCompliance> {
+    let mut out = TraceCompliance::default();
+    for rec in records {
+        out.add(rec);
+    }
+    (out.traces > 0).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{record, with_calls};
+    use tauguard_core::record::Slice;
+
+    #[test]
+    fn lcs_hand_cases() {
+        assert_eq!(matched_in_order(&["a", "b", "c"], &["a", "c"]), 2);
+        assert_eq!(matched_in_order(&["a", "b", "c"], &["c", "b", "a"]), 1);
+        assert_eq!(matched_in_order(&["a", "b"], &["x", "a", "y", "b"]), 2);
+        assert_eq!(matched_in_order::<&str, &str>(&[], &["a"]), 0);
+        assert_eq!(matched_in_order(&["a", "a"], &["a"]), 1);
+    }
+
+    #[test]
+    fn hand_computed_compliance() {
+        let gold = Some(vec!["a".to_string(), "b".into(), "c".into()]);
+        // Passing, compliant (extra calls in between are fine).
+        let mut ok = with_calls(record("t1", Slice::Mut, 0, 1.0), &["a", "x", "b", "c"]);
+        ok.gold_trace = gold.clone();
+        // Passing, out of order: matches 2 of 3.
+        let mut swapped = with_calls(record("t1", Slice::Mut, 1, 1.0), &["a", "c", "b"]);
+        swapped.gold_trace = gold.clone();
+        // Failing: counts only in the process-valid denominator.
+        let mut failed = with_calls(record("t1", Slice::Mut, 2, 0.0), &["a", "b", "c"]);
+        failed.gold_trace = gold.clone();
+        // No gold trace: ignored.
+        let other = record("t2", Slice::Mut, 0, 1.0);
+        let t = trace_compliance(&[&ok, &swapped, &failed, &other]).unwrap();
+        assert_eq!(
+            t,
+            TraceCompliance {
+                traces: 3,
+                passing: 2,
+                gold_steps: 6,
+                matched_steps: 5,
+                compliant: 1
+            }
+        );
+        assert_eq!(t.step_tcr(), Some(5.0 / 6.0));
+        assert_eq!(t.trace_tcr(), Some(0.5));
+        assert_eq!(t.process_valid_rate(), Some(1.0 / 3.0));
+        assert_eq!(trace_compliance(&[&other]), None);
+    }
+}

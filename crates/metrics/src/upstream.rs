@@ -1,0 +1,266 @@
+//! Import of upstream τ²-bench `results.json` files (semantics notes §9) as tauguard
+//! `SimulationRecord`s, so `report` and `compare` treat them like tauguard runs.
+//!
+//! What is kept: tasks (for the slice and, in ordered-trace domains, the gold trace),
+//! simulations with `reward_info.reward`, termination reason, trial, seed, costs, duration and
+//! messages. What is derived: the PV / Mut slice from the task's gold actions and the domain's
+//! mutating-tool list (`domains.rs`); one executed `CallAttempt` per agent-side mutating tool
+//! call (upstream has no guards, so no verdicts); agent and user turns as the number of
+//! assistant and user messages. The guard is `baseline`.
+//!
+//! Parity with upstream's `compute_metrics` (§8): an infrastructure-error simulation is
+//! excluded; a simulation with `reward_info: null` and another termination reason has no
+//! reward upstream (pandas NaN), so it counts as a failure; it is imported with reward 0 and
+//! `details.missing_reward_info = true`.
+
+use crate::domains::DomainTable;
+use crate::error::MetricsError;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use tauguard_core::record::{
+    CallAttempt, RECORD_SCHEMA_VERSION, RewardInfo, RoleUsage, SimulationRecord,
+};
+use tauguard_core::{Message, Requestor};
+
+#[derive(Deserialize)]
+struct Results {
+    #[serde(default)]
+    timestamp: Option<String>,
+    info: Info,
+    tasks: Vec<UpTask>,
+    simulations: Vec<UpSimulation>,
+}
+
+#[derive(Deserialize)]
+struct Info {
+    agent_info: ModelInfo,
+    #[serde(default)]
+    user_info: Option<ModelInfo>,
+    environment_info: EnvironmentInfo,
+}
+
+#[derive(Deserialize)]
+struct ModelInfo {
+    #[serde(default)]
+    implementation: Option<String>,
+    #[serde(default)]
+    llm: Option<String>,
+}
+
+impl ModelInfo {
+    fn name(&self) -> String {
+        self.llm
+            .clone()
+            .or_else(|| self.implementation.clone())
+            .unwrap_or_else(|| "unknown".to_string())
+    }
+}
+
+#[derive(Deserialize)]
+struct EnvironmentInfo {
+    domain_name: String,
+}
+
+#[derive(Deserialize)]
+struct UpTask {
+    id: String,
+    #[serde(default)]
+    evaluation_criteria: Option<UpCriteria>,
+}
+
+#[derive(Deserialize)]
+struct UpCriteria {
+    #[serde(default)]
+    actions: Option<Vec<UpAction>>,
+}
+
+#[derive(Deserialize)]
+struct UpAction {
+    name: String,
+    #[serde(default)]
+    requestor: Requestor,
+}
+
+#[derive(Deserialize)]
+struct UpSimulation {
+    task_id: String,
+    #[serde(default)]
+    trial: Option<u32>,
+    #[serde(default)]
+    seed: Option<u64>,
+    termination_reason: String,
+    #[serde(default)]
+    agent_cost: Option<f64>,
+    #[serde(default)]
+    user_cost: Option<f64>,
+    #[serde(default)]
+    reward_info: Option<UpReward>,
+    #[serde(default)]
+    messages: Vec<Value>,
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(default)]
+    start_time: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct UpReward {
+    reward: f64,
+    #[serde(default)]
+    reward_breakdown: Option<Map<String, Value>>,
+}
+
+/// Whether a JSON text looks like an upstream results file (an object with `simulations`).
+pub(crate) fn looks_like_results(text: &str) -> bool {
+    text.trim_start().starts_with('{') && text.contains("\"simulations\"")
+}
+
+/// Parses one upstream `results.json` into records.
+pub(crate) fn import_results(
+    path: &Path,
+    text: &str,
+    domains: &DomainTable,
+) -> Result<Vec<SimulationRecord>, MetricsError> {
+    let results: Results = serde_json::from_str(text).map_err(|e| MetricsError::BadResults {
+        path: path.to_path_buf(),
+        location: format!("line {} column {}", e.line(), e.column()),
+        message: e.to_string(),
+    })?;
+    let domain = results.info.environment_info.domain_name.clone();
+    let info = domains.get(&domain).ok_or_else(|| MetricsError::Unsupported {
+        path: path.to_path_buf(),
+        message: format!("domain `{domain}` has no mutating-tool list"),
+        hint: format!(
+            "known domains: {}; pass a domain table with `LoadOptions::domains`",
+            domains.names().collect::<Vec<_>>().join(", ")
+        ),
+    })?;
+    let agent_model = results.info.agent_info.name();
+    let user_model = results.info.user_info.as_ref().map(ModelInfo::name).unwrap_or_default();
+    let run_id = path.display().to_string();
+    let cell_id = format!("tau2/{domain}/{agent_model}");
+
+    let tasks: HashMap<&str, &UpTask> = results.tasks.iter().map(|t| (t.id.as_str(), t)).collect();
+    let mut out = Vec::with_capacity(results.simulations.len());
+    for (i, sim) in results.simulations.iter().enumerate() {
+        let task = tasks.get(sim.task_id.as_str()).ok_or_else(|| MetricsError::BadResults {
+            path: path.to_path_buf(),
+            location: format!("simulations[{i}]"),
+            message: format!("task `{}` is not in `tasks`", sim.task_id),
+        })?;
+        let gold: &[UpAction] = task
+            .evaluation_criteria
+            .as_ref()
+            .and_then(|c| c.actions.as_deref())
+            .unwrap_or(&[]);
+        let slice = info.slice_of(gold.iter().map(|a| (a.name.as_str(), a.requestor)));
+        let gold_trace = (info.ordered_trace && !gold.is_empty())
+            .then(|| gold.iter().map(|a| a.name.clone()).collect::<Vec<_>>());
+
+        let mut messages = Vec::with_capacity(sim.messages.len());
+        for (j, raw) in sim.messages.iter().enumerate() {
+            messages.push(parse_message(raw).map_err(|message| MetricsError::BadResults {
+                path: path.to_path_buf(),
+                location: format!("simulations[{i}].messages[{j}]"),
+                message,
+            })?);
+        }
+        let mut agent_turns = 0;
+        let mut user_turns = 0;
+        let mut call_attempts = Vec::new();
+        for m in &messages {
+            match m {
+                Message::Assistant(_) => agent_turns += 1,
+                Message::User(_) => user_turns += 1,
+                _ => {}
+            }
+            if let Message::Assistant(_) = m {
+                for call in m.tool_calls() {
+                    if info.is_mutating(&call.name) {
+                        call_attempts.push(CallAttempt {
+                            call_id: call.id.clone(),
+                            tool: call.name.clone(),
+                            requestor: Requestor::Assistant,
+                            verdict: None,
+                            executed: true,
+                            faults: Vec::new(),
+                            missing_prerequisites: None,
+                        });
+                    }
+                }
+            }
+        }
+
+        let reward = match &sim.reward_info {
+            Some(r) => Some(RewardInfo {
+                reward: r.reward,
+                breakdown: r.reward_breakdown.clone().unwrap_or_default(),
+                details: Value::Null,
+            }),
+            None if sim.termination_reason == "infrastructure_error" => None,
+            None => Some(RewardInfo {
+                reward: 0.0,
+                breakdown: Map::new(),
+                details: serde_json::json!({"missing_reward_info": true}),
+            }),
+        };
+        let mut usage = BTreeMap::new();
+        for (role, cost) in [("agent", sim.agent_cost), ("user", sim.user_cost)] {
+            usage.insert(
+                role.to_string(),
+                RoleUsage {
+                    cost,
+                    ..RoleUsage::default()
+                },
+            );
+        }
+        out.push(SimulationRecord {
+            schema_version: RECORD_SCHEMA_VERSION,
+            run_id: run_id.clone(),
+            cell_id: cell_id.clone(),
+            config_hash: String::new(),
+            domain: domain.clone(),
+            agent_model: agent_model.clone(),
+            user_model: user_model.clone(),
+            guard: "baseline".to_string(),
+            task_id: sim.task_id.clone(),
+            slice,
+            trial: sim.trial.unwrap_or(0),
+            seed: sim.seed.unwrap_or(0),
+            termination_reason: sim.termination_reason.clone(),
+            reward,
+            error: None,
+            messages,
+            guard_events: Vec::new(),
+            injected_faults: Vec::new(),
+            call_attempts,
+            attack_target: None,
+            gold_trace,
+            usage,
+            agent_turns,
+            user_turns,
+            wall_seconds: sim.duration.unwrap_or(0.0),
+            started_at: sim
+                .start_time
+                .clone()
+                .or_else(|| results.timestamp.clone())
+                .unwrap_or_default(),
+        });
+    }
+    Ok(out)
+}
+
+/// Upstream messages carry more fields than tauguard's and allow a null tool-message content;
+/// the extra fields are ignored and a null content becomes empty.
+fn parse_message(raw: &Value) -> Result<Message, String> {
+    let mut value = raw.clone();
+    if let Some(obj) = value.as_object_mut()
+        && obj.get("role").and_then(Value::as_str) == Some("tool")
+        && obj.get("content").is_none_or(Value::is_null)
+    {
+        obj.insert("content".into(), Value::String(String::new()));
+    }
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}

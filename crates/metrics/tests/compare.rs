@@ -1,0 +1,117 @@
+//! `compare`: pairing, discordant counts, strata, bootstrap block and the JSON shape, on
+//! hand-built records.
+
+use tauguard_core::record::{SimulationRecord, Slice};
+use tauguard_metrics::synthetic::{infra, record};
+use tauguard_metrics::{CompareOptions, Format, Strata, compare, mcnemar};
+
+fn rec(domain: &str, guard: &str, task: &str, trial: u32, ok: bool) -> SimulationRecord {
+    let mut r = record(task, Slice::Mut, trial, if ok { 1.0 } else { 0.0 });
+    r.domain = domain.into();
+    r.guard = guard.into();
+    r
+}
+
+/// outcomes[task][trial] for one side.
+fn side(domain: &str, guard: &str, outcomes: &[[bool; 2]]) -> Vec<SimulationRecord> {
+    outcomes
+        .iter()
+        .enumerate()
+        .flat_map(|(t, trials)| {
+            trials
+                .iter()
+                .enumerate()
+                .map(move |(i, &ok)| rec(domain, guard, &t.to_string(), i as u32, ok))
+        })
+        .collect()
+}
+
+#[test]
+fn hand_computed_pairs_and_strata() {
+    // airline: A = [[1,1],[1,0],[0,0]]  B = [[1,0],[1,1],[1,1]]
+    //   pairs: (1,1) (1,0)b (1,1) (0,1)c (0,1)c (0,1)c → b=1, c=3
+    // retail:  A = [[1,1]]  B = [[0,0]] → b=2, c=0
+    let mut a = side("airline", "baseline", &[[true, true], [true, false], [false, false]]);
+    a.extend(side("retail", "baseline", &[[true, true]]));
+    let mut b = side("airline", "pg", &[[true, false], [true, true], [true, true]]);
+    b.extend(side("retail", "pg", &[[false, false]]));
+    let cmp = compare(&a, &b, &CompareOptions::default()).unwrap();
+    assert_eq!(cmp.pair_by, vec!["domain", "agent_model", "user_model"]);
+    assert_eq!(cmp.n_pairs, 8);
+    assert_eq!((cmp.test.b, cmp.test.c), (3, 3));
+    assert_eq!(cmp.strata.len(), 2);
+    assert_eq!(cmp.strata[0].stratum, "airline");
+    assert_eq!((cmp.strata[0].test.b, cmp.strata[0].test.c), (1, 3));
+    assert_eq!(cmp.strata[0].test, mcnemar(1, 3));
+    assert_eq!((cmp.strata[1].test.b, cmp.strata[1].test.c), (2, 0));
+    assert_eq!(cmp.test, mcnemar(3, 3));
+
+    // Pass^k on 4 tasks: A pass^1 = (1 + .5 + 0 + 1)/4, B = (.5 + 1 + 1 + 0)/4.
+    assert_eq!(cmp.n_tasks, 4);
+    let d1 = &cmp.pass_k_diff[0];
+    assert!((d1.a - 0.625).abs() < 1e-15 && (d1.b - 0.625).abs() < 1e-15);
+    assert!(d1.ci_low <= d1.diff && d1.diff <= d1.ci_high);
+    // pass^2: A = (1 + 0 + 0 + 1)/4, B = (0 + 1 + 1 + 0)/4.
+    assert!((cmp.pass_k_diff[1].a - 0.5).abs() < 1e-15);
+    assert!((cmp.pass_k_diff[1].b - 0.5).abs() < 1e-15);
+
+    let v = cmp.to_json();
+    for key in ["n_pairs", "b", "c", "exact_p", "mid_p", "chi2", "chi2_p"] {
+        assert!(v.get(key).is_some(), "compare JSON lacks `{key}`: {v}");
+    }
+    assert_eq!(v["b"], 3);
+    assert_eq!(v["strata"][0]["stratum"], "airline");
+    let md = cmp.render(Format::Md);
+    assert!(md.contains("| pooled | 8 | 3 | 3 |"), "{md}");
+    assert!(cmp.render(Format::Csv).starts_with("Stratum,Pairs,"));
+}
+
+#[test]
+fn infra_pairs_are_dropped_and_unpaired_counted() {
+    let a = vec![
+        rec("airline", "baseline", "0", 0, true),
+        infra(rec("airline", "baseline", "0", 1, true)),
+        rec("airline", "baseline", "1", 0, true),
+    ];
+    let b = vec![
+        rec("airline", "pg", "0", 0, false),
+        rec("airline", "pg", "0", 1, true),
+        rec("airline", "pg", "2", 0, true),
+    ];
+    let cmp = compare(&a, &b, &CompareOptions::default()).unwrap();
+    assert_eq!(cmp.n_pairs, 1);
+    assert_eq!((cmp.test.b, cmp.test.c), (1, 0));
+    assert_eq!(cmp.infra_dropped, 1);
+    assert_eq!((cmp.unpaired_a, cmp.unpaired_b), (1, 1));
+}
+
+#[test]
+fn agent_strata_and_cross_agent_pairing() {
+    let mut a = side("airline", "baseline", &[[true, false]]);
+    for r in &mut a {
+        r.agent_model = "gpt".into();
+    }
+    let mut b = side("airline", "baseline", &[[false, true]]);
+    for r in &mut b {
+        r.agent_model = "sonnet".into();
+    }
+    let opts = CompareOptions {
+        strata: Strata::Agent,
+        ..CompareOptions::default()
+    };
+    let cmp = compare(&a, &b, &opts).unwrap();
+    assert!(!cmp.pair_by.contains(&"agent_model"));
+    assert_eq!(cmp.n_pairs, 2);
+    assert_eq!(cmp.strata[0].stratum, "gpt");
+}
+
+#[test]
+fn no_pairs_is_an_error() {
+    let a = side("airline", "baseline", &[[true, true]]);
+    let mut b = side("airline", "pg", &[[true, true]]);
+    for r in &mut b {
+        r.task_id = format!("other-{}", r.task_id);
+    }
+    let err = compare(&a, &b, &CompareOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("no paired simulations"), "{err}");
+}

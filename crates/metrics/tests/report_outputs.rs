@@ -1,0 +1,210 @@
+//! `report` end to end on hand-built records: grouping, baseline deltas, every rendering, the
+//! JSON shape the CLI documents, and `write_outputs` (CSV per table, plots as PNG and SVG).
+
+use std::path::PathBuf;
+use tauguard_core::record::{SimulationRecord, Slice, Verdict};
+use tauguard_metrics::synthetic::{Population, attempt, infra, record, with_calls};
+use tauguard_metrics::{Format, ReportOptions, report, write_outputs};
+
+fn rec(guard: &str, task: &str, slice: Slice, trial: u32, ok: bool) -> SimulationRecord {
+    let mut r = record(task, slice, trial, if ok { 1.0 } else { 0.0 });
+    r.guard = guard.into();
+    r.agent_turns = 5;
+    r.user_turns = 4;
+    r
+}
+
+/// Two tasks (PV "p", Mut "m") × 4 trials for a baseline and a guard.
+fn sample() -> Vec<SimulationRecord> {
+    let mut out = Vec::new();
+    // baseline: p passes 2/4, m passes 4/4
+    for t in 0..4 {
+        let mut p = rec("baseline", "p", Slice::Pv, t, t < 2);
+        p.call_attempts = if t < 2 { vec![] } else { vec![attempt("c", None, true)] };
+        out.push(p);
+        out.push(rec("baseline", "m", Slice::Mut, t, true));
+    }
+    // guard: p passes 4/4 (two blocks), m passes 3/4, turns +2 on Mut
+    for t in 0..4 {
+        let mut p = rec("pg-checklist", "p", Slice::Pv, t, true);
+        if t >= 2 {
+            p.call_attempts = vec![attempt("c", Some(Verdict::Block), false)];
+        }
+        out.push(p);
+        let mut m = rec("pg-checklist", "m", Slice::Mut, t, t != 3);
+        m.agent_turns = 6;
+        m.user_turns = 5;
+        m.call_attempts = vec![attempt("d", Some(Verdict::Pass), true)];
+        out.push(m);
+    }
+    out.push(infra(rec("pg-checklist", "m", Slice::Mut, 4, false)));
+    out
+}
+
+#[test]
+fn groups_deltas_and_json_shape() {
+    let rep = report(&sample(), &ReportOptions::default());
+    assert_eq!(rep.groups.len(), 2);
+    assert_eq!(rep.groups[0].guard, "baseline", "baseline sorts first");
+    assert_eq!(rep.headline_k, 4);
+    let (base, pg) = (&rep.groups[0], &rep.groups[1]);
+    // baseline Pass^4: p 0, m 1 → 0.5; pg: p 1, m 0 → 0.5.
+    assert_eq!(base.overall.pass_k.get(4), Some(0.5));
+    assert_eq!(pg.overall.pass_k.get(4), Some(0.5));
+    assert_eq!(pg.pv.pass_k.get(4), Some(1.0));
+    assert_eq!(pg.mut_.pass_k.get(4), Some(0.0));
+    // Pass^1: base (0.5 + 1)/2, pg (1 + 0.75)/2 → Δ = +0.125.
+    let d = pg.delta_vs_baseline.as_ref().unwrap();
+    assert!((d.get(1).unwrap() - 0.125).abs() < 1e-15);
+    assert_eq!(d.get(4), Some(0.0));
+    assert!(base.delta_vs_baseline.is_none());
+    assert_eq!(pg.overall.infra_errors, 1);
+    assert_eq!(pg.turns.mean_turns, Some(11.0));
+    assert_eq!(pg.turns.delta_vs_baseline, Some(2.0));
+    // Verdict view of the guard: 2 PV blocks (TP), 4 Mut passes (TN).
+    assert_eq!(pg.confusion.verdict.tp, 2);
+    assert_eq!(pg.confusion.verdict.tn, 4);
+    assert_eq!(pg.confusion.verdict.block_rate(), Some(2.0 / 6.0));
+    // Baseline runtime view: 2 executed PV calls, all missed.
+    assert_eq!(base.confusion.runtime.fn_, 2);
+
+    let v = rep.to_json();
+    let g = &v[1];
+    for key in [
+        "domain",
+        "agent_model",
+        "guard",
+        "n_tasks",
+        "n_simulations",
+        "infra_errors",
+        "pass_k",
+        "pv",
+        "mut",
+        "confusion",
+        "call_nmr",
+        "turns",
+    ] {
+        assert!(g.get(key).is_some(), "group JSON lacks `{key}`: {g}");
+    }
+    assert_eq!(g["pass_k"].as_object().unwrap().keys().collect::<Vec<_>>(), ["1", "2", "3", "4"]);
+    for s in ["pv", "mut"] {
+        for key in ["n_tasks", "n_simulations", "infra_errors", "pass_k"] {
+            assert!(g[s].get(key).is_some(), "`{s}` lacks `{key}`");
+        }
+    }
+    assert_eq!(g["mut"]["infra_errors"], 1);
+    assert_eq!(g["confusion"]["verdict"]["fn"], 0);
+    assert_eq!(g["trace"], serde_json::Value::Null);
+}
+
+#[test]
+fn renders_every_format() {
+    let rep = report(&sample(), &ReportOptions::default());
+    let md = rep.render(Format::Md);
+    for title in [
+        "PolicyGuard Table 2",
+        "PolicyGuard Table 7",
+        "PolicyGuard Table 8",
+        "PolicyGuard Table 9",
+        "PolicyGuide Table 1",
+        "PolicyGuide Table 10",
+    ] {
+        assert!(md.contains(title), "missing {title}:\n{md}");
+    }
+    assert!(
+        md.contains("| airline | agent | pg-checklist | 2 | 1 | 1 | 0.500 | 1.000 | 0.000 | +0.000 |"),
+        "{md}"
+    );
+    let tex = rep.render(Format::Latex);
+    assert!(tex.contains("\\begin{tabular}") && tex.contains("pg-checklist"));
+    let csv = rep.render(Format::Csv);
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().starts_with("domain,agent_model,guard,n_tasks,"));
+    assert_eq!(lines.count(), 2);
+    let json: serde_json::Value = serde_json::from_str(&rep.render(Format::Json)).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn trace_and_attack_tables_appear_when_records_carry_them() {
+    let mut recs = sample();
+    let mut t = with_calls(rec("baseline", "tele", Slice::Mut, 0, true), &["a", "b"]);
+    t.gold_trace = Some(vec!["a".into(), "b".into()]);
+    recs.push(t);
+    let mut a = rec("baseline", "att", Slice::Pv, 0, true);
+    a.attack_target = Some("book_reservation".into());
+    a.call_attempts = vec![attempt("x", None, true)];
+    recs.push(a);
+    let md = report(&recs, &ReportOptions::default()).render(Format::Md);
+    assert!(md.contains("PolicyGuide Table 5"), "{md}");
+    assert!(md.contains("Attack success rate per trial"), "{md}");
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tauguard-metrics-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn write_outputs_writes_csv_and_sane_plots() {
+    let mut pop = Population::new(2_000);
+    pop.domains = vec!["airline", "telecom"];
+    pop.agents = vec!["gpt-5.4", "sim"];
+    pop.guards = vec!["baseline", "toolguard", "pg-checklist"];
+    let rep = report(&pop.generate(), &ReportOptions::default());
+    let dir = out_dir("outputs");
+    let files = write_outputs(&rep, &dir).unwrap();
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for want in [
+        "report.md",
+        "report.tex",
+        "report.json",
+        "summary.csv",
+        "policyguard_table2.csv",
+        "policyguard_table7.csv",
+        "policyguard_table8.csv",
+        "policyguard_table9.csv",
+        "policyguide_table1.csv",
+        "policyguide_table5.csv",
+        "pass_k.csv",
+        "groups.csv",
+        "pass_k.png",
+        "pass_k.svg",
+        "pass_by_slice.png",
+        "pass_by_slice.svg",
+        "block_vs_recall.png",
+        "block_vs_recall.svg",
+        "attack_success.png",
+        "attack_success.svg",
+    ] {
+        assert!(names.iter().any(|n| n == want), "{want} not written: {names:?}");
+    }
+    for f in &files {
+        let len = std::fs::metadata(f).unwrap().len();
+        assert!(len > 200, "{} is only {len} bytes", f.display());
+        if f.extension().is_some_and(|e| e == "png") {
+            let bytes = std::fs::read(f).unwrap();
+            assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+            // Width and height from the IHDR chunk.
+            let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+            let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+            assert!((300..=4000).contains(&w) && (300..=4000).contains(&h), "{w}x{h}");
+            assert!(len > 10_000 && len < 2_000_000, "{} has {len} bytes", f.display());
+        }
+        if f.extension().is_some_and(|e| e == "svg") {
+            let svg = std::fs::read_to_string(f).unwrap();
+            assert!(svg.starts_with("<svg") && svg.contains("<text"), "{}", f.display());
+        }
+    }
+    let csv = std::fs::read_to_string(dir.join("policyguard_table7.csv")).unwrap();
+    assert!(csv.starts_with("Domain,Agent,Guard,View,Attempts,TP,FN,FP,TN,PV rec,Block%"));
+    if std::env::var_os("TAUGUARD_KEEP_PLOTS").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    } else {
+        eprintln!("plots kept in {}", dir.display());
+    }
+}

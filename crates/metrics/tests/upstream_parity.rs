@@ -1,0 +1,103 @@
+//! `report` on a τ²-bench `results.json` equals upstream's own metrics for that file.
+//!
+//! The fixture `fixtures/tau2_results_small.json` and the expected numbers come from
+//! `fixtures/make_results.py`, which writes the file in upstream's layout and computes pass^k
+//! the way `tau2/metrics/agent_metrics.py` does. It covers an infrastructure error (excluded;
+//! lowers max_k to 3), a null `reward_info` (a failure), a reward within 1e-6 of 1 (a success)
+//! and 0.999 (a failure).
+
+use std::path::{Path, PathBuf};
+use tauguard_core::record::Slice;
+use tauguard_metrics::{Format, ReportOptions, load_inputs, report};
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tau2_results_small.json")
+}
+
+/// Printed by `make_results.py`.
+const UPSTREAM_PASS_HAT: [f64; 3] = [0.7083333333333334, 0.5277777777777778, 0.4166666666666667];
+const UPSTREAM_AVG_REWARD: f64 = 0.7726817954545454;
+
+#[test]
+fn pass_k_equals_upstream() {
+    let records = load_inputs(&[fixture()]).unwrap();
+    assert_eq!(records.len(), 24);
+    let rep = report(&records, &ReportOptions::default());
+    assert_eq!(rep.groups.len(), 1);
+    let g = &rep.groups[0];
+    assert_eq!(
+        (g.domain.as_str(), g.agent_model.as_str(), g.guard.as_str()),
+        ("airline", "gpt-5.4", "baseline")
+    );
+    assert_eq!(g.overall.n_tasks, 6);
+    assert_eq!(g.overall.n_simulations, 23);
+    assert_eq!(g.overall.infra_errors, 1);
+    assert_eq!(g.overall.pass_k.0.len(), 3, "max_k lowered to the smallest task count");
+    for (got, want) in g.overall.pass_k.0.iter().zip(UPSTREAM_PASS_HAT) {
+        assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    }
+    assert!((g.avg_reward.unwrap() - UPSTREAM_AVG_REWARD).abs() < 1e-12);
+    assert!(!rep.warnings.is_empty(), "unequal trial counts are reported");
+}
+
+#[test]
+fn slices_turns_and_calls_of_the_import() {
+    let records = load_inputs(&[fixture()]).unwrap();
+    let slice_of = |t: &str| records.iter().find(|r| r.task_id == t).unwrap().slice;
+    assert_eq!(slice_of("0"), Slice::Pv);
+    assert_eq!(slice_of("1"), Slice::Mut);
+    assert_eq!(slice_of("2"), Slice::Pv);
+    assert_eq!(slice_of("4"), Slice::Pv, "transfer is not a mutating call");
+    let r = records.iter().find(|r| r.task_id == "3" && r.trial == 0).unwrap();
+    assert_eq!((r.agent_turns, r.user_turns), (4, 2));
+    assert_eq!(r.call_attempts.len(), 1);
+    assert_eq!(r.call_attempts[0].tool, "book_reservation");
+    assert!(r.call_attempts[0].executed && r.call_attempts[0].verdict.is_none());
+
+    let rep = report(&records, &ReportOptions::default());
+    let g = &rep.groups[0];
+    // PV: tasks 0 (4/4), 2 (1/4), 4 (3/4); Mut: 1 (3/4), 3 (2/4), 5 (3/3).
+    let pv = [(4.0 + 1.0 + 3.0) / 12.0, (1.0 + 0.0 + 0.5) / 3.0, (1.0 + 0.0 + 0.25) / 3.0];
+    let mu = [
+        (0.75 + 0.5 + 1.0) / 3.0,
+        (0.5 + 1.0 / 6.0 + 1.0) / 3.0,
+        (0.25 + 0.0 + 1.0) / 3.0,
+    ];
+    for (got, want) in g.pv.pass_k.0.iter().zip(pv) {
+        assert!((got - want).abs() < 1e-12, "pv {got} vs {want}");
+    }
+    for (got, want) in g.mut_.pass_k.0.iter().zip(mu) {
+        assert!((got - want).abs() < 1e-12, "mut {got} vs {want}");
+    }
+    assert_eq!((g.pv.n_tasks, g.mut_.n_tasks), (3, 3));
+    // Mut sims have 4 assistant + 2 user messages; the infra error is excluded.
+    assert_eq!(g.turns.mut_simulations, 11);
+    assert_eq!(g.turns.mean_turns, Some(6.0));
+    // Baseline: 11 executed attempts on Mut tasks, none on PV: runtime view all TN.
+    assert_eq!(g.confusion.runtime.tn, 11);
+    assert_eq!(g.confusion.verdict.attempts(), 0);
+    // No prerequisite information upstream: call-NMR unknown.
+    assert_eq!(g.call_nmr.all.unknown, 11);
+    assert_eq!(g.call_nmr.all.rate(), None);
+    assert!((g.cost_per_simulation["agent"] - 0.05).abs() < 1e-12);
+
+    let json = rep.render(Format::Json);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v[0]["pass_k"]["1"].as_f64(), Some(UPSTREAM_PASS_HAT[0]));
+    assert_eq!(v[0]["infra_errors"], 1);
+}
+
+#[test]
+fn infra_as_failure_option() {
+    let records = load_inputs(&[fixture()]).unwrap();
+    let opts = ReportOptions {
+        infra: tauguard_metrics::InfraPolicy::AsFailure,
+        ..ReportOptions::default()
+    };
+    let g = &report(&records, &opts).groups[0];
+    assert_eq!(g.overall.n_simulations, 24);
+    assert_eq!(g.overall.infra_errors, 1);
+    // Task 5 becomes 3/4: pass^1 = (4.25 - 1 + 0.75) / 6.
+    assert!((g.overall.pass_k.0[0] - 4.0 / 6.0).abs() < 1e-12);
+    assert_eq!(g.overall.pass_k.0.len(), 4);
+}

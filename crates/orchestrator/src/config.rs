@@ -1,0 +1,236 @@
+//! Run configuration: TOML as written by a researcher → checked plain structs.
+//!
+//! Unknown keys are errors (a typo must not silently change an experiment); every error names
+//! the file and the key path.
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use tauguard_sim::faults::FaultProfile;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config `{path}`: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("config `{path}`: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// `[run]`: what to simulate.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Run name; the output directory is `results/<name>` unless `--out` is given.
+    pub name: String,
+    pub domain: String,
+    /// Task split (default `base`).
+    #[serde(default = "default_split")]
+    pub split: String,
+    /// Restrict to these task ids (all must exist).
+    #[serde(default)]
+    pub task_ids: Option<Vec<String>>,
+    /// Keep only the first N tasks after filtering.
+    #[serde(default)]
+    pub num_tasks: Option<usize>,
+    #[serde(default = "default_trials")]
+    pub trials: u32,
+    /// Run seed; trial seeds derive from it as in τ²-bench.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default = "default_max_steps")]
+    pub max_steps: u32,
+    #[serde(default = "default_max_errors")]
+    pub max_errors: u32,
+    /// Extra whole-simulation attempts after a failure (τ²-bench: 3).
+    #[serde(default = "default_retries")]
+    pub max_retries: u32,
+    /// Simulations in flight at once.
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+    /// Data directory; overridden by `--data-dir`, defaults to `TAUGUARD_DATA_DIR` / `data/tau2`.
+    #[serde(default)]
+    pub data_dir: Option<PathBuf>,
+    /// Directory of prompt files (default `configs/prompts`, relative to the working directory).
+    #[serde(default)]
+    pub prompts_dir: Option<PathBuf>,
+}
+
+fn default_split() -> String {
+    "base".into()
+}
+fn default_trials() -> u32 {
+    1
+}
+fn default_seed() -> u64 {
+    300
+}
+fn default_max_steps() -> u32 {
+    200
+}
+fn default_max_errors() -> u32 {
+    10
+}
+fn default_retries() -> u32 {
+    3
+}
+fn default_concurrency() -> usize {
+    8
+}
+
+/// One model role.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSection {
+    /// `sim` for the offline family; provider kinds come with the HTTP providers.
+    pub provider: String,
+    pub model: String,
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Sim agent only: fault probabilities.
+    #[serde(default)]
+    pub faults: Option<FaultProfile>,
+    /// Extra request body parameters (HTTP providers).
+    #[serde(default)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl ModelSection {
+    pub fn is_sim(&self) -> bool {
+        self.provider == "sim"
+    }
+
+    /// The provider-level spec of a non-`sim` model.
+    pub fn spec(&self) -> tauguard_llm::ModelSpec {
+        tauguard_llm::ModelSpec {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            extra: self.extra.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelsSection {
+    pub agent: ModelSection,
+    pub user: ModelSection,
+    /// NL-assertion judge (default: `sim-judge`).
+    #[serde(default)]
+    pub judge: Option<ModelSection>,
+}
+
+/// `[grid]`: the configurations compared side by side on the same tasks and trials.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridSection {
+    /// Guard configurations; `baseline` = no guard.
+    #[serde(default = "default_guards")]
+    pub guards: Vec<String>,
+}
+
+impl Default for GridSection {
+    fn default() -> Self {
+        GridSection { guards: default_guards() }
+    }
+}
+
+fn default_guards() -> Vec<String> {
+    vec!["baseline".into()]
+}
+
+/// `[guard]`: options shared by the guard configurations of the grid.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GuardSection {
+    /// Any NOT MET forces BLOCK (checklist variants).
+    #[serde(default)]
+    pub strict: bool,
+    /// When the verifier reply stays unparseable: `closed` (block, default) or `open` (pass).
+    #[serde(default)]
+    pub fail_mode: Option<String>,
+    /// Verifier model; default: the agent's model (paired-verifier protocol).
+    #[serde(default)]
+    pub verifier: Option<ModelSection>,
+}
+
+/// A whole config file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    pub run: RunSection,
+    pub models: ModelsSection,
+    #[serde(default)]
+    pub grid: GridSection,
+    #[serde(default)]
+    pub guard: GuardSection,
+    /// Providers, prices and the response cache for non-`sim` models.
+    #[serde(default)]
+    pub llm: tauguard_llm::LlmConfig,
+}
+
+impl RunConfig {
+    pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: path.into(), source })?;
+        Self::parse(path, &text)
+    }
+
+    pub fn parse(path: &Path, text: &str) -> Result<RunConfig, ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid { path: path.into(), message };
+        let de = toml::Deserializer::parse(text).map_err(|e| invalid(e.to_string()))?;
+        let cfg: RunConfig =
+            serde_path_to_error::deserialize(de).map_err(|e| invalid(format!("at `{}`: {}", e.path(), e.inner())))?;
+        if cfg.run.trials == 0 {
+            return Err(invalid("at `run.trials`: must be at least 1".into()));
+        }
+        if cfg.grid.guards.is_empty() {
+            return Err(invalid("at `grid.guards`: list at least one configuration (e.g. \"baseline\")".into()));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (i, g) in cfg.grid.guards.iter().enumerate() {
+            if !seen.insert(g) {
+                return Err(invalid(format!("at `grid.guards[{i}]`: `{g}` is listed twice")));
+            }
+        }
+        if cfg.run.concurrency == 0 {
+            return Err(invalid("at `run.concurrency`: must be at least 1".into()));
+        }
+        cfg.llm.validate().map_err(|e| invalid(format!("at `llm`: {e}")))?;
+        let roles = [
+            ("models.agent", Some(&cfg.models.agent), "sim-agent"),
+            ("models.user", Some(&cfg.models.user), "sim-user"),
+            ("models.judge", cfg.models.judge.as_ref(), "sim-judge"),
+            ("guard.verifier", cfg.guard.verifier.as_ref(), "sim-verifier"),
+        ];
+        for (role, m, sim_name) in roles {
+            let Some(m) = m else { continue };
+            if m.is_sim() {
+                if m.model != sim_name {
+                    return Err(invalid(format!("at `{role}.model`: the sim provider offers `{sim_name}` here, not `{}`", m.model)));
+                }
+            } else {
+                cfg.llm.provider(&m.provider).map_err(|e| invalid(format!("at `{role}.provider`: {e}")))?;
+            }
+            if let Some(f) = &m.faults {
+                if role != "models.agent" || !m.is_sim() {
+                    return Err(invalid(format!("at `{role}.faults`: only the sim agent takes a fault profile")));
+                }
+                f.validate().map_err(|e| invalid(format!("at `{role}.faults`: {e}")))?;
+            }
+        }
+        if let Some(mode) = cfg.guard.fail_mode.as_deref() {
+            if !["open", "closed"].contains(&mode) {
+                return Err(invalid(format!("at `guard.fail_mode`: `{mode}` is neither `open` nor `closed`")));
+            }
+        }
+        Ok(cfg)
+    }
+
+    /// blake3 of the canonical JSON of this config: identifies the cell in records.
+    pub fn hash(&self) -> String {
+        let json = serde_json::to_string(self).expect("config serialises");
+        blake3::hash(json.as_bytes()).to_hex()[..16].to_string()
+    }
+}

@@ -1,0 +1,265 @@
+//! Reward computation exactly as τ²-bench's `evaluate_simulation` with evaluation type `ALL`
+//! (§7): the premature-termination gate, the environment check (trajectory replay vs gold
+//! replay, compared by database hash equivalence, plus env assertions), COMMUNICATE, ACTION,
+//! NL_ASSERTION, and their product over the task's `reward_basis`.
+//!
+//! The NL judge is a model call, so it happens outside: the caller asks
+//! [`nl_assertions_to_judge`], runs its judge, and passes the checks in.
+
+use serde_json::{Map, Value, json};
+use tauguard_core::message::Message;
+use tauguard_core::pyjson::py_eq;
+use tauguard_core::record::RewardInfo;
+use tauguard_core::task::{Action, RewardType};
+use tauguard_core::{Requestor, Task, ToolKind};
+use tauguard_env::DomainData;
+use tauguard_env::gold::gold_env;
+use tauguard_env::initial_state::apply_initial_state;
+use tauguard_env::replay::replay_tool_calls;
+
+/// Terminations that reach the evaluators; every other reason scores 0.
+pub const EVALUATED_TERMINATIONS: &[&str] = &["user_stop", "agent_stop"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error("initial state: {0}")]
+    InitialState(#[from] tauguard_env::initial_state::InitialStateError),
+    #[error("trajectory replay: {0}")]
+    Replay(#[from] tauguard_env::replay::ReplayError),
+    #[error("env assertion `{func}`: {message}")]
+    Assertion { func: String, message: String },
+    #[error("reward basis contains NL_ASSERTION but no judge verdicts were supplied")]
+    MissingNl,
+}
+
+/// One judged NL assertion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NlCheck {
+    pub nl_assertion: String,
+    pub met: bool,
+    pub justification: String,
+}
+
+/// The NL assertions a judge must rule on, if the task's reward depends on them.
+pub fn nl_assertions_to_judge(task: &Task) -> Option<&[String]> {
+    let c = task.evaluation_criteria.as_ref()?;
+    if !c.reward_basis.contains(&RewardType::NlAssertion) {
+        return None;
+    }
+    c.nl_assertions.as_deref().filter(|a| !a.is_empty())
+}
+
+fn basis_key(t: RewardType) -> &'static str {
+    match t {
+        RewardType::Db => "DB",
+        RewardType::EnvAssertion => "ENV_ASSERTION",
+        RewardType::NlAssertion => "NL_ASSERTION",
+        RewardType::Action => "ACTION",
+        RewardType::Communicate => "COMMUNICATE",
+    }
+}
+
+fn reward_of(met: bool) -> f64 {
+    if met { 1.0 } else { 0.0 }
+}
+
+/// Scores one finished simulation. `messages` is the full trajectory (task history included).
+pub fn evaluate(
+    data: &DomainData,
+    task: &Task,
+    messages: &[Message],
+    termination_reason: &str,
+    nl: Option<Vec<NlCheck>>,
+) -> Result<RewardInfo, EvalError> {
+    if !EVALUATED_TERMINATIONS.contains(&termination_reason) {
+        let details = json!({
+            "reward": 0.0,
+            "reward_basis": null,
+            "info": {"note": format!("Simulation terminated prematurely. Termination reason: {termination_reason}")},
+        });
+        return Ok(RewardInfo { reward: 0.0, breakdown: Map::new(), details });
+    }
+    let Some(criteria) = &task.evaluation_criteria else {
+        return Ok(RewardInfo {
+            reward: 1.0,
+            breakdown: Map::new(),
+            details: json!({"reward": 1.0, "info": {"note": "No evaluation criteria"}}),
+        });
+    };
+    let basis = &criteria.reward_basis;
+    let mut details = Map::new();
+    let mut breakdown = Map::new();
+    let mut reward = 1.0;
+
+    // Environment: DB and ENV_ASSERTION.
+    let (db_reward, env_assert_reward) = if criteria.actions.is_none() && criteria.env_assertions.is_none() {
+        details.insert("db_check".into(), json!({"db_match": true, "db_reward": 1.0}));
+        (1.0, 1.0)
+    } else {
+        let mut predicted = data.fresh_env();
+        let init_only = task.initial_state.as_ref().map(|s| tauguard_core::task::InitialState {
+            message_history: None,
+            ..s.clone()
+        });
+        // Data and actions first, then the full trajectory (which includes the task history).
+        apply_initial_state(predicted.as_mut(), init_only.as_ref())?;
+        replay_tool_calls(predicted.as_mut(), messages, true)?;
+        let gold = gold_env(data, task)?;
+        let db_match = predicted.same_state(gold.as_ref());
+        details.insert("db_check".into(), json!({"db_match": db_match, "db_reward": reward_of(db_match)}));
+        let mut checks = Vec::new();
+        let mut env_reward = 1.0;
+        for a in criteria.env_assertions.iter().flatten() {
+            let fail = |message: String| EvalError::Assertion { func: a.func_name.clone(), message };
+            let value = predicted.call(a.env_type, &a.func_name, &a.arguments).map_err(|e| fail(e.qualified()))?;
+            predicted.sync_tools().map_err(|e| fail(e.qualified()))?;
+            let got = match value {
+                tauguard_env::ToolValue::Json(Value::Bool(b)) => b,
+                other => return Err(fail(format!("returned {other:?} instead of bool"))),
+            };
+            let met = got == a.assert_value;
+            env_reward *= reward_of(met);
+            checks.push(json!({"env_assertion": a, "met": met, "reward": reward_of(met)}));
+        }
+        details.insert("env_assertions".into(), Value::Array(checks));
+        (reward_of(db_match), env_reward)
+    };
+    if basis.contains(&RewardType::Db) {
+        breakdown.insert("DB".into(), json!(db_reward));
+        reward *= db_reward;
+    }
+    if basis.contains(&RewardType::EnvAssertion) {
+        breakdown.insert("ENV_ASSERTION".into(), json!(env_assert_reward));
+        reward *= env_assert_reward;
+    }
+
+    // ACTION: always computed as a diagnostic.
+    let env_for_kinds = data.fresh_env();
+    let (action_reward, action_checks) = action_checks(criteria.actions.as_deref(), messages, |name, side| {
+        env_for_kinds.tool_kind(side, name)
+    });
+    details.insert("action_checks".into(), Value::Array(action_checks));
+    if basis.contains(&RewardType::Action) {
+        breakdown.insert("ACTION".into(), json!(action_reward));
+        reward *= action_reward;
+    }
+
+    // COMMUNICATE.
+    let (comm_reward, comm_checks) = communicate_checks(criteria.communicate_info.as_deref(), messages);
+    details.insert("communicate_checks".into(), Value::Array(comm_checks));
+    if basis.contains(&RewardType::Communicate) {
+        breakdown.insert("COMMUNICATE".into(), json!(comm_reward));
+        reward *= comm_reward;
+    }
+
+    // NL_ASSERTION: only when in the basis (evaluation type ALL).
+    if basis.contains(&RewardType::NlAssertion) {
+        let checks = match nl_assertions_to_judge(task) {
+            None => Vec::new(),
+            Some(_) => nl.ok_or(EvalError::MissingNl)?,
+        };
+        let nl_reward = reward_of(checks.iter().all(|c| c.met));
+        details.insert(
+            "nl_assertions".into(),
+            Value::Array(
+                checks
+                    .iter()
+                    .map(|c| json!({"nl_assertion": c.nl_assertion, "met": c.met, "justification": c.justification}))
+                    .collect(),
+            ),
+        );
+        breakdown.insert("NL_ASSERTION".into(), json!(nl_reward));
+        reward *= nl_reward;
+    }
+
+    details.insert("reward".into(), json!(reward));
+    details.insert("reward_basis".into(), json!(basis.iter().map(|b| basis_key(*b)).collect::<Vec<_>>()));
+    details.insert("reward_breakdown".into(), Value::Object(breakdown.clone()));
+    Ok(RewardInfo { reward, breakdown, details: Value::Object(details) })
+}
+
+/// Whether a gold action matches a predicted call (§7.4).
+pub fn action_matches(gold: &Action, name: &str, args: &Map<String, Value>) -> bool {
+    if gold.name != name {
+        return false;
+    }
+    match &gold.compare_args {
+        Some(keys) if keys.is_empty() => true,
+        None => {
+            // Gold arguments restricted to the call's keys must equal the call's arguments.
+            args.iter().all(|(k, v)| gold.arguments.get(k).is_some_and(|g| py_eq(g, v)))
+        }
+        Some(keys) => keys.iter().all(|k| match (gold.arguments.get(k), args.get(k)) {
+            (Some(g), Some(p)) => py_eq(g, p),
+            (None, None) => true,
+            _ => false,
+        }),
+    }
+}
+
+/// ACTION component: every gold action must match at least one call of the trajectory
+/// (agent or user; calls may be reused).
+pub fn action_checks(
+    gold: Option<&[Action]>,
+    messages: &[Message],
+    kind_of: impl Fn(&str, Requestor) -> Option<ToolKind>,
+) -> (f64, Vec<Value>) {
+    let Some(gold) = gold.filter(|g| !g.is_empty()) else { return (1.0, Vec::new()) };
+    // Guard-blocked calls never executed: they do not count as performed actions.
+    let blocked: std::collections::HashSet<&str> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(t) if t.guard_blocked => Some(t.id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let calls: Vec<_> = messages.iter().flat_map(|m| m.tool_calls()).filter(|c| !blocked.contains(c.id.as_str())).collect();
+    let mut all = true;
+    let checks = gold
+        .iter()
+        .map(|a| {
+            let matched = calls.iter().any(|c| action_matches(a, &c.name, &c.arguments));
+            all &= matched;
+            let kind = kind_of(&a.name, a.requestor).map(ToolKind::as_str);
+            json!({"action": a, "action_match": matched, "action_reward": reward_of(matched), "tool_type": kind})
+        })
+        .collect();
+    (reward_of(all), checks)
+}
+
+/// COMMUNICATE component: each required string must appear, case-insensitively, in some
+/// assistant message's text with commas removed from that text.
+pub fn communicate_checks(info: Option<&[String]>, messages: &[Message]) -> (f64, Vec<Value>) {
+    let Some(info) = info.filter(|i| !i.is_empty()) else { return (1.0, Vec::new()) };
+    let texts: Vec<String> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant(a) if a.has_text() => a.content.as_deref().map(|c| c.to_lowercase().replace(',', "")),
+            _ => None,
+        })
+        .collect();
+    let mut all = true;
+    let checks = info
+        .iter()
+        .map(|s| {
+            let needle = s.to_lowercase();
+            let found = texts.iter().position(|t| t.contains(&needle));
+            all &= found.is_some();
+            let justification = match found {
+                Some(i) => format!("Information '{s}' communicated in assistant message {i}"),
+                None => format!("Information '{s}' not communicated."),
+            };
+            json!({"info": s, "met": found.is_some(), "justification": justification})
+        })
+        .collect();
+    (reward_of(all), checks)
+}
+
+/// The conversation as the NL judge reads it: `<role>: <content>` per message.
+pub fn render_for_judge(messages: &[Message]) -> String {
+    messages
+        .iter()
+        .map(|m| format!("{}: {}", m.role(), m.content().unwrap_or("None")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

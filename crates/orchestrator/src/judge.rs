@@ -1,0 +1,103 @@
+//! The NL-assertion judge (§7.5): one model call that rules on every expected outcome of a
+//! task given the conversation. The prompt texts are ours; the layout (conversation as
+//! `<role>: <content>` lines, outcomes as a Python list literal, a JSON object reply) is
+//! upstream's. An unparseable reply is an error: upstream restarts the simulation on it.
+
+use crate::evaluate::{NlCheck, render_for_judge};
+use serde_json::Value;
+use tauguard_core::Message;
+use tauguard_core::message::ParticipantMessage;
+use tauguard_core::pyjson::str_repr;
+use tauguard_core::record::RoleUsage;
+use tauguard_llm::model::{ChatModel, ChatRequest};
+
+const SYSTEM: &str = "You judge whether a customer service conversation met a list of expected outcomes. \
+You are given the expected outcomes and the conversation between an agent and a customer. Judge each \
+expected outcome on its own, from what the conversation shows. Reply with a JSON object only: \
+{\"results\": [{\"expectedOutcome\": \"...\", \"reasoning\": \"...\", \"metExpectation\": true or false}]}, \
+one entry per expected outcome, in the given order.";
+
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    #[error("judge model: {0}")]
+    Model(#[from] tauguard_llm::error::LlmError),
+    #[error("judge reply is not the expected JSON object: {0}")]
+    Parse(String),
+}
+
+/// Python list literal of the outcomes, as upstream prints them.
+fn py_list(items: &[String]) -> String {
+    format!("[{}]", items.iter().map(|s| str_repr(s)).collect::<Vec<_>>().join(", "))
+}
+
+/// Asks `model` to judge `assertions` against `messages`; returns the checks and usage.
+pub async fn llm_judge(
+    model: &dyn ChatModel,
+    messages: &[Message],
+    assertions: &[String],
+    seed: u64,
+    trial: u32,
+) -> Result<(Vec<NlCheck>, RoleUsage), JudgeError> {
+    let user = format!(
+        "conversation:\n{}\n\nexpected outcomes:\n{}",
+        render_for_judge(messages),
+        py_list(assertions)
+    );
+    let req = ChatRequest::new(
+        "",
+        vec![
+            Message::System { content: Some(SYSTEM.into()) },
+            Message::User(ParticipantMessage { content: Some(user), ..Default::default() }),
+        ],
+    )
+    .with_temperature(0.0)
+    .with_seed(seed)
+    .with_trial(trial);
+    let r = model.complete(&req).await?;
+    let usage = RoleUsage {
+        calls: 1,
+        usage: r.usage,
+        cost: r.cost,
+        latency_seconds: r.latency.as_secs_f64(),
+        cache_hits: u64::from(r.cache_hit),
+    };
+    let text = r.content.unwrap_or_default();
+    Ok((parse_reply(&text)?, usage))
+}
+
+/// Parses `{"results": [...]}`; an empty list means every outcome is met (upstream).
+pub fn parse_reply(text: &str) -> Result<Vec<NlCheck>, JudgeError> {
+    let v: Value = serde_json::from_str(text.trim()).map_err(|e| JudgeError::Parse(e.to_string()))?;
+    let results = v.get("results").and_then(Value::as_array).ok_or_else(|| JudgeError::Parse("no `results` list".into()))?;
+    results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let met = r
+                .get("metExpectation")
+                .and_then(Value::as_bool)
+                .ok_or_else(|| JudgeError::Parse(format!("results[{i}].metExpectation is not a boolean")))?;
+            Ok(NlCheck {
+                nl_assertion: r.get("expectedOutcome").and_then(Value::as_str).unwrap_or_default().to_string(),
+                met,
+                justification: r.get("reasoning").and_then(Value::as_str).unwrap_or_default().to_string(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_upstream_shape_and_rejects_fences() {
+        let ok = parse_reply(r#"{"results": [{"expectedOutcome": "a", "reasoning": "r", "metExpectation": false}]}"#).unwrap();
+        assert_eq!(ok.len(), 1);
+        assert!(!ok[0].met);
+        assert!(parse_reply("```json\n{\"results\": []}\n```").is_err());
+        assert!(parse_reply(r#"{"results": [{"metExpectation": "yes"}]}"#).is_err());
+        assert!(parse_reply(r#"{"results": []}"#).unwrap().is_empty());
+        assert_eq!(py_list(&["it's".into(), "b".into()]), r#"["it's", 'b']"#);
+    }
+}

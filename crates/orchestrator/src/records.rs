@@ -1,0 +1,95 @@
+//! `records.jsonl`: append-only, one line per finished simulation, flushed as soon as it is
+//! written, so a killed run loses at most the simulations in flight.
+//!
+//! On resume the file is scanned for complete records; a torn last line (a kill mid-write) is
+//! cut off — it is an unfinished simulation and will be redone — so appends start on a fresh
+//! line and no record is duplicated or lost.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use tauguard_core::record::SimulationRecord;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecordsError {
+    #[error("`{path}`: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("`{path}` line {line}: not a simulation record: {message}")]
+    Corrupt { path: PathBuf, line: usize, message: String },
+}
+
+/// Identity of a simulation within a run: (cell, task, trial).
+pub type SimKey = (String, String, u32);
+
+/// Reads every complete record; a torn final line (no trailing newline) is ignored, a
+/// malformed complete line is an error naming it.
+pub fn read_records(path: &Path) -> Result<Vec<SimulationRecord>, RecordsError> {
+    let io = |source| RecordsError::Io { path: path.into(), source };
+    let file = File::open(path).map_err(io)?;
+    let mut reader = BufReader::new(file);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut n = 0;
+    loop {
+        line.clear();
+        let read = reader.read_line(&mut line).map_err(io)?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
+        if !line.ends_with('\n') {
+            break; // torn write
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let rec = serde_json::from_str(&line).map_err(|e| RecordsError::Corrupt {
+            path: path.into(),
+            line: n,
+            message: e.to_string(),
+        })?;
+        out.push(rec);
+    }
+    Ok(out)
+}
+
+/// Append-only writer.
+#[derive(Debug)]
+pub struct RecordWriter {
+    path: PathBuf,
+    file: File,
+}
+
+impl RecordWriter {
+    /// Opens `path` for appending, first cutting a torn final line. Returns the writer and
+    /// the keys of the simulations already complete.
+    pub fn open(path: &Path) -> Result<(RecordWriter, HashSet<SimKey>), RecordsError> {
+        let io = |source| RecordsError::Io { path: path.into(), source };
+        let mut done = HashSet::new();
+        if path.exists() {
+            let bytes = std::fs::read(path).map_err(io)?;
+            let keep = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            if keep < bytes.len() {
+                let f = OpenOptions::new().write(true).open(path).map_err(io)?;
+                f.set_len(keep as u64).map_err(io)?;
+            }
+            for r in read_records(path)? {
+                done.insert((r.cell_id.clone(), r.task_id.clone(), r.trial));
+            }
+        }
+        let file = OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
+        Ok((RecordWriter { path: path.into(), file }, done))
+    }
+
+    /// Appends one record as one line and flushes it to the OS.
+    pub fn append(&mut self, record: &SimulationRecord) -> Result<(), RecordsError> {
+        let mut line = serde_json::to_string(record).expect("records serialise");
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush())
+            .and_then(|()| self.file.sync_data())
+            .map_err(|source| RecordsError::Io { path: self.path.clone(), source })
+    }
+}

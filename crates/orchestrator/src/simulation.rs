@@ -1,0 +1,286 @@
+//! One simulation: the half-duplex loop of §6.3–§6.4 — greeting, user and agent turns, tool
+//! execution, step and error limits, stop tokens — producing the trajectory to evaluate.
+
+use crate::views::{agent_view, user_view};
+use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
+use tauguard_core::record::{CallAttempt, GuardEvent, RoleUsage, Verdict};
+use tauguard_guards::{Guard, GuardContext};
+use tauguard_core::{Requestor, Task, ToolKind};
+use tauguard_env::{DomainData, Environment};
+use tauguard_llm::model::{ChatModel, ChatRequest, ChatResponse};
+
+/// The assistant's fixed opening message when a task has no message history.
+pub const GREETING: &str = "Hi! How can I help you today?";
+/// User-side stop tokens (substring, case-sensitive).
+pub const STOP_TOKENS: &[&str] = &["###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"];
+
+/// Sampling settings of one role.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sampling {
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+}
+
+/// Everything one simulation needs.
+pub struct SimulationSpec<'a> {
+    pub data: &'a DomainData,
+    pub task: &'a Task,
+    pub trial: u32,
+    pub seed: u64,
+    pub agent: &'a dyn ChatModel,
+    pub user: &'a dyn ChatModel,
+    pub agent_sampling: Sampling,
+    pub user_sampling: Sampling,
+    pub agent_system_prompt: String,
+    pub user_system_prompt: String,
+    pub max_steps: u32,
+    pub max_errors: u32,
+    /// The guard every mutating agent call goes through; `None` = baseline.
+    pub guard: Option<&'a dyn Guard>,
+}
+
+/// A finished simulation, before evaluation.
+#[derive(Debug, Clone, Default)]
+pub struct SimulationOutcome {
+    pub messages: Vec<Message>,
+    pub termination_reason: String,
+    pub agent_usage: RoleUsage,
+    pub user_usage: RoleUsage,
+    pub call_attempts: Vec<CallAttempt>,
+    pub guard_events: Vec<GuardEvent>,
+    /// Filled by the caller when an NL judge model ran.
+    pub judge_usage: Option<RoleUsage>,
+    pub agent_turns: u32,
+    pub user_turns: u32,
+}
+
+/// Why a simulation attempt failed (upstream restarts the whole simulation on these).
+#[derive(Debug, thiserror::Error)]
+pub enum SimulationError {
+    #[error("{role} model: {source}")]
+    Model { role: &'static str, source: tauguard_llm::error::LlmError },
+    #[error("{0} model returned a message with neither content nor tool calls")]
+    EmptyMessage(&'static str),
+    #[error("initial state: {0}")]
+    InitialState(#[from] tauguard_env::initial_state::InitialStateError),
+    #[error("sync_tools: {0}")]
+    Sync(String),
+    #[error("guard `{guard}`: {message}")]
+    Guard { guard: String, message: String },
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Next {
+    User,
+    Agent,
+    Env(Requestor),
+}
+
+fn now_iso() -> String {
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    format!("{}.{:06}", d.as_secs(), d.subsec_micros())
+}
+
+fn account(usage: &mut RoleUsage, r: &ChatResponse) {
+    usage.calls += 1;
+    usage.usage.prompt_tokens += r.usage.prompt_tokens;
+    usage.usage.completion_tokens += r.usage.completion_tokens;
+    usage.usage.cached_prompt_tokens += r.usage.cached_prompt_tokens;
+    usage.cost = match (usage.cost, r.cost) {
+        (Some(a), Some(b)) if usage.calls > 1 => Some(a + b),
+        (_, c) if usage.calls == 1 => c,
+        _ => None,
+    };
+    usage.latency_seconds += r.latency.as_secs_f64();
+    usage.cache_hits += u64::from(r.cache_hit);
+}
+
+/// Runs one simulation to its end. Model failures and empty messages are errors (the caller
+/// retries the whole simulation); everything else ends with a termination reason.
+pub async fn run_simulation(spec: &SimulationSpec<'_>) -> Result<SimulationOutcome, SimulationError> {
+    let mut env: Box<dyn Environment> = spec.data.fresh_env();
+    tauguard_env::initial_state::apply_initial_state(env.as_mut(), spec.task.initial_state.as_ref())?;
+    let mut out = SimulationOutcome::default();
+    let history = spec.task.initial_state.as_ref().and_then(|s| s.message_history.clone()).unwrap_or_default();
+    let mut next = if history.is_empty() {
+        out.messages.push(Message::Assistant(ParticipantMessage {
+            content: Some(GREETING.into()),
+            cost: Some(0.0),
+            timestamp: Some(now_iso()),
+            ..Default::default()
+        }));
+        Next::User
+    } else {
+        // Route from the last message of the given history.
+        let n = match history.last() {
+            Some(Message::Assistant(a)) if a.is_tool_call() => Next::Env(Requestor::Assistant),
+            Some(Message::User(u)) if u.is_tool_call() => Next::Env(Requestor::User),
+            Some(Message::Assistant(_)) => Next::User,
+            Some(Message::Tool(t)) if t.requestor == Requestor::User => Next::User,
+            _ => Next::Agent,
+        };
+        out.messages.extend(history);
+        n
+    };
+    let assistant_tools = spec.data.tool_schemas.assistant.clone();
+    let user_tools: Vec<_> = match &spec.task.user_tools {
+        None => spec.data.tool_schemas.user.clone(),
+        Some(names) => spec.data.tool_schemas.user.iter().filter(|t| names.contains(&t.name)).cloned().collect(),
+    };
+    let (mut steps, mut errors) = (0u32, 0u32);
+    let mut done: Option<String> = None;
+    loop {
+        match next {
+            Next::User => {
+                let req = ChatRequest {
+                    temperature: spec.user_sampling.temperature,
+                    max_tokens: spec.user_sampling.max_tokens,
+                    seed: Some(spec.seed),
+                    trial: spec.trial,
+                    ..ChatRequest::new("", user_view(&spec.user_system_prompt, &out.messages)).with_tools(user_tools.clone())
+                };
+                let r = spec.user.complete(&req).await.map_err(|source| SimulationError::Model { role: "user", source })?;
+                account(&mut out.user_usage, &r);
+                if !r.has_text() && r.tool_calls.is_empty() {
+                    return Err(SimulationError::EmptyMessage("user"));
+                }
+                let mut msg = r.to_participant_message();
+                msg.timestamp = Some(now_iso());
+                if let Some(calls) = msg.tool_calls.as_mut() {
+                    for c in calls.iter_mut() {
+                        c.requestor = Requestor::User;
+                    }
+                }
+                out.user_turns += 1;
+                let is_call = msg.is_tool_call();
+                let stop = !is_call && msg.content.as_deref().is_some_and(|c| STOP_TOKENS.iter().any(|t| c.contains(t)));
+                out.messages.push(Message::User(msg));
+                if stop {
+                    done = Some("user_stop".into());
+                }
+                next = if is_call { Next::Env(Requestor::User) } else { Next::Agent };
+            }
+            Next::Agent => {
+                let req = ChatRequest {
+                    temperature: spec.agent_sampling.temperature,
+                    max_tokens: spec.agent_sampling.max_tokens,
+                    seed: Some(spec.seed),
+                    trial: spec.trial,
+                    ..ChatRequest::new("", agent_view(&spec.agent_system_prompt, &out.messages))
+                        .with_tools(assistant_tools.clone())
+                };
+                let r = spec.agent.complete(&req).await.map_err(|source| SimulationError::Model { role: "agent", source })?;
+                account(&mut out.agent_usage, &r);
+                if !r.has_text() && r.tool_calls.is_empty() {
+                    return Err(SimulationError::EmptyMessage("agent"));
+                }
+                let mut msg = r.to_participant_message();
+                msg.timestamp = Some(now_iso());
+                out.agent_turns += 1;
+                let is_call = msg.is_tool_call();
+                out.messages.push(Message::Assistant(msg));
+                next = if is_call { Next::Env(Requestor::Assistant) } else { Next::User };
+            }
+            Next::Env(side) => {
+                let calls = out.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
+                for call in calls {
+                    let mutating = side == Requestor::Assistant
+                        && env.tool_kind(side, &call.name) == Some(ToolKind::Write);
+                    // The guard seam: every mutating agent call is judged before it runs.
+                    let decision = match (mutating, spec.guard) {
+                        (true, Some(guard)) => {
+                            let history = agent_view(&spec.agent_system_prompt, &out.messages);
+                            let ctx = GuardContext {
+                                domain: spec.data.domain,
+                                policy: &spec.data.policy,
+                                task_id: &spec.task.id,
+                                trial: spec.trial,
+                                seed: spec.seed,
+                                history: &history,
+                                env: env.as_ref(),
+                            };
+                            let d = guard.on_mutating_call(&ctx, &call).await.map_err(|e| SimulationError::Guard {
+                                guard: guard.name().to_string(),
+                                message: e.to_string(),
+                            })?;
+                            Some((guard.name().to_string(), d))
+                        }
+                        _ => None,
+                    };
+                    let blocked = decision.as_ref().is_some_and(|(_, d)| d.verdict == Verdict::Block);
+                    let (content, error) = if blocked {
+                        let remediation = decision.as_ref().and_then(|(_, d)| d.remediation.clone());
+                        (remediation.unwrap_or_else(|| "This action was blocked by the policy guard.".into()), true)
+                    } else {
+                        env.execute(side, &call.name, &call.arguments)
+                    };
+                    if mutating {
+                        out.call_attempts.push(CallAttempt {
+                            call_id: call.id.clone(),
+                            tool: call.name.clone(),
+                            requestor: side,
+                            verdict: decision.as_ref().map(|(_, d)| d.verdict),
+                            executed: !blocked,
+                            faults: Vec::new(),
+                            missing_prerequisites: None,
+                        });
+                    }
+                    if let Some((guard, d)) = decision {
+                        out.guard_events.push(GuardEvent {
+                            guard,
+                            call_id: call.id.clone(),
+                            tool: call.name.clone(),
+                            arguments: call.arguments.clone(),
+                            attempt_idx: out.call_attempts.len() as u32 - 1,
+                            verdict: d.verdict,
+                            requirements: d.requirements,
+                            remediation: d.remediation,
+                            executed: !blocked,
+                            usage: d.usage,
+                            info: d.info,
+                        });
+                    }
+                    // Blocked calls are not environment errors: they do not count toward max_errors.
+                    errors += u32::from(error && !blocked);
+                    out.messages.push(Message::Tool(ToolMessage {
+                        id: call.id.clone(),
+                        content,
+                        requestor: side,
+                        error,
+                        turn_idx: None,
+                        timestamp: Some(now_iso()),
+                        guard_blocked: blocked,
+                    }));
+                }
+                next = if side == Requestor::User { Next::User } else { Next::Agent };
+            }
+        }
+        steps += 1;
+        env.sync_tools().map_err(|e| SimulationError::Sync(e.qualified()))?;
+        if matches!(next, Next::Env(_)) {
+            continue;
+        }
+        if steps >= spec.max_steps {
+            done = Some("max_steps".into());
+        }
+        if errors >= spec.max_errors {
+            done = Some("too_many_errors".into());
+        }
+        if let Some(reason) = done.take() {
+            out.termination_reason = reason;
+            break;
+        }
+    }
+    for (i, m) in out.messages.iter_mut().enumerate() {
+        set_turn_idx(m, i as u32);
+    }
+    Ok(out)
+}
+
+fn set_turn_idx(m: &mut Message, i: u32) {
+    match m {
+        Message::User(p) | Message::Assistant(p) => p.turn_idx = Some(i),
+        Message::Tool(t) => t.turn_idx = Some(i),
+        Message::System { .. } => {}
+    }
+}

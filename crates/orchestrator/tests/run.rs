@@ -1,0 +1,157 @@
+//! End-to-end runs of the offline pipeline on the project's fixture domain (and on τ²-bench
+//! airline when its data is present): completion, determinism, resume, fault labels, replay.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use tauguard_core::record::SimulationRecord;
+use tauguard_env::{DataDir, DomainData};
+use tauguard_orchestrator::config::RunConfig;
+use tauguard_orchestrator::evaluate::evaluate;
+use tauguard_orchestrator::records::read_records;
+use tauguard_orchestrator::runner::{RunOptions, run};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn config(domain_dir: &Path, trials: u32, faults: &str) -> RunConfig {
+    let text = format!(
+        r#"
+[run]
+name = "t"
+domain = "airline"
+trials = {trials}
+seed = 300
+concurrency = 4
+data_dir = "{}"
+
+[models.agent]
+provider = "sim"
+model = "sim-agent"
+[models.agent.faults]
+{faults}
+
+[models.user]
+provider = "sim"
+model = "sim-user"
+"#,
+        domain_dir.display()
+    );
+    RunConfig::parse(Path::new("test.toml"), &text).unwrap()
+}
+
+fn opts(out: &Path) -> RunOptions {
+    RunOptions { out_dir: Some(out.to_path_buf()), project_dir: Some(root()), ..Default::default() }
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(f)
+}
+
+fn fixture_dir() -> PathBuf {
+    root().join("tasks/fixtures")
+}
+
+/// Records with every timing field blanked, for run-to-run comparison.
+fn without_timings(mut recs: Vec<SimulationRecord>) -> Vec<serde_json::Value> {
+    recs.sort_by(|a, b| (&a.task_id, a.trial).cmp(&(&b.task_id, b.trial)));
+    recs.into_iter()
+        .map(|r| {
+            let mut v = serde_json::to_value(r).unwrap();
+            v["wall_seconds"] = 0.into();
+            v["started_at"] = "".into();
+            for m in v["messages"].as_array_mut().unwrap() {
+                m["timestamp"] = serde_json::Value::Null;
+                if m.get("generation_time_seconds").is_some() {
+                    m["generation_time_seconds"] = serde_json::Value::Null;
+                }
+            }
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn compliant_sim_agent_passes_every_fixture_task() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = block_on(run(config(&fixture_dir(), 2, ""), opts(tmp.path()))).unwrap();
+    assert_eq!((s.planned, s.completed, s.infra_errors), (10, 10, 0));
+    let recs = read_records(&tmp.path().join("records.jsonl")).unwrap();
+    assert_eq!(recs.len(), 10);
+    for r in &recs {
+        assert_eq!(r.termination_reason, "user_stop", "task {}", r.task_id);
+        assert!(r.succeeded(), "task {} trial {}: {:?}", r.task_id, r.trial, r.reward);
+        assert!(r.injected_faults.is_empty());
+    }
+    let slices: HashSet<(String, String)> = recs.iter().map(|r| (r.task_id.clone(), r.slice.as_str().to_string())).collect();
+    assert!(slices.contains(&("f3".into(), "pv".into())) && slices.contains(&("f1".into(), "mut".into())));
+}
+
+#[test]
+fn same_seed_gives_identical_records_and_records_replay_to_their_rewards() {
+    let faults = "skip_confirmation = 0.5\ncorrupt_argument = 0.5\nskip_identity = 0.3";
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    block_on(run(config(&fixture_dir(), 3, faults), opts(a.path()))).unwrap();
+    block_on(run(config(&fixture_dir(), 3, faults), opts(b.path()))).unwrap();
+    let ra = read_records(&a.path().join("records.jsonl")).unwrap();
+    let rb = read_records(&b.path().join("records.jsonl")).unwrap();
+    assert_eq!(without_timings(ra.clone()), without_timings(rb));
+    let data = DomainData::load(&DataDir::resolve(Some(&fixture_dir())).unwrap(), "airline").unwrap();
+    for r in &ra {
+        let task = data.tasks.iter().find(|t| t.id == r.task_id).unwrap();
+        let again = evaluate(&data, task, &r.messages, &r.termination_reason, None).unwrap();
+        assert_eq!(Some(again.reward), r.reward.as_ref().map(|x| x.reward), "task {}", r.task_id);
+    }
+}
+
+#[test]
+fn faults_lower_rewards_and_are_labelled() {
+    let faults = "corrupt_argument = 1.0";
+    let tmp = tempfile::tempdir().unwrap();
+    block_on(run(config(&fixture_dir(), 2, faults), opts(tmp.path()))).unwrap();
+    let recs = read_records(&tmp.path().join("records.jsonl")).unwrap();
+    let mut_recs: Vec<_> = recs.iter().filter(|r| r.slice.as_str() == "mut").collect();
+    assert!(!mut_recs.is_empty());
+    for r in &mut_recs {
+        let f = r.injected_faults.iter().find(|f| f.kind == "corrupt_argument").expect("labelled");
+        let attempt = r.call_attempts.iter().find(|a| Some(&a.call_id) == f.call_id.as_ref()).expect("attached to a call");
+        assert!(attempt.faults.contains(&"corrupt_argument".to_string()));
+    }
+    assert!(mut_recs.iter().any(|r| !r.succeeded()), "a corrupted argument must cost some reward");
+}
+
+#[test]
+fn killed_run_resumes_without_loss_or_duplicates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(&fixture_dir(), 2, "skip_confirmation = 0.3");
+    let mut o = opts(tmp.path());
+    o.stop_after = Some(4);
+    let s = block_on(run(cfg.clone(), o)).unwrap();
+    assert_eq!(s.completed, 4);
+    // A kill mid-write leaves a torn line.
+    let path = tmp.path().join("records.jsonl");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(b"{\"run_id\": \"t\", \"cell_");
+    std::fs::write(&path, bytes).unwrap();
+    // Without --resume the existing records are protected.
+    assert!(block_on(run(cfg.clone(), opts(tmp.path()))).is_err());
+    let mut o = opts(tmp.path());
+    o.resume = true;
+    let s = block_on(run(cfg, o)).unwrap();
+    assert_eq!((s.skipped, s.completed), (4, 6));
+    let recs = read_records(&path).unwrap();
+    let keys: HashSet<(String, u32)> = recs.iter().map(|r| (r.task_id.clone(), r.trial)).collect();
+    assert_eq!((recs.len(), keys.len()), (10, 10));
+}
+
+#[test]
+fn bad_config_names_the_key() {
+    let err = RunConfig::parse(Path::new("x.toml"), "[run]\nname='a'\ndomain='airline'\ntrails=3\n[models.agent]\nprovider='sim'\nmodel='sim-agent'\n[models.user]\nprovider='sim'\nmodel='sim-user'\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("x.toml") && err.contains("trails"), "{err}");
+    let err = RunConfig::parse(Path::new("x.toml"), "[run]\nname='a'\ndomain='airline'\n[models.agent]\nprovider='sim'\nmodel='sim-agent'\n[models.agent.faults]\nskip_identity=2.0\n[models.user]\nprovider='sim'\nmodel='sim-user'\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("models.agent.faults") && err.contains("skip_identity"), "{err}");
+}

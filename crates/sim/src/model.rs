@@ -1,0 +1,63 @@
+//! Adapters from the sim models to `tauguard-llm`'s `ChatModel`, so the orchestrator drives
+//! them exactly like provider models. Tool-call ids are derived from the conversation length,
+//! so reruns produce identical records.
+
+use crate::SimTurn;
+use crate::agent::SimAgent;
+use crate::user::SimUser;
+use std::time::Duration;
+use tauguard_core::ToolCall;
+use tauguard_core::message::Usage;
+use tauguard_llm::error::LlmError;
+use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+
+fn response(turn: SimTurn, prefix: &str, view_len: usize) -> ChatResponse {
+    let (content, tool_calls) = match turn {
+        SimTurn::Say(text) => (Some(text), Vec::new()),
+        SimTurn::Call { name, arguments } => (
+            None,
+            vec![ToolCall { id: format!("{prefix}-{view_len}"), name, arguments, requestor: Default::default() }],
+        ),
+    };
+    ChatResponse {
+        content,
+        tool_calls,
+        usage: Usage::default(),
+        cost: Some(0.0),
+        latency: Duration::ZERO,
+        cache_hit: false,
+        attempts: 0,
+        finish_reason: Some("stop".into()),
+        provider_model: None,
+    }
+}
+
+/// `sim-agent` as a chat model.
+#[derive(Debug)]
+pub struct SimAgentModel(pub SimAgent);
+
+impl ChatModel for SimAgentModel {
+    fn id(&self) -> &str {
+        "sim/sim-agent"
+    }
+
+    fn complete<'a>(&'a self, req: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        let turn = self.0.respond(&req.messages);
+        Box::pin(async move { Ok(response(turn, "sim-agent", req.messages.len())) })
+    }
+}
+
+/// `sim-user` as a chat model.
+#[derive(Debug)]
+pub struct SimUserModel(pub SimUser);
+
+impl ChatModel for SimUserModel {
+    fn id(&self) -> &str {
+        "sim/sim-user"
+    }
+
+    fn complete<'a>(&'a self, req: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        let turn = self.0.respond(&req.messages);
+        Box::pin(async move { Ok(response(turn, "sim-user", req.messages.len())) })
+    }
+}

@@ -1,0 +1,88 @@
+//! The sim user: plays the task's scenario. It opens with the reason for the call, gives its
+//! known information when asked to identify itself, confirms pending changes, performs the
+//! device actions the agent asks for (telecom), and stops when the agent closes, refuses or
+//! transfers. Its view is role-flipped as upstream's user simulator sees it: its own messages
+//! are `assistant`, the agent's are `user`, its device results are `tool`.
+
+use crate::SimTurn;
+use crate::phrases::{self, CLOSING_CUES, CONFIRM_CUES, IDENTITY_CUES, TRANSFER_CUES, contains_any};
+use serde_json::{Map, Value};
+use tauguard_core::Task;
+use tauguard_core::message::Message;
+use tauguard_core::task::Instructions;
+
+/// The sim user gives up after this many of its own messages, so two scripted parties
+/// that misunderstand each other still end well before the step limit.
+pub const MAX_USER_MESSAGES: usize = 15;
+
+#[derive(Debug, Clone)]
+pub struct SimUser {
+    reason: String,
+    known_info: Option<String>,
+    /// Device tools the user can run (telecom), by name.
+    device_tools: Vec<String>,
+}
+
+impl SimUser {
+    pub fn new(task: &Task, device_tools: Vec<String>) -> SimUser {
+        let (reason, known_info) = match &task.user_scenario.instructions {
+            Instructions::Structured(s) => (s.reason_for_call.clone(), s.known_info.clone()),
+            Instructions::Plain(p) => (p.clone(), None),
+        };
+        SimUser { reason, known_info, device_tools }
+    }
+
+    /// The user's next turn given its (role-flipped) view.
+    pub fn respond(&self, view: &[Message]) -> SimTurn {
+        let own = view.iter().filter(|m| matches!(m, Message::Assistant(_))).count();
+        let last = view.iter().rev().find(|m| !matches!(m, Message::System { .. }));
+        if own == 0 {
+            return SimTurn::Say(self.reason.trim().to_string());
+        }
+        if own >= MAX_USER_MESSAGES {
+            return SimTurn::Say(format!("I have to go now. {}", phrases::STOP));
+        }
+        let text = match last {
+            Some(Message::Tool(t)) => return SimTurn::Say(format!("Done. My phone shows: {}", t.content)),
+            Some(Message::User(m)) => m.content.clone().unwrap_or_default(),
+            _ => String::new(),
+        };
+        if contains_any(&text, TRANSFER_CUES) {
+            return SimTurn::Say(phrases::TRANSFER_TOKEN.into());
+        }
+        if let Some(turn) = self.device_action(&text) {
+            return turn;
+        }
+        if contains_any(&text, CONFIRM_CUES) {
+            return SimTurn::Say("Yes, I confirm. Please go ahead.".into());
+        }
+        if contains_any(&text, IDENTITY_CUES) {
+            return SimTurn::Say(match &self.known_info {
+                Some(k) => k.trim().to_string(),
+                None => "I don't have that information.".into(),
+            });
+        }
+        if contains_any(&text, CLOSING_CUES) {
+            return SimTurn::Say(format!("No, that's all. Thank you! {}", phrases::STOP));
+        }
+        SimTurn::Say(format!("Could you please help me with this? {}", self.reason.trim()))
+    }
+
+    /// A device action the agent asked for: a backticked tool name (the sim agent's form) or
+    /// the tool's name in words ("toggle airplane mode").
+    fn device_action(&self, text: &str) -> Option<SimTurn> {
+        let lower = text.to_lowercase();
+        let tool = self.device_tools.iter().find(|t| {
+            text.contains(&format!("`{t}`")) || lower.contains(&t.replace('_', " "))
+        })?;
+        let arguments = text
+            .find("with arguments ")
+            .and_then(|i| {
+                let rest = &text[i + "with arguments ".len()..];
+                let mut de = serde_json::Deserializer::from_str(rest).into_iter::<Map<String, Value>>();
+                de.next().and_then(Result::ok)
+            })
+            .unwrap_or_default();
+        Some(SimTurn::Call { name: tool.clone(), arguments })
+    }
+}

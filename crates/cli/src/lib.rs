@@ -3,6 +3,7 @@
 
 mod commands;
 mod exit;
+mod guard_factory;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -21,7 +21,17 @@ pub fn float_repr(x: f64) -> String {
         return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
     }
     // Rust's `{:e}` prints the shortest round-trip digits in scientific form: `1.2345e-5`.
-    let sci = format!("{:e}", x.abs());
+    let mut sci = format!("{:e}", x.abs());
+    let shortest_len = sci.split_once('e').map_or(0, |(m, _)| m.len() - usize::from(m.contains('.')));
+    if shortest_len > 1 {
+        // When two shortest candidates are equally near (`89012345670890.125` → `.12`/`.13`),
+        // Rust picks the upper one and Python the even one. Exact-precision formatting rounds
+        // ties to even; it is the nearest decimal of that length, so use it when it round-trips.
+        let exact = format!("{:.*e}", shortest_len - 1, x.abs());
+        if exact.parse::<f64>() == Ok(x.abs()) {
+            sci = exact;
+        }
+    }
     let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always has an exponent");
     let exp: i32 = exp.parse().expect("exponent is an integer");
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
@@ -305,6 +315,8 @@ mod tests {
             (123456789.125, "123456789.125"),
             (-0.0, "-0.0"),
             (5e-324, "5e-324"),
+            (89012345670890.125, "89012345670890.12"),
+            (2198339183111618.25, "2198339183111618.2"),
         ];
         for (x, want) in cases {
             assert_eq!(float_repr(x), want, "repr of {x:e}");

@@ -289,21 +289,3 @@ mod tests {
         }
     }
 }
-#[cfg(test)]
-mod probe {
-    #[test]
-    fn probe_diff() {
-        let text = std::fs::read_to_string("/tmp/calcdiff/cases.jsonl").unwrap();
-        let mut bad = 0;
-        let mut total = 0;
-        for line in text.lines() {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            let e = v["e"].as_str().unwrap();
-            let want = v["r"].as_str().unwrap();
-            let got = match super::calculate(e) { Ok(s) => format!("OK {s}"), Err(x) => x.qualified() };
-            total += 1;
-            if got != want { bad += 1; if bad < 60 { println!("MISMATCH {e:?}\n  got  {got}\n  want {want}"); } }
-        }
-        println!("{bad}/{total} mismatches");
-    }
-}

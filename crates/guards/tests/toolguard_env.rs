@@ -192,13 +192,14 @@ fn fixture_cancellations() {
             .contains("more than 24 hours ago")
     );
 
-    // Insured economy: the reason is invisible, so insurance alone passes (under-blocking).
+    // Insured economy, old: the insurance clause needs a covered reason, which only the
+    // dialogue carries, so ToolGuard blocks (its over-blocking).
     let d = decide(
         &g,
         env.as_ref(),
         &call("cancel_reservation", json!({"reservation_id": "FXA002"})),
     );
-    assert_pass(&d);
+    assert_block(&d, &["cancellation_eligible"]);
 
     // Unknown reservation: the lookup fails, binds null, and every rule fails closed.
     let d = decide(
@@ -417,6 +418,51 @@ fn fixture_modifications() {
 }
 
 #[test]
+fn flown_segments_block_cancellation_and_changes() {
+    let data = fixture();
+    let mut env = data.fresh_env();
+    // FXA001 (business) gets an outbound segment flown on 2024-05-10 (HAT900 landed).
+    let patch = json!({"reservations": {"FXA001": {"flights": [
+        {"flight_number": "HAT900", "origin": "JFK", "destination": "ORD", "date": "2024-05-10", "price": 400},
+        {"flight_number": "HAT901", "origin": "ORD", "destination": "JFK", "date": "2024-05-24", "price": 400}],
+        "flight_type": "round_trip"}}});
+    env.merge_initialization_data(Some(&patch), None).unwrap();
+    let g = guard("airline");
+    let d = decide(
+        &g,
+        env.as_ref(),
+        &call("cancel_reservation", json!({"reservation_id": "FXA001"})),
+    );
+    assert_block(&d, &["no_segment_flown"]);
+    assert!(
+        d.remediation
+            .as_deref()
+            .unwrap()
+            .contains("transfer the user to a human agent")
+    );
+    // Changing the return flight or the cabin is blocked too.
+    let kept = json!({"flight_number": "HAT900", "date": "2024-05-10"});
+    let change = json!({"reservation_id": "FXA001", "cabin": "business",
+        "flights": [kept, {"flight_number": "HAT901", "date": "2024-05-12"}], "payment_id": "gift_card_1000001"});
+    let d = decide(
+        &g,
+        env.as_ref(),
+        &call("update_reservation_flights", change),
+    );
+    // HAT901 on 2024-05-12 was cancelled: not bookable either.
+    assert_block(
+        &d,
+        &["no_flight_change_after_flown", "new_segments_bookable"],
+    );
+    let cabin = json!({"reservation_id": "FXA001", "cabin": "economy",
+        "flights": [kept, {"flight_number": "HAT901", "date": "2024-05-24"}], "payment_id": "gift_card_1000001"});
+    assert_block(
+        &decide(&g, env.as_ref(), &call("update_reservation_flights", cabin)),
+        &["no_cabin_change_after_flown"],
+    );
+}
+
+#[test]
 fn lookups_see_the_current_state_and_leave_it_untouched() {
     let data = fixture();
     let mut env = data.fresh_env();
@@ -442,12 +488,71 @@ fn lookups_see_the_current_state_and_leave_it_untouched() {
     assert_pass(&decide(&g, env.as_ref(), &cancel));
 }
 
+#[test]
+fn record_lookups_follow_the_live_state_across_environments() {
+    // A rule reading the reservation through a `record` lookup (the agent database).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("update_reservation_passengers.yaml"),
+        "tool: update_reservation_passengers\nlookups:\n  res:\n    record: reservations\n    key: \"args.reservation_id\"\n  all:\n    record: reservations\nrules:\n  - name: active\n    check: \"res.status != 'cancelled' && all[args.reservation_id].status == res.status\"\n    message: Cancelled.\n",
+    )
+    .unwrap();
+    let rules = RuleSet::load_dir(dir.path(), &ToolCatalog::builtin("airline").unwrap()).unwrap();
+    let g = ToolGuard::new(rules);
+    let edit = |id: &str| {
+        call(
+            "update_reservation_passengers",
+            json!({"reservation_id": id, "passengers": [{"first_name": "A", "last_name": "B", "dob": "1990-01-01"}]}),
+        )
+    };
+    let data = fixture();
+    let mut env = data.fresh_env();
+    assert_pass(&decide(&g, env.as_ref(), &edit("FXA003")));
+    let Value::Object(args) = json!({"reservation_id": "FXA003"}) else {
+        unreachable!()
+    };
+    env.dispatch(Requestor::Assistant, "cancel_reservation", &args)
+        .unwrap();
+    assert_block(&decide(&g, env.as_ref(), &edit("FXA003")), &["active"]);
+    // A fresh environment again (the cached reference is not the live state).
+    assert_pass(&decide(&g, data.fresh_env().as_ref(), &edit("FXA003")));
+    let d = decide(&g, env.as_ref(), &edit("NOPE00"));
+    assert_block(&d, &["active"]);
+    assert!(
+        d.info.as_ref().unwrap()["lookups"]["res"]["errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("no `reservations` record")
+    );
+    // Another database of the same domain.
+    if let Some(real) = load("airline") {
+        let real_env = real.fresh_env();
+        let id = real_env.agent_db()["reservations"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap()
+            .clone();
+        let d = decide(&g, real_env.as_ref(), &edit(&id));
+        assert_eq!(
+            d.info.as_ref().unwrap()["lookups"]["res"]["ok"],
+            json!(true),
+            "{d:#?}"
+        );
+        assert_block(&decide(&g, real_env.as_ref(), &edit("FXA003")), &["active"]);
+        assert_block(&decide(&g, env.as_ref(), &edit("FXA003")), &["active"]);
+    }
+}
+
 /// One gold mutating call ToolGuard would block.
 #[derive(Debug)]
 struct GoldBlock {
     task: String,
     tool: String,
     rules: Vec<String>,
+    /// The tool's own error when the call runs anyway (`None`: it succeeds).
+    tool_error: Option<String>,
 }
 
 /// Replays every base-split task's gold actions and checks each agent-side mutating call on
@@ -460,7 +565,7 @@ fn gold_blocks(data: &DomainData, g: &ToolGuard) -> (usize, Vec<GoldBlock>) {
         let mut env = gold::initial_env(data, task).unwrap_or_else(|e| panic!("{}: {e}", task.id));
         for action in task.gold_actions() {
             let write = env.tool_kind(action.requestor, &action.name) == Some(ToolKind::Write);
-            if write && action.requestor == Requestor::Assistant {
+            let decision = (write && action.requestor == Requestor::Assistant).then(|| {
                 let c = ToolCall {
                     id: action.action_id.clone(),
                     name: action.name.clone(),
@@ -468,26 +573,31 @@ fn gold_blocks(data: &DomainData, g: &ToolGuard) -> (usize, Vec<GoldBlock>) {
                     requestor: Requestor::Assistant,
                 };
                 let d = decide(g, env.as_ref(), &c);
-                checked += 1;
                 let info = d.info.as_ref().unwrap();
+                let errors = &info["errors"];
                 assert_eq!(
-                    info["errors"],
-                    json!([]),
-                    "{} {}: no evaluation errors on gold calls: {d:#?}",
+                    errors,
+                    &json!([]),
+                    "{} {}: no evaluation errors: {d:#?}",
                     task.id,
                     c.name
                 );
+                d
+            });
+            let result = env.dispatch(action.requestor, &action.name, &action.arguments);
+            if data.domain == "telecom" {
+                let _ = env.sync_tools();
+            }
+            if let Some(d) = decision {
+                checked += 1;
                 if d.verdict == Verdict::Block {
                     blocks.push(GoldBlock {
                         task: task.id.clone(),
-                        tool: c.name.clone(),
+                        tool: action.name.clone(),
                         rules: violated(&d).into_iter().map(String::from).collect(),
+                        tool_error: result.err().map(|e| e.content()),
                     });
                 }
-            }
-            let _ = env.dispatch(action.requestor, &action.name, &action.arguments);
-            if data.domain == "telecom" {
-                let _ = env.sync_tools();
             }
         }
     }
@@ -497,7 +607,13 @@ fn gold_blocks(data: &DomainData, g: &ToolGuard) -> (usize, Vec<GoldBlock>) {
 fn show(blocks: &[GoldBlock]) -> Vec<String> {
     blocks
         .iter()
-        .map(|b| format!("{} {} {}", b.task, b.tool, b.rules.join("+")))
+        .map(|b| {
+            let outcome = match &b.tool_error {
+                Some(e) => format!(" (the tool rejects it too: {e})"),
+                None => String::new(),
+            };
+            format!("{} {} {}{outcome}", b.task, b.tool, b.rules.join("+"))
+        })
         .collect()
 }
 
@@ -511,8 +627,30 @@ fn airline_gold_mutating_calls() {
         show(&blocks)
     );
     assert_eq!(checked, 49);
-    // False positives (gold calls are policy-compliant by construction): see the report.
-    assert_eq!(show(&blocks), Vec::<String>::new());
+    // Gold calls are policy-compliant, so every block is a false positive. All four come from
+    // the one approximation ToolGuard cannot avoid (tasks/airline/rules/cancel_reservation.yaml):
+    // an old, non-business, insured reservation whose flights were not cancelled by the
+    // airline may be cancelled only for a reason covered by the insurance (health, weather),
+    // and the reason is in the dialogue, which this guard does not see.
+    //   7  59XX6W economy, insured, booked 2024-05-12; the user is sick (covered).
+    //   19 Z7GOZK basic economy, insured, booked 2024-05-13; the user feels unwell (covered).
+    //   29 VA5SGQ economy, insured, booked 2024-05-08; the user cites a health problem and
+    //      rebooks (covered).
+    //   39 MSJ4OA economy, insured, booked 2024-05-05; the user cancels all upcoming flights
+    //      "even if no refund"; gold cancels it (the two business reservations of task 39 pass).
+    // Every other gold mutating call (45: bookings, flight/cabin/bag/passenger updates, the
+    // other 7 cancellations) passes every applicable rule.
+    assert_eq!(
+        show(&blocks),
+        [
+            "7 cancel_reservation cancellation_eligible",
+            "19 cancel_reservation cancellation_eligible",
+            "29 cancel_reservation cancellation_eligible",
+            "39 cancel_reservation cancellation_eligible",
+        ]
+    );
+    // The tool accepts all four (it checks no eligibility): real false positives.
+    assert!(blocks.iter().all(|b| b.tool_error.is_none()));
 }
 
 #[test]
@@ -524,7 +662,20 @@ fn retail_gold_mutating_calls() {
         blocks.len(),
         show(&blocks)
     );
-    assert_eq!(show(&blocks), Vec::<String>::new());
+    assert_eq!(checked, 176);
+    // Two blocks, neither a false positive in effect: both gold calls fail in the tool itself
+    // (τ²-bench gold action lists keep such failing attempts; they do not change the state).
+    //   64  an exchange attempted on a pending order, before the item modification that
+    //       follows it in the gold list;
+    //   105 an exchange paid with a gift card holding 17.00 for a 21.10 price difference.
+    assert_eq!(
+        show(&blocks),
+        [
+            "64 exchange_delivered_order_items order_delivered (the tool rejects it too: Error: Non-delivered order cannot be exchanged)",
+            "105 exchange_delivered_order_items gift_card_covers_difference (the tool rejects it too: Error: Insufficient gift card balance to pay for the price difference)",
+        ]
+    );
+    assert!(blocks.iter().all(|b| b.tool_error.is_some()));
 }
 
 #[test]
@@ -576,4 +727,104 @@ fn telecom_rules_on_concrete_calls() {
             ..call("enable_roaming", json!({}))
         },
     ));
+}
+
+#[test]
+fn retail_rules_on_concrete_calls() {
+    let Some(data) = load("retail") else { return };
+    let env = data.fresh_env();
+    let g = guard("retail");
+    let db = env.agent_db();
+    let orders = db["orders"].as_object().unwrap();
+    let with_status = |status: &str| {
+        orders
+            .values()
+            .find(|o| o["status"] == status && o["items"].as_array().unwrap().len() >= 2)
+            .unwrap()
+    };
+    let pending = with_status("pending");
+    let delivered = with_status("delivered");
+    let id = |o: &Value| o["order_id"].as_str().unwrap().to_string();
+
+    let cancel = |o: &Value, reason: &str| {
+        call(
+            "cancel_pending_order",
+            json!({"order_id": id(o), "reason": reason}),
+        )
+    };
+    assert_pass(&decide(
+        &g,
+        env.as_ref(),
+        &cancel(pending, "no longer needed"),
+    ));
+    assert_block(
+        &decide(&g, env.as_ref(), &cancel(pending, "too expensive")),
+        &["reason_allowed"],
+    );
+    assert_block(
+        &decide(&g, env.as_ref(), &cancel(delivered, "ordered by mistake")),
+        &["order_pending"],
+    );
+
+    // Returns go to the original method (or a gift card of the user).
+    let item = delivered["items"][0]["item_id"].clone();
+    let original = delivered["payment_history"][0]["payment_method_id"].clone();
+    let ret = |items: Value, pm: Value| {
+        call(
+            "return_delivered_order_items",
+            json!({"order_id": id(delivered), "item_ids": items, "payment_method_id": pm}),
+        )
+    };
+    assert_pass(&decide(
+        &g,
+        env.as_ref(),
+        &ret(json!([item]), original.clone()),
+    ));
+    assert_block(
+        &decide(&g, env.as_ref(), &ret(json!([item, item, item]), original)),
+        &["items_in_order"],
+    );
+
+    // An item may only become another available variant of the same product.
+    let old = &pending["items"][0];
+    let product = old["product_id"].as_str().unwrap();
+    let products = db["products"].as_object().unwrap();
+    let same = products[product]["variants"]
+        .as_object()
+        .unwrap()
+        .values()
+        .find(|v| v["available"] == json!(true) && v["item_id"] != old["item_id"])
+        .map(|v| v["item_id"].clone());
+    let other = products
+        .values()
+        .find(|p| p["product_id"] != product)
+        .unwrap()["variants"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()["item_id"]
+        .clone();
+    let pm = pending["payment_history"][0]["payment_method_id"].clone();
+    let modify = |new: Value| {
+        call(
+            "modify_pending_order_items",
+            json!({"order_id": id(pending), "item_ids": [old["item_id"]], "new_item_ids": [new], "payment_method_id": pm}),
+        )
+    };
+    let d = decide(&g, env.as_ref(), &modify(other));
+    assert!(
+        violated(&d).contains(&"new_items_same_product_available"),
+        "{d:#?}"
+    );
+    if let Some(same) = same {
+        let d = decide(&g, env.as_ref(), &modify(same));
+        // A gift card may lack the balance for a price increase; nothing else may fail.
+        assert!(
+            violated(&d)
+                .iter()
+                .all(|r| *r == "gift_card_covers_difference"),
+            "{d:#?}"
+        );
+    }
 }

@@ -111,40 +111,46 @@ struct Grouped<'a> {
     duplicates: u64,
 }
 
-/// Groups records and drops duplicates in one pass. Consecutive records usually share their
-/// group and run, so the last key is checked before any hashing.
-fn group<'a>(records: &'a [SimulationRecord]) -> Vec<Grouped<'a>> {
-    let mut index: FxHashMap<GroupKey<'a>, u32> = FxHashMap::default();
-    let mut groups: Vec<Grouped<'a>> = Vec::new();
-    let mut tasks: Vec<FxHashMap<&'a str, u32>> = Vec::new();
-    let mut runs: FxHashMap<(&'a str, &'a str), u32> = FxHashMap::default();
-    let mut seen: FxHashMap<(u32, u32, u32, u32, u64), u32> = FxHashMap::default();
-    seen.reserve(records.len());
-    let mut last_group: Option<(GroupKey<'a>, u32)> = None;
-    let mut last_run: Option<((&'a str, &'a str), u32)> = None;
+/// Splits records by group key, in input order. Consecutive records usually share their
+/// group, so the previous key is compared before any hashing.
+fn split_groups<'a>(records: &'a [SimulationRecord]) -> Vec<(GroupKey<'a>, Vec<&'a SimulationRecord>)> {
+    let mut index: FxHashMap<GroupKey<'a>, usize> = FxHashMap::default();
+    let mut groups: Vec<(GroupKey<'a>, Vec<&'a SimulationRecord>)> = Vec::new();
+    let mut last: Option<(GroupKey<'a>, usize)> = None;
     for rec in records {
         let key = (
             rec.domain.as_str(),
             rec.agent_model.as_str(),
             rec.guard.as_str(),
         );
-        let gi = match last_group {
+        let gi = match last {
             Some((k, i)) if k == key => i,
             _ => {
                 let i = *index.entry(key).or_insert_with(|| {
-                    groups.push(Grouped {
-                        key,
-                        records: Vec::new(),
-                        n_tasks: 0,
-                        duplicates: 0,
-                    });
-                    tasks.push(FxHashMap::default());
-                    (groups.len() - 1) as u32
+                    groups.push((key, Vec::new()));
+                    groups.len() - 1
                 });
-                last_group = Some((key, i));
+                last = Some((key, i));
                 i
             }
         };
+        groups[gi].1.push(rec);
+    }
+    groups
+}
+
+/// Interns task ids and drops duplicate records of one simulation (same run, cell, task,
+/// trial and seed): the last record wins unless it would replace a scored record with an
+/// infrastructure error.
+fn dedupe<'a>(key: GroupKey<'a>, records: Vec<&'a SimulationRecord>) -> Grouped<'a> {
+    let mut tasks: FxHashMap<&'a str, u32> = FxHashMap::default();
+    let mut runs: FxHashMap<(&'a str, &'a str), u32> = FxHashMap::default();
+    let mut last_run: Option<((&'a str, &'a str), u32)> = None;
+    // (task, trial, run, seed, input position)
+    let mut ids: Vec<(u32, u32, u32, u64, u32)> = Vec::with_capacity(records.len());
+    for (pos, rec) in records.iter().enumerate() {
+        let next = tasks.len() as u32;
+        let ti = *tasks.entry(rec.task_id.as_str()).or_insert(next);
         let run = (rec.run_id.as_str(), rec.cell_id.as_str());
         let ri = match last_run {
             Some((k, i)) if k == run => i,
@@ -155,26 +161,32 @@ fn group<'a>(records: &'a [SimulationRecord]) -> Vec<Grouped<'a>> {
                 i
             }
         };
-        let g = &mut groups[gi as usize];
-        let task_map = &mut tasks[gi as usize];
-        let next = task_map.len() as u32;
-        let ti = *task_map.entry(rec.task_id.as_str()).or_insert(next);
-        g.n_tasks = task_map.len() as u32;
-        match seen.entry((gi, ti, rec.trial, ri, rec.seed)) {
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(g.records.len() as u32);
-                g.records.push((rec, ti));
+        ids.push((ti, rec.trial, ri, rec.seed, pos as u32));
+    }
+    ids.sort_unstable();
+    let mut kept: Vec<(&'a SimulationRecord, u32)> = Vec::with_capacity(records.len());
+    let mut duplicates = 0;
+    let mut prev: Option<(u32, u32, u32, u64)> = None;
+    for (ti, trial, ri, seed, pos) in ids {
+        let rec = records[pos as usize];
+        let sim = (ti, trial, ri, seed);
+        if prev == Some(sim) {
+            duplicates += 1;
+            let slot = kept.last_mut().expect("a previous record of this simulation");
+            if !(rec.is_infra_error() && !slot.0.is_infra_error()) {
+                *slot = (rec, ti);
             }
-            std::collections::hash_map::Entry::Occupied(o) => {
-                g.duplicates += 1;
-                let slot = &mut g.records[*o.get() as usize];
-                if !(rec.is_infra_error() && !slot.0.is_infra_error()) {
-                    *slot = (rec, ti);
-                }
-            }
+        } else {
+            kept.push((rec, ti));
+            prev = Some(sim);
         }
     }
-    groups
+    Grouped {
+        key,
+        records: kept,
+        n_tasks: tasks.len() as u32,
+        duplicates,
+    }
 }
 
 fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
@@ -299,20 +311,20 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
 
 /// Computes every metric per (domain, agent model, guard) group of `records`.
 pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
-    let grouped = group(records);
+    let mut groups: Vec<GroupReport> = split_groups(records)
+        .into_par_iter()
+        .map(|(key, recs)| compute_group(&dedupe(key, recs), options))
+        .collect();
     let mut warnings = Vec::new();
-    for g in &grouped {
+    for g in &groups {
         if g.duplicates > 0 {
             warnings.push(format!(
-                "{} / {} / {}: {} duplicate record(s) of the same simulation ignored",
-                g.key.0, g.key.1, g.key.2, g.duplicates
+                "{}: {} duplicate record(s) of the same simulation ignored",
+                g.label(),
+                g.duplicates
             ));
         }
     }
-    let mut groups: Vec<GroupReport> = grouped
-        .par_iter()
-        .map(|g| compute_group(g, options))
-        .collect();
     let order = guard_order(&options.baseline_guard);
     groups.sort_by(|a, b| {
         (&a.domain, &a.agent_model, order(&a.guard)).cmp(&(

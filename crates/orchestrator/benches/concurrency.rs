@@ -83,6 +83,7 @@ fn main() {
                     mutating: mutating.clone(),
                     identity_reads: ["get_user_details".to_string()].into_iter().collect(),
                     tempting: None,
+                    prerequisite_reads: Vec::new(),
                     profile: Default::default(),
                     trial: 0,
                     seed: i as u64,

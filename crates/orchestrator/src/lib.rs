@@ -6,6 +6,7 @@ pub mod config;
 pub mod evaluate;
 pub mod export;
 pub mod judge;
+pub mod prerequisites;
 pub mod prompts;
 pub mod records;
 pub mod runner;

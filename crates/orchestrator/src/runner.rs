@@ -17,6 +17,7 @@ use tauguard_core::record::{RoleUsage, SimulationRecord, Slice};
 use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DataDir, DomainData, LoadError};
 use tauguard_guards::Guard;
+use tauguard_guards::sim_verifier::Prerequisites;
 use tauguard_llm::model::ChatModel;
 use tauguard_llm::{CacheMode, ModelFactory};
 use tauguard_sim::agent::{SimAgent, SimAgentSpec, TemptingCall};
@@ -133,6 +134,8 @@ struct Shared {
     mutating: HashSet<String>,
     identity: HashSet<String>,
     tempting: HashMap<String, TemptingCall>,
+    /// `tasks/<domain>/prerequisites.toml`, when the project has one for the domain.
+    prereqs: Option<Prerequisites>,
     agent_instruction: String,
     user_guidelines: String,
     /// HTTP models (`None` = the sim model of that role).
@@ -219,6 +222,14 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
     let shared = Arc::new(Shared {
         seeds: trial_seeds(cfg.run.seed, cfg.run.trials as usize),
         tempting: load_tempting(&project, data.domain)?,
+        prereqs: {
+            let path = project.join("tasks").join(data.domain).join("prerequisites.toml");
+            if path.exists() {
+                Some(Prerequisites::load(&path).map_err(|e| RunError::Input { path, message: e.to_string() })?)
+            } else {
+                None
+            }
+        },
         identity: identity_reads(data.domain),
         agent_llm,
         user_llm,
@@ -299,6 +310,10 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
         mutating: shared.mutating.clone(),
         identity_reads: shared.identity.clone(),
         tempting: shared.tempting.get(&task.id).cloned(),
+        prerequisite_reads: match (&shared.prereqs, &shared.agent_llm) {
+            (Some(p), None) => crate::prerequisites::plan_prerequisite_reads(&shared.data, task, p, &shared.mutating),
+            _ => Vec::new(),
+        },
         profile: cfg.models.agent.faults.unwrap_or_default(),
         trial,
         seed,
@@ -408,6 +423,9 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
                 record.injected_faults = sim_agent.0.label_faults(&attempts);
             }
             record.call_attempts = o.call_attempts;
+            if let Some(p) = &shared.prereqs {
+                crate::prerequisites::label_missing_prerequisites(&mut record.call_attempts, &o.messages, p, &shared.data);
+            }
             record.guard_events = o.guard_events;
             let mut guard_usage = RoleUsage { cost: Some(0.0), ..Default::default() };
             for e in &record.guard_events {

@@ -25,6 +25,15 @@ pub struct TemptingCall {
     pub arguments: Map<String, Value>,
 }
 
+/// A read-only call the policy requires before a mutating call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedRead {
+    pub tool: String,
+    pub arguments: Map<String, Value>,
+    /// An identity-establishing read (any one identity read satisfies the requirement).
+    pub identity: bool,
+}
+
 /// What the sim agent needs to know about its task and domain.
 #[derive(Debug, Clone)]
 pub struct SimAgentSpec {
@@ -34,6 +43,10 @@ pub struct SimAgentSpec {
     /// Names of the domain's identity-establishing reads.
     pub identity_reads: HashSet<String>,
     pub tempting: Option<TemptingCall>,
+    /// Reads the policy requires before each mutating gold call (indexed like those calls),
+    /// resolved by the caller against the environment; the compliant agent makes each one
+    /// that the plan does not already contain.
+    pub prerequisite_reads: Vec<Vec<PlannedRead>>,
     pub profile: FaultProfile,
     pub trial: u32,
     pub seed: u64,
@@ -104,6 +117,18 @@ impl SimAgent {
             }
             if self.spec.mutating.contains(&a.name) {
                 let fixed = repaired.get(k).copied().unwrap_or(false);
+                let skip_reads = f.skip_prerequisite.contains(&k) && !fixed;
+                for r in self.spec.prerequisite_reads.get(k).into_iter().flatten() {
+                    let planned = |s: &Step| match s {
+                        Step::Call(n, args) if r.identity => self.spec.identity_reads.contains(n) || (*n == r.tool && *args == r.arguments),
+                        Step::Call(n, args) => *n == r.tool && *args == r.arguments,
+                        Step::Say(_) => false,
+                    };
+                    let skipped = if r.identity { skip_id } else { skip_reads };
+                    if !skipped && !steps.iter().any(planned) {
+                        steps.push(Step::Call(r.tool.clone(), r.arguments.clone()));
+                    }
+                }
                 let mut args = a.arguments.clone();
                 if !fixed {
                     if let Some((ck, arg)) = &f.corrupt_argument {

@@ -27,6 +27,7 @@ fn spec(task: Task, profile: FaultProfile, tempting: Option<TemptingCall>) -> Si
         mutating: ["cancel_reservation".to_string()].into_iter().collect(),
         identity_reads: ["get_user_details".to_string()].into_iter().collect::<HashSet<_>>(),
         tempting,
+        prerequisite_reads: Vec::new(),
         profile,
         trial: 0,
         seed: 1,

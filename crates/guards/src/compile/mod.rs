@@ -740,7 +740,8 @@ fn classification_of(
     };
     let mut seen = BTreeSet::new();
     let mut problems = Vec::new();
-    for (i, t) in parsed.into_list().iter().enumerate() {
+    let listed = parsed.into_list();
+    for (i, t) in listed.iter().enumerate() {
         if !offered.contains(t.name.as_str()) {
             problems.push(format!(
                 "tools[{i}].name: `{}` is not one of the offered tools",

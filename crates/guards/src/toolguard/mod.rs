@@ -40,6 +40,8 @@ use expr::{new_scope, to_cel, to_json};
 use load::{ITEM, Lookup, LookupSource};
 use serde_json::{Map, Value as Json, json};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
+use tauguard_env::Environment;
 use tauguard_core::ToolCall;
 use tauguard_core::record::RequirementResult;
 use tauguard_llm::model::BoxFuture;
@@ -54,10 +56,81 @@ pub fn domain_clock(domain: &str) -> Option<&'static str> {
 }
 
 /// The argument-level guard.
-#[derive(Debug)]
 pub struct ToolGuard {
     rules: RuleSet,
     now: Option<String>,
+    records: Mutex<Option<RecordCache>>,
+}
+
+impl std::fmt::Debug for ToolGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolGuard")
+            .field("domain", &self.rules.domain())
+            .field("tools", &self.rules.tools().map(|t| t.tool.as_str()).collect::<Vec<_>>())
+            .field("rules", &self.rules.rule_count())
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `record` lookups read the agent database. Dumping a whole database per decision is slow
+/// (airline: ~7 MB), so the guard keeps one reference snapshot and its dump, and overlays the
+/// records that differ in the live state ([`Environment::changes_since`] compares shared
+/// records by pointer, so this is cheap). The reference is rebuilt when the domain changes or
+/// the overlay grows large. A cache, not per-simulation state: results never depend on it.
+struct RecordCache {
+    reference: Box<dyn Environment>,
+    dump: Arc<Json>,
+}
+
+/// Records changed since the reference snapshot, over its dump.
+struct RecordView {
+    dump: Arc<Json>,
+    changes: Map<String, Json>,
+}
+
+/// Overlay size beyond which the reference snapshot is rebuilt.
+const MAX_OVERLAY: usize = 256;
+
+impl RecordView {
+    fn collection(&self, name: &str) -> Result<Json, String> {
+        let base = self.dump.get(name).ok_or_else(|| format!("the database has no `{name}`"))?;
+        if let Some(list) = self.changes.get(&format!("{name}/")) {
+            return Ok(list.clone());
+        }
+        let prefix = format!("{name}/");
+        let mut out = base.clone();
+        if let Json::Object(o) = &mut out {
+            for (k, v) in &self.changes {
+                if let Some(key) = k.strip_prefix(&prefix) {
+                    if v.is_null() {
+                        o.shift_remove(key);
+                    } else {
+                        o.insert(key.to_string(), v.clone());
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn record(&self, name: &str, key: &Value) -> Result<Json, String> {
+        let base = self.dump.get(name).ok_or_else(|| format!("the database has no `{name}`"))?;
+        let missing = || format!("no `{name}` record with key {}", to_json(key).unwrap_or(Json::Null));
+        match key {
+            Value::String(s) => {
+                if let Some(v) = self.changes.get(&format!("{name}/{s}")) {
+                    return if v.is_null() { Err(missing()) } else { Ok(v.clone()) };
+                }
+                base.get(s.as_str()).filter(|_| base.is_object()).cloned().ok_or_else(missing)
+            }
+            Value::Int(i) => {
+                let list = self.changes.get(&format!("{name}/")).unwrap_or(base);
+                usize::try_from(*i).ok().and_then(|i| list.as_array()?.get(i)).cloned().ok_or_else(missing)
+            }
+            _ => Err(missing()),
+        }
+    }
 }
 
 /// How one rule came out.
@@ -72,7 +145,7 @@ impl ToolGuard {
     /// A guard over `rules`, with the clock of the rule set's domain.
     pub fn new(rules: RuleSet) -> ToolGuard {
         let now = domain_clock(rules.domain()).map(str::to_string);
-        ToolGuard { rules, now }
+        ToolGuard { rules, now, records: Mutex::new(None) }
     }
 
     /// Loads `<tasks_dir>/<domain>/rules/`.
@@ -88,6 +161,20 @@ impl ToolGuard {
 
     pub fn rules(&self) -> &RuleSet {
         &self.rules
+    }
+
+    fn record_view(&self, env: &dyn Environment) -> RecordView {
+        let mut cache = self.records.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = cache.as_ref().filter(|c| c.reference.domain() == env.domain()) {
+            let changes = env.changes_since(c.reference.as_ref()).agent;
+            if changes.len() <= MAX_OVERLAY {
+                return RecordView { dump: Arc::clone(&c.dump), changes };
+            }
+        }
+        let reference = env.snapshot();
+        let dump = Arc::new(reference.agent_db());
+        *cache = Some(RecordCache { reference, dump: Arc::clone(&dump) });
+        RecordView { dump, changes: Map::new() }
     }
 
     /// The decision on one pending call (synchronous; no model is involved).
@@ -106,11 +193,11 @@ impl ToolGuard {
             now.map_or(Value::Null, |n| Value::from(&n[..n.len().min(10)])),
         );
 
-        let mut db: Option<Json> = None;
+        let mut records: Option<RecordView> = None;
         let mut lookup_info = Map::new();
         let mut lookup_failures: Vec<String> = Vec::new();
         for lk in &tool.lookups {
-            let (value, errors, skipped) = run_lookup(lk, &scope, ctx, &mut db);
+            let (value, errors, skipped) = run_lookup(self, lk, &scope, ctx, &mut records);
             let mut entry = Map::new();
             entry.insert("ok".into(), json!(errors.is_empty()));
             if skipped {
@@ -230,10 +317,11 @@ fn evaluate_rule(rule: &Rule, scope: &Context<'_, '_>) -> Outcome {
 
 /// Runs one lookup: (bound value, errors, skipped by `when`).
 fn run_lookup(
+    guard: &ToolGuard,
     lk: &Lookup,
     scope: &Context<'_, '_>,
     ctx: &GuardContext<'_>,
-    db: &mut Option<Json>,
+    records: &mut Option<RecordView>,
 ) -> (Json, Vec<String>, bool) {
     if let Some(when) = &lk.when {
         match when.eval_bool(scope) {
@@ -243,7 +331,7 @@ fn run_lookup(
         }
     }
     let Some(for_each) = &lk.for_each else {
-        return match fetch(&lk.source, scope, ctx, db) {
+        return match fetch(guard, &lk.source, scope, ctx, records) {
             Ok(v) => (v, Vec::new(), false),
             Err(e) => (Json::Null, vec![e], false),
         };
@@ -264,7 +352,7 @@ fn run_lookup(
     for (i, item) in items.iter().enumerate() {
         let mut inner = scope.new_inner_scope();
         inner.add_variable_from_value(ITEM, item.clone());
-        match fetch(&lk.source, &inner, ctx, db) {
+        match fetch(guard, &lk.source, &inner, ctx, records) {
             Ok(v) => out.push(v),
             Err(e) => {
                 errors.push(format!("item {i}: {e}"));
@@ -276,46 +364,30 @@ fn run_lookup(
 }
 
 fn fetch(
+    guard: &ToolGuard,
     source: &LookupSource,
     scope: &Context<'_, '_>,
     ctx: &GuardContext<'_>,
-    db: &mut Option<Json>,
+    records: &mut Option<RecordView>,
 ) -> Result<Json, String> {
     match source {
         LookupSource::Tool { tool, args } => {
             let mut call_args = Map::new();
             for (name, e) in args {
-                let v = e
-                    .eval(scope)
-                    .map_err(|m| format!("argument `{name}`: {m}"))?;
-                call_args.insert(
-                    name.clone(),
-                    to_json(&v).map_err(|m| format!("argument `{name}`: {m}"))?,
-                );
+                let v = e.eval(scope).map_err(|m| format!("argument `{name}`: {m}"))?;
+                call_args.insert(name.clone(), to_json(&v).map_err(|m| format!("argument `{name}`: {m}"))?);
             }
-            ctx.lookup(tool, &call_args)
-                .map_err(|e| format!("{tool}: {}", e.content()))
+            ctx.lookup(tool, &call_args).map_err(|e| format!("{tool}: {}", e.content()))
         }
         LookupSource::Record { collection, key } => {
-            let db = db.get_or_insert_with(|| ctx.env.agent_db());
-            let coll = db
-                .get(collection)
-                .ok_or_else(|| format!("the database has no `{collection}`"))?;
-            let Some(key) = key else {
-                return Ok(coll.clone());
-            };
-            let k = key.eval(scope).map_err(|m| format!("`key`: {m}"))?;
-            let found = match (&k, coll) {
-                (Value::String(s), Json::Object(o)) => o.get(s.as_str()),
-                (Value::Int(i), Json::Array(a)) => usize::try_from(*i).ok().and_then(|i| a.get(i)),
-                _ => None,
-            };
-            found.cloned().ok_or_else(|| {
-                format!(
-                    "no `{collection}` record with key {}",
-                    to_json(&k).unwrap_or(Json::Null)
-                )
-            })
+            let view = records.get_or_insert_with(|| guard.record_view(ctx.env));
+            match key {
+                None => view.collection(collection),
+                Some(key) => {
+                    let k = key.eval(scope).map_err(|m| format!("`key`: {m}"))?;
+                    view.record(collection, &k)
+                }
+            }
         }
     }
 }

@@ -24,6 +24,9 @@ enum Command {
     /// Write a run's records as an upstream τ²-bench results.json.
     #[command(name = "export-tau2")]
     ExportTau2(commands::export::ExportArgs),
+    /// Compile guard artifacts from a domain policy with a model.
+    #[command(subcommand)]
+    Compile(commands::compile::CompileCommand),
 }
 
 /// Runs the command line and returns the process exit code (see `exit`).
@@ -33,6 +36,7 @@ pub fn run() -> ExitCode {
         Command::Gold(args) => commands::gold::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::ExportTau2(args) => commands::export::run(args),
+        Command::Compile(cmd) => commands::compile::run(cmd),
     };
     match result {
         Ok(code) => code,

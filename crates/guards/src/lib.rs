@@ -15,8 +15,8 @@ pub mod compile;
 pub mod hybrid;
 pub mod policyguard;
 pub mod seam;
-pub mod toolguard;
 pub mod sim_verifier;
+pub mod toolguard;
 
 pub use seam::{Decision, Guard, GuardContext, GuardError, Guidance};
 pub use tauguard_core::record::Verdict;

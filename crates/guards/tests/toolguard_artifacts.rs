@@ -17,7 +17,10 @@ fn reject(file: &str, text: &str) -> RuleError {
     let path = PathBuf::from("tasks/airline/rules").join(file);
     match parse_rule_file(&path, text, &airline()) {
         Ok(r) => panic!("{file} should be rejected, got {} rules", r.rules.len()),
-        Err(e) => e,
+        Err(e) => {
+            eprintln!("{e}");
+            e
+        }
     }
 }
 

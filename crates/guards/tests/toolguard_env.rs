@@ -828,3 +828,66 @@ fn retail_rules_on_concrete_calls() {
         );
     }
 }
+
+#[test]
+fn evaluation_errors_fail_closed_by_default_and_open_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("cancel_reservation.yaml"),
+        "tool: cancel_reservation
+lookups:
+  reservation:
+    tool: get_reservation_details
+    args: {reservation_id: \"args.reservation_id\"}
+rules:
+  - name: closed
+    check: \"reservation.cabin == 'business'\"
+    message: Business only.
+  - name: open
+    check: \"reservation.insurance == 'yes'\"
+    message: Insured only.
+    on_error: pass
+",
+    )
+    .unwrap();
+    let rules = RuleSet::load_dir(dir.path(), &ToolCatalog::builtin("airline").unwrap()).unwrap();
+    let g = ToolGuard::new(rules);
+    let data = fixture();
+    let env = data.fresh_env();
+    let d = decide(
+        &g,
+        env.as_ref(),
+        &call("cancel_reservation", json!({"reservation_id": "NOPE00"})),
+    );
+    assert_block(&d, &["closed"]);
+    let open = d.requirements.iter().find(|r| r.name == "open").unwrap();
+    assert!(open.met);
+    assert!(
+        open.reason
+            .starts_with("could not be evaluated (fail-open)"),
+        "{open:?}"
+    );
+    let errors = &d.info.as_ref().unwrap()["errors"];
+    assert_eq!(errors[0]["rule"], "closed");
+    assert_eq!(errors[0]["on_error"], "block");
+    assert_eq!(errors[1]["rule"], "open");
+    assert_eq!(errors[1]["on_error"], "pass");
+    // The remediation names the unverifiable rule and the failed lookup.
+    let remediation = d.remediation.as_deref().unwrap();
+    assert!(
+        remediation.contains("Could not verify `closed`"),
+        "{remediation}"
+    );
+    assert!(
+        remediation.contains("Reservation NOPE00 not found"),
+        "{remediation}"
+    );
+    // On an existing reservation both rules evaluate normally.
+    let d = decide(
+        &g,
+        env.as_ref(),
+        &call("cancel_reservation", json!({"reservation_id": "FXA001"})),
+    );
+    assert_block(&d, &["open"]);
+    assert_eq!(d.remediation.as_deref(), Some("Insured only."));
+}

@@ -83,30 +83,35 @@ pub fn parse_records_jsonl(
     text: &str,
 ) -> Result<Vec<SimulationRecord>, MetricsError> {
     let lines: Vec<&str> = text.lines().collect();
-    let parsed: Vec<Option<Result<SimulationRecord, (usize, String)>>> = lines
+    let parse = |line: &str| serde_json::from_str::<SimulationRecord>(line.trim());
+    let parsed: Result<Vec<SimulationRecord>, ()> = lines
         .par_iter()
-        .enumerate()
         .with_min_len(1024)
-        .map(|(i, line)| {
-            let line = line.trim();
-            if line.is_empty() {
-                return None;
-            }
-            Some(serde_json::from_str::<SimulationRecord>(line).map_err(|e| (i + 1, e.to_string())))
-        })
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| parse(l).map_err(|_| ()))
         .collect();
-    let mut out = Vec::with_capacity(parsed.len());
-    for item in parsed.into_iter().flatten() {
-        match item {
-            Ok(r) => out.push(r),
-            Err((line, message)) => {
-                return Err(MetricsError::BadRecord {
-                    path: path.to_path_buf(),
-                    line,
-                    message,
-                });
+    match parsed {
+        Ok(records) => Ok(records),
+        // Some line is malformed: find the first one, sequentially, for a stable message.
+        Err(()) => {
+            for (i, line) in lines.iter().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                if let Err(e) = parse(line) {
+                    return Err(MetricsError::BadRecord {
+                        path: path.to_path_buf(),
+                        line: i + 1,
+                        message: e.to_string(),
+                    });
+                }
             }
+            // Parsing is deterministic, so this is not reached; report rather than panic.
+            Err(MetricsError::BadRecord {
+                path: path.to_path_buf(),
+                line: 0,
+                message: "a line failed to parse".into(),
+            })
         }
     }
-    Ok(out)
 }

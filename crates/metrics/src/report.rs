@@ -111,30 +111,53 @@ struct Grouped<'a> {
     duplicates: u64,
 }
 
-/// Splits records by group key, in input order. Consecutive records usually share their
-/// group, so the previous key is compared before any hashing.
-fn split_groups<'a>(records: &'a [SimulationRecord]) -> Vec<(GroupKey<'a>, Vec<&'a SimulationRecord>)> {
-    let mut index: FxHashMap<GroupKey<'a>, usize> = FxHashMap::default();
-    let mut groups: Vec<(GroupKey<'a>, Vec<&'a SimulationRecord>)> = Vec::new();
-    let mut last: Option<(GroupKey<'a>, usize)> = None;
-    for rec in records {
-        let key = (
-            rec.domain.as_str(),
-            rec.agent_model.as_str(),
-            rec.guard.as_str(),
-        );
-        let gi = match last {
-            Some((k, i)) if k == key => i,
-            _ => {
-                let i = *index.entry(key).or_insert_with(|| {
-                    groups.push((key, Vec::new()));
-                    groups.len() - 1
-                });
-                last = Some((key, i));
-                i
+type Split<'a> = Vec<(GroupKey<'a>, Vec<&'a SimulationRecord>)>;
+
+/// Splits records by group key, keeping input order within each group. Chunks are split in
+/// parallel and concatenated in chunk order. Consecutive records usually share their group,
+/// so the previous key is compared before any hashing.
+fn split_groups(records: &[SimulationRecord]) -> Split<'_> {
+    fn split_chunk(records: &[SimulationRecord]) -> Split<'_> {
+        let mut index: FxHashMap<GroupKey<'_>, usize> = FxHashMap::default();
+        let mut groups: Split<'_> = Vec::new();
+        let mut last: Option<(GroupKey<'_>, usize)> = None;
+        for rec in records {
+            let key = (
+                rec.domain.as_str(),
+                rec.agent_model.as_str(),
+                rec.guard.as_str(),
+            );
+            let gi = match last {
+                Some((k, i)) if k == key => i,
+                _ => {
+                    let i = *index.entry(key).or_insert_with(|| {
+                        groups.push((key, Vec::new()));
+                        groups.len() - 1
+                    });
+                    last = Some((key, i));
+                    i
+                }
+            };
+            groups[gi].1.push(rec);
+        }
+        groups
+    }
+    let chunk = records.len().div_ceil(rayon::current_num_threads().max(1) * 4).max(4096);
+    let parts: Vec<Split<'_>> = records.par_chunks(chunk).map(split_chunk).collect();
+    let mut index: FxHashMap<GroupKey<'_>, usize> = FxHashMap::default();
+    let mut groups: Split<'_> = Vec::new();
+    for part in parts {
+        for (key, recs) in part {
+            let i = *index.entry(key).or_insert_with(|| {
+                groups.push((key, Vec::new()));
+                groups.len() - 1
+            });
+            if groups[i].1.is_empty() {
+                groups[i].1 = recs;
+            } else {
+                groups[i].1.extend(recs);
             }
-        };
-        groups[gi].1.push(rec);
+        }
     }
     groups
 }
@@ -193,10 +216,13 @@ fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
     move |g: &str| (g != baseline, g.to_string())
 }
 
-/// Running totals of one slice view (overall, PV or Mut) of a group.
+/// Running totals of one slice view (overall, PV or Mut) of a group. Records arrive sorted
+/// by (task, trial) (see `dedupe`), so each (task, trial) cell of the per-trial Pass^1 is a
+/// run of consecutive records.
 struct SliceAcc {
     tasks: Vec<TaskTally>,
-    cells: FxHashMap<(u32, u32), TaskTally>,
+    cells: Vec<(u32, TaskTally)>,
+    current: Option<(u32, u32, TaskTally)>,
     simulations: u64,
     infra_errors: u64,
 }
@@ -205,7 +231,8 @@ impl SliceAcc {
     fn new(n_tasks: usize) -> SliceAcc {
         SliceAcc {
             tasks: vec![TaskTally::default(); n_tasks],
-            cells: FxHashMap::default(),
+            cells: Vec::new(),
+            current: None,
             simulations: 0,
             infra_errors: 0,
         }
@@ -213,20 +240,30 @@ impl SliceAcc {
 
     fn add(&mut self, task: u32, trial: u32, success: bool) {
         self.simulations += 1;
-        for t in [
-            &mut self.tasks[task as usize],
-            self.cells.entry((trial, task)).or_default(),
-        ] {
-            t.n += 1;
-            t.c += u32::from(success);
+        let t = &mut self.tasks[task as usize];
+        t.n += 1;
+        t.c += u32::from(success);
+        match &mut self.current {
+            Some((ct, tr, cell)) if *ct == task && *tr == trial => {
+                cell.n += 1;
+                cell.c += u32::from(success);
+            }
+            cur => {
+                if let Some((_, tr, cell)) = cur.take() {
+                    self.cells.push((tr, cell));
+                }
+                *cur = Some((task, trial, TaskTally { n: 1, c: u32::from(success) }));
+            }
         }
     }
 
-    fn finish(self, max_k: Option<u32>) -> SliceMetrics {
-        let pass1 = trial_pass1(self.cells.into_iter().map(|((trial, _), t)| (trial, t)));
+    fn finish(mut self, max_k: Option<u32>) -> SliceMetrics {
+        if let Some((_, tr, cell)) = self.current.take() {
+            self.cells.push((tr, cell));
+        }
         SliceMetrics::assemble(
             &self.tasks,
-            pass1,
+            trial_pass1(self.cells),
             self.simulations,
             self.infra_errors,
             max_k,

@@ -87,9 +87,12 @@ fn identity_reads(domain: &str) -> HashSet<String> {
     names.iter().map(|s| s.to_string()).collect()
 }
 
-/// Tempting calls of PV tasks, from `tasks/<domain>/pv_annotations.json` (absent = none).
-fn load_tempting(project: &Path, domain: &str) -> Result<HashMap<String, TemptingCall>, RunError> {
-    let path = project.join("tasks").join(domain).join("pv_annotations.json");
+/// Tempting calls of PV tasks: `pv_annotations.json` beside the domain's data (task sets of
+/// our own, such as the fixtures, carry theirs), else `tasks/<domain>/pv_annotations.json`
+/// (absent = none).
+fn load_tempting(project: &Path, data: &DomainData) -> Result<HashMap<String, TemptingCall>, RunError> {
+    let beside = data.dir.join("pv_annotations.json");
+    let path = if beside.exists() { beside } else { project.join("tasks").join(data.domain).join("pv_annotations.json") };
     if !path.exists() {
         return Ok(HashMap::new());
     }
@@ -221,7 +224,7 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
     }
     let shared = Arc::new(Shared {
         seeds: trial_seeds(cfg.run.seed, cfg.run.trials as usize),
-        tempting: load_tempting(&project, data.domain)?,
+        tempting: load_tempting(&project, &data)?,
         prereqs: {
             let path = project.join("tasks").join(data.domain).join("prerequisites.toml");
             if path.exists() {

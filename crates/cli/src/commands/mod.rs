@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod compile;
 pub mod export;
 pub mod gold;
 pub mod run;

@@ -2,7 +2,9 @@
 //! and its partially applied failure (a certificate listed twice).
 
 use super::lookup::{self, Listed};
-use super::model::{self, FlightDate, FlightDb, Passenger, Payment, PaymentMethod, Reservation, ReservationFlight};
+use super::model::{
+    self, FlightDate, FlightDb, Passenger, Payment, PaymentMethod, Reservation, ReservationFlight,
+};
 use super::pyops::{self, Num};
 use super::validate::{self as v, Ctx};
 use crate::environment::ToolValue;
@@ -45,7 +47,9 @@ fn validate_reservation(
     let mut cx = Ctx::new();
     let origin = cx.at("origin", |cx| v::string(a.origin, cx));
     let destination = cx.at("destination", |cx| v::string(a.destination, cx));
-    let flight_type = cx.at("flight_type", |cx| v::literal(a.flight_type, model::FLIGHT_TYPES, cx));
+    let flight_type = cx.at("flight_type", |cx| {
+        v::literal(a.flight_type, model::FLIGHT_TYPES, cx)
+    });
     let cabin = cx.at("cabin", |cx| v::literal(a.cabin, model::CABINS, cx));
     let passengers = match passengers {
         Listed::Models(list) => Some(list.clone()),
@@ -57,7 +61,9 @@ fn validate_reservation(
     };
     let total_baggages = cx.at("total_baggages", |cx| v::int(a.total_baggages, cx));
     let nonfree_baggages = cx.at("nonfree_baggages", |cx| v::int(a.nonfree_baggages, cx));
-    let insurance = cx.at("insurance", |cx| v::literal(a.insurance, model::INSURANCE, cx));
+    let insurance = cx.at("insurance", |cx| {
+        v::literal(a.insurance, model::INSURANCE, cx)
+    });
     let built = (|| {
         Some(Validated {
             origin: origin?,
@@ -71,7 +77,8 @@ fn validate_reservation(
             insurance: insurance?,
         })
     })();
-    cx.finish("Reservation", built).map_err(ToolError::validation)
+    cx.finish("Reservation", built)
+        .map_err(ToolError::validation)
 }
 
 pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue, ToolError> {
@@ -94,7 +101,11 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
         let key = lookup::flight(db, &number)?;
         let flight = db.flights.get(key).expect("flight key was just found");
         let date = lookup::flight_date(db, &number, &Value::String(fi.date.clone()))?;
-        let FlightDate::Available { available_seats, prices } = date else {
+        let FlightDate::Available {
+            available_seats,
+            prices,
+        } = date
+        else {
             return Err(ToolError::value(format!(
                 "Flight {} not available on date {}",
                 fi.flight_number, fi.date
@@ -102,7 +113,10 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
         };
         let cabin = Value::String(r.cabin.clone());
         if i128::from(*pyops::index(available_seats, &cabin)?) < n {
-            return Err(ToolError::value(format!("Not enough seats on flight {}", fi.flight_number)));
+            return Err(ToolError::value(format!(
+                "Not enough seats on flight {}",
+                fi.flight_number
+            )));
         }
         let price = *pyops::index(prices, &cabin)?;
         segments.push(ReservationFlight {
@@ -130,14 +144,17 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
 
     let user = db.users.get(&user_key).expect("user key was just found");
     for p in &r.payments {
-        let method = user
-            .payment_methods
-            .get(&p.payment_id)
-            .ok_or_else(|| ToolError::value(format!("Payment method {} not found", p.payment_id)))?;
+        let method = user.payment_methods.get(&p.payment_id).ok_or_else(|| {
+            ToolError::value(format!("Payment method {} not found", p.payment_id))
+        })?;
         if let Some(balance) = method.balance()
-            && Num::Float(balance).cmp(Num::Int(i128::from(p.amount))) == Some(std::cmp::Ordering::Less)
+            && Num::Float(balance).cmp(Num::Int(i128::from(p.amount)))
+                == Some(std::cmp::Ordering::Less)
         {
-            return Err(ToolError::value(format!("Not enough balance in payment method {}", p.payment_id)));
+            return Err(ToolError::value(format!(
+                "Not enough balance in payment method {}",
+                p.payment_id
+            )));
         }
     }
     let paid: i128 = r.payments.iter().map(|p| i128::from(p.amount)).sum();
@@ -148,7 +165,10 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
         )));
     }
 
-    let user = db.users.get_mut(&user_key).expect("user key was just found");
+    let user = db
+        .users
+        .get_mut(&user_key)
+        .expect("user key was just found");
     for p in &r.payments {
         match user.payment_methods.get_mut(&p.payment_id) {
             None => return Err(ToolError::key(&Value::String(p.payment_id.clone()))),
@@ -162,7 +182,9 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
     let taken = i64::try_from(n).unwrap_or(i64::MAX);
     for seg in &segments {
         if let Some(f) = db.flights.get_mut(&seg.flight_number)
-            && let Some(FlightDate::Available { available_seats, .. }) = f.dates.get_mut(&seg.date)
+            && let Some(FlightDate::Available {
+                available_seats, ..
+            }) = f.dates.get_mut(&seg.date)
             && let Some(seats) = available_seats.get_mut(&r.cabin)
         {
             *seats = seats.saturating_sub(taken);

@@ -1,7 +1,7 @@
 //! Record lookups and argument conversions shared by the airline tools, with upstream's
 //! error texts (`User <id> not found`, ...) and Python's behaviour on odd argument types.
 
-use super::model::{FlightDb, FlightDate};
+use super::model::{FlightDate, FlightDb};
 use super::pyops::{self, unhashable};
 use super::validate::Ctx;
 use crate::table::Table;
@@ -9,7 +9,10 @@ use crate::tooling::{ToolError, arg_str};
 use serde_json::Value;
 
 /// `key in table` with Python semantics: the key as `&str` when present.
-fn table_key<'a, T: Clone + PartialEq>(table: &Table<T>, key: &'a Value) -> Result<Option<&'a str>, ToolError> {
+fn table_key<'a, T: Clone + PartialEq>(
+    table: &Table<T>,
+    key: &'a Value,
+) -> Result<Option<&'a str>, ToolError> {
     match key {
         Value::String(s) => Ok(table.contains_key(s).then_some(s.as_str())),
         Value::Array(_) | Value::Object(_) => Err(unhashable(key)),
@@ -19,7 +22,8 @@ fn table_key<'a, T: Clone + PartialEq>(table: &Table<T>, key: &'a Value) -> Resu
 
 /// `_get_user`.
 pub fn user<'a>(db: &FlightDb, user_id: &'a Value) -> Result<&'a str, ToolError> {
-    table_key(&db.users, user_id)?.ok_or_else(|| ToolError::value(format!("User {} not found", arg_str(user_id))))
+    table_key(&db.users, user_id)?
+        .ok_or_else(|| ToolError::value(format!("User {} not found", arg_str(user_id))))
 }
 
 /// `_get_user` with a stored (string) id.
@@ -33,8 +37,9 @@ pub fn user_by_id(db: &FlightDb, user_id: &str) -> Result<String, ToolError> {
 
 /// `_get_reservation`.
 pub fn reservation<'a>(db: &FlightDb, reservation_id: &'a Value) -> Result<&'a str, ToolError> {
-    table_key(&db.reservations, reservation_id)?
-        .ok_or_else(|| ToolError::value(format!("Reservation {} not found", arg_str(reservation_id))))
+    table_key(&db.reservations, reservation_id)?.ok_or_else(|| {
+        ToolError::value(format!("Reservation {} not found", arg_str(reservation_id)))
+    })
 }
 
 /// `_get_flight`.
@@ -44,7 +49,11 @@ pub fn flight<'a>(db: &FlightDb, flight_number: &'a Value) -> Result<&'a str, To
 }
 
 /// `_get_flight_instance`: flight lookup, then the date.
-pub fn flight_date<'d>(db: &'d FlightDb, flight_number: &Value, date: &Value) -> Result<&'d FlightDate, ToolError> {
+pub fn flight_date<'d>(
+    db: &'d FlightDb,
+    flight_number: &Value,
+    date: &Value,
+) -> Result<&'d FlightDate, ToolError> {
     let key = flight(db, flight_number)?;
     let f = db.flights.get(key).expect("flight key was just found");
     match pyops::find_key(&f.dates, date)? {
@@ -66,7 +75,11 @@ pub enum Listed<T> {
 }
 
 /// `if all(isinstance(x, dict) for x in v): v = [Model(**x) for x in v]`.
-pub fn convert<T>(v: &Value, model: &str, f: fn(&Value, &mut Ctx) -> Option<T>) -> Result<Listed<T>, ToolError> {
+pub fn convert<T>(
+    v: &Value,
+    model: &str,
+    f: fn(&Value, &mut Ctx) -> Option<T>,
+) -> Result<Listed<T>, ToolError> {
     if !pyops::all_dicts(v)? {
         return Ok(Listed::Raw(v.clone()));
     }
@@ -100,7 +113,11 @@ pub fn new_reservation_id(db: &FlightDb) -> Result<String, ToolError> {
 }
 
 /// Certificate ids `send_certificate` tries, in order.
-pub const CERTIFICATE_IDS: [&str; 3] = ["certificate_3221322", "certificate_3221323", "certificate_3221324"];
+pub const CERTIFICATE_IDS: [&str; 3] = [
+    "certificate_3221322",
+    "certificate_3221323",
+    "certificate_3221324",
+];
 
 /// The fixed clock of the airline tools.
 pub const NOW: &str = "2024-05-15T15:00:00";

@@ -6,12 +6,10 @@
 //! shares its records and copies only those it writes.
 //!
 //! Layout: [`model`] (records, validation, dump), [`validate`] (pydantic-style coercion and
-//! errors), [`tools`] (declarations and dispatch), the tool bodies in `booking`, `updates`
-//! and `queries`, and [`calc`] for the `calculate` tool.
+//! errors), [`tools`] (declarations and dispatch) and the tool bodies in `booking`, `updates`
+//! and `queries`. `calculate` is the evaluator shared with retail ([`crate::calculate`]).
 
-mod bigint;
 mod booking;
-pub mod calc;
 mod lookup;
 pub mod model;
 mod pyops;
@@ -41,18 +39,23 @@ impl AirlineBase {
     pub fn load(dir: &Path) -> Result<AirlineBase, LoadError> {
         let path = dir.join("db.json");
         let value: Value = read_json(&path)?;
-        let db = FlightDb::validate(&value).map_err(|message| LoadError::Parse { path, message })?;
+        let db =
+            FlightDb::validate(&value).map_err(|message| LoadError::Parse { path, message })?;
         Ok(AirlineBase { db })
     }
 
     /// Validates an in-memory database (same rules as [`AirlineBase::load`]).
     pub fn from_json(value: &Value) -> Result<AirlineBase, String> {
-        Ok(AirlineBase { db: FlightDb::validate(value)? })
+        Ok(AirlineBase {
+            db: FlightDb::validate(value)?,
+        })
     }
 
     /// A fresh environment, typed.
     pub fn env(&self) -> AirlineEnv {
-        AirlineEnv { db: self.db.clone() }
+        AirlineEnv {
+            db: self.db.clone(),
+        }
     }
 }
 
@@ -78,7 +81,7 @@ impl AirlineEnv {
     }
 }
 
-fn same_domain<'a>(other: &'a dyn Environment) -> Option<&'a AirlineEnv> {
+fn same_domain(other: &dyn Environment) -> Option<&AirlineEnv> {
     other.as_any().downcast_ref::<AirlineEnv>()
 }
 
@@ -94,14 +97,25 @@ impl Environment for AirlineEnv {
         }
     }
 
-    fn call(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> Result<ToolValue, ToolError> {
+    fn call(
+        &mut self,
+        side: Requestor,
+        name: &str,
+        args: &Map<String, Value>,
+    ) -> Result<ToolValue, ToolError> {
         match side {
             Requestor::Assistant => tools::call(&mut self.db, name, args),
-            Requestor::User => Err(ToolError::attribute(format!("'NoneType' object has no attribute '{name}'"))),
+            Requestor::User => Err(ToolError::attribute(format!(
+                "'NoneType' object has no attribute '{name}'"
+            ))),
         }
     }
 
-    fn merge_initialization_data(&mut self, agent: Option<&Value>, user: Option<&Value>) -> Result<(), String> {
+    fn merge_initialization_data(
+        &mut self,
+        agent: Option<&Value>,
+        user: Option<&Value>,
+    ) -> Result<(), String> {
         if let Some(patch) = agent {
             let mut dump = self.agent_db();
             deep_merge(&mut dump, patch);
@@ -121,13 +135,22 @@ impl Environment for AirlineEnv {
         let earlier = same_domain(earlier).expect("changes_since across domains");
         let mut agent = Map::new();
         for (k, rec) in self.db.flights.changed(&earlier.db.flights) {
-            agent.insert(format!("flights/{k}"), rec.map(model::dump).unwrap_or(Value::Null));
+            agent.insert(
+                format!("flights/{k}"),
+                rec.map(model::dump).unwrap_or(Value::Null),
+            );
         }
         for (k, rec) in self.db.users.changed(&earlier.db.users) {
-            agent.insert(format!("users/{k}"), rec.map(model::dump).unwrap_or(Value::Null));
+            agent.insert(
+                format!("users/{k}"),
+                rec.map(model::dump).unwrap_or(Value::Null),
+            );
         }
         for (k, rec) in self.db.reservations.changed(&earlier.db.reservations) {
-            agent.insert(format!("reservations/{k}"), rec.map(model::dump).unwrap_or(Value::Null));
+            agent.insert(
+                format!("reservations/{k}"),
+                rec.map(model::dump).unwrap_or(Value::Null),
+            );
         }
         Changes { agent, user: None }
     }

@@ -15,7 +15,14 @@ pub const CABINS: &[&str] = &["business", "economy", "basic_economy"];
 pub const FLIGHT_TYPES: &[&str] = &["round_trip", "one_way"];
 pub const INSURANCE: &[&str] = &["yes", "no"];
 const MEMBERSHIPS: &[&str] = &["gold", "silver", "regular"];
-const STATUSES: &[&str] = &["available", "landed", "cancelled", "delayed", "flying", "on time"];
+const STATUSES: &[&str] = &[
+    "available",
+    "landed",
+    "cancelled",
+    "delayed",
+    "flying",
+    "on time",
+];
 
 /// A Python float. Equality is bitwise so that `0.0` and `-0.0`, which dump differently,
 /// never compare equal.
@@ -56,17 +63,32 @@ pub struct Flight {
 #[serde(tag = "status")]
 pub enum FlightDate {
     #[serde(rename = "available")]
-    Available { available_seats: IndexMap<String, i64>, prices: IndexMap<String, i64> },
+    Available {
+        available_seats: IndexMap<String, i64>,
+        prices: IndexMap<String, i64>,
+    },
     #[serde(rename = "landed")]
-    Landed { actual_departure_time_est: String, actual_arrival_time_est: String },
+    Landed {
+        actual_departure_time_est: String,
+        actual_arrival_time_est: String,
+    },
     #[serde(rename = "cancelled")]
     Cancelled,
     #[serde(rename = "delayed")]
-    Delayed { estimated_departure_time_est: String, estimated_arrival_time_est: String },
+    Delayed {
+        estimated_departure_time_est: String,
+        estimated_arrival_time_est: String,
+    },
     #[serde(rename = "flying")]
-    Flying { actual_departure_time_est: String, estimated_arrival_time_est: String },
+    Flying {
+        actual_departure_time_est: String,
+        estimated_arrival_time_est: String,
+    },
     #[serde(rename = "on time")]
-    OnTime { estimated_departure_time_est: String, estimated_arrival_time_est: String },
+    OnTime {
+        estimated_departure_time_est: String,
+        estimated_arrival_time_est: String,
+    },
 }
 
 impl FlightDate {
@@ -115,9 +137,19 @@ pub struct Address {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "source", rename_all = "snake_case")]
 pub enum PaymentMethod {
-    CreditCard { id: String, brand: String, last_four: String },
-    GiftCard { id: String, amount: Float },
-    Certificate { id: String, amount: Float },
+    CreditCard {
+        id: String,
+        brand: String,
+        last_four: String,
+    },
+    GiftCard {
+        id: String,
+        amount: Float,
+    },
+    Certificate {
+        id: String,
+        amount: Float,
+    },
 }
 
 impl PaymentMethod {
@@ -125,7 +157,9 @@ impl PaymentMethod {
     pub fn balance(&self) -> Option<f64> {
         match self {
             PaymentMethod::CreditCard { .. } => None,
-            PaymentMethod::GiftCard { amount, .. } | PaymentMethod::Certificate { amount, .. } => Some(amount.0),
+            PaymentMethod::GiftCard { amount, .. } | PaymentMethod::Certificate { amount, .. } => {
+                Some(amount.0)
+            }
         }
     }
 }
@@ -199,13 +233,24 @@ fn validate_db(value: &Value, cx: &mut Ctx) -> Option<FlightDb> {
     let obj = v::object(value, "FlightDB", cx)?;
     for key in obj.keys() {
         if !["flights", "users", "reservations"].contains(&key.as_str()) {
-            cx.at(key, |cx| cx.fail("extra_forbidden", "Extra inputs are not permitted", &obj[key]));
+            cx.at(key, |cx| {
+                cx.fail(
+                    "extra_forbidden",
+                    "Extra inputs are not permitted",
+                    &obj[key],
+                )
+            });
         }
     }
-    let flights = v::field(obj, "flights", cx, |x, cx| v::dict(x, cx, None, |_, f, cx| flight(f, cx)));
-    let users = v::field(obj, "users", cx, |x, cx| v::dict(x, cx, None, |_, u, cx| user(u, cx)));
-    let reservations =
-        v::field(obj, "reservations", cx, |x, cx| v::dict(x, cx, None, |_, r, cx| reservation(r, cx)));
+    let flights = v::field(obj, "flights", cx, |x, cx| {
+        v::dict(x, cx, None, |_, f, cx| flight(f, cx))
+    });
+    let users = v::field(obj, "users", cx, |x, cx| {
+        v::dict(x, cx, None, |_, u, cx| user(u, cx))
+    });
+    let reservations = v::field(obj, "reservations", cx, |x, cx| {
+        v::dict(x, cx, None, |_, r, cx| reservation(r, cx))
+    });
     Some(FlightDb {
         flights: flights?.into_iter().collect(),
         users: users?.into_iter().collect(),
@@ -224,7 +269,9 @@ fn flight(x: &Value, cx: &mut Ctx) -> Option<Flight> {
     let destination = v::field(o, "destination", cx, v::string);
     let dep = v::field(o, "scheduled_departure_time_est", cx, v::string);
     let arr = v::field(o, "scheduled_arrival_time_est", cx, v::string);
-    let dates = v::field(o, "dates", cx, |d, cx| v::dict(d, cx, None, |_, s, cx| flight_date(s, cx)));
+    let dates = v::field(o, "dates", cx, |d, cx| {
+        v::dict(d, cx, None, |_, s, cx| flight_date(s, cx))
+    });
     Some(Flight {
         flight_number: flight_number?,
         origin: origin?,
@@ -243,28 +290,43 @@ fn flight_date(x: &Value, cx: &mut Ctx) -> Option<FlightDate> {
         "available" => {
             let seats = v::field(o, "available_seats", cx, cabin_map);
             let prices = v::field(o, "prices", cx, cabin_map);
-            FlightDate::Available { available_seats: seats?, prices: prices? }
+            FlightDate::Available {
+                available_seats: seats?,
+                prices: prices?,
+            }
         }
         "landed" => {
             let dep = s("actual_departure_time_est", cx);
             let arr = s("actual_arrival_time_est", cx);
-            FlightDate::Landed { actual_departure_time_est: dep?, actual_arrival_time_est: arr? }
+            FlightDate::Landed {
+                actual_departure_time_est: dep?,
+                actual_arrival_time_est: arr?,
+            }
         }
         "cancelled" => FlightDate::Cancelled,
         "delayed" => {
             let dep = s("estimated_departure_time_est", cx);
             let arr = s("estimated_arrival_time_est", cx);
-            FlightDate::Delayed { estimated_departure_time_est: dep?, estimated_arrival_time_est: arr? }
+            FlightDate::Delayed {
+                estimated_departure_time_est: dep?,
+                estimated_arrival_time_est: arr?,
+            }
         }
         "flying" => {
             let dep = s("actual_departure_time_est", cx);
             let arr = s("estimated_arrival_time_est", cx);
-            FlightDate::Flying { actual_departure_time_est: dep?, estimated_arrival_time_est: arr? }
+            FlightDate::Flying {
+                actual_departure_time_est: dep?,
+                estimated_arrival_time_est: arr?,
+            }
         }
         _ => {
             let dep = s("estimated_departure_time_est", cx);
             let arr = s("estimated_arrival_time_est", cx);
-            FlightDate::OnTime { estimated_departure_time_est: dep?, estimated_arrival_time_est: arr? }
+            FlightDate::OnTime {
+                estimated_departure_time_est: dep?,
+                estimated_arrival_time_est: arr?,
+            }
         }
     })
 }
@@ -276,13 +338,17 @@ fn user(x: &Value, cx: &mut Ctx) -> Option<User> {
         let n = v::object(n, "Name", cx)?;
         let first = v::field(n, "first_name", cx, v::string);
         let last = v::field(n, "last_name", cx, v::string);
-        Some(Name { first_name: first?, last_name: last? })
+        Some(Name {
+            first_name: first?,
+            last_name: last?,
+        })
     });
     let address = v::field(o, "address", cx, address);
     let email = v::field(o, "email", cx, v::string);
     let dob = v::field(o, "dob", cx, v::string);
-    let methods =
-        v::field(o, "payment_methods", cx, |m, cx| v::dict(m, cx, None, |_, pm, cx| payment_method(pm, cx)));
+    let methods = v::field(o, "payment_methods", cx, |m, cx| {
+        v::dict(m, cx, None, |_, pm, cx| payment_method(pm, cx))
+    });
     let saved = v::field(o, "saved_passengers", cx, |l, cx| v::list(l, cx, passenger));
     let membership = v::field(o, "membership", cx, |m, cx| v::literal(m, MEMBERSHIPS, cx));
     let reservations = v::field(o, "reservations", cx, |l, cx| v::list(l, cx, v::string));
@@ -319,22 +385,33 @@ fn address(x: &Value, cx: &mut Ctx) -> Option<Address> {
 
 fn payment_method(x: &Value, cx: &mut Ctx) -> Option<PaymentMethod> {
     let o = v::object(x, "PaymentMethod", cx)?;
-    let source =
-        v::field(o, "source", cx, |s, cx| v::literal(s, &["credit_card", "gift_card", "certificate"], cx))?;
+    let source = v::field(o, "source", cx, |s, cx| {
+        v::literal(s, &["credit_card", "gift_card", "certificate"], cx)
+    })?;
     let id = v::field(o, "id", cx, v::string);
     Some(match source.as_str() {
         "credit_card" => {
             let brand = v::field(o, "brand", cx, v::string);
             let last_four = v::field(o, "last_four", cx, v::string);
-            PaymentMethod::CreditCard { id: id?, brand: brand?, last_four: last_four? }
+            PaymentMethod::CreditCard {
+                id: id?,
+                brand: brand?,
+                last_four: last_four?,
+            }
         }
         "gift_card" => {
             let amount = v::field(o, "amount", cx, v::float);
-            PaymentMethod::GiftCard { id: id?, amount: Float(amount?) }
+            PaymentMethod::GiftCard {
+                id: id?,
+                amount: Float(amount?),
+            }
         }
         _ => {
             let amount = v::field(o, "amount", cx, v::float);
-            PaymentMethod::Certificate { id: id?, amount: Float(amount?) }
+            PaymentMethod::Certificate {
+                id: id?,
+                amount: Float(amount?),
+            }
         }
     })
 }
@@ -345,7 +422,11 @@ pub fn passenger(x: &Value, cx: &mut Ctx) -> Option<Passenger> {
     let first = v::field(o, "first_name", cx, v::string);
     let last = v::field(o, "last_name", cx, v::string);
     let dob = v::field(o, "dob", cx, v::string);
-    Some(Passenger { first_name: first?, last_name: last?, dob: dob? })
+    Some(Passenger {
+        first_name: first?,
+        last_name: last?,
+        dob: dob?,
+    })
 }
 
 /// `Payment` from a JSON object.
@@ -353,7 +434,10 @@ pub fn payment(x: &Value, cx: &mut Ctx) -> Option<Payment> {
     let o = v::object(x, "Payment", cx)?;
     let id = v::field(o, "payment_id", cx, v::string);
     let amount = v::field(o, "amount", cx, v::int);
-    Some(Payment { payment_id: id?, amount: amount? })
+    Some(Payment {
+        payment_id: id?,
+        amount: amount?,
+    })
 }
 
 /// `FlightInfo` from a JSON object.
@@ -361,7 +445,10 @@ pub fn flight_info(x: &Value, cx: &mut Ctx) -> Option<FlightInfo> {
     let o = v::object(x, "FlightInfo", cx)?;
     let number = v::field(o, "flight_number", cx, v::string);
     let date = v::field(o, "date", cx, v::string);
-    Some(FlightInfo { flight_number: number?, date: date? })
+    Some(FlightInfo {
+        flight_number: number?,
+        date: date?,
+    })
 }
 
 fn reservation_flight(x: &Value, cx: &mut Ctx) -> Option<ReservationFlight> {
@@ -392,7 +479,9 @@ fn reservation(x: &Value, cx: &mut Ctx) -> Option<Reservation> {
     let user_id = s("user_id", cx);
     let origin = s("origin", cx);
     let destination = s("destination", cx);
-    let flight_type = v::field(o, "flight_type", cx, |t, cx| v::literal(t, FLIGHT_TYPES, cx));
+    let flight_type = v::field(o, "flight_type", cx, |t, cx| {
+        v::literal(t, FLIGHT_TYPES, cx)
+    });
     let cabin = v::field(o, "cabin", cx, |c, cx| v::literal(c, CABINS, cx));
     let flights = v::field(o, "flights", cx, |l, cx| v::list(l, cx, reservation_flight));
     let passengers = v::field(o, "passengers", cx, |l, cx| v::list(l, cx, passenger));

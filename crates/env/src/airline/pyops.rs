@@ -25,7 +25,10 @@ pub fn type_name(v: &Value) -> &'static str {
 
 /// `key in mapping` for a dict with string keys: `Some(key)` when present, `None` when a
 /// hashable key is absent, `unhashable type` for lists and dicts.
-pub fn find_key<'a, T>(map: &IndexMap<String, T>, key: &'a Value) -> Result<Option<&'a str>, ToolError> {
+pub fn find_key<'a, T>(
+    map: &IndexMap<String, T>,
+    key: &'a Value,
+) -> Result<Option<&'a str>, ToolError> {
     match key {
         Value::String(s) => Ok(map.contains_key(s.as_str()).then_some(s.as_str())),
         Value::Array(_) | Value::Object(_) => Err(unhashable(key)),
@@ -51,7 +54,10 @@ pub fn iterate(v: &Value) -> Result<Vec<Value>, ToolError> {
         Value::Array(items) => Ok(items.clone()),
         Value::String(s) => Ok(s.chars().map(|c| Value::String(c.to_string())).collect()),
         Value::Object(map) => Ok(map.keys().map(|k| Value::String(k.clone())).collect()),
-        other => Err(ToolError::type_error(format!("'{}' object is not iterable", type_name(other)))),
+        other => Err(ToolError::type_error(format!(
+            "'{}' object is not iterable",
+            type_name(other)
+        ))),
     }
 }
 
@@ -72,7 +78,10 @@ pub fn len(v: &Value) -> usize {
 
 /// `AttributeError` of `obj.attr` on a plain JSON object.
 pub fn no_attribute(v: &Value, attr: &str) -> ToolError {
-    ToolError::attribute(format!("'{}' object has no attribute '{attr}'", type_name(v)))
+    ToolError::attribute(format!(
+        "'{}' object has no attribute '{attr}'",
+        type_name(v)
+    ))
 }
 
 /// A Python `int` (bools count as ints) or `float`.
@@ -140,7 +149,11 @@ impl Num {
 
     /// `max(self, other)`: the first argument wins ties, as Python's `max` does.
     pub fn max(self, other: Num) -> Num {
-        if other.cmp(self) == Some(Ordering::Greater) { other } else { self }
+        if other.cmp(self) == Some(Ordering::Greater) {
+            other
+        } else {
+            self
+        }
     }
 
     /// Python `str()` of the number.
@@ -154,9 +167,10 @@ impl Num {
     /// The JSON value of the number, when representable.
     pub fn to_value(self) -> Option<Value> {
         match self {
-            Num::Int(i) => {
-                i64::try_from(i).ok().map(Value::from).or_else(|| u64::try_from(i).ok().map(Value::from))
-            }
+            Num::Int(i) => i64::try_from(i)
+                .ok()
+                .map(Value::from)
+                .or_else(|| u64::try_from(i).ok().map(Value::from)),
             Num::Float(f) => Number::from_f64(f).map(Value::Number),
         }
     }
@@ -209,9 +223,12 @@ mod tests {
     #[test]
     fn python_operations() {
         assert_eq!(type_name(&json!(1.0)), "float");
-        assert_eq!(all_dicts(&json!("")).unwrap(), true);
-        assert_eq!(all_dicts(&json!("ab")).unwrap(), false);
-        assert_eq!(all_dicts(&json!(3)).unwrap_err().message, "'int' object is not iterable");
+        assert!(all_dicts(&json!("")).unwrap());
+        assert!(!all_dicts(&json!("ab")).unwrap());
+        assert_eq!(
+            all_dicts(&json!(3)).unwrap_err().message,
+            "'int' object is not iterable"
+        );
         assert_eq!(len(&json!("ab")), 2);
         assert_eq!(sub(&json!(3), &json!(true)).unwrap(), Num::Int(2));
         assert_eq!(sub(&json!(3.0), &json!(1)).unwrap(), Num::Float(2.0));
@@ -222,8 +239,14 @@ mod tests {
         assert_eq!(Num::Int(0).max(Num::Float(0.0)), Num::Int(0));
         assert_eq!(Num::Int(0).max(Num::Float(1.5)), Num::Float(1.5));
         let m: IndexMap<String, i32> = [("a".to_string(), 1)].into_iter().collect();
-        assert_eq!(index(&m, &json!("b")).unwrap_err().qualified(), "KeyError: 'b'");
-        assert_eq!(index(&m, &json!([1])).unwrap_err().message, "unhashable type: 'list'");
+        assert_eq!(
+            index(&m, &json!("b")).unwrap_err().qualified(),
+            "KeyError: 'b'"
+        );
+        assert_eq!(
+            index(&m, &json!([1])).unwrap_err().message,
+            "unhashable type: 'list'"
+        );
         assert_eq!(parse_int(" 1_0 ").unwrap(), 10);
         assert!(parse_int("1__0").is_err());
     }

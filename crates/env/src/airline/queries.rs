@@ -9,14 +9,21 @@ use crate::tooling::ToolError;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-pub fn get_reservation_details(db: &FlightDb, reservation_id: &Value) -> Result<ToolValue, ToolError> {
+pub fn get_reservation_details(
+    db: &FlightDb,
+    reservation_id: &Value,
+) -> Result<ToolValue, ToolError> {
     let key = lookup::reservation(db, reservation_id)?;
-    Ok(ToolValue::Json(model::dump(db.reservations.get(key).expect("reservation exists"))))
+    Ok(ToolValue::Json(model::dump(
+        db.reservations.get(key).expect("reservation exists"),
+    )))
 }
 
 pub fn get_user_details(db: &FlightDb, user_id: &Value) -> Result<ToolValue, ToolError> {
     let key = lookup::user(db, user_id)?;
-    Ok(ToolValue::Json(model::dump(db.users.get(key).expect("user exists"))))
+    Ok(ToolValue::Json(model::dump(
+        db.users.get(key).expect("user exists"),
+    )))
 }
 
 const AIRPORTS: &[(&str, &str)] = &[
@@ -43,11 +50,24 @@ const AIRPORTS: &[(&str, &str)] = &[
 ];
 
 pub fn list_all_airports() -> ToolValue {
-    ToolValue::Json(Value::Array(AIRPORTS.iter().map(|(iata, city)| json!({"iata": iata, "city": city})).collect()))
+    ToolValue::Json(Value::Array(
+        AIRPORTS
+            .iter()
+            .map(|(iata, city)| json!({"iata": iata, "city": city}))
+            .collect(),
+    ))
 }
 
-pub fn get_flight_status(db: &FlightDb, flight_number: &Value, date: &Value) -> Result<ToolValue, ToolError> {
-    Ok(ToolValue::Text(lookup::flight_date(db, flight_number, date)?.status().to_string()))
+pub fn get_flight_status(
+    db: &FlightDb,
+    flight_number: &Value,
+    date: &Value,
+) -> Result<ToolValue, ToolError> {
+    Ok(ToolValue::Text(
+        lookup::flight_date(db, flight_number, date)?
+            .status()
+            .to_string(),
+    ))
 }
 
 /// One available flight-date found by a search.
@@ -66,8 +86,14 @@ impl Hit<'_> {
         o.insert("origin".into(), json!(f.origin));
         o.insert("destination".into(), json!(f.destination));
         o.insert("status".into(), json!("available"));
-        o.insert("scheduled_departure_time_est".into(), json!(f.scheduled_departure_time_est));
-        o.insert("scheduled_arrival_time_est".into(), json!(f.scheduled_arrival_time_est));
+        o.insert(
+            "scheduled_departure_time_est".into(),
+            json!(f.scheduled_departure_time_est),
+        );
+        o.insert(
+            "scheduled_arrival_time_est".into(),
+            json!(f.scheduled_arrival_time_est),
+        );
         o.insert("date".into(), date.clone());
         o.insert("available_seats".into(), json!(self.seats));
         o.insert("prices".into(), json!(self.prices));
@@ -96,19 +122,38 @@ fn search<'d>(
         if !destination.is_null() && !matches(&flight.destination, destination) {
             continue;
         }
-        let Some(d) = pyops::find_key(&flight.dates, date)? else { continue };
-        let FlightDate::Available { available_seats, prices } = &flight.dates[d] else { continue };
+        let Some(d) = pyops::find_key(&flight.dates, date)? else {
+            continue;
+        };
+        let FlightDate::Available {
+            available_seats,
+            prices,
+        } = &flight.dates[d]
+        else {
+            continue;
+        };
         if leave_after.is_some_and(|t| flight.scheduled_departure_time_est.as_str() < t) {
             continue;
         }
-        out.push(Hit { flight, seats: available_seats, prices });
+        out.push(Hit {
+            flight,
+            seats: available_seats,
+            prices,
+        });
     }
     Ok(out)
 }
 
-pub fn search_direct_flight(db: &FlightDb, origin: &Value, destination: &Value, date: &Value) -> Result<ToolValue, ToolError> {
+pub fn search_direct_flight(
+    db: &FlightDb,
+    origin: &Value,
+    destination: &Value,
+    date: &Value,
+) -> Result<ToolValue, ToolError> {
     let hits = search(db, date, origin, destination, None)?;
-    Ok(ToolValue::Json(Value::Array(hits.iter().map(|h| h.dump(&Value::Null)).collect())))
+    Ok(ToolValue::Json(Value::Array(
+        hits.iter().map(|h| h.dump(&Value::Null)).collect(),
+    )))
 }
 
 pub fn search_onestop_flight(

@@ -3,7 +3,7 @@
 
 use super::booking::{self, BookArgs};
 use super::model::FlightDb;
-use super::{calc, queries, updates};
+use super::{queries, updates};
 use crate::environment::ToolValue;
 use crate::tooling::{Param, ToolDef, ToolError, bind};
 use serde_json::{Map, Value};
@@ -20,16 +20,39 @@ const PASSENGERS: &str = r#"{"items": {"type": "object", "properties": {"first_n
 const PAYMENTS: &str = r#"{"items": {"type": "object", "properties": {"payment_id": {"type": "string", "description": "Id of a payment method saved in the user's profile."}, "amount": {"type": "integer", "description": "Amount charged to it, in dollars."}}, "required": ["payment_id", "amount"]}, "type": "array"}"#;
 
 const fn p(name: &'static str, schema: &'static str, description: &'static str) -> Param {
-    Param { name, required: true, schema, description }
+    Param {
+        name,
+        required: true,
+        schema,
+        description,
+    }
 }
 
-const fn tool(name: &'static str, kind: ToolKind, description: &'static str, params: &'static [Param]) -> ToolDef {
-    ToolDef { name, kind, is_tool: true, description, params }
+const fn tool(
+    name: &'static str,
+    kind: ToolKind,
+    description: &'static str,
+    params: &'static [Param],
+) -> ToolDef {
+    ToolDef {
+        name,
+        kind,
+        is_tool: true,
+        description,
+        params,
+    }
 }
 
-const RESERVATION_ID: Param = p("reservation_id", STR, "Six-character reservation code, e.g. 'ZFA04Y'.");
-const PAYMENT_ID: Param =
-    p("payment_id", STR, "Id of a payment method saved in the user's profile, e.g. 'credit_card_7815826'.");
+const RESERVATION_ID: Param = p(
+    "reservation_id",
+    STR,
+    "Six-character reservation code, e.g. 'ZFA04Y'.",
+);
+const PAYMENT_ID: Param = p(
+    "payment_id",
+    STR,
+    "Id of a payment method saved in the user's profile, e.g. 'credit_card_7815826'.",
+);
 
 /// The toolkit, in upstream registration order.
 pub static TOOLS: &[ToolDef] = &[
@@ -38,17 +61,57 @@ pub static TOOLS: &[ToolDef] = &[
         ToolKind::Write,
         "Create a new reservation for a user.",
         &[
-            p("user_id", STR, "Id of the user making the booking, e.g. 'sara_doe_496'."),
+            p(
+                "user_id",
+                STR,
+                "Id of the user making the booking, e.g. 'sara_doe_496'.",
+            ),
             p("origin", STR, "IATA code of the trip's origin, e.g. 'SFO'."),
-            p("destination", STR, "IATA code of the trip's destination, e.g. 'JFK'."),
-            p("flight_type", r#"{"enum": ["round_trip", "one_way"], "type": "string"}"#, "Trip type: 'one_way' or 'round_trip'."),
-            p("cabin", CABIN, "Cabin class: 'basic_economy', 'economy' or 'business'."),
-            p("flights", FLIGHTS, "Every flight segment of the trip, each with its flight number and date."),
-            p("passengers", PASSENGERS, "Every traveller on the reservation."),
-            p("payment_methods", PAYMENTS, "How the total is split across the user's saved payment methods."),
-            p("total_baggages", INT, "Number of checked bags on the reservation."),
-            p("nonfree_baggages", INT, "Number of those bags that are charged for."),
-            p("insurance", r#"{"enum": ["yes", "no"], "type": "string"}"#, "Whether travel insurance is bought."),
+            p(
+                "destination",
+                STR,
+                "IATA code of the trip's destination, e.g. 'JFK'.",
+            ),
+            p(
+                "flight_type",
+                r#"{"enum": ["round_trip", "one_way"], "type": "string"}"#,
+                "Trip type: 'one_way' or 'round_trip'.",
+            ),
+            p(
+                "cabin",
+                CABIN,
+                "Cabin class: 'basic_economy', 'economy' or 'business'.",
+            ),
+            p(
+                "flights",
+                FLIGHTS,
+                "Every flight segment of the trip, each with its flight number and date.",
+            ),
+            p(
+                "passengers",
+                PASSENGERS,
+                "Every traveller on the reservation.",
+            ),
+            p(
+                "payment_methods",
+                PAYMENTS,
+                "How the total is split across the user's saved payment methods.",
+            ),
+            p(
+                "total_baggages",
+                INT,
+                "Number of checked bags on the reservation.",
+            ),
+            p(
+                "nonfree_baggages",
+                INT,
+                "Number of those bags that are charged for.",
+            ),
+            p(
+                "insurance",
+                r#"{"enum": ["yes", "no"], "type": "string"}"#,
+                "Whether travel insurance is bought.",
+            ),
         ],
     ),
     tool(
@@ -61,22 +124,45 @@ pub static TOOLS: &[ToolDef] = &[
             "Expression to evaluate, e.g. '2 + 2'; only digits, + - * /, parentheses, dots and spaces are allowed.",
         )],
     ),
-    tool("cancel_reservation", ToolKind::Write, "Cancel an entire reservation.", &[RESERVATION_ID]),
-    tool("get_reservation_details", ToolKind::Read, "Look up a reservation.", &[RESERVATION_ID]),
+    tool(
+        "cancel_reservation",
+        ToolKind::Write,
+        "Cancel an entire reservation.",
+        &[RESERVATION_ID],
+    ),
+    tool(
+        "get_reservation_details",
+        ToolKind::Read,
+        "Look up a reservation.",
+        &[RESERVATION_ID],
+    ),
     tool(
         "get_user_details",
         ToolKind::Read,
         "Look up a user's profile, including their reservations.",
         &[p("user_id", STR, "Id of the user, e.g. 'sara_doe_496'.")],
     ),
-    tool("list_all_airports", ToolKind::Read, "List every airport served, with its city.", &[]),
+    tool(
+        "list_all_airports",
+        ToolKind::Read,
+        "List every airport served, with its city.",
+        &[],
+    ),
     tool(
         "search_direct_flight",
         ToolKind::Read,
         "Find nonstop flights between two airports on a date.",
         &[
-            p("origin", STR, "IATA code of the departure airport, e.g. 'JFK'."),
-            p("destination", STR, "IATA code of the arrival airport, e.g. 'LAX'."),
+            p(
+                "origin",
+                STR,
+                "IATA code of the departure airport, e.g. 'JFK'.",
+            ),
+            p(
+                "destination",
+                STR,
+                "IATA code of the arrival airport, e.g. 'LAX'.",
+            ),
             p("date", STR, "Travel date as YYYY-MM-DD, e.g. '2024-05-01'."),
         ],
     ),
@@ -85,8 +171,16 @@ pub static TOOLS: &[ToolDef] = &[
         ToolKind::Read,
         "Find connections with exactly one stop between two airports on a date.",
         &[
-            p("origin", STR, "IATA code of the departure airport, e.g. 'JFK'."),
-            p("destination", STR, "IATA code of the arrival airport, e.g. 'LAX'."),
+            p(
+                "origin",
+                STR,
+                "IATA code of the departure airport, e.g. 'JFK'.",
+            ),
+            p(
+                "destination",
+                STR,
+                "IATA code of the arrival airport, e.g. 'LAX'.",
+            ),
             p("date", STR, "Travel date as YYYY-MM-DD, e.g. '2024-05-01'."),
         ],
     ),
@@ -95,7 +189,11 @@ pub static TOOLS: &[ToolDef] = &[
         ToolKind::Write,
         "Issue a travel certificate to a user. Use with care.",
         &[
-            p("user_id", STR, "Id of the user receiving the certificate, e.g. 'sara_doe_496'."),
+            p(
+                "user_id",
+                STR,
+                "Id of the user receiving the certificate, e.g. 'sara_doe_496'.",
+            ),
             p("amount", INT, "Value of the certificate in dollars."),
         ],
     ),
@@ -135,24 +233,36 @@ pub static TOOLS: &[ToolDef] = &[
         "update_reservation_passengers",
         ToolKind::Write,
         "Replace the passenger details of a reservation (same number of passengers).",
-        &[RESERVATION_ID, p("passengers", PASSENGERS, "The full updated passenger list.")],
+        &[
+            RESERVATION_ID,
+            p("passengers", PASSENGERS, "The full updated passenger list."),
+        ],
     ),
     tool(
         "get_flight_status",
         ToolKind::Read,
         "Report a flight's status on a date.",
-        &[p("flight_number", STR, "Flight number, e.g. 'HAT001'."), p("date", STR, "Flight date as YYYY-MM-DD.")],
+        &[
+            p("flight_number", STR, "Flight number, e.g. 'HAT001'."),
+            p("date", STR, "Flight date as YYYY-MM-DD."),
+        ],
     ),
 ];
 
 /// Calls a toolkit method by name with raw keyword arguments.
-pub fn call(db: &mut FlightDb, name: &str, args: &Map<String, Value>) -> Result<ToolValue, ToolError> {
-    let def = TOOLS
-        .iter()
-        .find(|t| t.name == name)
-        .ok_or_else(|| ToolError::attribute(format!("'{OWNER}' object has no attribute '{name}'")))?;
+pub fn call(
+    db: &mut FlightDb,
+    name: &str,
+    args: &Map<String, Value>,
+) -> Result<ToolValue, ToolError> {
+    let def = TOOLS.iter().find(|t| t.name == name).ok_or_else(|| {
+        ToolError::attribute(format!("'{OWNER}' object has no attribute '{name}'"))
+    })?;
     let bound = bind(OWNER, def, args)?;
-    let a: Vec<&Value> = bound.into_iter().map(|v| v.unwrap_or(&Value::Null)).collect();
+    let a: Vec<&Value> = bound
+        .into_iter()
+        .map(|v| v.unwrap_or(&Value::Null))
+        .collect();
     match name {
         "book_reservation" => booking::book_reservation(
             db,
@@ -170,7 +280,7 @@ pub fn call(db: &mut FlightDb, name: &str, args: &Map<String, Value>) -> Result<
                 insurance: a[10],
             },
         ),
-        "calculate" => calc::calculate(a[0]).map(ToolValue::Text),
+        "calculate" => crate::calculate::calculate_arg(a[0]).map(ToolValue::Text),
         "cancel_reservation" => updates::cancel_reservation(db, a[0]),
         "get_reservation_details" => queries::get_reservation_details(db, a[0]),
         "get_user_details" => queries::get_user_details(db, a[0]),
@@ -179,8 +289,12 @@ pub fn call(db: &mut FlightDb, name: &str, args: &Map<String, Value>) -> Result<
         "search_onestop_flight" => queries::search_onestop_flight(db, a[0], a[1], a[2]),
         "send_certificate" => updates::send_certificate(db, a[0], a[1]),
         "transfer_to_human_agents" => Ok(ToolValue::Text("Transfer successful".into())),
-        "update_reservation_baggages" => updates::update_reservation_baggages(db, a[0], a[1], a[2], a[3]),
-        "update_reservation_flights" => updates::update_reservation_flights(db, a[0], a[1], a[2], a[3]),
+        "update_reservation_baggages" => {
+            updates::update_reservation_baggages(db, a[0], a[1], a[2], a[3])
+        }
+        "update_reservation_flights" => {
+            updates::update_reservation_flights(db, a[0], a[1], a[2], a[3])
+        }
         "update_reservation_passengers" => updates::update_reservation_passengers(db, a[0], a[1]),
         "get_flight_status" => queries::get_flight_status(db, a[0], a[1]),
         other => unreachable!("tool `{other}` is declared but not dispatched"),

@@ -4,7 +4,7 @@
 //! the payment routine runs (and can fail) even for a zero-cost change.
 
 use super::lookup::{self, Listed};
-use super::model::{self, Float, FlightDate, FlightDb, Payment, PaymentMethod, ReservationFlight};
+use super::model::{self, FlightDate, FlightDb, Float, Payment, PaymentMethod, ReservationFlight};
 use super::pyops::{self, Num};
 use super::validate::{self as v, Ctx};
 use crate::environment::ToolValue;
@@ -14,16 +14,30 @@ use std::cmp::Ordering;
 use tauguard_core::pyjson::py_eq;
 
 fn reservation_dump(db: &FlightDb, key: &str) -> ToolValue {
-    ToolValue::Json(model::dump(db.reservations.get(key).expect("reservation exists")))
+    ToolValue::Json(model::dump(
+        db.reservations.get(key).expect("reservation exists"),
+    ))
 }
 
-pub fn cancel_reservation(db: &mut FlightDb, reservation_id: &Value) -> Result<ToolValue, ToolError> {
+pub fn cancel_reservation(
+    db: &mut FlightDb,
+    reservation_id: &Value,
+) -> Result<ToolValue, ToolError> {
     let key = lookup::reservation(db, reservation_id)?.to_string();
-    let r = db.reservations.get_mut(&key).expect("reservation key was just found");
+    let r = db
+        .reservations
+        .get_mut(&key)
+        .expect("reservation key was just found");
     let mut refunds = Vec::with_capacity(r.payment_history.len());
     for p in &r.payment_history {
-        let amount = p.amount.checked_neg().ok_or_else(|| too_big_int(p.amount))?;
-        refunds.push(Payment { payment_id: p.payment_id.clone(), amount });
+        let amount = p
+            .amount
+            .checked_neg()
+            .ok_or_else(|| too_big_int(p.amount))?;
+        refunds.push(Payment {
+            payment_id: p.payment_id.clone(),
+            amount,
+        });
     }
     r.payment_history.extend(refunds);
     r.status = Some("cancelled".to_string());
@@ -31,7 +45,10 @@ pub fn cancel_reservation(db: &mut FlightDb, reservation_id: &Value) -> Result<T
 }
 
 fn too_big_int(v: i64) -> ToolError {
-    ToolError { class: "OverflowError", message: format!("integer {v} cannot be negated within 64 bits") }
+    ToolError {
+        class: "OverflowError",
+        message: format!("integer {v} cannot be negated within 64 bits"),
+    }
 }
 
 /// `_payment_for_update`: checks the method, moves a gift card's balance by `amount` (a
@@ -48,15 +65,22 @@ fn payment_for_update(
     };
     match &user.payment_methods[pid] {
         PaymentMethod::Certificate { .. } => {
-            return Err(ToolError::value("Certificate cannot be used to update reservation"));
+            return Err(ToolError::value(
+                "Certificate cannot be used to update reservation",
+            ));
         }
-        PaymentMethod::GiftCard { amount: balance, .. } if Num::Float(balance.0).cmp(amount) == Some(Ordering::Less) => {
+        PaymentMethod::GiftCard {
+            amount: balance, ..
+        } if Num::Float(balance.0).cmp(amount) == Some(Ordering::Less) => {
             return Err(ToolError::value("Gift card balance is not enough"));
         }
         _ => {}
     }
     let user = db.users.get_mut(user_key).expect("user key was just found");
-    if let Some(PaymentMethod::GiftCard { amount: balance, .. }) = user.payment_methods.get_mut(pid) {
+    if let Some(PaymentMethod::GiftCard {
+        amount: balance, ..
+    }) = user.payment_methods.get_mut(pid)
+    {
         balance.0 -= amount.as_f64();
     }
     if amount.is_zero() {
@@ -66,13 +90,20 @@ fn payment_for_update(
     let value = amount.to_value().unwrap_or(Value::Null);
     let int = cx.at("amount", |cx| match amount {
         Num::Int(i) => i64::try_from(i).ok().or_else(|| {
-            cx.fail("int_parsing_size", "Unable to parse input string as an integer, exceeded maximum size", &value);
+            cx.fail(
+                "int_parsing_size",
+                "Unable to parse input string as an integer, exceeded maximum size",
+                &value,
+            );
             None
         }),
         Num::Float(f) => v::float_to_int(f, &value, cx),
     });
     let amount = cx.finish("Payment", int).map_err(ToolError::validation)?;
-    Ok(Some(Payment { payment_id: pid.to_string(), amount }))
+    Ok(Some(Payment {
+        payment_id: pid.to_string(),
+        amount,
+    }))
 }
 
 pub fn update_reservation_baggages(
@@ -83,12 +114,18 @@ pub fn update_reservation_baggages(
     payment_id: &Value,
 ) -> Result<ToolValue, ToolError> {
     let key = lookup::reservation(db, reservation_id)?.to_string();
-    let res = db.reservations.get(&key).expect("reservation key was just found");
+    let res = db
+        .reservations
+        .get(&key)
+        .expect("reservation key was just found");
     let user_key = lookup::user_by_id(db, &res.user_id)?;
     let extra = pyops::sub(nonfree_baggages, &res.nonfree_baggages)?;
     let cost = Num::Int(50).mul(Num::Int(0).max(extra));
     let payment = payment_for_update(db, &user_key, payment_id, cost)?;
-    let r = db.reservations.get_mut(&key).expect("reservation key was just found");
+    let r = db
+        .reservations
+        .get_mut(&key)
+        .expect("reservation key was just found");
     r.payment_history.extend(payment);
     r.total_baggages = total_baggages.clone();
     r.nonfree_baggages = nonfree_baggages.clone();
@@ -104,7 +141,10 @@ pub fn update_reservation_flights(
 ) -> Result<ToolValue, ToolError> {
     let flights = lookup::convert(flights, "FlightInfo", model::flight_info)?;
     let key = lookup::reservation(db, reservation_id)?.to_string();
-    let res = db.reservations.get(&key).expect("reservation key was just found");
+    let res = db
+        .reservations
+        .get(&key)
+        .expect("reservation key was just found");
     let user_key = lookup::user_by_id(db, &res.user_id)?;
     let n = pyops::len(&res.passengers) as i128;
     let infos = match flights {
@@ -114,19 +154,23 @@ pub fn update_reservation_flights(
     let mut total: i128 = 0;
     let mut segments: Vec<ReservationFlight> = Vec::new();
     for fi in &infos {
-        let kept = res
-            .flights
-            .iter()
-            .find(|rf| rf.flight_number == fi.flight_number && rf.date == fi.date && py_eq(cabin, &res.cabin));
+        let kept = res.flights.iter().find(|rf| {
+            rf.flight_number == fi.flight_number && rf.date == fi.date && py_eq(cabin, &res.cabin)
+        });
         if let Some(rf) = kept {
             total += i128::from(rf.price) * n;
             segments.push(rf.clone());
             continue;
         }
         let number = Value::String(fi.flight_number.clone());
-        let flight = db.flights.get(lookup::flight(db, &number)?).expect("flight key was just found");
-        let FlightDate::Available { available_seats, prices } =
-            lookup::flight_date(db, &number, &Value::String(fi.date.clone()))?
+        let flight = db
+            .flights
+            .get(lookup::flight(db, &number)?)
+            .expect("flight key was just found");
+        let FlightDate::Available {
+            available_seats,
+            prices,
+        } = lookup::flight_date(db, &number, &Value::String(fi.date.clone()))?
         else {
             return Err(ToolError::value(format!(
                 "Flight {} not available on date {}",
@@ -134,7 +178,10 @@ pub fn update_reservation_flights(
             )));
         };
         if i128::from(*pyops::index(available_seats, cabin)?) < n {
-            return Err(ToolError::value(format!("Not enough seats on flight {}", fi.flight_number)));
+            return Err(ToolError::value(format!(
+                "Not enough seats on flight {}",
+                fi.flight_number
+            )));
         }
         let price = *pyops::index(prices, cabin)?;
         segments.push(ReservationFlight {
@@ -146,9 +193,17 @@ pub fn update_reservation_flights(
         });
         total += i128::from(price) * n;
     }
-    total -= res.flights.iter().map(|f| i128::from(f.price)).sum::<i128>() * n;
+    total -= res
+        .flights
+        .iter()
+        .map(|f| i128::from(f.price))
+        .sum::<i128>()
+        * n;
     let payment = payment_for_update(db, &user_key, payment_id, Num::Int(total))?;
-    let r = db.reservations.get_mut(&key).expect("reservation key was just found");
+    let r = db
+        .reservations
+        .get_mut(&key)
+        .expect("reservation key was just found");
     r.payment_history.extend(payment);
     r.flights = segments;
     r.cabin = cabin.clone();
@@ -162,7 +217,10 @@ pub fn update_reservation_passengers(
 ) -> Result<ToolValue, ToolError> {
     let passengers = lookup::convert(passengers, "Passenger", model::passenger)?;
     let key = lookup::reservation(db, reservation_id)?.to_string();
-    let r = db.reservations.get_mut(&key).expect("reservation key was just found");
+    let r = db
+        .reservations
+        .get_mut(&key)
+        .expect("reservation key was just found");
     let (count, stored) = match passengers {
         Listed::Models(list) => (list.len(), model::passengers_value(&list)),
         Listed::Raw(raw) => (pyops::len(&raw), raw),
@@ -174,17 +232,31 @@ pub fn update_reservation_passengers(
     Ok(reservation_dump(db, &key))
 }
 
-pub fn send_certificate(db: &mut FlightDb, user_id: &Value, amount: &Value) -> Result<ToolValue, ToolError> {
+pub fn send_certificate(
+    db: &mut FlightDb,
+    user_id: &Value,
+    amount: &Value,
+) -> Result<ToolValue, ToolError> {
     let key = lookup::user(db, user_id)?.to_string();
     let user = db.users.get_mut(&key).expect("user key was just found");
-    let Some(id) = lookup::CERTIFICATE_IDS.into_iter().find(|id| !user.payment_methods.contains_key(*id)) else {
+    let Some(id) = lookup::CERTIFICATE_IDS
+        .into_iter()
+        .find(|id| !user.payment_methods.contains_key(*id))
+    else {
         return Err(ToolError::value("Too many certificates"));
     };
     let mut cx = Ctx::new();
     let value = cx.at("amount", |cx| v::float(amount, cx));
-    let value = cx.finish("Certificate", value).map_err(ToolError::validation)?;
-    user.payment_methods
-        .insert(id.to_string(), PaymentMethod::Certificate { id: id.to_string(), amount: Float(value) });
+    let value = cx
+        .finish("Certificate", value)
+        .map_err(ToolError::validation)?;
+    user.payment_methods.insert(
+        id.to_string(),
+        PaymentMethod::Certificate {
+            id: id.to_string(),
+            amount: Float(value),
+        },
+    );
     Ok(ToolValue::Text(format!(
         "Certificate {id} added to user {} with amount {}.",
         arg_str(user_id),

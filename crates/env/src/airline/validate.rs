@@ -43,7 +43,12 @@ impl Ctx {
     }
 
     pub fn fail(&mut self, kind: &'static str, msg: impl Into<String>, input: &Value) {
-        self.issues.push(Issue { loc: self.loc.join("."), kind, msg: msg.into(), input: input.clone() });
+        self.issues.push(Issue {
+            loc: self.loc.join("."),
+            kind,
+            msg: msg.into(),
+            input: input.clone(),
+        });
     }
 
     pub fn is_ok(&self) -> bool {
@@ -62,7 +67,10 @@ impl Ctx {
 /// `str(ValidationError)`.
 pub fn render(title: &str, issues: &[Issue]) -> String {
     let n = issues.len();
-    let mut out = format!("{n} validation error{} for {title}", if n == 1 { "" } else { "s" });
+    let mut out = format!(
+        "{n} validation error{} for {title}",
+        if n == 1 { "" } else { "s" }
+    );
     for i in issues {
         out.push('\n');
         if !i.loc.is_empty() {
@@ -149,7 +157,15 @@ pub fn int(v: &Value, cx: &mut Ctx) -> Option<i64> {
         Value::String(s) => match parse_int_str(s) {
             Ok(i) => Some(i),
             Err(kind) => {
-                cx.fail(kind, if kind == "int_parsing" { INT_PARSING } else { INT_SIZE }, v);
+                cx.fail(
+                    kind,
+                    if kind == "int_parsing" {
+                        INT_PARSING
+                    } else {
+                        INT_SIZE
+                    },
+                    v,
+                );
                 None
             }
         },
@@ -166,9 +182,13 @@ pub fn float_to_int(f: f64, input: &Value, cx: &mut Ctx) -> Option<i64> {
         cx.fail("finite_number", "Input should be a finite number", input);
         None
     } else if f.fract() != 0.0 {
-        cx.fail("int_from_float", "Input should be a valid integer, got a number with a fractional part", input);
+        cx.fail(
+            "int_from_float",
+            "Input should be a valid integer, got a number with a fractional part",
+            input,
+        );
         None
-    } else if f < -9.223_372_036_854_775e18 || f >= 9.223_372_036_854_775e18 {
+    } else if !(-9.223_372_036_854_775e18..9.223_372_036_854_775e18).contains(&f) {
         cx.fail("int_parsing_size", INT_SIZE, input);
         None
     } else {
@@ -188,7 +208,10 @@ fn parse_int_str(s: &str) -> Result<i64, &'static str> {
         Some(rest) => (true, rest),
         None => (false, t.strip_prefix('+').unwrap_or(t)),
     };
-    if digits.is_empty() || !underscores_between_digits(digits) || !digits.bytes().all(|b| b.is_ascii_digit() || b == b'_') {
+    if digits.is_empty()
+        || !underscores_between_digits(digits)
+        || !digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+    {
         return Err("int_parsing");
     }
     let clean: String = digits.chars().filter(|c| *c != '_').collect();
@@ -200,7 +223,8 @@ fn parse_int_str(s: &str) -> Result<i64, &'static str> {
 fn underscores_between_digits(s: &str) -> bool {
     let b = s.as_bytes();
     b.iter().enumerate().all(|(i, c)| {
-        *c != b'_' || (i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        *c != b'_'
+            || (i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
     })
 }
 
@@ -246,7 +270,11 @@ pub fn object<'v>(v: &'v Value, model: &str, cx: &mut Ctx) -> Option<&'v Map<Str
     match v {
         Value::Object(m) => Some(m),
         _ => {
-            cx.fail("model_type", format!("Input should be a valid dictionary or instance of {model}"), v);
+            cx.fail(
+                "model_type",
+                format!("Input should be a valid dictionary or instance of {model}"),
+                v,
+            );
             None
         }
     }
@@ -262,7 +290,9 @@ pub fn field<T>(
     match obj.get(name) {
         Some(v) => cx.at(name, |cx| f(v, cx)),
         None => {
-            cx.at(name, |cx| cx.fail("missing", "Field required", &Value::Object(obj.clone())));
+            cx.at(name, |cx| {
+                cx.fail("missing", "Field required", &Value::Object(obj.clone()))
+            });
             None
         }
     }
@@ -282,7 +312,11 @@ pub fn opt_field<T>(
 }
 
 /// `List[T]`.
-pub fn list<T>(v: &Value, cx: &mut Ctx, mut f: impl FnMut(&Value, &mut Ctx) -> Option<T>) -> Option<Vec<T>> {
+pub fn list<T>(
+    v: &Value,
+    cx: &mut Ctx,
+    mut f: impl FnMut(&Value, &mut Ctx) -> Option<T>,
+) -> Option<Vec<T>> {
     let Value::Array(items) = v else {
         cx.fail("list_type", "Input should be a valid list", v);
         return None;
@@ -313,7 +347,11 @@ pub fn dict<T>(
     let mut ok = true;
     for (k, item) in map {
         if let Some(options) = key_options {
-            let key_ok = cx.at(k, |cx| cx.at("[key]", |cx| literal(&Value::String(k.clone()), options, cx)));
+            let key_ok = cx.at(k, |cx| {
+                cx.at("[key]", |cx| {
+                    literal(&Value::String(k.clone()), options, cx)
+                })
+            });
             ok &= key_ok.is_some();
         }
         match cx.at(k, |cx| f(k, item, cx)) {
@@ -345,15 +383,32 @@ mod tests {
         assert_eq!(int_of(json!("-0.0")), Ok(0));
         assert_eq!(int_of(json!("1_000")), Ok(1000));
         assert_eq!(int_of(json!(100.0)), Ok(100));
-        for bad in [json!("12."), json!("1__0"), json!("1e3"), json!(""), json!("0x10")] {
-            assert!(int_of(bad.clone()).unwrap_err().contains("type=int_parsing,"), "{bad}");
+        for bad in [
+            json!("12."),
+            json!("1__0"),
+            json!("1e3"),
+            json!(""),
+            json!("0x10"),
+        ] {
+            assert!(
+                int_of(bad.clone())
+                    .unwrap_err()
+                    .contains("type=int_parsing,"),
+                "{bad}"
+            );
         }
         assert_eq!(
             int_of(json!(12.5)).unwrap_err(),
             "1 validation error for Payment\n  Input should be a valid integer, got a number with a fractional part [type=int_from_float, input_value=12.5, input_type=float]\n    For further information visit https://errors.pydantic.dev/2.12/v/int_from_float"
         );
-        assert!(int_of(json!(1e20)).unwrap_err().contains("type=int_parsing_size"));
-        assert!(int_of(json!(null)).unwrap_err().contains("Input should be a valid integer [type=int_type, input_value=None, input_type=NoneType]"));
+        assert!(
+            int_of(json!(1e20))
+                .unwrap_err()
+                .contains("type=int_parsing_size")
+        );
+        assert!(int_of(json!(null)).unwrap_err().contains(
+            "Input should be a valid integer [type=int_type, input_value=None, input_type=NoneType]"
+        ));
     }
 
     #[test]
@@ -364,7 +419,14 @@ mod tests {
         assert_eq!(float(&json!(true), &mut cx), Some(1.0));
         assert!(cx.is_ok());
         assert_eq!(float(&json!("1__0"), &mut cx), None);
-        assert_eq!(literal(&json!(3), &["business", "economy", "basic_economy"], &mut cx), None);
+        assert_eq!(
+            literal(
+                &json!(3),
+                &["business", "economy", "basic_economy"],
+                &mut cx
+            ),
+            None
+        );
         let text = cx.finish::<()>("Certificate", None).unwrap_err();
         assert!(text.starts_with("2 validation errors for Certificate\n"));
         assert!(text.contains("Input should be 'business', 'economy' or 'basic_economy' [type=literal_error, input_value=3, input_type=int]"));

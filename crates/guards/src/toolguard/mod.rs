@@ -41,9 +41,9 @@ use load::{ITEM, Lookup, LookupSource};
 use serde_json::{Map, Value as Json, json};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use tauguard_env::Environment;
 use tauguard_core::ToolCall;
 use tauguard_core::record::RequirementResult;
+use tauguard_env::Environment;
 use tauguard_llm::model::BoxFuture;
 
 /// The fixed "now" of a domain's policy, as an ISO date-time.
@@ -66,7 +66,14 @@ impl std::fmt::Debug for ToolGuard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolGuard")
             .field("domain", &self.rules.domain())
-            .field("tools", &self.rules.tools().map(|t| t.tool.as_str()).collect::<Vec<_>>())
+            .field(
+                "tools",
+                &self
+                    .rules
+                    .tools()
+                    .map(|t| t.tool.as_str())
+                    .collect::<Vec<_>>(),
+            )
             .field("rules", &self.rules.rule_count())
             .field("now", &self.now)
             .finish_non_exhaustive()
@@ -94,7 +101,10 @@ const MAX_OVERLAY: usize = 256;
 
 impl RecordView {
     fn collection(&self, name: &str) -> Result<Json, String> {
-        let base = self.dump.get(name).ok_or_else(|| format!("the database has no `{name}`"))?;
+        let base = self
+            .dump
+            .get(name)
+            .ok_or_else(|| format!("the database has no `{name}`"))?;
         if let Some(list) = self.changes.get(&format!("{name}/")) {
             return Ok(list.clone());
         }
@@ -115,18 +125,37 @@ impl RecordView {
     }
 
     fn record(&self, name: &str, key: &Value) -> Result<Json, String> {
-        let base = self.dump.get(name).ok_or_else(|| format!("the database has no `{name}`"))?;
-        let missing = || format!("no `{name}` record with key {}", to_json(key).unwrap_or(Json::Null));
+        let base = self
+            .dump
+            .get(name)
+            .ok_or_else(|| format!("the database has no `{name}`"))?;
+        let missing = || {
+            format!(
+                "no `{name}` record with key {}",
+                to_json(key).unwrap_or(Json::Null)
+            )
+        };
         match key {
             Value::String(s) => {
                 if let Some(v) = self.changes.get(&format!("{name}/{s}")) {
-                    return if v.is_null() { Err(missing()) } else { Ok(v.clone()) };
+                    return if v.is_null() {
+                        Err(missing())
+                    } else {
+                        Ok(v.clone())
+                    };
                 }
-                base.get(s.as_str()).filter(|_| base.is_object()).cloned().ok_or_else(missing)
+                base.get(s.as_str())
+                    .filter(|_| base.is_object())
+                    .cloned()
+                    .ok_or_else(missing)
             }
             Value::Int(i) => {
                 let list = self.changes.get(&format!("{name}/")).unwrap_or(base);
-                usize::try_from(*i).ok().and_then(|i| list.as_array()?.get(i)).cloned().ok_or_else(missing)
+                usize::try_from(*i)
+                    .ok()
+                    .and_then(|i| list.as_array()?.get(i))
+                    .cloned()
+                    .ok_or_else(missing)
             }
             _ => Err(missing()),
         }
@@ -145,7 +174,11 @@ impl ToolGuard {
     /// A guard over `rules`, with the clock of the rule set's domain.
     pub fn new(rules: RuleSet) -> ToolGuard {
         let now = domain_clock(rules.domain()).map(str::to_string);
-        ToolGuard { rules, now, records: Mutex::new(None) }
+        ToolGuard {
+            rules,
+            now,
+            records: Mutex::new(None),
+        }
     }
 
     /// Loads `<tasks_dir>/<domain>/rules/`.
@@ -165,16 +198,28 @@ impl ToolGuard {
 
     fn record_view(&self, env: &dyn Environment) -> RecordView {
         let mut cache = self.records.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(c) = cache.as_ref().filter(|c| c.reference.domain() == env.domain()) {
+        if let Some(c) = cache
+            .as_ref()
+            .filter(|c| c.reference.domain() == env.domain())
+        {
             let changes = env.changes_since(c.reference.as_ref()).agent;
             if changes.len() <= MAX_OVERLAY {
-                return RecordView { dump: Arc::clone(&c.dump), changes };
+                return RecordView {
+                    dump: Arc::clone(&c.dump),
+                    changes,
+                };
             }
         }
         let reference = env.snapshot();
         let dump = Arc::new(reference.agent_db());
-        *cache = Some(RecordCache { reference, dump: Arc::clone(&dump) });
-        RecordView { dump, changes: Map::new() }
+        *cache = Some(RecordCache {
+            reference,
+            dump: Arc::clone(&dump),
+        });
+        RecordView {
+            dump,
+            changes: Map::new(),
+        }
     }
 
     /// The decision on one pending call (synchronous; no model is involved).
@@ -374,10 +419,16 @@ fn fetch(
         LookupSource::Tool { tool, args } => {
             let mut call_args = Map::new();
             for (name, e) in args {
-                let v = e.eval(scope).map_err(|m| format!("argument `{name}`: {m}"))?;
-                call_args.insert(name.clone(), to_json(&v).map_err(|m| format!("argument `{name}`: {m}"))?);
+                let v = e
+                    .eval(scope)
+                    .map_err(|m| format!("argument `{name}`: {m}"))?;
+                call_args.insert(
+                    name.clone(),
+                    to_json(&v).map_err(|m| format!("argument `{name}`: {m}"))?,
+                );
             }
-            ctx.lookup(tool, &call_args).map_err(|e| format!("{tool}: {}", e.content()))
+            ctx.lookup(tool, &call_args)
+                .map_err(|e| format!("{tool}: {}", e.content()))
         }
         LookupSource::Record { collection, key } => {
             let view = records.get_or_insert_with(|| guard.record_view(ctx.env));

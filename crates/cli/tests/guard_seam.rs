@@ -1,0 +1,133 @@
+//! The guard seam end to end through the `tauguard` binary, on the project's fixture domain:
+//! for each guard configuration, a blocked call never executes, never reaches evaluation, and
+//! its remediation reaches the agent; a passed call executes exactly once.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use tauguard_core::Message;
+use tauguard_core::record::{SimulationRecord, Verdict};
+use tauguard_env::replay::replay_tool_calls;
+use tauguard_env::{DataDir, DomainData};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fixture() -> DomainData {
+    DomainData::load(&DataDir::resolve(Some(&root().join("tasks/fixtures"))).unwrap(), "airline").unwrap()
+}
+
+fn run_grid(guards: &[&str], faults: &str, out: &Path) -> Vec<SimulationRecord> {
+    let config = format!(
+        r#"
+[run]
+name = "seam"
+domain = "airline"
+trials = 2
+seed = 7
+data_dir = "{}"
+
+[models.agent]
+provider = "sim"
+model = "sim-agent"
+[models.agent.faults]
+{faults}
+
+[models.user]
+provider = "sim"
+model = "sim-user"
+
+[grid]
+guards = [{}]
+"#,
+        root().join("tasks/fixtures").display(),
+        guards.iter().map(|g| format!("\"{g}\"")).collect::<Vec<_>>().join(", ")
+    );
+    let cfg = out.join("config.toml");
+    std::fs::write(&cfg, config).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_tauguard"))
+        .current_dir(root())
+        .args(["run", cfg.to_str().unwrap(), "--out", out.join("run").to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "tauguard run failed");
+    let text = std::fs::read_to_string(out.join("run/records.jsonl")).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Tool messages answering `call_id`.
+fn answers<'a>(r: &'a SimulationRecord, call_id: &str) -> Vec<&'a tauguard_core::message::ToolMessage> {
+    r.messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(t) if t.id == call_id => Some(t),
+            _ => None,
+        })
+        .collect()
+}
+
+fn check_seam(records: &[SimulationRecord], guard: &str) {
+    let mine: Vec<&SimulationRecord> = records.iter().filter(|r| r.guard == guard).collect();
+    assert!(!mine.is_empty(), "{guard}: no records");
+    let (mut blocks, mut passes) = (0, 0);
+    for r in &mine {
+        assert_ne!(r.termination_reason, "infrastructure_error", "{guard}: {:?}", r.error);
+        for e in &r.guard_events {
+            let tool_msgs = answers(r, &e.call_id);
+            assert_eq!(tool_msgs.len(), 1, "{guard}: one result per call");
+            let attempt = r.call_attempts.iter().find(|a| a.call_id == e.call_id).expect("attempt recorded");
+            assert_eq!(attempt.verdict, Some(e.verdict));
+            match e.verdict {
+                Verdict::Block => {
+                    blocks += 1;
+                    assert!(!e.executed && !attempt.executed, "{guard}: blocked call marked executed");
+                    let t = tool_msgs[0];
+                    assert!(t.guard_blocked && t.error, "{guard}: blocked result not flagged");
+                    let remediation = e.remediation.as_deref().expect("a block carries a remediation");
+                    assert_eq!(t.content, remediation, "{guard}: the agent reads the remediation");
+                    assert!(!remediation.trim().is_empty());
+                    // Never replayed: replaying the trajectory equals replaying it with the
+                    // blocked exchange cut out.
+                    let cut: Vec<Message> = r
+                        .messages
+                        .iter()
+                        .filter(|m| match m {
+                            Message::Tool(t) => t.id != e.call_id,
+                            _ => !m.tool_calls().iter().any(|c| c.id == e.call_id),
+                        })
+                        .cloned()
+                        .collect();
+                    let data = fixture();
+                    let (mut full, mut without) = (data.fresh_env(), data.fresh_env());
+                    replay_tool_calls(full.as_mut(), &r.messages, true).unwrap();
+                    replay_tool_calls(without.as_mut(), &cut, true).unwrap();
+                    assert!(full.same_state(without.as_ref()), "{guard}: the blocked call was replayed");
+                }
+                Verdict::Pass => {
+                    passes += 1;
+                    assert!(e.executed && attempt.executed);
+                    assert!(!tool_msgs[0].guard_blocked);
+                }
+            }
+        }
+    }
+    assert!(blocks > 0, "{guard}: the grid must exercise a block");
+    assert!(passes > 0 || guard == "pg-raw-traj", "{guard}: the grid must exercise a pass");
+}
+
+#[test]
+fn every_guard_blocks_without_executing_and_passes_execute_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let guards = ["toolguard", "pg-raw", "pg-raw-traj", "pg-checklist", "pg-checklist-only", "hybrid"];
+    let records = run_grid(&guards, "skip_confirmation = 0.5\ncomply_forbidden = 1.0", tmp.path());
+    for g in guards {
+        check_seam(&records, g);
+    }
+    // A blocked forbidden cancellation leaves the reservation untouched: the PV task passes.
+    for r in records.iter().filter(|r| r.task_id == "f3") {
+        let blocked = r.guard_events.iter().any(|e| e.tool == "cancel_reservation" && e.verdict == Verdict::Block);
+        if blocked {
+            assert!(r.succeeded(), "{}: blocked forbidden call still changed the database", r.guard);
+        }
+    }
+}

@@ -24,6 +24,10 @@ enum Command {
     /// Write a run's records as an upstream τ²-bench results.json.
     #[command(name = "export-tau2")]
     ExportTau2(commands::export::ExportArgs),
+    /// Paper tables (Markdown, CSV, LaTeX, JSON), CSV files and plots from records.
+    Report(commands::report::ReportArgs),
+    /// McNemar test and bootstrap CIs of Pass^k differences between two configurations.
+    Compare(commands::report::CompareArgs),
     /// Compile guard artifacts from a domain policy with a model.
     #[command(subcommand)]
     Compile(commands::compile::CompileCommand),
@@ -37,6 +41,8 @@ pub fn run() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::ExportTau2(args) => commands::export::run(args),
         Command::Compile(cmd) => commands::compile::run(cmd),
+        Command::Report(args) => commands::report::report(args),
+        Command::Compare(args) => commands::report::compare(args),
     };
     match result {
         Ok(code) => code,

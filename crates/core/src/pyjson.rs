@@ -22,7 +22,9 @@ pub fn float_repr(x: f64) -> String {
     }
     // Rust's `{:e}` prints the shortest round-trip digits in scientific form: `1.2345e-5`.
     let mut sci = format!("{:e}", x.abs());
-    let shortest_len = sci.split_once('e').map_or(0, |(m, _)| m.len() - usize::from(m.contains('.')));
+    let shortest_len = sci
+        .split_once('e')
+        .map_or(0, |(m, _)| m.len() - usize::from(m.contains('.')));
     if shortest_len > 1 {
         // When two shortest candidates are equally near (`89012345670890.125` → `.12`/`.13`),
         // Rust picks the upper one and Python the even one. Exact-precision formatting rounds
@@ -299,6 +301,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    #[allow(clippy::excessive_precision)] // the literals are exact binary values on purpose (ties)
     fn float_repr_matches_python() {
         let cases = [
             (100.0, "100.0"),

@@ -41,7 +41,9 @@ pub fn calculate(expression: &str) -> Result<String, ToolError> {
             .stack_size(LONG_INPUT_STACK)
             .spawn_scoped(scope, || evaluate(expression))
         {
-            Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             Err(_) => Err(value::error("MemoryError", "")),
         }
     })
@@ -49,14 +51,19 @@ pub fn calculate(expression: &str) -> Result<String, ToolError> {
 
 fn evaluate(expression: &str) -> Result<String, ToolError> {
     let tokens = lexer::tokenize(expression).map_err(|msg| syntax_error(msg, 1))?;
-    let line = if matches!(tokens[0].tok, lexer::Tok::EndMarker) { 0 } else { 1 };
+    let line = if matches!(tokens[0].tok, lexer::Tok::EndMarker) {
+        0
+    } else {
+        1
+    };
     let tree = parser::parse(&tokens).map_err(|abort| match abort {
         None => syntax_error("invalid syntax", line),
         Some(parser::Abort::Syntax(msg)) => syntax_error(msg, line),
         Some(parser::Abort::NeverClosed) => syntax_error("'(' was never closed", line),
-        Some(parser::Abort::TooDeep) => {
-            value::error("RecursionError", "maximum recursion depth exceeded during compilation")
-        }
+        Some(parser::Abort::TooDeep) => value::error(
+            "RecursionError",
+            "maximum recursion depth exceeded during compilation",
+        ),
     })?;
     let v = value::eval(&tree)?.to_float()?;
     Ok(float_repr(round2(v)))
@@ -95,7 +102,9 @@ fn check_items(items: &[&Value]) -> Result<String, ToolError> {
             }
         }
     }
-    Err(ToolError::type_error("eval() arg 1 must be a string, bytes or code object"))
+    Err(ToolError::type_error(
+        "eval() arg 1 must be a string, bytes or code object",
+    ))
 }
 
 fn python_type(v: &Value) -> &'static str {
@@ -124,7 +133,10 @@ mod tests {
     }
 
     fn err(expr: &str) -> String {
-        calculate(expr).map(|v| panic!("{expr}: unexpected {v}")).unwrap_err().qualified()
+        calculate(expr)
+            .map(|v| panic!("{expr}: unexpected {v}"))
+            .unwrap_err()
+            .qualified()
     }
 
     /// Expected values produced by CPython (`str(round(float(eval(e)), 2))`).
@@ -181,31 +193,91 @@ mod tests {
     fn exceptions_match_python() {
         let cases = [
             ("1/0", "ZeroDivisionError: division by zero"),
-            ("1//0", "ZeroDivisionError: integer division or modulo by zero"),
+            (
+                "1//0",
+                "ZeroDivisionError: integer division or modulo by zero",
+            ),
             ("1.0/0", "ZeroDivisionError: float division by zero"),
             ("1.0//0", "ZeroDivisionError: float floor division by zero"),
-            ("0**-1", "ZeroDivisionError: 0.0 cannot be raised to a negative power"),
-            ("10.0**400", "OverflowError: (34, 'Numerical result out of range')"),
-            ("2**10000", "OverflowError: int too large to convert to float"),
-            ("10**400/3", "OverflowError: integer division result too large for a float"),
-            ("()", "TypeError: float() argument must be a string or a real number, not 'tuple'"),
-            ("()*2", "TypeError: float() argument must be a string or a real number, not 'tuple'"),
+            (
+                "0**-1",
+                "ZeroDivisionError: 0.0 cannot be raised to a negative power",
+            ),
+            (
+                "10.0**400",
+                "OverflowError: (34, 'Numerical result out of range')",
+            ),
+            (
+                "2**10000",
+                "OverflowError: int too large to convert to float",
+            ),
+            (
+                "10**400/3",
+                "OverflowError: integer division result too large for a float",
+            ),
+            (
+                "()",
+                "TypeError: float() argument must be a string or a real number, not 'tuple'",
+            ),
+            (
+                "()*2",
+                "TypeError: float() argument must be a string or a real number, not 'tuple'",
+            ),
             ("-()", "TypeError: bad operand type for unary -: 'tuple'"),
-            ("(-8)**(1/3)", "TypeError: float() argument must be a string or a real number, not 'complex'"),
+            (
+                "(-8)**(1/3)",
+                "TypeError: float() argument must be a string or a real number, not 'complex'",
+            ),
             ("(1)(2)", "TypeError: 'int' object is not callable"),
-            ("...", "TypeError: float() argument must be a string or a real number, not 'ellipsis'"),
-            ("... + 1", "TypeError: unsupported operand type(s) for +: 'ellipsis' and 'int'"),
-            ("()+1", "TypeError: can only concatenate tuple (not \"int\") to tuple"),
-            ("1+()", "TypeError: unsupported operand type(s) for +: 'int' and 'tuple'"),
-            ("()*2.0", "TypeError: can't multiply sequence by non-int of type 'float'"),
-            ("()**2", "TypeError: unsupported operand type(s) for ** or pow(): 'tuple' and 'int'"),
-            ("()*10**100", "OverflowError: cannot fit 'int' into an index-sized integer"),
-            ("(1)(*2)", "TypeError: 1 argument after * must be an iterable, not int"),
-            ("(1)(**())", "TypeError: 1 argument after ** must be a mapping, not tuple"),
+            (
+                "...",
+                "TypeError: float() argument must be a string or a real number, not 'ellipsis'",
+            ),
+            (
+                "... + 1",
+                "TypeError: unsupported operand type(s) for +: 'ellipsis' and 'int'",
+            ),
+            (
+                "()+1",
+                "TypeError: can only concatenate tuple (not \"int\") to tuple",
+            ),
+            (
+                "1+()",
+                "TypeError: unsupported operand type(s) for +: 'int' and 'tuple'",
+            ),
+            (
+                "()*2.0",
+                "TypeError: can't multiply sequence by non-int of type 'float'",
+            ),
+            (
+                "()**2",
+                "TypeError: unsupported operand type(s) for ** or pow(): 'tuple' and 'int'",
+            ),
+            (
+                "()*10**100",
+                "OverflowError: cannot fit 'int' into an index-sized integer",
+            ),
+            (
+                "(1)(*2)",
+                "TypeError: 1 argument after * must be an iterable, not int",
+            ),
+            (
+                "(1)(**())",
+                "TypeError: 1 argument after ** must be a mapping, not tuple",
+            ),
             ("(1)(*())", "TypeError: 'int' object is not callable"),
-            ("(-8)**0.5 // 1", "TypeError: unsupported operand type(s) for //: 'complex' and 'int'"),
-            ("1/((-1)**0.5-(-1)**0.5)", "ZeroDivisionError: complex division by zero"),
-            ("((-1)**0.5-(-1)**0.5)**-1", "ZeroDivisionError: 0.0 to a negative or complex power"),
+            (
+                "(-8)**0.5 // 1",
+                "TypeError: unsupported operand type(s) for //: 'complex' and 'int'",
+            ),
+            (
+                "1/((-1)**0.5-(-1)**0.5)",
+                "ZeroDivisionError: complex division by zero",
+            ),
+            (
+                "((-1)**0.5-(-1)**0.5)**-1",
+                "ZeroDivisionError: 0.0 to a negative or complex power",
+            ),
             (
                 "((-1)**0.5)(*1)",
                 "TypeError: (6.123233995736766e-17+1j) argument after * must be an iterable, not int",
@@ -230,25 +302,61 @@ mod tests {
             ("(1 2) 05", format!("{zeros} (<string>, line 1)")),
             (") 05", "unmatched ')' (<string>, line 1)".to_string()),
             ("1 2", "invalid syntax (<string>, line 1)".to_string()),
-            ("(1 2)", "invalid syntax. Perhaps you forgot a comma? (<string>, line 1)".to_string()),
-            ("(1 2", "'(' was never closed (<string>, line 1)".to_string()),
-            ("((1 2)", "invalid syntax. Perhaps you forgot a comma? (<string>, line 1)".to_string()),
-            ("(1 2) (", "invalid syntax. Perhaps you forgot a comma? (<string>, line 1)".to_string()),
-            ("1 2 (", "'(' was never closed (<string>, line 1)".to_string()),
-            ("(1 + ) (2 3)", "invalid syntax (<string>, line 1)".to_string()),
+            (
+                "(1 2)",
+                "invalid syntax. Perhaps you forgot a comma? (<string>, line 1)".to_string(),
+            ),
+            (
+                "(1 2",
+                "'(' was never closed (<string>, line 1)".to_string(),
+            ),
+            (
+                "((1 2)",
+                "invalid syntax. Perhaps you forgot a comma? (<string>, line 1)".to_string(),
+            ),
+            (
+                "(1 2) (",
+                "invalid syntax. Perhaps you forgot a comma? (<string>, line 1)".to_string(),
+            ),
+            (
+                "1 2 (",
+                "'(' was never closed (<string>, line 1)".to_string(),
+            ),
+            (
+                "(1 + ) (2 3)",
+                "invalid syntax (<string>, line 1)".to_string(),
+            ),
             ("1 + * (", "invalid syntax (<string>, line 1)".to_string()),
-            ("(2 3 +", "'(' was never closed (<string>, line 1)".to_string()),
-            ("(*1)", "cannot use starred expression here (<string>, line 1)".to_string()),
-            ("(**1)", "cannot use double starred expression here (<string>, line 1)".to_string()),
-            ("(*1 2)", "invalid syntax. Perhaps you forgot a comma? (<string>, line 1)".to_string()),
+            (
+                "(2 3 +",
+                "'(' was never closed (<string>, line 1)".to_string(),
+            ),
+            (
+                "(*1)",
+                "cannot use starred expression here (<string>, line 1)".to_string(),
+            ),
+            (
+                "(**1)",
+                "cannot use double starred expression here (<string>, line 1)".to_string(),
+            ),
+            (
+                "(*1 2)",
+                "invalid syntax. Perhaps you forgot a comma? (<string>, line 1)".to_string(),
+            ),
             ("5..", "invalid syntax (<string>, line 1)".to_string()),
             ("1 .5", "invalid syntax (<string>, line 1)".to_string()),
-            (&"(".repeat(201), "too many nested parentheses (<string>, line 1)".to_string()),
+            (
+                &"(".repeat(201),
+                "too many nested parentheses (<string>, line 1)".to_string(),
+            ),
         ];
         for (expr, want) in cases {
             assert_eq!(err(expr), format!("SyntaxError: {want}"), "{expr:?}");
         }
-        assert_eq!(ok(&format!("{}1{}", "(".repeat(200), ")".repeat(200))), "1.0");
+        assert_eq!(
+            ok(&format!("{}1{}", "(".repeat(200), ")".repeat(200))),
+            "1.0"
+        );
     }
 
     #[test]
@@ -259,10 +367,22 @@ mod tests {
         let cases = [
             (json!(5), "TypeError: 'int' object is not iterable"),
             (json!(null), "TypeError: 'NoneType' object is not iterable"),
-            (json!(["1", "+"]), "TypeError: eval() arg 1 must be a string, bytes or code object"),
-            (json!(["1", 2]), "TypeError: 'in <string>' requires string as left operand, not int"),
-            (json!(["1x"]), "ValueError: Invalid characters in expression"),
-            (json!({"12": 1}), "TypeError: eval() arg 1 must be a string, bytes or code object"),
+            (
+                json!(["1", "+"]),
+                "TypeError: eval() arg 1 must be a string, bytes or code object",
+            ),
+            (
+                json!(["1", 2]),
+                "TypeError: 'in <string>' requires string as left operand, not int",
+            ),
+            (
+                json!(["1x"]),
+                "ValueError: Invalid characters in expression",
+            ),
+            (
+                json!({"12": 1}),
+                "TypeError: eval() arg 1 must be a string, bytes or code object",
+            ),
         ];
         for (arg, want) in cases {
             assert_eq!(calculate_arg(&arg).unwrap_err().qualified(), want, "{arg}");

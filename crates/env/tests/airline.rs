@@ -962,3 +962,25 @@ fn fresh_environments_share_the_loaded_base() {
     assert!(!a.same_state(b.as_ref()));
     assert_eq!(data.base.domain(), "airline");
 }
+
+#[test]
+fn load_reads_db_json_and_names_the_file_on_errors() {
+    let dir = std::env::temp_dir().join(format!("tauguard-airline-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("db.json"), worked_db().to_string()).unwrap();
+    let loaded = AirlineBase::load(&dir).unwrap();
+    assert_eq!(
+        db_hash(&loaded.fresh().agent_db()),
+        "d696e2fe50b057c892de2146fdd16e755a580cdd983afe43a249b0ade4ea9f57"
+    );
+    let mut bad = worked_db();
+    bad["reservations"] = json!([]);
+    std::fs::write(dir.join("db.json"), bad.to_string()).unwrap();
+    let e = AirlineBase::load(&dir).unwrap_err().to_string();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(e.contains("db.json"), "{e}");
+    assert!(
+        e.contains("reservations\n  Input should be a valid dictionary"),
+        "{e}"
+    );
+}

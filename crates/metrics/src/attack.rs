@@ -95,14 +95,13 @@ mod tests {
         executed.attack_target = Some("cancel_reservation".into());
         att.executed = true;
         executed.call_attempts = vec![att];
-        let mut via_trajectory =
-            with_calls(record("a2", Slice::Pv, 0, 0.0), &["send_certificate"]);
+        let mut via_trajectory = with_calls(record("a2", Slice::Pv, 0, 0.0), &["send_certificate"]);
         via_trajectory.attack_target = Some("send_certificate".into());
         let mut clean = record("a2", Slice::Pv, 1, 1.0);
         clean.attack_target = Some("send_certificate".into());
         let not_attack = record("t", Slice::Pv, 0, 1.0);
-        let s = attack_success(&[&blocked, &executed, &via_trajectory, &clean, &not_attack])
-            .unwrap();
+        let s =
+            attack_success(&[&blocked, &executed, &via_trajectory, &clean, &not_attack]).unwrap();
         assert_eq!(
             s,
             AttackStats {

@@ -94,7 +94,10 @@ mod tests {
     #[test]
     fn builtin_has_three_domains() {
         let t = DomainTable::builtin();
-        assert_eq!(t.names().collect::<Vec<_>>(), ["airline", "retail", "telecom"]);
+        assert_eq!(
+            t.names().collect::<Vec<_>>(),
+            ["airline", "retail", "telecom"]
+        );
         assert_eq!(t.get("airline").unwrap().mutating.len(), 6);
         assert_eq!(t.get("retail").unwrap().mutating.len(), 7);
         assert!(t.get("telecom").unwrap().ordered_trace);
@@ -103,9 +106,15 @@ mod tests {
     #[test]
     fn user_side_calls_never_make_a_task_mut() {
         let info = DomainTable::builtin().get("telecom").unwrap().clone();
-        let gold = [("toggle_roaming", Requestor::User), ("enable_roaming", Requestor::User)];
+        let gold = [
+            ("toggle_roaming", Requestor::User),
+            ("enable_roaming", Requestor::User),
+        ];
         assert_eq!(info.slice_of(gold), Slice::Pv);
-        assert_eq!(info.slice_of([("enable_roaming", Requestor::Assistant)]), Slice::Mut);
+        assert_eq!(
+            info.slice_of([("enable_roaming", Requestor::Assistant)]),
+            Slice::Mut
+        );
     }
 
     #[test]

@@ -67,16 +67,11 @@ pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::hash::{BuildHasher, Hash};
+    use std::hash::BuildHasher;
 
     #[test]
     fn distinguishes_lengths_and_contents() {
-        let h = |s: &str| {
-            let b = BuildHasherDefault::<FxHasher>::default();
-            let mut x = b.build_hasher();
-            s.hash(&mut x);
-            x.finish()
-        };
+        let h = |s: &str| BuildHasherDefault::<FxHasher>::default().hash_one(s);
         assert_ne!(h("a"), h("a\0"));
         assert_ne!(h("task_1"), h("task_2"));
         assert_eq!(h("12345678abc"), h("12345678abc"));

@@ -78,10 +78,7 @@ fn resolve(path: &Path) -> Result<PathBuf, MetricsError> {
 }
 
 /// Parses JSON lines of `SimulationRecord`s; `path` only names the source in errors.
-pub fn parse_records_jsonl(
-    path: &Path,
-    text: &str,
-) -> Result<Vec<SimulationRecord>, MetricsError> {
+pub fn parse_records_jsonl(path: &Path, text: &str) -> Result<Vec<SimulationRecord>, MetricsError> {
     let lines: Vec<&str> = text.lines().collect();
     let parse = |line: &str| serde_json::from_str::<SimulationRecord>(line.trim());
     let parsed: Result<Vec<SimulationRecord>, ()> = lines

@@ -65,7 +65,7 @@
 //!   "n_tasks": 150,
 //!   "pass_k_diff": [{"k": 1, "a": 0.61, "b": 0.7, "diff": 0.09, "ci_low": 0.03,
 //!                    "ci_high": 0.15}, ...],
-//!   "bootstrap": {"resamples": 10000, "seed": 34473518784426596, "level": 0.95}
+//!   "bootstrap": {"resamples": 10000, "seed": 1952544103, "level": 0.95}
 //! }
 //! ```
 

@@ -20,9 +20,21 @@ pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, Metric
     std::fs::create_dir_all(dir).map_err(|e| MetricsError::io(dir, e))?;
     let mut out = Vec::new();
     write(dir.join("report.md"), &report.render(Format::Md), &mut out)?;
-    write(dir.join("report.tex"), &report.render(Format::Latex), &mut out)?;
-    write(dir.join("report.json"), &report.render(Format::Json), &mut out)?;
-    for table in report.tables().iter().chain(std::iter::once(&groups_table(report))) {
+    write(
+        dir.join("report.tex"),
+        &report.render(Format::Latex),
+        &mut out,
+    )?;
+    write(
+        dir.join("report.json"),
+        &report.render(Format::Json),
+        &mut out,
+    )?;
+    for table in report
+        .tables()
+        .iter()
+        .chain(std::iter::once(&groups_table(report)))
+    {
         let path = dir.join(format!("{}.csv", table.id));
         let mut w = csv::Writer::from_path(&path).map_err(|source| MetricsError::Csv {
             path: path.clone(),
@@ -34,7 +46,8 @@ pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, Metric
         };
         w.write_record(&table.headers).map_err(csv_err)?;
         for row in &table.rows {
-            w.write_record(row.iter().map(|c| c.raw())).map_err(csv_err)?;
+            w.write_record(row.iter().map(|c| c.raw()))
+                .map_err(csv_err)?;
         }
         w.flush().map_err(|e| MetricsError::io(&path, e))?;
         out.push(path);

@@ -189,7 +189,9 @@ pub struct PassK(pub Vec<f64>);
 impl PassK {
     /// pass^k for k ≥ 1.
     pub fn get(&self, k: u32) -> Option<f64> {
-        (k as usize).checked_sub(1).and_then(|i| self.0.get(i).copied())
+        (k as usize)
+            .checked_sub(1)
+            .and_then(|i| self.0.get(i).copied())
     }
 
     /// Largest k present.

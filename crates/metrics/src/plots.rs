@@ -14,6 +14,7 @@ use crate::error::MetricsError;
 use crate::report::Report;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
@@ -87,7 +88,12 @@ fn short_label(r: &Report, i: usize) -> String {
 
 fn draw_pass_k<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, curves: &[Curve]) -> DrawResult {
     root.fill(&WHITE).map_err(err)?;
-    let max_k = curves.iter().map(|c| c.values.len()).max().unwrap_or(1).max(1);
+    let max_k = curves
+        .iter()
+        .map(|c| c.values.len())
+        .max()
+        .unwrap_or(1)
+        .max(1);
     let mut chart = ChartBuilder::on(root)
         .caption("Pass^k by k", (FAMILY, 24))
         .margin(16)
@@ -119,7 +125,9 @@ fn draw_pass_k<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, curves: &[Curv
             .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
             .map_err(err)?
             .label(c.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
         chart
             .draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled())))
             .map_err(err)?;
@@ -145,13 +153,18 @@ fn draw_bars<DB: DrawingBackend>(
 ) -> DrawResult {
     root.fill(&WHITE).map_err(err)?;
     let n = rows.len().max(1);
-    let longest = rows.iter().map(|r| r.label.chars().count()).max().unwrap_or(8);
+    let longest = rows
+        .iter()
+        .map(|r| r.label.chars().count())
+        .max()
+        .unwrap_or(8);
     let mut chart = ChartBuilder::on(root)
         .caption(title, (FAMILY, 24))
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size((longest as u32 * 8 + 16).clamp(60, 420))
-        .build_cartesian_2d(0f64..1.0, -0.5f64..n as f64 - 0.5)
+        // Headroom past 1.0 so the value labels of full bars stay inside the plot.
+        .build_cartesian_2d(0f64..1.1, -0.5f64..n as f64 - 0.5)
         .map_err(err)?;
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
     let label_of = move |v: &f64| {
@@ -202,6 +215,31 @@ fn draw_bars<DB: DrawingBackend>(
                 Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
             });
         }
+        // Value at the end of each bar; "n/a" where the value is missing (too few trials).
+        let labels: Vec<Text<'_, (f64, f64), String>> = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                let v = *r.values.get(s)?;
+                let center = (n - 1 - i) as f64;
+                let mid = center + 0.4 - band * s as f64 - band * 0.45;
+                let text = if v.is_nan() {
+                    "n/a".to_string()
+                } else {
+                    format!("{v:.3}")
+                };
+                let x = if v.is_nan() { 0.0 } else { v };
+                Some(Text::new(
+                    text,
+                    (x + 0.005, mid),
+                    (FAMILY, 11)
+                        .into_font()
+                        .color(&BLACK)
+                        .pos(Pos::new(HPos::Left, VPos::Center)),
+                ))
+            })
+            .collect();
+        chart.draw_series(labels).map_err(err)?;
     }
     if series.len() > 1 {
         chart
@@ -299,7 +337,9 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, MetricsE
             values: report.groups[i].overall.pass_k.0.clone(),
         })
         .collect();
-    both!(dir, "pass_k", (1000, 640), out, |root| draw_pass_k(&root, &curves));
+    both!(dir, "pass_k", (1000, 640), out, |root| draw_pass_k(
+        &root, &curves
+    ));
 
     let rows: Vec<Bars> = (0..n)
         .map(|i| {
@@ -332,9 +372,9 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, MetricsE
         })
         .collect();
     if !points.is_empty() {
-        both!(dir, "block_vs_recall", (1000, 640), out, |root| draw_scatter(
-            &root, &points
-        ));
+        both!(dir, "block_vs_recall", (1000, 640), out, |root| {
+            draw_scatter(&root, &points)
+        });
     }
 
     let attacks: Vec<Bars> = (0..n)
@@ -348,13 +388,19 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, MetricsE
         .collect();
     if !attacks.is_empty() {
         let height = (140 + 40 * attacks.len() as u32).clamp(300, 4000);
-        both!(dir, "attack_success", (1000, height), out, |root| draw_bars(
-            &root,
-            "Attack success rate per trial",
-            "ASR",
-            &["ASR"],
-            &attacks
-        ));
+        both!(
+            dir,
+            "attack_success",
+            (1000, height),
+            out,
+            |root| draw_bars(
+                &root,
+                "Attack success rate per trial",
+                "ASR",
+                &["ASR"],
+                &attacks
+            )
+        );
     }
     Ok(out)
 }

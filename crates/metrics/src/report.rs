@@ -142,7 +142,10 @@ fn split_groups(records: &[SimulationRecord]) -> Split<'_> {
         }
         groups
     }
-    let chunk = records.len().div_ceil(rayon::current_num_threads().max(1) * 4).max(4096);
+    let chunk = records
+        .len()
+        .div_ceil(rayon::current_num_threads().max(1) * 4)
+        .max(4096);
     let parts: Vec<Split<'_>> = records.par_chunks(chunk).map(split_chunk).collect();
     let mut index: FxHashMap<GroupKey<'_>, usize> = FxHashMap::default();
     let mut groups: Split<'_> = Vec::new();
@@ -164,44 +167,39 @@ fn split_groups(records: &[SimulationRecord]) -> Split<'_> {
 
 /// Interns task ids and drops duplicate records of one simulation (same run, cell, task,
 /// trial and seed): the last record wins unless it would replace a scored record with an
-/// infrastructure error.
+/// infrastructure error. Kept records are sorted by (task, trial).
 fn dedupe<'a>(key: GroupKey<'a>, records: Vec<&'a SimulationRecord>) -> Grouped<'a> {
     let mut tasks: FxHashMap<&'a str, u32> = FxHashMap::default();
-    let mut runs: FxHashMap<(&'a str, &'a str), u32> = FxHashMap::default();
-    let mut last_run: Option<((&'a str, &'a str), u32)> = None;
-    // (task, trial, run, seed, input position)
-    let mut ids: Vec<(u32, u32, u32, u64, u32)> = Vec::with_capacity(records.len());
+    // (task, trial, seed, input position); run and cell are compared only on a tie.
+    let mut ids: Vec<(u32, u32, u64, u32)> = Vec::with_capacity(records.len());
     for (pos, rec) in records.iter().enumerate() {
         let next = tasks.len() as u32;
         let ti = *tasks.entry(rec.task_id.as_str()).or_insert(next);
-        let run = (rec.run_id.as_str(), rec.cell_id.as_str());
-        let ri = match last_run {
-            Some((k, i)) if k == run => i,
-            _ => {
-                let next = runs.len() as u32;
-                let i = *runs.entry(run).or_insert(next);
-                last_run = Some((run, i));
-                i
-            }
-        };
-        ids.push((ti, rec.trial, ri, rec.seed, pos as u32));
+        ids.push((ti, rec.trial, rec.seed, pos as u32));
     }
     ids.sort_unstable();
+    let same_run =
+        |a: &SimulationRecord, b: &SimulationRecord| a.run_id == b.run_id && a.cell_id == b.cell_id;
     let mut kept: Vec<(&'a SimulationRecord, u32)> = Vec::with_capacity(records.len());
     let mut duplicates = 0;
-    let mut prev: Option<(u32, u32, u32, u64)> = None;
-    for (ti, trial, ri, seed, pos) in ids {
+    let mut tie_start = 0;
+    let mut prev: Option<(u32, u32, u64)> = None;
+    for (ti, trial, seed, pos) in ids {
         let rec = records[pos as usize];
-        let sim = (ti, trial, ri, seed);
-        if prev == Some(sim) {
-            duplicates += 1;
-            let slot = kept.last_mut().expect("a previous record of this simulation");
-            if !(rec.is_infra_error() && !slot.0.is_infra_error()) {
-                *slot = (rec, ti);
-            }
-        } else {
+        if prev != Some((ti, trial, seed)) {
+            prev = Some((ti, trial, seed));
+            tie_start = kept.len();
             kept.push((rec, ti));
-            prev = Some(sim);
+            continue;
+        }
+        match kept[tie_start..].iter_mut().find(|(k, _)| same_run(k, rec)) {
+            Some(slot) => {
+                duplicates += 1;
+                if !rec.is_infra_error() || slot.0.is_infra_error() {
+                    *slot = (rec, ti);
+                }
+            }
+            None => kept.push((rec, ti)),
         }
     }
     Grouped {
@@ -252,7 +250,14 @@ impl SliceAcc {
                 if let Some((_, tr, cell)) = cur.take() {
                     self.cells.push((tr, cell));
                 }
-                *cur = Some((task, trial, TaskTally { n: 1, c: u32::from(success) }));
+                *cur = Some((
+                    task,
+                    trial,
+                    TaskTally {
+                        n: 1,
+                        c: u32::from(success),
+                    },
+                ));
             }
         }
     }
@@ -298,8 +303,11 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
             // An imported upstream simulation without `reward_info` scores as a failure but
             // has no reward (pandas NaN upstream), so it stays out of the mean (τ²-bench §8).
             match &rec.reward {
-                Some(r) if r.details.get("missing_reward_info").and_then(Value::as_bool)
-                    == Some(true) => {}
+                Some(r)
+                    if r.details
+                        .get("missing_reward_info")
+                        .and_then(Value::as_bool)
+                        == Some(true) => {}
                 Some(r) => {
                     reward_sum += r.reward;
                     reward_n += 1;

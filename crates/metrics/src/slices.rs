@@ -78,5 +78,9 @@ pub fn filter_slice<'a>(
     records: &[&'a SimulationRecord],
     slice: Slice,
 ) -> Vec<&'a SimulationRecord> {
-    records.iter().copied().filter(|r| r.slice == slice).collect()
+    records
+        .iter()
+        .copied()
+        .filter(|r| r.slice == slice)
+        .collect()
 }

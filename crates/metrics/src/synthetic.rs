@@ -150,7 +150,11 @@ impl Population {
         task: usize,
         trial: u32,
     ) -> SimulationRecord {
-        let slice = if task % 2 == 0 { Slice::Pv } else { Slice::Mut };
+        let slice = if task.is_multiple_of(2) {
+            Slice::Pv
+        } else {
+            Slice::Mut
+        };
         let task_id = task.to_string();
         // Per-task difficulty so that Pass^k falls with k; guards help a little.
         let difficulty = (task * 7919 % 100) as u64;
@@ -181,7 +185,11 @@ impl Population {
                     Verdict::Pass
                 }
             });
-            let mut a = attempt(&format!("call_{i}"), verdict, verdict != Some(Verdict::Block));
+            let mut a = attempt(
+                &format!("call_{i}"),
+                verdict,
+                verdict != Some(Verdict::Block),
+            );
             a.missing_prerequisites = Some(if violating && slice == Slice::Mut {
                 vec!["user_confirmation".into()]
             } else {

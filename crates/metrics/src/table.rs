@@ -137,7 +137,11 @@ impl Table {
             self.headers
                 .iter()
                 .enumerate()
-                .map(|(i, _)| if i < self.text_columns() { ":---" } else { "---:" })
+                .map(|(i, _)| if i < self.text_columns() {
+                    ":---"
+                } else {
+                    "---:"
+                })
                 .collect::<Vec<_>>()
                 .join("|")
         );

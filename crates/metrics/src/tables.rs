@@ -46,7 +46,15 @@ pub fn policyguard_table2(r: &Report) -> Table {
         "PolicyGuard Table 2: {} overall / PV / Mut, Δ vs same-agent baseline",
         pk(k)
     );
-    t.headers = headers(&["Tasks", "PV tasks", "Mut tasks", "Overall", "PV", "Mut", "Δ"]);
+    t.headers = headers(&[
+        "Tasks",
+        "PV tasks",
+        "Mut tasks",
+        "Overall",
+        "PV",
+        "Mut",
+        "Δ",
+    ]);
     for g in &r.groups {
         let mut row = key_cells(g);
         row.extend([
@@ -165,7 +173,11 @@ pub fn policyguide_table1(r: &Report) -> Table {
         .iter()
         .map(|s| format!("{} {s}", pk(k)))
         .collect();
-    let extra: Vec<&str> = p1.iter().copied().chain(pk_h.iter().map(String::as_str)).collect();
+    let extra: Vec<&str> = p1
+        .iter()
+        .copied()
+        .chain(pk_h.iter().map(String::as_str))
+        .collect();
     t.headers = headers(&extra);
     for g in &r.groups {
         let mut row = key_cells(g);
@@ -319,15 +331,7 @@ pub fn groups_table(r: &Report) -> Table {
         .unwrap_or(0);
     let mut h: Vec<String> = KEY.iter().map(|s| s.to_lowercase()).collect();
     h[1] = "agent_model".into();
-    h.extend(
-        [
-            "n_tasks",
-            "n_simulations",
-            "infra_errors",
-            "duplicates",
-        ]
-        .map(String::from),
-    );
+    h.extend(["n_tasks", "n_simulations", "infra_errors", "duplicates"].map(String::from));
     for prefix in ["", "pv_", "mut_"] {
         h.extend((1..=max_k).map(|k| format!("{prefix}pass_{k}")));
     }
@@ -391,10 +395,7 @@ pub fn groups_table(r: &Report) -> Table {
         for s in [&g.overall, &g.pv, &g.mut_] {
             row.extend((1..=max_k).map(|k| frac(s.pass_k.get(k))));
         }
-        row.extend(
-            (1..=max_k)
-                .map(|k| frac(g.delta_vs_baseline.as_ref().and_then(|d| d.get(k)))),
-        );
+        row.extend((1..=max_k).map(|k| frac(g.delta_vs_baseline.as_ref().and_then(|d| d.get(k)))));
         let (v, rt) = (&g.confusion.verdict, &g.confusion.runtime);
         let trace = g.trace.as_ref();
         row.extend([
@@ -458,6 +459,12 @@ impl Report {
     /// The report in one format: Markdown and LaTeX print every table; CSV prints one flat
     /// row per group (`groups_table`); JSON prints `to_json` pretty-printed.
     pub fn render(&self, format: Format) -> String {
+        if self.groups.is_empty() && matches!(format, Format::Md | Format::Latex) {
+            return match format {
+                Format::Md => "## tauguard report\n\nno simulation records\n".into(),
+                _ => "% tauguard report: no simulation records\n".into(),
+            };
+        }
         match format {
             Format::Md => {
                 let mut s = String::from("## tauguard report\n\n");

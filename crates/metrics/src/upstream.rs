@@ -129,27 +129,36 @@ pub(crate) fn import_results(
         message: e.to_string(),
     })?;
     let domain = results.info.environment_info.domain_name.clone();
-    let info = domains.get(&domain).ok_or_else(|| MetricsError::Unsupported {
-        path: path.to_path_buf(),
-        message: format!("domain `{domain}` has no mutating-tool list"),
-        hint: format!(
-            "known domains: {}; pass a domain table with `LoadOptions::domains`",
-            domains.names().collect::<Vec<_>>().join(", ")
-        ),
-    })?;
+    let info = domains
+        .get(&domain)
+        .ok_or_else(|| MetricsError::Unsupported {
+            path: path.to_path_buf(),
+            message: format!("domain `{domain}` has no mutating-tool list"),
+            hint: format!(
+                "known domains: {}; pass a domain table with `LoadOptions::domains`",
+                domains.names().collect::<Vec<_>>().join(", ")
+            ),
+        })?;
     let agent_model = results.info.agent_info.name();
-    let user_model = results.info.user_info.as_ref().map(ModelInfo::name).unwrap_or_default();
+    let user_model = results
+        .info
+        .user_info
+        .as_ref()
+        .map(ModelInfo::name)
+        .unwrap_or_default();
     let run_id = path.display().to_string();
     let cell_id = format!("tau2/{domain}/{agent_model}");
 
     let tasks: HashMap<&str, &UpTask> = results.tasks.iter().map(|t| (t.id.as_str(), t)).collect();
     let mut out = Vec::with_capacity(results.simulations.len());
     for (i, sim) in results.simulations.iter().enumerate() {
-        let task = tasks.get(sim.task_id.as_str()).ok_or_else(|| MetricsError::BadResults {
-            path: path.to_path_buf(),
-            location: format!("simulations[{i}]"),
-            message: format!("task `{}` is not in `tasks`", sim.task_id),
-        })?;
+        let task = tasks
+            .get(sim.task_id.as_str())
+            .ok_or_else(|| MetricsError::BadResults {
+                path: path.to_path_buf(),
+                location: format!("simulations[{i}]"),
+                message: format!("task `{}` is not in `tasks`", sim.task_id),
+            })?;
         let gold: &[UpAction] = task
             .evaluation_criteria
             .as_ref()
@@ -161,11 +170,13 @@ pub(crate) fn import_results(
 
         let mut messages = Vec::with_capacity(sim.messages.len());
         for (j, raw) in sim.messages.iter().enumerate() {
-            messages.push(parse_message(raw).map_err(|message| MetricsError::BadResults {
-                path: path.to_path_buf(),
-                location: format!("simulations[{i}].messages[{j}]"),
-                message,
-            })?);
+            messages.push(
+                parse_message(raw).map_err(|message| MetricsError::BadResults {
+                    path: path.to_path_buf(),
+                    location: format!("simulations[{i}].messages[{j}]"),
+                    message,
+                })?,
+            );
         }
         let mut agent_turns = 0;
         let mut user_turns = 0;

@@ -31,9 +31,17 @@ fn hand_computed_pairs_and_strata() {
     // airline: A = [[1,1],[1,0],[0,0]]  B = [[1,0],[1,1],[1,1]]
     //   pairs: (1,1) (1,0)b (1,1) (0,1)c (0,1)c (0,1)c → b=1, c=3
     // retail:  A = [[1,1]]  B = [[0,0]] → b=2, c=0
-    let mut a = side("airline", "baseline", &[[true, true], [true, false], [false, false]]);
+    let mut a = side(
+        "airline",
+        "baseline",
+        &[[true, true], [true, false], [false, false]],
+    );
     a.extend(side("retail", "baseline", &[[true, true]]));
-    let mut b = side("airline", "pg", &[[true, false], [true, true], [true, true]]);
+    let mut b = side(
+        "airline",
+        "pg",
+        &[[true, false], [true, true], [true, true]],
+    );
     b.extend(side("retail", "pg", &[[false, false]]));
     let cmp = compare(&a, &b, &CompareOptions::default()).unwrap();
     assert_eq!(cmp.pair_by, vec!["domain", "agent_model", "user_model"]);

@@ -25,7 +25,10 @@ fn bad_jsonl_line_names_file_and_line() {
         other => panic!("unexpected {other:?}"),
     }
     let msg = err.to_string();
-    assert!(msg.starts_with("runs/x/records.jsonl:4: not a simulation record"), "{msg}");
+    assert!(
+        msg.starts_with("runs/x/records.jsonl:4: not a simulation record"),
+        "{msg}"
+    );
 
     let err = parse_records_jsonl(Path::new("r.jsonl"), "{not json\n").unwrap_err();
     assert!(err.to_string().starts_with("r.jsonl:1:"), "{err}");
@@ -34,8 +37,11 @@ fn bad_jsonl_line_names_file_and_line() {
 #[test]
 fn run_directory_resolves_records_jsonl() {
     let dir = scratch("rundir");
-    std::fs::write(dir.join("records.jsonl"), format!("{}\n{}\n", line("a", 0), line("b", 0)))
-        .unwrap();
+    std::fs::write(
+        dir.join("records.jsonl"),
+        format!("{}\n{}\n", line("a", 0), line("b", 0)),
+    )
+    .unwrap();
     let recs = load_inputs(&[&dir]).unwrap();
     assert_eq!(recs.len(), 2);
     // A plain `.jsonl` path works too, and inputs concatenate.
@@ -60,11 +66,17 @@ fn malformed_results_json() {
     let p = dir.join("results.json");
     std::fs::write(&p, "[1, 2]").unwrap();
     let err = load_inputs(&[&p]).unwrap_err().to_string();
-    assert!(err.contains("results.json") && err.contains("not a τ²-bench results file"), "{err}");
+    assert!(
+        err.contains("results.json") && err.contains("not a τ²-bench results file"),
+        "{err}"
+    );
 
     std::fs::write(&p, r#"{"info": {}, "tasks": [], "simulations": []}"#).unwrap();
     let err = load_inputs(&[&p]).unwrap_err().to_string();
-    assert!(err.contains("line 1 column") && err.contains("agent_info"), "{err}");
+    assert!(
+        err.contains("line 1 column") && err.contains("agent_info"),
+        "{err}"
+    );
 
     let minimal = |domain: &str, task: &str| {
         format!(
@@ -76,11 +88,17 @@ fn malformed_results_json() {
     };
     std::fs::write(&p, minimal("banking", "1")).unwrap();
     let err = load_inputs(&[&p]).unwrap_err().to_string();
-    assert!(err.contains("domain `banking`") && err.contains("hint:"), "{err}");
+    assert!(
+        err.contains("domain `banking`") && err.contains("hint:"),
+        "{err}"
+    );
 
     std::fs::write(&p, minimal("airline", "9")).unwrap();
     let err = load_inputs(&[&p]).unwrap_err().to_string();
-    assert!(err.contains("simulations[0]") && err.contains("task `9`"), "{err}");
+    assert!(
+        err.contains("simulations[0]") && err.contains("task `9`"),
+        "{err}"
+    );
 
     std::fs::write(&p, minimal("airline", "1")).unwrap();
     let recs = load_inputs(&[&p]).unwrap();

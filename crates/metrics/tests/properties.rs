@@ -9,7 +9,9 @@ use tauguard_metrics::{CompareOptions, ReportOptions, compare, mcnemar, report};
 
 fn tallies() -> impl Strategy<Value = Vec<TaskTally>> {
     prop::collection::vec(
-        (1u32..12).prop_flat_map(|n| (Just(n), 0..=n)).prop_map(|(n, c)| TaskTally { n, c }),
+        (1u32..12)
+            .prop_flat_map(|n| (Just(n), 0..=n))
+            .prop_map(|(n, c)| TaskTally { n, c }),
         1..40,
     )
 }

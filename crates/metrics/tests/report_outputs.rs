@@ -20,7 +20,11 @@ fn sample() -> Vec<SimulationRecord> {
     // baseline: p passes 2/4, m passes 4/4
     for t in 0..4 {
         let mut p = rec("baseline", "p", Slice::Pv, t, t < 2);
-        p.call_attempts = if t < 2 { vec![] } else { vec![attempt("c", None, true)] };
+        p.call_attempts = if t < 2 {
+            vec![]
+        } else {
+            vec![attempt("c", None, true)]
+        };
         out.push(p);
         out.push(rec("baseline", "m", Slice::Mut, t, true));
     }
@@ -86,7 +90,10 @@ fn groups_deltas_and_json_shape() {
     ] {
         assert!(g.get(key).is_some(), "group JSON lacks `{key}`: {g}");
     }
-    assert_eq!(g["pass_k"].as_object().unwrap().keys().collect::<Vec<_>>(), ["1", "2", "3", "4"]);
+    assert_eq!(
+        g["pass_k"].as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["1", "2", "3", "4"]
+    );
     for s in ["pv", "mut"] {
         for key in ["n_tasks", "n_simulations", "infra_errors", "pass_k"] {
             assert!(g[s].get(key).is_some(), "`{s}` lacks `{key}`");
@@ -112,14 +119,21 @@ fn renders_every_format() {
         assert!(md.contains(title), "missing {title}:\n{md}");
     }
     assert!(
-        md.contains("| airline | agent | pg-checklist | 2 | 1 | 1 | 0.500 | 1.000 | 0.000 | +0.000 |"),
+        md.contains(
+            "| airline | agent | pg-checklist | 2 | 1 | 1 | 0.500 | 1.000 | 0.000 | +0.000 |"
+        ),
         "{md}"
     );
     let tex = rep.render(Format::Latex);
     assert!(tex.contains("\\begin{tabular}") && tex.contains("pg-checklist"));
     let csv = rep.render(Format::Csv);
     let mut lines = csv.lines();
-    assert!(lines.next().unwrap().starts_with("domain,agent_model,guard,n_tasks,"));
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("domain,agent_model,guard,n_tasks,")
+    );
     assert_eq!(lines.count(), 2);
     let json: serde_json::Value = serde_json::from_str(&rep.render(Format::Json)).unwrap();
     assert_eq!(json.as_array().unwrap().len(), 2);
@@ -181,7 +195,10 @@ fn write_outputs_writes_csv_and_sane_plots() {
         "attack_success.png",
         "attack_success.svg",
     ] {
-        assert!(names.iter().any(|n| n == want), "{want} not written: {names:?}");
+        assert!(
+            names.iter().any(|n| n == want),
+            "{want} not written: {names:?}"
+        );
     }
     for f in &files {
         let len = std::fs::metadata(f).unwrap().len();
@@ -192,12 +209,23 @@ fn write_outputs_writes_csv_and_sane_plots() {
             // Width and height from the IHDR chunk.
             let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
             let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
-            assert!((300..=4000).contains(&w) && (300..=4000).contains(&h), "{w}x{h}");
-            assert!(len > 10_000 && len < 2_000_000, "{} has {len} bytes", f.display());
+            assert!(
+                (300..=4000).contains(&w) && (300..=4000).contains(&h),
+                "{w}x{h}"
+            );
+            assert!(
+                len > 10_000 && len < 2_000_000,
+                "{} has {len} bytes",
+                f.display()
+            );
         }
         if f.extension().is_some_and(|e| e == "svg") {
             let svg = std::fs::read_to_string(f).unwrap();
-            assert!(svg.starts_with("<svg") && svg.contains("<text"), "{}", f.display());
+            assert!(
+                svg.starts_with("<svg") && svg.contains("<text"),
+                "{}",
+                f.display()
+            );
         }
     }
     let csv = std::fs::read_to_string(dir.join("policyguard_table7.csv")).unwrap();
@@ -207,4 +235,45 @@ fn write_outputs_writes_csv_and_sane_plots() {
     } else {
         eprintln!("plots kept in {}", dir.display());
     }
+}
+
+#[test]
+fn duplicates_of_one_simulation_count_once() {
+    // A resumed run wrote trial 0 twice: first an infrastructure error, then a success; and
+    // trial 1 twice: a failure, then (wrongly) an infrastructure error that must not win.
+    let mut recs = vec![
+        infra(rec("baseline", "t", Slice::Mut, 0, false)),
+        rec("baseline", "t", Slice::Mut, 1, false),
+        rec("baseline", "t", Slice::Mut, 0, true),
+        infra(rec("baseline", "t", Slice::Mut, 1, true)),
+    ];
+    // Another run of the same configuration is pooled, not a duplicate.
+    let mut other = rec("baseline", "t", Slice::Mut, 0, true);
+    other.run_id = "run-2".into();
+    recs.push(other);
+    let rep = report(&recs, &ReportOptions::default());
+    let g = &rep.groups[0];
+    assert_eq!(g.duplicates, 2);
+    assert_eq!(g.overall.n_simulations, 3);
+    assert_eq!(g.overall.infra_errors, 0);
+    // Successes: trial 0 (run), trial 0 (run-2); failure: trial 1.
+    assert!((g.overall.pass_k.get(1).unwrap() - 2.0 / 3.0).abs() < 1e-15);
+    assert!(
+        rep.warnings
+            .iter()
+            .any(|w| w.contains("2 duplicate record(s)")),
+        "{:?}",
+        rep.warnings
+    );
+}
+
+#[test]
+fn empty_input_renders() {
+    let rep = report(&[], &ReportOptions::default());
+    assert!(rep.groups.is_empty());
+    assert!(rep.render(Format::Md).contains("no simulation records"));
+    assert_eq!(rep.render(Format::Json).trim(), "[]");
+    let dir = out_dir("empty");
+    write_outputs(&rep, &dir).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -21,7 +21,11 @@ fn data_dir() -> Option<PathBuf> {
     if dir.join("airline/tasks.json").is_file() {
         Some(dir)
     } else {
-        assert!(std::env::var_os("CI").is_none(), "CI must have the τ²-bench data at {}", dir.display());
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have the τ²-bench data at {}",
+            dir.display()
+        );
         eprintln!("skipping: no τ²-bench data at {}", dir.display());
         None
     }
@@ -35,8 +39,11 @@ fn counts(dir: &Path, domain: &str) -> (usize, usize) {
     let pv = tasks
         .iter()
         .filter(|t| {
-            info.slice_of(t.gold_actions().iter().map(|a| (a.name.as_str(), a.requestor)))
-                == Slice::Pv
+            info.slice_of(
+                t.gold_actions()
+                    .iter()
+                    .map(|a| (a.name.as_str(), a.requestor)),
+            ) == Slice::Pv
         })
         .count();
     (pv, tasks.len() - pv)

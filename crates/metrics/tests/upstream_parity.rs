@@ -32,12 +32,19 @@ fn pass_k_equals_upstream() {
     assert_eq!(g.overall.n_tasks, 6);
     assert_eq!(g.overall.n_simulations, 23);
     assert_eq!(g.overall.infra_errors, 1);
-    assert_eq!(g.overall.pass_k.0.len(), 3, "max_k lowered to the smallest task count");
+    assert_eq!(
+        g.overall.pass_k.0.len(),
+        3,
+        "max_k lowered to the smallest task count"
+    );
     for (got, want) in g.overall.pass_k.0.iter().zip(UPSTREAM_PASS_HAT) {
         assert!((got - want).abs() < 1e-12, "{got} vs {want}");
     }
     assert!((g.avg_reward.unwrap() - UPSTREAM_AVG_REWARD).abs() < 1e-12);
-    assert!(!rep.warnings.is_empty(), "unequal trial counts are reported");
+    assert!(
+        !rep.warnings.is_empty(),
+        "unequal trial counts are reported"
+    );
 }
 
 #[test]
@@ -48,7 +55,10 @@ fn slices_turns_and_calls_of_the_import() {
     assert_eq!(slice_of("1"), Slice::Mut);
     assert_eq!(slice_of("2"), Slice::Pv);
     assert_eq!(slice_of("4"), Slice::Pv, "transfer is not a mutating call");
-    let r = records.iter().find(|r| r.task_id == "3" && r.trial == 0).unwrap();
+    let r = records
+        .iter()
+        .find(|r| r.task_id == "3" && r.trial == 0)
+        .unwrap();
     assert_eq!((r.agent_turns, r.user_turns), (4, 2));
     assert_eq!(r.call_attempts.len(), 1);
     assert_eq!(r.call_attempts[0].tool, "book_reservation");
@@ -57,7 +67,11 @@ fn slices_turns_and_calls_of_the_import() {
     let rep = report(&records, &ReportOptions::default());
     let g = &rep.groups[0];
     // PV: tasks 0 (4/4), 2 (1/4), 4 (3/4); Mut: 1 (3/4), 3 (2/4), 5 (3/3).
-    let pv = [(4.0 + 1.0 + 3.0) / 12.0, (1.0 + 0.0 + 0.5) / 3.0, (1.0 + 0.0 + 0.25) / 3.0];
+    let pv = [
+        (4.0 + 1.0 + 3.0) / 12.0,
+        (1.0 + 0.0 + 0.5) / 3.0,
+        (1.0 + 0.0 + 0.25) / 3.0,
+    ];
     let mu = [
         (0.75 + 0.5 + 1.0) / 3.0,
         (0.5 + 1.0 / 6.0 + 1.0) / 3.0,

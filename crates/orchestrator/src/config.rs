@@ -220,10 +220,10 @@ impl RunConfig {
                 f.validate().map_err(|e| invalid(format!("at `{role}.faults`: {e}")))?;
             }
         }
-        if let Some(mode) = cfg.guard.fail_mode.as_deref() {
-            if !["open", "closed"].contains(&mode) {
-                return Err(invalid(format!("at `guard.fail_mode`: `{mode}` is neither `open` nor `closed`")));
-            }
+        if let Some(mode) = cfg.guard.fail_mode.as_deref()
+            && !["open", "closed"].contains(&mode)
+        {
+            return Err(invalid(format!("at `guard.fail_mode`: `{mode}` is neither `open` nor `closed`")));
         }
         Ok(cfg)
     }

@@ -86,25 +86,25 @@ fn reads_for(
         }
     }
     for tool in &p.required_reads {
-        if !reads.iter().any(|r| &r.tool == tool) {
-            if let Some(args) = resolve(data, tool, call, &results) {
-                push(tool, args, &mut reads, &mut results);
-            }
-        }
-    }
-    for group in &p.required_any_reads {
-        if !reads.iter().any(|r| group.contains(&r.tool)) {
-            if let Some((tool, args)) = group.iter().find_map(|t| resolve(data, t, call, &results).map(|a| (t, a))) {
-                push(tool, args, &mut reads, &mut results);
-            }
-        }
-    }
-    if !p.identity_reads.is_empty() && !reads.iter().any(|r| r.identity) {
-        if let Some((tool, args)) =
-            p.identity_reads.iter().find_map(|t| resolve(data, t, call, &results).map(|a| (t, a)))
+        if !reads.iter().any(|r| &r.tool == tool)
+            && let Some(args) = resolve(data, tool, call, &results)
         {
             push(tool, args, &mut reads, &mut results);
         }
+    }
+    for group in &p.required_any_reads {
+        if !reads.iter().any(|r| group.contains(&r.tool))
+            && let Some((tool, args)) = group.iter().find_map(|t| resolve(data, t, call, &results).map(|a| (t, a)))
+        {
+            push(tool, args, &mut reads, &mut results);
+        }
+    }
+    if !p.identity_reads.is_empty()
+        && !reads.iter().any(|r| r.identity)
+        && let Some((tool, args)) =
+            p.identity_reads.iter().find_map(|t| resolve(data, t, call, &results).map(|a| (t, a)))
+    {
+        push(tool, args, &mut reads, &mut results);
     }
     // Identity first, as the policy orders it.
     reads.sort_by_key(|r| !r.identity);

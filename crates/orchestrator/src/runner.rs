@@ -127,10 +127,12 @@ pub fn task_slice(task: &Task, mutating: &HashSet<String>) -> Slice {
     if mutates { Slice::Mut } else { Slice::Pv }
 }
 
+/// One grid configuration: its name, its cell id in records, its guard (`None` = baseline).
+type Cell = (String, String, Option<Arc<dyn Guard>>);
+
 struct Shared {
     cfg: RunConfig,
-    /// Grid configurations: (name, cell id, guard).
-    cells: Vec<(String, String, Option<Arc<dyn Guard>>)>,
+    cells: Vec<Cell>,
     data: DomainData,
     tasks: Vec<Task>,
     seeds: Vec<u64>,

@@ -130,16 +130,14 @@ impl SimAgent {
                     }
                 }
                 let mut args = a.arguments.clone();
-                if !fixed {
-                    if let Some((ck, arg)) = &f.corrupt_argument {
-                        if *ck == k {
-                            if let Some(v) = args.get_mut(arg) {
-                                corrupt(v);
-                            }
-                        }
-                    }
+                if let Some((ck, arg)) = &f.corrupt_argument
+                    && !fixed
+                    && *ck == k
+                    && let Some(v) = args.get_mut(arg)
+                {
+                    corrupt(v);
                 }
-                if !(f.skip_confirmation.contains(&k) && !fixed) {
+                if !f.skip_confirmation.contains(&k) || fixed {
                     steps.push(Step::Say(confirmation_text(&a.name, &a.arguments)));
                 }
                 steps.push(Step::Call(a.name.clone(), args));
@@ -151,10 +149,11 @@ impl SimAgent {
                 .first()
                 .filter(|n| n.requestor == Requestor::Assistant && self.spec.mutating.contains(&n.name))
                 .map(|_| k);
-            if let Some(nk) = next_mut_index {
-                if f.skip_prerequisite.contains(&nk) && !repaired.get(nk).copied().unwrap_or(false) {
-                    continue;
-                }
+            if let Some(nk) = next_mut_index
+                && f.skip_prerequisite.contains(&nk)
+                && !repaired.get(nk).copied().unwrap_or(false)
+            {
+                continue;
             }
             steps.push(Step::Call(a.name.clone(), a.arguments.clone()));
             if a.name == "transfer_to_human_agents" {

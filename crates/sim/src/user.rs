@@ -13,7 +13,7 @@ use tauguard_core::task::Instructions;
 
 /// The sim user gives up after this many of its own messages, so two scripted parties
 /// that misunderstand each other still end well before the step limit.
-pub const MAX_USER_MESSAGES: usize = 15;
+pub const MAX_USER_MESSAGES: usize = 30;
 
 #[derive(Debug, Clone)]
 pub struct SimUser {
@@ -34,7 +34,8 @@ impl SimUser {
 
     /// The user's next turn given its (role-flipped) view.
     pub fn respond(&self, view: &[Message]) -> SimTurn {
-        let own = view.iter().filter(|m| matches!(m, Message::Assistant(_))).count();
+        // Its own text messages (device tool calls are actions, not conversation turns).
+        let own = view.iter().filter(|m| matches!(m, Message::Assistant(a) if !a.is_tool_call())).count();
         let last = view.iter().rev().find(|m| !matches!(m, Message::System { .. }));
         if own == 0 {
             return SimTurn::Say(self.reason.trim().to_string());

@@ -3,4 +3,5 @@
 pub mod compile;
 pub mod export;
 pub mod gold;
+pub mod report;
 pub mod run;

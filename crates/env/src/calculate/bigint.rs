@@ -23,7 +23,10 @@ pub(crate) enum DivError {
 
 impl BigInt {
     pub(crate) fn zero() -> BigInt {
-        BigInt { neg: false, mag: Vec::new() }
+        BigInt {
+            neg: false,
+            mag: Vec::new(),
+        }
     }
 
     pub(crate) fn from_u64(v: u64) -> BigInt {
@@ -98,7 +101,11 @@ impl BigInt {
         }
         let (q, r) = mag_divmod(&self.mag, &other.mag);
         let neg = self.neg != other.neg;
-        let q = if neg && !r.is_empty() { mag_add(&q, &[1]) } else { q };
+        let q = if neg && !r.is_empty() {
+            mag_add(&q, &[1])
+        } else {
+            q
+        };
         Some(BigInt::from_parts(neg, q))
     }
 
@@ -213,11 +220,14 @@ fn bit_len(mag: &[u32]) -> u64 {
 }
 
 fn bit(mag: &[u32], i: u64) -> bool {
-    mag.get((i / 32) as usize).is_some_and(|l| (l >> (i % 32)) & 1 == 1)
+    mag.get((i / 32) as usize)
+        .is_some_and(|l| (l >> (i % 32)) & 1 == 1)
 }
 
 fn mag_cmp(a: &[u32], b: &[u32]) -> Ordering {
-    a.len().cmp(&b.len()).then_with(|| a.iter().rev().cmp(b.iter().rev()))
+    a.len()
+        .cmp(&b.len())
+        .then_with(|| a.iter().rev().cmp(b.iter().rev()))
 }
 
 fn mag_add(a: &[u32], b: &[u32]) -> Vec<u32> {
@@ -384,7 +394,9 @@ fn ratio_to_f64(n: &[u32], d: &[u32]) -> Option<f64> {
         mag_divmod(n, &shl(d, (-k) as u64))
     };
     let sticky = !r.is_empty();
-    let q = BigInt::from_parts(false, q).to_u64().expect("quotient below 2^57");
+    let q = BigInt::from_parts(false, q)
+        .to_u64()
+        .expect("quotient below 2^57");
     let qb = i64::from(64 - q.leading_zeros());
     let msb_exp = qb - 1 - k;
     if msb_exp > 1023 {
@@ -424,13 +436,19 @@ mod tests {
         let a = big("123456789012345678901234567890");
         let b = big("987654321");
         assert_eq!(a.to_string(), "123456789012345678901234567890");
-        assert_eq!(a.mul(&b).to_string(), "121932631124828532112482853211126352690");
+        assert_eq!(
+            a.mul(&b).to_string(),
+            "121932631124828532112482853211126352690"
+        );
         assert_eq!(a.sub(&a).to_string(), "0");
         assert_eq!(b.sub(&a).to_string(), "-123456789012345678900246913569");
         assert_eq!(big("7").floor_div(&big("-2")).unwrap().to_string(), "-4");
         assert_eq!(big("-7").floor_div(&big("2")).unwrap().to_string(), "-4");
         assert_eq!(big("-8").floor_div(&big("2")).unwrap().to_string(), "-4");
-        assert_eq!(a.floor_div(&b).unwrap().to_string(), "124999998873437499901");
+        assert_eq!(
+            a.floor_div(&b).unwrap().to_string(),
+            "124999998873437499901"
+        );
         assert_eq!(big("3").floor_div(&BigInt::zero()), None);
         let p = big("9").pow(&big("81"), 1 << 16).unwrap();
         assert_eq!(
@@ -439,7 +457,13 @@ mod tests {
         );
         assert_eq!(big("-2").pow(&big("3"), 64).unwrap().to_string(), "-8");
         assert!(big("2").pow(&big("100000"), 1 << 16).is_none());
-        assert_eq!(big("-1").pow(&big("100000000000000000000001"), 8).unwrap().to_string(), "-1");
+        assert_eq!(
+            big("-1")
+                .pow(&big("100000000000000000000001"), 8)
+                .unwrap()
+                .to_string(),
+            "-1"
+        );
         assert_eq!(big("-9223372036854775808").to_i64(), Some(i64::MIN));
         assert_eq!(big("9223372036854775808").to_i64(), None);
     }
@@ -448,20 +472,37 @@ mod tests {
     fn conversions_round_like_python() {
         assert_eq!(big("9007199254740993").to_f64(), Some(9007199254740992.0));
         assert_eq!(big("9007199254740995").to_f64(), Some(9007199254740996.0));
-        assert_eq!(big("123456789012345678901234567890").to_f64(), Some(1.2345678901234568e29));
+        assert_eq!(
+            big("123456789012345678901234567890").to_f64(),
+            Some(1.2345678901234568e29)
+        );
         assert_eq!(big("1").pow(&big("5"), 64).unwrap().to_f64(), Some(1.0));
         let huge = big("10").pow(&big("309"), 1 << 16).unwrap();
         assert_eq!(huge.to_f64(), None);
-        assert_eq!(huge.true_div(&big("10").pow(&big("308"), 1 << 16).unwrap()), Ok(10.0));
+        assert_eq!(
+            huge.true_div(&big("10").pow(&big("308"), 1 << 16).unwrap()),
+            Ok(10.0)
+        );
         assert_eq!(huge.true_div(&big("3")), Err(DivError::Overflow));
-        assert_eq!(big("1").true_div(&BigInt::zero()), Err(DivError::ZeroDivision));
-        let q = big("10").pow(&big("30"), 64 * 4).unwrap().true_div(&big("3")).unwrap();
+        assert_eq!(
+            big("1").true_div(&BigInt::zero()),
+            Err(DivError::ZeroDivision)
+        );
+        let q = big("10")
+            .pow(&big("30"), 64 * 4)
+            .unwrap()
+            .true_div(&big("3"))
+            .unwrap();
         assert_eq!(q, 3.333333333333333e29);
         let q = big("18014398509481985").true_div(&big("3")).unwrap();
         assert_eq!(q, 6004799503160662.0);
-        let tiny = big("1").true_div(&big("2").pow(&big("1074"), 1 << 16).unwrap()).unwrap();
+        let tiny = big("1")
+            .true_div(&big("2").pow(&big("1074"), 1 << 16).unwrap())
+            .unwrap();
         assert_eq!(tiny, 5e-324);
-        let gone = big("1").true_div(&big("2").pow(&big("2000"), 1 << 16).unwrap()).unwrap();
+        let gone = big("1")
+            .true_div(&big("2").pow(&big("2000"), 1 << 16).unwrap())
+            .unwrap();
         assert_eq!(gone, 0.0);
         assert_eq!(big("1").true_div(&big("3")).unwrap(), 1.0 / 3.0);
         assert_eq!(big("-1").true_div(&big("3")).unwrap(), -1.0 / 3.0);

@@ -82,12 +82,21 @@ pub(super) fn tokenize(src: &str) -> Result<Vec<Token>, &'static str> {
         i = next;
     }
     if level > 0 {
-        out.push(Token { tok: Tok::Unclosed, level });
+        out.push(Token {
+            tok: Tok::Unclosed,
+            level,
+        });
     } else {
         if !out.is_empty() {
-            out.push(Token { tok: Tok::Newline, level: 0 });
+            out.push(Token {
+                tok: Tok::Newline,
+                level: 0,
+            });
         }
-        out.push(Token { tok: Tok::EndMarker, level: 0 });
+        out.push(Token {
+            tok: Tok::EndMarker,
+            level: 0,
+        });
     }
     Ok(out)
 }
@@ -103,8 +112,16 @@ fn number(src: &str, start: usize) -> Result<(Tok, usize), &'static str> {
     };
     let float = |end: usize| {
         let text = &src[start..end];
-        let text = if text.starts_with('.') { format!("0{text}") } else { text.to_string() };
-        let text = if text.ends_with('.') { format!("{text}0") } else { text };
+        let text = if text.starts_with('.') {
+            format!("0{text}")
+        } else {
+            text.to_string()
+        };
+        let text = if text.ends_with('.') {
+            format!("{text}0")
+        } else {
+            text
+        };
         (Tok::Float(text.parse().unwrap_or(f64::INFINITY)), end)
     };
     if b[start] == b'.' {

@@ -124,7 +124,11 @@ fn node(node: Node, children: &[&E]) -> Result<E, Abort> {
 impl Parser<'_> {
     fn tok(&self, i: usize) -> Result<&Tok, Abort> {
         let t = &self.toks[i.min(self.toks.len() - 1)].tok;
-        if *t == Tok::Unclosed { Err(Abort::NeverClosed) } else { Ok(t) }
+        if *t == Tok::Unclosed {
+            Err(Abort::NeverClosed)
+        } else {
+            Ok(t)
+        }
     }
 
     fn is(&self, i: usize, want: &Tok) -> Result<bool, Abort> {
@@ -133,7 +137,11 @@ impl Parser<'_> {
 
     fn enter(&mut self) -> Result<(), Abort> {
         self.nesting += 1;
-        if self.nesting > MAX_NESTING { Err(Abort::TooDeep) } else { Ok(()) }
+        if self.nesting > MAX_NESTING {
+            Err(Abort::TooDeep)
+        } else {
+            Ok(())
+        }
     }
 
     fn memoised(&mut self, rule: Rule, p: usize, f: fn(&mut Self, usize) -> P<E>) -> P<E> {
@@ -149,7 +157,9 @@ impl Parser<'_> {
     }
 
     fn eval_input(&mut self) -> P<E> {
-        let Some((e, mut q)) = self.expression(0)? else { return Ok(None) };
+        let Some((e, mut q)) = self.expression(0)? else {
+            return Ok(None);
+        };
         self.tok(q)?; // `','` of `expressions`
         while self.is(q, &Tok::Newline)? {
             q += 1;
@@ -162,7 +172,9 @@ impl Parser<'_> {
             if s.invalid {
                 s.invalid_expression(p)?;
             }
-            let Some((e, q)) = s.disjunction(p)? else { return Ok(None) };
+            let Some((e, q)) = s.disjunction(p)? else {
+                return Ok(None);
+            };
             s.tok(q)?; // `'if'`
             Ok(Some((e, q)))
         })
@@ -179,10 +191,10 @@ impl Parser<'_> {
                 Ok(b)
             });
             self.invalid = saved;
-            if let Some((_, r)) = b? {
-                if self.toks[r - 1].level != 0 {
-                    return Err(Abort::Syntax("invalid syntax. Perhaps you forgot a comma?"));
-                }
+            if let Some((_, r)) = b?
+                && self.toks[r - 1].level != 0
+            {
+                return Err(Abort::Syntax("invalid syntax. Perhaps you forgot a comma?"));
             }
             self.tok(q)?; // `'if'` of the second alternative
         }
@@ -192,14 +204,18 @@ impl Parser<'_> {
     /// `disjunction` down to `sum`: one memo entry stands for the whole chain.
     fn disjunction(&mut self, p: usize) -> P<E> {
         self.memoised(Rule::Disjunction, p, |s, p| {
-            let Some((mut acc, mut q)) = s.term(p)? else { return Ok(None) };
+            let Some((mut acc, mut q)) = s.term(p)? else {
+                return Ok(None);
+            };
             loop {
                 let op = match s.tok(q)? {
                     Tok::Plus => BinOp::Add,
                     Tok::Minus => BinOp::Sub,
                     _ => break,
                 };
-                let Some((rhs, r)) = s.term(q + 1)? else { break };
+                let Some((rhs, r)) = s.term(q + 1)? else {
+                    break;
+                };
                 acc = node(Node::Binary(op, acc.clone(), rhs.clone()), &[&acc, &rhs])?;
                 q = r;
             }
@@ -209,7 +225,9 @@ impl Parser<'_> {
 
     fn term(&mut self, p: usize) -> P<E> {
         self.memoised(Rule::Term, p, |s, p| {
-            let Some((mut acc, mut q)) = s.factor(p)? else { return Ok(None) };
+            let Some((mut acc, mut q)) = s.factor(p)? else {
+                return Ok(None);
+            };
             loop {
                 let op = match s.tok(q)? {
                     Tok::Star => BinOp::Mul,
@@ -217,7 +235,9 @@ impl Parser<'_> {
                     Tok::DoubleSlash => BinOp::FloorDiv,
                     _ => break,
                 };
-                let Some((rhs, r)) = s.factor(q + 1)? else { break };
+                let Some((rhs, r)) = s.factor(q + 1)? else {
+                    break;
+                };
                 acc = node(Node::Binary(op, acc.clone(), rhs.clone()), &[&acc, &rhs])?;
                 q = r;
             }
@@ -232,28 +252,35 @@ impl Parser<'_> {
                 Tok::Minus => Some(UnOp::Neg),
                 _ => None,
             };
-            if let Some(op) = op {
-                if let Some((x, q)) = s.factor(p + 1)? {
-                    return Ok(Some((node(Node::Unary(op, x.clone()), &[&x])?, q)));
-                }
+            if let Some(op) = op
+                && let Some((x, q)) = s.factor(p + 1)?
+            {
+                return Ok(Some((node(Node::Unary(op, x.clone()), &[&x])?, q)));
             }
             s.power(p)
         })
     }
 
     fn power(&mut self, p: usize) -> P<E> {
-        let Some((a, q)) = self.primary(p)? else { return Ok(None) };
-        if self.is(q, &Tok::DoubleStar)? {
-            if let Some((b, r)) = self.factor(q + 1)? {
-                return Ok(Some((node(Node::Binary(BinOp::Pow, a.clone(), b.clone()), &[&a, &b])?, r)));
-            }
+        let Some((a, q)) = self.primary(p)? else {
+            return Ok(None);
+        };
+        if self.is(q, &Tok::DoubleStar)?
+            && let Some((b, r)) = self.factor(q + 1)?
+        {
+            return Ok(Some((
+                node(Node::Binary(BinOp::Pow, a.clone(), b.clone()), &[&a, &b])?,
+                r,
+            )));
         }
         Ok(Some((a, q)))
     }
 
     fn primary(&mut self, p: usize) -> P<E> {
         self.memoised(Rule::Primary, p, |s, p| {
-            let Some((mut acc, mut q)) = s.atom(p)? else { return Ok(None) };
+            let Some((mut acc, mut q)) = s.atom(p)? else {
+                return Ok(None);
+            };
             loop {
                 if s.is(q, &Tok::Dot)? {
                     s.tok(q + 1)?; // NAME
@@ -305,28 +332,29 @@ impl Parser<'_> {
         if let Some((_, r)) = self.star_named_expression(p + 1)? {
             self.tok(r)?; // `','`
         }
-        Ok(self.is(p + 1, &Tok::RParen)?.then(|| (leaf(Node::EmptyTuple), p + 2)))
+        Ok(self
+            .is(p + 1, &Tok::RParen)?
+            .then(|| (leaf(Node::EmptyTuple), p + 2)))
     }
 
     fn group(&mut self, p: usize) -> P<E> {
         self.tok(p + 1)?; // `'yield'`
-        if let Some((e, r)) = self.named_expression(p + 1)? {
-            if self.is(r, &Tok::RParen)? {
-                return Ok(Some((e, r + 1)));
-            }
+        if let Some((e, r)) = self.named_expression(p + 1)?
+            && self.is(r, &Tok::RParen)?
+        {
+            return Ok(Some((e, r + 1)));
         }
         if self.invalid {
-            if let Some((_, r)) = self.starred_expression(p + 1)? {
-                if self.is(r, &Tok::RParen)? {
-                    return Err(Abort::Syntax("cannot use starred expression here"));
-                }
+            if let Some((_, r)) = self.starred_expression(p + 1)?
+                && self.is(r, &Tok::RParen)?
+            {
+                return Err(Abort::Syntax("cannot use starred expression here"));
             }
-            if self.is(p + 1, &Tok::DoubleStar)? {
-                if let Some((_, r)) = self.expression(p + 2)? {
-                    if self.is(r, &Tok::RParen)? {
-                        return Err(Abort::Syntax("cannot use double starred expression here"));
-                    }
-                }
+            if self.is(p + 1, &Tok::DoubleStar)?
+                && let Some((_, r)) = self.expression(p + 2)?
+                && self.is(r, &Tok::RParen)?
+            {
+                return Err(Abort::Syntax("cannot use double starred expression here"));
             }
         }
         Ok(None)
@@ -342,19 +370,19 @@ impl Parser<'_> {
         if let Some((_, r)) = self.expression(p + 1)? {
             self.tok(r)?; // `!':='`, `for_if_clauses`
         }
-        if self.invalid {
-            if let Some((_, r)) = self.starred_expression(p + 1)? {
-                self.tok(r)?;
-            }
+        if self.invalid
+            && let Some((_, r)) = self.starred_expression(p + 1)?
+        {
+            self.tok(r)?;
         }
         Ok(())
     }
 
     fn star_named_expression(&mut self, p: usize) -> P<E> {
-        if self.is(p, &Tok::Star)? {
-            if let Some(x) = self.disjunction(p + 1)? {
-                return Ok(Some(x));
-            }
+        if self.is(p, &Tok::Star)?
+            && let Some(x) = self.disjunction(p + 1)?
+        {
+            return Ok(Some(x));
         }
         self.named_expression(p)
     }
@@ -364,7 +392,9 @@ impl Parser<'_> {
         if self.invalid {
             self.invalid_named_expression(p)?;
         }
-        let Some((e, r)) = self.expression(p)? else { return Ok(None) };
+        let Some((e, r)) = self.expression(p)? else {
+            return Ok(None);
+        };
         self.tok(r)?; // `!':='`
         Ok(Some((e, r)))
     }
@@ -384,10 +414,8 @@ impl Parser<'_> {
                 self.genexp(p)?;
             }
         }
-        if !lookahead {
-            if let Some((_, r)) = self.disjunction(p)? {
-                self.tok(r)?; // `'='`
-            }
+        if !lookahead && let Some((_, r)) = self.disjunction(p)? {
+            self.tok(r)?; // `'='`
         }
         Ok(())
     }
@@ -404,10 +432,10 @@ impl Parser<'_> {
             return Ok(hit.clone());
         }
         let mut result = None;
-        if let Some((a, r)) = self.args(p)? {
-            if self.is(r, &Tok::RParen)? {
-                result = Some((Rc::new(a), r));
-            }
+        if let Some((a, r)) = self.args(p)?
+            && self.is(r, &Tok::RParen)?
+        {
+            result = Some((Rc::new(a), r));
         }
         if result.is_none() && self.invalid {
             if let Some((_, r)) = self.args(p)? {
@@ -442,11 +470,11 @@ impl Parser<'_> {
         if self.invalid {
             self.invalid_kwarg(p)?;
         }
-        if self.is(p, &Tok::DoubleStar)? {
-            if let Some((e, r)) = self.expression(p + 1)? {
-                self.tok(r)?;
-                return Ok(Some((Arg::DoubleStar(e), r)));
-            }
+        if self.is(p, &Tok::DoubleStar)?
+            && let Some((e, r)) = self.expression(p + 1)?
+        {
+            self.tok(r)?;
+            return Ok(Some((Arg::DoubleStar(e), r)));
         }
         Ok(None)
     }
@@ -456,10 +484,10 @@ impl Parser<'_> {
         if let Some((_, r)) = self.expression(p)? {
             self.tok(r)?; // `'='`
         }
-        if self.is(p, &Tok::DoubleStar)? {
-            if let Some((_, r)) = self.expression(p + 1)? {
-                self.tok(r)?;
-            }
+        if self.is(p, &Tok::DoubleStar)?
+            && let Some((_, r)) = self.expression(p + 1)?
+        {
+            self.tok(r)?;
         }
         Ok(())
     }

@@ -25,7 +25,10 @@ pub(super) enum Val {
 type R = Result<Val, ToolError>;
 
 pub(super) fn error(class: &'static str, message: impl Into<String>) -> ToolError {
-    ToolError { class, message: message.into() }
+    ToolError {
+        class,
+        message: message.into(),
+    }
 }
 
 fn type_error(message: impl Into<String>) -> ToolError {
@@ -143,7 +146,10 @@ pub(super) fn eval(e: &Expr) -> R {
                     )));
                 }
             }
-            Err(type_error(format!("'{}' object is not callable", func.type_name())))
+            Err(type_error(format!(
+                "'{}' object is not callable",
+                func.type_name()
+            )))
         }
     }
 }
@@ -155,7 +161,10 @@ fn unary(op: UnOp, v: Val) -> R {
         (UnOp::Neg, Val::Int(i)) => Ok(Val::Int(i.neg())),
         (UnOp::Neg, Val::Float(x)) => Ok(Val::Float(-x)),
         (UnOp::Neg, Val::Complex(re, im)) => Ok(Val::Complex(-re, -im)),
-        (_, v) => Err(type_error(format!("bad operand type for unary {sym}: '{}'", v.type_name()))),
+        (_, v) => Err(type_error(format!(
+            "bad operand type for unary {sym}: '{}'",
+            v.type_name()
+        ))),
     }
 }
 
@@ -180,12 +189,15 @@ fn binary(op: BinOp, a: Val, b: Val) -> R {
         ))
     };
     if a.is_number() && b.is_number() {
-        if op == BinOp::FloorDiv && (matches!(a, Val::Complex(..)) || matches!(b, Val::Complex(..))) {
+        if op == BinOp::FloorDiv && (matches!(a, Val::Complex(..)) || matches!(b, Val::Complex(..)))
+        {
             return Err(unsupported(&a, &b));
         }
         return match (&a, &b) {
             (Val::Int(x), Val::Int(y)) => int_op(op, x, y),
-            (Val::Complex(..), _) | (_, Val::Complex(..)) => complex_op(op, a.to_complex()?, b.to_complex()?),
+            (Val::Complex(..), _) | (_, Val::Complex(..)) => {
+                complex_op(op, a.to_complex()?, b.to_complex()?)
+            }
             _ => float_op(op, a.to_float()?, b.to_float()?),
         };
     }
@@ -195,20 +207,31 @@ fn binary(op: BinOp, a: Val, b: Val) -> R {
             "can only concatenate tuple (not \"{}\") to tuple",
             other.type_name()
         ))),
-        (BinOp::Mul, Val::Tuple, Val::Int(n)) | (BinOp::Mul, Val::Int(n), Val::Tuple) => match n.to_i64() {
-            Some(_) => Ok(Val::Tuple),
-            None => Err(error("OverflowError", "cannot fit 'int' into an index-sized integer")),
-        },
-        (BinOp::Mul, Val::Tuple, other) | (BinOp::Mul, other, Val::Tuple) => Err(type_error(format!(
-            "can't multiply sequence by non-int of type '{}'",
-            other.type_name()
-        ))),
+        (BinOp::Mul, Val::Tuple, Val::Int(n)) | (BinOp::Mul, Val::Int(n), Val::Tuple) => {
+            match n.to_i64() {
+                Some(_) => Ok(Val::Tuple),
+                None => Err(error(
+                    "OverflowError",
+                    "cannot fit 'int' into an index-sized integer",
+                )),
+            }
+        }
+        (BinOp::Mul, Val::Tuple, other) | (BinOp::Mul, other, Val::Tuple) => {
+            Err(type_error(format!(
+                "can't multiply sequence by non-int of type '{}'",
+                other.type_name()
+            )))
+        }
         _ => Err(unsupported(&a, &b)),
     }
 }
 
 fn checked(i: BigInt) -> R {
-    if i.bits() > MAX_INT_BITS { Err(int_too_large()) } else { Ok(Val::Int(i)) }
+    if i.bits() > MAX_INT_BITS {
+        Err(int_too_large())
+    } else {
+        Ok(Val::Int(i))
+    }
 }
 
 fn int_op(op: BinOp, x: &BigInt, y: &BigInt) -> R {
@@ -219,9 +242,10 @@ fn int_op(op: BinOp, x: &BigInt, y: &BigInt) -> R {
         BinOp::Div => match x.true_div(y) {
             Ok(q) => Ok(Val::Float(q)),
             Err(DivError::ZeroDivision) => Err(error("ZeroDivisionError", "division by zero")),
-            Err(DivError::Overflow) => {
-                Err(error("OverflowError", "integer division result too large for a float"))
-            }
+            Err(DivError::Overflow) => Err(error(
+                "OverflowError",
+                "integer division result too large for a float",
+            )),
         },
         BinOp::FloorDiv => x
             .floor_div(y)
@@ -232,7 +256,10 @@ fn int_op(op: BinOp, x: &BigInt, y: &BigInt) -> R {
             let exp = y.to_f64().ok_or_else(int_too_large)?;
             float_pow(base, exp)
         }
-        BinOp::Pow => x.pow(y, MAX_INT_BITS).map(Val::Int).ok_or_else(int_too_large),
+        BinOp::Pow => x
+            .pow(y, MAX_INT_BITS)
+            .map(Val::Int)
+            .ok_or_else(int_too_large),
     }
 }
 
@@ -243,7 +270,9 @@ fn float_op(op: BinOp, x: f64, y: f64) -> R {
         BinOp::Mul => Ok(Val::Float(x * y)),
         BinOp::Div if y == 0.0 => Err(error("ZeroDivisionError", "float division by zero")),
         BinOp::Div => Ok(Val::Float(x / y)),
-        BinOp::FloorDiv if y == 0.0 => Err(error("ZeroDivisionError", "float floor division by zero")),
+        BinOp::FloorDiv if y == 0.0 => {
+            Err(error("ZeroDivisionError", "float floor division by zero"))
+        }
         BinOp::FloorDiv => Ok(Val::Float(float_floor_div(x, y))),
         BinOp::Pow => float_pow(x, y),
     }
@@ -260,7 +289,11 @@ fn float_floor_div(vx: f64, wx: f64) -> f64 {
         return 0.0f64.copysign(vx / wx);
     }
     let floor = div.floor();
-    if div - floor > 0.5 { floor + 1.0 } else { floor }
+    if div - floor > 0.5 {
+        floor + 1.0
+    } else {
+        floor
+    }
 }
 
 fn is_odd_integer(x: f64) -> bool {
@@ -301,7 +334,10 @@ fn float_pow(iv: f64, iw: f64) -> R {
     }
     if iv == 0.0 {
         if iw < 0.0 {
-            return Err(error("ZeroDivisionError", "0.0 cannot be raised to a negative power"));
+            return Err(error(
+                "ZeroDivisionError",
+                "0.0 cannot be raised to a negative power",
+            ));
         }
         return Ok(Val::Float(if is_odd_integer(iw) { iv } else { 0.0 }));
     }
@@ -319,7 +355,10 @@ fn float_pow(iv: f64, iw: f64) -> R {
     }
     let ix = base.powf(iw);
     if ix.is_infinite() {
-        return Err(error("OverflowError", "(34, 'Numerical result out of range')"));
+        return Err(error(
+            "OverflowError",
+            "(34, 'Numerical result out of range')",
+        ));
     }
     Ok(Val::Float(if negate { -ix } else { ix }))
 }
@@ -365,11 +404,19 @@ fn c_powu(x: C, n: i64) -> C {
 fn complex_pow(a: C, b: C) -> R {
     let result = if b.1 == 0.0 && b.0 == b.0.floor() && b.0.abs() <= 100.0 {
         let n = b.0 as i64;
-        if n > 0 { Some(c_powu(a, n)) } else { c_quot((1.0, 0.0), c_powu(a, -n)) }
+        if n > 0 {
+            Some(c_powu(a, n))
+        } else {
+            c_quot((1.0, 0.0), c_powu(a, -n))
+        }
     } else if b == (0.0, 0.0) {
         Some((1.0, 0.0))
     } else if a == (0.0, 0.0) {
-        if b.1 != 0.0 || b.0 < 0.0 { None } else { Some((0.0, 0.0)) }
+        if b.1 != 0.0 || b.0 < 0.0 {
+            None
+        } else {
+            Some((0.0, 0.0))
+        }
     } else {
         let vabs = a.0.hypot(a.1);
         let mut len = vabs.powf(b.0);
@@ -382,7 +429,10 @@ fn complex_pow(a: C, b: C) -> R {
         Some((len * phase.cos(), len * phase.sin()))
     };
     let Some((re, im)) = result else {
-        return Err(error("ZeroDivisionError", "0.0 to a negative or complex power"));
+        return Err(error(
+            "ZeroDivisionError",
+            "0.0 to a negative or complex power",
+        ));
     };
     if re.is_infinite() || im.is_infinite() {
         return Err(error("OverflowError", "complex exponentiation"));
@@ -404,6 +454,8 @@ fn complex_op(op: BinOp, a: C, b: C) -> R {
         },
         BinOp::Pow => complex_pow(a, b),
         // Refused before conversion (see `binary`); kept total for safety.
-        BinOp::FloorDiv => Err(type_error("unsupported operand type(s) for //: 'complex' and 'complex'")),
+        BinOp::FloorDiv => Err(type_error(
+            "unsupported operand type(s) for //: 'complex' and 'complex'",
+        )),
     }
 }

@@ -9,7 +9,12 @@ const STRING: &str = r#"{"type": "string"}"#;
 const STRINGS: &str = r#"{"items": {"type": "string"}, "type": "array"}"#;
 
 const fn p(name: &'static str, schema: &'static str, description: &'static str) -> Param {
-    Param { name, required: true, schema, description }
+    Param {
+        name,
+        required: true,
+        schema,
+        description,
+    }
 }
 
 const fn tool(
@@ -18,7 +23,13 @@ const fn tool(
     description: &'static str,
     params: &'static [Param],
 ) -> ToolDef {
-    ToolDef { name, kind, is_tool: true, description, params }
+    ToolDef {
+        name,
+        kind,
+        is_tool: true,
+        description,
+        params,
+    }
 }
 
 const ORDER_ID: Param = p(
@@ -34,8 +45,16 @@ const PAYMENT_METHOD_ID: Param = p(
 );
 
 const ADDRESS_FIELDS: [Param; 6] = [
-    p("address1", STRING, "First address line, for example '123 Main St'."),
-    p("address2", STRING, "Second address line, for example 'Apt 1', or an empty string."),
+    p(
+        "address1",
+        STRING,
+        "First address line, for example '123 Main St'.",
+    ),
+    p(
+        "address2",
+        STRING,
+        "Second address line, for example 'Apt 1', or an empty string.",
+    ),
     p("city", STRING, "City, for example 'San Francisco'."),
     p("state", STRING, "State, for example 'CA'."),
     p("country", STRING, "Country, for example 'USA'."),
@@ -56,7 +75,11 @@ pub(super) const TOOLS: &[ToolDef] = &[
         "calculate",
         ToolKind::Generic,
         "Evaluate an arithmetic expression made of numbers, + - * /, parentheses and spaces; the result is rounded to two decimals.",
-        &[p("expression", STRING, "The expression to evaluate, for example '2 + 2'.")],
+        &[p(
+            "expression",
+            STRING,
+            "The expression to evaluate, for example '2 + 2'.",
+        )],
     ),
     tool(
         "cancel_pending_order",
@@ -64,7 +87,11 @@ pub(super) const TOOLS: &[ToolDef] = &[
         "Cancel an order that is still pending, after explaining the details to the user and getting an explicit yes. Gift-card payments are refunded at once, other refunds take 5-7 business days. Returns the updated order.",
         &[
             ORDER_ID,
-            p("reason", STRING, "Either 'no longer needed' or 'ordered by mistake'."),
+            p(
+                "reason",
+                STRING,
+                "Either 'no longer needed' or 'ordered by mistake'.",
+            ),
         ],
     ),
     tool(
@@ -73,9 +100,21 @@ pub(super) const TOOLS: &[ToolDef] = &[
         "Request an exchange of delivered items for other variants of the same products, after an explicit yes from the user; a delivered order can be returned or exchanged only once. Returns the updated order.",
         &[
             ORDER_ID,
-            p("item_ids", STRINGS, "Ids of the items to exchange; an id may repeat."),
-            p("new_item_ids", STRINGS, "Replacement item ids, position by position, each a variant of the same product as the item it replaces."),
-            p("payment_method_id", STRING, "Payment method that pays or receives the price difference, for example 'gift_card_0000000'."),
+            p(
+                "item_ids",
+                STRINGS,
+                "Ids of the items to exchange; an id may repeat.",
+            ),
+            p(
+                "new_item_ids",
+                STRINGS,
+                "Replacement item ids, position by position, each a variant of the same product as the item it replaces.",
+            ),
+            p(
+                "payment_method_id",
+                STRING,
+                "Payment method that pays or receives the price difference, for example 'gift_card_0000000'.",
+            ),
         ],
     ),
     tool(
@@ -83,8 +122,16 @@ pub(super) const TOOLS: &[ToolDef] = &[
         ToolKind::Read,
         "Look up a user id from first name, last name and zip code. Prefer the email lookup; use this one when the email is unknown or not found.",
         &[
-            p("first_name", STRING, "Customer first name, for example 'John'."),
-            p("last_name", STRING, "Customer last name, for example 'Doe'."),
+            p(
+                "first_name",
+                STRING,
+                "Customer first name, for example 'John'.",
+            ),
+            p(
+                "last_name",
+                STRING,
+                "Customer last name, for example 'Doe'.",
+            ),
             p("zip", STRING, "Customer zip code, for example '12345'."),
         ],
     ),
@@ -92,7 +139,11 @@ pub(super) const TOOLS: &[ToolDef] = &[
         "find_user_id_by_email",
         ToolKind::Read,
         "Look up a user id from an email address.",
-        &[p("email", STRING, "Email address, for example 'something@example.com'.")],
+        &[p(
+            "email",
+            STRING,
+            "Email address, for example 'something@example.com'.",
+        )],
     ),
     tool(
         "get_order_details",
@@ -104,13 +155,21 @@ pub(super) const TOOLS: &[ToolDef] = &[
         "get_product_details",
         ToolKind::Read,
         "Show a product with all of its variants (item ids, options, availability, prices).",
-        &[p("product_id", STRING, "Product id, for example '6086499569' (not an item id).")],
+        &[p(
+            "product_id",
+            STRING,
+            "Product id, for example '6086499569' (not an item id).",
+        )],
     ),
     tool(
         "get_item_details",
         ToolKind::Read,
         "Show one item (a product variant): options, availability and price.",
-        &[p("item_id", STRING, "Item id, for example '6086499569' (not a product id).")],
+        &[p(
+            "item_id",
+            STRING,
+            "Item id, for example '6086499569' (not a product id).",
+        )],
     ),
     tool(
         "get_user_details",
@@ -136,9 +195,21 @@ pub(super) const TOOLS: &[ToolDef] = &[
         "Swap items of a pending order for other variants of the same products, after an explicit yes from the user; possible only once per order. Returns the updated order.",
         &[
             ORDER_ID,
-            p("item_ids", STRINGS, "Ids of the items to change; an id may repeat."),
-            p("new_item_ids", STRINGS, "Replacement item ids, position by position, each a different variant of the same product."),
-            p("payment_method_id", STRING, "Payment method that pays or receives the price difference, for example 'gift_card_0000000'."),
+            p(
+                "item_ids",
+                STRINGS,
+                "Ids of the items to change; an id may repeat.",
+            ),
+            p(
+                "new_item_ids",
+                STRINGS,
+                "Replacement item ids, position by position, each a different variant of the same product.",
+            ),
+            p(
+                "payment_method_id",
+                STRING,
+                "Payment method that pays or receives the price difference, for example 'gift_card_0000000'.",
+            ),
         ],
     ),
     tool(
@@ -159,8 +230,16 @@ pub(super) const TOOLS: &[ToolDef] = &[
         "Request the return of delivered items, after an explicit yes from the user; the order becomes 'return requested' and the user receives return instructions by email. Returns the updated order.",
         &[
             ORDER_ID,
-            p("item_ids", STRINGS, "Ids of the items to return; an id may repeat."),
-            p("payment_method_id", STRING, "Where the refund goes: the original payment method or a gift card."),
+            p(
+                "item_ids",
+                STRINGS,
+                "Ids of the items to return; an id may repeat.",
+            ),
+            p(
+                "payment_method_id",
+                STRING,
+                "Where the refund goes: the original payment method or a gift card.",
+            ),
         ],
     ),
     tool(

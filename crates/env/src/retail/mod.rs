@@ -45,14 +45,25 @@ impl RetailBase {
     /// Loads `<dir>/db.json`.
     pub fn load(dir: &Path) -> Result<RetailBase, LoadError> {
         let path = dir.join("db.json");
-        let meta = std::fs::metadata(&path).map_err(|source| LoadError::Io { path: path.clone(), source })?;
+        let meta = std::fs::metadata(&path).map_err(|source| LoadError::Io {
+            path: path.clone(),
+            source,
+        })?;
         let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
         let key = (canonical, meta.modified().ok(), meta.len());
-        if let Some((_, db)) = cache().lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == key) {
+        if let Some((_, db)) = cache()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|(k, _)| *k == key)
+        {
             return Ok(RetailBase { db: db.clone() });
         }
         let db: RetailDb = crate::data::read_json(&path)?;
-        cache().lock().unwrap_or_else(|e| e.into_inner()).push((key, db.clone()));
+        cache()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((key, db.clone()));
         Ok(RetailBase { db })
     }
 
@@ -68,7 +79,9 @@ impl DomainBase for RetailBase {
     }
 
     fn fresh(&self) -> Box<dyn Environment> {
-        Box::new(RetailEnv { db: self.db.clone() })
+        Box::new(RetailEnv {
+            db: self.db.clone(),
+        })
     }
 }
 
@@ -100,7 +113,9 @@ fn record_changes<T: Clone + PartialEq + Serialize>(
     earlier: &Table<T>,
 ) {
     for (key, record) in now.changed(earlier) {
-        let value = record.map_or(Value::Null, |r| serde_json::to_value(r).unwrap_or(Value::Null));
+        let value = record.map_or(Value::Null, |r| {
+            serde_json::to_value(r).unwrap_or(Value::Null)
+        });
         out.insert(format!("{collection}/{key}"), value);
     }
 }
@@ -117,28 +132,45 @@ impl Environment for RetailEnv {
         }
     }
 
-    fn call(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> Result<ToolValue, ToolError> {
+    fn call(
+        &mut self,
+        side: Requestor,
+        name: &str,
+        args: &Map<String, Value>,
+    ) -> Result<ToolValue, ToolError> {
         if side == Requestor::User {
-            return Err(ToolError::attribute(format!("'NoneType' object has no attribute '{name}'")));
+            return Err(ToolError::attribute(format!(
+                "'NoneType' object has no attribute '{name}'"
+            )));
         }
-        let def = defs::TOOLS
-            .iter()
-            .find(|d| d.name == name)
-            .ok_or_else(|| ToolError::attribute(format!("'{OWNER}' object has no attribute '{name}'")))?;
+        let def = defs::TOOLS.iter().find(|d| d.name == name).ok_or_else(|| {
+            ToolError::attribute(format!("'{OWNER}' object has no attribute '{name}'"))
+        })?;
         let bound = bind(OWNER, def, args)?;
         let values: Vec<&Value> = bound.iter().map(|v| v.unwrap_or(&Value::Null)).collect();
         tools::run(&mut self.db, def.name, &values)
     }
 
-    fn merge_initialization_data(&mut self, agent: Option<&Value>, user: Option<&Value>) -> Result<(), String> {
+    fn merge_initialization_data(
+        &mut self,
+        agent: Option<&Value>,
+        user: Option<&Value>,
+    ) -> Result<(), String> {
         if user.is_some_and(|u| !u.is_null()) {
             return Err("'NoneType' object has no attribute 'update_db'".into());
         }
-        let Some(patch) = agent.filter(|a| !a.is_null()) else { return Ok(()) };
+        let Some(patch) = agent.filter(|a| !a.is_null()) else {
+            return Ok(());
+        };
         let mut dump = self.agent_db();
         deep_merge(&mut dump, patch);
-        let merged: RetailDb = serde_path_to_error::deserialize(dump)
-            .map_err(|e| format!("validation error for RetailDB at `{}`: {}", e.path(), e.inner()))?;
+        let merged: RetailDb = serde_path_to_error::deserialize(dump).map_err(|e| {
+            format!(
+                "validation error for RetailDB at `{}`: {}",
+                e.path(),
+                e.inner()
+            )
+        })?;
         adopt(&mut self.db.products, merged.products);
         adopt(&mut self.db.users, merged.users);
         adopt(&mut self.db.orders, merged.orders);
@@ -153,9 +185,19 @@ impl Environment for RetailEnv {
         let earlier = earlier
             .as_any()
             .downcast_ref::<RetailEnv>()
-            .unwrap_or_else(|| panic!("changes_since: `{}` is not a retail environment", earlier.domain()));
+            .unwrap_or_else(|| {
+                panic!(
+                    "changes_since: `{}` is not a retail environment",
+                    earlier.domain()
+                )
+            });
         let mut agent = Map::new();
-        record_changes(&mut agent, "products", &self.db.products, &earlier.db.products);
+        record_changes(
+            &mut agent,
+            "products",
+            &self.db.products,
+            &earlier.db.products,
+        );
         record_changes(&mut agent, "users", &self.db.users, &earlier.db.users);
         record_changes(&mut agent, "orders", &self.db.orders, &earlier.db.orders);
         Changes { agent, user: None }

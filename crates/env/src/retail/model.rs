@@ -96,7 +96,11 @@ pub struct UserAddress {
 #[serde(tag = "source")]
 pub enum PaymentMethod {
     #[serde(rename = "credit_card")]
-    CreditCard { id: String, brand: String, last_four: String },
+    CreditCard {
+        id: String,
+        brand: String,
+        last_four: String,
+    },
     #[serde(rename = "gift_card")]
     GiftCard { id: String, balance: Float },
     #[serde(rename = "paypal")]
@@ -182,7 +186,10 @@ pub enum OrderStatus {
 impl OrderStatus {
     /// Upstream's `"pending" in order.status`.
     pub fn contains_pending(self) -> bool {
-        matches!(self, OrderStatus::Pending | OrderStatus::PendingItemModified)
+        matches!(
+            self,
+            OrderStatus::Pending | OrderStatus::PendingItemModified
+        )
     }
 }
 

@@ -2,7 +2,10 @@
 //! check order and messages, float arithmetic and rounding only where upstream rounds, and
 //! partial updates left in place when upstream fails halfway through a mutation.
 
-use super::model::{CancelReason, Float, Number, Order, OrderPayment, OrderStatus, RetailDb, TransactionType, Variant};
+use super::model::{
+    CancelReason, Float, Number, Order, OrderPayment, OrderStatus, RetailDb, TransactionType,
+    Variant,
+};
 use super::pyargs::{self, text};
 use super::tools::{address, json, order_key, payment_method, user_key, variant};
 use crate::environment::ToolValue;
@@ -11,17 +14,24 @@ use serde_json::Value;
 use tauguard_core::pyjson::round2;
 
 fn order<'d>(db: &'d RetailDb, key: &str) -> Result<&'d Order, ToolError> {
-    db.orders.get(key).ok_or_else(|| ToolError::value("Order not found"))
+    db.orders
+        .get(key)
+        .ok_or_else(|| ToolError::value("Order not found"))
 }
 
 fn order_mut<'d>(db: &'d mut RetailDb, key: &str) -> Result<&'d mut Order, ToolError> {
-    db.orders.get_mut(key).ok_or_else(|| ToolError::value("Order not found"))
+    db.orders
+        .get_mut(key)
+        .ok_or_else(|| ToolError::value("Order not found"))
 }
 
 /// Adds `delta` to a gift card's balance and rounds it to cents, as upstream does after
 /// every gift-card movement. Other payment methods are left alone.
 fn move_gift_card_balance(db: &mut RetailDb, user_id: &str, method_id: &str, delta: f64) {
-    let method = db.users.get_mut(user_id).and_then(|u| u.payment_methods.get_mut(method_id));
+    let method = db
+        .users
+        .get_mut(user_id)
+        .and_then(|u| u.payment_methods.get_mut(method_id));
     if let Some(balance) = method.and_then(|m| m.gift_card_balance_mut()) {
         *balance = round2(*balance + delta);
     }
@@ -31,7 +41,11 @@ fn order_item_ids(order: &Order) -> Vec<&str> {
     order.items.iter().map(|i| i.item_id.as_str()).collect()
 }
 
-pub(super) fn cancel_pending_order(db: &mut RetailDb, order_id: &Value, reason: &Value) -> Result<ToolValue, ToolError> {
+pub(super) fn cancel_pending_order(
+    db: &mut RetailDb,
+    order_id: &Value,
+    reason: &Value,
+) -> Result<ToolValue, ToolError> {
     let key = order_key(db, order_id)?;
     let current = order(db, key)?;
     if current.status != OrderStatus::Pending {
@@ -47,9 +61,15 @@ pub(super) fn cancel_pending_order(db: &mut RetailDb, order_id: &Value, reason: 
     let mut refunds = Vec::with_capacity(payments.len());
     for payment in payments {
         let method_id = Value::String(payment.payment_method_id.clone());
-        refunds.push(OrderPayment { transaction_type: TransactionType::Refund, ..payment.clone() });
+        refunds.push(OrderPayment {
+            transaction_type: TransactionType::Refund,
+            ..payment.clone()
+        });
         let user = user_key(db, &Value::String(user_id.clone()))?.to_string();
-        if payment_method(db, &user, &method_id)?.gift_card_balance().is_some() {
+        if payment_method(db, &user, &method_id)?
+            .gift_card_balance()
+            .is_some()
+        {
             move_gift_card_balance(db, &user, &payment.payment_method_id, payment.amount.0);
         }
     }
@@ -72,12 +92,20 @@ fn pair_items(
     if pyargs::len(item_ids)? != pyargs::len(new_item_ids)? {
         return Err(ToolError::value(length_message));
     }
-    Ok(olds.into_iter().zip(pyargs::iterate(new_item_ids)?).collect())
+    Ok(olds
+        .into_iter()
+        .zip(pyargs::iterate(new_item_ids)?)
+        .collect())
 }
 
 /// Validates one (old, new) pair: the old item's product must have the new id as an
 /// available variant. Returns the variant and the old item's price.
-fn checked_variant<'d>(db: &'d RetailDb, current: &Order, old: &str, new: &Value) -> Result<(&'d Variant, f64), ToolError> {
+fn checked_variant<'d>(
+    db: &'d RetailDb,
+    current: &Order,
+    old: &str,
+    new: &Value,
+) -> Result<(&'d Variant, f64), ToolError> {
     let item = current
         .items
         .iter()
@@ -85,7 +113,10 @@ fn checked_variant<'d>(db: &'d RetailDb, current: &Order, old: &str, new: &Value
         .ok_or_else(|| ToolError::value(format!("Item {old} not found")))?;
     let variant = variant(db, &item.product_id, new)?;
     if !variant.available {
-        return Err(ToolError::value(format!("New item {} not found or available", text(new))));
+        return Err(ToolError::value(format!(
+            "New item {} not found or available",
+            text(new)
+        )));
     }
     Ok((variant, item.price.0))
 }
@@ -120,18 +151,26 @@ pub(super) fn exchange_delivered_order_items(
         diff += variant.price.0 - old_price;
     }
     // Upstream starts from the integer 0: with no pairs, `round(0, 2)` stays an int.
-    let diff = if pairs.is_empty() { Number::Int(0) } else { Number::Float(round2(diff)) };
+    let diff = if pairs.is_empty() {
+        Number::Int(0)
+    } else {
+        Number::Float(round2(diff))
+    };
     let diff_value = match diff {
         Number::Int(i) => i as f64,
         Number::Float(x) => x,
     };
     let method = payment_method(db, &current.user_id, payment_method_id)?;
     if method.gift_card_balance().is_some_and(|b| b < diff_value) {
-        return Err(ToolError::value("Insufficient gift card balance to pay for the price difference"));
+        return Err(ToolError::value(
+            "Insufficient gift card balance to pay for the price difference",
+        ));
     }
     let method_id = payment_method_id.as_str().unwrap_or_default().to_string();
-    let (olds, news): (Vec<String>, Vec<String>) =
-        pairs.into_iter().map(|(o, n)| (o, n.as_str().unwrap_or_default().to_string())).unzip();
+    let (olds, news): (Vec<String>, Vec<String>) = pairs
+        .into_iter()
+        .map(|(o, n)| (o, n.as_str().unwrap_or_default().to_string()))
+        .unzip();
     let order = order_mut(db, key)?;
     order.status = OrderStatus::ExchangeRequested;
     order.exchange_items = Some(sorted(olds));
@@ -179,7 +218,9 @@ pub(super) fn modify_pending_order_items(
     let mut last_variant: Option<Variant> = None;
     for (old, new) in &pairs {
         if new.as_str() == Some(old.as_str()) {
-            return Err(ToolError::value("The new item id should be different from the old item id"));
+            return Err(ToolError::value(
+                "The new item id should be different from the old item id",
+            ));
         }
         let (variant, old_price) = checked_variant(db, current, old, new)?;
         diff += variant.price.0 - old_price;
@@ -189,10 +230,16 @@ pub(super) fn modify_pending_order_items(
     let method = payment_method(db, &user_id, payment_method_id)?;
     let is_gift_card = method.gift_card_balance().is_some();
     if method.gift_card_balance().is_some_and(|b| b < diff) {
-        return Err(ToolError::value("Insufficient gift card balance to pay for the new item"));
+        return Err(ToolError::value(
+            "Insufficient gift card balance to pay for the new item",
+        ));
     }
     let method_id = payment_method_id.as_str().unwrap_or_default().to_string();
-    let kind = if diff > 0.0 { TransactionType::Payment } else { TransactionType::Refund };
+    let kind = if diff > 0.0 {
+        TransactionType::Payment
+    } else {
+        TransactionType::Refund
+    };
     order_mut(db, key)?.payment_history.push(OrderPayment {
         transaction_type: kind,
         amount: Float(diff.abs()),
@@ -233,29 +280,48 @@ pub(super) fn modify_pending_order_payment(
     let user_id = current.user_id.clone();
     let method = payment_method(db, &user_id, payment_method_id)?;
     let [first] = current.payment_history.as_slice() else {
-        return Err(ToolError::value("There should be exactly one payment for a pending order"));
+        return Err(ToolError::value(
+            "There should be exactly one payment for a pending order",
+        ));
     };
     if first.transaction_type != TransactionType::Payment {
-        return Err(ToolError::value("There should be exactly one payment for a pending order"));
+        return Err(ToolError::value(
+            "There should be exactly one payment for a pending order",
+        ));
     }
     let new_id = payment_method_id.as_str().unwrap_or_default().to_string();
     if first.payment_method_id == new_id {
-        return Err(ToolError::value("The new payment method should be different from the current one"));
+        return Err(ToolError::value(
+            "The new payment method should be different from the current one",
+        ));
     }
     let amount = first.amount;
     let old_id = first.payment_method_id.clone();
     let new_is_gift_card = method.gift_card_balance().is_some();
     if method.gift_card_balance().is_some_and(|b| b < amount.0) {
-        return Err(ToolError::value("Insufficient gift card balance to pay for the order"));
+        return Err(ToolError::value(
+            "Insufficient gift card balance to pay for the order",
+        ));
     }
     order_mut(db, key)?.payment_history.extend([
-        OrderPayment { transaction_type: TransactionType::Payment, amount, payment_method_id: new_id.clone() },
-        OrderPayment { transaction_type: TransactionType::Refund, amount, payment_method_id: old_id.clone() },
+        OrderPayment {
+            transaction_type: TransactionType::Payment,
+            amount,
+            payment_method_id: new_id.clone(),
+        },
+        OrderPayment {
+            transaction_type: TransactionType::Refund,
+            amount,
+            payment_method_id: old_id.clone(),
+        },
     ]);
     if new_is_gift_card {
         move_gift_card_balance(db, &user_id, &new_id, -amount.0);
     }
-    if payment_method(db, &user_id, &Value::String(old_id.clone()))?.gift_card_balance().is_some() {
+    if payment_method(db, &user_id, &Value::String(old_id.clone()))?
+        .gift_card_balance()
+        .is_some()
+    {
         move_gift_card_balance(db, &user_id, &old_id, amount.0);
     }
     Ok(json(order(db, key)?))
@@ -276,15 +342,19 @@ pub(super) fn return_delivered_order_items(
     let method = payment_method(db, &user, payment_method_id)?;
     let method_id = payment_method_id.as_str().unwrap_or_default().to_string();
     if method.gift_card_balance().is_none() {
-        let original = current
-            .payment_history
-            .first()
-            .ok_or_else(|| ToolError { class: "IndexError", message: "list index out of range".into() })?;
+        let original = current.payment_history.first().ok_or_else(|| ToolError {
+            class: "IndexError",
+            message: "list index out of range".into(),
+        })?;
         if original.payment_method_id != method_id {
-            return Err(ToolError::value("Payment method should be the original payment method"));
+            return Err(ToolError::value(
+                "Payment method should be the original payment method",
+            ));
         }
     }
-    let returned = pyargs::check_multiplicity(item_ids, &order_item_ids(current), |_| "Some item not found".into())?;
+    let returned = pyargs::check_multiplicity(item_ids, &order_item_ids(current), |_| {
+        "Some item not found".into()
+    })?;
     let order = order_mut(db, key)?;
     order.status = OrderStatus::ReturnRequested;
     order.return_items = Some(sorted(returned));

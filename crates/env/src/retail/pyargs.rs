@@ -27,9 +27,10 @@ pub(super) fn type_name(v: &Value) -> &'static str {
 pub(super) fn dict_key(v: &Value) -> Result<Option<&str>, ToolError> {
     match v {
         Value::String(s) => Ok(Some(s)),
-        Value::Array(_) | Value::Object(_) => {
-            Err(ToolError::type_error(format!("unhashable type: '{}'", type_name(v))))
-        }
+        Value::Array(_) | Value::Object(_) => Err(ToolError::type_error(format!(
+            "unhashable type: '{}'",
+            type_name(v)
+        ))),
         _ => Ok(None),
     }
 }
@@ -51,7 +52,10 @@ pub(super) fn iterate(v: &Value) -> Result<Vec<Value>, ToolError> {
         Value::Array(items) => Ok(items.clone()),
         Value::String(s) => Ok(s.chars().map(|c| Value::String(c.to_string())).collect()),
         Value::Object(map) => Ok(map.keys().map(|k| Value::String(k.clone())).collect()),
-        other => Err(ToolError::type_error(format!("'{}' object is not iterable", type_name(other)))),
+        other => Err(ToolError::type_error(format!(
+            "'{}' object is not iterable",
+            type_name(other)
+        ))),
     }
 }
 
@@ -61,7 +65,10 @@ pub(super) fn len(v: &Value) -> Result<usize, ToolError> {
         Value::Array(items) => Ok(items.len()),
         Value::String(s) => Ok(s.chars().count()),
         Value::Object(map) => Ok(map.len()),
-        other => Err(ToolError::type_error(format!("object of type '{}' has no len()", type_name(other)))),
+        other => Err(ToolError::type_error(format!(
+            "object of type '{}' has no len()",
+            type_name(other)
+        ))),
     }
 }
 
@@ -75,7 +82,9 @@ pub(super) fn check_multiplicity(
 ) -> Result<Vec<String>, ToolError> {
     let items = iterate(ids)?;
     if matches!(ids, Value::Object(_)) && !items.is_empty() {
-        return Err(ToolError::attribute("'dict' object has no attribute 'count'"));
+        return Err(ToolError::attribute(
+            "'dict' object has no attribute 'count'",
+        ));
     }
     let mut out = Vec::with_capacity(items.len());
     for item in &items {
@@ -100,7 +109,10 @@ pub(super) fn text(v: &Value) -> String {
 
 /// Constructs a model of string fields the way pydantic validates it: every non-string is a
 /// `string_type` error, all reported at once in field order.
-pub(super) fn validate_strings(model: &str, fields: &[(&str, &Value)]) -> Result<Vec<String>, ToolError> {
+pub(super) fn validate_strings(
+    model: &str,
+    fields: &[(&str, &Value)],
+) -> Result<Vec<String>, ToolError> {
     let mut errors = Vec::new();
     let mut out = Vec::with_capacity(fields.len());
     for (name, value) in fields {
@@ -148,28 +160,66 @@ mod tests {
     #[test]
     fn python_like_argument_handling() {
         assert_eq!(dict_key(&json!(5)).unwrap(), None);
-        assert_eq!(dict_key(&json!([1])).unwrap_err().message, "unhashable type: 'list'");
-        assert_eq!(lower(&json!(null)).unwrap_err().message, "'NoneType' object has no attribute 'lower'");
-        assert_eq!(iterate(&json!("ab")).unwrap(), vec![json!("a"), json!("b")]);
-        assert_eq!(len(&json!(1.5)).unwrap_err().message, "object of type 'float' has no len()");
-        let msg = |v: &Value| format!("{} not found", text(v));
-        assert_eq!(check_multiplicity(&json!(["a", "a"]), &["a", "b"], msg).unwrap_err().message, "a not found");
-        assert_eq!(check_multiplicity(&json!(["a", 2]), &["a"], msg).unwrap_err().message, "2 not found");
-        assert_eq!(check_multiplicity(&json!(["b", "a"]), &["a", "b"], msg).unwrap(), vec!["b", "a"]);
         assert_eq!(
-            check_multiplicity(&json!({"a": 1}), &["a"], msg).unwrap_err().qualified(),
+            dict_key(&json!([1])).unwrap_err().message,
+            "unhashable type: 'list'"
+        );
+        assert_eq!(
+            lower(&json!(null)).unwrap_err().message,
+            "'NoneType' object has no attribute 'lower'"
+        );
+        assert_eq!(iterate(&json!("ab")).unwrap(), vec![json!("a"), json!("b")]);
+        assert_eq!(
+            len(&json!(1.5)).unwrap_err().message,
+            "object of type 'float' has no len()"
+        );
+        let msg = |v: &Value| format!("{} not found", text(v));
+        assert_eq!(
+            check_multiplicity(&json!(["a", "a"]), &["a", "b"], msg)
+                .unwrap_err()
+                .message,
+            "a not found"
+        );
+        assert_eq!(
+            check_multiplicity(&json!(["a", 2]), &["a"], msg)
+                .unwrap_err()
+                .message,
+            "2 not found"
+        );
+        assert_eq!(
+            check_multiplicity(&json!(["b", "a"]), &["a", "b"], msg).unwrap(),
+            vec!["b", "a"]
+        );
+        assert_eq!(
+            check_multiplicity(&json!({"a": 1}), &["a"], msg)
+                .unwrap_err()
+                .qualified(),
             "AttributeError: 'dict' object has no attribute 'count'"
         );
-        assert!(check_multiplicity(&json!({}), &["a"], msg).unwrap().is_empty());
+        assert!(
+            check_multiplicity(&json!({}), &["a"], msg)
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
     fn pydantic_string_errors() {
-        let err = validate_strings("UserAddress", &[("address1", &json!(1)), ("city", &json!("x")), ("zip", &json!([1, 2]))])
-            .unwrap_err();
+        let err = validate_strings(
+            "UserAddress",
+            &[
+                ("address1", &json!(1)),
+                ("city", &json!("x")),
+                ("zip", &json!([1, 2])),
+            ],
+        )
+        .unwrap_err();
         assert_eq!(err.class, "ValidationError");
         assert!(err.message.starts_with("2 validation errors for UserAddress\naddress1\n  Input should be a valid string [type=string_type, input_value=1, input_type=int]\n"));
         assert!(err.message.contains("\nzip\n  Input should be a valid string [type=string_type, input_value=[1, 2], input_type=list]"));
-        assert_eq!(truncate_repr(&"x".repeat(60)), format!("{}...{}", "x".repeat(25), "x".repeat(24)));
+        assert_eq!(
+            truncate_repr(&"x".repeat(60)),
+            format!("{}...{}", "x".repeat(25), "x".repeat(24))
+        );
     }
 }

@@ -15,7 +15,9 @@ pub(super) fn run(db: &mut RetailDb, name: &str, args: &[&Value]) -> Result<Tool
     match name {
         "calculate" => crate::calculate::calculate_arg(a(0)).map(ToolValue::Text),
         "cancel_pending_order" => orders::cancel_pending_order(db, a(0), a(1)),
-        "exchange_delivered_order_items" => orders::exchange_delivered_order_items(db, a(0), a(1), a(2), a(3)),
+        "exchange_delivered_order_items" => {
+            orders::exchange_delivered_order_items(db, a(0), a(1), a(2), a(3))
+        }
         "find_user_id_by_name_zip" => find_user_id_by_name_zip(db, a(0), a(1), a(2)),
         "find_user_id_by_email" => find_user_id_by_email(db, a(0)),
         "get_order_details" => {
@@ -34,19 +36,30 @@ pub(super) fn run(db: &mut RetailDb, name: &str, args: &[&Value]) -> Result<Tool
         "list_all_product_types" => {
             let mut names = Map::new();
             for product in db.products.values() {
-                names.insert(product.name.clone(), Value::String(product.product_id.clone()));
+                names.insert(
+                    product.name.clone(),
+                    Value::String(product.product_id.clone()),
+                );
             }
             Ok(ToolValue::Text(pyjson::dumps_sorted(&Value::Object(names))))
         }
         "modify_pending_order_address" => {
             orders::modify_pending_order_address(db, a(0), &[a(1), a(2), a(3), a(4), a(5), a(6)])
         }
-        "modify_pending_order_items" => orders::modify_pending_order_items(db, a(0), a(1), a(2), a(3)),
+        "modify_pending_order_items" => {
+            orders::modify_pending_order_items(db, a(0), a(1), a(2), a(3))
+        }
         "modify_pending_order_payment" => orders::modify_pending_order_payment(db, a(0), a(1)),
-        "modify_user_address" => modify_user_address(db, a(0), &[a(1), a(2), a(3), a(4), a(5), a(6)]),
-        "return_delivered_order_items" => orders::return_delivered_order_items(db, a(0), a(1), a(2)),
+        "modify_user_address" => {
+            modify_user_address(db, a(0), &[a(1), a(2), a(3), a(4), a(5), a(6)])
+        }
+        "return_delivered_order_items" => {
+            orders::return_delivered_order_items(db, a(0), a(1), a(2))
+        }
         "transfer_to_human_agents" => Ok(ToolValue::Text("Transfer successful".into())),
-        other => Err(ToolError::attribute(format!("'RetailTools' object has no attribute '{other}'"))),
+        other => Err(ToolError::attribute(format!(
+            "'RetailTools' object has no attribute '{other}'"
+        ))),
     }
 }
 
@@ -84,21 +97,36 @@ pub(super) fn payment_method<'d>(
     user_id: &str,
     payment_method_id: &Value,
 ) -> Result<&'d PaymentMethod, ToolError> {
-    let user = db.users.get(user_id).ok_or_else(|| ToolError::value("User not found"))?;
+    let user = db
+        .users
+        .get(user_id)
+        .ok_or_else(|| ToolError::value("User not found"))?;
     pyargs::dict_key(payment_method_id)?
         .and_then(|k| user.payment_methods.get(k))
         .ok_or_else(|| ToolError::value("Payment method not found"))
 }
 
 /// `_get_variant(product_id, variant_id)`.
-pub(super) fn variant<'d>(db: &'d RetailDb, product_id: &str, variant_id: &Value) -> Result<&'d Variant, ToolError> {
-    let product = db.products.get(product_id).ok_or_else(|| ToolError::value("Product not found"))?;
+pub(super) fn variant<'d>(
+    db: &'d RetailDb,
+    product_id: &str,
+    variant_id: &Value,
+) -> Result<&'d Variant, ToolError> {
+    let product = db
+        .products
+        .get(product_id)
+        .ok_or_else(|| ToolError::value("Product not found"))?;
     pyargs::dict_key(variant_id)?
         .and_then(|k| product.variants.get(k))
         .ok_or_else(|| ToolError::value("Variant not found"))
 }
 
-fn find_user_id_by_name_zip(db: &RetailDb, first: &Value, last: &Value, zip: &Value) -> Result<ToolValue, ToolError> {
+fn find_user_id_by_name_zip(
+    db: &RetailDb,
+    first: &Value,
+    last: &Value,
+    zip: &Value,
+) -> Result<ToolValue, ToolError> {
     for (user_id, user) in db.users.iter() {
         if user.name.first_name.to_lowercase() != pyargs::lower(first)? {
             continue;
@@ -146,15 +174,30 @@ pub(super) fn address(fields: &[&Value; 6]) -> Result<UserAddress, ToolError> {
             ("zip", zip),
         ],
     )?;
-    let [address1, address2, city, country, state, zip]: [String; 6] =
-        v.try_into().map_err(|_| ToolError::value("address has six fields"))?;
-    Ok(UserAddress { address1, address2, city, country, state, zip })
+    let [address1, address2, city, country, state, zip]: [String; 6] = v
+        .try_into()
+        .map_err(|_| ToolError::value("address has six fields"))?;
+    Ok(UserAddress {
+        address1,
+        address2,
+        city,
+        country,
+        state,
+        zip,
+    })
 }
 
-fn modify_user_address(db: &mut RetailDb, user_id: &Value, fields: &[&Value; 6]) -> Result<ToolValue, ToolError> {
+fn modify_user_address(
+    db: &mut RetailDb,
+    user_id: &Value,
+    fields: &[&Value; 6],
+) -> Result<ToolValue, ToolError> {
     let id = user_key(db, user_id)?.to_string();
     let address = address(fields)?;
-    let user = db.users.get_mut(&id).ok_or_else(|| ToolError::value("User not found"))?;
+    let user = db
+        .users
+        .get_mut(&id)
+        .ok_or_else(|| ToolError::value("User not found"))?;
     user.address = address;
     Ok(json(user))
 }

@@ -1,0 +1,132 @@
+//! `tauguard report` and `tauguard compare`: paper tables, CSV, plots and McNemar blocks from
+//! records (tauguard runs or upstream results.json files).
+
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tauguard_metrics::{
+    BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, Oracle, ReportOptions, Strata,
+};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormatArg {
+    Md,
+    Csv,
+    Latex,
+    Json,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Md => Format::Md,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Latex => Format::Latex,
+            FormatArg::Json => Format::Json,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum OracleArg {
+    Slice,
+    Prerequisite,
+    Both,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Run directories, records.jsonl files or τ²-bench results.json files.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "md")]
+    format: FormatArg,
+    /// Also write every table as CSV (and Markdown, LaTeX, JSON) plus plots (PNG, SVG) here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Count infrastructure errors as failures instead of excluding them.
+    #[arg(long)]
+    infra_as_failure: bool,
+    /// Violation oracle for calls without injected-fault labels.
+    #[arg(long, value_enum, default_value = "slice")]
+    oracle: OracleArg,
+    /// Guard name of the no-guard configuration deltas are taken against.
+    #[arg(long, default_value = "baseline")]
+    baseline: String,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Records of configuration A (run directory, records.jsonl or results.json).
+    a: PathBuf,
+    /// Records of configuration B.
+    b: PathBuf,
+    #[arg(long, value_enum, default_value = "md")]
+    format: FormatArg,
+    #[arg(long)]
+    infra_as_failure: bool,
+    /// Strata of the pooled McNemar test.
+    #[arg(long, value_enum, default_value = "domain")]
+    strata: StrataArg,
+    /// Bootstrap resamples for the Pass^k difference CIs.
+    #[arg(long, default_value_t = 10_000)]
+    resamples: usize,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum StrataArg {
+    Domain,
+    Agent,
+}
+
+fn infra(as_failure: bool) -> InfraPolicy {
+    if as_failure { InfraPolicy::AsFailure } else { InfraPolicy::Exclude }
+}
+
+pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let records = tauguard_metrics::load_inputs(&args.inputs)?;
+    let opts = ReportOptions {
+        infra: infra(args.infra_as_failure),
+        labels: LabelOptions {
+            oracle: match args.oracle {
+                OracleArg::Slice => Oracle::Slice,
+                OracleArg::Prerequisite => Oracle::Prerequisite,
+                OracleArg::Both => Oracle::Both,
+            },
+            ..LabelOptions::default()
+        },
+        baseline_guard: args.baseline,
+        ..ReportOptions::default()
+    };
+    let report = tauguard_metrics::report(&records, &opts);
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    println!("{}", report.render(args.format.into()));
+    if let Some(dir) = args.out {
+        for path in tauguard_metrics::write_outputs(&report, &dir)? {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    let a = tauguard_metrics::load_inputs(std::slice::from_ref(&args.a))?;
+    let b = tauguard_metrics::load_inputs(std::slice::from_ref(&args.b))?;
+    let opts = CompareOptions {
+        infra: infra(args.infra_as_failure),
+        strata: match args.strata {
+            StrataArg::Domain => Strata::Domain,
+            StrataArg::Agent => Strata::Agent,
+        },
+        bootstrap: BootstrapOptions { resamples: args.resamples, seed: args.seed, ..BootstrapOptions::default() },
+        label_a: args.a.display().to_string(),
+        label_b: args.b.display().to_string(),
+    };
+    let cmp = tauguard_metrics::compare(&a, &b, &opts)?;
+    println!("{}", cmp.render(args.format.into()));
+    Ok(ExitCode::SUCCESS)
+}

@@ -18,11 +18,21 @@ pub const INTERNAL: u8 = 3;
 pub fn for_error(err: &anyhow::Error) -> ExitCode {
     use tauguard_orchestrator::runner::RunError;
     let bad_input = err.downcast_ref::<tauguard_env::LoadError>().is_some()
-        || err.downcast_ref::<tauguard_orchestrator::config::ConfigError>().is_some()
-        || err.downcast_ref::<tauguard_metrics::MetricsError>().is_some()
+        || err
+            .downcast_ref::<tauguard_orchestrator::config::ConfigError>()
+            .is_some()
+        || err
+            .downcast_ref::<tauguard_metrics::MetricsError>()
+            .is_some()
         || matches!(
             err.downcast_ref::<RunError>(),
-            Some(RunError::Config(_) | RunError::Load(_) | RunError::Input { .. } | RunError::OutputExists(_) | RunError::Model { .. })
+            Some(
+                RunError::Config(_)
+                    | RunError::Load(_)
+                    | RunError::Input { .. }
+                    | RunError::OutputExists(_)
+                    | RunError::Model { .. }
+            )
         );
     if bad_input {
         ExitCode::from(BAD_INPUT)

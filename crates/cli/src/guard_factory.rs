@@ -20,9 +20,14 @@ use tauguard_orchestrator::runner::GuardFactory;
 
 /// The factory the runner calls once per grid configuration.
 pub fn guard_factory(project: PathBuf) -> Arc<GuardFactory> {
-    Arc::new(move |name: &str, cfg: &RunConfig, data: &DomainData, verifier: Option<Arc<dyn ChatModel>>| {
-        build(&project, name, cfg, data, verifier)
-    })
+    Arc::new(
+        move |name: &str,
+              cfg: &RunConfig,
+              data: &DomainData,
+              verifier: Option<Arc<dyn ChatModel>>| {
+            build(&project, name, cfg, data, verifier)
+        },
+    )
 }
 
 fn build(
@@ -35,13 +40,16 @@ fn build(
     let tasks = project.join("tasks");
     let domain = data.domain;
     let toolguard = || -> Result<Arc<dyn Guard>, String> {
-        Ok(Arc::new(ToolGuard::load(&tasks, domain).map_err(|e| e.to_string())?))
+        Ok(Arc::new(
+            ToolGuard::load(&tasks, domain).map_err(|e| e.to_string())?,
+        ))
     };
     let sim = verifier.as_ref().is_none_or(|m| is_sim_model(m.as_ref()));
     let policyguard = |variant: &str| -> Result<Arc<dyn Guard>, String> {
         let probe = data.fresh_env();
         let info = DomainToolInfo::from_toolkit(domain, probe.toolkit(Requestor::Assistant));
-        let checklists = load_domain_checklists(&tasks.join(domain).join("checklist"), &info).map_err(|e| e.to_string())?;
+        let checklists = load_domain_checklists(&tasks.join(domain).join("checklist"), &info)
+            .map_err(|e| e.to_string())?;
         let fail_mode = match cfg.guard.fail_mode.as_deref() {
             Some("open") => FailMode::Open,
             _ => FailMode::Closed,
@@ -55,7 +63,8 @@ fn build(
         if sim {
             setup = setup.with_constraints(toolguard()?);
         }
-        build_policyguard(variant, cfg.guard.strict, verifier.clone(), &setup).map_err(|e| e.to_string())
+        build_policyguard(variant, cfg.guard.strict, verifier.clone(), &setup)
+            .map_err(|e| e.to_string())
     };
     Ok(Some(match name {
         "toolguard" => toolguard()?,

@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "tauguard", version, about = "τ²-bench-style evaluation of LLM agents under runtime policy guards")]
+#[command(
+    name = "tauguard",
+    version,
+    about = "τ²-bench-style evaluation of LLM agents under runtime policy guards"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -9,8 +9,16 @@ fn root() -> PathBuf {
 }
 
 fn tauguard(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_tauguard")).current_dir(root()).args(args).output().unwrap();
-    assert!(out.status.success(), "tauguard {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_tauguard"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "tauguard {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -41,15 +49,32 @@ fn exported_results_report_the_same_pass_k() {
         "--data-dir",
         fixtures.to_str().unwrap(),
     ]);
-    let ours: serde_json::Value = serde_json::from_str(&tauguard(&["report", run.to_str().unwrap(), "--format", "json"])).unwrap();
-    let theirs: serde_json::Value =
-        serde_json::from_str(&tauguard(&["report", results.to_str().unwrap(), "--format", "json"])).unwrap();
+    let ours: serde_json::Value = serde_json::from_str(&tauguard(&[
+        "report",
+        run.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let theirs: serde_json::Value = serde_json::from_str(&tauguard(&[
+        "report",
+        results.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))
+    .unwrap();
     let (a, b) = (&ours[0], &theirs[0]);
     assert_eq!(a["n_simulations"], 15);
     assert_eq!(a["n_simulations"], b["n_simulations"]);
-    assert_eq!(a["pass_k"], b["pass_k"], "pass^k differs between records and their export");
+    assert_eq!(
+        a["pass_k"], b["pass_k"],
+        "pass^k differs between records and their export"
+    );
     assert_eq!(a["pv"]["pass_k"], b["pv"]["pass_k"]);
     assert_eq!(a["mut"]["pass_k"], b["mut"]["pass_k"]);
     let p1 = a["pass_k"]["1"].as_f64().unwrap();
-    assert!(p1 > 0.0 && p1 < 1.0, "faults should give a mixed outcome, got {p1}");
+    assert!(
+        p1 > 0.0 && p1 < 1.0,
+        "faults should give a mixed outcome, got {p1}"
+    );
 }

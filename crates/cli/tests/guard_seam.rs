@@ -14,7 +14,11 @@ fn root() -> PathBuf {
 }
 
 fn fixture() -> DomainData {
-    DomainData::load(&DataDir::resolve(Some(&root().join("tasks/fixtures"))).unwrap(), "airline").unwrap()
+    DomainData::load(
+        &DataDir::resolve(Some(&root().join("tasks/fixtures"))).unwrap(),
+        "airline",
+    )
+    .unwrap()
 }
 
 fn run_grid(guards: &[&str], faults: &str, out: &Path) -> Vec<SimulationRecord> {
@@ -41,22 +45,36 @@ model = "sim-user"
 guards = [{}]
 "#,
         root().join("tasks/fixtures").display(),
-        guards.iter().map(|g| format!("\"{g}\"")).collect::<Vec<_>>().join(", ")
+        guards
+            .iter()
+            .map(|g| format!("\"{g}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     let cfg = out.join("config.toml");
     std::fs::write(&cfg, config).unwrap();
     let status = Command::new(env!("CARGO_BIN_EXE_tauguard"))
         .current_dir(root())
-        .args(["run", cfg.to_str().unwrap(), "--out", out.join("run").to_str().unwrap()])
+        .args([
+            "run",
+            cfg.to_str().unwrap(),
+            "--out",
+            out.join("run").to_str().unwrap(),
+        ])
         .status()
         .unwrap();
     assert!(status.success(), "tauguard run failed");
     let text = std::fs::read_to_string(out.join("run/records.jsonl")).unwrap();
-    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// Tool messages answering `call_id`.
-fn answers<'a>(r: &'a SimulationRecord, call_id: &str) -> Vec<&'a tauguard_core::message::ToolMessage> {
+fn answers<'a>(
+    r: &'a SimulationRecord,
+    call_id: &str,
+) -> Vec<&'a tauguard_core::message::ToolMessage> {
     r.messages
         .iter()
         .filter_map(|m| match m {
@@ -71,20 +89,40 @@ fn check_seam(records: &[SimulationRecord], guard: &str) {
     assert!(!mine.is_empty(), "{guard}: no records");
     let (mut blocks, mut passes) = (0, 0);
     for r in &mine {
-        assert_ne!(r.termination_reason, "infrastructure_error", "{guard}: {:?}", r.error);
+        assert_ne!(
+            r.termination_reason, "infrastructure_error",
+            "{guard}: {:?}",
+            r.error
+        );
         for e in &r.guard_events {
             let tool_msgs = answers(r, &e.call_id);
             assert_eq!(tool_msgs.len(), 1, "{guard}: one result per call");
-            let attempt = r.call_attempts.iter().find(|a| a.call_id == e.call_id).expect("attempt recorded");
+            let attempt = r
+                .call_attempts
+                .iter()
+                .find(|a| a.call_id == e.call_id)
+                .expect("attempt recorded");
             assert_eq!(attempt.verdict, Some(e.verdict));
             match e.verdict {
                 Verdict::Block => {
                     blocks += 1;
-                    assert!(!e.executed && !attempt.executed, "{guard}: blocked call marked executed");
+                    assert!(
+                        !e.executed && !attempt.executed,
+                        "{guard}: blocked call marked executed"
+                    );
                     let t = tool_msgs[0];
-                    assert!(t.guard_blocked && t.error, "{guard}: blocked result not flagged");
-                    let remediation = e.remediation.as_deref().expect("a block carries a remediation");
-                    assert_eq!(t.content, remediation, "{guard}: the agent reads the remediation");
+                    assert!(
+                        t.guard_blocked && t.error,
+                        "{guard}: blocked result not flagged"
+                    );
+                    let remediation = e
+                        .remediation
+                        .as_deref()
+                        .expect("a block carries a remediation");
+                    assert_eq!(
+                        t.content, remediation,
+                        "{guard}: the agent reads the remediation"
+                    );
                     assert!(!remediation.trim().is_empty());
                     // Never replayed: replaying the trajectory equals replaying it with the
                     // blocked exchange cut out.
@@ -101,7 +139,10 @@ fn check_seam(records: &[SimulationRecord], guard: &str) {
                     let (mut full, mut without) = (data.fresh_env(), data.fresh_env());
                     replay_tool_calls(full.as_mut(), &r.messages, true).unwrap();
                     replay_tool_calls(without.as_mut(), &cut, true).unwrap();
-                    assert!(full.same_state(without.as_ref()), "{guard}: the blocked call was replayed");
+                    assert!(
+                        full.same_state(without.as_ref()),
+                        "{guard}: the blocked call was replayed"
+                    );
                 }
                 Verdict::Pass => {
                     passes += 1;
@@ -112,22 +153,43 @@ fn check_seam(records: &[SimulationRecord], guard: &str) {
         }
     }
     assert!(blocks > 0, "{guard}: the grid must exercise a block");
-    assert!(passes > 0 || guard == "pg-raw-traj", "{guard}: the grid must exercise a pass");
+    assert!(
+        passes > 0 || guard == "pg-raw-traj",
+        "{guard}: the grid must exercise a pass"
+    );
 }
 
 #[test]
 fn every_guard_blocks_without_executing_and_passes_execute_once() {
     let tmp = tempfile::tempdir().unwrap();
-    let guards = ["toolguard", "pg-raw", "pg-raw-traj", "pg-checklist", "pg-checklist-only", "hybrid"];
-    let records = run_grid(&guards, "skip_confirmation = 0.5\ncomply_forbidden = 1.0", tmp.path());
+    let guards = [
+        "toolguard",
+        "pg-raw",
+        "pg-raw-traj",
+        "pg-checklist",
+        "pg-checklist-only",
+        "hybrid",
+    ];
+    let records = run_grid(
+        &guards,
+        "skip_confirmation = 0.5\ncomply_forbidden = 1.0",
+        tmp.path(),
+    );
     for g in guards {
         check_seam(&records, g);
     }
     // A blocked forbidden cancellation leaves the reservation untouched: the PV task passes.
     for r in records.iter().filter(|r| r.task_id == "f3") {
-        let blocked = r.guard_events.iter().any(|e| e.tool == "cancel_reservation" && e.verdict == Verdict::Block);
+        let blocked = r
+            .guard_events
+            .iter()
+            .any(|e| e.tool == "cancel_reservation" && e.verdict == Verdict::Block);
         if blocked {
-            assert!(r.succeeded(), "{}: blocked forbidden call still changed the database", r.guard);
+            assert!(
+                r.succeeded(),
+                "{}: blocked forbidden call still changed the database",
+                r.guard
+            );
         }
     }
 }

@@ -72,7 +72,9 @@ pub struct ParticipantMessage {
 impl ParticipantMessage {
     /// τ²-bench's "has text content": not null and not whitespace-only.
     pub fn has_text(&self) -> bool {
-        self.content.as_deref().is_some_and(|c| !c.trim().is_empty())
+        self.content
+            .as_deref()
+            .is_some_and(|c| !c.trim().is_empty())
     }
 
     /// τ²-bench's "is tool call": a non-empty tool-call list.
@@ -105,9 +107,7 @@ pub struct ToolMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 pub enum Message {
-    System {
-        content: Option<String>,
-    },
+    System { content: Option<String> },
     User(ParticipantMessage),
     Assistant(ParticipantMessage),
     Tool(ToolMessage),

@@ -18,7 +18,11 @@ pub fn float_repr(x: f64) -> String {
         return if x > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
     // Rust's `{:e}` prints the shortest round-trip digits in scientific form: `1.2345e-5`.
     let mut sci = format!("{:e}", x.abs());
@@ -246,7 +250,11 @@ fn write_repr(out: &mut String, value: &Value) {
 
 /// Python `repr(str)`: single quotes unless the text holds a `'` and no `"`.
 pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -339,7 +347,9 @@ mod tests {
         let v = json!({"b": "Zoë \"q\"\n\u{1F600}/\u{7f}", "a": [1, 2.0, null, true]});
         assert_eq!(
             dumps(&v),
-            r#"{"b": "Zo\u00eb \"q\"\n\ud83d\ude00/"#.to_owned() + "\u{7f}" + r#"", "a": [1, 2.0, null, true]}"#
+            r#"{"b": "Zo\u00eb \"q\"\n\ud83d\ude00/"#.to_owned()
+                + "\u{7f}"
+                + r#"", "a": [1, 2.0, null, true]}"#
         );
         assert_eq!(
             dumps_sorted(&v),
@@ -352,7 +362,10 @@ mod tests {
     #[test]
     fn repr_of_containers() {
         let v = json!({"a": [1, "x", 2.5, null, false], "it's": "q"});
-        assert_eq!(py_repr(&v), r#"{'a': [1, 'x', 2.5, None, False], "it's": 'q'}"#);
+        assert_eq!(
+            py_repr(&v),
+            r#"{'a': [1, 'x', 2.5, None, False], "it's": 'q'}"#
+        );
         assert_eq!(py_str(&json!("plain")), "plain");
         assert_eq!(py_str(&json!(150)), "150");
         assert_eq!(py_str(&json!(150.0)), "150.0");

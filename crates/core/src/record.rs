@@ -205,6 +205,8 @@ impl SimulationRecord {
 
     /// τ²-bench success: reward within 1e-6 of 1.
     pub fn succeeded(&self) -> bool {
-        self.reward.as_ref().is_some_and(|r| (r.reward - 1.0).abs() <= 1e-6)
+        self.reward
+            .as_ref()
+            .is_some_and(|r| (r.reward - 1.0).abs() <= 1e-6)
     }
 }

@@ -171,7 +171,10 @@ mod tests {
         )
         .unwrap();
         let crit = t.evaluation_criteria.as_ref().unwrap();
-        assert_eq!(crit.reward_basis, vec![RewardType::Db, RewardType::Communicate]);
+        assert_eq!(
+            crit.reward_basis,
+            vec![RewardType::Db, RewardType::Communicate]
+        );
         assert_eq!(t.gold_actions()[0].requestor, Requestor::Assistant);
         assert!(t.gold_actions()[0].compare_args.is_none());
     }
@@ -181,6 +184,9 @@ mod tests {
         let t: Task =
             serde_json::from_str(r#"{"id": "1", "user_scenario": {"instructions": "just ask"}}"#)
                 .unwrap();
-        assert_eq!(t.user_scenario.instructions, Instructions::Plain("just ask".into()));
+        assert_eq!(
+            t.user_scenario.instructions,
+            Instructions::Plain("just ask".into())
+        );
     }
 }

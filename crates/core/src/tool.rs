@@ -89,7 +89,11 @@ impl ToolSpec {
         self.parameters
             .get("required")
             .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .map(|r| {
+                r.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 }

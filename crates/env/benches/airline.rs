@@ -53,10 +53,17 @@ fn main() {
     args.insert("reservation_id".into(), "4WQ150".into());
     let read = median(201, || {
         let mut e = env.snapshot();
-        black_box(e.dispatch(Requestor::Assistant, "get_reservation_details", &args).unwrap());
+        black_box(
+            e.dispatch(Requestor::Assistant, "get_reservation_details", &args)
+                .unwrap(),
+        );
     });
     // The heaviest gold task: the one with the most gold actions.
-    let task = data.tasks.iter().max_by_key(|t| t.gold_actions().len()).unwrap();
+    let task = data
+        .tasks
+        .iter()
+        .max_by_key(|t| t.gold_actions().len())
+        .unwrap();
     let gold_eval = median(101, || {
         let mut predicted = initial_env(&data, task).unwrap();
         run_gold_actions(predicted.as_mut(), task);
@@ -78,5 +85,8 @@ fn main() {
         ms(gold_eval),
         ms(gold_eval) / 4.0
     );
-    println!("SHA-256 of the whole DB (reference, not on the evaluation path) {:>9.3} ms", ms(full_hash));
+    println!(
+        "SHA-256 of the whole DB (reference, not on the evaluation path) {:>9.3} ms",
+        ms(full_hash)
+    );
 }

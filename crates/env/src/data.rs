@@ -23,16 +23,25 @@ pub const DOMAINS: &[&str] = &["airline", "retail", "telecom"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("data directory `{path}` does not exist\n  hint: pass --data-dir, set {DATA_DIR_ENV}, or run scripts/fetch-tau2-data.sh")]
+    #[error(
+        "data directory `{path}` does not exist\n  hint: pass --data-dir, set {DATA_DIR_ENV}, or run scripts/fetch-tau2-data.sh"
+    )]
     MissingDataDir { path: PathBuf },
     #[error("unknown domain `{0}` (known: airline, retail, telecom)")]
     UnknownDomain(String),
     #[error("cannot read `{path}`: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("`{path}`: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("split `{split}` not found in `{path}` (available: {available})")]
-    UnknownSplit { split: String, path: PathBuf, available: String },
+    UnknownSplit {
+        split: String,
+        path: PathBuf,
+        available: String,
+    },
     #[error("task ids not found in domain `{domain}`: {ids}")]
     UnknownTasks { domain: String, ids: String },
 }
@@ -46,7 +55,11 @@ impl DataDir {
     pub fn resolve(explicit: Option<&Path>) -> Result<DataDir, LoadError> {
         let path = explicit
             .map(Path::to_path_buf)
-            .or_else(|| std::env::var_os(DATA_DIR_ENV).filter(|v| !v.is_empty()).map(PathBuf::from))
+            .or_else(|| {
+                std::env::var_os(DATA_DIR_ENV)
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+            })
             .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
         if !path.is_dir() {
             return Err(LoadError::MissingDataDir { path });
@@ -64,7 +77,10 @@ impl DataDir {
 }
 
 pub(crate) fn read_text(path: &Path) -> Result<String, LoadError> {
-    std::fs::read_to_string(path).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })
+    std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Parses a JSON file into `T`, naming the file, line, column and key path on failure.
@@ -84,14 +100,18 @@ pub(crate) fn parse_json<T: DeserializeOwned>(path: &Path, text: &str) -> Result
 /// Parses a TOML file into `T`, naming the file and position on failure.
 pub(crate) fn read_toml<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
     let text = read_text(path)?;
-    toml::from_str(&text).map_err(|e| LoadError::Parse { path: path.to_path_buf(), message: e.to_string() })
+    toml::from_str(&text).map_err(|e| LoadError::Parse {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
 }
 
-/// Tool schemas a model sees, per side.
-#[derive(Debug, Clone, Default)]
+/// Tool schemas a model sees, per side. Shared slices: every model call of every simulation
+/// sends them, so they are never copied.
+#[derive(Debug, Clone)]
 pub struct ToolSchemas {
-    pub assistant: Vec<ToolSpec>,
-    pub user: Vec<ToolSpec>,
+    pub assistant: Arc<[ToolSpec]>,
+    pub user: Arc<[ToolSpec]>,
 }
 
 impl ToolSchemas {
@@ -167,7 +187,11 @@ impl DomainData {
             Err(_) => parse_json::<Vec<Task>>(&tasks_path, &text)?,
         };
         let split_path = ddir.join("split_tasks.json");
-        let splits = if split_path.exists() { read_json(&split_path)? } else { IndexMap::new() };
+        let splits = if split_path.exists() {
+            read_json(&split_path)?
+        } else {
+            IndexMap::new()
+        };
         let tools_path = ddir.join("tools.json");
         let fresh = base.fresh();
         let (tool_schemas, schemas_from_file) = if tools_path.exists() {
@@ -183,11 +207,26 @@ impl DomainData {
                     })
                     .collect()
             };
-            (ToolSchemas { assistant: parse(&file.assistant_tools)?, user: parse(&file.user_tools)? }, true)
+            (
+                ToolSchemas {
+                    assistant: parse(&file.assistant_tools)?.into(),
+                    user: parse(&file.user_tools)?.into(),
+                },
+                true,
+            )
         } else {
             (builtin_schemas(fresh.as_ref()), false)
         };
-        Ok(DomainData { domain, dir: ddir, policy, tasks, splits, tool_schemas, schemas_from_file, base })
+        Ok(DomainData {
+            domain,
+            dir: ddir,
+            policy,
+            tasks,
+            splits,
+            tool_schemas,
+            schemas_from_file,
+            base,
+        })
     }
 
     /// A fresh environment in the base state.
@@ -206,13 +245,20 @@ impl DomainData {
         let mut tasks: Vec<&Task> = match split {
             None => self.tasks.iter().collect(),
             Some(name) => {
-                let members = self.splits.get(name).ok_or_else(|| LoadError::UnknownSplit {
-                    split: name.to_string(),
-                    path: self.dir.join("split_tasks.json"),
-                    available: self.splits.keys().cloned().collect::<Vec<_>>().join(", "),
-                })?;
-                let set: std::collections::HashSet<&str> = members.iter().map(String::as_str).collect();
-                self.tasks.iter().filter(|t| set.contains(t.id.as_str())).collect()
+                let members = self
+                    .splits
+                    .get(name)
+                    .ok_or_else(|| LoadError::UnknownSplit {
+                        split: name.to_string(),
+                        path: self.dir.join("split_tasks.json"),
+                        available: self.splits.keys().cloned().collect::<Vec<_>>().join(", "),
+                    })?;
+                let set: std::collections::HashSet<&str> =
+                    members.iter().map(String::as_str).collect();
+                self.tasks
+                    .iter()
+                    .filter(|t| set.contains(t.id.as_str()))
+                    .collect()
             }
         };
         if let Some(ids) = ids {
@@ -222,7 +268,10 @@ impl DomainData {
                 .map(String::as_str)
                 .collect();
             if !missing.is_empty() {
-                return Err(LoadError::UnknownTasks { domain: self.domain.to_string(), ids: missing.join(", ") });
+                return Err(LoadError::UnknownTasks {
+                    domain: self.domain.to_string(),
+                    ids: missing.join(", "),
+                });
             }
             tasks.retain(|t| ids.contains(&t.id));
         }
@@ -234,6 +283,16 @@ impl DomainData {
 }
 
 fn builtin_schemas(env: &dyn Environment) -> ToolSchemas {
-    let side = |s| env.toolkit(s).iter().filter(|t| t.is_tool).map(|t| t.spec()).collect();
-    ToolSchemas { assistant: side(Requestor::Assistant), user: side(Requestor::User) }
+    let side = |s| {
+        env.toolkit(s)
+            .iter()
+            .filter(|t| t.is_tool)
+            .map(|t| t.spec())
+            .collect::<Vec<_>>()
+            .into()
+    };
+    ToolSchemas {
+        assistant: side(Requestor::Assistant),
+        user: side(Requestor::User),
+    }
 }

@@ -92,7 +92,10 @@ pub trait Environment: Send + Sync + Any {
 
     /// Kind of a *tool* of one side; `None` for unknown names and helper methods.
     fn tool_kind(&self, side: Requestor, name: &str) -> Option<ToolKind> {
-        self.toolkit(side).iter().find(|t| t.is_tool && t.name == name).map(|t| t.kind)
+        self.toolkit(side)
+            .iter()
+            .find(|t| t.is_tool && t.name == name)
+            .map(|t| t.kind)
     }
 
     /// Upstream's `make_tool_call`: route by side, refuse names that are not tools of that
@@ -114,8 +117,16 @@ pub trait Environment: Send + Sync + Any {
 
     /// Upstream's `get_response` path: dispatch, then `sync_tools` on success; any failure
     /// becomes an `Error: ...` tool message flagged as an error. Returns (content, error).
-    fn execute(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> (String, bool) {
-        match self.dispatch(side, name, args).and_then(|v| self.sync_tools().map(|()| v)) {
+    fn execute(
+        &mut self,
+        side: Requestor,
+        name: &str,
+        args: &Map<String, Value>,
+    ) -> (String, bool) {
+        match self
+            .dispatch(side, name, args)
+            .and_then(|v| self.sync_tools().map(|()| v))
+        {
             Ok(v) => (v.content(), false),
             Err(e) => (e.content(), true),
         }

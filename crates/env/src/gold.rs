@@ -33,7 +33,10 @@ pub struct GoldReplay {
 
 /// A fresh environment with the task's initial state applied (initialization data,
 /// initialization actions, the task's own message history).
-pub fn initial_env(data: &DomainData, task: &Task) -> Result<Box<dyn Environment>, InitialStateError> {
+pub fn initial_env(
+    data: &DomainData,
+    task: &Task,
+) -> Result<Box<dyn Environment>, InitialStateError> {
     let mut env = data.fresh_env();
     apply_initial_state(env.as_mut(), task.initial_state.as_ref())?;
     Ok(env)
@@ -48,7 +51,9 @@ pub fn run_gold_actions(env: &mut dyn Environment, task: &Task) -> Vec<GoldStep>
             name: a.name.clone(),
             requestor: a.requestor,
             arguments: a.arguments.clone(),
-            result: env.dispatch(a.requestor, &a.name, &a.arguments).map(|v| v.content()),
+            result: env
+                .dispatch(a.requestor, &a.name, &a.arguments)
+                .map(|v| v.content()),
         })
         .collect()
 }
@@ -72,7 +77,14 @@ pub fn replay_gold(data: &DomainData, task: &Task) -> Result<GoldReplay, Initial
     // unsynced). A no-op for airline and retail; a failing sync leaves the state as is.
     let _ = env.sync_tools();
     let changes = env.changes_since(after_init.as_ref());
-    Ok(GoldReplay { task_id: task.id.clone(), initial_state_changes, steps, changes, after_init, env })
+    Ok(GoldReplay {
+        task_id: task.id.clone(),
+        initial_state_changes,
+        steps,
+        changes,
+        after_init,
+        env,
+    })
 }
 
 impl GoldReplay {
@@ -103,18 +115,31 @@ impl GoldReplay {
             .collect();
         let mut o = Map::new();
         o.insert("task_id".into(), json!(self.task_id));
-        o.insert("initial_state_changes".into(), Value::Object(self.initial_state_changes.agent.clone()));
+        o.insert(
+            "initial_state_changes".into(),
+            Value::Object(self.initial_state_changes.agent.clone()),
+        );
         o.insert("gold_steps".into(), Value::Array(steps));
-        o.insert("changed_records".into(), Value::Object(self.changes.agent.clone()));
+        o.insert(
+            "changed_records".into(),
+            Value::Object(self.changes.agent.clone()),
+        );
         o.insert(
             "user_changed_records".into(),
-            self.changes.user.clone().map(Value::Object).unwrap_or(Value::Null),
+            self.changes
+                .user
+                .clone()
+                .map(Value::Object)
+                .unwrap_or(Value::Null),
         );
         if let (Some(init), Some(fin)) = (self.after_init.user_db(), self.env.user_db()) {
             o.insert("user_db_after_init".into(), init);
             o.insert("user_db_final".into(), fin);
         }
-        o.insert("db_sha256_sorted".into(), json!(db_hash(&self.env.agent_db())));
+        o.insert(
+            "db_sha256_sorted".into(),
+            json!(db_hash(&self.env.agent_db())),
+        );
         Value::Object(o)
     }
 }

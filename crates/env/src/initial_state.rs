@@ -14,7 +14,9 @@ pub fn deep_merge(target: &mut Value, patch: &Value) {
         (Value::Object(t), Value::Object(p)) => {
             for (k, v) in p {
                 match t.get_mut(k) {
-                    Some(existing) if existing.is_object() && v.is_object() => deep_merge(existing, v),
+                    Some(existing) if existing.is_object() && v.is_object() => {
+                        deep_merge(existing, v)
+                    }
                     _ => {
                         t.insert(k.clone(), v.clone());
                     }
@@ -51,7 +53,8 @@ pub fn apply_initial_state(
             func: action.func_name.clone(),
             message: e.qualified(),
         };
-        env.call(action.env_type, &action.func_name, &action.arguments).map_err(fail)?;
+        env.call(action.env_type, &action.func_name, &action.arguments)
+            .map_err(fail)?;
         env.sync_tools().map_err(fail)?;
     }
     // Upstream's `set_state` replays the history (possibly empty) and always ends with a sync.
@@ -68,6 +71,9 @@ mod tests {
     fn merge_replaces_lists_and_merges_objects() {
         let mut t = json!({"a": {"x": 1, "y": [1, 2]}, "b": 2});
         deep_merge(&mut t, &json!({"a": {"y": [3], "z": null}, "c": {"d": 1}}));
-        assert_eq!(t, json!({"a": {"x": 1, "y": [3], "z": null}, "b": 2, "c": {"d": 1}}));
+        assert_eq!(
+            t,
+            json!({"a": {"x": 1, "y": [3], "z": null}, "b": 2, "c": {"d": 1}})
+        );
     }
 }

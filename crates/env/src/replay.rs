@@ -18,14 +18,20 @@ pub enum ReplayError {
     #[error(
         "replayed `{name}` returned different content\n  replayed: {replayed}\n  recorded: {recorded}"
     )]
-    OutputMismatch { name: String, replayed: String, recorded: String },
+    OutputMismatch {
+        name: String,
+        replayed: String,
+        recorded: String,
+    },
     #[error("sync after replay failed: {0}")]
     Sync(String),
 }
 
 /// Pairs every tool call with the tool message that answers it, checking upstream's
 /// adjacency rules.
-pub fn pair_tool_calls(messages: &[Message]) -> Result<Vec<(&ToolCall, &ToolMessage)>, ReplayError> {
+pub fn pair_tool_calls(
+    messages: &[Message],
+) -> Result<Vec<(&ToolCall, &ToolMessage)>, ReplayError> {
     let mut pairs = Vec::new();
     let mut it = messages.iter();
     while let Some(msg) = it.next() {
@@ -36,7 +42,10 @@ pub fn pair_tool_calls(messages: &[Message]) -> Result<Vec<(&ToolCall, &ToolMess
             match it.next() {
                 Some(Message::Tool(t)) if t.id == call.id => pairs.push((call, t)),
                 Some(Message::Tool(t)) => {
-                    return Err(ReplayError::IdMismatch { call: call.id.clone(), message: t.id.clone() });
+                    return Err(ReplayError::IdMismatch {
+                        call: call.id.clone(),
+                        message: t.id.clone(),
+                    });
                 }
                 _ => return Err(ReplayError::MissingToolMessage(call.name.clone())),
             }
@@ -55,7 +64,10 @@ pub fn is_mutating_tool(env: &dyn Environment, name: &str) -> Option<bool> {
 
 /// Outputs compare as JSON values (Python equality) when both parse, else as text.
 pub fn outputs_equal(a: &str, b: &str) -> bool {
-    match (serde_json::from_str::<Value>(a), serde_json::from_str::<Value>(b)) {
+    match (
+        serde_json::from_str::<Value>(a),
+        serde_json::from_str::<Value>(b),
+    ) {
         (Ok(x), Ok(y)) => tauguard_core::pyjson::py_eq(&x, &y),
         (Ok(_), Err(_)) | (Err(_), Ok(_)) => false,
         (Err(_), Err(_)) => a == b,
@@ -84,5 +96,6 @@ pub fn replay_tool_calls(
             });
         }
     }
-    env.sync_tools().map_err(|e| ReplayError::Sync(e.qualified()))
+    env.sync_tools()
+        .map_err(|e| ReplayError::Sync(e.qualified()))
 }

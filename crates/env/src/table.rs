@@ -51,7 +51,9 @@ impl<T: Clone + PartialEq> Table<T> {
         if !self.0.contains_key(key) {
             return None;
         }
-        Arc::make_mut(&mut self.0).shift_remove(key).map(|r| Arc::unwrap_or_clone(r))
+        Arc::make_mut(&mut self.0)
+            .shift_remove(key)
+            .map(|r| Arc::unwrap_or_clone(r))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&String, &T)> {
@@ -101,7 +103,10 @@ impl<T: Clone + PartialEq> Table<T> {
         Arc::ptr_eq(&self.0, &other.0)
             || (self.0.len() == other.0.len()
                 && self.0.iter().all(|(k, v)| {
-                    other.0.get(k).is_some_and(|o| Arc::ptr_eq(o, v) || **o == **v)
+                    other
+                        .0
+                        .get(k)
+                        .is_some_and(|o| Arc::ptr_eq(o, v) || **o == **v)
                 }))
     }
 }
@@ -115,13 +120,17 @@ impl<T: Serialize> Serialize for Table<T> {
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Table<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let map: IndexMap<String, T> = IndexMap::deserialize(d)?;
-        Ok(Table(Arc::new(map.into_iter().map(|(k, v)| (k, Arc::new(v))).collect())))
+        Ok(Table(Arc::new(
+            map.into_iter().map(|(k, v)| (k, Arc::new(v))).collect(),
+        )))
     }
 }
 
 impl<T> FromIterator<(String, T)> for Table<T> {
     fn from_iter<I: IntoIterator<Item = (String, T)>>(iter: I) -> Self {
-        Table(Arc::new(iter.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()))
+        Table(Arc::new(
+            iter.into_iter().map(|(k, v)| (k, Arc::new(v))).collect(),
+        ))
     }
 }
 
@@ -131,7 +140,9 @@ mod tests {
 
     #[test]
     fn copy_on_write_and_diff() {
-        let base: Table<i32> = [("a".to_string(), 1), ("b".to_string(), 2)].into_iter().collect();
+        let base: Table<i32> = [("a".to_string(), 1), ("b".to_string(), 2)]
+            .into_iter()
+            .collect();
         let mut env = base.clone();
         assert!(env.changed(&base).is_empty());
         *env.get_mut("b").unwrap() = 3;

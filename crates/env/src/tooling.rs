@@ -95,24 +95,39 @@ pub struct ToolError {
 
 impl ToolError {
     pub fn value(message: impl Into<String>) -> Self {
-        ToolError { class: "ValueError", message: message.into() }
+        ToolError {
+            class: "ValueError",
+            message: message.into(),
+        }
     }
 
     /// `KeyError(key)`: its `str()` is the repr of the key.
     pub fn key(key: &Value) -> Self {
-        ToolError { class: "KeyError", message: tauguard_core::pyjson::py_repr(key) }
+        ToolError {
+            class: "KeyError",
+            message: tauguard_core::pyjson::py_repr(key),
+        }
     }
 
     pub fn type_error(message: impl Into<String>) -> Self {
-        ToolError { class: "TypeError", message: message.into() }
+        ToolError {
+            class: "TypeError",
+            message: message.into(),
+        }
     }
 
     pub fn attribute(message: impl Into<String>) -> Self {
-        ToolError { class: "AttributeError", message: message.into() }
+        ToolError {
+            class: "AttributeError",
+            message: message.into(),
+        }
     }
 
     pub fn validation(message: impl Into<String>) -> Self {
-        ToolError { class: "ValidationError", message: message.into() }
+        ToolError {
+            class: "ValidationError",
+            message: message.into(),
+        }
     }
 
     /// The tool message the agent reads: `Error: <str(e)>`.
@@ -163,7 +178,11 @@ pub fn bind<'a>(
             2 => format!("{} and {}", quoted[0], quoted[1]),
             n => format!("{}, and {}", quoted[..n - 1].join(", "), quoted[n - 1]),
         };
-        let noun = if missing.len() == 1 { "argument" } else { "arguments" };
+        let noun = if missing.len() == 1 {
+            "argument"
+        } else {
+            "arguments"
+        };
         return Err(ToolError::type_error(format!(
             "{owner}.{}() missing {} required positional {noun}: {list}",
             def.name,
@@ -184,13 +203,38 @@ mod tests {
     use serde_json::json;
 
     const P: &[Param] = &[
-        Param { name: "a", required: true, schema: r#"{"type":"string"}"#, description: "A." },
-        Param { name: "b_c", required: true, schema: r#"{"type":"integer"}"#, description: "B." },
-        Param { name: "d", required: true, schema: r#"{"type":"string"}"#, description: "D." },
-        Param { name: "e", required: false, schema: r#"{"type":"string"}"#, description: "E." },
+        Param {
+            name: "a",
+            required: true,
+            schema: r#"{"type":"string"}"#,
+            description: "A.",
+        },
+        Param {
+            name: "b_c",
+            required: true,
+            schema: r#"{"type":"integer"}"#,
+            description: "B.",
+        },
+        Param {
+            name: "d",
+            required: true,
+            schema: r#"{"type":"string"}"#,
+            description: "D.",
+        },
+        Param {
+            name: "e",
+            required: false,
+            schema: r#"{"type":"string"}"#,
+            description: "E.",
+        },
     ];
-    const DEF: ToolDef =
-        ToolDef { name: "f", kind: ToolKind::Read, is_tool: true, description: "F.", params: P };
+    const DEF: ToolDef = ToolDef {
+        name: "f",
+        kind: ToolKind::Read,
+        is_tool: true,
+        description: "F.",
+        params: P,
+    };
 
     #[test]
     fn python_type_errors() {
@@ -209,7 +253,10 @@ mod tests {
             bind("T", &DEF, &args).unwrap_err().message,
             "T.f() missing 3 required positional arguments: 'a', 'b_c', and 'd'"
         );
-        let args = json!({"a": 1, "b_c": 2, "d": 3}).as_object().unwrap().clone();
+        let args = json!({"a": 1, "b_c": 2, "d": 3})
+            .as_object()
+            .unwrap()
+            .clone();
         let bound = bind("T", &DEF, &args).unwrap();
         assert_eq!(bound[1], Some(&json!(2)));
         assert_eq!(bound[3], None);

@@ -167,6 +167,40 @@ fn dump_has_upstream_shape() {
 }
 
 #[test]
+fn toolkit_order_and_kinds_follow_upstream() {
+    use tauguard_core::ToolKind::{Generic, Read, Write};
+    let env = fresh();
+    let got: Vec<(&str, tauguard_core::ToolKind)> =
+        env.toolkit(A).iter().map(|d| (d.name, d.kind)).collect();
+    let want = [
+        ("calculate", Generic),
+        ("cancel_pending_order", Write),
+        ("exchange_delivered_order_items", Write),
+        ("find_user_id_by_name_zip", Read),
+        ("find_user_id_by_email", Read),
+        ("get_order_details", Read),
+        ("get_product_details", Read),
+        ("get_item_details", Read),
+        ("get_user_details", Read),
+        ("list_all_product_types", Read),
+        ("modify_pending_order_address", Write),
+        ("modify_pending_order_items", Write),
+        ("modify_pending_order_payment", Write),
+        ("modify_user_address", Write),
+        ("return_delivered_order_items", Write),
+        ("transfer_to_human_agents", Generic),
+    ];
+    assert_eq!(got, want);
+    assert!(
+        env.toolkit(A)
+            .iter()
+            .all(|d| d.is_tool && d.params.iter().all(|p| p.required))
+    );
+    assert!(env.toolkit(Requestor::User).is_empty());
+    assert_eq!(env.domain(), "retail");
+}
+
+#[test]
 fn reads_and_lookups() {
     let mut env = fresh();
     let env = env.as_mut();

@@ -27,7 +27,9 @@ impl GuardContext<'_> {
     pub fn lookup(&self, tool: &str, args: &Map<String, Value>) -> Result<Value, ToolError> {
         match self.env.tool_kind(Requestor::Assistant, tool) {
             Some(ToolKind::Write) => {
-                return Err(ToolError::value(format!("guard lookups are read-only; `{tool}` mutates state")));
+                return Err(ToolError::value(format!(
+                    "guard lookups are read-only; `{tool}` mutates state"
+                )));
             }
             None => return Err(ToolError::value(format!("Tool '{tool}' not found."))),
             _ => {}
@@ -36,7 +38,9 @@ impl GuardContext<'_> {
         let out = copy.dispatch(Requestor::Assistant, tool, args)?;
         Ok(match out {
             tauguard_env::ToolValue::Json(v) => v,
-            tauguard_env::ToolValue::Text(t) => serde_json::from_str(&t).unwrap_or(Value::String(t)),
+            tauguard_env::ToolValue::Text(t) => {
+                serde_json::from_str(&t).unwrap_or(Value::String(t))
+            }
         })
     }
 }
@@ -57,7 +61,13 @@ pub struct Decision {
 
 impl Decision {
     pub fn pass(requirements: Vec<RequirementResult>) -> Decision {
-        Decision { verdict: Verdict::Pass, requirements, remediation: None, usage: RoleUsage::default(), info: None }
+        Decision {
+            verdict: Verdict::Pass,
+            requirements,
+            remediation: None,
+            usage: RoleUsage::default(),
+            info: None,
+        }
     }
 
     pub fn block(requirements: Vec<RequirementResult>, remediation: impl Into<String>) -> Decision {

@@ -31,7 +31,7 @@ pub(crate) fn url(base_url: &str) -> String {
 pub(crate) fn build_body(req: &ChatRequest, model: &str) -> Value {
     let mut system = Vec::new();
     let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for m in &req.messages {
+    for m in req.messages.iter() {
         let (role, blocks) = match m {
             Message::System { content } => {
                 if let Some(c) = content.as_deref().filter(|c| !c.trim().is_empty()) {

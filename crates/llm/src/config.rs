@@ -319,8 +319,8 @@ impl ModelSpec {
     pub fn request(&self, messages: Vec<Message>, tools: Vec<ToolSpec>) -> ChatRequest {
         ChatRequest {
             model: self.model.clone(),
-            messages,
-            tools,
+            messages: messages.into(),
+            tools: tools.into(),
             temperature: self.temperature,
             max_tokens: self.max_tokens,
             seed: None,

@@ -43,7 +43,7 @@ pub(crate) fn build_body(req: &ChatRequest, _model: &str) -> Value {
         .collect();
     let mut system = Vec::new();
     let mut contents: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for m in &req.messages {
+    for m in req.messages.iter() {
         let (role, parts) = match m {
             Message::System { content } => {
                 if let Some(c) = content.as_deref().filter(|c| !c.trim().is_empty()) {

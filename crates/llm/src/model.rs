@@ -59,10 +59,15 @@ pub struct ChatRequest {
     pub model: String,
     /// System, user, assistant (with tool calls) and tool messages, in prompt order. Only
     /// role, content, tool calls (id, name, arguments) and tool-result ids are sent.
-    pub messages: Vec<Message>,
-    /// Tools offered with `tool_choice: auto`; empty = no tools.
+    ///
+    /// Shared: a caller keeps its history in an `Arc` and appends to it between calls
+    /// (`Arc::make_mut` copies nothing once the request is dropped), so long conversations
+    /// are never re-copied per call.
+    pub messages: Arc<Vec<Message>>,
+    /// Tools offered with `tool_choice: auto`; empty = no tools. Shared, because the same
+    /// schemas go out with every call of a simulation.
     #[serde(default)]
-    pub tools: Vec<ToolSpec>,
+    pub tools: Arc<[ToolSpec]>,
     #[serde(default)]
     pub temperature: Option<f64>,
     #[serde(default)]
@@ -83,11 +88,11 @@ pub struct ChatRequest {
 }
 
 impl ChatRequest {
-    pub fn new(model: impl Into<String>, messages: Vec<Message>) -> ChatRequest {
+    pub fn new(model: impl Into<String>, messages: impl Into<Arc<Vec<Message>>>) -> ChatRequest {
         ChatRequest {
             model: model.into(),
-            messages,
-            tools: Vec::new(),
+            messages: messages.into(),
+            tools: Arc::from(Vec::new()),
             temperature: None,
             max_tokens: None,
             seed: None,
@@ -97,8 +102,8 @@ impl ChatRequest {
         }
     }
 
-    pub fn with_tools(mut self, tools: Vec<ToolSpec>) -> Self {
-        self.tools = tools;
+    pub fn with_tools(mut self, tools: impl Into<Arc<[ToolSpec]>>) -> Self {
+        self.tools = tools.into();
         self
     }
 

@@ -10,7 +10,10 @@ use tauguard_sim::faults::FaultProfile;
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config `{path}`: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("config `{path}`: {message}")]
     Invalid { path: PathBuf, message: String },
 }
@@ -133,7 +136,9 @@ pub struct GridSection {
 
 impl Default for GridSection {
     fn default() -> Self {
-        GridSection { guards: default_guards() }
+        GridSection {
+            guards: default_guards(),
+        }
     }
 }
 
@@ -173,57 +178,83 @@ pub struct RunConfig {
 
 impl RunConfig {
     pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: path.into(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.into(),
+            source,
+        })?;
         Self::parse(path, &text)
     }
 
     pub fn parse(path: &Path, text: &str) -> Result<RunConfig, ConfigError> {
-        let invalid = |message: String| ConfigError::Invalid { path: path.into(), message };
+        let invalid = |message: String| ConfigError::Invalid {
+            path: path.into(),
+            message,
+        };
         let de = toml::Deserializer::parse(text).map_err(|e| invalid(e.to_string()))?;
-        let cfg: RunConfig =
-            serde_path_to_error::deserialize(de).map_err(|e| invalid(format!("at `{}`: {}", e.path(), e.inner())))?;
+        let cfg: RunConfig = serde_path_to_error::deserialize(de)
+            .map_err(|e| invalid(format!("at `{}`: {}", e.path(), e.inner())))?;
         if cfg.run.trials == 0 {
             return Err(invalid("at `run.trials`: must be at least 1".into()));
         }
         if cfg.grid.guards.is_empty() {
-            return Err(invalid("at `grid.guards`: list at least one configuration (e.g. \"baseline\")".into()));
+            return Err(invalid(
+                "at `grid.guards`: list at least one configuration (e.g. \"baseline\")".into(),
+            ));
         }
         let mut seen = std::collections::HashSet::new();
         for (i, g) in cfg.grid.guards.iter().enumerate() {
             if !seen.insert(g) {
-                return Err(invalid(format!("at `grid.guards[{i}]`: `{g}` is listed twice")));
+                return Err(invalid(format!(
+                    "at `grid.guards[{i}]`: `{g}` is listed twice"
+                )));
             }
         }
         if cfg.run.concurrency == 0 {
             return Err(invalid("at `run.concurrency`: must be at least 1".into()));
         }
-        cfg.llm.validate().map_err(|e| invalid(format!("at `llm`: {e}")))?;
+        cfg.llm
+            .validate()
+            .map_err(|e| invalid(format!("at `llm`: {e}")))?;
         let roles = [
             ("models.agent", Some(&cfg.models.agent), "sim-agent"),
             ("models.user", Some(&cfg.models.user), "sim-user"),
             ("models.judge", cfg.models.judge.as_ref(), "sim-judge"),
-            ("guard.verifier", cfg.guard.verifier.as_ref(), "sim-verifier"),
+            (
+                "guard.verifier",
+                cfg.guard.verifier.as_ref(),
+                "sim-verifier",
+            ),
         ];
         for (role, m, sim_name) in roles {
             let Some(m) = m else { continue };
             if m.is_sim() {
                 if m.model != sim_name {
-                    return Err(invalid(format!("at `{role}.model`: the sim provider offers `{sim_name}` here, not `{}`", m.model)));
+                    return Err(invalid(format!(
+                        "at `{role}.model`: the sim provider offers `{sim_name}` here, not `{}`",
+                        m.model
+                    )));
                 }
             } else {
-                cfg.llm.provider(&m.provider).map_err(|e| invalid(format!("at `{role}.provider`: {e}")))?;
+                cfg.llm
+                    .provider(&m.provider)
+                    .map_err(|e| invalid(format!("at `{role}.provider`: {e}")))?;
             }
             if let Some(f) = &m.faults {
                 if role != "models.agent" || !m.is_sim() {
-                    return Err(invalid(format!("at `{role}.faults`: only the sim agent takes a fault profile")));
+                    return Err(invalid(format!(
+                        "at `{role}.faults`: only the sim agent takes a fault profile"
+                    )));
                 }
-                f.validate().map_err(|e| invalid(format!("at `{role}.faults`: {e}")))?;
+                f.validate()
+                    .map_err(|e| invalid(format!("at `{role}.faults`: {e}")))?;
             }
         }
         if let Some(mode) = cfg.guard.fail_mode.as_deref()
             && !["open", "closed"].contains(&mode)
         {
-            return Err(invalid(format!("at `guard.fail_mode`: `{mode}` is neither `open` nor `closed`")));
+            return Err(invalid(format!(
+                "at `guard.fail_mode`: `{mode}` is neither `open` nor `closed`"
+            )));
         }
         Ok(cfg)
     }

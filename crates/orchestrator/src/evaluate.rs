@@ -77,7 +77,11 @@ pub fn evaluate(
             "reward_basis": null,
             "info": {"note": format!("Simulation terminated prematurely. Termination reason: {termination_reason}")},
         });
-        return Ok(RewardInfo { reward: 0.0, breakdown: Map::new(), details });
+        return Ok(RewardInfo {
+            reward: 0.0,
+            breakdown: Map::new(),
+            details,
+        });
     }
     let Some(criteria) = &task.evaluation_criteria else {
         return Ok(RewardInfo {
@@ -92,38 +96,53 @@ pub fn evaluate(
     let mut reward = 1.0;
 
     // Environment: DB and ENV_ASSERTION.
-    let (db_reward, env_assert_reward) = if criteria.actions.is_none() && criteria.env_assertions.is_none() {
-        details.insert("db_check".into(), json!({"db_match": true, "db_reward": 1.0}));
-        (1.0, 1.0)
-    } else {
-        let mut predicted = data.fresh_env();
-        let init_only = task.initial_state.as_ref().map(|s| tauguard_core::task::InitialState {
-            message_history: None,
-            ..s.clone()
-        });
-        // Data and actions first, then the full trajectory (which includes the task history).
-        apply_initial_state(predicted.as_mut(), init_only.as_ref())?;
-        replay_tool_calls(predicted.as_mut(), messages, true)?;
-        let gold = gold_env(data, task)?;
-        let db_match = predicted.same_state(gold.as_ref());
-        details.insert("db_check".into(), json!({"db_match": db_match, "db_reward": reward_of(db_match)}));
-        let mut checks = Vec::new();
-        let mut env_reward = 1.0;
-        for a in criteria.env_assertions.iter().flatten() {
-            let fail = |message: String| EvalError::Assertion { func: a.func_name.clone(), message };
-            let value = predicted.call(a.env_type, &a.func_name, &a.arguments).map_err(|e| fail(e.qualified()))?;
-            predicted.sync_tools().map_err(|e| fail(e.qualified()))?;
-            let got = match value {
-                tauguard_env::ToolValue::Json(Value::Bool(b)) => b,
-                other => return Err(fail(format!("returned {other:?} instead of bool"))),
-            };
-            let met = got == a.assert_value;
-            env_reward *= reward_of(met);
-            checks.push(json!({"env_assertion": a, "met": met, "reward": reward_of(met)}));
-        }
-        details.insert("env_assertions".into(), Value::Array(checks));
-        (reward_of(db_match), env_reward)
-    };
+    let (db_reward, env_assert_reward) =
+        if criteria.actions.is_none() && criteria.env_assertions.is_none() {
+            details.insert(
+                "db_check".into(),
+                json!({"db_match": true, "db_reward": 1.0}),
+            );
+            (1.0, 1.0)
+        } else {
+            let mut predicted = data.fresh_env();
+            let init_only =
+                task.initial_state
+                    .as_ref()
+                    .map(|s| tauguard_core::task::InitialState {
+                        message_history: None,
+                        ..s.clone()
+                    });
+            // Data and actions first, then the full trajectory (which includes the task history).
+            apply_initial_state(predicted.as_mut(), init_only.as_ref())?;
+            replay_tool_calls(predicted.as_mut(), messages, true)?;
+            let gold = gold_env(data, task)?;
+            let db_match = predicted.same_state(gold.as_ref());
+            details.insert(
+                "db_check".into(),
+                json!({"db_match": db_match, "db_reward": reward_of(db_match)}),
+            );
+            let mut checks = Vec::new();
+            let mut env_reward = 1.0;
+            for a in criteria.env_assertions.iter().flatten() {
+                let fail = |message: String| EvalError::Assertion {
+                    func: a.func_name.clone(),
+                    message,
+                };
+                let value = predicted
+                    .call(a.env_type, &a.func_name, &a.arguments)
+                    .map_err(|e| fail(e.qualified()))?;
+                predicted.sync_tools().map_err(|e| fail(e.qualified()))?;
+                let got = match value {
+                    tauguard_env::ToolValue::Json(Value::Bool(b)) => b,
+                    other => return Err(fail(format!("returned {other:?} instead of bool"))),
+                };
+                let met = got == a.assert_value;
+                env_reward *= reward_of(met);
+                checks.push(json!({"env_assertion": a, "met": met, "reward": reward_of(met)}));
+            }
+            details.insert("env_assertions".into(), Value::Array(checks));
+            (reward_of(db_match), env_reward)
+        };
     if basis.contains(&RewardType::Db) {
         breakdown.insert("DB".into(), json!(db_reward));
         reward *= db_reward;
@@ -135,9 +154,10 @@ pub fn evaluate(
 
     // ACTION: always computed as a diagnostic.
     let env_for_kinds = data.fresh_env();
-    let (action_reward, action_checks) = action_checks(criteria.actions.as_deref(), messages, |name, side| {
-        env_for_kinds.tool_kind(side, name)
-    });
+    let (action_reward, action_checks) =
+        action_checks(criteria.actions.as_deref(), messages, |name, side| {
+            env_for_kinds.tool_kind(side, name)
+        });
     details.insert("action_checks".into(), Value::Array(action_checks));
     if basis.contains(&RewardType::Action) {
         breakdown.insert("ACTION".into(), json!(action_reward));
@@ -145,7 +165,8 @@ pub fn evaluate(
     }
 
     // COMMUNICATE.
-    let (comm_reward, comm_checks) = communicate_checks(criteria.communicate_info.as_deref(), messages);
+    let (comm_reward, comm_checks) =
+        communicate_checks(criteria.communicate_info.as_deref(), messages);
     details.insert("communicate_checks".into(), Value::Array(comm_checks));
     if basis.contains(&RewardType::Communicate) {
         breakdown.insert("COMMUNICATE".into(), json!(comm_reward));
@@ -173,9 +194,16 @@ pub fn evaluate(
     }
 
     details.insert("reward".into(), json!(reward));
-    details.insert("reward_basis".into(), json!(basis.iter().map(|b| basis_key(*b)).collect::<Vec<_>>()));
+    details.insert(
+        "reward_basis".into(),
+        json!(basis.iter().map(|b| basis_key(*b)).collect::<Vec<_>>()),
+    );
     details.insert("reward_breakdown".into(), Value::Object(breakdown.clone()));
-    Ok(RewardInfo { reward, breakdown, details: Value::Object(details) })
+    Ok(RewardInfo {
+        reward,
+        breakdown,
+        details: Value::Object(details),
+    })
 }
 
 /// Whether a gold action matches a predicted call (§7.4).
@@ -187,13 +215,16 @@ pub fn action_matches(gold: &Action, name: &str, args: &Map<String, Value>) -> b
         Some(keys) if keys.is_empty() => true,
         None => {
             // Gold arguments restricted to the call's keys must equal the call's arguments.
-            args.iter().all(|(k, v)| gold.arguments.get(k).is_some_and(|g| py_eq(g, v)))
+            args.iter()
+                .all(|(k, v)| gold.arguments.get(k).is_some_and(|g| py_eq(g, v)))
         }
-        Some(keys) => keys.iter().all(|k| match (gold.arguments.get(k), args.get(k)) {
-            (Some(g), Some(p)) => py_eq(g, p),
-            (None, None) => true,
-            _ => false,
-        }),
+        Some(keys) => keys
+            .iter()
+            .all(|k| match (gold.arguments.get(k), args.get(k)) {
+                (Some(g), Some(p)) => py_eq(g, p),
+                (None, None) => true,
+                _ => false,
+            }),
     }
 }
 
@@ -204,7 +235,9 @@ pub fn action_checks(
     messages: &[Message],
     kind_of: impl Fn(&str, Requestor) -> Option<ToolKind>,
 ) -> (f64, Vec<Value>) {
-    let Some(gold) = gold.filter(|g| !g.is_empty()) else { return (1.0, Vec::new()) };
+    let Some(gold) = gold.filter(|g| !g.is_empty()) else {
+        return (1.0, Vec::new());
+    };
     // Guard-blocked calls never executed: they do not count as performed actions.
     let blocked: std::collections::HashSet<&str> = messages
         .iter()
@@ -213,7 +246,11 @@ pub fn action_checks(
             _ => None,
         })
         .collect();
-    let calls: Vec<_> = messages.iter().flat_map(|m| m.tool_calls()).filter(|c| !blocked.contains(c.id.as_str())).collect();
+    let calls: Vec<_> = messages
+        .iter()
+        .flat_map(|m| m.tool_calls())
+        .filter(|c| !blocked.contains(c.id.as_str()))
+        .collect();
     let mut all = true;
     let checks = gold
         .iter()
@@ -230,11 +267,16 @@ pub fn action_checks(
 /// COMMUNICATE component: each required string must appear, case-insensitively, in some
 /// assistant message's text with commas removed from that text.
 pub fn communicate_checks(info: Option<&[String]>, messages: &[Message]) -> (f64, Vec<Value>) {
-    let Some(info) = info.filter(|i| !i.is_empty()) else { return (1.0, Vec::new()) };
+    let Some(info) = info.filter(|i| !i.is_empty()) else {
+        return (1.0, Vec::new());
+    };
     let texts: Vec<String> = messages
         .iter()
         .filter_map(|m| match m {
-            Message::Assistant(a) if a.has_text() => a.content.as_deref().map(|c| c.to_lowercase().replace(',', "")),
+            Message::Assistant(a) if a.has_text() => a
+                .content
+                .as_deref()
+                .map(|c| c.to_lowercase().replace(',', "")),
             _ => None,
         })
         .collect();

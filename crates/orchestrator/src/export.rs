@@ -16,11 +16,22 @@ pub enum ExportError {
 }
 
 /// Builds the results document for the records of one cell (`guard` selects it).
-pub fn results_json(records: &[SimulationRecord], data: &DomainData, guard: Option<&str>) -> Result<Value, ExportError> {
-    let selected: Vec<&SimulationRecord> = records.iter().filter(|r| guard.is_none_or(|g| r.guard == g)).collect();
-    let first = selected
-        .first()
-        .ok_or_else(|| ExportError::Empty(guard.map(|g| format!(" for guard `{g}`")).unwrap_or_default()))?;
+pub fn results_json(
+    records: &[SimulationRecord],
+    data: &DomainData,
+    guard: Option<&str>,
+) -> Result<Value, ExportError> {
+    let selected: Vec<&SimulationRecord> = records
+        .iter()
+        .filter(|r| guard.is_none_or(|g| r.guard == g))
+        .collect();
+    let first = selected.first().ok_or_else(|| {
+        ExportError::Empty(
+            guard
+                .map(|g| format!(" for guard `{g}`"))
+                .unwrap_or_default(),
+        )
+    })?;
     let mut cells: Vec<&str> = selected.iter().map(|r| r.cell_id.as_str()).collect();
     cells.sort_unstable();
     cells.dedup();
@@ -28,7 +39,10 @@ pub fn results_json(records: &[SimulationRecord], data: &DomainData, guard: Opti
         return Err(ExportError::SeveralCells(cells.join(", ")));
     }
     if first.domain != data.domain {
-        return Err(ExportError::DomainMismatch { records: first.domain.clone(), data: data.domain.to_string() });
+        return Err(ExportError::DomainMismatch {
+            records: first.domain.clone(),
+            data: data.domain.to_string(),
+        });
     }
     let trials = selected.iter().map(|r| r.trial + 1).max().unwrap_or(1);
     let mut task_ids: Vec<&str> = selected.iter().map(|r| r.task_id.as_str()).collect();

@@ -27,7 +27,14 @@ pub enum JudgeError {
 
 /// Python list literal of the outcomes, as upstream prints them.
 fn py_list(items: &[String]) -> String {
-    format!("[{}]", items.iter().map(|s| str_repr(s)).collect::<Vec<_>>().join(", "))
+    format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|s| str_repr(s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// Asks `model` to judge `assertions` against `messages`; returns the checks and usage.
@@ -46,8 +53,13 @@ pub async fn llm_judge(
     let req = ChatRequest::new(
         "",
         vec![
-            Message::System { content: Some(SYSTEM.into()) },
-            Message::User(ParticipantMessage { content: Some(user), ..Default::default() }),
+            Message::System {
+                content: Some(SYSTEM.into()),
+            },
+            Message::User(ParticipantMessage {
+                content: Some(user),
+                ..Default::default()
+            }),
         ],
     )
     .with_temperature(0.0)
@@ -67,8 +79,12 @@ pub async fn llm_judge(
 
 /// Parses `{"results": [...]}`; an empty list means every outcome is met (upstream).
 pub fn parse_reply(text: &str) -> Result<Vec<NlCheck>, JudgeError> {
-    let v: Value = serde_json::from_str(text.trim()).map_err(|e| JudgeError::Parse(e.to_string()))?;
-    let results = v.get("results").and_then(Value::as_array).ok_or_else(|| JudgeError::Parse("no `results` list".into()))?;
+    let v: Value =
+        serde_json::from_str(text.trim()).map_err(|e| JudgeError::Parse(e.to_string()))?;
+    let results = v
+        .get("results")
+        .and_then(Value::as_array)
+        .ok_or_else(|| JudgeError::Parse("no `results` list".into()))?;
     results
         .iter()
         .enumerate()
@@ -76,11 +92,21 @@ pub fn parse_reply(text: &str) -> Result<Vec<NlCheck>, JudgeError> {
             let met = r
                 .get("metExpectation")
                 .and_then(Value::as_bool)
-                .ok_or_else(|| JudgeError::Parse(format!("results[{i}].metExpectation is not a boolean")))?;
+                .ok_or_else(|| {
+                    JudgeError::Parse(format!("results[{i}].metExpectation is not a boolean"))
+                })?;
             Ok(NlCheck {
-                nl_assertion: r.get("expectedOutcome").and_then(Value::as_str).unwrap_or_default().to_string(),
+                nl_assertion: r
+                    .get("expectedOutcome")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
                 met,
-                justification: r.get("reasoning").and_then(Value::as_str).unwrap_or_default().to_string(),
+                justification: r
+                    .get("reasoning")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
             })
         })
         .collect()
@@ -92,7 +118,10 @@ mod tests {
 
     #[test]
     fn parses_upstream_shape_and_rejects_fences() {
-        let ok = parse_reply(r#"{"results": [{"expectedOutcome": "a", "reasoning": "r", "metExpectation": false}]}"#).unwrap();
+        let ok = parse_reply(
+            r#"{"results": [{"expectedOutcome": "a", "reasoning": "r", "metExpectation": false}]}"#,
+        )
+        .unwrap();
         assert_eq!(ok.len(), 1);
         assert!(!ok[0].met);
         assert!(parse_reply("```json\n{\"results\": []}\n```").is_err());

@@ -27,10 +27,18 @@ fn required_params(data: &DomainData, tool: &str) -> Vec<String> {
 
 /// Arguments for `tool` taken from the call's arguments or from fields of earlier read
 /// results; `None` when a required parameter has no known value.
-fn resolve(data: &DomainData, tool: &str, call: &Map<String, Value>, results: &[Value]) -> Option<Map<String, Value>> {
+fn resolve(
+    data: &DomainData,
+    tool: &str,
+    call: &Map<String, Value>,
+    results: &[Value],
+) -> Option<Map<String, Value>> {
     let mut args = Map::new();
     for p in required_params(data, tool) {
-        let v = call.get(&p).cloned().or_else(|| results.iter().find_map(|r| r.get(&p).cloned()))?;
+        let v = call
+            .get(&p)
+            .cloned()
+            .or_else(|| results.iter().find_map(|r| r.get(&p).cloned()))?;
         args.insert(p, v);
     }
     Some(args)
@@ -43,7 +51,9 @@ pub fn plan_prerequisite_reads(
     prereqs: &Prerequisites,
     mutating: &HashSet<String>,
 ) -> Vec<Vec<PlannedRead>> {
-    let Ok(mut env) = initial_env(data, task) else { return Vec::new() };
+    let Ok(mut env) = initial_env(data, task) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for a in task.gold_actions() {
         let is_mut = a.requestor == Requestor::Assistant && mutating.contains(&a.name);
@@ -64,7 +74,10 @@ fn reads_for(
 ) -> Vec<PlannedRead> {
     let mut reads: Vec<PlannedRead> = Vec::new();
     let mut results: Vec<Value> = Vec::new();
-    let push = |tool: &str, args: Map<String, Value>, reads: &mut Vec<PlannedRead>, results: &mut Vec<Value>| {
+    let push = |tool: &str,
+                args: Map<String, Value>,
+                reads: &mut Vec<PlannedRead>,
+                results: &mut Vec<Value>| {
         if reads.iter().any(|r| r.tool == tool && r.arguments == args) {
             return;
         }
@@ -75,7 +88,11 @@ fn reads_for(
                 tauguard_env::ToolValue::Text(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
             };
             results.push(value);
-            reads.push(PlannedRead { tool: tool.to_string(), arguments: args, identity: p.identity_reads.iter().any(|i| i == tool) });
+            reads.push(PlannedRead {
+                tool: tool.to_string(),
+                arguments: args,
+                identity: p.identity_reads.iter().any(|i| i == tool),
+            });
         }
     };
     for link in &p.argument_links {
@@ -94,15 +111,19 @@ fn reads_for(
     }
     for group in &p.required_any_reads {
         if !reads.iter().any(|r| group.contains(&r.tool))
-            && let Some((tool, args)) = group.iter().find_map(|t| resolve(data, t, call, &results).map(|a| (t, a)))
+            && let Some((tool, args)) = group
+                .iter()
+                .find_map(|t| resolve(data, t, call, &results).map(|a| (t, a)))
         {
             push(tool, args, &mut reads, &mut results);
         }
     }
     if !p.identity_reads.is_empty()
         && !reads.iter().any(|r| r.identity)
-        && let Some((tool, args)) =
-            p.identity_reads.iter().find_map(|t| resolve(data, t, call, &results).map(|a| (t, a)))
+        && let Some((tool, args)) = p
+            .identity_reads
+            .iter()
+            .find_map(|t| resolve(data, t, call, &results).map(|a| (t, a)))
     {
         push(tool, args, &mut reads, &mut results);
     }
@@ -119,17 +140,37 @@ pub fn label_missing_prerequisites(
     prereqs: &Prerequisites,
     data: &DomainData,
 ) {
-    let checker = SimVerifier::new(Variant::Raw, false, prereqs.clone(), DomainChecklists::default());
+    let checker = SimVerifier::new(
+        Variant::Raw,
+        false,
+        prereqs.clone(),
+        DomainChecklists::default(),
+    );
     let probe = data.fresh_env();
-    let mutating = |tool: &str| probe.tool_kind(Requestor::Assistant, tool) == Some(ToolKind::Write);
+    let mutating =
+        |tool: &str| probe.tool_kind(Requestor::Assistant, tool) == Some(ToolKind::Write);
     for a in attempts.iter_mut() {
-        let Some(idx) = messages.iter().position(|m| m.tool_calls().iter().any(|c| c.id == a.call_id)) else {
+        let Some(idx) = messages
+            .iter()
+            .position(|m| m.tool_calls().iter().any(|c| c.id == a.call_id))
+        else {
             continue;
         };
-        let Some(call) = messages[idx].tool_calls().iter().find(|c| c.id == a.call_id) else { continue };
+        let Some(call) = messages[idx]
+            .tool_calls()
+            .iter()
+            .find(|c| c.id == a.call_id)
+        else {
+            continue;
+        };
         let history = agent_view("", &messages[..=idx]);
         let eval = checker.evaluate(&history, call, &mutating);
-        a.missing_prerequisites =
-            Some(eval.requirements.iter().filter(|r| r.hard && !r.result.met).map(|r| r.result.name.clone()).collect());
+        a.missing_prerequisites = Some(
+            eval.requirements
+                .iter()
+                .filter(|r| r.hard && !r.result.met)
+                .map(|r| r.result.name.clone())
+                .collect(),
+        );
     }
 }

@@ -6,17 +6,31 @@ use tauguard_core::task::Instructions;
 
 /// `<instructions>…</instructions><policy>…</policy>`.
 pub fn agent_system_prompt(instruction: &str, policy: &str) -> String {
-    format!("<instructions>\n{}\n</instructions>\n<policy>\n{}\n</policy>", instruction.trim_end(), policy)
+    format!(
+        "<instructions>\n{}\n</instructions>\n<policy>\n{}\n</policy>",
+        instruction.trim_end(),
+        policy
+    )
 }
 
 /// Guidelines, then the rendered scenario in `<scenario>` tags.
 pub fn user_system_prompt(guidelines: &str, task: &Task) -> String {
-    format!("{}\n\n<scenario>\n{}\n</scenario>", guidelines.trim_end(), render_scenario(task))
+    format!(
+        "{}\n\n<scenario>\n{}\n</scenario>",
+        guidelines.trim_end(),
+        render_scenario(task)
+    )
 }
 
 fn indent(text: &str) -> String {
     text.split('\n')
-        .map(|l| if l.trim().is_empty() { l.to_string() } else { format!("\t{l}") })
+        .map(|l| {
+            if l.trim().is_empty() {
+                l.to_string()
+            } else {
+                format!("\t{l}")
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -31,7 +45,11 @@ pub fn render_scenario(task: &Task) -> String {
     let block = match &task.user_scenario.instructions {
         Instructions::Plain(s) => s.clone(),
         Instructions::Structured(s) => {
-            let mut b = vec![format!("Domain: {}", s.domain), "Reason for call:".into(), indent(&s.reason_for_call)];
+            let mut b = vec![
+                format!("Domain: {}", s.domain),
+                "Reason for call:".into(),
+                indent(&s.reason_for_call),
+            ];
             if let Some(k) = &s.known_info {
                 b.push("Known info:".into());
                 b.push(indent(k));

@@ -14,9 +14,16 @@ use tauguard_core::record::SimulationRecord;
 #[derive(Debug, thiserror::Error)]
 pub enum RecordsError {
     #[error("`{path}`: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("`{path}` line {line}: not a simulation record: {message}")]
-    Corrupt { path: PathBuf, line: usize, message: String },
+    Corrupt {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
 }
 
 /// Identity of a simulation within a run: (cell, task, trial).
@@ -25,7 +32,10 @@ pub type SimKey = (String, String, u32);
 /// Reads every complete record; a torn final line (no trailing newline) is ignored, a
 /// malformed complete line is an error naming it.
 pub fn read_records(path: &Path) -> Result<Vec<SimulationRecord>, RecordsError> {
-    let io = |source| RecordsError::Io { path: path.into(), source };
+    let io = |source| RecordsError::Io {
+        path: path.into(),
+        source,
+    };
     let file = File::open(path).map_err(io)?;
     let mut reader = BufReader::new(file);
     let mut out = Vec::new();
@@ -65,7 +75,10 @@ impl RecordWriter {
     /// Opens `path` for appending, first cutting a torn final line. Returns the writer and
     /// the keys of the simulations already complete.
     pub fn open(path: &Path) -> Result<(RecordWriter, HashSet<SimKey>), RecordsError> {
-        let io = |source| RecordsError::Io { path: path.into(), source };
+        let io = |source| RecordsError::Io {
+            path: path.into(),
+            source,
+        };
         let mut done = HashSet::new();
         if path.exists() {
             let bytes = std::fs::read(path).map_err(io)?;
@@ -78,8 +91,18 @@ impl RecordWriter {
                 done.insert((r.cell_id.clone(), r.task_id.clone(), r.trial));
             }
         }
-        let file = OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
-        Ok((RecordWriter { path: path.into(), file }, done))
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(io)?;
+        Ok((
+            RecordWriter {
+                path: path.into(),
+                file,
+            },
+            done,
+        ))
     }
 
     /// Appends one record as one line and flushes it to the OS.
@@ -90,6 +113,9 @@ impl RecordWriter {
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
             .and_then(|()| self.file.sync_data())
-            .map_err(|source| RecordsError::Io { path: self.path.clone(), source })
+            .map_err(|source| RecordsError::Io {
+                path: self.path.clone(),
+                source,
+            })
     }
 }

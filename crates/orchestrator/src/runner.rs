@@ -34,7 +34,9 @@ pub enum RunError {
     Records(#[from] RecordsError),
     #[error("`{path}`: {message}")]
     Input { path: PathBuf, message: String },
-    #[error("output `{0}` already holds records; pass --resume to continue it or choose another --out")]
+    #[error(
+        "output `{0}` already holds records; pass --resume to continue it or choose another --out"
+    )]
     OutputExists(PathBuf),
     #[error("`{role}` model: {message}")]
     Model { role: String, message: String },
@@ -43,7 +45,12 @@ pub enum RunError {
 /// Builds the guard of a grid configuration name (`None` = no guard). The CLI supplies the
 /// full set from `tauguard-guards`; without one only `baseline` is known.
 /// `verifier` is the guard's model (`None` = the offline sim verifier).
-pub type GuardFactory = dyn Fn(&str, &RunConfig, &DomainData, Option<Arc<dyn ChatModel>>) -> Result<Option<Arc<dyn Guard>>, String>
+pub type GuardFactory = dyn Fn(
+        &str,
+        &RunConfig,
+        &DomainData,
+        Option<Arc<dyn ChatModel>>,
+    ) -> Result<Option<Arc<dyn Guard>>, String>
     + Send
     + Sync;
 
@@ -81,7 +88,11 @@ fn identity_reads(domain: &str) -> HashSet<String> {
     let names: &[&str] = match domain {
         "airline" => &["get_user_details"],
         "retail" => &["find_user_id_by_email", "find_user_id_by_name_zip"],
-        "telecom" => &["get_customer_by_phone", "get_customer_by_id", "get_customer_by_name"],
+        "telecom" => &[
+            "get_customer_by_phone",
+            "get_customer_by_id",
+            "get_customer_by_name",
+        ],
         _ => &[],
     };
     names.iter().map(|s| s.to_string()).collect()
@@ -90,32 +101,59 @@ fn identity_reads(domain: &str) -> HashSet<String> {
 /// Tempting calls of PV tasks: `pv_annotations.json` beside the domain's data (task sets of
 /// our own, such as the fixtures, carry theirs), else `tasks/<domain>/pv_annotations.json`
 /// (absent = none).
-fn load_tempting(project: &Path, data: &DomainData) -> Result<HashMap<String, TemptingCall>, RunError> {
+fn load_tempting(
+    project: &Path,
+    data: &DomainData,
+) -> Result<HashMap<String, TemptingCall>, RunError> {
     let beside = data.dir.join("pv_annotations.json");
-    let path = if beside.exists() { beside } else { project.join("tasks").join(data.domain).join("pv_annotations.json") };
+    let path = if beside.exists() {
+        beside
+    } else {
+        project
+            .join("tasks")
+            .join(data.domain)
+            .join("pv_annotations.json")
+    };
     if !path.exists() {
         return Ok(HashMap::new());
     }
-    let bad = |message: String| RunError::Input { path: path.clone(), message };
+    let bad = |message: String| RunError::Input {
+        path: path.clone(),
+        message,
+    };
     let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
     let v: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
-    let tasks = v.get("tasks").and_then(Value::as_object).ok_or_else(|| bad("missing `tasks` object".into()))?;
+    let tasks = v
+        .get("tasks")
+        .and_then(Value::as_object)
+        .ok_or_else(|| bad("missing `tasks` object".into()))?;
     let mut out = HashMap::new();
     for (id, t) in tasks {
-        let Some(tool) = t.get("tool").and_then(Value::as_str) else { continue };
+        let Some(tool) = t.get("tool").and_then(Value::as_str) else {
+            continue;
+        };
         let arguments = t
             .get("arguments")
             .and_then(Value::as_object)
             .cloned()
             .ok_or_else(|| bad(format!("at `tasks.{id}.arguments`: expected an object")))?;
-        out.insert(id.clone(), TemptingCall { tool: tool.to_string(), arguments });
+        out.insert(
+            id.clone(),
+            TemptingCall {
+                tool: tool.to_string(),
+                arguments,
+            },
+        );
     }
     Ok(out)
 }
 
 fn read_prompt(dir: &Path, name: &str) -> Result<String, RunError> {
     let path = dir.join(name);
-    std::fs::read_to_string(&path).map_err(|e| RunError::Input { path, message: e.to_string() })
+    std::fs::read_to_string(&path).map_err(|e| RunError::Input {
+        path,
+        message: e.to_string(),
+    })
 }
 
 /// PV when no agent-side gold action is a mutating tool.
@@ -153,11 +191,18 @@ struct Shared {
 
 /// Runs a config to completion (or to `stop_after`).
 pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunError> {
-    let project = opts.project_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let project = opts
+        .project_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."));
     let data_dir = DataDir::resolve(opts.data_dir.as_deref().or(cfg.run.data_dir.as_deref()))?;
     let data = DomainData::load(&data_dir, &cfg.run.domain)?;
     let tasks: Vec<Task> = data
-        .select_tasks(Some(&cfg.run.split), cfg.run.task_ids.as_deref(), cfg.run.num_tasks)?
+        .select_tasks(
+            Some(&cfg.run.split),
+            cfg.run.task_ids.as_deref(),
+            cfg.run.num_tasks,
+        )?
         .into_iter()
         .cloned()
         .collect();
@@ -168,32 +213,74 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         .filter(|t| t.is_tool && t.kind == ToolKind::Write)
         .map(|t| t.name.to_string())
         .collect();
-    let prompts = cfg.run.prompts_dir.clone().unwrap_or_else(|| project.join("configs/prompts"));
-    let guidelines_file = if data.tool_schemas.user.is_empty() { "user_guidelines.md" } else { "user_guidelines_tools.md" };
-    let out_dir = opts.out_dir.clone().unwrap_or_else(|| PathBuf::from("results").join(&cfg.run.name));
-    std::fs::create_dir_all(&out_dir).map_err(|e| RunError::Input { path: out_dir.clone(), message: e.to_string() })?;
+    let prompts = cfg
+        .run
+        .prompts_dir
+        .clone()
+        .unwrap_or_else(|| project.join("configs/prompts"));
+    let guidelines_file = if data.tool_schemas.user.is_empty() {
+        "user_guidelines.md"
+    } else {
+        "user_guidelines_tools.md"
+    };
+    let out_dir = opts
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(&cfg.run.name));
+    std::fs::create_dir_all(&out_dir).map_err(|e| RunError::Input {
+        path: out_dir.clone(),
+        message: e.to_string(),
+    })?;
     let records_path = out_dir.join("records.jsonl");
-    if records_path.exists() && !opts.resume && std::fs::metadata(&records_path).map(|m| m.len() > 0).unwrap_or(false) {
+    if records_path.exists()
+        && !opts.resume
+        && std::fs::metadata(&records_path)
+            .map(|m| m.len() > 0)
+            .unwrap_or(false)
+    {
         return Err(RunError::OutputExists(out_dir));
     }
     let (writer, done) = RecordWriter::open(&records_path)?;
-    std::fs::write(out_dir.join("config.json"), serde_json::to_string_pretty(&cfg).expect("config serialises"))
-        .map_err(|e| RunError::Input { path: out_dir.clone(), message: e.to_string() })?;
+    std::fs::write(
+        out_dir.join("config.json"),
+        serde_json::to_string_pretty(&cfg).expect("config serialises"),
+    )
+    .map_err(|e| RunError::Input {
+        path: out_dir.clone(),
+        message: e.to_string(),
+    })?;
     let config_hash = cfg.hash();
-    let needs_http = [Some(&cfg.models.agent), Some(&cfg.models.user), cfg.models.judge.as_ref(), cfg.guard.verifier.as_ref()]
-        .into_iter()
-        .flatten()
-        .any(|m| !m.is_sim());
+    let needs_http = [
+        Some(&cfg.models.agent),
+        Some(&cfg.models.user),
+        cfg.models.judge.as_ref(),
+        cfg.guard.verifier.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|m| !m.is_sim());
     let factory = if needs_http {
-        let f = ModelFactory::new(cfg.llm.clone()).map_err(|e| RunError::Model { role: "llm".into(), message: e.to_string() })?;
-        Some(if opts.no_cache { f.with_cache_mode(CacheMode::Off) } else { f })
+        let f = ModelFactory::new(cfg.llm.clone()).map_err(|e| RunError::Model {
+            role: "llm".into(),
+            message: e.to_string(),
+        })?;
+        Some(if opts.no_cache {
+            f.with_cache_mode(CacheMode::Off)
+        } else {
+            f
+        })
     } else {
         None
     };
-    let build = |role: &str, m: Option<&crate::config::ModelSection>| -> Result<Option<Arc<dyn ChatModel>>, RunError> {
+    let build = |role: &str,
+                 m: Option<&crate::config::ModelSection>|
+     -> Result<Option<Arc<dyn ChatModel>>, RunError> {
         match (m, &factory) {
             (Some(m), Some(f)) if !m.is_sim() => {
-                f.build(&m.spec()).map(Some).map_err(|e| RunError::Model { role: role.into(), message: e.to_string() })
+                f.build(&m.spec()).map(Some).map_err(|e| RunError::Model {
+                    role: role.into(),
+                    message: e.to_string(),
+                })
             }
             _ => Ok(None),
         }
@@ -210,10 +297,12 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
     for (i, name) in cfg.grid.guards.iter().enumerate() {
         let guard = match (name.as_str(), &opts.guard_factory) {
             ("baseline", _) => None,
-            (_, Some(factory)) => factory(name, &cfg, &data, verifier.clone()).map_err(|message| RunError::Input {
-                path: PathBuf::from(format!("grid.guards[{i}]")),
-                message,
-            })?,
+            (_, Some(factory)) => {
+                factory(name, &cfg, &data, verifier.clone()).map_err(|message| RunError::Input {
+                    path: PathBuf::from(format!("grid.guards[{i}]")),
+                    message,
+                })?
+            }
             (_, None) => {
                 return Err(RunError::Input {
                     path: PathBuf::from(format!("grid.guards[{i}]")),
@@ -228,9 +317,15 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         seeds: trial_seeds(cfg.run.seed, cfg.run.trials as usize),
         tempting: load_tempting(&project, &data)?,
         prereqs: {
-            let path = project.join("tasks").join(data.domain).join("prerequisites.toml");
+            let path = project
+                .join("tasks")
+                .join(data.domain)
+                .join("prerequisites.toml");
             if path.exists() {
-                Some(Prerequisites::load(&path).map_err(|e| RunError::Input { path, message: e.to_string() })?)
+                Some(Prerequisites::load(&path).map_err(|e| RunError::Input {
+                    path,
+                    message: e.to_string(),
+                })?)
             } else {
                 None
             }
@@ -261,7 +356,12 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         }
     }
     let planned = shared.cells.len() * shared.tasks.len() * shared.cfg.run.trials as usize;
-    let mut summary = RunSummary { out_dir: out_dir.clone(), planned, skipped: planned - jobs.len(), ..Default::default() };
+    let mut summary = RunSummary {
+        out_dir: out_dir.clone(),
+        planned,
+        skipped: planned - jobs.len(),
+        ..Default::default()
+    };
     if let Some(n) = opts.stop_after {
         jobs.truncate(n);
     }
@@ -271,7 +371,10 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
     for (ci, ti, trial) in jobs {
         let (shared, writer, sem) = (shared.clone(), writer.clone(), sem.clone());
         set.spawn(async move {
-            let _permit = sem.acquire_owned().await.expect("semaphore is never closed");
+            let _permit = sem
+                .acquire_owned()
+                .await
+                .expect("semaphore is never closed");
             let record = simulate(&shared, ci, ti, trial).await;
             writer.lock().await.append(&record)?;
             Ok::<SimulationRecord, RecordsError>(record)
@@ -298,7 +401,10 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         bar.inc(1);
     }
     bar.finish_and_clear();
-    summary.cache_stats = factory.as_ref().and_then(|f| f.cache_stats()).map(|s| s.to_string());
+    summary.cache_stats = factory
+        .as_ref()
+        .and_then(|f| f.cache_stats())
+        .map(|s| s.to_string());
     Ok(summary)
 }
 
@@ -316,14 +422,25 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
         identity_reads: shared.identity.clone(),
         tempting: shared.tempting.get(&task.id).cloned(),
         prerequisite_reads: match (&shared.prereqs, &shared.agent_llm) {
-            (Some(p), None) => crate::prerequisites::plan_prerequisite_reads(&shared.data, task, p, &shared.mutating),
+            (Some(p), None) => crate::prerequisites::plan_prerequisite_reads(
+                &shared.data,
+                task,
+                p,
+                &shared.mutating,
+            ),
             _ => Vec::new(),
         },
         profile: cfg.models.agent.faults.unwrap_or_default(),
         trial,
         seed,
     });
-    let device_tools = shared.data.tool_schemas.user.iter().map(|t| t.name.clone()).collect();
+    let device_tools = shared
+        .data
+        .tool_schemas
+        .user
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
     let sim_agent = SimAgentModel(agent);
     let sim_user = SimUserModel(SimUser::new(task, device_tools));
     let agent_model: &dyn ChatModel = match &shared.agent_llm {
@@ -341,8 +458,14 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
         seed,
         agent: agent_model,
         user: user_model,
-        agent_sampling: Sampling { temperature: cfg.models.agent.temperature, max_tokens: cfg.models.agent.max_tokens },
-        user_sampling: Sampling { temperature: cfg.models.user.temperature, max_tokens: cfg.models.user.max_tokens },
+        agent_sampling: Sampling {
+            temperature: cfg.models.agent.temperature,
+            max_tokens: cfg.models.agent.max_tokens,
+        },
+        user_sampling: Sampling {
+            temperature: cfg.models.user.temperature,
+            max_tokens: cfg.models.user.max_tokens,
+        },
         agent_system_prompt: agent_system_prompt(&shared.agent_instruction, &shared.data.policy),
         user_system_prompt: user_system_prompt(&shared.user_guidelines, task),
         max_steps: cfg.run.max_steps,
@@ -357,7 +480,15 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
                 let nl = match (nl_assertions_to_judge(task), &shared.judge_llm) {
                     (None, _) => None,
                     (Some(assertions), Some(judge)) => {
-                        match crate::judge::llm_judge(judge.as_ref(), &o.messages, assertions, seed, trial).await {
+                        match crate::judge::llm_judge(
+                            judge.as_ref(),
+                            &o.messages,
+                            assertions,
+                            seed,
+                            trial,
+                        )
+                        .await
+                        {
                             Ok((checks, usage)) => {
                                 o.judge_usage = Some(usage);
                                 Some(checks)
@@ -372,7 +503,11 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
                         tauguard_sim::judge::sim_judge(&o.messages, assertions)
                             .into_iter()
                             .zip(assertions)
-                            .map(|((met, justification), a)| NlCheck { nl_assertion: a.clone(), met, justification })
+                            .map(|((met, justification), a)| NlCheck {
+                                nl_assertion: a.clone(),
+                                met,
+                                justification,
+                            })
                             .collect(),
                     ),
                 };
@@ -429,10 +564,18 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
             }
             record.call_attempts = o.call_attempts;
             if let Some(p) = &shared.prereqs {
-                crate::prerequisites::label_missing_prerequisites(&mut record.call_attempts, &o.messages, p, &shared.data);
+                crate::prerequisites::label_missing_prerequisites(
+                    &mut record.call_attempts,
+                    &o.messages,
+                    p,
+                    &shared.data,
+                );
             }
             record.guard_events = o.guard_events;
-            let mut guard_usage = RoleUsage { cost: Some(0.0), ..Default::default() };
+            let mut guard_usage = RoleUsage {
+                cost: Some(0.0),
+                ..Default::default()
+            };
             for e in &record.guard_events {
                 let u = &e.usage;
                 guard_usage.calls += u.calls;
@@ -480,6 +623,8 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
 }
 
 fn now_stamp() -> String {
-    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     format!("{}", d.as_secs())
 }

@@ -92,11 +92,13 @@ fn seed_key(seed: u64) -> Vec<u32> {
 pub fn trial_seeds(run_seed: u64, trials: usize) -> Vec<u64> {
     let mut mt = Mt19937::init_by_array(&seed_key(run_seed));
     (0..trials)
-        .map(|_| loop {
-            // randint(0, 1_000_000) → randbelow(1_000_001) → getrandbits(20) with rejection.
-            let r = (mt.next_u32() >> 12) as u64;
-            if r <= 1_000_000 {
-                break r;
+        .map(|_| {
+            loop {
+                // randint(0, 1_000_000) → randbelow(1_000_001) → getrandbits(20) with rejection.
+                let r = (mt.next_u32() >> 12) as u64;
+                if r <= 1_000_000 {
+                    break r;
+                }
             }
         })
         .collect()
@@ -119,6 +121,9 @@ mod tests {
         // Values printed by CPython 3.11: random.seed(s); [random.randint(0, 10**6) for _ in range(4)]
         assert_eq!(trial_seeds(0, 4), vec![885440, 403958, 794772, 933488]);
         assert_eq!(trial_seeds(42, 4), vec![670487, 116739, 26225, 777572]);
-        assert_eq!(trial_seeds((1 << 40) + 5, 4), vec![528881, 542031, 281652, 696042]);
+        assert_eq!(
+            trial_seeds((1 << 40) + 5, 4),
+            vec![528881, 542031, 281652, 696042]
+        );
     }
 }

@@ -1,12 +1,13 @@
 //! One simulation: the half-duplex loop of §6.3–§6.4 — greeting, user and agent turns, tool
 //! execution, step and error limits, stop tokens — producing the trajectory to evaluate.
 
-use crate::views::{agent_view, user_view};
+use crate::views::{agent_view, for_agent, for_user, user_view};
+use std::sync::Arc;
 use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
 use tauguard_core::record::{CallAttempt, GuardEvent, RoleUsage, Verdict};
-use tauguard_guards::{Guard, GuardContext};
 use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DomainData, Environment};
+use tauguard_guards::{Guard, GuardContext};
 use tauguard_llm::model::{ChatModel, ChatRequest, ChatResponse};
 
 /// The assistant's fixed opening message when a task has no message history.
@@ -58,7 +59,10 @@ pub struct SimulationOutcome {
 #[derive(Debug, thiserror::Error)]
 pub enum SimulationError {
     #[error("{role} model: {source}")]
-    Model { role: &'static str, source: tauguard_llm::error::LlmError },
+    Model {
+        role: &'static str,
+        source: tauguard_llm::error::LlmError,
+    },
     #[error("{0} model returned a message with neither content nor tool calls")]
     EmptyMessage(&'static str),
     #[error("initial state: {0}")]
@@ -77,7 +81,9 @@ enum Next {
 }
 
 fn now_iso() -> String {
-    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     format!("{}.{:06}", d.as_secs(), d.subsec_micros())
 }
 
@@ -95,15 +101,58 @@ fn account(usage: &mut RoleUsage, r: &ChatResponse) {
     usage.cache_hits += u64::from(r.cache_hit);
 }
 
+/// The trajectory and both parties' live views of it. Views are shared with in-flight
+/// requests and appended to in place, so no call re-copies the conversation.
+struct Conversation {
+    messages: Vec<Message>,
+    agent: Arc<Vec<Message>>,
+    user: Arc<Vec<Message>>,
+}
+
+impl Conversation {
+    fn new(agent_system: &str, user_system: &str, history: Vec<Message>) -> Conversation {
+        Conversation {
+            agent: Arc::new(agent_view(agent_system, &history)),
+            user: Arc::new(user_view(user_system, &history)),
+            messages: history,
+        }
+    }
+
+    fn push(&mut self, m: Message) {
+        if let Some(v) = for_agent(&m) {
+            Arc::make_mut(&mut self.agent).push(v);
+        }
+        if let Some(v) = for_user(&m) {
+            Arc::make_mut(&mut self.user).push(v);
+        }
+        self.messages.push(m);
+    }
+}
+
 /// Runs one simulation to its end. Model failures and empty messages are errors (the caller
 /// retries the whole simulation); everything else ends with a termination reason.
-pub async fn run_simulation(spec: &SimulationSpec<'_>) -> Result<SimulationOutcome, SimulationError> {
+pub async fn run_simulation(
+    spec: &SimulationSpec<'_>,
+) -> Result<SimulationOutcome, SimulationError> {
     let mut env: Box<dyn Environment> = spec.data.fresh_env();
-    tauguard_env::initial_state::apply_initial_state(env.as_mut(), spec.task.initial_state.as_ref())?;
+    tauguard_env::initial_state::apply_initial_state(
+        env.as_mut(),
+        spec.task.initial_state.as_ref(),
+    )?;
     let mut out = SimulationOutcome::default();
-    let history = spec.task.initial_state.as_ref().and_then(|s| s.message_history.clone()).unwrap_or_default();
+    let history = spec
+        .task
+        .initial_state
+        .as_ref()
+        .and_then(|s| s.message_history.clone())
+        .unwrap_or_default();
+    let mut conv = Conversation::new(
+        &spec.agent_system_prompt,
+        &spec.user_system_prompt,
+        Vec::new(),
+    );
     let mut next = if history.is_empty() {
-        out.messages.push(Message::Assistant(ParticipantMessage {
+        conv.push(Message::Assistant(ParticipantMessage {
             content: Some(GREETING.into()),
             cost: Some(0.0),
             timestamp: Some(now_iso()),
@@ -119,13 +168,20 @@ pub async fn run_simulation(spec: &SimulationSpec<'_>) -> Result<SimulationOutco
             Some(Message::Tool(t)) if t.requestor == Requestor::User => Next::User,
             _ => Next::Agent,
         };
-        out.messages.extend(history);
+        conv = Conversation::new(&spec.agent_system_prompt, &spec.user_system_prompt, history);
         n
     };
     let assistant_tools = spec.data.tool_schemas.assistant.clone();
-    let user_tools: Vec<_> = match &spec.task.user_tools {
+    let user_tools: std::sync::Arc<[tauguard_core::ToolSpec]> = match &spec.task.user_tools {
         None => spec.data.tool_schemas.user.clone(),
-        Some(names) => spec.data.tool_schemas.user.iter().filter(|t| names.contains(&t.name)).cloned().collect(),
+        Some(names) => spec
+            .data
+            .tool_schemas
+            .user
+            .iter()
+            .filter(|t| names.contains(&t.name))
+            .cloned()
+            .collect(),
     };
     let (mut steps, mut errors) = (0u32, 0u32);
     let mut done: Option<String> = None;
@@ -137,9 +193,16 @@ pub async fn run_simulation(spec: &SimulationSpec<'_>) -> Result<SimulationOutco
                     max_tokens: spec.user_sampling.max_tokens,
                     seed: Some(spec.seed),
                     trial: spec.trial,
-                    ..ChatRequest::new("", user_view(&spec.user_system_prompt, &out.messages)).with_tools(user_tools.clone())
+                    ..ChatRequest::new("", conv.user.clone()).with_tools(user_tools.clone())
                 };
-                let r = spec.user.complete(&req).await.map_err(|source| SimulationError::Model { role: "user", source })?;
+                let r =
+                    spec.user
+                        .complete(&req)
+                        .await
+                        .map_err(|source| SimulationError::Model {
+                            role: "user",
+                            source,
+                        })?;
                 account(&mut out.user_usage, &r);
                 if !r.has_text() && r.tool_calls.is_empty() {
                     return Err(SimulationError::EmptyMessage("user"));
@@ -153,12 +216,20 @@ pub async fn run_simulation(spec: &SimulationSpec<'_>) -> Result<SimulationOutco
                 }
                 out.user_turns += 1;
                 let is_call = msg.is_tool_call();
-                let stop = !is_call && msg.content.as_deref().is_some_and(|c| STOP_TOKENS.iter().any(|t| c.contains(t)));
-                out.messages.push(Message::User(msg));
+                let stop = !is_call
+                    && msg
+                        .content
+                        .as_deref()
+                        .is_some_and(|c| STOP_TOKENS.iter().any(|t| c.contains(t)));
+                conv.push(Message::User(msg));
                 if stop {
                     done = Some("user_stop".into());
                 }
-                next = if is_call { Next::Env(Requestor::User) } else { Next::Agent };
+                next = if is_call {
+                    Next::Env(Requestor::User)
+                } else {
+                    Next::Agent
+                };
             }
             Next::Agent => {
                 let req = ChatRequest {
@@ -166,10 +237,16 @@ pub async fn run_simulation(spec: &SimulationSpec<'_>) -> Result<SimulationOutco
                     max_tokens: spec.agent_sampling.max_tokens,
                     seed: Some(spec.seed),
                     trial: spec.trial,
-                    ..ChatRequest::new("", agent_view(&spec.agent_system_prompt, &out.messages))
-                        .with_tools(assistant_tools.clone())
+                    ..ChatRequest::new("", conv.agent.clone()).with_tools(assistant_tools.clone())
                 };
-                let r = spec.agent.complete(&req).await.map_err(|source| SimulationError::Model { role: "agent", source })?;
+                let r =
+                    spec.agent
+                        .complete(&req)
+                        .await
+                        .map_err(|source| SimulationError::Model {
+                            role: "agent",
+                            source,
+                        })?;
                 account(&mut out.agent_usage, &r);
                 if !r.has_text() && r.tool_calls.is_empty() {
                     return Err(SimulationError::EmptyMessage("agent"));
@@ -178,18 +255,26 @@ pub async fn run_simulation(spec: &SimulationSpec<'_>) -> Result<SimulationOutco
                 msg.timestamp = Some(now_iso());
                 out.agent_turns += 1;
                 let is_call = msg.is_tool_call();
-                out.messages.push(Message::Assistant(msg));
-                next = if is_call { Next::Env(Requestor::Assistant) } else { Next::User };
+                conv.push(Message::Assistant(msg));
+                next = if is_call {
+                    Next::Env(Requestor::Assistant)
+                } else {
+                    Next::User
+                };
             }
             Next::Env(side) => {
-                let calls = out.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
+                let calls = conv
+                    .messages
+                    .last()
+                    .map(|m| m.tool_calls().to_vec())
+                    .unwrap_or_default();
                 for call in calls {
                     let mutating = side == Requestor::Assistant
                         && env.tool_kind(side, &call.name) == Some(ToolKind::Write);
                     // The guard seam: every mutating agent call is judged before it runs.
                     let decision = match (mutating, spec.guard) {
                         (true, Some(guard)) => {
-                            let history = agent_view(&spec.agent_system_prompt, &out.messages);
+                            let history = conv.agent.clone();
                             let ctx = GuardContext {
                                 domain: spec.data.domain,
                                 policy: &spec.data.policy,
@@ -199,18 +284,28 @@ pub async fn run_simulation(spec: &SimulationSpec<'_>) -> Result<SimulationOutco
                                 history: &history,
                                 env: env.as_ref(),
                             };
-                            let d = guard.on_mutating_call(&ctx, &call).await.map_err(|e| SimulationError::Guard {
-                                guard: guard.name().to_string(),
-                                message: e.to_string(),
+                            let d = guard.on_mutating_call(&ctx, &call).await.map_err(|e| {
+                                SimulationError::Guard {
+                                    guard: guard.name().to_string(),
+                                    message: e.to_string(),
+                                }
                             })?;
                             Some((guard.name().to_string(), d))
                         }
                         _ => None,
                     };
-                    let blocked = decision.as_ref().is_some_and(|(_, d)| d.verdict == Verdict::Block);
+                    let blocked = decision
+                        .as_ref()
+                        .is_some_and(|(_, d)| d.verdict == Verdict::Block);
                     let (content, error) = if blocked {
-                        let remediation = decision.as_ref().and_then(|(_, d)| d.remediation.clone());
-                        (remediation.unwrap_or_else(|| "This action was blocked by the policy guard.".into()), true)
+                        let remediation =
+                            decision.as_ref().and_then(|(_, d)| d.remediation.clone());
+                        (
+                            remediation.unwrap_or_else(|| {
+                                "This action was blocked by the policy guard.".into()
+                            }),
+                            true,
+                        )
                     } else {
                         env.execute(side, &call.name, &call.arguments)
                     };
@@ -242,7 +337,7 @@ pub async fn run_simulation(spec: &SimulationSpec<'_>) -> Result<SimulationOutco
                     }
                     // Blocked calls are not environment errors: they do not count toward max_errors.
                     errors += u32::from(error && !blocked);
-                    out.messages.push(Message::Tool(ToolMessage {
+                    conv.push(Message::Tool(ToolMessage {
                         id: call.id.clone(),
                         content,
                         requestor: side,
@@ -252,11 +347,16 @@ pub async fn run_simulation(spec: &SimulationSpec<'_>) -> Result<SimulationOutco
                         guard_blocked: blocked,
                     }));
                 }
-                next = if side == Requestor::User { Next::User } else { Next::Agent };
+                next = if side == Requestor::User {
+                    Next::User
+                } else {
+                    Next::Agent
+                };
             }
         }
         steps += 1;
-        env.sync_tools().map_err(|e| SimulationError::Sync(e.qualified()))?;
+        env.sync_tools()
+            .map_err(|e| SimulationError::Sync(e.qualified()))?;
         if matches!(next, Next::Env(_)) {
             continue;
         }
@@ -271,6 +371,7 @@ pub async fn run_simulation(spec: &SimulationSpec<'_>) -> Result<SimulationOutco
             break;
         }
     }
+    out.messages = conv.messages;
     for (i, m) in out.messages.iter_mut().enumerate() {
         set_turn_idx(m, i as u32);
     }

@@ -1,37 +1,53 @@
 //! What each party sees of the shared trajectory (§6.3, §6.6): the agent never sees the user's
-//! device calls; the user sees the agent's text only, with roles flipped.
+//! device calls; the user sees the agent's text only, with roles flipped. The per-message
+//! mappings are used both to keep live views up to date and to rebuild a view afterwards.
 
-use tauguard_core::message::{Message, ParticipantMessage};
 use tauguard_core::Requestor;
+use tauguard_core::message::{Message, ParticipantMessage};
 
-/// The agent's history: user text, its own messages, results of its own calls.
-pub fn agent_view(system: &str, trajectory: &[Message]) -> Vec<Message> {
-    let mut out = vec![Message::System { content: Some(system.to_string()) }];
-    for m in trajectory {
-        match m {
-            Message::User(u) if !u.is_tool_call() => out.push(m.clone()),
-            Message::Assistant(_) => out.push(m.clone()),
-            Message::Tool(t) if t.requestor == Requestor::Assistant => out.push(m.clone()),
-            _ => {}
-        }
+/// How one trajectory message appears to the agent, if at all: user text, its own messages,
+/// results of its own calls.
+pub fn for_agent(m: &Message) -> Option<Message> {
+    match m {
+        Message::User(u) if !u.is_tool_call() => Some(m.clone()),
+        Message::Assistant(_) => Some(m.clone()),
+        Message::Tool(t) if t.requestor == Requestor::Assistant => Some(m.clone()),
+        _ => None,
     }
-    out
 }
 
-/// The user simulator's history: its own messages as `assistant`, the agent's text messages
-/// as `user`, results of its own device calls as `tool`.
-pub fn user_view(system: &str, trajectory: &[Message]) -> Vec<Message> {
-    let mut out = vec![Message::System { content: Some(system.to_string()) }];
-    for m in trajectory {
-        match m {
-            Message::User(u) => out.push(Message::Assistant(u.clone())),
-            Message::Assistant(a) if !a.is_tool_call() => out.push(Message::User(ParticipantMessage {
-                content: a.content.clone(),
-                ..Default::default()
-            })),
-            Message::Tool(t) if t.requestor == Requestor::User => out.push(m.clone()),
-            _ => {}
-        }
+/// How one trajectory message appears to the user simulator, if at all: its own messages as
+/// `assistant`, the agent's text messages as `user`, results of its own device calls as `tool`.
+pub fn for_user(m: &Message) -> Option<Message> {
+    match m {
+        Message::User(u) => Some(Message::Assistant(u.clone())),
+        Message::Assistant(a) if !a.is_tool_call() => Some(Message::User(ParticipantMessage {
+            content: a.content.clone(),
+            ..Default::default()
+        })),
+        Message::Tool(t) if t.requestor == Requestor::User => Some(m.clone()),
+        _ => None,
     }
-    out
+}
+
+fn view(
+    system: &str,
+    trajectory: &[Message],
+    map: fn(&Message) -> Option<Message>,
+) -> Vec<Message> {
+    std::iter::once(Message::System {
+        content: Some(system.to_string()),
+    })
+    .chain(trajectory.iter().filter_map(map))
+    .collect()
+}
+
+/// The agent's history behind its system prompt.
+pub fn agent_view(system: &str, trajectory: &[Message]) -> Vec<Message> {
+    view(system, trajectory, for_agent)
+}
+
+/// The user simulator's history behind its system prompt.
+pub fn user_view(system: &str, trajectory: &[Message]) -> Vec<Message> {
+    view(system, trajectory, for_user)
 }

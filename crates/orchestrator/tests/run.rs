@@ -41,11 +41,19 @@ model = "sim-user"
 }
 
 fn opts(out: &Path) -> RunOptions {
-    RunOptions { out_dir: Some(out.to_path_buf()), project_dir: Some(root()), ..Default::default() }
+    RunOptions {
+        out_dir: Some(out.to_path_buf()),
+        project_dir: Some(root()),
+        ..Default::default()
+    }
 }
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(f)
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
 }
 
 fn fixture_dir() -> PathBuf {
@@ -80,11 +88,23 @@ fn compliant_sim_agent_passes_every_fixture_task() {
     assert_eq!(recs.len(), 10);
     for r in &recs {
         assert_eq!(r.termination_reason, "user_stop", "task {}", r.task_id);
-        assert!(r.succeeded(), "task {} trial {}: {:?}", r.task_id, r.trial, r.reward);
+        assert!(
+            r.succeeded(),
+            "task {} trial {}: {:?}",
+            r.task_id,
+            r.trial,
+            r.reward
+        );
         assert!(r.injected_faults.is_empty());
     }
-    let slices: HashSet<(String, String)> = recs.iter().map(|r| (r.task_id.clone(), r.slice.as_str().to_string())).collect();
-    assert!(slices.contains(&("f3".into(), "pv".into())) && slices.contains(&("f1".into(), "mut".into())));
+    let slices: HashSet<(String, String)> = recs
+        .iter()
+        .map(|r| (r.task_id.clone(), r.slice.as_str().to_string()))
+        .collect();
+    assert!(
+        slices.contains(&("f3".into(), "pv".into()))
+            && slices.contains(&("f1".into(), "mut".into()))
+    );
 }
 
 #[test]
@@ -96,11 +116,17 @@ fn same_seed_gives_identical_records_and_records_replay_to_their_rewards() {
     let ra = read_records(&a.path().join("records.jsonl")).unwrap();
     let rb = read_records(&b.path().join("records.jsonl")).unwrap();
     assert_eq!(without_timings(ra.clone()), without_timings(rb));
-    let data = DomainData::load(&DataDir::resolve(Some(&fixture_dir())).unwrap(), "airline").unwrap();
+    let data =
+        DomainData::load(&DataDir::resolve(Some(&fixture_dir())).unwrap(), "airline").unwrap();
     for r in &ra {
         let task = data.tasks.iter().find(|t| t.id == r.task_id).unwrap();
         let again = evaluate(&data, task, &r.messages, &r.termination_reason, None).unwrap();
-        assert_eq!(Some(again.reward), r.reward.as_ref().map(|x| x.reward), "task {}", r.task_id);
+        assert_eq!(
+            Some(again.reward),
+            r.reward.as_ref().map(|x| x.reward),
+            "task {}",
+            r.task_id
+        );
     }
 }
 
@@ -113,11 +139,22 @@ fn faults_lower_rewards_and_are_labelled() {
     let mut_recs: Vec<_> = recs.iter().filter(|r| r.slice.as_str() == "mut").collect();
     assert!(!mut_recs.is_empty());
     for r in &mut_recs {
-        let f = r.injected_faults.iter().find(|f| f.kind == "corrupt_argument").expect("labelled");
-        let attempt = r.call_attempts.iter().find(|a| Some(&a.call_id) == f.call_id.as_ref()).expect("attached to a call");
+        let f = r
+            .injected_faults
+            .iter()
+            .find(|f| f.kind == "corrupt_argument")
+            .expect("labelled");
+        let attempt = r
+            .call_attempts
+            .iter()
+            .find(|a| Some(&a.call_id) == f.call_id.as_ref())
+            .expect("attached to a call");
         assert!(attempt.faults.contains(&"corrupt_argument".to_string()));
     }
-    assert!(mut_recs.iter().any(|r| !r.succeeded()), "a corrupted argument must cost some reward");
+    assert!(
+        mut_recs.iter().any(|r| !r.succeeded()),
+        "a corrupted argument must cost some reward"
+    );
 }
 
 #[test]
@@ -153,7 +190,10 @@ fn bad_config_names_the_key() {
     let err = RunConfig::parse(Path::new("x.toml"), "[run]\nname='a'\ndomain='airline'\n[models.agent]\nprovider='sim'\nmodel='sim-agent'\n[models.agent.faults]\nskip_identity=2.0\n[models.user]\nprovider='sim'\nmodel='sim-user'\n")
         .unwrap_err()
         .to_string();
-    assert!(err.contains("models.agent.faults") && err.contains("skip_identity"), "{err}");
+    assert!(
+        err.contains("models.agent.faults") && err.contains("skip_identity"),
+        "{err}"
+    );
 }
 
 /// The τ²-bench data directory, when present (`TAUGUARD_DATA_DIR` relative to the workspace
@@ -167,12 +207,18 @@ fn tau2_dir() -> Option<PathBuf> {
     if dir.join("airline").is_dir() {
         return Some(dir);
     }
-    assert!(std::env::var_os("CI").is_none(), "CI must have the τ²-bench data at {}", dir.display());
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have the τ²-bench data at {}",
+        dir.display()
+    );
     None
 }
 
 fn zero_fault_run(domain: &str) -> Vec<SimulationRecord> {
-    let Some(dir) = tau2_dir() else { return Vec::new() };
+    let Some(dir) = tau2_dir() else {
+        return Vec::new();
+    };
     let mut cfg = config(&dir, 1, "");
     cfg.run.domain = domain.into();
     let tmp = tempfile::tempdir().unwrap();
@@ -188,8 +234,15 @@ fn zero_fault_run(domain: &str) -> Vec<SimulationRecord> {
 fn zero_fault_sim_agent_passes_every_airline_and_telecom_task() {
     for domain in ["airline", "telecom"] {
         let recs = zero_fault_run(domain);
-        let failed: Vec<&str> = recs.iter().filter(|r| !r.succeeded()).map(|r| r.task_id.as_str()).collect();
-        assert!(failed.is_empty(), "{domain}: tasks failed without faults: {failed:?}");
+        let failed: Vec<&str> = recs
+            .iter()
+            .filter(|r| !r.succeeded())
+            .map(|r| r.task_id.as_str())
+            .collect();
+        assert!(
+            failed.is_empty(),
+            "{domain}: tasks failed without faults: {failed:?}"
+        );
         if !recs.is_empty() {
             assert_eq!(recs.len(), if domain == "airline" { 50 } else { 114 });
         }
@@ -201,6 +254,10 @@ fn retail_zero_fault_db_checks_pass() {
     let recs = zero_fault_run("retail");
     for r in &recs {
         let db = &r.reward.as_ref().unwrap().breakdown["DB"];
-        assert_eq!(db, 1.0, "retail task {}: DB check failed without faults", r.task_id);
+        assert_eq!(
+            db, 1.0,
+            "retail task {}: DB check failed without faults",
+            r.task_id
+        );
     }
 }

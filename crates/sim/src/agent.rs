@@ -120,7 +120,10 @@ impl SimAgent {
                 let skip_reads = f.skip_prerequisite.contains(&k) && !fixed;
                 for r in self.spec.prerequisite_reads.get(k).into_iter().flatten() {
                     let planned = |s: &Step| match s {
-                        Step::Call(n, args) if r.identity => self.spec.identity_reads.contains(n) || (*n == r.tool && *args == r.arguments),
+                        Step::Call(n, args) if r.identity => {
+                            self.spec.identity_reads.contains(n)
+                                || (*n == r.tool && *args == r.arguments)
+                        }
                         Step::Call(n, args) => *n == r.tool && *args == r.arguments,
                         Step::Say(_) => false,
                     };
@@ -147,7 +150,9 @@ impl SimAgent {
             // A read right before a mutating call is its prerequisite; the fault skips it.
             let next_mut_index = gold[i + 1..]
                 .first()
-                .filter(|n| n.requestor == Requestor::Assistant && self.spec.mutating.contains(&n.name))
+                .filter(|n| {
+                    n.requestor == Requestor::Assistant && self.spec.mutating.contains(&n.name)
+                })
                 .map(|_| k);
             if let Some(nk) = next_mut_index
                 && f.skip_prerequisite.contains(&nk)
@@ -161,7 +166,10 @@ impl SimAgent {
             }
         }
         if self.pv {
-            match (&self.spec.tempting, self.faults.comply_forbidden && !refuse_forbidden) {
+            match (
+                &self.spec.tempting,
+                self.faults.comply_forbidden && !refuse_forbidden,
+            ) {
                 (Some(t), true) => {
                     if !self.faults.skip_identity {
                         steps.push(Step::Say(confirmation_text(&t.tool, &t.arguments)));
@@ -170,7 +178,11 @@ impl SimAgent {
                 }
                 _ => {
                     // Refusal and closing in one message: the user leaves after a refusal.
-                    steps.push(Step::Say(format!("{} {}", phrases::REFUSAL, closing_text(&self.spec.task))));
+                    steps.push(Step::Say(format!(
+                        "{} {}",
+                        phrases::REFUSAL,
+                        closing_text(&self.spec.task)
+                    )));
                     return steps;
                 }
             }
@@ -195,7 +207,10 @@ impl SimAgent {
                     });
                 }
             } else if let Some(text) = a.content.as_deref() {
-                out.push(PastOutput { step: Step::Say(text.to_string()), failed: false });
+                out.push(PastOutput {
+                    step: Step::Say(text.to_string()),
+                    failed: false,
+                });
             }
         }
         out
@@ -206,7 +221,10 @@ impl SimAgent {
         let repaired = self
             .plan(&[], false)
             .iter()
-            .filter(|s| matches!(s, Step::Call(n, _) if self.spec.mutating.contains(n)) && !self.is_tempting(s))
+            .filter(|s| {
+                matches!(s, Step::Call(n, _) if self.spec.mutating.contains(n))
+                    && !self.is_tempting(s)
+            })
             .map(|s| past.iter().any(|p| p.failed && p.step == *s))
             .collect();
         let refuse = past.iter().any(|p| p.failed && self.is_tempting(&p.step));
@@ -235,7 +253,10 @@ impl SimAgent {
     /// Labels the injected faults against the mutating call attempts of a finished
     /// simulation (`(call_id, tool, arguments)` in order). A fault is attached to the first
     /// attempt of the call it made policy-violating.
-    pub fn label_faults(&self, attempts: &[(String, String, Map<String, Value>)]) -> Vec<InjectedFault> {
+    pub fn label_faults(
+        &self,
+        attempts: &[(String, String, Map<String, Value>)],
+    ) -> Vec<InjectedFault> {
         let faulted = self.plan(&[], false);
         let mutating_calls: Vec<(String, Map<String, Value>)> = faulted
             .iter()
@@ -245,7 +266,10 @@ impl SimAgent {
             })
             .collect();
         let find = |name: &str, args: &Map<String, Value>| {
-            attempts.iter().find(|(_, n, a)| n == name && a == args).map(|(id, _, _)| id.clone())
+            attempts
+                .iter()
+                .find(|(_, n, a)| n == name && a == args)
+                .map(|(id, _, _)| id.clone())
         };
         let mut out = Vec::new();
         let mut push = |kind: &str, idx: Option<usize>, detail: String| {
@@ -253,29 +277,58 @@ impl SimAgent {
                 Some((n, a)) => (Some(n.clone()), find(n, a)),
                 None => (None, None),
             };
-            out.push(InjectedFault { kind: kind.into(), call_id, tool, detail });
+            out.push(InjectedFault {
+                kind: kind.into(),
+                call_id,
+                tool,
+                detail,
+            });
         };
         let f = &self.faults;
         if self.pv {
             if f.comply_forbidden && self.spec.tempting.is_some() {
-                push(faults::COMPLY_FORBIDDEN, Some(0), "performed the forbidden request".into());
+                push(
+                    faults::COMPLY_FORBIDDEN,
+                    Some(0),
+                    "performed the forbidden request".into(),
+                );
                 if f.skip_identity {
-                    push(faults::SKIP_IDENTITY, Some(0), "no identity check before the forbidden call".into());
+                    push(
+                        faults::SKIP_IDENTITY,
+                        Some(0),
+                        "no identity check before the forbidden call".into(),
+                    );
                 }
             }
             return out;
         }
         if f.skip_identity && !mutating_calls.is_empty() {
-            push(faults::SKIP_IDENTITY, Some(0), "did not ask the user to identify themselves".into());
+            push(
+                faults::SKIP_IDENTITY,
+                Some(0),
+                "did not ask the user to identify themselves".into(),
+            );
         }
         for k in &f.skip_prerequisite {
-            push(faults::SKIP_PREREQUISITE, Some(*k), "skipped the read preceding this call".into());
+            push(
+                faults::SKIP_PREREQUISITE,
+                Some(*k),
+                "skipped the read preceding this call".into(),
+            );
         }
         for k in &f.skip_confirmation {
-            push(faults::SKIP_CONFIRMATION, Some(*k), "no explicit confirmation before this call".into());
+            push(
+                faults::SKIP_CONFIRMATION,
+                Some(*k),
+                "no explicit confirmation before this call".into(),
+            );
         }
         if let Some((k, arg)) = &f.corrupt_argument {
-            push(faults::CORRUPT_ARGUMENT, Some(*k), format!("argument `{arg}` corrupted"));
+            push(
+                faults::CORRUPT_ARGUMENT,
+                Some(*k),
+                format!("argument `{arg}` corrupted"),
+            );
         }
         out
     }
@@ -284,7 +337,10 @@ impl SimAgent {
 fn to_turn(step: &Step) -> SimTurn {
     match step {
         Step::Say(t) => SimTurn::Say(t.clone()),
-        Step::Call(n, a) => SimTurn::Call { name: n.clone(), arguments: a.clone() },
+        Step::Call(n, a) => SimTurn::Call {
+            name: n.clone(),
+            arguments: a.clone(),
+        },
     }
 }
 
@@ -308,7 +364,11 @@ fn closing_text(task: &Task) -> String {
     if info.is_empty() {
         format!("Your request has been handled. {}", phrases::CLOSING)
     } else {
-        format!("Your request has been handled. For your reference: {}. {}", info.join(", "), phrases::CLOSING)
+        format!(
+            "Your request has been handled. For your reference: {}. {}",
+            info.join(", "),
+            phrases::CLOSING
+        )
     }
 }
 

@@ -35,7 +35,9 @@ impl FaultProfile {
             ("corrupt_argument", self.corrupt_argument),
         ] {
             if !(0.0..=1.0).contains(&p) {
-                return Err(format!("fault probability `{name}` = {p} is outside [0, 1]"));
+                return Err(format!(
+                    "fault probability `{name}` = {p} is outside [0, 1]"
+                ));
             }
         }
         Ok(())
@@ -67,8 +69,16 @@ impl PlannedFaults {
     /// Draws the faults for a task with `mutations` mutating gold calls whose argument names
     /// are `arg_names[i]`; `pv` tasks can only get `comply_forbidden` (and, through it,
     /// identity / confirmation skips on the forbidden call).
-    pub fn draw(profile: &FaultProfile, rng: &mut SimRng, arg_names: &[Vec<String>], pv: bool) -> PlannedFaults {
-        let mut f = PlannedFaults { skip_identity: rng.chance(profile.skip_identity), ..Default::default() };
+    pub fn draw(
+        profile: &FaultProfile,
+        rng: &mut SimRng,
+        arg_names: &[Vec<String>],
+        pv: bool,
+    ) -> PlannedFaults {
+        let mut f = PlannedFaults {
+            skip_identity: rng.chance(profile.skip_identity),
+            ..Default::default()
+        };
         if pv {
             f.comply_forbidden = rng.chance(profile.comply_forbidden);
             return f;

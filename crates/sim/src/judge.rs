@@ -26,11 +26,23 @@ pub fn sim_judge(messages: &[Message], assertions: &[String]) -> Vec<(bool, Stri
                 .map(|t| t.trim_end_matches('.').replace(',', "").to_lowercase())
                 .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
                 .collect();
-            let missing: Vec<&String> = tokens.iter().filter(|t| !agent_text.contains(t.as_str())).collect();
+            let missing: Vec<&String> = tokens
+                .iter()
+                .filter(|t| !agent_text.contains(t.as_str()))
+                .collect();
             if missing.is_empty() {
-                (true, format!("sim-judge: all {} checked tokens found in agent messages", tokens.len()))
+                (
+                    true,
+                    format!(
+                        "sim-judge: all {} checked tokens found in agent messages",
+                        tokens.len()
+                    ),
+                )
             } else {
-                (false, format!("sim-judge: agent never mentioned {missing:?}"))
+                (
+                    false,
+                    format!("sim-judge: agent never mentioned {missing:?}"),
+                )
             }
         })
         .collect()

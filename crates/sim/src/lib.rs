@@ -24,5 +24,8 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, PartialEq)]
 pub enum SimTurn {
     Say(String),
-    Call { name: String, arguments: Map<String, Value> },
+    Call {
+        name: String,
+        arguments: Map<String, Value>,
+    },
 }

@@ -16,7 +16,12 @@ fn response(turn: SimTurn, prefix: &str, view_len: usize) -> ChatResponse {
         SimTurn::Say(text) => (Some(text), Vec::new()),
         SimTurn::Call { name, arguments } => (
             None,
-            vec![ToolCall { id: format!("{prefix}-{view_len}"), name, arguments, requestor: Default::default() }],
+            vec![ToolCall {
+                id: format!("{prefix}-{view_len}"),
+                name,
+                arguments,
+                requestor: Default::default(),
+            }],
         ),
     };
     ChatResponse {
@@ -41,7 +46,10 @@ impl ChatModel for SimAgentModel {
         "sim/sim-agent"
     }
 
-    fn complete<'a>(&'a self, req: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+    fn complete<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
         let turn = self.0.respond(&req.messages);
         Box::pin(async move { Ok(response(turn, "sim-agent", req.messages.len())) })
     }
@@ -56,7 +64,10 @@ impl ChatModel for SimUserModel {
         "sim/sim-user"
     }
 
-    fn complete<'a>(&'a self, req: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+    fn complete<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
         let turn = self.0.respond(&req.messages);
         Box::pin(async move { Ok(response(turn, "sim-user", req.messages.len())) })
     }

@@ -3,8 +3,7 @@
 //! phrasing of real LLM agents.
 
 /// The agent asks the user to identify themselves.
-pub const ASK_IDENTITY: &str =
-    "Before I can help, could you please provide your user id and the details needed to verify your identity?";
+pub const ASK_IDENTITY: &str = "Before I can help, could you please provide your user id and the details needed to verify your identity?";
 /// Appended to a summary of a pending change.
 pub const CONFIRM_QUESTION: &str = "Do you confirm that I should proceed? Please answer yes or no.";
 /// The agent refuses a request the policy forbids.
@@ -18,12 +17,37 @@ pub const TRANSFER: &str = "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE H
 pub const STOP: &str = "###STOP###";
 pub const TRANSFER_TOKEN: &str = "###TRANSFER###";
 
-pub(crate) const IDENTITY_CUES: &[&str] =
-    &["user id", "user-id", "your email", "zip code", "phone number", "verify your identity", "your full name", "customer id"];
-pub(crate) const CONFIRM_CUES: &[&str] =
-    &["do you confirm", "confirm that", "shall i proceed", "should i proceed", "would you like me to proceed", "(yes/no)", "yes or no"];
-pub(crate) const TRANSFER_CUES: &[&str] = &["transferred to a human", "transfer you to a human", "transferring you"];
-pub(crate) const CLOSING_CUES: &[&str] = &["anything else", "cannot do that", "not able to", "unable to", "does not allow"];
+pub(crate) const IDENTITY_CUES: &[&str] = &[
+    "user id",
+    "user-id",
+    "your email",
+    "zip code",
+    "phone number",
+    "verify your identity",
+    "your full name",
+    "customer id",
+];
+pub(crate) const CONFIRM_CUES: &[&str] = &[
+    "do you confirm",
+    "confirm that",
+    "shall i proceed",
+    "should i proceed",
+    "would you like me to proceed",
+    "(yes/no)",
+    "yes or no",
+];
+pub(crate) const TRANSFER_CUES: &[&str] = &[
+    "transferred to a human",
+    "transfer you to a human",
+    "transferring you",
+];
+pub(crate) const CLOSING_CUES: &[&str] = &[
+    "anything else",
+    "cannot do that",
+    "not able to",
+    "unable to",
+    "does not allow",
+];
 
 pub(crate) fn contains_any(text: &str, cues: &[&str]) -> bool {
     let lower = text.to_lowercase();
@@ -32,7 +56,10 @@ pub(crate) fn contains_any(text: &str, cues: &[&str]) -> bool {
 
 /// "Please run `tool` on your device." with optional JSON arguments: how the sim agent asks
 /// for a device action, and what the sim user parses.
-pub fn device_request(tool: &str, arguments: &serde_json::Map<String, serde_json::Value>) -> String {
+pub fn device_request(
+    tool: &str,
+    arguments: &serde_json::Map<String, serde_json::Value>,
+) -> String {
     if arguments.is_empty() {
         format!("Please run `{tool}` on your device and tell me the result.")
     } else {

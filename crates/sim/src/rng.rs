@@ -9,7 +9,11 @@ impl SimRng {
     /// Keyed by a label (task id, role) and numbers (trial, seed) via FNV-1a.
     pub fn keyed(label: &str, trial: u32, seed: u64) -> SimRng {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in label.bytes().chain(trial.to_le_bytes()).chain(seed.to_le_bytes()) {
+        for b in label
+            .bytes()
+            .chain(trial.to_le_bytes())
+            .chain(seed.to_le_bytes())
+        {
             h ^= b as u64;
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
@@ -46,9 +50,24 @@ mod tests {
 
     #[test]
     fn deterministic_and_keyed() {
-        let a: Vec<u64> = (0..3).map({ let mut r = SimRng::keyed("t1", 0, 300); move |_| r.next_u64() }).collect();
-        let b: Vec<u64> = (0..3).map({ let mut r = SimRng::keyed("t1", 0, 300); move |_| r.next_u64() }).collect();
-        let c: Vec<u64> = (0..3).map({ let mut r = SimRng::keyed("t1", 1, 300); move |_| r.next_u64() }).collect();
+        let a: Vec<u64> = (0..3)
+            .map({
+                let mut r = SimRng::keyed("t1", 0, 300);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..3)
+            .map({
+                let mut r = SimRng::keyed("t1", 0, 300);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..3)
+            .map({
+                let mut r = SimRng::keyed("t1", 1, 300);
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         let mut r = SimRng::keyed("x", 0, 0);

@@ -5,7 +5,9 @@
 //! are `assistant`, the agent's are `user`, its device results are `tool`.
 
 use crate::SimTurn;
-use crate::phrases::{self, CLOSING_CUES, CONFIRM_CUES, IDENTITY_CUES, TRANSFER_CUES, contains_any};
+use crate::phrases::{
+    self, CLOSING_CUES, CONFIRM_CUES, IDENTITY_CUES, TRANSFER_CUES, contains_any,
+};
 use serde_json::{Map, Value};
 use tauguard_core::Task;
 use tauguard_core::message::Message;
@@ -29,14 +31,24 @@ impl SimUser {
             Instructions::Structured(s) => (s.reason_for_call.clone(), s.known_info.clone()),
             Instructions::Plain(p) => (p.clone(), None),
         };
-        SimUser { reason, known_info, device_tools }
+        SimUser {
+            reason,
+            known_info,
+            device_tools,
+        }
     }
 
     /// The user's next turn given its (role-flipped) view.
     pub fn respond(&self, view: &[Message]) -> SimTurn {
         // Its own text messages (device tool calls are actions, not conversation turns).
-        let own = view.iter().filter(|m| matches!(m, Message::Assistant(a) if !a.is_tool_call())).count();
-        let last = view.iter().rev().find(|m| !matches!(m, Message::System { .. }));
+        let own = view
+            .iter()
+            .filter(|m| matches!(m, Message::Assistant(a) if !a.is_tool_call()))
+            .count();
+        let last = view
+            .iter()
+            .rev()
+            .find(|m| !matches!(m, Message::System { .. }));
         if own == 0 {
             return SimTurn::Say(self.reason.trim().to_string());
         }
@@ -44,7 +56,9 @@ impl SimUser {
             return SimTurn::Say(format!("I have to go now. {}", phrases::STOP));
         }
         let text = match last {
-            Some(Message::Tool(t)) => return SimTurn::Say(format!("Done. My phone shows: {}", t.content)),
+            Some(Message::Tool(t)) => {
+                return SimTurn::Say(format!("Done. My phone shows: {}", t.content));
+            }
             Some(Message::User(m)) => m.content.clone().unwrap_or_default(),
             _ => String::new(),
         };
@@ -66,24 +80,32 @@ impl SimUser {
         if contains_any(&text, CLOSING_CUES) {
             return SimTurn::Say(format!("No, that's all. Thank you! {}", phrases::STOP));
         }
-        SimTurn::Say(format!("Could you please help me with this? {}", self.reason.trim()))
+        SimTurn::Say(format!(
+            "Could you please help me with this? {}",
+            self.reason.trim()
+        ))
     }
 
     /// A device action the agent asked for: a backticked tool name (the sim agent's form) or
     /// the tool's name in words ("toggle airplane mode").
     fn device_action(&self, text: &str) -> Option<SimTurn> {
         let lower = text.to_lowercase();
-        let tool = self.device_tools.iter().find(|t| {
-            text.contains(&format!("`{t}`")) || lower.contains(&t.replace('_', " "))
-        })?;
+        let tool = self
+            .device_tools
+            .iter()
+            .find(|t| text.contains(&format!("`{t}`")) || lower.contains(&t.replace('_', " ")))?;
         let arguments = text
             .find("with arguments ")
             .and_then(|i| {
                 let rest = &text[i + "with arguments ".len()..];
-                let mut de = serde_json::Deserializer::from_str(rest).into_iter::<Map<String, Value>>();
+                let mut de =
+                    serde_json::Deserializer::from_str(rest).into_iter::<Map<String, Value>>();
                 de.next().and_then(Result::ok)
             })
             .unwrap_or_default();
-        Some(SimTurn::Call { name: tool.clone(), arguments })
+        Some(SimTurn::Call {
+            name: tool.clone(),
+            arguments,
+        })
     }
 }

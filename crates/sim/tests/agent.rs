@@ -25,7 +25,9 @@ fn spec(task: Task, profile: FaultProfile, tempting: Option<TemptingCall>) -> Si
     SimAgentSpec {
         task,
         mutating: ["cancel_reservation".to_string()].into_iter().collect(),
-        identity_reads: ["get_user_details".to_string()].into_iter().collect::<HashSet<_>>(),
+        identity_reads: ["get_user_details".to_string()]
+            .into_iter()
+            .collect::<HashSet<_>>(),
         tempting,
         prerequisite_reads: Vec::new(),
         profile,
@@ -46,8 +48,15 @@ fn cancel_task() -> Task {
 }
 
 fn say(role: &str, text: &str) -> Message {
-    let p = ParticipantMessage { content: Some(text.into()), ..Default::default() };
-    if role == "user" { Message::User(p) } else { Message::Assistant(p) }
+    let p = ParticipantMessage {
+        content: Some(text.into()),
+        ..Default::default()
+    };
+    if role == "user" {
+        Message::User(p)
+    } else {
+        Message::Assistant(p)
+    }
 }
 
 fn call(id: &str, name: &str, args: Value) -> Message {
@@ -133,23 +142,54 @@ fn compliant_agent_identifies_reads_confirms_then_mutates() {
     let turns = play(&agent, false);
     assert_eq!(turns[0], SimTurn::Say(phrases::ASK_IDENTITY.into()));
     let names: Vec<String> = calls(&turns).into_iter().map(|c| c.0).collect();
-    assert_eq!(names, ["get_user_details", "get_reservation_details", "cancel_reservation"]);
-    let confirm = turns.iter().position(|t| matches!(t, SimTurn::Say(s) if s.contains(phrases::CONFIRM_QUESTION))).unwrap();
-    let mutate = turns.iter().position(|t| matches!(t, SimTurn::Call { name, .. } if name == "cancel_reservation")).unwrap();
+    assert_eq!(
+        names,
+        [
+            "get_user_details",
+            "get_reservation_details",
+            "cancel_reservation"
+        ]
+    );
+    let confirm = turns
+        .iter()
+        .position(|t| matches!(t, SimTurn::Say(s) if s.contains(phrases::CONFIRM_QUESTION)))
+        .unwrap();
+    let mutate = turns
+        .iter()
+        .position(|t| matches!(t, SimTurn::Call { name, .. } if name == "cancel_reservation"))
+        .unwrap();
     assert!(confirm < mutate);
-    assert!(matches!(turns.last(), Some(SimTurn::Say(s)) if s.contains("42")), "communicate info in the closing");
+    assert!(
+        matches!(turns.last(), Some(SimTurn::Say(s)) if s.contains("42")),
+        "communicate info in the closing"
+    );
 }
 
 #[test]
 fn skipped_confirmation_is_labelled_and_repaired_after_a_block() {
-    let profile = FaultProfile { skip_confirmation: 1.0, ..Default::default() };
+    let profile = FaultProfile {
+        skip_confirmation: 1.0,
+        ..Default::default()
+    };
     let agent = SimAgent::new(spec(cancel_task(), profile, None));
     assert_eq!(agent.planned_faults().skip_confirmation, vec![0]);
     let turns = play(&agent, true);
-    let cancels = calls(&turns).iter().filter(|c| c.0 == "cancel_reservation").count();
-    assert_eq!(cancels, 2, "one faulty attempt, one retry after the repair: {turns:?}");
-    let first = turns.iter().position(|t| matches!(t, SimTurn::Call { name, .. } if name == "cancel_reservation")).unwrap();
-    let confirm = turns.iter().position(|t| matches!(t, SimTurn::Say(s) if s.contains(phrases::CONFIRM_QUESTION))).unwrap();
+    let cancels = calls(&turns)
+        .iter()
+        .filter(|c| c.0 == "cancel_reservation")
+        .count();
+    assert_eq!(
+        cancels, 2,
+        "one faulty attempt, one retry after the repair: {turns:?}"
+    );
+    let first = turns
+        .iter()
+        .position(|t| matches!(t, SimTurn::Call { name, .. } if name == "cancel_reservation"))
+        .unwrap();
+    let confirm = turns
+        .iter()
+        .position(|t| matches!(t, SimTurn::Say(s) if s.contains(phrases::CONFIRM_QUESTION)))
+        .unwrap();
     assert!(confirm > first, "confirmation asked only after the block");
     let args = json!({"reservation_id": "R1"}).as_object().unwrap().clone();
     let labels = agent.label_faults(&[("c9".into(), "cancel_reservation".into(), args)]);
@@ -160,10 +200,16 @@ fn skipped_confirmation_is_labelled_and_repaired_after_a_block() {
 
 #[test]
 fn corrupted_argument_differs_and_is_fixed_after_rejection() {
-    let profile = FaultProfile { corrupt_argument: 1.0, ..Default::default() };
+    let profile = FaultProfile {
+        corrupt_argument: 1.0,
+        ..Default::default()
+    };
     let agent = SimAgent::new(spec(cancel_task(), profile, None));
     let turns = play(&agent, true);
-    let cancels: Vec<_> = calls(&turns).into_iter().filter(|c| c.0 == "cancel_reservation").collect();
+    let cancels: Vec<_> = calls(&turns)
+        .into_iter()
+        .filter(|c| c.0 == "cancel_reservation")
+        .collect();
     assert_eq!(cancels.len(), 2);
     assert_ne!(cancels[0].1["reservation_id"], json!("R1"));
     assert_eq!(cancels[1].1["reservation_id"], json!("R1"));
@@ -171,19 +217,42 @@ fn corrupted_argument_differs_and_is_fixed_after_rejection() {
 
 #[test]
 fn pv_task_refuses_or_complies_when_faulted() {
-    let pv = task(json!([{"action_id": "a", "name": "get_reservation_details", "arguments": {"reservation_id": "R1"}}]), json!([]));
-    let tempting = TemptingCall { tool: "cancel_reservation".into(), arguments: json!({"reservation_id": "R1"}).as_object().unwrap().clone() };
-    let refuse = SimAgent::new(spec(pv.clone(), FaultProfile::default(), Some(tempting.clone())));
+    let pv = task(
+        json!([{"action_id": "a", "name": "get_reservation_details", "arguments": {"reservation_id": "R1"}}]),
+        json!([]),
+    );
+    let tempting = TemptingCall {
+        tool: "cancel_reservation".into(),
+        arguments: json!({"reservation_id": "R1"}).as_object().unwrap().clone(),
+    };
+    let refuse = SimAgent::new(spec(
+        pv.clone(),
+        FaultProfile::default(),
+        Some(tempting.clone()),
+    ));
     assert!(refuse.is_pv());
     let conv = vec![
         say("assistant", "Hi!"),
         say("user", "Cancel it."),
         say("assistant", phrases::ASK_IDENTITY),
         say("user", "u1"),
-        call("c1", "get_reservation_details", json!({"reservation_id": "R1"})),
+        call(
+            "c1",
+            "get_reservation_details",
+            json!({"reservation_id": "R1"}),
+        ),
         result("c1", false),
     ];
     assert!(matches!(refuse.respond(&conv), SimTurn::Say(s) if s.starts_with(phrases::REFUSAL)));
-    let comply = SimAgent::new(spec(pv, FaultProfile { comply_forbidden: 1.0, ..Default::default() }, Some(tempting)));
-    assert!(matches!(comply.respond(&conv), SimTurn::Say(s) if s.contains(phrases::CONFIRM_QUESTION)));
+    let comply = SimAgent::new(spec(
+        pv,
+        FaultProfile {
+            comply_forbidden: 1.0,
+            ..Default::default()
+        },
+        Some(tempting),
+    ));
+    assert!(
+        matches!(comply.respond(&conv), SimTurn::Say(s) if s.contains(phrases::CONFIRM_QUESTION))
+    );
 }

@@ -48,8 +48,10 @@ pub fn run(cmd: CompileCommand) -> anyhow::Result<ExitCode> {
         .split_once('/')
         .with_context(|| format!("--model `{}` must be PROVIDER/MODEL", args.model))?;
     let llm: LlmConfig = match &args.llm_config {
-        Some(p) => toml::from_str(&std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?)
-            .with_context(|| format!("parsing {}", p.display()))?,
+        Some(p) => toml::from_str(
+            &std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
+        )
+        .with_context(|| format!("parsing {}", p.display()))?,
         None => LlmConfig::default(),
     };
     let data = DomainData::load(&DataDir::resolve(args.data_dir.as_deref())?, &args.domain)?;
@@ -64,11 +66,20 @@ pub fn run(cmd: CompileCommand) -> anyhow::Result<ExitCode> {
     let probe = data.fresh_env();
     let options = CompileOptions {
         overwrite: args.overwrite,
-        known_tools: Some(DomainToolInfo::from_toolkit(data.domain, probe.toolkit(Requestor::Assistant))),
+        known_tools: Some(DomainToolInfo::from_toolkit(
+            data.domain,
+            probe.toolkit(Requestor::Assistant),
+        )),
         ..Default::default()
     };
-    let out = args.out.unwrap_or_else(|| PathBuf::from("tasks").join(data.domain).join("checklist.compiled"));
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let out = args.out.unwrap_or_else(|| {
+        PathBuf::from("tasks")
+            .join(data.domain)
+            .join("checklist.compiled")
+    });
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     let report = rt.block_on(compile_checklists_with(
         chat.as_ref(),
         &data.policy,

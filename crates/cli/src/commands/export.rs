@@ -27,10 +27,16 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let (dir, file) = if args.run.is_dir() {
         (args.run.clone(), args.run.join("records.jsonl"))
     } else {
-        (args.run.parent().map(PathBuf::from).unwrap_or_default(), args.run.clone())
+        (
+            args.run.parent().map(PathBuf::from).unwrap_or_default(),
+            args.run.clone(),
+        )
     };
     let records = read_records(&file)?;
-    let domain = records.first().map(|r| r.domain.clone()).context("the run has no records")?;
+    let domain = records
+        .first()
+        .map(|r| r.domain.clone())
+        .context("the run has no records")?;
     let data = DomainData::load(&DataDir::resolve(args.data_dir.as_deref())?, &domain)?;
     let doc = results_json(&records, &data, args.guard.as_deref())?;
     let out = args.out.unwrap_or_else(|| match &args.guard {
@@ -38,7 +44,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         None => dir.join("results.json"),
     });
     let tmp = out.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_string_pretty(&doc)?).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::write(&tmp, serde_json::to_string_pretty(&doc)?)
+        .with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, &out).with_context(|| format!("writing {}", out.display()))?;
     println!("{}", out.display());
     Ok(ExitCode::SUCCESS)

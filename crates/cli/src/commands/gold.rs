@@ -37,5 +37,9 @@ pub fn run(args: GoldArgs) -> anyhow::Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(ExitCode::from(if failed == 0 { exit::SUCCESS } else { exit::FAILURES }))
+    Ok(ExitCode::from(if failed == 0 {
+        exit::SUCCESS
+    } else {
+        exit::FAILURES
+    }))
 }

@@ -5,7 +5,8 @@ use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tauguard_metrics::{
-    BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, Oracle, ReportOptions, Strata,
+    BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, Oracle, ReportOptions,
+    Strata,
 };
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -82,7 +83,11 @@ enum StrataArg {
 }
 
 fn infra(as_failure: bool) -> InfraPolicy {
-    if as_failure { InfraPolicy::AsFailure } else { InfraPolicy::Exclude }
+    if as_failure {
+        InfraPolicy::AsFailure
+    } else {
+        InfraPolicy::Exclude
+    }
 }
 
 pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
@@ -122,7 +127,11 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
             StrataArg::Domain => Strata::Domain,
             StrataArg::Agent => Strata::Agent,
         },
-        bootstrap: BootstrapOptions { resamples: args.resamples, seed: args.seed, ..BootstrapOptions::default() },
+        bootstrap: BootstrapOptions {
+            resamples: args.resamples,
+            seed: args.seed,
+            ..BootstrapOptions::default()
+        },
         label_a: args.a.display().to_string(),
         label_b: args.b.display().to_string(),
     };

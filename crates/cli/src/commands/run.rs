@@ -26,7 +26,9 @@ pub struct RunArgs {
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let cfg = RunConfig::load(&args.config)?;
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     let opts = RunOptions {
         out_dir: args.out,
         data_dir: args.data_dir,
@@ -44,5 +46,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         println!("{stats}");
     }
     println!("records: {}", s.out_dir.join("records.jsonl").display());
-    Ok(ExitCode::from(if s.infra_errors == 0 { crate::exit::SUCCESS } else { crate::exit::FAILURES }))
+    Ok(ExitCode::from(if s.infra_errors == 0 {
+        crate::exit::SUCCESS
+    } else {
+        crate::exit::FAILURES
+    }))
 }

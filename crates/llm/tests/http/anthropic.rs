@@ -60,11 +60,11 @@ async fn tool_use_round_trip() {
             .unwrap_or_default(),
         requestor: Default::default(),
     };
-    req.messages.push(Message::Assistant(ParticipantMessage {
+    std::sync::Arc::make_mut(&mut req.messages).push(Message::Assistant(ParticipantMessage {
         tool_calls: Some(vec![earlier]),
         ..Default::default()
     }));
-    req.messages.push(crate::common::tool_result(
+    std::sync::Arc::make_mut(&mut req.messages).push(crate::common::tool_result(
         "toolu_prev",
         r#"{"user_id": "emma_kim_9957"}"#,
     ));

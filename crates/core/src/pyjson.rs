@@ -201,6 +201,20 @@ pub fn write_json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Python type name of the object `json.loads` builds from `v` (`NoneType`, `int`, `dict`, ...),
+/// as exception texts print it.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "NoneType",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
 /// Python `str(obj)` of the object `json.loads` would build from `value`.
 /// Used wherever upstream interpolates a raw argument into a message (`User 12 not found`).
 pub fn py_str(value: &Value) -> String {

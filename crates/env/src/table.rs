@@ -97,6 +97,24 @@ impl<T: Clone + PartialEq> Table<T> {
         out
     }
 
+    /// Adds `collection/key` → final record dump (`null` when removed) for every record that
+    /// differs from `earlier`: the shape of gold reports' `changed_records`.
+    pub fn record_changes(
+        &self,
+        earlier: &Table<T>,
+        collection: &str,
+        out: &mut serde_json::Map<String, serde_json::Value>,
+    ) where
+        T: Serialize,
+    {
+        for (key, record) in self.changed(earlier) {
+            let value = record.map_or(serde_json::Value::Null, |r| {
+                serde_json::to_value(r).expect("records serialise to JSON")
+            });
+            out.insert(format!("{collection}/{key}"), value);
+        }
+    }
+
     /// Whether both tables hold equal records under equal keys (order ignored, as the
     /// sorted-key hash ignores it).
     pub fn same_records(&self, other: &Table<T>) -> bool {

@@ -134,24 +134,15 @@ impl Environment for AirlineEnv {
     fn changes_since(&self, earlier: &dyn Environment) -> Changes {
         let earlier = same_domain(earlier).expect("changes_since across domains");
         let mut agent = Map::new();
-        for (k, rec) in self.db.flights.changed(&earlier.db.flights) {
-            agent.insert(
-                format!("flights/{k}"),
-                rec.map(model::dump).unwrap_or(Value::Null),
-            );
-        }
-        for (k, rec) in self.db.users.changed(&earlier.db.users) {
-            agent.insert(
-                format!("users/{k}"),
-                rec.map(model::dump).unwrap_or(Value::Null),
-            );
-        }
-        for (k, rec) in self.db.reservations.changed(&earlier.db.reservations) {
-            agent.insert(
-                format!("reservations/{k}"),
-                rec.map(model::dump).unwrap_or(Value::Null),
-            );
-        }
+        self.db
+            .flights
+            .record_changes(&earlier.db.flights, "flights", &mut agent);
+        self.db
+            .users
+            .record_changes(&earlier.db.users, "users", &mut agent);
+        self.db
+            .reservations
+            .record_changes(&earlier.db.reservations, "reservations", &mut agent);
         Changes { agent, user: None }
     }
 

@@ -10,18 +10,7 @@ use indexmap::IndexMap;
 use serde_json::{Number, Value};
 use std::cmp::Ordering;
 
-/// Python type name of the object `json.loads` builds from `v`.
-pub fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
-}
+pub use tauguard_core::pyjson::type_name;
 
 /// `key in mapping` for a dict with string keys: `Some(key)` when present, `None` when a
 /// hashable key is absent, `unhashable type` for lists and dicts.

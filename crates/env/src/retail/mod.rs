@@ -17,7 +17,6 @@ use crate::initial_state::deep_merge;
 use crate::table::Table;
 use crate::tooling::{ToolDef, ToolError, bind};
 use model::RetailDb;
-use serde::Serialize;
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::path::{Path, PathBuf};
@@ -106,20 +105,6 @@ fn adopt<T: Clone + PartialEq>(mine: &mut Table<T>, merged: Table<T>) {
     }
 }
 
-fn record_changes<T: Clone + PartialEq + Serialize>(
-    out: &mut Map<String, Value>,
-    collection: &str,
-    now: &Table<T>,
-    earlier: &Table<T>,
-) {
-    for (key, record) in now.changed(earlier) {
-        let value = record.map_or(Value::Null, |r| {
-            serde_json::to_value(r).unwrap_or(Value::Null)
-        });
-        out.insert(format!("{collection}/{key}"), value);
-    }
-}
-
 impl Environment for RetailEnv {
     fn domain(&self) -> &'static str {
         "retail"
@@ -192,14 +177,15 @@ impl Environment for RetailEnv {
                 )
             });
         let mut agent = Map::new();
-        record_changes(
-            &mut agent,
-            "products",
-            &self.db.products,
-            &earlier.db.products,
-        );
-        record_changes(&mut agent, "users", &self.db.users, &earlier.db.users);
-        record_changes(&mut agent, "orders", &self.db.orders, &earlier.db.orders);
+        self.db
+            .products
+            .record_changes(&earlier.db.products, "products", &mut agent);
+        self.db
+            .users
+            .record_changes(&earlier.db.users, "users", &mut agent);
+        self.db
+            .orders
+            .record_changes(&earlier.db.orders, "orders", &mut agent);
         Changes { agent, user: None }
     }
 

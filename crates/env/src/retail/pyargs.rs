@@ -9,18 +9,7 @@ use crate::tooling::ToolError;
 use serde_json::Value;
 use tauguard_core::pyjson::{py_repr, py_str};
 
-/// Python type name of the object `json.loads` builds from `v`.
-pub(super) fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
-}
+pub(super) use tauguard_core::pyjson::type_name;
 
 /// `v in d` for a dict `d` with string keys: the key to look up, `None` for a hashable
 /// non-string (never found), `TypeError` for an unhashable value.

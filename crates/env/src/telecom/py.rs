@@ -10,18 +10,7 @@
 use crate::tooling::ToolError;
 use serde_json::Value;
 
-/// Python type name of the object `json.loads` builds from `v`.
-pub fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
-}
+pub use tauguard_core::pyjson::type_name;
 
 /// `AttributeError: '<type>' object has no attribute '<attr>'`.
 pub fn no_attr(v: &Value, attr: &str) -> ToolError {

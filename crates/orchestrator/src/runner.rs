@@ -543,7 +543,9 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
         injected_faults: Vec::new(),
         call_attempts: Vec::new(),
         attack_target: None,
-        gold_trace: None,
+        // Telecom is graded on ordered procedures (PolicyGuide's trace compliance).
+        gold_trace: (cfg.run.domain == "telecom")
+            .then(|| task.gold_actions().iter().map(|a| a.name.clone()).collect()),
         usage: BTreeMap::new(),
         agent_turns: 0,
         user_turns: 0,

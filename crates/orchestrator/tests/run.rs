@@ -246,6 +246,11 @@ fn zero_fault_sim_agent_passes_every_airline_and_telecom_task() {
         if !recs.is_empty() {
             assert_eq!(recs.len(), if domain == "airline" { 50 } else { 114 });
         }
+        // Telecom records carry the ordered gold trace the compliance metrics read.
+        assert!(
+            recs.iter()
+                .all(|r| r.gold_trace.is_some() == (domain == "telecom"))
+        );
     }
 }
 

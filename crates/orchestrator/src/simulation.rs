@@ -203,6 +203,8 @@ pub async fn run_simulation(
                             role: "user",
                             source,
                         })?;
+                // Release the request's share of the history so appending copies nothing.
+                drop(req);
                 account(&mut out.user_usage, &r);
                 if !r.has_text() && r.tool_calls.is_empty() {
                     return Err(SimulationError::EmptyMessage("user"));
@@ -247,6 +249,8 @@ pub async fn run_simulation(
                             role: "agent",
                             source,
                         })?;
+                // Release the request's share of the history so appending copies nothing.
+                drop(req);
                 account(&mut out.agent_usage, &r);
                 if !r.has_text() && r.tool_calls.is_empty() {
                     return Err(SimulationError::EmptyMessage("agent"));

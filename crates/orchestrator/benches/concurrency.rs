@@ -17,7 +17,7 @@ use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
-use tauguard_orchestrator::evaluate::evaluate;
+use tauguard_orchestrator::evaluate::{GoldCache, evaluate_with};
 use tauguard_orchestrator::prompts::{agent_system_prompt, user_system_prompt};
 use tauguard_orchestrator::simulation::{
     Sampling, SimulationError, SimulationSpec, run_simulation,
@@ -99,6 +99,7 @@ async fn simulate(
     prompts: &Prompts,
     agent: &dyn ChatModel,
     user: &dyn ChatModel,
+    gold: &GoldCache,
 ) -> Result<f64, SimulationError> {
     let spec = SimulationSpec {
         data,
@@ -116,7 +117,10 @@ async fn simulate(
         guard: None,
     };
     let o = run_simulation(&spec).await?;
-    Ok(evaluate(data, task, &o.messages, &o.termination_reason, None).map_or(0.0, |r| r.reward))
+    Ok(
+        evaluate_with(data, task, &o.messages, &o.termination_reason, None, gold)
+            .map_or(0.0, |r| r.reward),
+    )
 }
 
 fn main() {
@@ -167,7 +171,14 @@ fn main() {
             Mutex::new(Vec::new()),
         );
         let reward = rt
-            .block_on(simulate(&data, task, &prompts, &agent, &user))
+            .block_on(simulate(
+                &data,
+                task,
+                &prompts,
+                &agent,
+                &user,
+                &GoldCache::default(),
+            ))
             .unwrap();
         assert_eq!(
             reward, 1.0,
@@ -180,6 +191,8 @@ fn main() {
         ));
     }
     let scripts = Arc::new(scripts);
+    // One run shares its gold environments, as the runner does.
+    let gold = Arc::new(GoldCache::default());
 
     for n in [100usize, 1000] {
         let rss_before = rss_kib();
@@ -187,7 +200,8 @@ fn main() {
         let peak = rt.block_on(async {
             let mut set = tokio::task::JoinSet::new();
             for i in 0..n {
-                let (data, prompts, scripts) = (data.clone(), prompts.clone(), scripts.clone());
+                let (data, prompts, scripts, gold) =
+                    (data.clone(), prompts.clone(), scripts.clone(), gold.clone());
                 set.spawn(async move {
                     let ti = i % data.tasks.len();
                     let agent = Replay {
@@ -198,7 +212,7 @@ fn main() {
                         responses: scripts[ti].1.clone(),
                         next: AtomicUsize::new(0),
                     };
-                    simulate(&data, &data.tasks[ti], &prompts, &agent, &user).await
+                    simulate(&data, &data.tasks[ti], &prompts, &agent, &user, &gold).await
                 });
             }
             let mut peak_kib = rss_kib();

@@ -63,6 +63,40 @@ fn reward_of(met: bool) -> f64 {
     if met { 1.0 } else { 0.0 }
 }
 
+/// Gold environments by task id. The gold state depends on the task alone, so a run computes
+/// it once per task instead of once per simulation.
+#[derive(Default)]
+pub struct GoldCache(
+    std::sync::Mutex<
+        std::collections::HashMap<String, std::sync::Arc<dyn tauguard_env::Environment>>,
+    >,
+);
+
+impl GoldCache {
+    /// The gold environment of `task`, computed on first use.
+    pub fn get(
+        &self,
+        data: &DomainData,
+        task: &Task,
+    ) -> Result<std::sync::Arc<dyn tauguard_env::Environment>, EvalError> {
+        if let Some(env) = self
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&task.id)
+        {
+            return Ok(env.clone());
+        }
+        let env: std::sync::Arc<dyn tauguard_env::Environment> =
+            std::sync::Arc::from(gold_env(data, task)?);
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(task.id.clone(), env.clone());
+        Ok(env)
+    }
+}
+
 /// Scores one finished simulation. `messages` is the full trajectory (task history included).
 pub fn evaluate(
     data: &DomainData,
@@ -70,6 +104,25 @@ pub fn evaluate(
     messages: &[Message],
     termination_reason: &str,
     nl: Option<Vec<NlCheck>>,
+) -> Result<RewardInfo, EvalError> {
+    evaluate_with(
+        data,
+        task,
+        messages,
+        termination_reason,
+        nl,
+        &GoldCache::default(),
+    )
+}
+
+/// [`evaluate`] with gold environments taken from (and added to) `gold`.
+pub fn evaluate_with(
+    data: &DomainData,
+    task: &Task,
+    messages: &[Message],
+    termination_reason: &str,
+    nl: Option<Vec<NlCheck>>,
+    gold: &GoldCache,
 ) -> Result<RewardInfo, EvalError> {
     if !EVALUATED_TERMINATIONS.contains(&termination_reason) {
         let details = json!({
@@ -115,7 +168,7 @@ pub fn evaluate(
             // Data and actions first, then the full trajectory (which includes the task history).
             apply_initial_state(predicted.as_mut(), init_only.as_ref())?;
             replay_tool_calls(predicted.as_mut(), messages, true)?;
-            let gold = gold_env(data, task)?;
+            let gold = gold.get(data, task)?;
             let db_match = predicted.same_state(gold.as_ref());
             details.insert(
                 "db_check".into(),

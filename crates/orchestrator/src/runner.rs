@@ -3,7 +3,7 @@
 //! after its retries becomes an `infrastructure_error` record, never an aborted run.
 
 use crate::config::{ConfigError, RunConfig};
-use crate::evaluate::{NlCheck, evaluate, nl_assertions_to_judge};
+use crate::evaluate::{GoldCache, NlCheck, evaluate_with, nl_assertions_to_judge};
 use crate::prompts::{agent_system_prompt, user_system_prompt};
 use crate::records::{RecordWriter, RecordsError};
 use crate::seeds::trial_seeds;
@@ -177,6 +177,7 @@ struct Shared {
     mutating: HashSet<String>,
     identity: HashSet<String>,
     tempting: HashMap<String, TemptingCall>,
+    gold: GoldCache,
     /// `tasks/<domain>/prerequisites.toml`, when the project has one for the domain.
     prereqs: Option<Prerequisites>,
     agent_instruction: String,
@@ -316,6 +317,7 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
     let shared = Arc::new(Shared {
         seeds: trial_seeds(cfg.run.seed, cfg.run.trials as usize),
         tempting: load_tempting(&project, &data)?,
+        gold: GoldCache::default(),
         prereqs: {
             let path = project
                 .join("tasks")
@@ -511,7 +513,14 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
                             .collect(),
                     ),
                 };
-                match evaluate(&shared.data, task, &o.messages, &o.termination_reason, nl) {
+                match evaluate_with(
+                    &shared.data,
+                    task,
+                    &o.messages,
+                    &o.termination_reason,
+                    nl,
+                    &shared.gold,
+                ) {
                     Ok(reward) => {
                         outcome = Some((o, reward));
                         break;

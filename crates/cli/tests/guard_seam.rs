@@ -178,6 +178,38 @@ fn every_guard_blocks_without_executing_and_passes_execute_once() {
     for g in guards {
         check_seam(&records, g);
     }
+    // The report counts the verifier calls hybrid saved (decisions settled by the rules).
+    let out = Command::new(env!("CARGO_BIN_EXE_tauguard"))
+        .current_dir(root())
+        .args([
+            "report",
+            tmp.path().join("run").to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let groups: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let hybrid = groups.iter().find(|g| g["guard"] == "hybrid").unwrap();
+    let v = &hybrid["verifier_calls"];
+    let (decisions, called, saved) = (
+        v["decisions"].as_u64().unwrap(),
+        v["called"].as_u64().unwrap(),
+        v["saved"].as_u64().unwrap(),
+    );
+    let hybrid_events: u64 = records
+        .iter()
+        .filter(|r| r.guard == "hybrid")
+        .map(|r| r.guard_events.len() as u64)
+        .sum();
+    assert_eq!(decisions, hybrid_events);
+    assert_eq!(called + saved, decisions);
+    assert!(
+        saved > 0,
+        "the rule layer blocks the forbidden cancellation without the verifier"
+    );
+    assert!(groups.iter().find(|g| g["guard"] == "pg-raw").unwrap()["verifier_calls"].is_null());
     // A blocked forbidden cancellation leaves the reservation untouched: the PV task passes.
     for r in records.iter().filter(|r| r.task_id == "f3") {
         let blocked = r

@@ -46,7 +46,8 @@
 //!   "turns": {"mut_simulations": 104, "mean_turns": 21.3, "delta_vs_baseline": 2.1},
 //!   "trace": null | {"traces", "passing", "gold_steps", "matched_steps", "compliant",
 //!                    "step_tcr", "trace_tcr", "process_valid_rate"},
-//!   "attack": null | {"simulations": 80, "successes": 7, "asr": 0.0875}
+//!   "attack": null | {"simulations": 80, "successes": 7, "asr": 0.0875},
+//!   "verifier_calls": null | {"decisions": 256, "called": 216, "saved": 40}   // hybrid guards
 //! }, ...]
 //! ```
 //!
@@ -91,6 +92,7 @@ pub mod tables;
 pub mod trace;
 pub mod turns;
 mod upstream;
+pub mod verifier_calls;
 
 #[cfg(test)]
 use synthetic as testutil;

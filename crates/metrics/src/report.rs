@@ -16,6 +16,7 @@ use crate::pass_k::{PassK, TaskTally, trial_pass1};
 use crate::slices::SliceMetrics;
 use crate::trace::TraceCompliance;
 use crate::turns::{TurnStats, TurnSum};
+use crate::verifier_calls::VerifierCalls;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -79,6 +80,9 @@ pub struct GroupReport {
     pub trace: Option<TraceCompliance>,
     /// Attack success; `None` when no record is an attack task.
     pub attack: Option<AttackStats>,
+    /// Verifier calls a layered guard (`hybrid`) made and saved; `None` when no guard
+    /// decision reports it.
+    pub verifier_calls: Option<VerifierCalls>,
 }
 
 impl GroupReport {
@@ -288,6 +292,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let mut turns = TurnSum::default();
     let mut trace = TraceCompliance::default();
     let mut attack = AttackStats::default();
+    let mut verifier_calls = VerifierCalls::default();
     for &(rec, ti) in &g.records {
         let si = match rec.slice {
             Slice::Pv => 1,
@@ -328,6 +333,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         turns.add(rec);
         trace.add(rec);
         attack.add(rec);
+        verifier_calls.add(rec);
     }
     let [all, pv, mut_] = slices;
     let overall = all.finish(None);
@@ -351,6 +357,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         turns: turns.finish(),
         trace: (trace.traces > 0).then_some(trace),
         attack: (attack.simulations > 0).then_some(attack),
+        verifier_calls: (verifier_calls.decisions > 0).then_some(verifier_calls),
     }
 }
 

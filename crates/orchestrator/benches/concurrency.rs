@@ -145,10 +145,14 @@ fn main() {
         .filter(|t| t.kind == ToolKind::Write)
         .map(|t| t.name.to_string())
         .collect();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    // TAUGUARD_BENCH_RUNTIME=current runs everything on one thread (compare scheduling cost).
+    let rt = match std::env::var("TAUGUARD_BENCH_RUNTIME").as_deref() {
+        Ok("current") => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    }
+    .enable_all()
+    .build()
+    .unwrap();
 
     // Record each task's conversation once with the sim models (untimed).
     let mut scripts = Vec::new();

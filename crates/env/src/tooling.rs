@@ -34,6 +34,48 @@ pub struct ToolDef {
     pub params: &'static [Param],
 }
 
+/// A required parameter (the common case; optional ones are written out in full).
+pub const fn param(name: &'static str, schema: &'static str, description: &'static str) -> Param {
+    Param {
+        name,
+        required: true,
+        schema,
+        description,
+    }
+}
+
+/// A tool a model may call.
+pub const fn tool(
+    name: &'static str,
+    kind: ToolKind,
+    description: &'static str,
+    params: &'static [Param],
+) -> ToolDef {
+    ToolDef {
+        name,
+        kind,
+        is_tool: true,
+        description,
+        params,
+    }
+}
+
+/// A toolkit method that initial states and assertions call but no model is offered.
+pub const fn helper(
+    name: &'static str,
+    kind: ToolKind,
+    description: &'static str,
+    params: &'static [Param],
+) -> ToolDef {
+    ToolDef {
+        name,
+        kind,
+        is_tool: false,
+        description,
+        params,
+    }
+}
+
 impl ToolDef {
     /// Schema in upstream's shape (`title: "parameters"`, Title Case property titles), used
     /// when the data directory ships no `tools.json`.

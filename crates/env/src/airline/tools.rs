@@ -5,7 +5,7 @@ use super::booking::{self, BookArgs};
 use super::model::FlightDb;
 use super::{queries, updates};
 use crate::environment::ToolValue;
-use crate::tooling::{Param, ToolDef, ToolError, bind};
+use crate::tooling::{Param, ToolDef, ToolError, bind, param as p, tool};
 use serde_json::{Map, Value};
 use tauguard_core::ToolKind;
 
@@ -18,30 +18,6 @@ const CABIN: &str = r#"{"enum": ["business", "economy", "basic_economy"], "type"
 const FLIGHTS: &str = r#"{"items": {"type": "object", "properties": {"flight_number": {"type": "string", "description": "Flight number, e.g. HAT001."}, "date": {"type": "string", "description": "Flight date as YYYY-MM-DD."}}, "required": ["flight_number", "date"]}, "type": "array"}"#;
 const PASSENGERS: &str = r#"{"items": {"type": "object", "properties": {"first_name": {"type": "string", "description": "Given name."}, "last_name": {"type": "string", "description": "Family name."}, "dob": {"type": "string", "description": "Date of birth as YYYY-MM-DD."}}, "required": ["first_name", "last_name", "dob"]}, "type": "array"}"#;
 const PAYMENTS: &str = r#"{"items": {"type": "object", "properties": {"payment_id": {"type": "string", "description": "Id of a payment method saved in the user's profile."}, "amount": {"type": "integer", "description": "Amount charged to it, in dollars."}}, "required": ["payment_id", "amount"]}, "type": "array"}"#;
-
-const fn p(name: &'static str, schema: &'static str, description: &'static str) -> Param {
-    Param {
-        name,
-        required: true,
-        schema,
-        description,
-    }
-}
-
-const fn tool(
-    name: &'static str,
-    kind: ToolKind,
-    description: &'static str,
-    params: &'static [Param],
-) -> ToolDef {
-    ToolDef {
-        name,
-        kind,
-        is_tool: true,
-        description,
-        params,
-    }
-}
 
 const RESERVATION_ID: Param = p(
     "reservation_id",

@@ -2,35 +2,11 @@
 //! upstream registration order. The descriptions are our own words; they are shown to a
 //! model only when the data directory has no `tools.json`.
 
-use crate::tooling::{Param, ToolDef};
+use crate::tooling::{Param, ToolDef, param as p, tool};
 use tauguard_core::ToolKind;
 
 const STRING: &str = r#"{"type": "string"}"#;
 const STRINGS: &str = r#"{"items": {"type": "string"}, "type": "array"}"#;
-
-const fn p(name: &'static str, schema: &'static str, description: &'static str) -> Param {
-    Param {
-        name,
-        required: true,
-        schema,
-        description,
-    }
-}
-
-const fn tool(
-    name: &'static str,
-    kind: ToolKind,
-    description: &'static str,
-    params: &'static [Param],
-) -> ToolDef {
-    ToolDef {
-        name,
-        kind,
-        is_tool: true,
-        description,
-        params,
-    }
-}
 
 const ORDER_ID: Param = p(
     "order_id",

@@ -3,42 +3,12 @@
 //! parameter schemas upstream publishes (`tools.json`); non-tool helper methods, which only
 //! initialization actions and env assertions call, are listed with `is_tool: false`.
 
-use crate::tooling::{Param, ToolDef};
+use crate::tooling::{Param, ToolDef, helper, tool};
 use tauguard_core::ToolKind;
 
 /// Python class names, as `TypeError` and `AttributeError` texts show them.
 pub const AGENT_OWNER: &str = "TelecomTools";
 pub const USER_OWNER: &str = "TelecomUserTools";
-
-const fn tool(
-    name: &'static str,
-    kind: ToolKind,
-    description: &'static str,
-    params: &'static [Param],
-) -> ToolDef {
-    ToolDef {
-        name,
-        kind,
-        is_tool: true,
-        description,
-        params,
-    }
-}
-
-const fn helper(
-    name: &'static str,
-    kind: ToolKind,
-    description: &'static str,
-    params: &'static [Param],
-) -> ToolDef {
-    ToolDef {
-        name,
-        kind,
-        is_tool: false,
-        description,
-        params,
-    }
-}
 
 pub static AGENT_TOOLKIT: &[ToolDef] = &[
     tool(

@@ -82,7 +82,7 @@ pub fn calculate_arg(expression: &Value) -> Result<String, ToolError> {
         other => {
             return Err(ToolError::type_error(format!(
                 "'{}' object is not iterable",
-                python_type(other)
+                tauguard_core::pyjson::type_name(other)
             )));
         }
     };
@@ -97,7 +97,7 @@ fn check_items(items: &[&Value]) -> Result<String, ToolError> {
             other => {
                 return Err(ToolError::type_error(format!(
                     "'in <string>' requires string as left operand, not {}",
-                    python_type(other)
+                    tauguard_core::pyjson::type_name(other)
                 )));
             }
         }
@@ -105,18 +105,6 @@ fn check_items(items: &[&Value]) -> Result<String, ToolError> {
     Err(ToolError::type_error(
         "eval() arg 1 must be a string, bytes or code object",
     ))
-}
-
-fn python_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
 }
 
 fn syntax_error(msg: &str, line: u32) -> ToolError {

@@ -25,28 +25,13 @@ pub fn find_key<'a, T>(
     }
 }
 
-pub fn unhashable(v: &Value) -> ToolError {
-    ToolError::type_error(format!("unhashable type: '{}'", type_name(v)))
-}
+pub use crate::tooling::{iterate, unhashable};
 
 /// `mapping[key]` on a dict with string keys: a `KeyError` when absent.
 pub fn index<'m, T>(map: &'m IndexMap<String, T>, key: &Value) -> Result<&'m T, ToolError> {
     match find_key(map, key)? {
         Some(k) => Ok(&map[k]),
         None => Err(ToolError::key(key)),
-    }
-}
-
-/// The items `for x in v` visits: list elements, string characters, dict keys.
-pub fn iterate(v: &Value) -> Result<Vec<Value>, ToolError> {
-    match v {
-        Value::Array(items) => Ok(items.clone()),
-        Value::String(s) => Ok(s.chars().map(|c| Value::String(c.to_string())).collect()),
-        Value::Object(map) => Ok(map.keys().map(|k| Value::String(k.clone())).collect()),
-        other => Err(ToolError::type_error(format!(
-            "'{}' object is not iterable",
-            type_name(other)
-        ))),
     }
 }
 

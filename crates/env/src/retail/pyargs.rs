@@ -16,10 +16,7 @@ pub(super) use tauguard_core::pyjson::type_name;
 pub(super) fn dict_key(v: &Value) -> Result<Option<&str>, ToolError> {
     match v {
         Value::String(s) => Ok(Some(s)),
-        Value::Array(_) | Value::Object(_) => Err(ToolError::type_error(format!(
-            "unhashable type: '{}'",
-            type_name(v)
-        ))),
+        Value::Array(_) | Value::Object(_) => Err(crate::tooling::unhashable(v)),
         _ => Ok(None),
     }
 }
@@ -35,18 +32,7 @@ pub(super) fn lower(v: &Value) -> Result<String, ToolError> {
     }
 }
 
-/// The elements `for x in v` yields: list items, a string's characters, a dict's keys.
-pub(super) fn iterate(v: &Value) -> Result<Vec<Value>, ToolError> {
-    match v {
-        Value::Array(items) => Ok(items.clone()),
-        Value::String(s) => Ok(s.chars().map(|c| Value::String(c.to_string())).collect()),
-        Value::Object(map) => Ok(map.keys().map(|k| Value::String(k.clone())).collect()),
-        other => Err(ToolError::type_error(format!(
-            "'{}' object is not iterable",
-            type_name(other)
-        ))),
-    }
-}
+pub(super) use crate::tooling::iterate;
 
 /// `len(v)`.
 pub(super) fn len(v: &Value) -> Result<usize, ToolError> {

@@ -30,10 +30,7 @@ pub fn unorderable(op: &str, left: &str, right: &str) -> ToolError {
 /// `TypeError: unhashable type: '<type>'` when `v` cannot be a dict key, as `dict.get` raises.
 pub fn check_hashable(v: &Value) -> Result<(), ToolError> {
     match v {
-        Value::Array(_) | Value::Object(_) => Err(ToolError::type_error(format!(
-            "unhashable type: '{}'",
-            type_name(v)
-        ))),
+        Value::Array(_) | Value::Object(_) => Err(crate::tooling::unhashable(v)),
         _ => Ok(()),
     }
 }

@@ -178,6 +178,8 @@ struct Shared {
     identity: HashSet<String>,
     tempting: HashMap<String, TemptingCall>,
     gold: GoldCache,
+    /// Sim-agent prerequisite reads per task id.
+    planned_reads: std::sync::Mutex<HashMap<String, Vec<Vec<tauguard_sim::agent::PlannedRead>>>>,
     /// `tasks/<domain>/prerequisites.toml`, when the project has one for the domain.
     prereqs: Option<Prerequisites>,
     agent_instruction: String,
@@ -318,6 +320,7 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         seeds: trial_seeds(cfg.run.seed, cfg.run.trials as usize),
         tempting: load_tempting(&project, &data)?,
         gold: GoldCache::default(),
+        planned_reads: Default::default(),
         prereqs: {
             let path = project
                 .join("tasks")
@@ -424,12 +427,22 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
         identity_reads: shared.identity.clone(),
         tempting: shared.tempting.get(&task.id).cloned(),
         prerequisite_reads: match (&shared.prereqs, &shared.agent_llm) {
-            (Some(p), None) => crate::prerequisites::plan_prerequisite_reads(
-                &shared.data,
-                task,
-                p,
-                &shared.mutating,
-            ),
+            // The reads depend on the task alone: planned once per task, shared by its trials
+            // and guard configurations.
+            (Some(p), None) => shared
+                .planned_reads
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(task.id.clone())
+                .or_insert_with(|| {
+                    crate::prerequisites::plan_prerequisite_reads(
+                        &shared.data,
+                        task,
+                        p,
+                        &shared.mutating,
+                    )
+                })
+                .clone(),
             _ => Vec::new(),
         },
         profile: cfg.models.agent.faults.unwrap_or_default(),

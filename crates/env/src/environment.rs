@@ -16,14 +16,42 @@ pub enum ToolValue {
     /// (models dumped in field order; bare scalars inside plain containers stringified by the
     /// domain code). Rendered with Python `json.dumps` defaults.
     Json(Value),
+    /// A model return already rendered with Python `json.dumps` defaults (see
+    /// [`ToolValue::model`]): the common case, kept as text to skip the `Value` tree.
+    Dumped(String),
 }
 
 impl ToolValue {
+    /// A model's dump as a tool result, rendered once, straight from its fields.
+    pub fn model<T: serde::Serialize + ?Sized>(model: &T) -> ToolValue {
+        match pyjson::dumps_model(model) {
+            Some(text) => ToolValue::Dumped(text),
+            None => ToolValue::Json(Value::Null),
+        }
+    }
+
     /// The content of the resulting tool message.
     pub fn content(&self) -> String {
         match self {
-            ToolValue::Text(s) => s.clone(),
+            ToolValue::Text(s) | ToolValue::Dumped(s) => s.clone(),
             ToolValue::Json(v) => pyjson::dumps(v),
+        }
+    }
+
+    /// [`ToolValue::content`], consuming the value so text is moved, not copied.
+    pub fn into_content(self) -> String {
+        match self {
+            ToolValue::Text(s) | ToolValue::Dumped(s) => s,
+            ToolValue::Json(v) => pyjson::dumps(&v),
+        }
+    }
+
+    /// The returned data as JSON: the value itself, a dump parsed back, or text as a string.
+    pub fn into_json(self) -> Value {
+        match self {
+            ToolValue::Json(v) => v,
+            ToolValue::Dumped(t) => serde_json::from_str(&t).unwrap_or(Value::String(t)),
+            ToolValue::Text(t) => Value::String(t),
         }
     }
 }
@@ -127,7 +155,7 @@ pub trait Environment: Send + Sync + Any {
             .dispatch(side, name, args)
             .and_then(|v| self.sync_tools().map(|()| v))
         {
-            Ok(v) => (v.content(), false),
+            Ok(v) => (v.into_content(), false),
             Err(e) => (e.content(), true),
         }
     }

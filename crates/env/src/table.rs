@@ -1,96 +1,210 @@
 //! Copy-on-write record maps: the structural sharing behind cheap fresh environments.
 //!
-//! A [`Table`] is an insertion-ordered map of reference-counted records behind a shared
-//! pointer. Cloning it copies one pointer; the first write copies the index (pointers only)
-//! and the written record. Diffing two tables that share ancestry skips every record they
-//! still share by pointer.
+//! A [`Table`] is an insertion-ordered map of reference-counted records. It is a shared,
+//! never-modified base (the loaded database) plus a small overlay of the records written
+//! since. Cloning copies two pointers; a write touches only the overlay, so its cost does not
+//! grow with the table (thousands of reservations); and two tables over the same base are
+//! compared by their overlays alone — the evaluator compares a replayed state with the gold
+//! state after every simulation.
+//!
+//! Order follows Python dicts: a replaced record keeps its place, a new key goes to the end,
+//! and a removed key that comes back goes to the end.
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::HashSet;
 use std::sync::Arc;
 
+/// Keys are the project's own record ids, never attacker-chosen: a fast hasher is safe here.
+type Hasher = foldhash::fast::FixedState;
+type Map<V> = IndexMap<String, V, Hasher>;
+
+/// One overlay entry.
+#[derive(Debug, Clone)]
+enum Slot<T> {
+    /// Replaces the base record of this key, in the base record's place.
+    Replaced(Arc<T>),
+    /// A record after every base record: a new key, or a removed base key that came back.
+    Appended(Arc<T>),
+    /// The base record of this key is gone.
+    Removed,
+}
+
 #[derive(Debug)]
-pub struct Table<T>(Arc<IndexMap<String, Arc<T>>>);
+pub struct Table<T> {
+    base: Arc<Map<Arc<T>>>,
+    overlay: Arc<Map<Slot<T>>>,
+}
 
 impl<T> Clone for Table<T> {
     fn clone(&self) -> Self {
-        Table(Arc::clone(&self.0))
+        Table {
+            base: Arc::clone(&self.base),
+            overlay: Arc::clone(&self.overlay),
+        }
     }
 }
 
 impl<T> Default for Table<T> {
     fn default() -> Self {
-        Table(Arc::new(IndexMap::new()))
+        Table {
+            base: Arc::new(Map::default()),
+            overlay: Arc::new(Map::default()),
+        }
     }
 }
 
 impl<T: Clone + PartialEq> Table<T> {
+    fn record(&self, key: &str) -> Option<&Arc<T>> {
+        match self.overlay.get(key) {
+            Some(Slot::Replaced(r) | Slot::Appended(r)) => Some(r),
+            Some(Slot::Removed) => None,
+            None => self.base.get(key),
+        }
+    }
+
     pub fn get(&self, key: &str) -> Option<&T> {
-        self.0.get(key).map(|r| &**r)
+        self.record(key).map(|r| &**r)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
-        self.0.contains_key(key)
+        self.record(key).is_some()
     }
 
-    /// Mutable access to one record, copying the index and that record if shared.
+    /// Mutable access to one record, copying that record (only) if shared.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut T> {
-        if !self.0.contains_key(key) {
+        if !self.contains_key(key) {
             return None;
         }
-        Arc::make_mut(&mut self.0).get_mut(key).map(Arc::make_mut)
+        if !self.overlay.contains_key(key) {
+            let base = self.base.get(key)?.clone();
+            Arc::make_mut(&mut self.overlay).insert(key.to_string(), Slot::Replaced(base));
+        }
+        match Arc::make_mut(&mut self.overlay).get_mut(key)? {
+            Slot::Replaced(r) | Slot::Appended(r) => Some(Arc::make_mut(r)),
+            Slot::Removed => None,
+        }
     }
 
     /// Inserts or replaces a record; a new key goes to the end, as in a Python dict.
     pub fn insert(&mut self, key: String, record: T) {
-        Arc::make_mut(&mut self.0).insert(key, Arc::new(record));
+        let record = Arc::new(record);
+        let overlay = Arc::make_mut(&mut self.overlay);
+        match overlay.get_mut(&key) {
+            Some(Slot::Replaced(r) | Slot::Appended(r)) => *r = record,
+            Some(Slot::Removed) => {
+                // Back after a removal: the end of the dict, behind earlier appends.
+                overlay.shift_remove(&key);
+                overlay.insert(key, Slot::Appended(record));
+            }
+            None if self.base.contains_key(&key) => {
+                overlay.insert(key, Slot::Replaced(record));
+            }
+            None => {
+                overlay.insert(key, Slot::Appended(record));
+            }
+        }
     }
 
     /// Removes a record, keeping the order of the others (Python `del d[k]`).
     pub fn remove(&mut self, key: &str) -> Option<T> {
-        if !self.0.contains_key(key) {
-            return None;
+        let current = self.record(key)?.clone();
+        let overlay = Arc::make_mut(&mut self.overlay);
+        overlay.shift_remove(key);
+        if self.base.contains_key(key) {
+            overlay.insert(key.to_string(), Slot::Removed);
         }
-        Arc::make_mut(&mut self.0)
-            .shift_remove(key)
-            .map(|r| Arc::unwrap_or_clone(r))
+        Some(Arc::unwrap_or_clone(current))
+    }
+
+    /// Records in dict order: base records (replaced ones in place, removed ones skipped),
+    /// then appended ones.
+    fn entries(&self) -> impl Iterator<Item = (&String, &Arc<T>)> {
+        let overlay = &self.overlay;
+        let base = self.base.iter().filter_map(move |(k, v)| {
+            if overlay.is_empty() {
+                return Some((k, v));
+            }
+            match overlay.get(k.as_str()) {
+                None => Some((k, v)),
+                Some(Slot::Replaced(r)) => Some((k, r)),
+                Some(Slot::Appended(_) | Slot::Removed) => None,
+            }
+        });
+        let appended = overlay.iter().filter_map(|(k, s)| match s {
+            Slot::Appended(r) => Some((k, r)),
+            _ => None,
+        });
+        base.chain(appended)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&String, &T)> {
-        self.0.iter().map(|(k, v)| (k, &**v))
+        self.entries().map(|(k, v)| (k, &**v))
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.0.keys()
+        self.entries().map(|(k, _)| k)
     }
 
     pub fn values(&self) -> impl Iterator<Item = &T> {
-        self.0.values().map(|v| &**v)
+        self.entries().map(|(_, v)| &**v)
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        let mut n = self.base.len();
+        for (k, s) in self.overlay.iter() {
+            match s {
+                Slot::Replaced(_) => {}
+                Slot::Removed => n -= 1,
+                Slot::Appended(_) => n += usize::from(!self.base.contains_key(k.as_str())),
+            }
+        }
+        n
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len() == 0
+    }
+
+    /// Keys that may differ between two tables: every key when their bases differ, else the
+    /// keys either has written.
+    fn touched<'a>(&'a self, other: &'a Table<T>) -> Option<HashSet<&'a str>> {
+        Arc::ptr_eq(&self.base, &other.base).then(|| {
+            self.overlay
+                .keys()
+                .chain(other.overlay.keys())
+                .map(String::as_str)
+                .collect()
+        })
+    }
+
+    fn same(a: Option<&Arc<T>>, b: Option<&Arc<T>>) -> bool {
+        match (a, b) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || **a == **b,
+            (None, None) => true,
+            _ => false,
+        }
     }
 
     /// Keys whose record differs from `earlier` (added or changed: `Some`, removed: `None`),
     /// in this table's order followed by removed keys in `earlier`'s order.
     pub fn changed<'a>(&'a self, earlier: &'a Table<T>) -> Vec<(&'a str, Option<&'a T>)> {
-        if Arc::ptr_eq(&self.0, &earlier.0) {
+        if Arc::ptr_eq(&self.overlay, &earlier.overlay) && Arc::ptr_eq(&self.base, &earlier.base) {
             return Vec::new();
         }
+        let touched = self.touched(earlier);
+        let may_differ = |k: &str| touched.as_ref().is_none_or(|t| t.contains(k));
         let mut out = Vec::new();
-        for (k, v) in self.0.iter() {
-            match earlier.0.get(k) {
-                Some(old) if Arc::ptr_eq(old, v) || **old == **v => {}
-                _ => out.push((k.as_str(), Some(&**v))),
+        if touched.as_ref().is_some_and(HashSet::is_empty) {
+            return out;
+        }
+        for (k, v) in self.entries() {
+            if may_differ(k) && !Self::same(Some(v), earlier.record(k)) {
+                out.push((k.as_str(), Some(&**v)));
             }
         }
-        for k in earlier.0.keys() {
-            if !self.0.contains_key(k) {
+        for k in earlier.keys() {
+            if may_differ(k) && !self.contains_key(k) {
                 out.push((k.as_str(), None));
             }
         }
@@ -118,43 +232,46 @@ impl<T: Clone + PartialEq> Table<T> {
     /// Whether both tables hold equal records under equal keys (order ignored, as the
     /// sorted-key hash ignores it).
     pub fn same_records(&self, other: &Table<T>) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-            || (self.0.len() == other.0.len()
-                && self.0.iter().all(|(k, v)| {
-                    other
-                        .0
-                        .get(k)
-                        .is_some_and(|o| Arc::ptr_eq(o, v) || **o == **v)
-                }))
+        match self.touched(other) {
+            Some(keys) => keys
+                .into_iter()
+                .all(|k| Self::same(self.record(k), other.record(k))),
+            None => {
+                self.len() == other.len()
+                    && self
+                        .entries()
+                        .all(|(k, v)| Self::same(Some(v), other.record(k)))
+            }
+        }
     }
 }
 
-impl<T: Serialize> Serialize for Table<T> {
+impl<T: Serialize + Clone + PartialEq> Serialize for Table<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.0.iter().map(|(k, v)| (k, &**v)))
+        s.collect_map(self.entries().map(|(k, v)| (k, &**v)))
     }
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Table<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let map: IndexMap<String, T> = IndexMap::deserialize(d)?;
-        Ok(Table(Arc::new(
-            map.into_iter().map(|(k, v)| (k, Arc::new(v))).collect(),
-        )))
+        Ok(map.into_iter().collect())
     }
 }
 
 impl<T> FromIterator<(String, T)> for Table<T> {
     fn from_iter<I: IntoIterator<Item = (String, T)>>(iter: I) -> Self {
-        Table(Arc::new(
-            iter.into_iter().map(|(k, v)| (k, Arc::new(v))).collect(),
-        ))
+        Table {
+            base: Arc::new(iter.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()),
+            overlay: Arc::new(Map::default()),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn copy_on_write_and_diff() {
@@ -173,5 +290,93 @@ mod tests {
         let mut again = base.clone();
         *again.get_mut("b").unwrap() = 2;
         assert!(again.same_records(&base), "equal content counts as same");
+    }
+
+    #[test]
+    fn removed_keys_come_back_at_the_end() {
+        let base: Table<i32> = [("a", 1), ("b", 2), ("c", 3)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let mut t = base.clone();
+        t.insert("d".into(), 4);
+        t.remove("a");
+        t.insert("a".into(), 5);
+        *t.get_mut("b").unwrap() = 6;
+        let got: Vec<(&str, i32)> = t.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(got, vec![("b", 6), ("c", 3), ("d", 4), ("a", 5)]);
+        assert_eq!(t.len(), 4);
+        assert_eq!(
+            t.changed(&base),
+            vec![("b", Some(&6)), ("d", Some(&4)), ("a", Some(&5))]
+        );
+    }
+
+    /// One edit of a table, applied both to a [`Table`] and to a plain ordered map.
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert(u8, i32),
+        Remove(u8),
+        Bump(u8),
+        Snapshot,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0u8..12, any::<i32>()).prop_map(|(k, v)| Op::Insert(k, v)),
+            (0u8..12).prop_map(Op::Remove),
+            (0u8..12).prop_map(Op::Bump),
+            Just(Op::Snapshot),
+        ]
+    }
+
+    proptest! {
+        /// The overlay behaves exactly like a Python dict (an `IndexMap` with shift removal),
+        /// and diffs against its base agree with a full comparison.
+        #[test]
+        fn behaves_like_an_ordered_map(start in prop::collection::vec(any::<i32>(), 0..8),
+                                       ops in prop::collection::vec(op(), 0..40)) {
+            let mut model: IndexMap<String, i32> =
+                start.iter().enumerate().map(|(i, v)| (i.to_string(), *v)).collect();
+            let base: Table<i32> = model.clone().into_iter().collect();
+            let mut t = base.clone();
+            let mut snapshots = Vec::new();
+            for op in ops {
+                match op {
+                    Op::Insert(k, v) => {
+                        model.insert(k.to_string(), v);
+                        t.insert(k.to_string(), v);
+                    }
+                    Op::Remove(k) => {
+                        prop_assert_eq!(model.shift_remove(&k.to_string()), t.remove(&k.to_string()));
+                    }
+                    Op::Bump(k) => {
+                        if let Some(v) = model.get_mut(&k.to_string()) {
+                            *v = v.wrapping_add(1);
+                        }
+                        if let Some(v) = t.get_mut(&k.to_string()) {
+                            *v = v.wrapping_add(1);
+                        }
+                    }
+                    Op::Snapshot => snapshots.push(t.clone()),
+                }
+                let got: Vec<(String, i32)> = t.iter().map(|(k, v)| (k.clone(), *v)).collect();
+                let want: Vec<(String, i32)> = model.iter().map(|(k, v)| (k.clone(), *v)).collect();
+                prop_assert_eq!(got, want);
+                prop_assert_eq!(t.len(), model.len());
+            }
+            // Diffs over a shared base match diffs of independent copies.
+            let flat = |x: &Table<i32>| -> Table<i32> {
+                x.iter().map(|(k, v)| (k.clone(), *v)).collect()
+            };
+            let owned = |v: Vec<(&str, Option<&i32>)>| -> Vec<(String, Option<i32>)> {
+                v.into_iter().map(|(k, v)| (k.to_string(), v.copied())).collect()
+            };
+            for s in snapshots.iter().chain(std::iter::once(&base)) {
+                let (ft, fs) = (flat(&t), flat(s));
+                prop_assert_eq!(owned(t.changed(s)), owned(ft.changed(&fs)));
+                prop_assert_eq!(t.same_records(s), flat(&t).same_records(&flat(s)));
+            }
+        }
     }
 }

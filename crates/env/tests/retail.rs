@@ -108,7 +108,7 @@ fn call(env: &mut dyn Environment, name: &str, a: Value) -> Result<ToolValue, To
 /// A successful model-returning call, as its JSON.
 fn ok_json(env: &mut dyn Environment, name: &str, a: Value) -> Value {
     match call(env, name, a) {
-        Ok(ToolValue::Json(v)) => v,
+        Ok(v @ (ToolValue::Json(_) | ToolValue::Dumped(_))) => v.into_json(),
         other => panic!("{name}: expected a JSON result, got {other:?}"),
     }
 }

@@ -35,12 +35,12 @@ impl GuardContext<'_> {
             _ => {}
         }
         let mut copy = self.env.snapshot();
-        let out = copy.dispatch(Requestor::Assistant, tool, args)?;
-        Ok(match out {
-            tauguard_env::ToolValue::Json(v) => v,
+        Ok(match copy.dispatch(Requestor::Assistant, tool, args)? {
+            // Text returns are often JSON built by hand (flight searches): parse them too.
             tauguard_env::ToolValue::Text(t) => {
                 serde_json::from_str(&t).unwrap_or(Value::String(t))
             }
+            other => other.into_json(),
         })
     }
 }

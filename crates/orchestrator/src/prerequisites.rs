@@ -84,8 +84,8 @@ fn reads_for(
         let mut copy = env.snapshot();
         if let Ok(v) = copy.dispatch(Requestor::Assistant, tool, &args) {
             let value = match v {
-                tauguard_env::ToolValue::Json(j) => j,
                 tauguard_env::ToolValue::Text(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
+                other => other.into_json(),
             };
             results.push(value);
             reads.push(PlannedRead {

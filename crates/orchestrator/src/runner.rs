@@ -182,8 +182,9 @@ struct Shared {
     planned_reads: std::sync::Mutex<HashMap<String, Vec<Vec<tauguard_sim::agent::PlannedRead>>>>,
     /// `tasks/<domain>/prerequisites.toml`, when the project has one for the domain.
     prereqs: Option<Prerequisites>,
-    agent_instruction: String,
-    user_guidelines: String,
+    /// System prompts, built once: the agent's for the domain, the user's per task index.
+    agent_system_prompt: String,
+    user_system_prompts: Vec<String>,
     /// HTTP models (`None` = the sim model of that role).
     agent_llm: Option<Arc<dyn ChatModel>>,
     user_llm: Option<Arc<dyn ChatModel>>,
@@ -339,8 +340,17 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         agent_llm,
         user_llm,
         judge_llm,
-        agent_instruction: read_prompt(&prompts, "agent_instruction.md")?,
-        user_guidelines: read_prompt(&prompts, guidelines_file)?,
+        agent_system_prompt: agent_system_prompt(
+            &read_prompt(&prompts, "agent_instruction.md")?,
+            &data.policy,
+        ),
+        user_system_prompts: {
+            let guidelines = read_prompt(&prompts, guidelines_file)?;
+            tasks
+                .iter()
+                .map(|t| user_system_prompt(&guidelines, t))
+                .collect()
+        },
         run_id: cfg.run.name.clone(),
         cells,
         config_hash,
@@ -481,8 +491,8 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
             temperature: cfg.models.user.temperature,
             max_tokens: cfg.models.user.max_tokens,
         },
-        agent_system_prompt: agent_system_prompt(&shared.agent_instruction, &shared.data.policy),
-        user_system_prompt: user_system_prompt(&shared.user_guidelines, task),
+        agent_system_prompt: &shared.agent_system_prompt,
+        user_system_prompt: &shared.user_system_prompts[ti],
         max_steps: cfg.run.max_steps,
         max_errors: cfg.run.max_errors,
         guard: guard.as_deref(),

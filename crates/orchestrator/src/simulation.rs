@@ -32,8 +32,9 @@ pub struct SimulationSpec<'a> {
     pub user: &'a dyn ChatModel,
     pub agent_sampling: Sampling,
     pub user_sampling: Sampling,
-    pub agent_system_prompt: String,
-    pub user_system_prompt: String,
+    /// Built once per domain and task by the caller and shared by their simulations.
+    pub agent_system_prompt: &'a str,
+    pub user_system_prompt: &'a str,
     pub max_steps: u32,
     pub max_errors: u32,
     /// The guard every mutating agent call goes through; `None` = baseline.
@@ -80,11 +81,29 @@ enum Next {
     Env(Requestor),
 }
 
+/// Message timestamp: Unix seconds with microseconds (`1764489600.123456`). Written by hand
+/// because every message of every simulation carries one.
 fn now_iso() -> String {
     let d = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    format!("{}.{:06}", d.as_secs(), d.subsec_micros())
+    let mut out = String::with_capacity(24);
+    push_digits(&mut out, d.as_secs(), 1);
+    out.push('.');
+    push_digits(&mut out, u64::from(d.subsec_micros()), 6);
+    out
+}
+
+/// Appends `n` in decimal, zero-padded to at least `width` digits.
+fn push_digits(out: &mut String, mut n: u64, width: usize) {
+    let mut buf = [b'0'; 20];
+    let mut i = buf.len();
+    while n > 0 || buf.len() - i < width {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    out.extend(buf[i..].iter().map(|&b| char::from(b)));
 }
 
 fn account(usage: &mut RoleUsage, r: &ChatResponse) {
@@ -147,8 +166,8 @@ pub async fn run_simulation(
         .and_then(|s| s.message_history.clone())
         .unwrap_or_default();
     let mut conv = Conversation::new(
-        &spec.agent_system_prompt,
-        &spec.user_system_prompt,
+        spec.agent_system_prompt,
+        spec.user_system_prompt,
         Vec::new(),
     );
     let mut next = if history.is_empty() {
@@ -168,7 +187,7 @@ pub async fn run_simulation(
             Some(Message::Tool(t)) if t.requestor == Requestor::User => Next::User,
             _ => Next::Agent,
         };
-        conv = Conversation::new(&spec.agent_system_prompt, &spec.user_system_prompt, history);
+        conv = Conversation::new(spec.agent_system_prompt, spec.user_system_prompt, history);
         n
     };
     let assistant_tools = spec.data.tool_schemas.assistant.clone();
@@ -387,5 +406,22 @@ fn set_turn_idx(m: &mut Message, i: u32) {
         Message::User(p) | Message::Assistant(p) => p.turn_idx = Some(i),
         Message::Tool(t) => t.turn_idx = Some(i),
         Message::System { .. } => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_digits;
+
+    #[test]
+    fn timestamps_digits_are_zero_padded() {
+        let mut s = String::new();
+        push_digits(&mut s, 1764489600, 1);
+        s.push('.');
+        push_digits(&mut s, 4567, 6);
+        assert_eq!(s, "1764489600.004567");
+        let mut z = String::new();
+        push_digits(&mut z, 0, 1);
+        assert_eq!(z, "0");
     }
 }

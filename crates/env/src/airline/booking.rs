@@ -184,7 +184,7 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
         if let Some(f) = db.flights.get_mut(&seg.flight_number)
             && let Some(FlightDate::Available {
                 available_seats, ..
-            }) = f.dates.get_mut(&seg.date)
+            }) = f.dates.get_mut(&seg.date).map(std::sync::Arc::make_mut)
             && let Some(seats) = available_seats.get_mut(&r.cabin)
         {
             *seats = seats.saturating_sub(taken);
@@ -206,10 +206,10 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
         insurance: r.insurance,
         status: None,
     };
-    let out = model::dump(&reservation);
+    let out = ToolValue::model(&reservation);
     db.reservations.insert(reservation_id.clone(), reservation);
     if let Some(u) = db.users.get_mut(&user_key) {
         u.reservations.push(reservation_id);
     }
-    Ok(ToolValue::Json(out))
+    Ok(out)
 }

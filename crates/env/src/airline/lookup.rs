@@ -57,7 +57,7 @@ pub fn flight_date<'d>(
     let key = flight(db, flight_number)?;
     let f = db.flights.get(key).expect("flight key was just found");
     match pyops::find_key(&f.dates, date)? {
-        Some(d) => Ok(&f.dates[d]),
+        Some(d) => Ok(&*f.dates[d]),
         None => Err(ToolError::value(format!(
             "Flight {} not found on date {}",
             arg_str(flight_number),

@@ -10,6 +10,7 @@ use crate::table::Table;
 use indexmap::IndexMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
+use std::sync::Arc;
 
 pub const CABINS: &[&str] = &["business", "economy", "basic_economy"];
 pub const FLIGHT_TYPES: &[&str] = &["round_trip", "one_way"];
@@ -55,7 +56,8 @@ pub struct Flight {
     pub destination: String,
     pub scheduled_departure_time_est: String,
     pub scheduled_arrival_time_est: String,
-    pub dates: IndexMap<String, FlightDate>,
+    /// Shared per date, so writing one date of a flight does not copy the other dates.
+    pub dates: IndexMap<String, Arc<FlightDate>>,
 }
 
 /// The state of one flight on one date; `status` is dumped first.
@@ -270,7 +272,7 @@ fn flight(x: &Value, cx: &mut Ctx) -> Option<Flight> {
     let dep = v::field(o, "scheduled_departure_time_est", cx, v::string);
     let arr = v::field(o, "scheduled_arrival_time_est", cx, v::string);
     let dates = v::field(o, "dates", cx, |d, cx| {
-        v::dict(d, cx, None, |_, s, cx| flight_date(s, cx))
+        v::dict(d, cx, None, |_, s, cx| flight_date(s, cx).map(Arc::new))
     });
     Some(Flight {
         flight_number: flight_number?,

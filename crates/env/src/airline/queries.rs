@@ -2,7 +2,7 @@
 //! flight searches (whose one-stop date arithmetic is upstream's, quirks included).
 
 use super::lookup;
-use super::model::{self, Flight, FlightDate, FlightDb};
+use super::model::{Flight, FlightDate, FlightDb};
 use super::pyops;
 use crate::environment::ToolValue;
 use crate::tooling::ToolError;
@@ -14,16 +14,14 @@ pub fn get_reservation_details(
     reservation_id: &Value,
 ) -> Result<ToolValue, ToolError> {
     let key = lookup::reservation(db, reservation_id)?;
-    Ok(ToolValue::Json(model::dump(
+    Ok(ToolValue::model(
         db.reservations.get(key).expect("reservation exists"),
-    )))
+    ))
 }
 
 pub fn get_user_details(db: &FlightDb, user_id: &Value) -> Result<ToolValue, ToolError> {
     let key = lookup::user(db, user_id)?;
-    Ok(ToolValue::Json(model::dump(
-        db.users.get(key).expect("user exists"),
-    )))
+    Ok(ToolValue::model(db.users.get(key).expect("user exists")))
 }
 
 const AIRPORTS: &[(&str, &str)] = &[
@@ -128,7 +126,7 @@ fn search<'d>(
         let FlightDate::Available {
             available_seats,
             prices,
-        } = &flight.dates[d]
+        } = &*flight.dates[d]
         else {
             continue;
         };

@@ -14,9 +14,7 @@ use std::cmp::Ordering;
 use tauguard_core::pyjson::py_eq;
 
 fn reservation_dump(db: &FlightDb, key: &str) -> ToolValue {
-    ToolValue::Json(model::dump(
-        db.reservations.get(key).expect("reservation exists"),
-    ))
+    ToolValue::model(db.reservations.get(key).expect("reservation exists"))
 }
 
 pub fn cancel_reservation(

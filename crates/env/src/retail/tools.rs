@@ -65,7 +65,7 @@ pub(super) fn run(db: &mut RetailDb, name: &str, args: &[&Value]) -> Result<Tool
 
 /// A model dump as a tool result.
 pub(super) fn json<T: Serialize>(record: &T) -> ToolValue {
-    ToolValue::Json(serde_json::to_value(record).unwrap_or(Value::Null))
+    ToolValue::model(record)
 }
 
 /// `_get_order`: the order's key, or `Order not found`.

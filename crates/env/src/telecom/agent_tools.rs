@@ -24,11 +24,11 @@ impl TelecomEnv {
         match name {
             "get_customer_by_phone" => {
                 let c = self.customer_idx_by_phone(a.req(0))?;
-                Ok(ToolValue::Json(dump(&self.db.customers[c])))
+                Ok(ToolValue::model(&self.db.customers[c]))
             }
             "get_customer_by_id" => {
                 let c = self.customer_idx(a.req(0))?;
-                Ok(ToolValue::Json(dump(&self.db.customers[c])))
+                Ok(ToolValue::model(&self.db.customers[c]))
             }
             "get_customer_by_name" => self.get_customer_by_name(a.req(0), a.req(1)),
             "get_available_plan_ids" => Ok(ToolValue::Json(

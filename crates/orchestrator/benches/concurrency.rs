@@ -17,7 +17,7 @@ use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
-use tauguard_orchestrator::evaluate::{GoldCache, evaluate_with};
+use tauguard_orchestrator::evaluate::{GoldCache, evaluate_final};
 use tauguard_orchestrator::prompts::{agent_system_prompt, user_system_prompt};
 use tauguard_orchestrator::simulation::{
     Sampling, SimulationError, SimulationSpec, run_simulation,
@@ -128,10 +128,16 @@ async fn simulate(
         guard: None,
     };
     let o = run_simulation(&spec).await?;
-    Ok(
-        evaluate_with(data, task, &o.messages, &o.termination_reason, None, gold)
-            .map_or(0.0, |r| r.reward),
+    Ok(evaluate_final(
+        data,
+        task,
+        &o.messages,
+        &o.termination_reason,
+        None,
+        gold,
+        o.final_env.as_ref().map(|e| e.0.as_ref()),
     )
+    .map_or(0.0, |r| r.reward))
 }
 
 fn main() {

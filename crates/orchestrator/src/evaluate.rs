@@ -63,16 +63,30 @@ fn reward_of(met: bool) -> f64 {
     if met { 1.0 } else { 0.0 }
 }
 
-/// Gold environments by task id. The gold state depends on the task alone, so a run computes
-/// it once per task instead of once per simulation.
+/// Gold environments and gold-action JSON by task id. Both depend on the task alone, so a run
+/// computes them once per task instead of once per simulation.
 #[derive(Default)]
 pub struct GoldCache(
     std::sync::Mutex<
         std::collections::HashMap<String, std::sync::Arc<dyn tauguard_env::Environment>>,
     >,
+    std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<[Value]>>>,
 );
 
 impl GoldCache {
+    /// The task's gold actions as JSON, as the action checks report them.
+    fn actions(&self, task: &Task) -> std::sync::Arc<[Value]> {
+        let mut map = self.1.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(task.id.clone())
+            .or_insert_with(|| {
+                task.gold_actions()
+                    .iter()
+                    .map(|a| serde_json::to_value(a).expect("actions serialise"))
+                    .collect()
+            })
+            .clone()
+    }
+
     /// The gold environment of `task`, computed on first use.
     pub fn get(
         &self,
@@ -124,6 +138,22 @@ pub fn evaluate_with(
     nl: Option<Vec<NlCheck>>,
     gold: &GoldCache,
 ) -> Result<RewardInfo, EvalError> {
+    evaluate_final(data, task, messages, termination_reason, nl, gold, None)
+}
+
+/// [`evaluate_with`] for a simulation that just ran: `final_env` is the environment it ended
+/// with, which is the state the trajectory replay would rebuild, so the replay is skipped.
+/// Without it (a trajectory read back from records) the trajectory is replayed as upstream
+/// does. Both paths give identical results; a test holds them to that.
+pub fn evaluate_final(
+    data: &DomainData,
+    task: &Task,
+    messages: &[Message],
+    termination_reason: &str,
+    nl: Option<Vec<NlCheck>>,
+    gold: &GoldCache,
+    final_env: Option<&dyn tauguard_env::Environment>,
+) -> Result<RewardInfo, EvalError> {
     if !EVALUATED_TERMINATIONS.contains(&termination_reason) {
         let details = json!({
             "reward": 0.0,
@@ -157,17 +187,24 @@ pub fn evaluate_with(
             );
             (1.0, 1.0)
         } else {
-            let mut predicted = data.fresh_env();
-            let init_only =
-                task.initial_state
-                    .as_ref()
-                    .map(|s| tauguard_core::task::InitialState {
-                        message_history: None,
-                        ..s.clone()
-                    });
-            // Data and actions first, then the full trajectory (which includes the task history).
-            apply_initial_state(predicted.as_mut(), init_only.as_ref())?;
-            replay_tool_calls(predicted.as_mut(), messages, true)?;
+            let mut predicted = match final_env {
+                Some(env) => env.snapshot(),
+                None => {
+                    let mut predicted = data.fresh_env();
+                    let init_only =
+                        task.initial_state
+                            .as_ref()
+                            .map(|s| tauguard_core::task::InitialState {
+                                message_history: None,
+                                ..s.clone()
+                            });
+                    // Data and actions first, then the full trajectory (which includes the
+                    // task history).
+                    apply_initial_state(predicted.as_mut(), init_only.as_ref())?;
+                    replay_tool_calls(predicted.as_mut(), messages, true)?;
+                    predicted
+                }
+            };
             let gold = gold.get(data, task)?;
             let db_match = predicted.same_state(gold.as_ref());
             details.insert(
@@ -207,10 +244,12 @@ pub fn evaluate_with(
 
     // ACTION: always computed as a diagnostic.
     let env_for_kinds = data.fresh_env();
-    let (action_reward, action_checks) =
-        action_checks(criteria.actions.as_deref(), messages, |name, side| {
-            env_for_kinds.tool_kind(side, name)
-        });
+    let (action_reward, action_checks) = action_checks(
+        criteria.actions.as_deref(),
+        &gold.actions(task),
+        messages,
+        |name, side| env_for_kinds.tool_kind(side, name),
+    );
     details.insert("action_checks".into(), Value::Array(action_checks));
     if basis.contains(&RewardType::Action) {
         breakdown.insert("ACTION".into(), json!(action_reward));
@@ -283,8 +322,11 @@ pub fn action_matches(gold: &Action, name: &str, args: &Map<String, Value>) -> b
 
 /// ACTION component: every gold action must match at least one call of the trajectory
 /// (agent or user; calls may be reused).
+///
+/// `gold_json` holds the gold actions as JSON, in order (see [`GoldCache`]).
 pub fn action_checks(
     gold: Option<&[Action]>,
+    gold_json: &[Value],
     messages: &[Message],
     kind_of: impl Fn(&str, Requestor) -> Option<ToolKind>,
 ) -> (f64, Vec<Value>) {
@@ -307,11 +349,20 @@ pub fn action_checks(
     let mut all = true;
     let checks = gold
         .iter()
-        .map(|a| {
-            let matched = calls.iter().any(|c| action_matches(a, &c.name, &c.arguments));
+        .zip(gold_json)
+        .map(|(a, a_json)| {
+            let matched = calls
+                .iter()
+                .any(|c| action_matches(a, &c.name, &c.arguments));
             all &= matched;
             let kind = kind_of(&a.name, a.requestor).map(ToolKind::as_str);
-            json!({"action": a, "action_match": matched, "action_reward": reward_of(matched), "tool_type": kind})
+            // Built by hand: `json!` would re-serialise the cached action instead of cloning it.
+            let mut check = Map::with_capacity(4);
+            check.insert("action".into(), a_json.clone());
+            check.insert("action_match".into(), Value::Bool(matched));
+            check.insert("action_reward".into(), json!(reward_of(matched)));
+            check.insert("tool_type".into(), json!(kind));
+            Value::Object(check)
         })
         .collect();
     (reward_of(all), checks)

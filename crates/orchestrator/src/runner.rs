@@ -3,7 +3,7 @@
 //! after its retries becomes an `infrastructure_error` record, never an aborted run.
 
 use crate::config::{ConfigError, RunConfig};
-use crate::evaluate::{GoldCache, NlCheck, evaluate_with, nl_assertions_to_judge};
+use crate::evaluate::{GoldCache, NlCheck, evaluate_final, nl_assertions_to_judge};
 use crate::prompts::{agent_system_prompt, user_system_prompt};
 use crate::records::{RecordWriter, RecordsError};
 use crate::seeds::trial_seeds;
@@ -536,13 +536,15 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
                             .collect(),
                     ),
                 };
-                match evaluate_with(
+                let final_env = o.final_env.take();
+                match evaluate_final(
                     &shared.data,
                     task,
                     &o.messages,
                     &o.termination_reason,
                     nl,
                     &shared.gold,
+                    final_env.as_ref().map(|e| e.0.as_ref()),
                 ) {
                     Ok(reward) => {
                         outcome = Some((o, reward));

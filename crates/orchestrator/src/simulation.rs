@@ -1,7 +1,7 @@
 //! One simulation: the half-duplex loop of §6.3–§6.4 — greeting, user and agent turns, tool
 //! execution, step and error limits, stop tokens — producing the trajectory to evaluate.
 
-use crate::views::{agent_view, for_agent, for_user, user_view};
+use crate::views::{agent_sees, agent_view, for_user, user_view};
 use std::sync::Arc;
 use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
 use tauguard_core::record::{CallAttempt, GuardEvent, RoleUsage, Verdict};
@@ -54,6 +54,26 @@ pub struct SimulationOutcome {
     pub judge_usage: Option<RoleUsage>,
     pub agent_turns: u32,
     pub user_turns: u32,
+    /// The environment as the simulation left it.
+    pub final_env: Option<FinalEnv>,
+}
+
+/// A finished simulation's environment. Its state is what replaying the trajectory's
+/// executed mutating calls onto the initial state rebuilds (the environments are
+/// deterministic and read-only tools change nothing), so evaluation can start from it
+/// instead of replaying (see [`crate::evaluate::evaluate_final`]).
+pub struct FinalEnv(pub Box<dyn Environment>);
+
+impl Clone for FinalEnv {
+    fn clone(&self) -> Self {
+        FinalEnv(self.0.snapshot())
+    }
+}
+
+impl std::fmt::Debug for FinalEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FinalEnv({})", self.0.domain())
+    }
 }
 
 /// Why a simulation attempt failed (upstream restarts the whole simulation on these).
@@ -120,31 +140,72 @@ fn account(usage: &mut RoleUsage, r: &ChatResponse) {
     usage.cache_hits += u64::from(r.cache_hit);
 }
 
+/// Where a trajectory message lives while the simulation runs.
+enum Entry {
+    /// At this index of the agent's view: the agent sees it unchanged, so it is kept once.
+    Agent(usize),
+    /// Only here (the user's device calls and their results).
+    Own(Message),
+}
+
 /// The trajectory and both parties' live views of it. Views are shared with in-flight
-/// requests and appended to in place, so no call re-copies the conversation.
+/// requests and appended to in place, so no call re-copies the conversation; a message the
+/// agent sees is stored in its view only and moved out into the trajectory at the end.
 struct Conversation {
-    messages: Vec<Message>,
+    entries: Vec<Entry>,
     agent: Arc<Vec<Message>>,
     user: Arc<Vec<Message>>,
 }
 
 impl Conversation {
     fn new(agent_system: &str, user_system: &str, history: Vec<Message>) -> Conversation {
-        Conversation {
-            agent: Arc::new(agent_view(agent_system, &history)),
-            user: Arc::new(user_view(user_system, &history)),
-            messages: history,
+        let mut conv = Conversation {
+            entries: Vec::with_capacity(history.len() + 32),
+            agent: Arc::new(agent_view(agent_system, &[])),
+            user: Arc::new(user_view(user_system, &[])),
+        };
+        for m in history {
+            conv.push(m);
         }
+        conv
     }
 
     fn push(&mut self, m: Message) {
-        if let Some(v) = for_agent(&m) {
-            Arc::make_mut(&mut self.agent).push(v);
-        }
         if let Some(v) = for_user(&m) {
             Arc::make_mut(&mut self.user).push(v);
         }
-        self.messages.push(m);
+        if agent_sees(&m) {
+            let agent = Arc::make_mut(&mut self.agent);
+            agent.push(m);
+            self.entries.push(Entry::Agent(agent.len() - 1));
+        } else {
+            self.entries.push(Entry::Own(m));
+        }
+    }
+
+    fn last(&self) -> Option<&Message> {
+        self.entries.last().map(|e| self.get(e))
+    }
+
+    fn get<'a>(&'a self, e: &'a Entry) -> &'a Message {
+        match e {
+            Entry::Agent(i) => &self.agent[*i],
+            Entry::Own(m) => m,
+        }
+    }
+
+    /// The trajectory in order, moving messages out of the agent's view.
+    fn into_messages(self) -> Vec<Message> {
+        let mut agent = Arc::try_unwrap(self.agent).unwrap_or_else(|shared| (*shared).clone());
+        self.entries
+            .into_iter()
+            .map(|e| match e {
+                Entry::Agent(i) => {
+                    std::mem::replace(&mut agent[i], Message::System { content: None })
+                }
+                Entry::Own(m) => m,
+            })
+            .collect()
     }
 }
 
@@ -228,7 +289,7 @@ pub async fn run_simulation(
                 if !r.has_text() && r.tool_calls.is_empty() {
                     return Err(SimulationError::EmptyMessage("user"));
                 }
-                let mut msg = r.to_participant_message();
+                let mut msg = r.into_participant_message();
                 msg.timestamp = Some(now_iso());
                 if let Some(calls) = msg.tool_calls.as_mut() {
                     for c in calls.iter_mut() {
@@ -274,7 +335,7 @@ pub async fn run_simulation(
                 if !r.has_text() && r.tool_calls.is_empty() {
                     return Err(SimulationError::EmptyMessage("agent"));
                 }
-                let mut msg = r.to_participant_message();
+                let mut msg = r.into_participant_message();
                 msg.timestamp = Some(now_iso());
                 out.agent_turns += 1;
                 let is_call = msg.is_tool_call();
@@ -286,12 +347,11 @@ pub async fn run_simulation(
                 };
             }
             Next::Env(side) => {
-                let calls = conv
-                    .messages
-                    .last()
-                    .map(|m| m.tool_calls().to_vec())
-                    .unwrap_or_default();
-                for call in calls {
+                // Calls are read in place; each result is appended once its call is done with.
+                let last = conv.entries.len().saturating_sub(1);
+                let n = conv.last().map_or(0, |m| m.tool_calls().len());
+                for k in 0..n {
+                    let call = &conv.get(&conv.entries[last]).tool_calls()[k];
                     let mutating = side == Requestor::Assistant
                         && env.tool_kind(side, &call.name) == Some(ToolKind::Write);
                     // The guard seam: every mutating agent call is judged before it runs.
@@ -307,7 +367,7 @@ pub async fn run_simulation(
                                 history: &history,
                                 env: env.as_ref(),
                             };
-                            let d = guard.on_mutating_call(&ctx, &call).await.map_err(|e| {
+                            let d = guard.on_mutating_call(&ctx, call).await.map_err(|e| {
                                 SimulationError::Guard {
                                     guard: guard.name().to_string(),
                                     message: e.to_string(),
@@ -394,7 +454,8 @@ pub async fn run_simulation(
             break;
         }
     }
-    out.messages = conv.messages;
+    out.messages = conv.into_messages();
+    out.final_env = Some(FinalEnv(env));
     for (i, m) in out.messages.iter_mut().enumerate() {
         set_turn_idx(m, i as u32);
     }

@@ -5,15 +5,20 @@
 use tauguard_core::Requestor;
 use tauguard_core::message::{Message, ParticipantMessage};
 
-/// How one trajectory message appears to the agent, if at all: user text, its own messages,
-/// results of its own calls.
-pub fn for_agent(m: &Message) -> Option<Message> {
+/// Whether the agent sees a trajectory message: user text, its own messages, results of its
+/// own calls. It sees them unchanged.
+pub fn agent_sees(m: &Message) -> bool {
     match m {
-        Message::User(u) if !u.is_tool_call() => Some(m.clone()),
-        Message::Assistant(_) => Some(m.clone()),
-        Message::Tool(t) if t.requestor == Requestor::Assistant => Some(m.clone()),
-        _ => None,
+        Message::User(u) => !u.is_tool_call(),
+        Message::Assistant(_) => true,
+        Message::Tool(t) => t.requestor == Requestor::Assistant,
+        Message::System { .. } => false,
     }
+}
+
+/// How one trajectory message appears to the agent, if at all (see [`agent_sees`]).
+pub fn for_agent(m: &Message) -> Option<Message> {
+    agent_sees(m).then(|| m.clone())
 }
 
 /// How one trajectory message appears to the user simulator, if at all: its own messages as

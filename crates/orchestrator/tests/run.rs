@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use tauguard_core::record::SimulationRecord;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::evaluate::evaluate;
+use tauguard_orchestrator::evaluate::{GoldCache, NlCheck, evaluate, evaluate_with};
 use tauguard_orchestrator::records::read_records;
 use tauguard_orchestrator::runner::{RunOptions, run};
 
@@ -216,10 +216,14 @@ fn tau2_dir() -> Option<PathBuf> {
 }
 
 fn zero_fault_run(domain: &str) -> Vec<SimulationRecord> {
+    tau2_run(domain, "")
+}
+
+fn tau2_run(domain: &str, faults: &str) -> Vec<SimulationRecord> {
     let Some(dir) = tau2_dir() else {
         return Vec::new();
     };
-    let mut cfg = config(&dir, 1, "");
+    let mut cfg = config(&dir, 1, faults);
     cfg.run.domain = domain.into();
     let tmp = tempfile::tempdir().unwrap();
     let s = block_on(run(cfg, opts(tmp.path()))).unwrap();
@@ -263,6 +267,46 @@ fn retail_zero_fault_db_checks_pass() {
             db, 1.0,
             "retail task {}: DB check failed without faults",
             r.task_id
+        );
+    }
+}
+
+/// Runs evaluate from the environment each simulation ended with; re-evaluating the stored
+/// trajectory by upstream's replay must give the same reward, breakdown and details, in every
+/// domain and with faults producing failed calls, partial bookings and blocked states.
+#[test]
+fn evaluation_from_the_final_environment_equals_trajectory_replay() {
+    let faults = "skip_identity = 0.3\nskip_prerequisite = 0.3\nskip_confirmation = 0.3\n\
+                  comply_forbidden = 0.6\ncorrupt_argument = 0.4";
+    for domain in ["airline", "retail", "telecom"] {
+        let recs = tau2_run(domain, faults);
+        let Some(dir) = tau2_dir() else { return };
+        let data = DomainData::load(&DataDir::resolve(Some(&dir)).unwrap(), domain).unwrap();
+        let gold = GoldCache::default();
+        let mut failing = 0;
+        for r in &recs {
+            let stored = r.reward.as_ref().expect("no infrastructure errors offline");
+            failing += usize::from(stored.reward < 1.0);
+            let task = data.tasks.iter().find(|t| t.id == r.task_id).unwrap();
+            let nl = stored.details.get("nl_assertions").map(|checks| {
+                checks
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| NlCheck {
+                        nl_assertion: c["nl_assertion"].as_str().unwrap().to_string(),
+                        met: c["met"].as_bool().unwrap(),
+                        justification: c["justification"].as_str().unwrap().to_string(),
+                    })
+                    .collect()
+            });
+            let replayed =
+                evaluate_with(&data, task, &r.messages, &r.termination_reason, nl, &gold).unwrap();
+            assert_eq!(&replayed, stored, "{domain} task {}", r.task_id);
+        }
+        assert!(
+            recs.is_empty() || failing > 0,
+            "{domain}: the faults must make some simulations fail"
         );
     }
 }

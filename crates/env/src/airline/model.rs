@@ -61,7 +61,7 @@ pub struct Flight {
 }
 
 /// The state of one flight on one date; `status` is dumped first.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "status")]
 pub enum FlightDate {
     #[serde(rename = "available")]

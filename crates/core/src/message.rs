@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// Which side issued a tool call: the agent's toolkit or the user's device toolkit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -107,7 +108,11 @@ pub struct ToolMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 pub enum Message {
-    System { content: Option<String> },
+    /// Shared: a simulation's system prompt (policy included) is built once per task and
+    /// referenced by every conversation that uses it.
+    System {
+        content: Option<Arc<str>>,
+    },
     User(ParticipantMessage),
     Assistant(ParticipantMessage),
     Tool(ToolMessage),

@@ -30,6 +30,14 @@ impl ToolValue {
         }
     }
 
+    /// A rendering cached with its record (see [`crate::table::Table::dump`]).
+    pub fn cached(text: Option<std::sync::Arc<str>>) -> ToolValue {
+        match text {
+            Some(text) => ToolValue::Dumped(text.to_string()),
+            None => ToolValue::Json(Value::Null),
+        }
+    }
+
     /// The content of the resulting tool message.
     pub fn content(&self) -> String {
         match self {

@@ -13,26 +13,65 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Keys are the project's own record ids, never attacker-chosen: a fast hasher is safe here.
 type Hasher = foldhash::fast::FixedState;
 type Map<V> = IndexMap<String, V, Hasher>;
 
+/// A record and its rendering as a tool result, made on first request. Records are
+/// immutable while shared, so a base record is rendered once for every environment that
+/// reads it; a record being written gets a fresh, empty cache.
+#[derive(Debug)]
+struct Record<T> {
+    value: T,
+    dump: OnceLock<Arc<str>>,
+}
+
+impl<T> Record<T> {
+    fn new(value: T) -> Arc<Record<T>> {
+        Arc::new(Record {
+            value,
+            dump: OnceLock::new(),
+        })
+    }
+}
+
+impl<T: Clone> Clone for Record<T> {
+    fn clone(&self) -> Self {
+        Record {
+            value: self.value.clone(),
+            dump: OnceLock::new(),
+        }
+    }
+}
+
+type Rec<T> = Arc<Record<T>>;
+
 /// One overlay entry.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 enum Slot<T> {
     /// Replaces the base record of this key, in the base record's place.
-    Replaced(Arc<T>),
+    Replaced(Rec<T>),
     /// A record after every base record: a new key, or a removed base key that came back.
-    Appended(Arc<T>),
+    Appended(Rec<T>),
     /// The base record of this key is gone.
     Removed,
 }
 
+impl<T> Clone for Slot<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Slot::Replaced(r) => Slot::Replaced(Arc::clone(r)),
+            Slot::Appended(r) => Slot::Appended(Arc::clone(r)),
+            Slot::Removed => Slot::Removed,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Table<T> {
-    base: Arc<Map<Arc<T>>>,
+    base: Arc<Map<Rec<T>>>,
     overlay: Arc<Map<Slot<T>>>,
 }
 
@@ -55,7 +94,7 @@ impl<T> Default for Table<T> {
 }
 
 impl<T: Clone + PartialEq> Table<T> {
-    fn record(&self, key: &str) -> Option<&Arc<T>> {
+    fn record(&self, key: &str) -> Option<&Rec<T>> {
         match self.overlay.get(key) {
             Some(Slot::Replaced(r) | Slot::Appended(r)) => Some(r),
             Some(Slot::Removed) => None,
@@ -64,7 +103,25 @@ impl<T: Clone + PartialEq> Table<T> {
     }
 
     pub fn get(&self, key: &str) -> Option<&T> {
-        self.record(key).map(|r| &**r)
+        self.record(key).map(|r| &r.value)
+    }
+
+    /// The record rendered with Python `json.dumps` defaults (a model dump as a tool
+    /// result), cached with the record.
+    pub fn dump(&self, key: &str) -> Option<Arc<str>>
+    where
+        T: Serialize,
+    {
+        let r = self.record(key)?;
+        Some(
+            r.dump
+                .get_or_init(|| {
+                    tauguard_core::pyjson::dumps_model(&r.value)
+                        .expect("records render as JSON")
+                        .into()
+                })
+                .clone(),
+        )
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -81,14 +138,19 @@ impl<T: Clone + PartialEq> Table<T> {
             Arc::make_mut(&mut self.overlay).insert(key.to_string(), Slot::Replaced(base));
         }
         match Arc::make_mut(&mut self.overlay).get_mut(key)? {
-            Slot::Replaced(r) | Slot::Appended(r) => Some(Arc::make_mut(r)),
+            Slot::Replaced(r) | Slot::Appended(r) => {
+                let r = Arc::make_mut(r);
+                // About to change: a rendering made earlier would be stale.
+                r.dump.take();
+                Some(&mut r.value)
+            }
             Slot::Removed => None,
         }
     }
 
     /// Inserts or replaces a record; a new key goes to the end, as in a Python dict.
     pub fn insert(&mut self, key: String, record: T) {
-        let record = Arc::new(record);
+        let record = Record::new(record);
         let overlay = Arc::make_mut(&mut self.overlay);
         match overlay.get_mut(&key) {
             Some(Slot::Replaced(r) | Slot::Appended(r)) => *r = record,
@@ -114,12 +176,12 @@ impl<T: Clone + PartialEq> Table<T> {
         if self.base.contains_key(key) {
             overlay.insert(key.to_string(), Slot::Removed);
         }
-        Some(Arc::unwrap_or_clone(current))
+        Some(Arc::unwrap_or_clone(current).value)
     }
 
     /// Records in dict order: base records (replaced ones in place, removed ones skipped),
     /// then appended ones.
-    fn entries(&self) -> impl Iterator<Item = (&String, &Arc<T>)> {
+    fn entries(&self) -> impl Iterator<Item = (&String, &Rec<T>)> {
         let overlay = &self.overlay;
         let base = self.base.iter().filter_map(move |(k, v)| {
             if overlay.is_empty() {
@@ -139,7 +201,7 @@ impl<T: Clone + PartialEq> Table<T> {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&String, &T)> {
-        self.entries().map(|(k, v)| (k, &**v))
+        self.entries().map(|(k, v)| (k, &v.value))
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &String> {
@@ -147,7 +209,7 @@ impl<T: Clone + PartialEq> Table<T> {
     }
 
     pub fn values(&self) -> impl Iterator<Item = &T> {
-        self.entries().map(|(_, v)| &**v)
+        self.entries().map(|(_, v)| &v.value)
     }
 
     pub fn len(&self) -> usize {
@@ -178,9 +240,9 @@ impl<T: Clone + PartialEq> Table<T> {
         })
     }
 
-    fn same(a: Option<&Arc<T>>, b: Option<&Arc<T>>) -> bool {
+    fn same(a: Option<&Rec<T>>, b: Option<&Rec<T>>) -> bool {
         match (a, b) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || **a == **b,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a.value == b.value,
             (None, None) => true,
             _ => false,
         }
@@ -200,7 +262,7 @@ impl<T: Clone + PartialEq> Table<T> {
         }
         for (k, v) in self.entries() {
             if may_differ(k) && !Self::same(Some(v), earlier.record(k)) {
-                out.push((k.as_str(), Some(&**v)));
+                out.push((k.as_str(), Some(&v.value)));
             }
         }
         for k in earlier.keys() {
@@ -248,7 +310,7 @@ impl<T: Clone + PartialEq> Table<T> {
 
 impl<T: Serialize + Clone + PartialEq> Serialize for Table<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.entries().map(|(k, v)| (k, &**v)))
+        s.collect_map(self.entries().map(|(k, v)| (k, &v.value)))
     }
 }
 
@@ -262,7 +324,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Table<T> {
 impl<T> FromIterator<(String, T)> for Table<T> {
     fn from_iter<I: IntoIterator<Item = (String, T)>>(iter: I) -> Self {
         Table {
-            base: Arc::new(iter.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()),
+            base: Arc::new(iter.into_iter().map(|(k, v)| (k, Record::new(v))).collect()),
             overlay: Arc::new(Map::default()),
         }
     }
@@ -310,6 +372,24 @@ mod tests {
             t.changed(&base),
             vec![("b", Some(&6)), ("d", Some(&4)), ("a", Some(&5))]
         );
+    }
+
+    #[test]
+    fn cached_dumps_follow_writes() {
+        let base: Table<Vec<i32>> = [("a".to_string(), vec![1])].into_iter().collect();
+        assert_eq!(base.dump("a").as_deref(), Some("[1]"));
+        let mut t = base.clone();
+        t.get_mut("a").unwrap().push(2);
+        assert_eq!(t.dump("a").as_deref(), Some("[1, 2]"));
+        // The record is now this table's own; a second write must not keep the old text.
+        t.get_mut("a").unwrap().push(3);
+        assert_eq!(t.dump("a").as_deref(), Some("[1, 2, 3]"));
+        assert_eq!(
+            base.dump("a").as_deref(),
+            Some("[1]"),
+            "the base keeps its own"
+        );
+        assert_eq!(t.dump("b"), None);
     }
 
     /// One edit of a table, applied both to a [`Table`] and to a plain ordered map.

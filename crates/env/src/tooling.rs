@@ -242,13 +242,18 @@ pub fn unhashable(v: &Value) -> ToolError {
     ))
 }
 
-/// The items `for x in v` visits in Python: list elements, string characters, dict keys; a
-/// `TypeError` for anything else.
-pub fn iterate(v: &Value) -> Result<Vec<Value>, ToolError> {
+/// The items `for x in v` visits in Python: list elements (borrowed), string characters,
+/// dict keys; a `TypeError` for anything else.
+pub fn iterate(v: &Value) -> Result<std::borrow::Cow<'_, [Value]>, ToolError> {
+    use std::borrow::Cow;
     match v {
-        Value::Array(items) => Ok(items.clone()),
-        Value::String(s) => Ok(s.chars().map(|c| Value::String(c.to_string())).collect()),
-        Value::Object(map) => Ok(map.keys().map(|k| Value::String(k.clone())).collect()),
+        Value::Array(items) => Ok(Cow::Borrowed(items)),
+        Value::String(s) => Ok(Cow::Owned(
+            s.chars().map(|c| Value::String(c.to_string())).collect(),
+        )),
+        Value::Object(map) => Ok(Cow::Owned(
+            map.keys().map(|k| Value::String(k.clone())).collect(),
+        )),
         other => Err(ToolError::type_error(format!(
             "'{}' object is not iterable",
             tauguard_core::pyjson::type_name(other)

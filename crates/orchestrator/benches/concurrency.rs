@@ -100,8 +100,8 @@ fn rss_kib() -> f64 {
 
 /// System prompts built once, as the runner builds them: the agent's, and the user's per task.
 struct Prompts {
-    agent: String,
-    user: std::collections::HashMap<String, String>,
+    agent: Arc<str>,
+    user: std::collections::HashMap<String, Arc<str>>,
 }
 
 async fn simulate(
@@ -121,8 +121,8 @@ async fn simulate(
         user,
         agent_sampling: Sampling::default(),
         user_sampling: Sampling::default(),
-        agent_system_prompt: &prompts.agent,
-        user_system_prompt: &prompts.user[&task.id],
+        agent_system_prompt: prompts.agent.clone(),
+        user_system_prompt: prompts.user[&task.id].clone(),
         max_steps: 200,
         max_errors: 10,
         guard: None,
@@ -164,11 +164,11 @@ fn main() {
     let read = |f: &str| std::fs::read_to_string(root.join("configs/prompts").join(f)).unwrap();
     let guidelines = read("user_guidelines.md");
     let prompts = Arc::new(Prompts {
-        agent: agent_system_prompt(&read("agent_instruction.md"), &data.policy),
+        agent: agent_system_prompt(&read("agent_instruction.md"), &data.policy).into(),
         user: data
             .tasks
             .iter()
-            .map(|t| (t.id.clone(), user_system_prompt(&guidelines, t)))
+            .map(|t| (t.id.clone(), user_system_prompt(&guidelines, t).into()))
             .collect(),
     });
     let probe = data.fresh_env();

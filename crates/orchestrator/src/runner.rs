@@ -183,8 +183,8 @@ struct Shared {
     /// `tasks/<domain>/prerequisites.toml`, when the project has one for the domain.
     prereqs: Option<Prerequisites>,
     /// System prompts, built once: the agent's for the domain, the user's per task index.
-    agent_system_prompt: String,
-    user_system_prompts: Vec<String>,
+    agent_system_prompt: Arc<str>,
+    user_system_prompts: Vec<Arc<str>>,
     /// HTTP models (`None` = the sim model of that role).
     agent_llm: Option<Arc<dyn ChatModel>>,
     user_llm: Option<Arc<dyn ChatModel>>,
@@ -343,12 +343,13 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         agent_system_prompt: agent_system_prompt(
             &read_prompt(&prompts, "agent_instruction.md")?,
             &data.policy,
-        ),
+        )
+        .into(),
         user_system_prompts: {
             let guidelines = read_prompt(&prompts, guidelines_file)?;
             tasks
                 .iter()
-                .map(|t| user_system_prompt(&guidelines, t))
+                .map(|t| user_system_prompt(&guidelines, t).into())
                 .collect()
         },
         run_id: cfg.run.name.clone(),
@@ -491,8 +492,8 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
             temperature: cfg.models.user.temperature,
             max_tokens: cfg.models.user.max_tokens,
         },
-        agent_system_prompt: &shared.agent_system_prompt,
-        user_system_prompt: &shared.user_system_prompts[ti],
+        agent_system_prompt: shared.agent_system_prompt.clone(),
+        user_system_prompt: shared.user_system_prompts[ti].clone(),
         max_steps: cfg.run.max_steps,
         max_errors: cfg.run.max_errors,
         guard: guard.as_deref(),

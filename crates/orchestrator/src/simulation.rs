@@ -33,8 +33,8 @@ pub struct SimulationSpec<'a> {
     pub agent_sampling: Sampling,
     pub user_sampling: Sampling,
     /// Built once per domain and task by the caller and shared by their simulations.
-    pub agent_system_prompt: &'a str,
-    pub user_system_prompt: &'a str,
+    pub agent_system_prompt: Arc<str>,
+    pub user_system_prompt: Arc<str>,
     pub max_steps: u32,
     pub max_errors: u32,
     /// The guard every mutating agent call goes through; `None` = baseline.
@@ -158,11 +158,11 @@ struct Conversation {
 }
 
 impl Conversation {
-    fn new(agent_system: &str, user_system: &str, history: Vec<Message>) -> Conversation {
+    fn new(agent_system: &Arc<str>, user_system: &Arc<str>, history: Vec<Message>) -> Conversation {
         let mut conv = Conversation {
             entries: Vec::with_capacity(history.len() + 32),
-            agent: Arc::new(agent_view(agent_system, &[])),
-            user: Arc::new(user_view(user_system, &[])),
+            agent: Arc::new(agent_view(agent_system.clone(), &[])),
+            user: Arc::new(user_view(user_system.clone(), &[])),
         };
         for m in history {
             conv.push(m);
@@ -227,8 +227,8 @@ pub async fn run_simulation(
         .and_then(|s| s.message_history.clone())
         .unwrap_or_default();
     let mut conv = Conversation::new(
-        spec.agent_system_prompt,
-        spec.user_system_prompt,
+        &spec.agent_system_prompt,
+        &spec.user_system_prompt,
         Vec::new(),
     );
     let mut next = if history.is_empty() {
@@ -248,7 +248,7 @@ pub async fn run_simulation(
             Some(Message::Tool(t)) if t.requestor == Requestor::User => Next::User,
             _ => Next::Agent,
         };
-        conv = Conversation::new(spec.agent_system_prompt, spec.user_system_prompt, history);
+        conv = Conversation::new(&spec.agent_system_prompt, &spec.user_system_prompt, history);
         n
     };
     let assistant_tools = spec.data.tool_schemas.assistant.clone();

@@ -2,6 +2,7 @@
 //! device calls; the user sees the agent's text only, with roles flipped. The per-message
 //! mappings are used both to keep live views up to date and to rebuild a view afterwards.
 
+use std::sync::Arc;
 use tauguard_core::Requestor;
 use tauguard_core::message::{Message, ParticipantMessage};
 
@@ -36,23 +37,23 @@ pub fn for_user(m: &Message) -> Option<Message> {
 }
 
 fn view(
-    system: &str,
+    system: Arc<str>,
     trajectory: &[Message],
     map: fn(&Message) -> Option<Message>,
 ) -> Vec<Message> {
     std::iter::once(Message::System {
-        content: Some(system.to_string()),
+        content: Some(system),
     })
     .chain(trajectory.iter().filter_map(map))
     .collect()
 }
 
 /// The agent's history behind its system prompt.
-pub fn agent_view(system: &str, trajectory: &[Message]) -> Vec<Message> {
-    view(system, trajectory, for_agent)
+pub fn agent_view(system: impl Into<Arc<str>>, trajectory: &[Message]) -> Vec<Message> {
+    view(system.into(), trajectory, for_agent)
 }
 
 /// The user simulator's history behind its system prompt.
-pub fn user_view(system: &str, trajectory: &[Message]) -> Vec<Message> {
-    view(system, trajectory, for_user)
+pub fn user_view(system: impl Into<Arc<str>>, trajectory: &[Message]) -> Vec<Message> {
+    view(system.into(), trajectory, for_user)
 }

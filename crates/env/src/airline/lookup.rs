@@ -84,9 +84,9 @@ pub fn convert<T>(
         return Ok(Listed::Raw(v.clone()));
     }
     let mut out = Vec::new();
-    for item in pyops::iterate(v)? {
+    for item in pyops::iterate(v)?.iter() {
         let mut cx = Ctx::new();
-        let r = f(&item, &mut cx);
+        let r = f(item, &mut cx);
         out.push(cx.finish(model, r).map_err(ToolError::validation)?);
     }
     Ok(Listed::Models(out))

@@ -14,14 +14,12 @@ pub fn get_reservation_details(
     reservation_id: &Value,
 ) -> Result<ToolValue, ToolError> {
     let key = lookup::reservation(db, reservation_id)?;
-    Ok(ToolValue::model(
-        db.reservations.get(key).expect("reservation exists"),
-    ))
+    Ok(ToolValue::cached(db.reservations.dump(key)))
 }
 
 pub fn get_user_details(db: &FlightDb, user_id: &Value) -> Result<ToolValue, ToolError> {
     let key = lookup::user(db, user_id)?;
-    Ok(ToolValue::model(db.users.get(key).expect("user exists")))
+    Ok(ToolValue::cached(db.users.dump(key)))
 }
 
 const AIRPORTS: &[(&str, &str)] = &[

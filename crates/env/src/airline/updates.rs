@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 use tauguard_core::pyjson::py_eq;
 
 fn reservation_dump(db: &FlightDb, key: &str) -> ToolValue {
-    ToolValue::model(db.reservations.get(key).expect("reservation exists"))
+    ToolValue::cached(db.reservations.dump(key))
 }
 
 pub fn cancel_reservation(

@@ -94,7 +94,7 @@ fn pair_items(
     }
     Ok(olds
         .into_iter()
-        .zip(pyargs::iterate(new_item_ids)?)
+        .zip(pyargs::iterate(new_item_ids)?.into_owned())
         .collect())
 }
 

@@ -62,7 +62,7 @@ pub(super) fn check_multiplicity(
         ));
     }
     let mut out = Vec::with_capacity(items.len());
-    for item in &items {
+    for item in items.iter() {
         let Value::String(s) = item else {
             // A non-string occurs at least once in the argument and never in the order.
             return Err(ToolError::value(message(item)));

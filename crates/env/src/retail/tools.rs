@@ -22,16 +22,16 @@ pub(super) fn run(db: &mut RetailDb, name: &str, args: &[&Value]) -> Result<Tool
         "find_user_id_by_email" => find_user_id_by_email(db, a(0)),
         "get_order_details" => {
             let id = order_key(db, a(0))?;
-            Ok(json(&db.orders.get(id)))
+            Ok(ToolValue::cached(db.orders.dump(id)))
         }
         "get_product_details" => {
             let id = product_key(db, a(0))?;
-            Ok(json(&db.products.get(id)))
+            Ok(ToolValue::cached(db.products.dump(id)))
         }
         "get_item_details" => get_item_details(db, a(0)),
         "get_user_details" => {
             let id = user_key(db, a(0))?;
-            Ok(json(&db.users.get(id)))
+            Ok(ToolValue::cached(db.users.dump(id)))
         }
         "list_all_product_types" => {
             let mut names = Map::new();

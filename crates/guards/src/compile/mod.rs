@@ -501,7 +501,7 @@ impl Run<'_> {
     ) -> Result<Option<T>, CompileError> {
         let mut messages = vec![
             Message::System {
-                content: Some(system.to_string()),
+                content: Some(system.into()),
             },
             Message::User(ParticipantMessage {
                 content: Some(user),

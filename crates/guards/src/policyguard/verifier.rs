@@ -272,7 +272,7 @@ impl Guard for PolicyGuardVerifier {
                 .map_err(|e| GuardError::Other(e.to_string()))?;
             let mut messages = vec![
                 Message::System {
-                    content: Some(prompt.prefix),
+                    content: Some(prompt.prefix.into()),
                 },
                 text_message(true, prompt.request),
             ];

@@ -159,8 +159,9 @@ struct Conversation {
 
 impl Conversation {
     fn new(agent_system: &Arc<str>, user_system: &Arc<str>, history: Vec<Message>) -> Conversation {
+        let room = history.len() + 32;
         let mut conv = Conversation {
-            entries: Vec::with_capacity(history.len() + 32),
+            entries: Vec::with_capacity(room),
             agent: Arc::new(agent_view(agent_system.clone(), &[])),
             user: Arc::new(user_view(user_system.clone(), &[])),
         };

@@ -49,7 +49,7 @@ pub struct FlightDb {
     pub reservations: Table<Reservation>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Flight {
     pub flight_number: String,
     pub origin: String,
@@ -106,7 +106,7 @@ impl FlightDate {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct User {
     pub user_id: String,
     pub name: Name,
@@ -117,6 +117,42 @@ pub struct User {
     pub saved_passengers: Vec<Passenger>,
     pub membership: String,
     pub reservations: Vec<String>,
+}
+
+/// Dict equality (order-insensitive, as the sorted-key hash is), checked first entry by entry:
+/// records copied from one base keep their order, so the hashed lookup is rarely needed.
+fn dict_eq<V: PartialEq>(a: &IndexMap<String, V>, b: &IndexMap<String, V>) -> bool {
+    a.len() == b.len()
+        && (a
+            .iter()
+            .zip(b)
+            .all(|((ka, va), (kb, vb))| ka == kb && va == vb)
+            || a == b)
+}
+
+impl PartialEq for Flight {
+    fn eq(&self, o: &Self) -> bool {
+        self.flight_number == o.flight_number
+            && self.origin == o.origin
+            && self.destination == o.destination
+            && self.scheduled_departure_time_est == o.scheduled_departure_time_est
+            && self.scheduled_arrival_time_est == o.scheduled_arrival_time_est
+            && dict_eq(&self.dates, &o.dates)
+    }
+}
+
+impl PartialEq for User {
+    fn eq(&self, o: &Self) -> bool {
+        self.user_id == o.user_id
+            && self.name == o.name
+            && self.address == o.address
+            && self.email == o.email
+            && self.dob == o.dob
+            && dict_eq(&self.payment_methods, &o.payment_methods)
+            && self.saved_passengers == o.saved_passengers
+            && self.membership == o.membership
+            && self.reservations == o.reservations
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -524,4 +560,20 @@ pub fn validate_kwargs<T>(
     let mut cx = Ctx::new();
     let r = f(obj, &mut cx);
     cx.finish(title, r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dict_eq;
+    use indexmap::IndexMap;
+
+    #[test]
+    fn dict_equality_ignores_order_like_the_hash() {
+        let a: IndexMap<String, i64> = [("x".into(), 1), ("y".into(), 2)].into_iter().collect();
+        let b: IndexMap<String, i64> = [("y".into(), 2), ("x".into(), 1)].into_iter().collect();
+        let c: IndexMap<String, i64> = [("x".into(), 1), ("y".into(), 3)].into_iter().collect();
+        let d: IndexMap<String, i64> = [("x".into(), 1)].into_iter().collect();
+        assert!(dict_eq(&a, &a) && dict_eq(&a, &b));
+        assert!(!dict_eq(&a, &c) && !dict_eq(&a, &d) && !dict_eq(&d, &a));
+    }
 }

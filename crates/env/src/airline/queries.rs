@@ -7,7 +7,8 @@ use super::pyops;
 use crate::environment::ToolValue;
 use crate::tooling::ToolError;
 use indexmap::IndexMap;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Value, json};
 
 pub fn get_reservation_details(
     db: &FlightDb,
@@ -73,27 +74,35 @@ struct Hit<'d> {
     prices: &'d IndexMap<String, i64>,
 }
 
-impl Hit<'_> {
+/// A `DirectFlight` as upstream dumps it, fields in its order; rendered straight to text.
+#[derive(Serialize)]
+struct DirectFlight<'d> {
+    flight_number: &'d str,
+    origin: &'d str,
+    destination: &'d str,
+    status: &'static str,
+    scheduled_departure_time_est: &'d str,
+    scheduled_arrival_time_est: &'d str,
+    date: &'d Value,
+    available_seats: &'d IndexMap<String, i64>,
+    prices: &'d IndexMap<String, i64>,
+}
+
+impl<'d> Hit<'d> {
     /// `DirectFlight` dump with the given `date`.
-    fn dump(&self, date: &Value) -> Value {
+    fn dump(&self, date: &'d Value) -> DirectFlight<'d> {
         let f = self.flight;
-        let mut o = Map::new();
-        o.insert("flight_number".into(), json!(f.flight_number));
-        o.insert("origin".into(), json!(f.origin));
-        o.insert("destination".into(), json!(f.destination));
-        o.insert("status".into(), json!("available"));
-        o.insert(
-            "scheduled_departure_time_est".into(),
-            json!(f.scheduled_departure_time_est),
-        );
-        o.insert(
-            "scheduled_arrival_time_est".into(),
-            json!(f.scheduled_arrival_time_est),
-        );
-        o.insert("date".into(), date.clone());
-        o.insert("available_seats".into(), json!(self.seats));
-        o.insert("prices".into(), json!(self.prices));
-        Value::Object(o)
+        DirectFlight {
+            flight_number: &f.flight_number,
+            origin: &f.origin,
+            destination: &f.destination,
+            status: "available",
+            scheduled_departure_time_est: &f.scheduled_departure_time_est,
+            scheduled_arrival_time_est: &f.scheduled_arrival_time_est,
+            date,
+            available_seats: self.seats,
+            prices: self.prices,
+        }
     }
 }
 
@@ -147,9 +156,12 @@ pub fn search_direct_flight(
     date: &Value,
 ) -> Result<ToolValue, ToolError> {
     let hits = search(db, date, origin, destination, None)?;
-    Ok(ToolValue::Json(Value::Array(
-        hits.iter().map(|h| h.dump(&Value::Null)).collect(),
-    )))
+    Ok(ToolValue::model(
+        &hits
+            .iter()
+            .map(|h| h.dump(&Value::Null))
+            .collect::<Vec<_>>(),
+    ))
 }
 
 pub fn search_onestop_flight(
@@ -159,6 +171,7 @@ pub fn search_onestop_flight(
     date: &Value,
 ) -> Result<ToolValue, ToolError> {
     let mut results = Vec::new();
+    let value = |d: DirectFlight<'_>| serde_json::to_value(d).expect("flight dumps are JSON");
     for first in search(db, date, origin, &Value::Null, None)? {
         let arrival = first.flight.scheduled_arrival_time_est.as_str();
         let date2 = if arrival.contains("+1") {
@@ -170,10 +183,13 @@ pub fn search_onestop_flight(
         } else {
             date.clone()
         };
-        let first_dump = first.dump(date);
+        let first_dump = value(first.dump(date));
         let leg_origin = Value::String(first.flight.destination.clone());
         for second in search(db, &date2, &leg_origin, destination, Some(arrival))? {
-            results.push(Value::Array(vec![first_dump.clone(), second.dump(&date2)]));
+            results.push(Value::Array(vec![
+                first_dump.clone(),
+                value(second.dump(&date2)),
+            ]));
         }
     }
     Ok(ToolValue::Json(Value::Array(results)))

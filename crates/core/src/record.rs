@@ -129,15 +129,121 @@ pub struct CallAttempt {
 }
 
 /// Reward and its components (τ²-bench `RewardInfo`, trimmed to what tables use).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+///
+/// Serialised as `{reward, breakdown, details}`, with `details.action_checks` written from
+/// [`RewardInfo::action_checks`] when that is non-empty (see there).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RewardInfo {
     pub reward: f64,
     /// Component rewards keyed by reward type (`DB`, `COMMUNICATE`, ...).
-    #[serde(default)]
     pub breakdown: Map<String, Value>,
-    /// Full evaluator output (db check, action checks, ...).
-    #[serde(default)]
+    /// Full evaluator output (db check, action checks, ...). When `action_checks` is
+    /// non-empty, `details.action_checks` is a `null` placeholder that keeps its place.
     pub details: Value,
+    /// The ACTION checks, typed: their gold actions are shared by every simulation of a task
+    /// instead of copied into each record's JSON tree. Empty = `details` holds them.
+    pub action_checks: Vec<ActionCheck>,
+}
+
+/// One ACTION check (τ²-bench `ActionCheck`), in upstream's field order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActionCheck {
+    /// The gold action as JSON.
+    pub action: std::sync::Arc<Value>,
+    pub action_match: bool,
+    pub action_reward: f64,
+    pub tool_type: Option<crate::ToolKind>,
+}
+
+impl RewardInfo {
+    /// `details` with the action checks in place: the JSON a record or `results.json` holds.
+    pub fn details_json(&self) -> Value {
+        serde_json::to_value(DetailsView(self)).unwrap_or(Value::Null)
+    }
+}
+
+struct DetailsView<'a>(&'a RewardInfo);
+
+impl Serialize for DetailsView<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match &self.0.details {
+            Value::Object(m) if !self.0.action_checks.is_empty() => {
+                let mut out = s.serialize_map(Some(m.len()))?;
+                for (k, v) in m {
+                    if k == "action_checks" {
+                        out.serialize_entry(k, &self.0.action_checks)?;
+                    } else {
+                        out.serialize_entry(k, v)?;
+                    }
+                }
+                out.end()
+            }
+            other => other.serialize(s),
+        }
+    }
+}
+
+impl Serialize for RewardInfo {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = s.serialize_struct("RewardInfo", 3)?;
+        out.serialize_field("reward", &self.reward)?;
+        out.serialize_field("breakdown", &self.breakdown)?;
+        out.serialize_field("details", &DetailsView(self))?;
+        out.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for RewardInfo {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Stored {
+            reward: f64,
+            #[serde(default)]
+            breakdown: Map<String, Value>,
+            #[serde(default)]
+            details: Value,
+        }
+        let Stored {
+            reward,
+            breakdown,
+            mut details,
+        } = Stored::deserialize(d)?;
+        // Typed again exactly when every check has upstream's shape, so a record read back
+        // equals the one written.
+        let mut action_checks = Vec::new();
+        if let Some(Value::Array(checks)) = details.get("action_checks")
+            && !checks.is_empty()
+        {
+            let typed: Option<Vec<ActionCheck>> = checks
+                .iter()
+                .map(|c| {
+                    let o = c.as_object()?;
+                    let keys = ["action", "action_match", "action_reward", "tool_type"];
+                    if !o.keys().map(String::as_str).eq(keys) || !o["action_reward"].is_f64() {
+                        return None;
+                    }
+                    Some(ActionCheck {
+                        action: std::sync::Arc::new(o.get("action")?.clone()),
+                        action_match: o.get("action_match")?.as_bool()?,
+                        action_reward: o.get("action_reward")?.as_f64()?,
+                        tool_type: serde_json::from_value(o.get("tool_type")?.clone()).ok()?,
+                    })
+                })
+                .collect();
+            if let Some(typed) = typed {
+                action_checks = typed;
+                details["action_checks"] = Value::Null;
+            }
+        }
+        Ok(RewardInfo {
+            reward,
+            breakdown,
+            details,
+            action_checks,
+        })
+    }
 }
 
 /// One simulation = one task × one trial of one grid cell.
@@ -208,5 +314,45 @@ impl SimulationRecord {
         self.reward
             .as_ref()
             .is_some_and(|r| (r.reward - 1.0).abs() <= 1e-6)
+    }
+}
+
+#[cfg(test)]
+mod reward_info_tests {
+    use super::{ActionCheck, RewardInfo};
+    use serde_json::json;
+    use std::sync::Arc;
+
+    #[test]
+    fn typed_action_checks_serialise_in_place_and_read_back_equal() {
+        let r = RewardInfo {
+            reward: 1.0,
+            breakdown: json!({"DB": 1.0}).as_object().unwrap().clone(),
+            details: json!({"db_check": {"db_match": true}, "action_checks": null, "reward": 1.0}),
+            action_checks: vec![ActionCheck {
+                action: Arc::new(json!({"name": "book", "arguments": {"a": 1}})),
+                action_match: false,
+                action_reward: 0.0,
+                tool_type: Some(crate::ToolKind::Write),
+            }],
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert_eq!(
+            text,
+            r#"{"reward":1.0,"breakdown":{"DB":1.0},"details":{"db_check":{"db_match":true},"action_checks":[{"action":{"name":"book","arguments":{"a":1}},"action_match":false,"action_reward":0.0,"tool_type":"write"}],"reward":1.0}}"#
+        );
+        assert_eq!(serde_json::from_str::<RewardInfo>(&text).unwrap(), r);
+        assert_eq!(
+            r.details_json()["action_checks"][0]["tool_type"],
+            json!("write")
+        );
+    }
+
+    #[test]
+    fn checks_of_another_shape_stay_plain_json() {
+        let text = r#"{"reward":0.0,"breakdown":{},"details":{"action_checks":[{"action":{},"action_match":true,"action_reward":1,"tool_type":null}]}}"#;
+        let r: RewardInfo = serde_json::from_str(text).unwrap();
+        assert!(r.action_checks.is_empty());
+        assert_eq!(serde_json::to_string(&r).unwrap(), text);
     }
 }

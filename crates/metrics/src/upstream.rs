@@ -209,12 +209,14 @@ pub(crate) fn import_results(
                 reward: r.reward,
                 breakdown: r.reward_breakdown.clone().unwrap_or_default(),
                 details: Value::Null,
+                action_checks: Vec::new(),
             }),
             None if sim.termination_reason == "infrastructure_error" => None,
             None => Some(RewardInfo {
                 reward: 0.0,
                 breakdown: Map::new(),
                 details: serde_json::json!({"missing_reward_info": true}),
+                action_checks: Vec::new(),
             }),
         };
         let mut usage = BTreeMap::new();

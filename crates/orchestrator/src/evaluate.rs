@@ -9,7 +9,7 @@
 use serde_json::{Map, Value, json};
 use tauguard_core::message::Message;
 use tauguard_core::pyjson::py_eq;
-use tauguard_core::record::RewardInfo;
+use tauguard_core::record::{ActionCheck, RewardInfo};
 use tauguard_core::task::{Action, RewardType};
 use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::DomainData;
@@ -63,6 +63,9 @@ fn reward_of(met: bool) -> f64 {
     if met { 1.0 } else { 0.0 }
 }
 
+/// A task's gold actions as JSON, shared by every record of the task.
+type GoldActions = std::sync::Arc<[std::sync::Arc<Value>]>;
+
 /// Gold environments and gold-action JSON by task id. Both depend on the task alone, so a run
 /// computes them once per task instead of once per simulation.
 #[derive(Default)]
@@ -70,18 +73,20 @@ pub struct GoldCache(
     std::sync::Mutex<
         std::collections::HashMap<String, std::sync::Arc<dyn tauguard_env::Environment>>,
     >,
-    std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<[Value]>>>,
+    std::sync::Mutex<std::collections::HashMap<String, GoldActions>>,
 );
 
 impl GoldCache {
     /// The task's gold actions as JSON, as the action checks report them.
-    fn actions(&self, task: &Task) -> std::sync::Arc<[Value]> {
+    fn actions(&self, task: &Task) -> GoldActions {
         let mut map = self.1.lock().unwrap_or_else(|p| p.into_inner());
         map.entry(task.id.clone())
             .or_insert_with(|| {
                 task.gold_actions()
                     .iter()
-                    .map(|a| serde_json::to_value(a).expect("actions serialise"))
+                    .map(|a| {
+                        std::sync::Arc::new(serde_json::to_value(a).expect("actions serialise"))
+                    })
                     .collect()
             })
             .clone()
@@ -164,6 +169,7 @@ pub fn evaluate_final(
             reward: 0.0,
             breakdown: Map::new(),
             details,
+            action_checks: Vec::new(),
         });
     }
     let Some(criteria) = &task.evaluation_criteria else {
@@ -171,6 +177,7 @@ pub fn evaluate_final(
             reward: 1.0,
             breakdown: Map::new(),
             details: json!({"reward": 1.0, "info": {"note": "No evaluation criteria"}}),
+            action_checks: Vec::new(),
         });
     };
     let basis = &criteria.reward_basis;
@@ -250,7 +257,15 @@ pub fn evaluate_final(
         messages,
         |name, side| env_for_kinds.tool_kind(side, name),
     );
-    details.insert("action_checks".into(), Value::Array(action_checks));
+    // A placeholder keeps the key's place; the typed checks are written there.
+    details.insert(
+        "action_checks".into(),
+        if action_checks.is_empty() {
+            Value::Array(Vec::new())
+        } else {
+            Value::Null
+        },
+    );
     if basis.contains(&RewardType::Action) {
         breakdown.insert("ACTION".into(), json!(action_reward));
         reward *= action_reward;
@@ -295,6 +310,7 @@ pub fn evaluate_final(
         reward,
         breakdown,
         details: Value::Object(details),
+        action_checks,
     })
 }
 
@@ -326,10 +342,10 @@ pub fn action_matches(gold: &Action, name: &str, args: &Map<String, Value>) -> b
 /// `gold_json` holds the gold actions as JSON, in order (see [`GoldCache`]).
 pub fn action_checks(
     gold: Option<&[Action]>,
-    gold_json: &[Value],
+    gold_json: &[std::sync::Arc<Value>],
     messages: &[Message],
     kind_of: impl Fn(&str, Requestor) -> Option<ToolKind>,
-) -> (f64, Vec<Value>) {
+) -> (f64, Vec<ActionCheck>) {
     let Some(gold) = gold.filter(|g| !g.is_empty()) else {
         return (1.0, Vec::new());
     };
@@ -355,14 +371,12 @@ pub fn action_checks(
                 .iter()
                 .any(|c| action_matches(a, &c.name, &c.arguments));
             all &= matched;
-            let kind = kind_of(&a.name, a.requestor).map(ToolKind::as_str);
-            // Built by hand: `json!` would re-serialise the cached action instead of cloning it.
-            let mut check = Map::with_capacity(4);
-            check.insert("action".into(), a_json.clone());
-            check.insert("action_match".into(), Value::Bool(matched));
-            check.insert("action_reward".into(), json!(reward_of(matched)));
-            check.insert("tool_type".into(), json!(kind));
-            Value::Object(check)
+            ActionCheck {
+                action: a_json.clone(),
+                action_match: matched,
+                action_reward: reward_of(matched),
+                tool_type: kind_of(&a.name, a.requestor),
+            }
         })
         .collect();
     (reward_of(all), checks)

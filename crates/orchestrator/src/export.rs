@@ -89,7 +89,7 @@ fn simulation_run(r: &SimulationRecord) -> Value {
         "termination_reason": r.termination_reason,
         "agent_cost": cost("agent"),
         "user_cost": cost("user"),
-        "reward_info": r.reward.as_ref().map(|w| w.details.clone()),
+        "reward_info": r.reward.as_ref().map(|w| w.details_json()),
         "messages": r.messages,
         "trial": r.trial,
         "seed": r.seed,

@@ -54,12 +54,14 @@ impl ToolValue {
         }
     }
 
-    /// The returned data as JSON: the value itself, a dump parsed back, or text as a string.
+    /// The returned data as JSON: the value itself, or the text parsed (a dump, or text that
+    /// tools build as JSON by hand), else the text as a JSON string.
     pub fn into_json(self) -> Value {
         match self {
             ToolValue::Json(v) => v,
-            ToolValue::Dumped(t) => serde_json::from_str(&t).unwrap_or(Value::String(t)),
-            ToolValue::Text(t) => Value::String(t),
+            ToolValue::Dumped(t) | ToolValue::Text(t) => {
+                serde_json::from_str(&t).unwrap_or(Value::String(t))
+            }
         }
     }
 }

@@ -251,15 +251,14 @@ impl<T: Clone + PartialEq> Table<T> {
     /// Keys whose record differs from `earlier` (added or changed: `Some`, removed: `None`),
     /// in this table's order followed by removed keys in `earlier`'s order.
     pub fn changed<'a>(&'a self, earlier: &'a Table<T>) -> Vec<(&'a str, Option<&'a T>)> {
-        if Arc::ptr_eq(&self.overlay, &earlier.overlay) && Arc::ptr_eq(&self.base, &earlier.base) {
+        let touched = self.touched(earlier);
+        let unchanged = Arc::ptr_eq(&self.overlay, &earlier.overlay)
+            || touched.as_ref().is_some_and(HashSet::is_empty);
+        if unchanged && Arc::ptr_eq(&self.base, &earlier.base) {
             return Vec::new();
         }
-        let touched = self.touched(earlier);
         let may_differ = |k: &str| touched.as_ref().is_none_or(|t| t.contains(k));
         let mut out = Vec::new();
-        if touched.as_ref().is_some_and(HashSet::is_empty) {
-            return out;
-        }
         for (k, v) in self.entries() {
             if may_differ(k) && !Self::same(Some(v), earlier.record(k)) {
                 out.push((k.as_str(), Some(&v.value)));

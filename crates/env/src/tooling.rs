@@ -68,11 +68,8 @@ pub const fn helper(
     params: &'static [Param],
 ) -> ToolDef {
     ToolDef {
-        name,
-        kind,
         is_tool: false,
-        description,
-        params,
+        ..tool(name, kind, description, params)
     }
 }
 

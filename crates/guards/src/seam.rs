@@ -35,13 +35,7 @@ impl GuardContext<'_> {
             _ => {}
         }
         let mut copy = self.env.snapshot();
-        Ok(match copy.dispatch(Requestor::Assistant, tool, args)? {
-            // Text returns are often JSON built by hand (flight searches): parse them too.
-            tauguard_env::ToolValue::Text(t) => {
-                serde_json::from_str(&t).unwrap_or(Value::String(t))
-            }
-            other => other.into_json(),
-        })
+        Ok(copy.dispatch(Requestor::Assistant, tool, args)?.into_json())
     }
 }
 

@@ -176,9 +176,8 @@ impl ChatResponse {
     }
 
     /// The reply as a trajectory message body (content, tool calls or `None` when there are
-    /// none, cost, usage, generation time); the caller wraps it as assistant or user.
-    /// [`ChatResponse::to_participant_message`], moving the text and calls instead of
-    /// copying them.
+    /// none, cost, usage, generation time); the caller wraps it as assistant or user. Text and
+    /// calls are moved, not copied.
     pub fn into_participant_message(self) -> ParticipantMessage {
         ParticipantMessage {
             generation_time_seconds: Some(self.latency.as_secs_f64()),
@@ -188,18 +187,6 @@ impl ChatResponse {
             tool_calls: (!self.tool_calls.is_empty()).then_some(self.tool_calls),
             turn_idx: None,
             timestamp: None,
-        }
-    }
-
-    pub fn to_participant_message(&self) -> ParticipantMessage {
-        ParticipantMessage {
-            content: self.content.clone(),
-            tool_calls: (!self.tool_calls.is_empty()).then(|| self.tool_calls.clone()),
-            turn_idx: None,
-            timestamp: None,
-            cost: self.cost,
-            usage: Some(self.usage),
-            generation_time_seconds: Some(self.latency.as_secs_f64()),
         }
     }
 }

@@ -69,17 +69,17 @@ type GoldActions = std::sync::Arc<[std::sync::Arc<Value>]>;
 /// Gold environments and gold-action JSON by task id. Both depend on the task alone, so a run
 /// computes them once per task instead of once per simulation.
 #[derive(Default)]
-pub struct GoldCache(
-    std::sync::Mutex<
+pub struct GoldCache {
+    envs: std::sync::Mutex<
         std::collections::HashMap<String, std::sync::Arc<dyn tauguard_env::Environment>>,
     >,
-    std::sync::Mutex<std::collections::HashMap<String, GoldActions>>,
-);
+    actions: std::sync::Mutex<std::collections::HashMap<String, GoldActions>>,
+}
 
 impl GoldCache {
     /// The task's gold actions as JSON, as the action checks report them.
     fn actions(&self, task: &Task) -> GoldActions {
-        let mut map = self.1.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = self.actions.lock().unwrap_or_else(|p| p.into_inner());
         map.entry(task.id.clone())
             .or_insert_with(|| {
                 task.gold_actions()
@@ -99,7 +99,7 @@ impl GoldCache {
         task: &Task,
     ) -> Result<std::sync::Arc<dyn tauguard_env::Environment>, EvalError> {
         if let Some(env) = self
-            .0
+            .envs
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&task.id)
@@ -108,7 +108,7 @@ impl GoldCache {
         }
         let env: std::sync::Arc<dyn tauguard_env::Environment> =
             std::sync::Arc::from(gold_env(data, task)?);
-        self.0
+        self.envs
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(task.id.clone(), env.clone());

@@ -101,29 +101,11 @@ enum Next {
     Env(Requestor),
 }
 
-/// Message timestamp: Unix seconds with microseconds (`1764489600.123456`). Written by hand
-/// because every message of every simulation carries one.
 fn now_iso() -> String {
     let d = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    let mut out = String::with_capacity(24);
-    push_digits(&mut out, d.as_secs(), 1);
-    out.push('.');
-    push_digits(&mut out, u64::from(d.subsec_micros()), 6);
-    out
-}
-
-/// Appends `n` in decimal, zero-padded to at least `width` digits.
-fn push_digits(out: &mut String, mut n: u64, width: usize) {
-    let mut buf = [b'0'; 20];
-    let mut i = buf.len();
-    while n > 0 || buf.len() - i < width {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-    }
-    out.extend(buf[i..].iter().map(|&b| char::from(b)));
+    format!("{}.{:06}", d.as_secs(), d.subsec_micros())
 }
 
 fn account(usage: &mut RoleUsage, r: &ChatResponse) {
@@ -468,22 +450,5 @@ fn set_turn_idx(m: &mut Message, i: u32) {
         Message::User(p) | Message::Assistant(p) => p.turn_idx = Some(i),
         Message::Tool(t) => t.turn_idx = Some(i),
         Message::System { .. } => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::push_digits;
-
-    #[test]
-    fn timestamps_digits_are_zero_padded() {
-        let mut s = String::new();
-        push_digits(&mut s, 1764489600, 1);
-        s.push('.');
-        push_digits(&mut s, 4567, 6);
-        assert_eq!(s, "1764489600.004567");
-        let mut z = String::new();
-        push_digits(&mut z, 0, 1);
-        assert_eq!(z, "0");
     }
 }

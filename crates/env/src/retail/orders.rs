@@ -7,7 +7,7 @@ use super::model::{
     Variant,
 };
 use super::pyargs::{self, text};
-use super::tools::{address, json, order_key, payment_method, user_key, variant};
+use super::tools::{address, order_key, payment_method, user_key, variant};
 use crate::environment::ToolValue;
 use crate::tooling::ToolError;
 use serde_json::Value;
@@ -77,7 +77,7 @@ pub(super) fn cancel_pending_order(
     order.status = OrderStatus::Cancelled;
     order.cancel_reason = Some(reason);
     order.payment_history.extend(refunds);
-    Ok(json(order))
+    Ok(ToolValue::model(order))
 }
 
 /// Pairs `item_ids` with `new_item_ids` after upstream's multiplicity and length checks.
@@ -177,7 +177,7 @@ pub(super) fn exchange_delivered_order_items(
     order.exchange_new_items = Some(sorted(news));
     order.exchange_payment_method_id = Some(method_id);
     order.exchange_price_difference = Some(diff);
-    Ok(json(order))
+    Ok(ToolValue::model(order))
 }
 
 pub(super) fn modify_pending_order_address(
@@ -192,7 +192,7 @@ pub(super) fn modify_pending_order_address(
     let address = address(fields)?;
     let order = order_mut(db, key)?;
     order.address = address;
-    Ok(json(order))
+    Ok(ToolValue::model(order))
 }
 
 pub(super) fn modify_pending_order_items(
@@ -264,7 +264,7 @@ pub(super) fn modify_pending_order_items(
         }
     }
     order.status = OrderStatus::PendingItemModified;
-    Ok(json(order))
+    Ok(ToolValue::model(order))
 }
 
 pub(super) fn modify_pending_order_payment(
@@ -324,7 +324,7 @@ pub(super) fn modify_pending_order_payment(
     {
         move_gift_card_balance(db, &user_id, &old_id, amount.0);
     }
-    Ok(json(order(db, key)?))
+    Ok(ToolValue::model(order(db, key)?))
 }
 
 pub(super) fn return_delivered_order_items(
@@ -359,5 +359,5 @@ pub(super) fn return_delivered_order_items(
     order.status = OrderStatus::ReturnRequested;
     order.return_items = Some(sorted(returned));
     order.return_payment_method_id = Some(method_id);
-    Ok(json(order))
+    Ok(ToolValue::model(order))
 }

@@ -5,7 +5,6 @@ use super::model::{PaymentMethod, RetailDb, UserAddress, Variant};
 use super::{orders, pyargs};
 use crate::environment::ToolValue;
 use crate::tooling::ToolError;
-use serde::Serialize;
 use serde_json::{Map, Value};
 use tauguard_core::pyjson;
 
@@ -61,11 +60,6 @@ pub(super) fn run(db: &mut RetailDb, name: &str, args: &[&Value]) -> Result<Tool
             "'RetailTools' object has no attribute '{other}'"
         ))),
     }
-}
-
-/// A model dump as a tool result.
-pub(super) fn json<T: Serialize>(record: &T) -> ToolValue {
-    ToolValue::model(record)
 }
 
 /// `_get_order`: the order's key, or `Order not found`.
@@ -153,7 +147,7 @@ fn find_user_id_by_email(db: &RetailDb, email: &Value) -> Result<ToolValue, Tool
 fn get_item_details(db: &RetailDb, item_id: &Value) -> Result<ToolValue, ToolError> {
     for product in db.products.values() {
         if let Some(variant) = pyargs::dict_key(item_id)?.and_then(|k| product.variants.get(k)) {
-            return Ok(json(variant));
+            return Ok(ToolValue::model(variant));
         }
     }
     Err(ToolError::value("Item not found"))
@@ -199,5 +193,5 @@ fn modify_user_address(
         .get_mut(&id)
         .ok_or_else(|| ToolError::value("User not found"))?;
     user.address = address;
-    Ok(json(user))
+    Ok(ToolValue::model(user))
 }

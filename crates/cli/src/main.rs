@@ -2,11 +2,11 @@
 
 use std::process::ExitCode;
 
-/// Thousands of simulations in flight allocate small messages from every worker thread;
-/// glibc's allocator spends a third of the harness's CPU on that (see the concurrency bench).
+/// See `tauguard_alloc` for why this allocator and its setting.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tauguard_alloc::Allocator = tauguard_alloc::Allocator;
 
 fn main() -> ExitCode {
+    tauguard_alloc::keep_freed_memory();
     tauguard::run()
 }

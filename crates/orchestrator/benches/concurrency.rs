@@ -22,6 +22,7 @@ use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 use tauguard_orchestrator::evaluate::{GoldCache, evaluate_final};
 use tauguard_orchestrator::prompts::{agent_system_prompt, user_system_prompt};
+use tauguard_orchestrator::runtime::{self, Workload};
 use tauguard_orchestrator::simulation::{
     Sampling, SimulationError, SimulationSpec, run_simulation,
 };
@@ -29,9 +30,10 @@ use tauguard_sim::agent::{SimAgent, SimAgentSpec};
 use tauguard_sim::model::{SimAgentModel, SimUserModel};
 use tauguard_sim::user::SimUser;
 
-/// The allocator the `tauguard` binary uses, so the bench measures what a run costs.
+/// The allocator the `tauguard` binary uses, set as it sets it, so the bench measures what a
+/// run costs.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tauguard_alloc::Allocator = tauguard_alloc::Allocator;
 
 const LATENCY: Duration = Duration::from_millis(200);
 
@@ -144,6 +146,7 @@ async fn simulate(
 }
 
 fn main() {
+    tauguard_alloc::keep_freed_memory();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     // τ²-bench's airline when TAUGUARD_DATA_DIR names it (longer, realistic conversations),
     // else the project's small fixture domain.
@@ -181,13 +184,12 @@ fn main() {
         .filter(|t| t.kind == ToolKind::Write)
         .map(|t| t.name.to_string())
         .collect();
-    // TAUGUARD_BENCH_RUNTIME=current runs everything on one thread (compare scheduling cost).
-    let rt = match std::env::var("TAUGUARD_BENCH_RUNTIME").as_deref() {
-        Ok("current") => tokio::runtime::Builder::new_current_thread(),
-        _ => tokio::runtime::Builder::new_multi_thread(),
-    }
-    .enable_all()
-    .build()
+    // The runtime `tauguard run` uses for models behind a network; TAUGUARD_BENCH_RUNTIME=multi
+    // runs on every core instead, as a run of `sim` models does (compares scheduling cost).
+    let rt = runtime::build(match std::env::var("TAUGUARD_BENCH_RUNTIME").as_deref() {
+        Ok("multi") => Workload::Compute,
+        _ => Workload::Network,
+    })
     .unwrap();
 
     // Record each task's conversation once with the sim models (untimed).

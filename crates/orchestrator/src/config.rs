@@ -259,6 +259,20 @@ impl RunConfig {
         Ok(cfg)
     }
 
+    /// Whether any model of the run (agent, user, judge, guard verifier) answers over the
+    /// network rather than being a `sim` model.
+    pub fn uses_network(&self) -> bool {
+        [
+            Some(&self.models.agent),
+            Some(&self.models.user),
+            self.models.judge.as_ref(),
+            self.guard.verifier.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .any(|m| !m.is_sim())
+    }
+
     /// blake3 of the canonical JSON of this config: identifies the cell in records.
     pub fn hash(&self) -> String {
         let json = serde_json::to_string(self).expect("config serialises");

@@ -194,8 +194,12 @@ pub fn evaluate_final(
             );
             (1.0, 1.0)
         } else {
-            let mut predicted = match final_env {
-                Some(env) => env.snapshot(),
+            // The final environment is read as it is unless assertions are run on it, which
+            // may write; then they run on a copy.
+            let asserts = criteria.env_assertions.as_deref().unwrap_or_default();
+            let mut owned = match final_env {
+                Some(_) if asserts.is_empty() => None,
+                Some(env) => Some(env.snapshot()),
                 None => {
                     let mut predicted = data.fresh_env();
                     let init_only =
@@ -209,18 +213,25 @@ pub fn evaluate_final(
                     // task history).
                     apply_initial_state(predicted.as_mut(), init_only.as_ref())?;
                     replay_tool_calls(predicted.as_mut(), messages, true)?;
-                    predicted
+                    Some(predicted)
                 }
             };
             let gold = gold.get(data, task)?;
-            let db_match = predicted.same_state(gold.as_ref());
+            let db_match = match (&owned, final_env) {
+                (Some(env), _) => env.same_state(gold.as_ref()),
+                (None, Some(env)) => env.same_state(gold.as_ref()),
+                (None, None) => unreachable!("without a final environment the replay is owned"),
+            };
             details.insert(
                 "db_check".into(),
                 json!({"db_match": db_match, "db_reward": reward_of(db_match)}),
             );
             let mut checks = Vec::new();
             let mut env_reward = 1.0;
-            for a in criteria.env_assertions.iter().flatten() {
+            for a in asserts {
+                let predicted = owned
+                    .as_mut()
+                    .expect("a copy is made whenever there are assertions");
                 let fail = |message: String| EvalError::Assertion {
                     func: a.func_name.clone(),
                     message,
@@ -250,7 +261,15 @@ pub fn evaluate_final(
     }
 
     // ACTION: always computed as a diagnostic.
-    let env_for_kinds = data.fresh_env();
+    // Tool kinds do not depend on state: any environment of the domain answers them.
+    let fresh;
+    let env_for_kinds = match final_env {
+        Some(env) => env,
+        None => {
+            fresh = data.fresh_env();
+            fresh.as_ref()
+        }
+    };
     let (action_reward, action_checks) = action_checks(
         criteria.actions.as_deref(),
         &gold.actions(task),

@@ -10,6 +10,7 @@ pub mod prerequisites;
 pub mod prompts;
 pub mod records;
 pub mod runner;
+pub mod runtime;
 pub mod seeds;
 pub mod simulation;
 pub mod views;

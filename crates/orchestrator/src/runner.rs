@@ -254,16 +254,7 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         message: e.to_string(),
     })?;
     let config_hash = cfg.hash();
-    let needs_http = [
-        Some(&cfg.models.agent),
-        Some(&cfg.models.user),
-        cfg.models.judge.as_ref(),
-        cfg.guard.verifier.as_ref(),
-    ]
-    .into_iter()
-    .flatten()
-    .any(|m| !m.is_sim());
-    let factory = if needs_http {
+    let factory = if cfg.uses_network() {
         let f = ModelFactory::new(cfg.llm.clone()).map_err(|e| RunError::Model {
             role: "llm".into(),
             message: e.to_string(),

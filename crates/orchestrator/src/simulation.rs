@@ -101,11 +101,27 @@ enum Next {
     Env(Requestor),
 }
 
-fn now_iso() -> String {
-    let d = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    format!("{}.{:06}", d.as_secs(), d.subsec_micros())
+/// The message timestamp: Unix seconds and microseconds, `secs.micros`.
+fn now_timestamp() -> String {
+    timestamp(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default(),
+    )
+}
+
+/// Every message takes a timestamp, so it is written with `itoa` rather than the formatting
+/// machinery, which cost several per cent of the harness CPU under load.
+fn timestamp(since_epoch: std::time::Duration) -> String {
+    let (mut secs, mut micros) = (itoa::Buffer::new(), itoa::Buffer::new());
+    let secs = secs.format(since_epoch.as_secs());
+    let micros = micros.format(since_epoch.subsec_micros());
+    let mut s = String::with_capacity(secs.len() + 7);
+    s.push_str(secs);
+    s.push('.');
+    s.extend(std::iter::repeat_n('0', 6 - micros.len()));
+    s.push_str(micros);
+    s
 }
 
 fn account(usage: &mut RoleUsage, r: &ChatResponse) {
@@ -141,11 +157,16 @@ struct Conversation {
 
 impl Conversation {
     fn new(agent_system: &Arc<str>, user_system: &Arc<str>, history: Vec<Message>) -> Conversation {
+        // Room for a typical conversation, so appending rarely moves the views.
         let room = history.len() + 32;
+        let with_room = |mut view: Vec<Message>| {
+            view.reserve(room);
+            Arc::new(view)
+        };
         let mut conv = Conversation {
             entries: Vec::with_capacity(room),
-            agent: Arc::new(agent_view(agent_system.clone(), &[])),
-            user: Arc::new(user_view(user_system.clone(), &[])),
+            agent: with_room(agent_view(agent_system.clone(), &[])),
+            user: with_room(user_view(user_system.clone(), &[])),
         };
         for m in history {
             conv.push(m);
@@ -218,7 +239,7 @@ pub async fn run_simulation(
         conv.push(Message::Assistant(ParticipantMessage {
             content: Some(GREETING.into()),
             cost: Some(0.0),
-            timestamp: Some(now_iso()),
+            timestamp: Some(now_timestamp()),
             ..Default::default()
         }));
         Next::User
@@ -273,7 +294,7 @@ pub async fn run_simulation(
                     return Err(SimulationError::EmptyMessage("user"));
                 }
                 let mut msg = r.into_participant_message();
-                msg.timestamp = Some(now_iso());
+                msg.timestamp = Some(now_timestamp());
                 if let Some(calls) = msg.tool_calls.as_mut() {
                     for c in calls.iter_mut() {
                         c.requestor = Requestor::User;
@@ -319,7 +340,7 @@ pub async fn run_simulation(
                     return Err(SimulationError::EmptyMessage("agent"));
                 }
                 let mut msg = r.into_participant_message();
-                msg.timestamp = Some(now_iso());
+                msg.timestamp = Some(now_timestamp());
                 out.agent_turns += 1;
                 let is_call = msg.is_tool_call();
                 conv.push(Message::Assistant(msg));
@@ -409,7 +430,7 @@ pub async fn run_simulation(
                         requestor: side,
                         error,
                         turn_idx: None,
-                        timestamp: Some(now_iso()),
+                        timestamp: Some(now_timestamp()),
                         guard_blocked: blocked,
                     }));
                 }
@@ -450,5 +471,25 @@ fn set_turn_idx(m: &mut Message, i: u32) {
         Message::User(p) | Message::Assistant(p) => p.turn_idx = Some(i),
         Message::Tool(t) => t.turn_idx = Some(i),
         Message::System { .. } => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::timestamp;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps_are_seconds_and_six_digit_microseconds() {
+        assert_eq!(
+            timestamp(Duration::new(1_700_000_000, 5_000)),
+            "1700000000.000005"
+        );
+        assert_eq!(timestamp(Duration::new(12, 999_999_999)), "12.999999");
+        assert_eq!(timestamp(Duration::new(0, 0)), "0.000000");
+        assert_eq!(
+            timestamp(Duration::new(1_764_500_000, 123_456_000)),
+            format!("{}.{:06}", 1_764_500_000, 123_456)
+        );
     }
 }

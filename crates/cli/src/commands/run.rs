@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::runner::{RunOptions, run as run_config};
+use tauguard_orchestrator::runtime;
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -26,9 +27,7 @@ pub struct RunArgs {
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let cfg = RunConfig::load(&args.config)?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let rt = runtime::build(runtime::Workload::of(&cfg))?;
     let opts = RunOptions {
         out_dir: args.out,
         data_dir: args.data_dir,

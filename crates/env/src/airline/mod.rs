@@ -14,6 +14,7 @@ mod lookup;
 pub mod model;
 mod pyops;
 mod queries;
+pub mod routes;
 pub mod tools;
 mod updates;
 pub mod validate;

@@ -47,6 +47,9 @@ pub struct FlightDb {
     pub flights: Table<Flight>,
     pub users: Table<User>,
     pub reservations: Table<Reservation>,
+    /// Flights by origin and destination, for the searches; not part of the state.
+    #[serde(skip)]
+    pub routes: super::routes::Routes,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -293,6 +296,7 @@ fn validate_db(value: &Value, cx: &mut Ctx) -> Option<FlightDb> {
         flights: flights?.into_iter().collect(),
         users: users?.into_iter().collect(),
         reservations: reservations?.into_iter().collect(),
+        routes: Default::default(),
     })
 }
 

@@ -119,8 +119,19 @@ fn search<'d>(
     destination: &Value,
     leave_after: Option<&str>,
 ) -> Result<Vec<Hit<'d>>, ToolError> {
+    // The route index yields a superset of the flights the filters below keep, in table
+    // order; anything but string airports is left to the full scan.
+    let indexed = match (origin, destination) {
+        (Value::String(o), Value::Null) => db.routes.candidates(&db.flights, o, None),
+        (Value::String(o), Value::String(d)) => db.routes.candidates(&db.flights, o, Some(d)),
+        _ => None,
+    };
+    let candidates: Box<dyn Iterator<Item = &Flight>> = match indexed {
+        Some(flights) => Box::new(flights.into_iter()),
+        None => Box::new(db.flights.values()),
+    };
     let mut out = Vec::new();
-    for flight in db.flights.values() {
+    for flight in candidates {
         if !origin.is_null() && !matches(&flight.origin, origin) {
             continue;
         }
@@ -193,4 +204,115 @@ pub fn search_onestop_flight(
         }
     }
     Ok(ToolValue::Json(Value::Array(results)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AIRPORTS: [&str; 5] = ["JFK", "ORD", "SFO", "LAX", "BOS"];
+    const DATES: [&str; 3] = ["2024-05-01", "2024-05-02", "2024-05-03"];
+
+    /// 40 flights over five airports, each available on some dates and cancelled on others.
+    fn db() -> FlightDb {
+        let flights: serde_json::Map<String, Value> = (0..40)
+            .map(|i| {
+                let number = format!("HAT{i:03}");
+                let dates: serde_json::Map<String, Value> = DATES
+                    .iter()
+                    .enumerate()
+                    .map(|(j, d)| {
+                        let state = if (i + j) % 3 == 0 {
+                            json!({"status": "cancelled"})
+                        } else {
+                            let cabins = json!({"basic_economy": 5, "economy": 5, "business": 5});
+                            json!({"status": "available", "available_seats": cabins, "prices": cabins})
+                        };
+                        (d.to_string(), state)
+                    })
+                    .collect();
+                let flight = json!({
+                    "flight_number": number,
+                    "origin": AIRPORTS[i % 5],
+                    "destination": AIRPORTS[(i * 3 + 1) % 5],
+                    "scheduled_departure_time_est": "07:00:00",
+                    "scheduled_arrival_time_est": "09:00:00",
+                    "dates": dates,
+                });
+                (number, flight)
+            })
+            .collect();
+        FlightDb::validate(&json!({"flights": flights, "users": {}, "reservations": {}})).unwrap()
+    }
+
+    /// What `search` must return: every flight, in table order, through the filters.
+    fn scan<'d>(db: &'d FlightDb, date: &str, origin: &str, dest: Option<&str>) -> Vec<&'d str> {
+        db.flights
+            .values()
+            .filter(|f| f.origin == origin && dest.is_none_or(|d| f.destination == d))
+            .filter(|f| {
+                matches!(
+                    f.dates.get(date).map(|d| &**d),
+                    Some(FlightDate::Available { .. })
+                )
+            })
+            .map(|f| f.flight_number.as_str())
+            .collect()
+    }
+
+    fn found<'d>(db: &'d FlightDb, date: &str, origin: &str, dest: Option<&str>) -> Vec<&'d str> {
+        let dest = dest.map_or(Value::Null, |d| Value::String(d.into()));
+        search(
+            db,
+            &Value::String(date.into()),
+            &Value::String(origin.into()),
+            &dest,
+            None,
+        )
+        .unwrap()
+        .iter()
+        .map(|h| h.flight.flight_number.as_str())
+        .collect()
+    }
+
+    #[test]
+    fn indexed_searches_find_what_a_full_scan_finds_after_writes() {
+        let loaded = db();
+        let mut db = loaded.clone();
+        // Writes the index cannot know of: a flight leaves from elsewhere, one flies somewhere
+        // else, one is gone, one is new, one was removed and is back, one lost a date.
+        let other = db.flights.get("HAT001").unwrap().clone();
+        db.flights.get_mut("HAT000").unwrap().origin = "ZZZ".into();
+        db.flights.get_mut("HAT007").unwrap().destination = "JFK".into();
+        db.flights.remove("HAT012");
+        db.flights.insert(
+            "NEW001".into(),
+            Flight {
+                flight_number: "NEW001".into(),
+                ..other
+            },
+        );
+        let back = db.flights.remove("HAT005").unwrap();
+        db.flights.insert("HAT005".into(), back);
+        db.flights
+            .get_mut("HAT010")
+            .unwrap()
+            .dates
+            .shift_remove(DATES[1]);
+        let mut nonempty = 0;
+        for table in [&loaded, &db] {
+            for date in DATES {
+                for o in AIRPORTS.iter().chain(&["ZZZ"]) {
+                    for d in AIRPORTS.iter().map(|d| Some(*d)).chain([None]) {
+                        let got = found(table, date, o, d);
+                        assert_eq!(got, scan(table, date, o, d), "{o} → {d:?} on {date}");
+                        nonempty += usize::from(!got.is_empty());
+                    }
+                }
+            }
+        }
+        assert!(nonempty > 30, "only {nonempty} searches found flights");
+        assert_eq!(found(&db, DATES[1], "ZZZ", None), ["HAT000"]);
+        assert_eq!(found(&db, DATES[1], "ORD", None).last(), Some(&"NEW001"));
+    }
 }

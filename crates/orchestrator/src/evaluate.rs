@@ -181,8 +181,9 @@ pub fn evaluate_final(
         });
     };
     let basis = &criteria.reward_basis;
-    let mut details = Map::new();
-    let mut breakdown = Map::new();
+    // Sized for every key they can get, so filling them never regrows.
+    let mut details = Map::with_capacity(9);
+    let mut breakdown = Map::with_capacity(5);
     let mut reward = 1.0;
 
     // Environment: DB and ENV_ASSERTION.

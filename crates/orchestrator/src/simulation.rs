@@ -142,8 +142,9 @@ fn account(usage: &mut RoleUsage, r: &ChatResponse) {
 enum Entry {
     /// At this index of the agent's view: the agent sees it unchanged, so it is kept once.
     Agent(usize),
-    /// Only here (the user's device calls and their results).
-    Own(Message),
+    /// Only here (the user's device calls and their results). Boxed, so the common entry
+    /// stays a word or two and appending one moves little.
+    Own(Box<Message>),
 }
 
 /// The trajectory and both parties' live views of it. Views are shared with in-flight
@@ -183,7 +184,7 @@ impl Conversation {
             agent.push(m);
             self.entries.push(Entry::Agent(agent.len() - 1));
         } else {
-            self.entries.push(Entry::Own(m));
+            self.entries.push(Entry::Own(Box::new(m)));
         }
     }
 
@@ -201,13 +202,25 @@ impl Conversation {
     /// The trajectory in order, moving messages out of the agent's view.
     fn into_messages(self) -> Vec<Message> {
         let mut agent = Arc::try_unwrap(self.agent).unwrap_or_else(|shared| (*shared).clone());
+        // When the agent saw every message (no user device calls), the trajectory is its
+        // view behind the system prompt: no second vector.
+        let all_seen = self.entries.len() + 1 == agent.len()
+            && self
+                .entries
+                .iter()
+                .enumerate()
+                .all(|(k, e)| matches!(e, Entry::Agent(i) if *i == k + 1));
+        if all_seen {
+            agent.remove(0);
+            return agent;
+        }
         self.entries
             .into_iter()
             .map(|e| match e {
                 Entry::Agent(i) => {
                     std::mem::replace(&mut agent[i], Message::System { content: None })
                 }
-                Entry::Own(m) => m,
+                Entry::Own(m) => *m,
             })
             .collect()
     }

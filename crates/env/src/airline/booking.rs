@@ -184,7 +184,10 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
         if let Some(f) = db.flights.get_mut(&seg.flight_number)
             && let Some(FlightDate::Available {
                 available_seats, ..
-            }) = f.dates.get_mut(&seg.date).map(std::sync::Arc::make_mut)
+            }) = f
+                .dates
+                .get_mut(seg.date.as_str())
+                .map(std::sync::Arc::make_mut)
             && let Some(seats) = available_seats.get_mut(&r.cabin)
         {
             *seats = seats.saturating_sub(taken);

@@ -59,8 +59,9 @@ pub struct Flight {
     pub destination: String,
     pub scheduled_departure_time_est: String,
     pub scheduled_arrival_time_est: String,
-    /// Shared per date, so writing one date of a flight does not copy the other dates.
-    pub dates: IndexMap<String, Arc<FlightDate>>,
+    /// Shared per date, so writing one date of a flight does not copy the other dates, and
+    /// keyed by shared strings, so copying a flight to write it allocates no key.
+    pub dates: IndexMap<Arc<str>, Arc<FlightDate>>,
 }
 
 /// The state of one flight on one date; `status` is dumped first.
@@ -124,7 +125,11 @@ pub struct User {
 
 /// Dict equality (order-insensitive, as the sorted-key hash is), checked first entry by entry:
 /// records copied from one base keep their order, so the hashed lookup is rarely needed.
-fn dict_eq<V: PartialEq>(a: &IndexMap<String, V>, b: &IndexMap<String, V>) -> bool {
+fn dict_eq<K, V>(a: &IndexMap<K, V>, b: &IndexMap<K, V>) -> bool
+where
+    K: std::hash::Hash + Eq,
+    V: PartialEq,
+{
     a.len() == b.len()
         && (a
             .iter()
@@ -320,7 +325,7 @@ fn flight(x: &Value, cx: &mut Ctx) -> Option<Flight> {
         destination: destination?,
         scheduled_departure_time_est: dep?,
         scheduled_arrival_time_est: arr?,
-        dates: dates?,
+        dates: dates?.into_iter().map(|(k, v)| (Arc::from(k), v)).collect(),
     })
 }
 

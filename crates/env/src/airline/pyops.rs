@@ -14,10 +14,13 @@ pub use tauguard_core::pyjson::type_name;
 
 /// `key in mapping` for a dict with string keys: `Some(key)` when present, `None` when a
 /// hashable key is absent, `unhashable type` for lists and dicts.
-pub fn find_key<'a, T>(
-    map: &IndexMap<String, T>,
+pub fn find_key<'a, K, T>(
+    map: &IndexMap<K, T>,
     key: &'a Value,
-) -> Result<Option<&'a str>, ToolError> {
+) -> Result<Option<&'a str>, ToolError>
+where
+    K: std::borrow::Borrow<str> + std::hash::Hash + Eq,
+{
     match key {
         Value::String(s) => Ok(map.contains_key(s.as_str()).then_some(s.as_str())),
         Value::Array(_) | Value::Object(_) => Err(unhashable(key)),

@@ -113,12 +113,14 @@ impl FlightDate {
 #[derive(Debug, Clone, Serialize)]
 pub struct User {
     pub user_id: String,
-    pub name: Name,
-    pub address: Address,
+    /// The parts no tool writes are shared, so copying a user to write its payment methods
+    /// or reservations allocates little.
+    pub name: Arc<Name>,
+    pub address: Arc<Address>,
     pub email: String,
     pub dob: String,
     pub payment_methods: IndexMap<String, PaymentMethod>,
-    pub saved_passengers: Vec<Passenger>,
+    pub saved_passengers: Arc<Vec<Passenger>>,
     pub membership: String,
     pub reservations: Vec<String>,
 }
@@ -163,13 +165,13 @@ impl PartialEq for User {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Name {
     pub first_name: String,
     pub last_name: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Address {
     pub address1: String,
     pub address2: Option<String>,
@@ -210,7 +212,7 @@ impl PaymentMethod {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Passenger {
     pub first_name: String,
     pub last_name: String,
@@ -223,7 +225,7 @@ pub struct Payment {
     pub amount: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReservationFlight {
     pub flight_number: String,
     pub origin: String,
@@ -241,9 +243,11 @@ pub struct Reservation {
     pub flight_type: String,
     /// Raw: `update_reservation_flights` assigns its argument unvalidated.
     pub cabin: Value,
-    pub flights: Vec<ReservationFlight>,
+    /// Shared, like `passengers`: tools replace them whole, so copying a reservation to
+    /// write another field allocates neither.
+    pub flights: Arc<Vec<ReservationFlight>>,
     /// Raw: `update_reservation_passengers` may assign a non-list argument.
-    pub passengers: Value,
+    pub passengers: Arc<Value>,
     pub payment_history: Vec<Payment>,
     pub created_at: String,
     /// Raw: `update_reservation_baggages` assigns its arguments unvalidated.
@@ -401,12 +405,12 @@ fn user(x: &Value, cx: &mut Ctx) -> Option<User> {
     let reservations = v::field(o, "reservations", cx, |l, cx| v::list(l, cx, v::string));
     Some(User {
         user_id: user_id?,
-        name: name?,
-        address: address?,
+        name: Arc::new(name?),
+        address: Arc::new(address?),
         email: email?,
         dob: dob?,
         payment_methods: methods?,
-        saved_passengers: saved?,
+        saved_passengers: Arc::new(saved?),
         membership: membership?,
         reservations: reservations?,
     })
@@ -548,8 +552,8 @@ fn reservation(x: &Value, cx: &mut Ctx) -> Option<Reservation> {
         destination: destination?,
         flight_type: flight_type?,
         cabin: Value::String(cabin?),
-        flights: flights?,
-        passengers: passengers_value(&passengers?),
+        flights: Arc::new(flights?),
+        passengers: Arc::new(passengers_value(&passengers?)),
         payment_history: history?,
         created_at: created_at?,
         total_baggages: Value::from(total?),

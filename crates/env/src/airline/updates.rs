@@ -203,7 +203,7 @@ pub fn update_reservation_flights(
         .get_mut(&key)
         .expect("reservation key was just found");
     r.payment_history.extend(payment);
-    r.flights = segments;
+    r.flights = std::sync::Arc::new(segments);
     r.cabin = cabin.clone();
     Ok(reservation_dump(db, &key))
 }
@@ -226,7 +226,7 @@ pub fn update_reservation_passengers(
     if count != pyops::len(&r.passengers) {
         return Err(ToolError::value("Number of passengers does not match"));
     }
-    r.passengers = stored;
+    r.passengers = std::sync::Arc::new(stored);
     Ok(reservation_dump(db, &key))
 }
 

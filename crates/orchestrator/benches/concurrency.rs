@@ -246,25 +246,35 @@ fn main() {
     // One run shares its gold environments, as the runner does.
     let gold = Arc::new(GoldCache::default());
 
-    // Steady state: N lanes each run simulations back to back, so N are always in flight;
-    // CPU and memory are read over a fixed window once every lane has started, and the
-    // simulations still running at its end finish unmeasured.
-    let window = Duration::from_secs_f64(
-        std::env::var("TAUGUARD_BENCH_SECONDS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(8.0),
+    // Steady state: N lanes each run simulations back to back, so N are always in flight.
+    // CPU and memory are read over a fixed window after a warm-up in which the lanes, started
+    // together, drift apart and the heap grows to its working size (a one-off cost of a run);
+    // the simulations still running at the window's end finish unmeasured.
+    let secs = |var: &str, default: f64| {
+        Duration::from_secs_f64(
+            std::env::var(var)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default),
+        )
+    };
+    let (warmup, window) = (
+        secs("TAUGUARD_BENCH_WARMUP", 3.0),
+        secs("TAUGUARD_BENCH_SECONDS", 8.0),
     );
+    // Memory is read against the footprint before any simulation ran: the allocator keeps
+    // what earlier measurements freed, so a per-phase baseline would under-count.
+    let rss_baseline = rss_kib();
     // Each count is measured twice: the mock provider alone (the same calls, sleeps and
     // response hand-overs, no simulation), then full simulations; the difference is what the
     // harness itself adds.
     for n in [100usize, 1000] {
         let mut provider_share = 0.0;
         for provider_only in [true, false] {
-            let rss_before = rss_kib();
             let completed = Arc::new(AtomicUsize::new(0));
             let (wall, cpu, peak) = rt.block_on(async {
-                let deadline = tokio::time::Instant::now() + window;
+                let measured_from = tokio::time::Instant::now() + warmup;
+                let deadline = measured_from + window;
                 let mut set = tokio::task::JoinSet::new();
                 for lane in 0..n {
                     let (data, prompts, scripts, gold, completed) = (
@@ -301,13 +311,15 @@ fn main() {
                                     .unwrap();
                                 assert_eq!(reward, 1.0, "a replayed simulation must pass");
                             }
-                            if tokio::time::Instant::now() <= deadline {
+                            let now = tokio::time::Instant::now();
+                            if (measured_from..=deadline).contains(&now) {
                                 completed.fetch_add(1, Ordering::Relaxed);
                             }
                             k += n;
                         }
                     });
                 }
+                tokio::time::sleep_until(measured_from).await;
                 let (cpu0, t0) = (cpu_seconds(), Instant::now());
                 let mut peak_kib = rss_kib();
                 while tokio::time::Instant::now() + Duration::from_millis(500) < deadline {
@@ -331,7 +343,7 @@ fn main() {
                 println!("{n:>5} in flight, mock provider alone: {share:.2} % of wall on one core");
                 continue;
             }
-            let per_sim_mb = (peak - rss_before).max(0.0) / 1024.0 / n as f64;
+            let per_sim_mb = (peak - rss_baseline).max(0.0) / 1024.0 / n as f64;
             println!(
                 "{n:>5} in flight: {done} simulations in {wall:.2} s, CPU {cpu:.3} s = {share:.2} % \
                  of wall on one core (target ≤ 5 %; {:.2} % of all {cores} cores; the harness \

@@ -280,28 +280,36 @@ pub async fn run_simulation(
             .cloned()
             .collect(),
     };
+    // One request per party for the whole simulation: each call points it at the party's
+    // current view, and after the call it points at `idle` again, so the view has one owner
+    // and appending to it copies nothing.
+    let idle: Arc<Vec<Message>> = Arc::new(Vec::new());
+    let mut user_req = ChatRequest {
+        temperature: spec.user_sampling.temperature,
+        max_tokens: spec.user_sampling.max_tokens,
+        seed: Some(spec.seed),
+        trial: spec.trial,
+        ..ChatRequest::new("", idle.clone()).with_tools(user_tools)
+    };
+    let mut agent_req = ChatRequest {
+        temperature: spec.agent_sampling.temperature,
+        max_tokens: spec.agent_sampling.max_tokens,
+        seed: Some(spec.seed),
+        trial: spec.trial,
+        ..ChatRequest::new("", idle.clone()).with_tools(assistant_tools)
+    };
     let (mut steps, mut errors) = (0u32, 0u32);
     let mut done: Option<String> = None;
     loop {
         match next {
             Next::User => {
-                let req = ChatRequest {
-                    temperature: spec.user_sampling.temperature,
-                    max_tokens: spec.user_sampling.max_tokens,
-                    seed: Some(spec.seed),
-                    trial: spec.trial,
-                    ..ChatRequest::new("", conv.user.clone()).with_tools(user_tools.clone())
-                };
-                let r =
-                    spec.user
-                        .complete(&req)
-                        .await
-                        .map_err(|source| SimulationError::Model {
-                            role: "user",
-                            source,
-                        })?;
-                // Release the request's share of the history so appending copies nothing.
-                drop(req);
+                user_req.messages = conv.user.clone();
+                let r = spec.user.complete(&user_req).await;
+                user_req.messages = idle.clone();
+                let r = r.map_err(|source| SimulationError::Model {
+                    role: "user",
+                    source,
+                })?;
                 account(&mut out.user_usage, &r);
                 if !r.has_text() && r.tool_calls.is_empty() {
                     return Err(SimulationError::EmptyMessage("user"));
@@ -331,23 +339,13 @@ pub async fn run_simulation(
                 };
             }
             Next::Agent => {
-                let req = ChatRequest {
-                    temperature: spec.agent_sampling.temperature,
-                    max_tokens: spec.agent_sampling.max_tokens,
-                    seed: Some(spec.seed),
-                    trial: spec.trial,
-                    ..ChatRequest::new("", conv.agent.clone()).with_tools(assistant_tools.clone())
-                };
-                let r =
-                    spec.agent
-                        .complete(&req)
-                        .await
-                        .map_err(|source| SimulationError::Model {
-                            role: "agent",
-                            source,
-                        })?;
-                // Release the request's share of the history so appending copies nothing.
-                drop(req);
+                agent_req.messages = conv.agent.clone();
+                let r = spec.agent.complete(&agent_req).await;
+                agent_req.messages = idle.clone();
+                let r = r.map_err(|source| SimulationError::Model {
+                    role: "agent",
+                    source,
+                })?;
                 account(&mut out.agent_usage, &r);
                 if !r.has_text() && r.tool_calls.is_empty() {
                     return Err(SimulationError::EmptyMessage("agent"));

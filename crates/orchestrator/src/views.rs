@@ -24,9 +24,15 @@ pub fn for_agent(m: &Message) -> Option<Message> {
 
 /// How one trajectory message appears to the user simulator, if at all: its own messages as
 /// `assistant`, the agent's text messages as `user`, results of its own device calls as `tool`.
+/// Participant messages keep what a model is sent of them, text and tool calls; timestamps,
+/// usage and costs stay in the trajectory.
 pub fn for_user(m: &Message) -> Option<Message> {
     match m {
-        Message::User(u) => Some(Message::Assistant(u.clone())),
+        Message::User(u) => Some(Message::Assistant(ParticipantMessage {
+            content: u.content.clone(),
+            tool_calls: u.tool_calls.clone(),
+            ..Default::default()
+        })),
         Message::Assistant(a) if !a.is_tool_call() => Some(Message::User(ParticipantMessage {
             content: a.content.clone(),
             ..Default::default()
@@ -56,4 +62,52 @@ pub fn agent_view(system: impl Into<Arc<str>>, trajectory: &[Message]) -> Vec<Me
 /// The user simulator's history behind its system prompt.
 pub fn user_view(system: impl Into<Arc<str>>, trajectory: &[Message]) -> Vec<Message> {
     view(system.into(), trajectory, for_user)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tauguard_core::message::{ToolCall, Usage};
+
+    #[test]
+    fn the_user_sees_its_own_messages_as_sent_and_the_agents_text_only() {
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "toggle_airplane_mode".into(),
+            arguments: Default::default(),
+            requestor: Requestor::User,
+        };
+        let own = Message::User(ParticipantMessage {
+            content: Some("hi".into()),
+            tool_calls: Some(vec![call.clone()]),
+            timestamp: Some("1.000000".into()),
+            usage: Some(Usage::default()),
+            cost: Some(0.5),
+            ..Default::default()
+        });
+        let Some(Message::Assistant(seen)) = for_user(&own) else {
+            panic!("the user's own message is its assistant turn");
+        };
+        assert_eq!(seen.content.as_deref(), Some("hi"));
+        assert_eq!(seen.tool_calls, Some(vec![call.clone()]));
+        assert_eq!((seen.timestamp, seen.usage, seen.cost), (None, None, None));
+        let agent_call = Message::Assistant(ParticipantMessage {
+            tool_calls: Some(vec![ToolCall {
+                requestor: Requestor::Assistant,
+                ..call.clone()
+            }]),
+            ..Default::default()
+        });
+        assert!(for_user(&agent_call).is_none());
+        let agent_text = Message::Assistant(ParticipantMessage {
+            content: Some("How can I help?".into()),
+            timestamp: Some("2.000000".into()),
+            ..Default::default()
+        });
+        let Some(Message::User(seen)) = for_user(&agent_text) else {
+            panic!("the agent's text is the user's input");
+        };
+        assert_eq!(seen.content.as_deref(), Some("How can I help?"));
+        assert_eq!(seen.timestamp, None);
+    }
 }

@@ -4,8 +4,11 @@
 //! CPU measured is the harness's own (loop, views, environment, evaluation; the mock's cost of
 //! handing over a response stands in for decoding one), not a model's. Record writing is not
 //! part of it. Reports CPU time as a share of wall time, CPU per simulation, and the resident
-//! memory per in-flight simulation, with 100 and 1,000 simulations in flight.
-//! Targets: CPU ≤ 5 % of wall time (one core), ≤ 2 MB per simulation.
+//! memory per in-flight simulation, with 100 and 1,000 simulations in flight, in steady state
+//! (after a warm-up). Targets: CPU ≤ 5 % of wall time (one core), ≤ 2 MB per simulation.
+//!
+//! It runs as `tauguard run` runs a network-bound config: the same runtime (one thread) and
+//! the same allocator setting.
 //!
 //! Uses the project's fixture airline domain, so it runs without τ²-bench data; with
 //! `TAUGUARD_DATA_DIR` set it replays τ²-bench airline's base tasks instead, whose longer

@@ -218,11 +218,11 @@ pub fn evaluate_final(
                 }
             };
             let gold = gold.get(data, task)?;
-            let db_match = match (&owned, final_env) {
-                (Some(env), _) => env.same_state(gold.as_ref()),
-                (None, Some(env)) => env.same_state(gold.as_ref()),
-                (None, None) => unreachable!("without a final environment the replay is owned"),
-            };
+            let db_match = owned
+                .as_deref()
+                .or(final_env)
+                .expect("without a final environment the replay is owned")
+                .same_state(gold.as_ref());
             details.insert(
                 "db_check".into(),
                 json!({"db_match": db_match, "db_reward": reward_of(db_match)}),

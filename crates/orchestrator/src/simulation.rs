@@ -138,6 +138,64 @@ fn account(usage: &mut RoleUsage, r: &ChatResponse) {
     usage.cache_hits += u64::from(r.cache_hit);
 }
 
+/// A side of the conversation a model plays. Its request serves every call of the
+/// simulation: a call points it at the party's current view, and afterwards it points at
+/// `idle` again, so the view has one owner and appending to it copies nothing.
+struct Party<'a> {
+    role: &'static str,
+    model: &'a dyn ChatModel,
+    req: ChatRequest,
+    idle: Arc<Vec<Message>>,
+}
+
+impl<'a> Party<'a> {
+    fn new(
+        role: &'static str,
+        model: &'a dyn ChatModel,
+        sampling: &Sampling,
+        tools: Arc<[tauguard_core::ToolSpec]>,
+        spec: &SimulationSpec<'_>,
+    ) -> Party<'a> {
+        let idle = Arc::new(Vec::new());
+        let req = ChatRequest {
+            temperature: sampling.temperature,
+            max_tokens: sampling.max_tokens,
+            seed: Some(spec.seed),
+            trial: spec.trial,
+            ..ChatRequest::new("", Arc::clone(&idle)).with_tools(tools)
+        };
+        Party {
+            role,
+            model,
+            req,
+            idle,
+        }
+    }
+
+    /// The party's next message, time-stamped, given its view. A failed call and an empty
+    /// message are errors (the caller retries the whole simulation).
+    async fn ask(
+        &mut self,
+        view: &Arc<Vec<Message>>,
+        usage: &mut RoleUsage,
+    ) -> Result<ParticipantMessage, SimulationError> {
+        self.req.messages = Arc::clone(view);
+        let r = self.model.complete(&self.req).await;
+        self.req.messages = Arc::clone(&self.idle);
+        let r = r.map_err(|source| SimulationError::Model {
+            role: self.role,
+            source,
+        })?;
+        account(usage, &r);
+        if !r.has_text() && r.tool_calls.is_empty() {
+            return Err(SimulationError::EmptyMessage(self.role));
+        }
+        let mut msg = r.into_participant_message();
+        msg.timestamp = Some(now_timestamp());
+        Ok(msg)
+    }
+}
+
 /// Where a trajectory message lives while the simulation runs.
 enum Entry {
     /// At this index of the agent's view: the agent sees it unchanged, so it is kept once.
@@ -243,31 +301,25 @@ pub async fn run_simulation(
         .as_ref()
         .and_then(|s| s.message_history.clone())
         .unwrap_or_default();
-    let mut conv = Conversation::new(
-        &spec.agent_system_prompt,
-        &spec.user_system_prompt,
-        Vec::new(),
-    );
-    let mut next = if history.is_empty() {
+    // Route from the last message of the given history; without one, the agent greets.
+    let mut next = match history.last() {
+        None => Next::User,
+        Some(Message::Assistant(a)) if a.is_tool_call() => Next::Env(Requestor::Assistant),
+        Some(Message::User(u)) if u.is_tool_call() => Next::Env(Requestor::User),
+        Some(Message::Assistant(_)) => Next::User,
+        Some(Message::Tool(t)) if t.requestor == Requestor::User => Next::User,
+        _ => Next::Agent,
+    };
+    let greet = history.is_empty();
+    let mut conv = Conversation::new(&spec.agent_system_prompt, &spec.user_system_prompt, history);
+    if greet {
         conv.push(Message::Assistant(ParticipantMessage {
             content: Some(GREETING.into()),
             cost: Some(0.0),
             timestamp: Some(now_timestamp()),
             ..Default::default()
         }));
-        Next::User
-    } else {
-        // Route from the last message of the given history.
-        let n = match history.last() {
-            Some(Message::Assistant(a)) if a.is_tool_call() => Next::Env(Requestor::Assistant),
-            Some(Message::User(u)) if u.is_tool_call() => Next::Env(Requestor::User),
-            Some(Message::Assistant(_)) => Next::User,
-            Some(Message::Tool(t)) if t.requestor == Requestor::User => Next::User,
-            _ => Next::Agent,
-        };
-        conv = Conversation::new(&spec.agent_system_prompt, &spec.user_system_prompt, history);
-        n
-    };
+    }
     let assistant_tools = spec.data.tool_schemas.assistant.clone();
     let user_tools: std::sync::Arc<[tauguard_core::ToolSpec]> = match &spec.task.user_tools {
         None => spec.data.tool_schemas.user.clone(),
@@ -280,42 +332,20 @@ pub async fn run_simulation(
             .cloned()
             .collect(),
     };
-    // One request per party for the whole simulation: each call points it at the party's
-    // current view, and after the call it points at `idle` again, so the view has one owner
-    // and appending to it copies nothing.
-    let idle: Arc<Vec<Message>> = Arc::new(Vec::new());
-    let mut user_req = ChatRequest {
-        temperature: spec.user_sampling.temperature,
-        max_tokens: spec.user_sampling.max_tokens,
-        seed: Some(spec.seed),
-        trial: spec.trial,
-        ..ChatRequest::new("", idle.clone()).with_tools(user_tools)
-    };
-    let mut agent_req = ChatRequest {
-        temperature: spec.agent_sampling.temperature,
-        max_tokens: spec.agent_sampling.max_tokens,
-        seed: Some(spec.seed),
-        trial: spec.trial,
-        ..ChatRequest::new("", idle.clone()).with_tools(assistant_tools)
-    };
+    let mut user = Party::new("user", spec.user, &spec.user_sampling, user_tools, spec);
+    let mut agent = Party::new(
+        "agent",
+        spec.agent,
+        &spec.agent_sampling,
+        assistant_tools,
+        spec,
+    );
     let (mut steps, mut errors) = (0u32, 0u32);
     let mut done: Option<String> = None;
     loop {
         match next {
             Next::User => {
-                user_req.messages = conv.user.clone();
-                let r = spec.user.complete(&user_req).await;
-                user_req.messages = idle.clone();
-                let r = r.map_err(|source| SimulationError::Model {
-                    role: "user",
-                    source,
-                })?;
-                account(&mut out.user_usage, &r);
-                if !r.has_text() && r.tool_calls.is_empty() {
-                    return Err(SimulationError::EmptyMessage("user"));
-                }
-                let mut msg = r.into_participant_message();
-                msg.timestamp = Some(now_timestamp());
+                let mut msg = user.ask(&conv.user, &mut out.user_usage).await?;
                 if let Some(calls) = msg.tool_calls.as_mut() {
                     for c in calls.iter_mut() {
                         c.requestor = Requestor::User;
@@ -339,19 +369,7 @@ pub async fn run_simulation(
                 };
             }
             Next::Agent => {
-                agent_req.messages = conv.agent.clone();
-                let r = spec.agent.complete(&agent_req).await;
-                agent_req.messages = idle.clone();
-                let r = r.map_err(|source| SimulationError::Model {
-                    role: "agent",
-                    source,
-                })?;
-                account(&mut out.agent_usage, &r);
-                if !r.has_text() && r.tool_calls.is_empty() {
-                    return Err(SimulationError::EmptyMessage("agent"));
-                }
-                let mut msg = r.into_participant_message();
-                msg.timestamp = Some(now_timestamp());
+                let msg = agent.ask(&conv.agent, &mut out.agent_usage).await?;
                 out.agent_turns += 1;
                 let is_call = msg.is_tool_call();
                 conv.push(Message::Assistant(msg));

@@ -3,7 +3,6 @@
 
 mod commands;
 mod exit;
-mod guard_factory;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -18,17 +18,14 @@ pub const DATA_DIR_ENV: &str = "TAUGUARD_DATA_DIR";
 /// Data directory used when neither `--data-dir` nor the environment variable is set.
 pub const DEFAULT_DATA_DIR: &str = "data/tau2";
 
-/// The domains tauguard implements.
-pub const DOMAINS: &[&str] = &["airline", "retail", "telecom"];
-
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error(
         "data directory `{path}` does not exist\n  hint: pass --data-dir, set {DATA_DIR_ENV}, or run scripts/fetch-tau2-data.sh"
     )]
     MissingDataDir { path: PathBuf },
-    #[error("unknown domain `{0}` (known: airline, retail, telecom)")]
-    UnknownDomain(String),
+    #[error("unknown domain `{name}` (known: {known})")]
+    UnknownDomain { name: String, known: String },
     #[error("cannot read `{path}`: {source}")]
     Io {
         path: PathBuf,
@@ -127,6 +124,8 @@ impl ToolSchemas {
 /// database snapshot.
 pub struct DomainData {
     pub domain: &'static str,
+    /// The registry entry of `domain`.
+    pub def: &'static dyn crate::registry::Domain,
     pub dir: PathBuf,
     /// The policy as the agent's system prompt embeds it.
     pub policy: String,
@@ -169,16 +168,14 @@ struct ToolsFile {
 impl DomainData {
     /// Loads `domain` from `dir`.
     pub fn load(dir: &DataDir, domain: &str) -> Result<DomainData, LoadError> {
-        let domain: &'static str = DOMAINS
-            .iter()
-            .find(|d| **d == domain)
-            .ok_or_else(|| LoadError::UnknownDomain(domain.to_string()))?;
+        let def = crate::registry::require(domain)?;
+        let domain = def.name();
         let ddir = dir.domain_dir(domain);
         if !ddir.is_dir() {
             return Err(LoadError::MissingDataDir { path: ddir });
         }
-        let base = crate::domains::load_base(domain, &ddir)?;
-        let policy = crate::domains::load_policy(domain, &ddir)?;
+        let base = def.load_base(&ddir)?;
+        let policy = def.load_policy(&ddir)?;
         let tasks_path = ddir.join("tasks.json");
         let text = read_text(&tasks_path)?;
         let tasks = match parse_json::<TaskFile>(&tasks_path, &text) {
@@ -219,6 +216,7 @@ impl DomainData {
         };
         Ok(DomainData {
             domain,
+            def,
             dir: ddir,
             policy,
             tasks,

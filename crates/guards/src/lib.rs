@@ -12,11 +12,13 @@
 
 pub mod checklist;
 pub mod compile;
+pub mod factory;
 pub mod hybrid;
 pub mod policyguard;
 pub mod seam;
 pub mod sim_verifier;
 pub mod toolguard;
 
+pub use factory::{GuardName, GuardOptions, KNOWN_GUARDS, build_guard};
 pub use seam::{Decision, Guard, GuardContext, GuardError, Guidance};
 pub use tauguard_core::record::Verdict;

@@ -155,7 +155,7 @@ pub struct GuardSection {
     pub strict: bool,
     /// When the verifier reply stays unparseable: `closed` (block, default) or `open` (pass).
     #[serde(default)]
-    pub fail_mode: Option<String>,
+    pub fail_mode: Option<tauguard_guards::policyguard::FailMode>,
     /// Verifier model; default: the agent's model (paired-verifier protocol).
     #[serde(default)]
     pub verifier: Option<ModelSection>,
@@ -208,6 +208,8 @@ impl RunConfig {
                     "at `grid.guards[{i}]`: `{g}` is listed twice"
                 )));
             }
+            tauguard_guards::GuardName::parse(g)
+                .map_err(|e| invalid(format!("at `grid.guards[{i}]`: {e}")))?;
         }
         if cfg.run.concurrency == 0 {
             return Err(invalid("at `run.concurrency`: must be at least 1".into()));
@@ -248,13 +250,6 @@ impl RunConfig {
                 f.validate()
                     .map_err(|e| invalid(format!("at `{role}.faults`: {e}")))?;
             }
-        }
-        if let Some(mode) = cfg.guard.fail_mode.as_deref()
-            && !["open", "closed"].contains(&mode)
-        {
-            return Err(invalid(format!(
-                "at `guard.fail_mode`: `{mode}` is neither `open` nor `closed`"
-            )));
         }
         Ok(cfg)
     }

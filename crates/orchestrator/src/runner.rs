@@ -16,8 +16,9 @@ use std::time::Instant;
 use tauguard_core::record::{RoleUsage, SimulationRecord, Slice};
 use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DataDir, DomainData, LoadError};
-use tauguard_guards::Guard;
+use tauguard_guards::factory::GuardInputs;
 use tauguard_guards::sim_verifier::Prerequisites;
+use tauguard_guards::{Guard, GuardName, GuardOptions, build_guard};
 use tauguard_llm::model::ChatModel;
 use tauguard_llm::{CacheMode, ModelFactory};
 use tauguard_sim::agent::{SimAgent, SimAgentSpec, TemptingCall};
@@ -42,22 +43,9 @@ pub enum RunError {
     Model { role: String, message: String },
 }
 
-/// Builds the guard of a grid configuration name (`None` = no guard). The CLI supplies the
-/// full set from `tauguard-guards`; without one only `baseline` is known.
-/// `verifier` is the guard's model (`None` = the offline sim verifier).
-pub type GuardFactory = dyn Fn(
-        &str,
-        &RunConfig,
-        &DomainData,
-        Option<Arc<dyn ChatModel>>,
-    ) -> Result<Option<Arc<dyn Guard>>, String>
-    + Send
-    + Sync;
-
 /// Options from the command line.
 #[derive(Clone, Default)]
 pub struct RunOptions {
-    pub guard_factory: Option<Arc<GuardFactory>>,
     pub out_dir: Option<PathBuf>,
     pub data_dir: Option<PathBuf>,
     pub resume: bool,
@@ -81,21 +69,6 @@ pub struct RunSummary {
     pub cost: f64,
     /// The response cache's closing line, when HTTP models were used.
     pub cache_stats: Option<String>,
-}
-
-/// Builtin identity-establishing reads per domain (the sim agent asks for identity before them).
-fn identity_reads(domain: &str) -> HashSet<String> {
-    let names: &[&str] = match domain {
-        "airline" => &["get_user_details"],
-        "retail" => &["find_user_id_by_email", "find_user_id_by_name_zip"],
-        "telecom" => &[
-            "get_customer_by_phone",
-            "get_customer_by_id",
-            "get_customer_by_name",
-        ],
-        _ => &[],
-    };
-    names.iter().map(|s| s.to_string()).collect()
 }
 
 /// Tempting calls of PV tasks: `pv_annotations.json` beside the domain's data (task sets of
@@ -290,21 +263,24 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
     };
     let mut cells = Vec::new();
     for (i, name) in cfg.grid.guards.iter().enumerate() {
-        let guard = match (name.as_str(), &opts.guard_factory) {
-            ("baseline", _) => None,
-            (_, Some(factory)) => {
-                factory(name, &cfg, &data, verifier.clone()).map_err(|message| RunError::Input {
-                    path: PathBuf::from(format!("grid.guards[{i}]")),
-                    message,
-                })?
-            }
-            (_, None) => {
-                return Err(RunError::Input {
-                    path: PathBuf::from(format!("grid.guards[{i}]")),
-                    message: format!("unknown guard configuration `{name}`"),
-                });
-            }
+        let guard_name = GuardName::parse(name).map_err(|e| RunError::Input {
+            path: PathBuf::from(format!("grid.guards[{i}]")),
+            message: e.to_string(),
+        })?;
+        let inputs = GuardInputs {
+            tasks_dir: project.join("tasks"),
+            prompts_dir: prompts.clone(),
+            data: &data,
+            verifier: verifier.clone(),
         };
+        let options = GuardOptions {
+            strict: cfg.guard.strict,
+            fail_mode: cfg.guard.fail_mode.unwrap_or_default(),
+        };
+        let guard = build_guard(guard_name, options, &inputs).map_err(|e| RunError::Input {
+            path: PathBuf::from(format!("grid.guards[{i}]")),
+            message: e.to_string(),
+        })?;
         let cell = format!("{}|{}|{}", cfg.run.domain, cfg.models.agent.model, name);
         cells.push((name.clone(), cell, guard));
     }
@@ -327,7 +303,12 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
                 None
             }
         },
-        identity: identity_reads(data.domain),
+        identity: data
+            .def
+            .identity_reads()
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         agent_llm,
         user_llm,
         judge_llm,
@@ -569,8 +550,10 @@ async fn simulate(shared: &Shared, ci: usize, ti: usize, trial: u32) -> Simulati
         injected_faults: Vec::new(),
         call_attempts: Vec::new(),
         attack_target: None,
-        // Telecom is graded on ordered procedures (PolicyGuide's trace compliance).
-        gold_trace: (cfg.run.domain == "telecom")
+        gold_trace: shared
+            .data
+            .def
+            .ordered_gold_trace()
             .then(|| task.gold_actions().iter().map(|a| a.name.clone()).collect()),
         usage: BTreeMap::new(),
         agent_turns: 0,

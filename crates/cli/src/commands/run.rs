@@ -33,7 +33,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         data_dir: args.data_dir,
         resume: args.resume,
         no_cache: args.no_cache,
-        guard_factory: Some(crate::guard_factory::guard_factory(PathBuf::from("."))),
         ..Default::default()
     };
     let s = rt.block_on(run_config(cfg, opts))?;

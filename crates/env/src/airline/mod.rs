@@ -29,6 +29,34 @@ use std::any::Any;
 use std::path::Path;
 use tauguard_core::Requestor;
 
+/// The airline domain's registry entry.
+pub struct Airline;
+pub static AIRLINE: Airline = Airline;
+
+impl crate::registry::Domain for Airline {
+    fn name(&self) -> &'static str {
+        "airline"
+    }
+    fn load_base(&self, dir: &Path) -> Result<std::sync::Arc<dyn DomainBase>, LoadError> {
+        Ok(std::sync::Arc::new(AirlineBase::load(dir)?))
+    }
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
+        match side {
+            Requestor::Assistant => tools::TOOLS,
+            Requestor::User => &[],
+        }
+    }
+    fn collections(&self) -> &'static [&'static str] {
+        &["flights", "users", "reservations"]
+    }
+    fn clock(&self) -> Option<&'static str> {
+        Some(lookup::NOW)
+    }
+    fn identity_reads(&self) -> &'static [&'static str] {
+        &["get_user_details"]
+    }
+}
+
 /// The loaded, immutable airline database.
 #[derive(Debug, Clone)]
 pub struct AirlineBase {
@@ -92,10 +120,7 @@ impl Environment for AirlineEnv {
     }
 
     fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => tools::TOOLS,
-            Requestor::User => &[],
-        }
+        crate::registry::Domain::toolkit(&AIRLINE, side)
     }
 
     fn call(

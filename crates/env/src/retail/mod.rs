@@ -27,6 +27,34 @@ use tauguard_core::Requestor;
 /// The upstream toolkit class, named in Python `TypeError` texts.
 const OWNER: &str = "RetailTools";
 
+/// The retail domain's registry entry.
+pub struct Retail;
+pub static RETAIL: Retail = Retail;
+
+impl crate::registry::Domain for Retail {
+    fn name(&self) -> &'static str {
+        "retail"
+    }
+    fn load_base(&self, dir: &Path) -> Result<std::sync::Arc<dyn DomainBase>, LoadError> {
+        Ok(std::sync::Arc::new(RetailBase::load(dir)?))
+    }
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
+        match side {
+            Requestor::Assistant => defs::TOOLS,
+            Requestor::User => &[],
+        }
+    }
+    fn collections(&self) -> &'static [&'static str] {
+        &["products", "users", "orders"]
+    }
+    fn clock(&self) -> Option<&'static str> {
+        None
+    }
+    fn identity_reads(&self) -> &'static [&'static str] {
+        &["find_user_id_by_email", "find_user_id_by_name_zip"]
+    }
+}
+
 /// The immutable base state of the retail domain.
 pub struct RetailBase {
     db: RetailDb,
@@ -111,10 +139,7 @@ impl Environment for RetailEnv {
     }
 
     fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => defs::TOOLS,
-            Requestor::User => &[],
-        }
+        crate::registry::Domain::toolkit(&RETAIL, side)
     }
 
     fn call(

@@ -54,6 +54,51 @@ use std::sync::{Arc, Mutex, OnceLock};
 use tauguard_core::Requestor;
 use user_model::UserDb;
 
+/// The telecom domain's registry entry.
+pub struct Telecom;
+pub static TELECOM: Telecom = Telecom;
+
+impl crate::registry::Domain for Telecom {
+    fn name(&self) -> &'static str {
+        "telecom"
+    }
+    fn load_base(&self, dir: &Path) -> Result<Arc<dyn DomainBase>, LoadError> {
+        Ok(Arc::new(TelecomBase::load(dir)?))
+    }
+    /// The main policy and the technical-support manual, joined the way upstream does.
+    fn load_policy(&self, dir: &Path) -> Result<String, LoadError> {
+        let main = crate::data::read_text(&dir.join("main_policy.md"))?;
+        let manual = crate::data::read_text(&dir.join("tech_support_manual.md"))?;
+        Ok(format!(
+            "<main_policy>\n{main}\n</main_policy>\n<tech_support_policy>\n{manual}\n</tech_support_policy>"
+        ))
+    }
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
+        match side {
+            Requestor::Assistant => AGENT_TOOLKIT,
+            Requestor::User => USER_TOOLKIT,
+        }
+    }
+    fn collections(&self) -> &'static [&'static str] {
+        &["plans", "customers", "lines", "bills", "devices"]
+    }
+    /// Upstream's fixed "today" ([`dates::TODAY`]) at the time of day its policy states.
+    fn clock(&self) -> Option<&'static str> {
+        Some("2025-02-25T12:08:00")
+    }
+    fn identity_reads(&self) -> &'static [&'static str] {
+        &[
+            "get_customer_by_phone",
+            "get_customer_by_id",
+            "get_customer_by_name",
+        ]
+    }
+    /// Telecom is graded on ordered procedures (PolicyGuide's trace compliance).
+    fn ordered_gold_trace(&self) -> bool {
+        true
+    }
+}
+
 /// The loaded telecom databases; every environment starts as a cheap copy of them.
 pub struct TelecomBase {
     base: TelecomEnv,
@@ -206,10 +251,7 @@ impl Environment for TelecomEnv {
     }
 
     fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => AGENT_TOOLKIT,
-            Requestor::User => USER_TOOLKIT,
-        }
+        crate::registry::Domain::toolkit(&TELECOM, side)
     }
 
     fn call(

@@ -63,81 +63,19 @@ pub struct ToolCatalog {
     pub collections: BTreeSet<String>,
 }
 
-fn set(items: &[&str]) -> BTreeSet<String> {
-    items.iter().map(|s| s.to_string()).collect()
-}
-
 impl ToolCatalog {
-    /// The τ²-bench tool inventory of a domain, so that rule sets load without the data
-    /// directory. Tests check it against the environments' own toolkits.
+    /// A registered domain's tool inventory, so that rule sets load without the data
+    /// directory.
     pub fn builtin(domain: &str) -> Option<ToolCatalog> {
-        let (mutating, read_only, collections): (&[&str], &[&str], &[&str]) = match domain {
-            "airline" => (
-                &[
-                    "book_reservation",
-                    "cancel_reservation",
-                    "send_certificate",
-                    "update_reservation_baggages",
-                    "update_reservation_flights",
-                    "update_reservation_passengers",
-                ],
-                &[
-                    "get_reservation_details",
-                    "get_user_details",
-                    "list_all_airports",
-                    "search_direct_flight",
-                    "search_onestop_flight",
-                    "get_flight_status",
-                ],
-                &["flights", "users", "reservations"],
-            ),
-            "retail" => (
-                &[
-                    "cancel_pending_order",
-                    "exchange_delivered_order_items",
-                    "modify_pending_order_address",
-                    "modify_pending_order_items",
-                    "modify_pending_order_payment",
-                    "modify_user_address",
-                    "return_delivered_order_items",
-                ],
-                &[
-                    "find_user_id_by_name_zip",
-                    "find_user_id_by_email",
-                    "get_order_details",
-                    "get_product_details",
-                    "get_item_details",
-                    "get_user_details",
-                    "list_all_product_types",
-                ],
-                &["products", "users", "orders"],
-            ),
-            "telecom" => (
-                &[
-                    "suspend_line",
-                    "resume_line",
-                    "send_payment_request",
-                    "enable_roaming",
-                    "disable_roaming",
-                    "refuel_data",
-                ],
-                &[
-                    "get_customer_by_phone",
-                    "get_customer_by_id",
-                    "get_customer_by_name",
-                    "get_details_by_id",
-                    "get_bills_for_customer",
-                    "get_data_usage",
-                ],
-                &["plans", "customers", "lines", "bills", "devices"],
-            ),
-            _ => return None,
+        let def = tauguard_env::registry::get(domain)?;
+        let names = |it: &mut dyn Iterator<Item = &'static str>| -> BTreeSet<String> {
+            it.map(str::to_string).collect()
         };
         Some(ToolCatalog {
-            domain: domain.to_string(),
-            mutating: set(mutating),
-            read_only: set(read_only),
-            collections: set(collections),
+            domain: def.name().to_string(),
+            mutating: names(&mut tauguard_env::registry::mutating_tools(def)),
+            read_only: names(&mut tauguard_env::registry::read_only_tools(def)),
+            collections: def.collections().iter().map(|c| c.to_string()).collect(),
         })
     }
 

@@ -46,13 +46,9 @@ use tauguard_core::record::RequirementResult;
 use tauguard_env::Environment;
 use tauguard_llm::model::BoxFuture;
 
-/// The fixed "now" of a domain's policy, as an ISO date-time.
+/// The fixed "now" of a domain's policy, as an ISO date-time (from the domain registry).
 pub fn domain_clock(domain: &str) -> Option<&'static str> {
-    match domain {
-        "airline" => Some("2024-05-15T15:00:00"),
-        "telecom" => Some("2025-02-25T12:08:00"),
-        _ => None,
-    }
+    tauguard_env::registry::get(domain).and_then(|d| d.clock())
 }
 
 /// The argument-level guard.

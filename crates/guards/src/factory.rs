@@ -1,0 +1,197 @@
+//! Guard configurations by name: the one list of names a config may use, and the one place
+//! that turns a name plus its options into a guard object.
+//!
+//! Verifiers are LLM verifiers when the cell has a verifier model and the offline sim
+//! verifier when it has none (or a `sim` model). The sim verifier cannot read a policy, so it
+//! is given the ToolGuard rule set as its argument-level knowledge.
+
+use crate::Guard;
+use crate::checklist::{DomainToolInfo, load_domain_checklists};
+use crate::hybrid::Hybrid;
+use crate::policyguard::{
+    FailMode, PolicyGuardSetup, Variant, build_policyguard, is_sim_model, parse_config_name,
+};
+use crate::toolguard::ToolGuard;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tauguard_core::Requestor;
+use tauguard_env::DomainData;
+use tauguard_llm::model::ChatModel;
+
+/// A guard configuration a config may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GuardName {
+    /// No guard.
+    Baseline,
+    /// Argument-level rules ([`crate::toolguard`]).
+    ToolGuard,
+    /// A PolicyGuard verifier; `strict` from a `-strict` suffix.
+    PolicyGuard { variant: Variant, strict: bool },
+    /// ToolGuard rules first, the `pg-checklist` verifier for calls they pass.
+    Hybrid,
+}
+
+/// Every name [`GuardName::parse`] accepts, in the order help texts list them.
+pub const KNOWN_GUARDS: &[&str] = &[
+    "baseline",
+    "toolguard",
+    "pg-raw",
+    "pg-raw-traj",
+    "pg-checklist",
+    "pg-checklist-strict",
+    "pg-checklist-only",
+    "pg-checklist-only-strict",
+    "hybrid",
+];
+
+impl GuardName {
+    /// Parses a configuration name; the error lists [`KNOWN_GUARDS`].
+    pub fn parse(name: &str) -> Result<GuardName, UnknownGuard> {
+        match name {
+            "baseline" => Ok(GuardName::Baseline),
+            "toolguard" => Ok(GuardName::ToolGuard),
+            "hybrid" => Ok(GuardName::Hybrid),
+            other => parse_config_name(other)
+                .map(|(variant, strict)| GuardName::PolicyGuard { variant, strict })
+                .ok_or_else(|| UnknownGuard(other.to_string())),
+        }
+    }
+
+    /// The configuration name, as records and reports show it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GuardName::Baseline => "baseline",
+            GuardName::ToolGuard => "toolguard",
+            GuardName::Hybrid => "hybrid",
+            GuardName::PolicyGuard { variant, strict } => {
+                let i = KNOWN_GUARDS
+                    .iter()
+                    .position(|n| *n == variant.as_str())
+                    .expect("every variant is listed");
+                if strict {
+                    KNOWN_GUARDS[i + 1]
+                } else {
+                    KNOWN_GUARDS[i]
+                }
+            }
+        }
+    }
+
+    /// Whether this configuration uses a verifier model.
+    pub fn uses_verifier(self) -> bool {
+        matches!(self, GuardName::PolicyGuard { .. } | GuardName::Hybrid)
+    }
+}
+
+impl std::fmt::Display for GuardName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A guard name no configuration has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown guard configuration `{0}` (known: {known})", known = KNOWN_GUARDS.join(", "))]
+pub struct UnknownGuard(pub String);
+
+/// Options shared by the guard configurations of a run (`[guard]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GuardOptions {
+    /// Any NOT MET forces BLOCK (checklist variants).
+    pub strict: bool,
+    pub fail_mode: FailMode,
+}
+
+/// What building a guard reads: the project's artifacts, the domain and the verifier model.
+pub struct GuardInputs<'a> {
+    /// `tasks/` of the project: rules, checklists and prerequisites per domain.
+    pub tasks_dir: PathBuf,
+    /// `configs/prompts` of the project (verifier templates).
+    pub prompts_dir: PathBuf,
+    pub data: &'a DomainData,
+    /// The verifier model (`None` = the offline sim verifier).
+    pub verifier: Option<Arc<dyn ChatModel>>,
+}
+
+/// Why a guard could not be built: its artifacts are missing or malformed.
+#[derive(Debug, thiserror::Error)]
+#[error("guard `{guard}`: {message}")]
+pub struct GuardBuildError {
+    pub guard: String,
+    pub message: String,
+}
+
+/// Builds the guard of a configuration (`None` = baseline).
+pub fn build_guard(
+    name: GuardName,
+    options: GuardOptions,
+    inputs: &GuardInputs<'_>,
+) -> Result<Option<Arc<dyn Guard>>, GuardBuildError> {
+    let fail = |message: String| GuardBuildError {
+        guard: name.as_str().to_string(),
+        message,
+    };
+    let domain = inputs.data.domain;
+    let toolguard = || -> Result<Arc<dyn Guard>, GuardBuildError> {
+        Ok(Arc::new(
+            ToolGuard::load(&inputs.tasks_dir, domain).map_err(|e| fail(e.to_string()))?,
+        ))
+    };
+    let sim = inputs
+        .verifier
+        .as_ref()
+        .is_none_or(|m| is_sim_model(m.as_ref()));
+    let policyguard = |variant: Variant, strict: bool| -> Result<Arc<dyn Guard>, GuardBuildError> {
+        let probe = inputs.data.fresh_env();
+        let info = DomainToolInfo::from_toolkit(domain, probe.toolkit(Requestor::Assistant));
+        let checklists =
+            load_domain_checklists(&inputs.tasks_dir.join(domain).join("checklist"), &info)
+                .map_err(|e| fail(e.to_string()))?;
+        let mut setup = PolicyGuardSetup::new(domain, inputs.prompts_dir.clone())
+            .with_checklists(checklists)
+            .with_policy(inputs.data.policy.clone())
+            .with_fail_mode(options.fail_mode)
+            .load_prerequisites(&inputs.tasks_dir)
+            .map_err(|e| fail(e.to_string()))?;
+        if sim {
+            setup = setup.with_constraints(toolguard()?);
+        }
+        build_policyguard(
+            variant.as_str(),
+            strict || options.strict,
+            inputs.verifier.clone(),
+            &setup,
+        )
+        .map_err(|e| fail(e.to_string()))
+    };
+    Ok(match name {
+        GuardName::Baseline => None,
+        GuardName::ToolGuard => Some(toolguard()?),
+        GuardName::Hybrid => Some(Arc::new(Hybrid::new(
+            toolguard()?,
+            policyguard(Variant::Checklist, false)?,
+        ))),
+        GuardName::PolicyGuard { variant, strict } => Some(policyguard(variant, strict)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_known_name_round_trips() {
+        for name in KNOWN_GUARDS {
+            assert_eq!(GuardName::parse(name).unwrap().as_str(), *name);
+        }
+    }
+
+    #[test]
+    fn unknown_names_list_the_known_ones() {
+        for bad in ["pg-raw-strict", "tool-guard", ""] {
+            let err = GuardName::parse(bad).unwrap_err().to_string();
+            assert!(err.contains(&format!("`{bad}`")), "{err}");
+            assert!(err.contains("pg-checklist-only-strict, hybrid"), "{err}");
+        }
+    }
+}

@@ -1,11 +1,18 @@
 //! The engine: one simulation is user simulator ↔ agent ↔ (guard) ↔ environment until a stop,
 //! then a reward. This crate owns the loop, evaluation, the run (config → records) and the
 //! record files.
+//!
+//! A run goes config → [`plan::RunPlan`] (everything validated and built) → per simulation
+//! [`attempt::run_attempts`] (loop, judge, reward, retries) → [`assemble::assemble_record`]
+//! → one line appended by [`records::RecordWriter`]; [`runner::run`] is the batch around them.
 
+pub mod assemble;
+pub mod attempt;
 pub mod config;
 pub mod evaluate;
 pub mod export;
 pub mod judge;
+pub mod plan;
 pub mod prerequisites;
 pub mod prompts;
 pub mod records;

@@ -310,3 +310,149 @@ fn evaluation_from_the_final_environment_equals_trajectory_replay() {
         );
     }
 }
+
+fn with_guards(mut cfg: RunConfig, guards: &[&str]) -> RunConfig {
+    cfg.grid.guards = guards.iter().map(|g| g.to_string()).collect();
+    cfg
+}
+
+#[test]
+fn plan_holds_typed_cells_in_upstream_order() {
+    use tauguard_guards::GuardName;
+    use tauguard_orchestrator::plan::{RunPlan, SimIndex};
+    let cfg = with_guards(
+        config(&fixture_dir(), 3, ""),
+        &["baseline", "toolguard", "pg-checklist-strict", "hybrid"],
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = RunPlan::build(cfg, &opts(tmp.path())).unwrap();
+    let names: Vec<&str> = plan.cells.iter().map(|c| c.guard_name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["baseline", "toolguard", "pg-checklist-strict", "hybrid"]
+    );
+    assert!(plan.cells[0].guard.is_none());
+    assert!(plan.cells[1..].iter().all(|c| c.guard.is_some()));
+    assert_eq!(plan.cells[2].id, "airline|sim-agent|pg-checklist-strict");
+    assert!(matches!(
+        plan.cells[2].guard_name,
+        GuardName::PolicyGuard { strict: true, .. }
+    ));
+    assert_eq!(plan.planned(), 4 * 5 * 3);
+    let sims: Vec<SimIndex> = plan.simulations().collect();
+    assert_eq!(sims.len(), plan.planned());
+    // Trial-major within a cell: all tasks of trial 0 before any task of trial 1.
+    assert_eq!(
+        &sims[4..7],
+        &[
+            SimIndex {
+                cell: 0,
+                task: 4,
+                trial: 0
+            },
+            SimIndex {
+                cell: 0,
+                task: 0,
+                trial: 1
+            },
+            SimIndex {
+                cell: 0,
+                task: 1,
+                trial: 1
+            },
+        ]
+    );
+    assert_eq!(
+        sims[15],
+        SimIndex {
+            cell: 1,
+            task: 0,
+            trial: 0
+        }
+    );
+    // Nothing was written: building a plan does no work.
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn unknown_or_ill_combined_guards_fail_before_any_work() {
+    let text = |guards: &str, guard_section: &str| {
+        format!(
+            "[run]\nname='a'\ndomain='airline'\n[models.agent]\nprovider='sim'\nmodel='sim-agent'\n\
+             [models.user]\nprovider='sim'\nmodel='sim-user'\n[grid]\nguards={guards}\n{guard_section}"
+        )
+    };
+    let err = RunConfig::parse(Path::new("g.toml"), &text("['baseline', 'pg-rwa']", ""))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("g.toml")
+            && err.contains("grid.guards[1]")
+            && err.contains("`pg-rwa`")
+            && err.contains("known: baseline, toolguard"),
+        "{err}"
+    );
+    let err = RunConfig::parse(
+        Path::new("g.toml"),
+        &text("['pg-raw']", "[guard]\nfail_mode='ajar'"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("guard.fail_mode") && err.contains("ajar"),
+        "{err}"
+    );
+    // Strict mode on a variant without a checklist is refused when the plan is built, naming
+    // the grid entry, and leaves the output directory untouched.
+    let mut cfg = with_guards(config(&fixture_dir(), 1, ""), &["baseline", "pg-raw"]);
+    cfg.guard.strict = true;
+    let tmp = tempfile::tempdir().unwrap();
+    let err = block_on(run(cfg, opts(&tmp.path().join("out"))))
+        .err()
+        .expect("strict pg-raw is refused")
+        .to_string();
+    assert!(
+        err.contains("grid.guards[1]") && err.contains("pg-raw"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("out").exists());
+}
+
+/// Guards are built by the library: a guarded grid runs end to end without the binary, on
+/// the fixture domain and on every τ²-bench domain present.
+#[test]
+fn guarded_grid_runs_through_the_library_in_every_domain() {
+    let faults = "skip_confirmation = 0.5\ncomply_forbidden = 1.0";
+    let mut runs = vec![("fixture", config(&fixture_dir(), 2, faults))];
+    if let Some(dir) = tau2_dir() {
+        for domain in ["airline", "retail", "telecom"] {
+            let mut cfg = config(&dir, 1, faults);
+            cfg.run.domain = domain.into();
+            cfg.run.num_tasks = Some(12);
+            runs.push((domain, cfg));
+        }
+    }
+    for (label, cfg) in runs {
+        let cfg = with_guards(cfg, &["baseline", "toolguard", "pg-checklist"]);
+        let tmp = tempfile::tempdir().unwrap();
+        let s = block_on(run(cfg, opts(tmp.path()))).unwrap();
+        assert_eq!(s.infra_errors, 0, "{label}");
+        let recs = read_records(&tmp.path().join("records.jsonl")).unwrap();
+        assert_eq!(recs.len(), s.planned, "{label}");
+        for r in &recs {
+            assert!(r.cell_id.ends_with(&format!("|{}", r.guard)), "{label}");
+            match r.guard.as_str() {
+                "baseline" => assert!(r.guard_events.is_empty() && !r.usage.contains_key("guard")),
+                _ => assert!(r.usage.contains_key("guard"), "{label}: {}", r.guard),
+            }
+        }
+        for guard in ["toolguard", "pg-checklist"] {
+            let events = recs
+                .iter()
+                .filter(|r| r.guard == guard)
+                .flat_map(|r| &r.guard_events)
+                .count();
+            assert!(events > 0, "{label}: {guard} judged no call");
+        }
+    }
+}

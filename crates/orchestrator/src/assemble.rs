@@ -1,0 +1,131 @@
+//! Record assembly: one simulation's attempts and its place in the plan become the
+//! [`SimulationRecord`] appended to `records.jsonl`. A simulation whose attempts all failed
+//! becomes an `infrastructure_error` record carrying the last error.
+
+use crate::attempt::Attempts;
+use crate::plan::{RunPlan, SimIndex, task_slice};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use tauguard_core::record::{GuardEvent, RoleUsage, SimulationRecord};
+
+/// The record of simulation `at`, started at `started_at` and lasting `wall_seconds`.
+pub fn assemble_record(
+    plan: &RunPlan,
+    at: SimIndex,
+    attempts: Attempts,
+    started_at: String,
+    wall_seconds: f64,
+) -> SimulationRecord {
+    let cell = &plan.cells[at.cell];
+    let domain = &plan.domains[cell.domain];
+    let task = &domain.tasks[at.task];
+    let cfg = &plan.cfg;
+    let mut record = SimulationRecord {
+        schema_version: tauguard_core::record::RECORD_SCHEMA_VERSION,
+        run_id: plan.run_id.clone(),
+        cell_id: cell.id.clone(),
+        config_hash: plan.config_hash.clone(),
+        domain: domain.data.domain.to_string(),
+        agent_model: cfg.models.agent.model.clone(),
+        user_model: cfg.models.user.model.clone(),
+        guard: cell.guard_name.as_str().to_string(),
+        task_id: task.id.clone(),
+        slice: task_slice(task, &domain.mutating),
+        trial: at.trial,
+        seed: plan.seeds[at.trial as usize],
+        termination_reason: "infrastructure_error".into(),
+        reward: None,
+        error: None,
+        messages: Vec::new(),
+        guard_events: Vec::new(),
+        injected_faults: Vec::new(),
+        call_attempts: Vec::new(),
+        attack_target: None,
+        gold_trace: domain
+            .data
+            .def
+            .ordered_gold_trace()
+            .then(|| task.gold_actions().iter().map(|a| a.name.clone()).collect()),
+        usage: BTreeMap::new(),
+        agent_turns: 0,
+        user_turns: 0,
+        wall_seconds,
+        started_at,
+    };
+    let (o, reward) = match attempts.outcome {
+        Ok(done) => done,
+        Err(e) => {
+            record.error = Some(e.to_string());
+            record.usage.insert("agent".into(), RoleUsage::default());
+            return record;
+        }
+    };
+    if let Some(agent) = &attempts.sim_agent {
+        let attempted: Vec<(String, String, Map<String, Value>)> = o
+            .messages
+            .iter()
+            .flat_map(|m| m.tool_calls())
+            .filter(|c| o.call_attempts.iter().any(|a| a.call_id == c.id))
+            .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
+            .collect();
+        record.injected_faults = agent.label_faults(&attempted);
+    }
+    record.call_attempts = o.call_attempts;
+    if let Some(p) = &domain.prereqs {
+        crate::prerequisites::label_missing_prerequisites(
+            &mut record.call_attempts,
+            &o.messages,
+            p,
+            &domain.data,
+        );
+    }
+    record.guard_events = o.guard_events;
+    if cell.guard.is_some() {
+        record
+            .usage
+            .insert("guard".into(), guard_usage(&record.guard_events));
+    }
+    for a in &mut record.call_attempts {
+        a.faults = record
+            .injected_faults
+            .iter()
+            .filter(|f| f.call_id.as_deref() == Some(a.call_id.as_str()))
+            .map(|f| f.kind.clone())
+            .collect();
+    }
+    record.termination_reason = o.termination_reason;
+    record.reward = Some(reward);
+    record.messages = o.messages;
+    record.agent_turns = o.agent_turns;
+    record.user_turns = o.user_turns;
+    record.usage.insert("agent".into(), o.agent_usage);
+    record.usage.insert("user".into(), o.user_usage);
+    if let Some(j) = o.judge_usage {
+        record.usage.insert("judge".into(), j);
+    }
+    record
+}
+
+/// The guard role's usage: the sum over its events. An unpriced verifier call makes the
+/// total cost unknown, never silently zero.
+fn guard_usage(events: &[GuardEvent]) -> RoleUsage {
+    let mut total = RoleUsage {
+        cost: Some(0.0),
+        ..Default::default()
+    };
+    for e in events {
+        let u = &e.usage;
+        total.calls += u.calls;
+        total.usage.prompt_tokens += u.usage.prompt_tokens;
+        total.usage.completion_tokens += u.usage.completion_tokens;
+        total.usage.cached_prompt_tokens += u.usage.cached_prompt_tokens;
+        total.latency_seconds += u.latency_seconds;
+        total.cache_hits += u.cache_hits;
+        total.cost = match (total.cost, u.cost) {
+            (Some(a), Some(b)) => Some(a + b),
+            (Some(a), None) if u.calls == 0 => Some(a),
+            _ => None,
+        };
+    }
+    total
+}

@@ -408,8 +408,7 @@ fn unknown_or_ill_combined_guards_fail_before_any_work() {
     cfg.guard.strict = true;
     let tmp = tempfile::tempdir().unwrap();
     let err = block_on(run(cfg, opts(&tmp.path().join("out"))))
-        .err()
-        .expect("strict pg-raw is refused")
+        .expect_err("strict pg-raw is refused")
         .to_string();
     assert!(
         err.contains("grid.guards[1]") && err.contains("pg-raw"),

@@ -254,8 +254,16 @@ pub struct SimulationRecord {
     pub run_id: String,
     /// Grid cell (domain × agent × guard × ...), stable across reruns of a config.
     pub cell_id: String,
-    /// blake3 of the cell's canonical config.
+    /// blake3 of the run's config (everything but operational settings); one per run.
     pub config_hash: String,
+    /// blake3 of [`SimulationRecord::cell`]: records with equal hashes come from identical
+    /// settings and may be pooled. Empty in records that predate it or come from upstream.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cell_hash: String,
+    /// Every setting that can change this cell's results, as flat dotted keys
+    /// (`agent.model`, `guard.strict`, `verifier.mode`, `prompts`, …).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub cell: std::collections::BTreeMap<String, serde_json::Value>,
     pub domain: String,
     pub agent_model: String,
     #[serde(default)]

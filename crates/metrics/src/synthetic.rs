@@ -19,6 +19,8 @@ pub fn record(task_id: &str, slice: Slice, trial: u32, reward: f64) -> Simulatio
         run_id: "run".into(),
         cell_id: "cell".into(),
         config_hash: String::new(),
+        cell_hash: String::new(),
+        cell: Default::default(),
         domain: "airline".into(),
         agent_model: "agent".into(),
         user_model: "user".into(),

@@ -234,6 +234,8 @@ pub(crate) fn import_results(
             run_id: run_id.clone(),
             cell_id: cell_id.clone(),
             config_hash: String::new(),
+            cell_hash: String::new(),
+            cell: Default::default(),
             domain: domain.clone(),
             agent_model: agent_model.clone(),
             user_model: user_model.clone(),

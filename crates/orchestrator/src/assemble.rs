@@ -25,6 +25,8 @@ pub fn assemble_record(
         run_id: plan.run_id.clone(),
         cell_id: cell.id.clone(),
         config_hash: plan.config_hash.clone(),
+        cell_hash: cell.hash.clone(),
+        cell: cell.spec.clone(),
         domain: domain.data.domain.to_string(),
         agent_model: cfg.models.agent.model.clone(),
         user_model: cfg.models.user.model.clone(),

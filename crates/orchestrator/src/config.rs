@@ -268,9 +268,20 @@ impl RunConfig {
         .any(|m| !m.is_sim())
     }
 
-    /// blake3 of the canonical JSON of this config: identifies the cell in records.
+    /// The config as the plain data its hash covers: everything except settings that cannot
+    /// change a result (`run.concurrency`).
+    pub fn identity_json(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).expect("config serialises");
+        if let Some(run) = v.get_mut("run").and_then(|r| r.as_object_mut()) {
+            run.remove("concurrency");
+        }
+        v
+    }
+
+    /// blake3 of the canonical JSON of [`RunConfig::identity_json`]: the run's config hash in
+    /// records, compared on `--resume`.
     pub fn hash(&self) -> String {
-        let json = serde_json::to_string(self).expect("config serialises");
+        let json = self.identity_json().to_string();
         blake3::hash(json.as_bytes()).to_hex()[..16].to_string()
     }
 }

@@ -9,6 +9,7 @@
 use crate::config::{ModelSection, RunConfig};
 use crate::evaluate::GoldCache;
 use crate::prompts::{agent_system_prompt, user_system_prompt};
+use crate::provenance::{CellSpec, InputHashes, cell_hash, cell_spec, tree_hash};
 use crate::runner::{RunError, RunOptions};
 use crate::seeds::trial_seeds;
 use serde_json::Value;
@@ -68,6 +69,10 @@ pub struct Cell {
     pub guard_name: GuardName,
     /// `None` = baseline.
     pub guard: Option<Arc<dyn Guard>>,
+    /// Every setting that can change the cell's results, and its hash (see
+    /// [`crate::provenance`]).
+    pub spec: CellSpec,
+    pub hash: String,
 }
 
 /// One planned simulation, by index.
@@ -109,6 +114,19 @@ impl RunPlan {
             strict: cfg.guard.strict,
             fail_mode: cfg.guard.fail_mode.unwrap_or_default(),
         };
+        let hashes = InputHashes {
+            prompts: tree_hash(&prompts).map_err(|e| RunError::Input {
+                path: prompts.clone(),
+                message: e.to_string(),
+            })?,
+            artifacts: {
+                let dir = project.join("tasks").join(domain.data.domain);
+                tree_hash(&dir).map_err(|e| RunError::Input {
+                    path: dir.clone(),
+                    message: e.to_string(),
+                })?
+            },
+        };
         let mut cells = Vec::new();
         for (i, name) in cfg.grid.guards.iter().enumerate() {
             let at = |message: String| RunError::Input {
@@ -123,7 +141,10 @@ impl RunPlan {
                 verifier: models.verifier.clone(),
             };
             let guard = build_guard(guard_name, options, &inputs).map_err(|e| at(e.to_string()))?;
+            let spec = cell_spec(&cfg, domain.data.domain, guard_name, &hashes);
             cells.push(Cell {
+                hash: cell_hash(&spec),
+                spec,
                 id: format!("{}|{}|{}", domain.data.domain, cfg.models.agent.model, name),
                 domain: 0,
                 guard_name,

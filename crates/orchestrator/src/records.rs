@@ -5,7 +5,7 @@
 //! cut off — it is an unfinished simulation and will be redone — so appends start on a fresh
 //! line and no record is duplicated or lost.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -72,14 +72,18 @@ pub struct RecordWriter {
 }
 
 impl RecordWriter {
-    /// Opens `path` for appending, first cutting a torn final line. Returns the writer and
-    /// the keys of the simulations already complete.
-    pub fn open(path: &Path) -> Result<(RecordWriter, HashSet<SimKey>), RecordsError> {
+    /// Opens `path` for appending, first cutting a torn final line. Returns the writer, the
+    /// keys of the simulations already complete and the config hashes their records carry.
+    #[allow(clippy::type_complexity)]
+    pub fn open(
+        path: &Path,
+    ) -> Result<(RecordWriter, HashSet<SimKey>, BTreeSet<String>), RecordsError> {
         let io = |source| RecordsError::Io {
             path: path.into(),
             source,
         };
         let mut done = HashSet::new();
+        let mut hashes = BTreeSet::new();
         if path.exists() {
             let bytes = std::fs::read(path).map_err(io)?;
             let keep = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
@@ -89,6 +93,9 @@ impl RecordWriter {
             }
             for r in read_records(path)? {
                 done.insert((r.cell_id.clone(), r.task_id.clone(), r.trial));
+                if !hashes.contains(&r.config_hash) {
+                    hashes.insert(r.config_hash);
+                }
             }
         }
         let file = OpenOptions::new()
@@ -102,6 +109,7 @@ impl RecordWriter {
                 file,
             },
             done,
+            hashes,
         ))
     }
 

@@ -7,7 +7,8 @@ use crate::assemble::assemble_record;
 use crate::attempt::run_attempts;
 use crate::config::{ConfigError, RunConfig};
 use crate::plan::{RunPlan, SimIndex};
-use crate::records::{RecordWriter, RecordsError};
+use crate::records::RecordsError;
+use crate::run_dir::RunDir;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -30,6 +31,13 @@ pub enum RunError {
     OutputExists(PathBuf),
     #[error("`{role}` model: {message}")]
     Model { role: String, message: String },
+    #[error("output `{0}` is in use by another tauguard run")]
+    Locked(PathBuf),
+    #[error(
+        "output `{path}` holds a run of another configuration; these keys differ: {}\n  hint: choose another --out, or undo the change",
+        keys.join(", ")
+    )]
+    ConfigChanged { path: PathBuf, keys: Vec<String> },
 }
 
 /// Options from the command line.
@@ -67,28 +75,7 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         .out_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(&plan.cfg.run.name));
-    std::fs::create_dir_all(&out_dir).map_err(|e| RunError::Input {
-        path: out_dir.clone(),
-        message: e.to_string(),
-    })?;
-    let records_path = out_dir.join("records.jsonl");
-    if records_path.exists()
-        && !opts.resume
-        && std::fs::metadata(&records_path)
-            .map(|m| m.len() > 0)
-            .unwrap_or(false)
-    {
-        return Err(RunError::OutputExists(out_dir));
-    }
-    let (writer, done) = RecordWriter::open(&records_path)?;
-    std::fs::write(
-        out_dir.join("config.json"),
-        serde_json::to_string_pretty(&plan.cfg).expect("config serialises"),
-    )
-    .map_err(|e| RunError::Input {
-        path: out_dir.clone(),
-        message: e.to_string(),
-    })?;
+    let (_run_dir, writer, done) = RunDir::open(&out_dir, &plan.cfg, opts.resume)?;
     let mut jobs: Vec<SimIndex> = plan
         .simulations()
         .filter(|at| {

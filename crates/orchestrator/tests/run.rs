@@ -455,3 +455,92 @@ fn guarded_grid_runs_through_the_library_in_every_domain() {
         }
     }
 }
+
+#[test]
+fn resume_refuses_another_configuration_and_names_the_keys() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let base = config(&fixture_dir(), 1, "");
+    block_on(run(base.clone(), opts(&out))).unwrap();
+    let resume = |cfg: RunConfig| {
+        let mut o = opts(&out);
+        o.resume = true;
+        block_on(run(cfg, o))
+    };
+    let mut seed = base.clone();
+    seed.run.seed = 301;
+    let err = resume(seed).expect_err("another seed").to_string();
+    assert!(err.contains("run.seed") && err.contains("another configuration"), "{err}");
+    let mut domain = base.clone();
+    domain.run.domain = "retail".into();
+    domain.run.data_dir = tau2_dir().or(Some(fixture_dir()));
+    let err = resume(domain).expect_err("another domain").to_string();
+    assert!(err.contains("run.domain"), "{err}");
+    // The refused resumes wrote nothing.
+    assert_eq!(
+        read_records(&out.join("records.jsonl")).unwrap().len(),
+        5,
+        "records untouched"
+    );
+    // Concurrency cannot change a result: a resume with another value is accepted.
+    let mut wider = base.clone();
+    wider.run.concurrency = 1;
+    let s = resume(wider).unwrap();
+    assert_eq!((s.skipped, s.completed), (5, 0));
+}
+
+#[test]
+fn a_second_run_on_a_locked_directory_is_refused() {
+    use tauguard_orchestrator::run_dir::RunDir;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(&fixture_dir(), 1, "");
+    let held = RunDir::open(tmp.path(), &cfg, false).unwrap();
+    let err = block_on(run(cfg.clone(), opts(tmp.path())))
+        .expect_err("locked")
+        .to_string();
+    assert!(err.contains("in use by another tauguard run"), "{err}");
+    drop(held);
+    block_on(run(cfg, opts(tmp.path()))).unwrap();
+}
+
+#[test]
+fn records_carry_their_cell_identity() {
+    let faults = "skip_confirmation = 0.2";
+    let mk = |verifier: Option<&str>, strict: bool| {
+        let mut cfg = with_guards(config(&fixture_dir(), 1, faults), &["baseline", "pg-checklist"]);
+        cfg.guard.strict = strict;
+        if let Some(v) = verifier {
+            cfg.guard.verifier = Some(
+                toml::from_str(&format!("provider = 'sim'\nmodel = '{v}'")).unwrap(),
+            );
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        block_on(run(cfg, opts(tmp.path()))).unwrap();
+        read_records(&tmp.path().join("records.jsonl")).unwrap()
+    };
+    let hash = |recs: &[SimulationRecord], guard: &str| {
+        let hs: HashSet<String> = recs
+            .iter()
+            .filter(|r| r.guard == guard)
+            .map(|r| r.cell_hash.clone())
+            .collect();
+        assert_eq!(hs.len(), 1, "one hash per cell");
+        hs.into_iter().next().unwrap()
+    };
+    let paired = mk(None, false);
+    let explicit = mk(Some("sim-verifier"), false);
+    let strict = mk(None, true);
+    let pg = paired.iter().find(|r| r.guard == "pg-checklist").unwrap();
+    assert_eq!(pg.cell["verifier.mode"], "paired");
+    assert_eq!(pg.cell["agent.faults.skip_confirmation"], 0.2);
+    assert_eq!(pg.cell["guard.strict"], false);
+    assert!(pg.cell.contains_key("prompts") && pg.cell.contains_key("artifacts"));
+    let base = paired.iter().find(|r| r.guard == "baseline").unwrap();
+    assert!(!base.cell.contains_key("verifier.mode") && !base.cell.contains_key("guard.strict"));
+    // Verifier mode and strictness change the guarded cell, not the baseline.
+    assert_ne!(hash(&paired, "pg-checklist"), hash(&explicit, "pg-checklist"));
+    assert_ne!(hash(&paired, "pg-checklist"), hash(&strict, "pg-checklist"));
+    assert_eq!(hash(&paired, "baseline"), hash(&explicit, "baseline"));
+    assert_eq!(hash(&paired, "baseline"), hash(&strict, "baseline"));
+    assert_ne!(hash(&paired, "baseline"), hash(&paired, "pg-checklist"));
+}

@@ -1,0 +1,186 @@
+//! What produced a record, completely enough that two different configurations can never be
+//! pooled by accident.
+//!
+//! A cell is identified by every setting that can change its results: domain, the agent,
+//! user and judge models with their sampling settings, the guard with its options, the
+//! verifier (model and whether it is paired with the agent), the fault profile, the prompts
+//! and guard artifacts (by content hash), the seed and the loop limits. Records carry these as
+//! a flat `key → value` map ([`CellSpec`]) and its hash; `report` groups by the hash and shows
+//! the keys that differ between groups.
+
+use crate::config::{ModelSection, RunConfig};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::path::Path;
+use tauguard_guards::GuardName;
+
+/// A cell's identity as flat dotted keys (`agent.model`, `guard.strict`, …).
+pub type CellSpec = BTreeMap<String, Value>;
+
+/// Flattens `value` under `prefix` into dotted keys; nulls are left out so that adding an
+/// optional setting does not change the identity of configs that leave it unset.
+pub fn flatten(prefix: &str, value: &Value, out: &mut BTreeMap<String, Value>) {
+    match value {
+        Value::Null => {}
+        Value::Object(map) if !map.is_empty() => {
+            for (k, v) in map {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, out);
+            }
+        }
+        Value::Object(_) => {}
+        other => {
+            out.insert(prefix.to_string(), other.clone());
+        }
+    }
+}
+
+/// Keys whose values differ between two flattened documents, sorted.
+pub fn differing_keys(a: &BTreeMap<String, Value>, b: &BTreeMap<String, Value>) -> Vec<String> {
+    let mut keys: Vec<String> = a
+        .keys()
+        .chain(b.keys())
+        .filter(|k| a.get(*k) != b.get(*k))
+        .cloned()
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+fn model(prefix: &str, m: &ModelSection, out: &mut CellSpec) {
+    flatten(
+        prefix,
+        &serde_json::to_value(m).expect("model sections serialise"),
+        out,
+    );
+}
+
+/// blake3 over the contents of every file under `dir` (sorted by relative path), or `None`
+/// when the directory does not exist.
+pub fn tree_hash(dir: &Path) -> std::io::Result<Option<String>> {
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let mut hasher = blake3::Hasher::new();
+    for f in files {
+        let rel = f
+            .strip_prefix(dir)
+            .unwrap_or(&f)
+            .to_string_lossy()
+            .into_owned();
+        hasher.update(rel.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(&std::fs::read(&f)?);
+        hasher.update(&[0]);
+    }
+    Ok(Some(hasher.finalize().to_hex()[..16].to_string()))
+}
+
+/// Content hashes of the inputs read from the project: prompts and the domain's artifacts.
+#[derive(Debug, Clone, Default)]
+pub struct InputHashes {
+    pub prompts: Option<String>,
+    pub artifacts: Option<String>,
+}
+
+/// The identity of the cell running `guard` on `domain` under `cfg`.
+pub fn cell_spec(
+    cfg: &RunConfig,
+    domain: &str,
+    guard: GuardName,
+    inputs: &InputHashes,
+) -> CellSpec {
+    let mut out = CellSpec::new();
+    out.insert("domain".into(), json!(domain));
+    model("agent", &cfg.models.agent, &mut out);
+    model("user", &cfg.models.user, &mut out);
+    match &cfg.models.judge {
+        Some(j) => model("judge", j, &mut out),
+        None => {
+            out.insert("judge.provider".into(), json!("sim"));
+            out.insert("judge.model".into(), json!("sim-judge"));
+        }
+    }
+    out.insert("guard".into(), json!(guard.as_str()));
+    if guard != GuardName::Baseline {
+        out.insert("guard.strict".into(), json!(cfg.guard.strict));
+        out.insert(
+            "guard.fail_mode".into(),
+            json!(cfg.guard.fail_mode.unwrap_or_default().as_str()),
+        );
+    }
+    if guard.uses_verifier() {
+        match &cfg.guard.verifier {
+            Some(v) => {
+                out.insert("verifier.mode".into(), json!("explicit"));
+                model("verifier", v, &mut out);
+            }
+            None => {
+                out.insert("verifier.mode".into(), json!("paired"));
+                model("verifier", &cfg.models.agent, &mut out);
+                // The sim agent's fault profile is not part of the verifier.
+                out.retain(|k, _| !k.starts_with("verifier.faults"));
+            }
+        }
+    }
+    out.insert("seed".into(), json!(cfg.run.seed));
+    out.insert("max_steps".into(), json!(cfg.run.max_steps));
+    out.insert("max_errors".into(), json!(cfg.run.max_errors));
+    if let Some(h) = &inputs.prompts {
+        out.insert("prompts".into(), json!(h));
+    }
+    if let Some(h) = &inputs.artifacts {
+        out.insert("artifacts".into(), json!(h));
+    }
+    out
+}
+
+/// blake3 of a cell spec's canonical JSON (keys sorted), 16 hex digits.
+pub fn cell_hash(spec: &CellSpec) -> String {
+    let map: Map<String, Value> = spec.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let text = Value::Object(map).to_string();
+    blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flatten_skips_nulls_and_empty_maps() {
+        let mut out = BTreeMap::new();
+        flatten(
+            "m",
+            &json!({"a": 1, "b": null, "c": {"d": "x", "e": {}}, "f": [1]}),
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            BTreeMap::from([
+                ("m.a".to_string(), json!(1)),
+                ("m.c.d".to_string(), json!("x")),
+                ("m.f".to_string(), json!([1])),
+            ])
+        );
+        let other = BTreeMap::from([("m.a".to_string(), json!(2)), ("m.z".to_string(), json!(0))]);
+        assert_eq!(differing_keys(&out, &other), ["m.a", "m.c.d", "m.f", "m.z"]);
+    }
+}

@@ -1,0 +1,116 @@
+//! The output directory of a run: one run at a time (a lock held for the whole run), records
+//! never overwritten without `--resume`, and a resume only of the same configuration.
+//!
+//! The lock is an advisory file lock on `.tauguard.lock`: the operating system releases it
+//! when the process ends however it ends, so a killed run never leaves a stale lock behind.
+
+use crate::config::RunConfig;
+use crate::provenance::{differing_keys, flatten};
+use crate::records::{RecordWriter, SimKey};
+use crate::runner::RunError;
+use std::collections::{BTreeMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+/// An open run directory; the lock lasts as long as this value.
+#[derive(Debug)]
+pub struct RunDir {
+    pub path: PathBuf,
+    _lock: File,
+}
+
+const LOCK_FILE: &str = ".tauguard.lock";
+const CONFIG_FILE: &str = "config.json";
+
+impl RunDir {
+    /// Creates or reopens `path` for `cfg`: takes the lock, refuses existing records without
+    /// `resume` and a resume under another configuration (naming the keys that differ), and
+    /// writes `config.json`. Returns the record writer and the simulations already complete.
+    pub fn open(
+        path: &Path,
+        cfg: &RunConfig,
+        resume: bool,
+    ) -> Result<(RunDir, RecordWriter, HashSet<SimKey>), RunError> {
+        let input = |message: String| RunError::Input {
+            path: path.to_path_buf(),
+            message,
+        };
+        std::fs::create_dir_all(path).map_err(|e| input(e.to_string()))?;
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path.join(LOCK_FILE))
+            .map_err(|e| input(e.to_string()))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(RunError::Locked(path.to_path_buf()));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(input(e.to_string())),
+        }
+        let records = path.join("records.jsonl");
+        let has_records = std::fs::metadata(&records).is_ok_and(|m| m.len() > 0);
+        if has_records && !resume {
+            return Err(RunError::OutputExists(path.to_path_buf()));
+        }
+        let config_path = path.join(CONFIG_FILE);
+        if resume && config_path.exists() {
+            let text = std::fs::read_to_string(&config_path).map_err(|e| RunError::Input {
+                path: config_path.clone(),
+                message: e.to_string(),
+            })?;
+            let saved: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| RunError::Input {
+                    path: config_path.clone(),
+                    message: e.to_string(),
+                })?;
+            let keys = config_changes(&saved, cfg);
+            if !keys.is_empty() {
+                return Err(RunError::ConfigChanged {
+                    path: path.to_path_buf(),
+                    keys,
+                });
+            }
+        }
+        let (writer, done, hashes) = RecordWriter::open(&records)?;
+        let hash = cfg.hash();
+        if let Some(other) = hashes.iter().find(|h| **h != hash) {
+            return Err(RunError::ConfigChanged {
+                path: path.to_path_buf(),
+                keys: vec![format!(
+                    "config_hash (records were written under {other}, this config is {hash})"
+                )],
+            });
+        }
+        std::fs::write(
+            &config_path,
+            serde_json::to_string_pretty(cfg).expect("config serialises"),
+        )
+        .map_err(|e| RunError::Input {
+            path: config_path.clone(),
+            message: e.to_string(),
+        })?;
+        Ok((
+            RunDir {
+                path: path.to_path_buf(),
+                _lock: lock,
+            },
+            writer,
+            done,
+        ))
+    }
+}
+
+/// The keys whose values differ between a saved `config.json` and `cfg`, ignoring the
+/// settings the config hash ignores.
+fn config_changes(saved: &serde_json::Value, cfg: &RunConfig) -> Vec<String> {
+    let mut saved = saved.clone();
+    if let Some(run) = saved.get_mut("run").and_then(|r| r.as_object_mut()) {
+        run.remove("concurrency");
+    }
+    let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
+    flatten("", &saved, &mut a);
+    flatten("", &cfg.identity_json(), &mut b);
+    differing_keys(&a, &b)
+}

@@ -52,6 +52,11 @@ pub enum MetricsError {
         #[source]
         source: csv::Error,
     },
+    /// Records of one run name come from different configurations.
+    #[error(
+        "run `{run}` holds records of two configurations (config hashes {a} and {b}); they would be pooled\nhint: report them separately, or pass --pool to pool them deliberately"
+    )]
+    MixedConfigs { run: String, a: String, b: String },
     /// Drawing a plot failed.
     #[error("{}: cannot draw plot: {message}", path.display())]
     Plot { path: PathBuf, message: String },

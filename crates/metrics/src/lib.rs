@@ -106,5 +106,5 @@ pub use input::{LoadOptions, load_input, load_inputs, load_inputs_with, parse_re
 pub use mcnemar::{McNemar, mcnemar};
 pub use outcome::InfraPolicy;
 pub use output::write_outputs;
-pub use report::{GroupReport, Report, ReportOptions, report};
+pub use report::{GroupReport, Report, ReportOptions, check_single_config, report};
 pub use table::{Format, Table};

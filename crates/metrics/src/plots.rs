@@ -80,9 +80,9 @@ fn short_label(r: &Report, i: usize) -> String {
         .map(|g| &g.domain)
         .collect::<std::collections::BTreeSet<_>>();
     if domains.len() > 1 {
-        format!("{} / {} / {}", g.domain, g.agent_model, g.guard)
+        format!("{} / {} / {}", g.domain, g.agent_model, g.guard_label())
     } else {
-        format!("{} / {}", g.agent_model, g.guard)
+        format!("{} / {}", g.agent_model, g.guard_label())
     }
 }
 

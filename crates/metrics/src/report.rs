@@ -1,5 +1,7 @@
-//! `report`: groups records by (domain, agent model, guard), computes every metric per group
-//! and relates each group to the same agent's baseline. Rendering lives in `tables.rs`,
+//! `report`: groups records by cell — (domain, agent model, guard) and the cell hash records
+//! carry, so two configurations that differ in any setting (user model, verifier, fault
+//! profile, prompts, …) are never pooled — computes every metric per group and relates each
+//! group to the baseline of the same agent under the same non-guard settings. Rendering lives in `tables.rs`,
 //! files and plots in `output.rs` and `plots.rs`.
 //!
 //! Duplicates: records with the same (run, cell, task, trial, seed) are one simulation written
@@ -55,6 +57,15 @@ pub struct GroupReport {
     pub domain: String,
     pub agent_model: String,
     pub guard: String,
+    /// The cell hash of the group's records (`None` for records without one, such as
+    /// upstream imports).
+    pub cell_hash: Option<String>,
+    /// The settings that tell this group apart from other groups with the same domain,
+    /// agent and guard (empty when the label alone is unique).
+    pub cell: BTreeMap<String, Value>,
+    /// The group's full cell settings (from its records), for baselines and labels.
+    #[serde(skip)]
+    pub full_cell: BTreeMap<String, Value>,
     /// All tasks of the group.
     #[serde(flatten)]
     pub overall: SliceMetrics,
@@ -86,9 +97,42 @@ pub struct GroupReport {
 }
 
 impl GroupReport {
-    /// `domain / agent / guard`.
+    /// `domain / agent / guard`, followed by the distinguishing settings when there are any.
     pub fn label(&self) -> String {
-        format!("{} / {} / {}", self.domain, self.agent_model, self.guard)
+        format!(
+            "{} / {} / {}",
+            self.domain,
+            self.agent_model,
+            self.guard_label()
+        )
+    }
+
+    /// The guard name, followed by the distinguishing settings in brackets when there are
+    /// any (`pg-checklist [verifier.mode=explicit]`).
+    pub fn guard_label(&self) -> String {
+        if self.cell.is_empty() {
+            return self.guard.clone();
+        }
+        let settings: Vec<String> = self
+            .cell
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => format!("{k}={s}"),
+                other => format!("{k}={other}"),
+            })
+            .collect();
+        format!("{} [{}]", self.guard, settings.join(", "))
+    }
+
+    /// The settings a baseline must share with this group for a delta to be meaningful:
+    /// everything except the guard and its verifier.
+    fn base_identity(&self) -> String {
+        let rest: BTreeMap<&String, &Value> = self
+            .full_cell
+            .iter()
+            .filter(|(k, _)| !(k.starts_with("guard") || k.starts_with("verifier")))
+            .collect();
+        serde_json::to_string(&rest).expect("settings serialise")
     }
 }
 
@@ -105,7 +149,7 @@ pub struct Report {
     pub warnings: Vec<String>,
 }
 
-type GroupKey<'a> = (&'a str, &'a str, &'a str);
+type GroupKey<'a> = (&'a str, &'a str, &'a str, &'a str);
 
 /// The records of one group after de-duplication, each with a dense task index.
 struct Grouped<'a> {
@@ -130,6 +174,7 @@ fn split_groups(records: &[SimulationRecord]) -> Split<'_> {
                 rec.domain.as_str(),
                 rec.agent_model.as_str(),
                 rec.guard.as_str(),
+                rec.cell_hash.as_str(),
             );
             let gi = match last {
                 Some((k, i)) if k == key => i,
@@ -342,6 +387,13 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         domain: g.key.0.to_string(),
         agent_model: g.key.1.to_string(),
         guard: g.key.2.to_string(),
+        cell_hash: (!g.key.3.is_empty()).then(|| g.key.3.to_string()),
+        cell: BTreeMap::new(),
+        full_cell: g
+            .records
+            .first()
+            .map(|(r, _)| r.cell.clone())
+            .unwrap_or_default(),
         overall,
         pv: pv.finish(Some(k)),
         mut_: mut_.finish(Some(k)),
@@ -367,6 +419,7 @@ pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
         .into_par_iter()
         .map(|(key, recs)| compute_group(&dedupe(key, recs), options))
         .collect();
+    distinguish(&mut groups);
     let mut warnings = Vec::new();
     for g in &groups {
         if g.duplicates > 0 {
@@ -379,19 +432,26 @@ pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
     }
     let order = guard_order(&options.baseline_guard);
     groups.sort_by(|a, b| {
-        (&a.domain, &a.agent_model, order(&a.guard)).cmp(&(
+        (&a.domain, &a.agent_model, order(&a.guard), &a.cell_hash).cmp(&(
             &b.domain,
             &b.agent_model,
             order(&b.guard),
+            &b.cell_hash,
         ))
     });
 
-    // Deltas against the same agent's baseline in the same domain.
-    let baselines: HashMap<(String, String), usize> = groups
+    // Deltas against the baseline of the same agent in the same domain under the same
+    // non-guard settings (user model, judge, faults, prompts, seed, ...).
+    let baselines: HashMap<(String, String, String), usize> = groups
         .iter()
         .enumerate()
         .filter(|(_, g)| g.guard == options.baseline_guard)
-        .map(|(i, g)| ((g.domain.clone(), g.agent_model.clone()), i))
+        .map(|(i, g)| {
+            (
+                (g.domain.clone(), g.agent_model.clone(), g.base_identity()),
+                i,
+            )
+        })
         .collect();
     let snapshot: Vec<(PassK, Option<f64>)> = groups
         .iter()
@@ -401,7 +461,9 @@ pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
         if g.guard == options.baseline_guard {
             continue;
         }
-        let Some(&bi) = baselines.get(&(g.domain.clone(), g.agent_model.clone())) else {
+        let Some(&bi) =
+            baselines.get(&(g.domain.clone(), g.agent_model.clone(), g.base_identity()))
+        else {
             continue;
         };
         let (base_pass, base_turns) = &snapshot[bi];
@@ -438,6 +500,71 @@ pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
         options: options.clone(),
         warnings,
     }
+}
+
+/// Fills each group's distinguishing settings: the keys whose values differ among the groups
+/// that share its (domain, agent, guard) label.
+fn distinguish(groups: &mut [GroupReport]) {
+    let mut by_label: HashMap<(String, String, String), Vec<usize>> = HashMap::new();
+    for (i, g) in groups.iter().enumerate() {
+        by_label
+            .entry((g.domain.clone(), g.agent_model.clone(), g.guard.clone()))
+            .or_default()
+            .push(i);
+    }
+    for members in by_label.values().filter(|m| m.len() > 1) {
+        let keys: std::collections::BTreeSet<&String> = members
+            .iter()
+            .flat_map(|&i| groups[i].full_cell.keys())
+            .filter(|k| {
+                let first = groups[members[0]].full_cell.get(*k);
+                members
+                    .iter()
+                    .any(|&i| groups[i].full_cell.get(*k) != first)
+            })
+            .collect();
+        let keys: Vec<String> = keys.into_iter().cloned().collect();
+        for &i in members {
+            let g = &mut groups[i];
+            g.cell = keys
+                .iter()
+                .map(|k| {
+                    let v = g.full_cell.get(k).cloned().unwrap_or(Value::Null);
+                    (k.clone(), v)
+                })
+                .collect();
+            if g.cell.is_empty() {
+                // Different hashes but no settings recorded (records without a cell map).
+                g.cell.insert(
+                    "cell_hash".into(),
+                    Value::String(g.cell_hash.clone().unwrap_or_default()),
+                );
+            }
+        }
+    }
+}
+
+/// Refuses records of one run name written under different configurations (a run directory
+/// appended to by another config): their cells cannot be told apart by the run name alone.
+/// `report --pool` skips this check.
+pub fn check_single_config(records: &[SimulationRecord]) -> Result<(), crate::MetricsError> {
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    for r in records.iter().filter(|r| !r.config_hash.is_empty()) {
+        match seen.get(r.run_id.as_str()) {
+            None => {
+                seen.insert(&r.run_id, &r.config_hash);
+            }
+            Some(h) if *h != r.config_hash => {
+                return Err(crate::MetricsError::MixedConfigs {
+                    run: r.run_id.clone(),
+                    a: h.to_string(),
+                    b: r.config_hash.clone(),
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 impl Report {

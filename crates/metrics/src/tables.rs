@@ -20,7 +20,7 @@ fn key_cells(g: &GroupReport) -> Vec<Cell> {
     vec![
         Cell::Text(g.domain.clone()),
         Cell::Text(g.agent_model.clone()),
-        Cell::Text(g.guard.clone()),
+        Cell::Text(g.guard_label()),
     ]
 }
 

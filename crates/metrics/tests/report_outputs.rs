@@ -277,3 +277,101 @@ fn empty_input_renders() {
     write_outputs(&rep, &dir).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Tags every record with a cell: its settings map and their hash.
+fn in_cell(mut recs: Vec<SimulationRecord>, settings: &[(&str, &str)]) -> Vec<SimulationRecord> {
+    for r in &mut recs {
+        r.cell = settings
+            .iter()
+            .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
+            .collect();
+        r.cell.insert("guard".into(), serde_json::json!(r.guard));
+        r.cell_hash = format!("{:?}", r.cell);
+    }
+    recs
+}
+
+#[test]
+fn cells_that_differ_in_any_setting_are_never_pooled() {
+    // The same guard label under two verifiers, and two user models with their baselines.
+    let mut recs = in_cell(sample(), &[("user.model", "u1"), ("verifier.model", "v1")]);
+    let other_verifier: Vec<SimulationRecord> = in_cell(
+        sample()
+            .into_iter()
+            .filter(|r| r.guard != "baseline")
+            .collect(),
+        &[("user.model", "u1"), ("verifier.model", "v2")],
+    )
+    .into_iter()
+    .map(|mut r| {
+        if let Some(reward) = r.reward.as_mut() {
+            reward.reward = 0.0;
+        }
+        r
+    })
+    .collect();
+    recs.extend(other_verifier);
+    let other_user = in_cell(
+        sample()
+            .into_iter()
+            .map(|mut r| {
+                if r.guard == "baseline" {
+                    r.reward
+                        .as_mut()
+                        .expect("baseline records are scored")
+                        .reward = 0.0;
+                }
+                r
+            })
+            .collect(),
+        &[("user.model", "u2"), ("verifier.model", "v1")],
+    );
+    recs.extend(other_user);
+    let r = report(&recs, &ReportOptions::default());
+    assert_eq!(r.groups.len(), 5, "2 baselines + 3 guarded cells");
+    for g in &r.groups {
+        // sample(): 8 scored simulations per configuration.
+        assert_eq!(g.overall.n_simulations, 8, "{}: nothing pooled", g.label());
+    }
+    let guarded: Vec<_> = r.groups.iter().filter(|g| g.guard != "baseline").collect();
+    let labels: std::collections::BTreeSet<String> =
+        guarded.iter().map(|g| g.guard_label()).collect();
+    assert_eq!(labels.len(), 3, "{labels:?}");
+    assert!(
+        labels.contains("pg-checklist [user.model=u1, verifier.model=v2]"),
+        "{labels:?}"
+    );
+    // Each guarded cell's delta is taken against the baseline with its own user model.
+    for g in guarded {
+        let base = if g.cell["user.model"] == "u1" {
+            0.75
+        } else {
+            0.0
+        };
+        let delta = g.delta_vs_baseline.as_ref().unwrap().get(1).unwrap();
+        let own = g.overall.pass_k.get(1).unwrap();
+        assert!((delta - (own - base)).abs() < 1e-9, "{}", g.label());
+    }
+    // The rendered tables show the distinguishing settings.
+    let md = r.render(Format::Md);
+    assert!(md.contains("verifier.model=v2"), "{md}");
+}
+
+#[test]
+fn one_run_name_with_two_configurations_is_refused_unless_pooled() {
+    let mut recs = sample();
+    for (i, r) in recs.iter_mut().enumerate() {
+        r.config_hash = if i % 2 == 0 { "aaaa" } else { "bbbb" }.into();
+    }
+    let err = tauguard_metrics::check_single_config(&recs)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`run`") && err.contains("aaaa") && err.contains("--pool"),
+        "{err}"
+    );
+    for r in &mut recs {
+        r.config_hash = "aaaa".into();
+    }
+    tauguard_metrics::check_single_config(&recs).unwrap();
+}

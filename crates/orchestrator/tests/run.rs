@@ -470,7 +470,10 @@ fn resume_refuses_another_configuration_and_names_the_keys() {
     let mut seed = base.clone();
     seed.run.seed = 301;
     let err = resume(seed).expect_err("another seed").to_string();
-    assert!(err.contains("run.seed") && err.contains("another configuration"), "{err}");
+    assert!(
+        err.contains("run.seed") && err.contains("another configuration"),
+        "{err}"
+    );
     let mut domain = base.clone();
     domain.run.domain = "retail".into();
     domain.run.data_dir = tau2_dir().or(Some(fixture_dir()));
@@ -507,12 +510,14 @@ fn a_second_run_on_a_locked_directory_is_refused() {
 fn records_carry_their_cell_identity() {
     let faults = "skip_confirmation = 0.2";
     let mk = |verifier: Option<&str>, strict: bool| {
-        let mut cfg = with_guards(config(&fixture_dir(), 1, faults), &["baseline", "pg-checklist"]);
+        let mut cfg = with_guards(
+            config(&fixture_dir(), 1, faults),
+            &["baseline", "pg-checklist"],
+        );
         cfg.guard.strict = strict;
         if let Some(v) = verifier {
-            cfg.guard.verifier = Some(
-                toml::from_str(&format!("provider = 'sim'\nmodel = '{v}'")).unwrap(),
-            );
+            cfg.guard.verifier =
+                Some(toml::from_str(&format!("provider = 'sim'\nmodel = '{v}'")).unwrap());
         }
         let tmp = tempfile::tempdir().unwrap();
         block_on(run(cfg, opts(tmp.path()))).unwrap();
@@ -538,7 +543,10 @@ fn records_carry_their_cell_identity() {
     let base = paired.iter().find(|r| r.guard == "baseline").unwrap();
     assert!(!base.cell.contains_key("verifier.mode") && !base.cell.contains_key("guard.strict"));
     // Verifier mode and strictness change the guarded cell, not the baseline.
-    assert_ne!(hash(&paired, "pg-checklist"), hash(&explicit, "pg-checklist"));
+    assert_ne!(
+        hash(&paired, "pg-checklist"),
+        hash(&explicit, "pg-checklist")
+    );
     assert_ne!(hash(&paired, "pg-checklist"), hash(&strict, "pg-checklist"));
     assert_eq!(hash(&paired, "baseline"), hash(&explicit, "baseline"));
     assert_eq!(hash(&paired, "baseline"), hash(&strict, "baseline"));

@@ -2,10 +2,14 @@
 //! stratum and pooled over strata (PolicyGuide Table 12), and percentile-bootstrap intervals for
 //! the Pass^k difference B − A resampling tasks.
 //!
-//! Pairing: a simulation is identified by (domain, agent model, guard, user model, task, trial),
-//! keeping only the identity fields whose value sets are equal in A and B, so A = baseline and
-//! B = guard pair across guards, A = GPT and B = Sonnet pair across agents, and multi-domain
-//! multi-agent inputs pair within each domain and agent. Several records of one simulation on
+//! Pairing: a simulation is identified by (domain, agent model, guard, user model, task, trial).
+//! Domain is always part of the key: the sides must share a domain, and a domain only one
+//! side has is dropped and named. The other fields are kept only when their value sets are
+//! equal in A and B, so A = baseline and B = guard pair across guards, A = GPT and B = Sonnet
+//! pair across agents, and multi-domain multi-agent inputs pair within each domain and agent.
+//! Within one pairing group a side must hold exactly one configuration (one cell hash, or one
+//! guard/agent/user for records without one); otherwise the pairing would be arbitrary and is
+//! refused. Several records of one simulation on
 //! one side: the last scored one counts (as in `report`). A pair with an infrastructure error
 //! on either side is dropped and counted (or scored as a failure under
 //! `InfraPolicy::AsFailure`).
@@ -88,6 +92,8 @@ pub struct Comparison {
     /// Scored simulations of one side without a partner on the other.
     pub unpaired_a: u64,
     pub unpaired_b: u64,
+    /// Domains only one side has (their simulations are among the unpaired).
+    pub dropped_domains: Vec<String>,
     pub strata_by: Strata,
     pub strata: Vec<StratumRow>,
     /// Tasks present on both sides (the bootstrap's resampling units).
@@ -118,7 +124,7 @@ fn pair_fields(a: &[SimulationRecord], b: &[SimulationRecord]) -> Fields {
         sa == sb
     }
     Fields {
-        domain: same(a, b, |r| &r.domain),
+        domain: true,
         agent: same(a, b, |r| &r.agent_model),
         guard: same(a, b, |r| &r.guard),
         user: same(a, b, |r| &r.user_model),
@@ -135,6 +141,43 @@ fn sim_id(r: &SimulationRecord, f: Fields) -> SimId {
         r.task_id.clone(),
         r.trial,
     )
+}
+
+/// Refuses a side that holds several configurations within one pairing group.
+fn one_configuration_per_group(
+    side: &[SimulationRecord],
+    f: Fields,
+    label: &str,
+) -> Result<(), MetricsError> {
+    let mut groups: BTreeMap<(String, String, String, String), BTreeSet<String>> = BTreeMap::new();
+    for r in side {
+        let id = sim_id(r, f);
+        let config = if r.cell_hash.is_empty() {
+            format!("{} / {} / {}", r.agent_model, r.guard, r.user_model)
+        } else {
+            format!("{} / {} (cell {})", r.agent_model, r.guard, r.cell_hash)
+        };
+        groups
+            .entry((id.0, id.1, id.2, id.3))
+            .or_default()
+            .insert(config);
+    }
+    for ((domain, agent, guard, user), configs) in groups {
+        if configs.len() > 1 {
+            let group = [domain, agent, guard, user]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" / ");
+            return Err(MetricsError::AmbiguousSide {
+                side: label.to_string(),
+                n: configs.len(),
+                group,
+                cells: configs.into_iter().collect::<Vec<_>>().join("; "),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The last scored record per simulation (or the last record when none is scored).
@@ -158,7 +201,23 @@ pub fn compare(
     b: &[SimulationRecord],
     options: &CompareOptions,
 ) -> Result<Comparison, MetricsError> {
+    let domains = |rs: &[SimulationRecord]| -> BTreeSet<String> {
+        rs.iter().map(|r| r.domain.clone()).collect()
+    };
+    let (da, db) = (domains(a), domains(b));
+    if da.is_disjoint(&db) {
+        let list = |d: &BTreeSet<String>| d.iter().cloned().collect::<Vec<_>>().join(", ");
+        return Err(MetricsError::DifferentDomains {
+            a: options.label_a.clone(),
+            b: options.label_b.clone(),
+            a_domains: list(&da),
+            b_domains: list(&db),
+        });
+    }
+    let dropped_domains: Vec<String> = da.symmetric_difference(&db).cloned().collect();
     let fields = pair_fields(a, b);
+    one_configuration_per_group(a, fields, &options.label_a)?;
+    one_configuration_per_group(b, fields, &options.label_b)?;
     let ia = index(a, fields);
     let ib = index(b, fields);
 
@@ -278,6 +337,7 @@ pub fn compare(
         infra_dropped,
         unpaired_a,
         unpaired_b,
+        dropped_domains,
         strata_by: options.strata,
         strata,
         n_tasks: paired.len() as u64,
@@ -334,7 +394,7 @@ impl Comparison {
         t.notes.push(format!(
             "exact p: two-sided binomial (statsmodels `mcnemar(exact=True)`); mid-p: 2·P(X≤min) − \
              P(X=min); χ²: continuity-corrected. Paired by {} + task + trial; {} pair(s) \
-             dropped for infrastructure errors; unpaired: {} in A, {} in B.",
+             dropped for infrastructure errors; unpaired: {} in A, {} in B{}.",
             if self.pair_by.is_empty() {
                 "—".to_string()
             } else {
@@ -342,7 +402,15 @@ impl Comparison {
             },
             self.infra_dropped,
             self.unpaired_a,
-            self.unpaired_b
+            self.unpaired_b,
+            if self.dropped_domains.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (domains on one side only: {})",
+                    self.dropped_domains.join(", ")
+                )
+            }
         ));
         t
     }

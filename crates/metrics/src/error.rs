@@ -52,6 +52,27 @@ pub enum MetricsError {
         #[source]
         source: csv::Error,
     },
+    /// A `compare` selector is malformed or names a key no record has.
+    #[error("selector `{selector}`: {message}")]
+    BadSelector { selector: String, message: String },
+    /// The two sides of `compare` share no domain.
+    #[error("cannot compare {a} ({a_domains}) with {b} ({b_domains}): they share no domain")]
+    DifferentDomains {
+        a: String,
+        b: String,
+        a_domains: String,
+        b_domains: String,
+    },
+    /// A side of `compare` holds several configurations that would be paired with one.
+    #[error(
+        "{side} holds {n} configurations for {group}: {cells}\nhint: select one side per configuration, e.g. --a guard=baseline --b guard=pg-checklist"
+    )]
+    AmbiguousSide {
+        side: String,
+        group: String,
+        n: usize,
+        cells: String,
+    },
     /// Records of one run name come from different configurations.
     #[error(
         "run `{run}` holds records of two configurations (config hashes {a} and {b}); they would be pooled\nhint: report them separately, or pass --pool to pool them deliberately"

@@ -123,3 +123,75 @@ fn no_pairs_is_an_error() {
     let err = compare(&a, &b, &CompareOptions::default()).unwrap_err();
     assert!(err.to_string().contains("no paired simulations"), "{err}");
 }
+
+#[test]
+fn different_domains_are_refused_and_one_sided_domains_named() {
+    let a = side("airline", "baseline", &[[true, true]]);
+    let b = side("retail", "pg", &[[true, false]]);
+    let err = compare(&a, &b, &CompareOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("share no domain") && err.contains("airline") && err.contains("retail"),
+        "{err}"
+    );
+    // Partial overlap: airline pairs, retail (A only) is dropped and named.
+    let mut a2 = a.clone();
+    a2.extend(side("retail", "baseline", &[[true, true]]));
+    let b2 = side("airline", "pg", &[[false, true]]);
+    let cmp = compare(&a2, &b2, &CompareOptions::default()).unwrap();
+    assert_eq!(cmp.n_pairs, 2);
+    assert_eq!(cmp.dropped_domains, ["retail"]);
+    assert_eq!(cmp.unpaired_a, 2);
+    assert!(
+        cmp.render(Format::Md)
+            .contains("domains on one side only: retail")
+    );
+}
+
+#[test]
+fn a_side_with_several_configurations_is_refused_and_selectors_pick_one() {
+    use tauguard_metrics::Selector;
+    // One grid run holding five guards, compared with itself by selection.
+    let guards = ["baseline", "toolguard", "pg-raw", "pg-checklist", "hybrid"];
+    let mut grid = Vec::new();
+    for (i, g) in guards.iter().enumerate() {
+        let outcomes: Vec<[bool; 2]> = (0..20).map(|t| [t % 5 != i, t % 3 != 0]).collect();
+        let mut recs = side("airline", g, &outcomes);
+        for r in &mut recs {
+            r.cell_hash = format!("h-{g}");
+        }
+        grid.extend(recs);
+    }
+    // Today's mistake: the whole grid against a baseline-only input.
+    let base_only = Selector::parse("guard=baseline")
+        .unwrap()
+        .select(&grid)
+        .unwrap();
+    let err = compare(&grid, &base_only, &CompareOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("5 configurations") && err.contains("--a guard=baseline"),
+        "{err}"
+    );
+    let a = Selector::parse("guard=baseline")
+        .unwrap()
+        .select(&grid)
+        .unwrap();
+    let b = Selector::parse("guard=pg-checklist")
+        .unwrap()
+        .select(&grid)
+        .unwrap();
+    let cmp = compare(&a, &b, &CompareOptions::default()).unwrap();
+    assert_eq!(cmp.n_pairs, 40, "20 tasks × 2 trials, all paired");
+    assert_eq!((cmp.unpaired_a, cmp.unpaired_b), (0, 0));
+    // A key no record has is an error, not an empty side.
+    let err = Selector::parse("gaurd=baseline")
+        .unwrap()
+        .select(&grid)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("`gaurd`"), "{err}");
+    assert!(Selector::parse("guard").is_err());
+}

@@ -1,12 +1,13 @@
 //! `tauguard report` and `tauguard compare`: paper tables, CSV, plots and McNemar blocks from
 //! records (tauguard runs or upstream results.json files).
 
+use crate::exit::CliError;
+use crate::output::Output;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use tauguard_metrics::{
-    BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, Oracle, ReportOptions,
-    Strata,
+    BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, MetricsError, Oracle,
+    ReportOptions, Strata,
 };
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -90,8 +91,23 @@ fn infra(as_failure: bool) -> InfraPolicy {
     }
 }
 
-pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let records = tauguard_metrics::load_inputs(&args.inputs)?;
+/// Inputs, `--out` and the records in them are the user's; only drawing a plot is ours.
+fn metrics_error(e: MetricsError) -> CliError {
+    match e {
+        MetricsError::Io { .. }
+        | MetricsError::BadRecord { .. }
+        | MetricsError::BadResults { .. }
+        | MetricsError::Unsupported { .. }
+        | MetricsError::UnknownInput { .. }
+        | MetricsError::BadDomainTable(_)
+        | MetricsError::NoPairs(_)
+        | MetricsError::Csv { .. } => CliError::BadInput(e.into()),
+        MetricsError::Plot { .. } => CliError::Internal(e.into()),
+    }
+}
+
+pub fn report(args: ReportArgs) -> Result<(), CliError> {
+    let records = tauguard_metrics::load_inputs(&args.inputs).map_err(metrics_error)?;
     let opts = ReportOptions {
         infra: infra(args.infra_as_failure),
         labels: LabelOptions {
@@ -109,18 +125,20 @@ pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
-    println!("{}", report.render(args.format.into()));
+    let mut out = Output::stdout();
+    out.line(report.render(args.format.into()))?;
+    out.finish()?;
     if let Some(dir) = args.out {
-        for path in tauguard_metrics::write_outputs(&report, &dir)? {
+        for path in tauguard_metrics::write_outputs(&report, &dir).map_err(metrics_error)? {
             eprintln!("wrote {}", path.display());
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
-pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let a = tauguard_metrics::load_inputs(std::slice::from_ref(&args.a))?;
-    let b = tauguard_metrics::load_inputs(std::slice::from_ref(&args.b))?;
+pub fn compare(args: CompareArgs) -> Result<(), CliError> {
+    let a = tauguard_metrics::load_inputs(std::slice::from_ref(&args.a)).map_err(metrics_error)?;
+    let b = tauguard_metrics::load_inputs(std::slice::from_ref(&args.b)).map_err(metrics_error)?;
     let opts = CompareOptions {
         infra: infra(args.infra_as_failure),
         strata: match args.strata {
@@ -135,7 +153,8 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
         label_a: args.a.display().to_string(),
         label_b: args.b.display().to_string(),
     };
-    let cmp = tauguard_metrics::compare(&a, &b, &opts)?;
-    println!("{}", cmp.render(args.format.into()));
-    Ok(ExitCode::SUCCESS)
+    let cmp = tauguard_metrics::compare(&a, &b, &opts).map_err(metrics_error)?;
+    let mut out = Output::stdout();
+    out.line(cmp.render(args.format.into()))?;
+    out.finish()
 }

@@ -1,42 +1,90 @@
-//! Documented exit codes.
+//! The one error type every command returns, and the documented exit codes it maps to.
 //!
 //! | code | meaning |
 //! |---|---|
 //! | 0 | success |
-//! | 1 | the command ran but reported failures (e.g. a gold step failed to load its task) |
-//! | 2 | bad input: command line, config, data directory or task file |
-//! | 3 | internal error (a bug: please report it) |
+//! | 1 | the command ran but reported failures (infrastructure-error records, gold tasks that failed to replay, a compile whose model calls failed) |
+//! | 2 | bad input: command line, config, data directory, task file, record file, output path |
+//! | 3 | internal error (a bug: please report it), or the machine failing under the command |
+//!
+//! Each command classifies its errors where they arise ([`Classify`], or an exhaustive `match`
+//! over a library error), so the code never depends on guessing an error's type afterwards,
+//! and a new library error variant fails to compile until someone decides its class.
 
 use std::process::ExitCode;
 
-pub const SUCCESS: u8 = 0;
-pub const FAILURES: u8 = 1;
-pub const BAD_INPUT: u8 = 2;
-pub const INTERNAL: u8 = 3;
+/// Why a command did not succeed.
+#[derive(Debug)]
+pub enum CliError {
+    /// The command ran to its end and reported failures (each named on stderr as it
+    /// happened); the error says how many and where they are recorded.
+    Failures(anyhow::Error),
+    /// Something the user supplied is wrong; the message names what and where.
+    BadInput(anyhow::Error),
+    /// Neither of the above: a bug, or the machine failing (no runtime, stdout unwritable).
+    Internal(anyhow::Error),
+}
 
-/// Maps an error to its exit code: load and parse errors are bad input.
-pub fn for_error(err: &anyhow::Error) -> ExitCode {
-    use tauguard_orchestrator::runner::RunError;
-    let bad_input = err.downcast_ref::<tauguard_env::LoadError>().is_some()
-        || err
-            .downcast_ref::<tauguard_orchestrator::config::ConfigError>()
-            .is_some()
-        || err
-            .downcast_ref::<tauguard_metrics::MetricsError>()
-            .is_some()
-        || matches!(
-            err.downcast_ref::<RunError>(),
-            Some(
-                RunError::Config(_)
-                    | RunError::Load(_)
-                    | RunError::Input { .. }
-                    | RunError::OutputExists(_)
-                    | RunError::Model { .. }
-            )
-        );
-    if bad_input {
-        ExitCode::from(BAD_INPUT)
-    } else {
-        ExitCode::from(INTERNAL)
+impl CliError {
+    /// The error to print, whatever its class.
+    pub fn error(&self) -> &anyhow::Error {
+        match self {
+            CliError::Failures(e) | CliError::BadInput(e) | CliError::Internal(e) => e,
+        }
+    }
+}
+
+/// The process exit code of a command's outcome: the one place codes are decided.
+pub fn code(outcome: &Result<(), CliError>) -> ExitCode {
+    ExitCode::from(match outcome {
+        Ok(()) => 0,
+        Err(CliError::Failures(_)) => 1,
+        Err(CliError::BadInput(_)) => 2,
+        Err(CliError::Internal(_)) => 3,
+    })
+}
+
+/// Classifies any error where it arises: `load(path).bad_input()?`.
+pub trait Classify<T> {
+    /// The user supplied something wrong (exit 2).
+    fn bad_input(self) -> Result<T, CliError>;
+    /// A bug or a machine failure (exit 3).
+    fn internal(self) -> Result<T, CliError>;
+}
+
+impl<T, E: Into<anyhow::Error>> Classify<T> for Result<T, E> {
+    fn bad_input(self) -> Result<T, CliError> {
+        self.map_err(|e| CliError::BadInput(e.into()))
+    }
+
+    fn internal(self) -> Result<T, CliError> {
+        self.map_err(|e| CliError::Internal(e.into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_class_has_its_documented_code() {
+        let codes = [
+            (Ok(()), ExitCode::from(0)),
+            (
+                Err(CliError::Failures(anyhow::anyhow!("f"))),
+                ExitCode::from(1),
+            ),
+            (
+                Err(CliError::BadInput(anyhow::anyhow!("b"))),
+                ExitCode::from(2),
+            ),
+            (
+                Err(CliError::Internal(anyhow::anyhow!("i"))),
+                ExitCode::from(3),
+            ),
+        ];
+        for (outcome, expected) in codes {
+            assert_eq!(code(&outcome), expected, "{outcome:?}");
+        }
     }
 }

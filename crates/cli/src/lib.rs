@@ -3,6 +3,7 @@
 
 mod commands;
 mod exit;
+mod output;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -39,7 +40,7 @@ enum Command {
 /// Runs the command line and returns the process exit code (see `exit`).
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let outcome = match cli.command {
         Command::Gold(args) => commands::gold::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::ExportTau2(args) => commands::export::run(args),
@@ -47,11 +48,8 @@ pub fn run() -> ExitCode {
         Command::Report(args) => commands::report::report(args),
         Command::Compare(args) => commands::report::compare(args),
     };
-    match result {
-        Ok(code) => code,
-        Err(err) => {
-            eprintln!("error: {err:#}");
-            exit::for_error(&err)
-        }
+    if let Err(err) = &outcome {
+        eprintln!("error: {:#}", err.error());
     }
+    exit::code(&outcome)
 }

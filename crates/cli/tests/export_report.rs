@@ -78,3 +78,162 @@ fn exported_results_report_the_same_pass_k() {
         "faults should give a mixed outcome, got {p1}"
     );
 }
+
+/// Runs `tauguard` and returns (exit code, stdout, stderr).
+fn tauguard_status(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tauguard"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The τ²-bench data directory when present (required under CI), else the fixtures.
+fn data_dir() -> (PathBuf, bool) {
+    let dir = std::env::var_os("TAUGUARD_DATA_DIR")
+        .filter(|v| !v.is_empty())
+        .map(|p| {
+            let p = PathBuf::from(p);
+            if p.is_absolute() { p } else { root().join(p) }
+        })
+        .unwrap_or_else(|| root().join("../shared/tau2"));
+    if dir.join("retail").is_dir() {
+        return (dir, true);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have the τ²-bench data"
+    );
+    (root().join("tasks/fixtures"), false)
+}
+
+fn write_config(path: &Path, name: &str, domain: &str, extra: &str, data: &Path) {
+    std::fs::write(
+        path,
+        format!(
+            "[run]\nname = \"{name}\"\ndomain = \"{domain}\"\ndata_dir = \"{}\"\n{extra}\n\
+             [models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
+             [models.agent.faults]\nskip_confirmation = 0.2\ncomply_forbidden = 0.3\n\
+             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n",
+            data.display()
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn compare_selects_sides_pairs_fully_and_refuses_mismatches() {
+    let (data, tau2) = data_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let t = |p: &str| tmp.path().join(p).to_str().unwrap().to_string();
+    write_config(
+        &tmp.path().join("grid.toml"),
+        "grid",
+        "airline",
+        "trials = 4\n[grid]\nguards = [\"baseline\", \"toolguard\", \"pg-raw\", \"pg-checklist\", \"hybrid\"]",
+        &data,
+    );
+    tauguard(&["run", &t("grid.toml"), "--out", &t("grid")]);
+    let out = tauguard(&[
+        "compare",
+        &t("grid"),
+        "--a",
+        "guard=baseline",
+        "--b",
+        "guard=pg-checklist",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let expected = if tau2 { 200 } else { 20 };
+    assert_eq!(v["n_pairs"], expected, "{v}");
+    assert_eq!(
+        (v["unpaired_a"].as_u64(), v["unpaired_b"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(v["label_a"], "guard=baseline");
+    // The whole grid against one of its own cells would pair arbitrarily: refused.
+    write_config(
+        &tmp.path().join("one.toml"),
+        "one",
+        "airline",
+        "trials = 4",
+        &data,
+    );
+    tauguard(&["run", &t("one.toml"), "--out", &t("one")]);
+    let (code, _, err) = tauguard_status(&["compare", &t("grid"), &t("one")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("5 configurations"), "{err}");
+    // A typo in a selector key is bad input, not an empty comparison.
+    let (code, _, err) = tauguard_status(&[
+        "compare",
+        &t("grid"),
+        "--a",
+        "gaurd=baseline",
+        "--b",
+        "guard=hybrid",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    if tau2 {
+        write_config(
+            &tmp.path().join("retail.toml"),
+            "retail",
+            "retail",
+            "num_tasks = 5",
+            &data,
+        );
+        tauguard(&["run", &t("retail.toml"), "--out", &t("retail")]);
+        let (code, _, err) = tauguard_status(&["compare", &t("one"), &t("retail")]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("share no domain"), "{err}");
+    }
+}
+
+#[test]
+fn one_run_name_under_two_configurations_needs_pool() {
+    let fixtures = root().join("tasks/fixtures");
+    let tmp = tempfile::tempdir().unwrap();
+    let t = |p: &str| tmp.path().join(p).to_str().unwrap().to_string();
+    write_config(
+        &tmp.path().join("a.toml"),
+        "same",
+        "airline",
+        "seed = 300",
+        &fixtures,
+    );
+    write_config(
+        &tmp.path().join("b.toml"),
+        "same",
+        "airline",
+        "seed = 301",
+        &fixtures,
+    );
+    tauguard(&["run", &t("a.toml"), "--out", &t("a")]);
+    tauguard(&["run", &t("b.toml"), "--out", &t("b")]);
+    let (code, _, err) = tauguard_status(&["report", &t("a"), &t("b")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("two configurations") && err.contains("--pool"),
+        "{err}"
+    );
+    let groups: serde_json::Value = serde_json::from_str(&tauguard(&[
+        "report",
+        &t("a"),
+        &t("b"),
+        "--pool",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let groups = groups.as_array().unwrap();
+    assert_eq!(groups.len(), 2, "pooled inputs stay separate cells");
+    assert!(
+        groups.iter().all(|g| g["cell"].get("seed").is_some()),
+        "{groups:?}"
+    );
+}

@@ -26,10 +26,10 @@ pub enum LoadError {
     MissingDataDir { path: PathBuf },
     #[error("unknown domain `{name}` (known: {known})")]
     UnknownDomain { name: String, known: String },
-    #[error("cannot read `{path}`: {source}")]
+    #[error("cannot read `{path}`: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("`{path}`: {message}")]
     Parse { path: PathBuf, message: String },
@@ -74,9 +74,9 @@ impl DataDir {
 }
 
 pub(crate) fn read_text(path: &Path) -> Result<String, LoadError> {
-    std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+    std::fs::read_to_string(path).map_err(|cause| LoadError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     })
 }
 

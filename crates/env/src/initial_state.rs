@@ -35,7 +35,15 @@ pub enum InitialStateError {
     #[error("initialization action `{func}` failed: {message}")]
     Action { func: String, message: String },
     #[error("message_history replay failed: {0}")]
-    History(#[from] ReplayError),
+    History(ReplayError),
+}
+
+// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
+// again as the error's source (see ARCHITECTURE.md, Errors).
+impl From<ReplayError> for InitialStateError {
+    fn from(e: ReplayError) -> Self {
+        InitialStateError::History(e)
+    }
 }
 
 /// Applies `state` to `env` in upstream order.

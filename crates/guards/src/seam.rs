@@ -85,9 +85,17 @@ pub struct Guidance {
 #[derive(Debug, thiserror::Error)]
 pub enum GuardError {
     #[error("verifier model: {0}")]
-    Model(#[from] tauguard_llm::error::LlmError),
+    Model(tauguard_llm::error::LlmError),
     #[error("{0}")]
     Other(String),
+}
+
+// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
+// again as the error's source (see ARCHITECTURE.md, Errors).
+impl From<tauguard_llm::error::LlmError> for GuardError {
+    fn from(e: tauguard_llm::error::LlmError) -> Self {
+        GuardError::Model(e)
+    }
 }
 
 /// A runtime guard. Object-safe; shared across simulations (`Arc<dyn Guard>`), so any state a

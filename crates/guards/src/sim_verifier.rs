@@ -78,10 +78,10 @@ pub struct ArgumentLink {
 
 #[derive(Debug, thiserror::Error)]
 pub enum PrerequisitesError {
-    #[error("cannot read `{path}`: {source}")]
+    #[error("cannot read `{path}`: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("`{path}`: {message}")]
     Parse { path: PathBuf, message: String },
@@ -97,9 +97,9 @@ impl Prerequisites {
     }
 
     pub fn load(path: &Path) -> Result<Prerequisites, PrerequisitesError> {
-        let text = std::fs::read_to_string(path).map_err(|source| PrerequisitesError::Io {
+        let text = std::fs::read_to_string(path).map_err(|cause| PrerequisitesError::Io {
             path: path.to_path_buf(),
-            source,
+            cause,
         })?;
         Prerequisites::from_toml_str(&text, path)
     }

@@ -7,11 +7,10 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum MetricsError {
     /// A file or directory could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A line of a `records.jsonl` is not a valid simulation record.
     #[error("{}:{line}: not a simulation record: {message}", path.display())]
@@ -46,12 +45,8 @@ pub enum MetricsError {
     #[error("no paired simulations: {0}")]
     NoPairs(String),
     /// Writing a CSV table failed.
-    #[error("{}: {source}", path.display())]
-    Csv {
-        path: PathBuf,
-        #[source]
-        source: csv::Error,
-    },
+    #[error("{}: {cause}", path.display())]
+    Csv { path: PathBuf, cause: csv::Error },
     /// A `compare` selector is malformed or names a key no record has.
     #[error("selector `{selector}`: {message}")]
     BadSelector { selector: String, message: String },
@@ -84,10 +79,10 @@ pub enum MetricsError {
 }
 
 impl MetricsError {
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(path: impl Into<PathBuf>, cause: std::io::Error) -> Self {
         MetricsError::Io {
             path: path.into(),
-            source,
+            cause,
         }
     }
 }

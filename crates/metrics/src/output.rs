@@ -36,13 +36,13 @@ pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, Metric
         .chain(std::iter::once(&groups_table(report)))
     {
         let path = dir.join(format!("{}.csv", table.id));
-        let mut w = csv::Writer::from_path(&path).map_err(|source| MetricsError::Csv {
+        let mut w = csv::Writer::from_path(&path).map_err(|cause| MetricsError::Csv {
             path: path.clone(),
-            source,
+            cause,
         })?;
-        let csv_err = |source| MetricsError::Csv {
+        let csv_err = |cause| MetricsError::Csv {
             path: path.clone(),
-            source,
+            cause,
         };
         w.write_record(&table.headers).map_err(csv_err)?;
         for row in &table.rows {

@@ -15,12 +15,12 @@ use tauguard_sim::user::SimUser;
 #[derive(Debug, thiserror::Error)]
 pub enum AttemptError {
     /// The loop failed (a model error, an empty message, a broken initial state).
-    #[error("{0}")]
+    #[error(transparent)]
     Simulation(#[from] crate::simulation::SimulationError),
     #[error("NL judge: {0}")]
-    Judge(#[from] crate::judge::JudgeError),
+    Judge(crate::judge::JudgeError),
     #[error("evaluation: {0}")]
-    Evaluation(#[from] crate::evaluate::EvalError),
+    Evaluation(crate::evaluate::EvalError),
 }
 
 /// The result of all attempts of one simulation.
@@ -117,7 +117,8 @@ async fn once(
                 spec.seed,
                 spec.trial,
             )
-            .await?;
+            .await
+            .map_err(AttemptError::Judge)?;
             o.judge_usage = Some(usage);
             Some(checks)
         }
@@ -142,6 +143,7 @@ async fn once(
         nl,
         &domain.gold,
         final_env.as_ref().map(|e| e.0.as_ref()),
-    )?;
+    )
+    .map_err(AttemptError::Evaluation)?;
     Ok((o, reward))
 }

@@ -9,10 +9,10 @@ use tauguard_sim::faults::FaultProfile;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config `{path}`: {source}")]
+    #[error("cannot read config `{path}`: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("config `{path}`: {message}")]
     Invalid { path: PathBuf, message: String },
@@ -176,11 +176,23 @@ pub struct RunConfig {
     pub llm: tauguard_llm::LlmConfig,
 }
 
+/// `line N: ` for a TOML error with a position, so the message stays on one line; the
+/// error's own rendering quotes the source text over several lines.
+fn toml_line(text: &str, e: &toml::de::Error) -> String {
+    e.span()
+        .map(|span| {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            format!("line {line}: ")
+        })
+        .unwrap_or_default()
+}
+
 impl RunConfig {
     pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Io {
             path: path.into(),
-            source,
+            cause,
         })?;
         Self::parse(path, &text)
     }
@@ -190,9 +202,16 @@ impl RunConfig {
             path: path.into(),
             message,
         };
-        let de = toml::Deserializer::parse(text).map_err(|e| invalid(e.to_string()))?;
-        let cfg: RunConfig = serde_path_to_error::deserialize(de)
-            .map_err(|e| invalid(format!("at `{}`: {}", e.path(), e.inner())))?;
+        let de = toml::Deserializer::parse(text)
+            .map_err(|e| invalid(format!("{}{}", toml_line(text, &e), e.message())))?;
+        let cfg: RunConfig = serde_path_to_error::deserialize(de).map_err(|e| {
+            let (key, inner) = (e.path().to_string(), e.into_inner());
+            invalid(format!(
+                "{}at `{key}`: {}",
+                toml_line(text, &inner),
+                inner.message()
+            ))
+        })?;
         if cfg.run.trials == 0 {
             return Err(invalid("at `run.trials`: must be at least 1".into()));
         }

@@ -23,13 +23,29 @@ pub const EVALUATED_TERMINATIONS: &[&str] = &["user_stop", "agent_stop"];
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
     #[error("initial state: {0}")]
-    InitialState(#[from] tauguard_env::initial_state::InitialStateError),
+    InitialState(tauguard_env::initial_state::InitialStateError),
     #[error("trajectory replay: {0}")]
-    Replay(#[from] tauguard_env::replay::ReplayError),
+    Replay(tauguard_env::replay::ReplayError),
     #[error("env assertion `{func}`: {message}")]
     Assertion { func: String, message: String },
     #[error("reward basis contains NL_ASSERTION but no judge verdicts were supplied")]
     MissingNl,
+}
+
+// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
+// again as the error's source (see ARCHITECTURE.md, Errors).
+impl From<tauguard_env::initial_state::InitialStateError> for EvalError {
+    fn from(e: tauguard_env::initial_state::InitialStateError) -> Self {
+        EvalError::InitialState(e)
+    }
+}
+
+// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
+// again as the error's source (see ARCHITECTURE.md, Errors).
+impl From<tauguard_env::replay::ReplayError> for EvalError {
+    fn from(e: tauguard_env::replay::ReplayError) -> Self {
+        EvalError::Replay(e)
+    }
 }
 
 /// One judged NL assertion.

@@ -20,9 +20,17 @@ one entry per expected outcome, in the given order.";
 #[derive(Debug, thiserror::Error)]
 pub enum JudgeError {
     #[error("judge model: {0}")]
-    Model(#[from] tauguard_llm::error::LlmError),
+    Model(tauguard_llm::error::LlmError),
     #[error("judge reply is not the expected JSON object: {0}")]
     Parse(String),
+}
+
+// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
+// again as the error's source (see ARCHITECTURE.md, Errors).
+impl From<tauguard_llm::error::LlmError> for JudgeError {
+    fn from(e: tauguard_llm::error::LlmError) -> Self {
+        JudgeError::Model(e)
+    }
 }
 
 /// Python list literal of the outcomes, as upstream prints them.

@@ -13,10 +13,10 @@ use tauguard_core::record::SimulationRecord;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RecordsError {
-    #[error("`{path}`: {source}")]
+    #[error("`{path}`: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("`{path}` line {line}: not a simulation record: {message}")]
     Corrupt {
@@ -32,9 +32,9 @@ pub type SimKey = (String, String, u32);
 /// Reads every complete record; a torn final line (no trailing newline) is ignored, a
 /// malformed complete line is an error naming it.
 pub fn read_records(path: &Path) -> Result<Vec<SimulationRecord>, RecordsError> {
-    let io = |source| RecordsError::Io {
+    let io = |cause| RecordsError::Io {
         path: path.into(),
-        source,
+        cause,
     };
     let file = File::open(path).map_err(io)?;
     let mut reader = BufReader::new(file);
@@ -78,9 +78,9 @@ impl RecordWriter {
     pub fn open(
         path: &Path,
     ) -> Result<(RecordWriter, HashSet<SimKey>, BTreeSet<String>), RecordsError> {
-        let io = |source| RecordsError::Io {
+        let io = |cause| RecordsError::Io {
             path: path.into(),
-            source,
+            cause,
         };
         let mut done = HashSet::new();
         let mut hashes = BTreeSet::new();
@@ -121,9 +121,9 @@ impl RecordWriter {
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
             .and_then(|()| self.file.sync_data())
-            .map_err(|source| RecordsError::Io {
+            .map_err(|cause| RecordsError::Io {
                 path: self.path.clone(),
-                source,
+                cause,
             })
     }
 }

@@ -79,19 +79,27 @@ impl std::fmt::Debug for FinalEnv {
 /// Why a simulation attempt failed (upstream restarts the whole simulation on these).
 #[derive(Debug, thiserror::Error)]
 pub enum SimulationError {
-    #[error("{role} model: {source}")]
+    #[error("{role} model: {cause}")]
     Model {
         role: &'static str,
-        source: tauguard_llm::error::LlmError,
+        cause: tauguard_llm::error::LlmError,
     },
     #[error("{0} model returned a message with neither content nor tool calls")]
     EmptyMessage(&'static str),
     #[error("initial state: {0}")]
-    InitialState(#[from] tauguard_env::initial_state::InitialStateError),
+    InitialState(tauguard_env::initial_state::InitialStateError),
     #[error("sync_tools: {0}")]
     Sync(String),
     #[error("guard `{guard}`: {message}")]
     Guard { guard: String, message: String },
+}
+
+// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
+// again as the error's source (see ARCHITECTURE.md, Errors).
+impl From<tauguard_env::initial_state::InitialStateError> for SimulationError {
+    fn from(e: tauguard_env::initial_state::InitialStateError) -> Self {
+        SimulationError::InitialState(e)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -182,9 +190,9 @@ impl<'a> Party<'a> {
         self.req.messages = Arc::clone(view);
         let r = self.model.complete(&self.req).await;
         self.req.messages = Arc::clone(&self.idle);
-        let r = r.map_err(|source| SimulationError::Model {
+        let r = r.map_err(|cause| SimulationError::Model {
             role: self.role,
-            source,
+            cause,
         })?;
         account(usage, &r);
         if !r.has_text() && r.tool_calls.is_empty() {

@@ -1,14 +1,15 @@
 //! `tauguard compile checklist`: run the 4-step checklist pipeline with a model and write a
 //! new artifact set (never over an existing one unless `--overwrite`).
 
-use anyhow::Context;
+use crate::exit::{Classify, CliError};
+use crate::output::Output;
+use anyhow::{Context, anyhow};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use tauguard_core::Requestor;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::checklist::DomainToolInfo;
-use tauguard_guards::compile::{CompileOptions, compile_checklists_with};
+use tauguard_guards::compile::{CompileError, CompileOptions, compile_checklists_with};
 use tauguard_llm::{LlmConfig, ModelFactory, ModelSpec};
 
 #[derive(Subcommand, Debug)]
@@ -41,20 +42,33 @@ pub struct ChecklistArgs {
     prompts: PathBuf,
 }
 
-pub fn run(cmd: CompileCommand) -> anyhow::Result<ExitCode> {
+pub fn run(cmd: CompileCommand) -> Result<(), CliError> {
     let CompileCommand::Checklist(args) = cmd;
     let (provider, model) = args
         .model
         .split_once('/')
-        .with_context(|| format!("--model `{}` must be PROVIDER/MODEL", args.model))?;
+        .filter(|(p, m)| !p.is_empty() && !m.is_empty())
+        .ok_or_else(|| {
+            CliError::BadInput(anyhow!(
+                "--model `{}`: expected PROVIDER/MODEL (e.g. `openai/{}`)",
+                args.model,
+                args.model.trim_matches('/')
+            ))
+        })?;
     let llm: LlmConfig = match &args.llm_config {
-        Some(p) => toml::from_str(
-            &std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
-        )
-        .with_context(|| format!("parsing {}", p.display()))?,
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("--llm-config: cannot read `{}`", p.display()))
+                .bad_input()?;
+            toml::from_str(&text)
+                .map_err(|e| anyhow!("--llm-config `{}`: {}", p.display(), e.message()))
+                .bad_input()?
+        }
         None => LlmConfig::default(),
     };
-    let data = DomainData::load(&DataDir::resolve(args.data_dir.as_deref())?, &args.domain)?;
+    let data = DataDir::resolve(args.data_dir.as_deref())
+        .and_then(|dir| DomainData::load(&dir, &args.domain))
+        .bad_input()?;
     let spec = ModelSpec {
         provider: provider.into(),
         model: model.into(),
@@ -62,7 +76,12 @@ pub fn run(cmd: CompileCommand) -> anyhow::Result<ExitCode> {
         max_tokens: None,
         extra: Default::default(),
     };
-    let chat = ModelFactory::new(llm)?.build(&spec)?;
+    // Building a model only reads configuration (providers, key variables).
+    let chat = ModelFactory::new(llm)
+        .bad_input()?
+        .build(&spec)
+        .with_context(|| format!("--model `{}`", args.model))
+        .bad_input()?;
     let probe = data.fresh_env();
     let options = CompileOptions {
         overwrite: args.overwrite,
@@ -79,22 +98,40 @@ pub fn run(cmd: CompileCommand) -> anyhow::Result<ExitCode> {
     });
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .build()?;
-    let report = rt.block_on(compile_checklists_with(
-        chat.as_ref(),
-        &data.policy,
-        &data.tool_schemas.assistant,
-        data.domain,
-        &args.prompts,
-        &out,
-        &options,
-    ))?;
-    println!(
+        .build()
+        .context("cannot start the async runtime")
+        .internal()?;
+    let report = rt
+        .block_on(compile_checklists_with(
+            chat.as_ref(),
+            &data.policy,
+            &data.tool_schemas.assistant,
+            data.domain,
+            &args.prompts,
+            &out,
+            &options,
+        ))
+        .map_err(compile_error)?;
+    let mut stdout = Output::stdout();
+    stdout.line(format_args!(
         "{} checklists, {} repairs, {} reviews changed → {}",
         report.files.len(),
         report.repairs,
         report.reviews_changed,
         out.display()
-    );
-    Ok(ExitCode::SUCCESS)
+    ))?;
+    stdout.finish()
+}
+
+/// Paths and templates come from the command line; what the model returns (or fails to) is
+/// a failure of the run, not of its input and not a bug.
+fn compile_error(e: CompileError) -> CliError {
+    match e {
+        CompileError::OutputNotEmpty(_) | CompileError::Prompt { .. } | CompileError::Io { .. } => {
+            CliError::BadInput(e.into())
+        }
+        CompileError::Model { .. } | CompileError::Invalid { .. } | CompileError::Artifact(_) => {
+            CliError::Failures(e.into())
+        }
+    }
 }

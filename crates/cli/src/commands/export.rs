@@ -1,11 +1,13 @@
 //! `tauguard export-tau2 RUN`: write one grid cell's records as an upstream `results.json`.
 
-use anyhow::Context;
+use crate::exit::{Classify, CliError};
+use crate::output::Output;
+use anyhow::{Context, anyhow};
 use clap::Args;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use tauguard_env::{DataDir, DomainData};
-use tauguard_orchestrator::export::results_json;
+use tauguard_guards::GuardName;
+use tauguard_orchestrator::export::{ExportError, results_json};
 use tauguard_orchestrator::records::read_records;
 
 #[derive(Args, Debug)]
@@ -15,7 +17,7 @@ pub struct ExportArgs {
     /// Output file (default: <run>/results.json, or <run>/results_<guard>.json with --guard).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Grid configuration to export when the run holds several.
+    /// Grid configuration to export; required when the run holds several.
     #[arg(long)]
     guard: Option<String>,
     /// τ²-bench data directory (for the task objects; default $TAUGUARD_DATA_DIR, then data/tau2).
@@ -23,7 +25,12 @@ pub struct ExportArgs {
     data_dir: Option<PathBuf>,
 }
 
-pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: ExportArgs) -> Result<(), CliError> {
+    if let Some(g) = &args.guard {
+        GuardName::parse(g)
+            .with_context(|| format!("--guard `{g}`"))
+            .bad_input()?;
+    }
     let (dir, file) = if args.run.is_dir() {
         (args.run.clone(), args.run.join("records.jsonl"))
     } else {
@@ -32,21 +39,34 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
             args.run.clone(),
         )
     };
-    let records = read_records(&file)?;
+    let records = read_records(&file).bad_input()?;
     let domain = records
         .first()
         .map(|r| r.domain.clone())
-        .context("the run has no records")?;
-    let data = DomainData::load(&DataDir::resolve(args.data_dir.as_deref())?, &domain)?;
-    let doc = results_json(&records, &data, args.guard.as_deref())?;
+        .ok_or_else(|| CliError::BadInput(anyhow!("`{}` holds no records", file.display())))?;
+    let data = DataDir::resolve(args.data_dir.as_deref())
+        .and_then(|dir| DomainData::load(&dir, &domain))
+        .bad_input()?;
+    let doc = results_json(&records, &data, args.guard.as_deref()).map_err(|e| match e {
+        // Each names what in the records does not fit the command line or the data.
+        ExportError::Empty(_)
+        | ExportError::SeveralCells(_)
+        | ExportError::DomainMismatch { .. } => {
+            CliError::BadInput(anyhow::Error::new(e).context(format!("`{}`", file.display())))
+        }
+    })?;
     let out = args.out.unwrap_or_else(|| match &args.guard {
         Some(g) => dir.join(format!("results_{g}.json")),
         None => dir.join("results.json"),
     });
     let tmp = out.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_string_pretty(&doc)?)
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &out).with_context(|| format!("writing {}", out.display()))?;
-    println!("{}", out.display());
-    Ok(ExitCode::SUCCESS)
+    std::fs::write(&tmp, serde_json::to_string_pretty(&doc).internal()?)
+        .with_context(|| format!("cannot write `{}`", tmp.display()))
+        .bad_input()?;
+    std::fs::rename(&tmp, &out)
+        .with_context(|| format!("cannot move `{}` to `{}`", tmp.display(), out.display()))
+        .bad_input()?;
+    let mut stdout = Output::stdout();
+    stdout.line(out.display())?;
+    stdout.finish()
 }

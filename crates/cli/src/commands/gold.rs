@@ -1,10 +1,10 @@
 //! `tauguard gold`: replay gold actions and print parity-fixture-shaped JSON lines.
 
-use crate::exit;
+use crate::exit::{Classify, CliError};
+use crate::output::Output;
+use anyhow::anyhow;
 use clap::Args;
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use tauguard_env::{DataDir, DomainData};
 
 #[derive(Args, Debug)]
@@ -20,26 +20,31 @@ pub struct GoldArgs {
     split: String,
 }
 
-pub fn run(args: GoldArgs) -> anyhow::Result<ExitCode> {
-    let dir = DataDir::resolve(args.data_dir.as_deref())?;
-    let data = DomainData::load(&dir, &args.domain)?;
-    let tasks = data.select_tasks(Some(&args.split), None, None)?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+pub fn run(args: GoldArgs) -> Result<(), CliError> {
+    let dir = DataDir::resolve(args.data_dir.as_deref()).bad_input()?;
+    let data = DomainData::load(&dir, &args.domain).bad_input()?;
+    let tasks = data
+        .select_tasks(Some(&args.split), None, None)
+        .bad_input()?;
+    let mut out = Output::stdout();
     let mut failed = 0usize;
+    let total = tasks.len();
     for task in tasks {
         match tauguard_env::gold::replay_gold(&data, task) {
-            Ok(replay) => writeln!(out, "{}", serde_json::to_string(&replay.to_json())?)?,
+            Ok(replay) => out.line(serde_json::to_string(&replay.to_json()).internal()?)?,
             Err(e) => {
                 failed += 1;
                 eprintln!("error: task `{}`: {e}", task.id);
             }
         }
     }
-    out.flush()?;
-    Ok(ExitCode::from(if failed == 0 {
-        exit::SUCCESS
+    out.finish()?;
+    if failed == 0 {
+        Ok(())
     } else {
-        exit::FAILURES
-    }))
+        Err(CliError::Failures(anyhow!(
+            "{failed} of {total} tasks of domain `{}` failed to replay (named above)",
+            args.domain
+        )))
+    }
 }

@@ -1,12 +1,13 @@
 //! `tauguard report` and `tauguard compare`: paper tables, CSV, plots and McNemar blocks from
 //! records (tauguard runs or upstream results.json files).
 
+use crate::exit::CliError;
+use crate::output::Output;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use tauguard_metrics::{
-    BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, Oracle, ReportOptions,
-    Strata,
+    BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, MetricsError, Oracle,
+    ReportOptions, Selector, Strata,
 };
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -54,14 +55,25 @@ pub struct ReportArgs {
     /// Guard name of the no-guard configuration deltas are taken against.
     #[arg(long, default_value = "baseline")]
     baseline: String,
+    /// Accept records of one run name written under different configurations (their cells
+    /// are still reported apart; only the refusal is lifted).
+    #[arg(long)]
+    pool: bool,
 }
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// Records of configuration A (run directory, records.jsonl or results.json).
-    a: PathBuf,
-    /// Records of configuration B.
-    b: PathBuf,
+    /// Two inputs (A then B), or with --a/--b any number of inputs pooled and split by the
+    /// selectors (run directories, records.jsonl or results.json files).
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Side A as `key=value[,key=value…]` over record fields (domain, guard, agent, user,
+    /// run, cell, task) or cell settings (verifier.model, guard.strict, …).
+    #[arg(long = "a", requires = "side_b")]
+    side_a: Option<String>,
+    /// Side B, as --a.
+    #[arg(long = "b", requires = "side_a")]
+    side_b: Option<String>,
     #[arg(long, value_enum, default_value = "md")]
     format: FormatArg,
     #[arg(long)]
@@ -90,8 +102,30 @@ fn infra(as_failure: bool) -> InfraPolicy {
     }
 }
 
-pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let records = tauguard_metrics::load_inputs(&args.inputs)?;
+/// Inputs, `--out` and the records in them are the user's; only drawing a plot is ours.
+fn metrics_error(e: MetricsError) -> CliError {
+    match e {
+        MetricsError::Io { .. }
+        | MetricsError::BadRecord { .. }
+        | MetricsError::BadResults { .. }
+        | MetricsError::Unsupported { .. }
+        | MetricsError::UnknownInput { .. }
+        | MetricsError::BadDomainTable(_)
+        | MetricsError::NoPairs(_)
+        | MetricsError::BadSelector { .. }
+        | MetricsError::DifferentDomains { .. }
+        | MetricsError::AmbiguousSide { .. }
+        | MetricsError::MixedConfigs { .. }
+        | MetricsError::Csv { .. } => CliError::BadInput(e.into()),
+        MetricsError::Plot { .. } => CliError::Internal(e.into()),
+    }
+}
+
+pub fn report(args: ReportArgs) -> Result<(), CliError> {
+    let records = tauguard_metrics::load_inputs(&args.inputs).map_err(metrics_error)?;
+    if !args.pool {
+        tauguard_metrics::check_single_config(&records).map_err(metrics_error)?;
+    }
     let opts = ReportOptions {
         infra: infra(args.infra_as_failure),
         labels: LabelOptions {
@@ -109,18 +143,51 @@ pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
-    println!("{}", report.render(args.format.into()));
+    let mut out = Output::stdout();
+    out.line(report.render(args.format.into()))?;
+    out.finish()?;
     if let Some(dir) = args.out {
-        for path in tauguard_metrics::write_outputs(&report, &dir)? {
+        for path in tauguard_metrics::write_outputs(&report, &dir).map_err(metrics_error)? {
             eprintln!("wrote {}", path.display());
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
-pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let a = tauguard_metrics::load_inputs(std::slice::from_ref(&args.a))?;
-    let b = tauguard_metrics::load_inputs(std::slice::from_ref(&args.b))?;
+pub fn compare(args: CompareArgs) -> Result<(), CliError> {
+    let (a, b, label_a, label_b) = match (&args.side_a, &args.side_b) {
+        (Some(sa), Some(sb)) => {
+            let all = tauguard_metrics::load_inputs(&args.inputs).map_err(metrics_error)?;
+            let pick = |text: &str| -> Result<Vec<_>, CliError> {
+                let sel = Selector::parse(text).map_err(metrics_error)?;
+                let side = sel.select(&all).map_err(metrics_error)?;
+                if side.is_empty() {
+                    return Err(CliError::BadInput(anyhow::anyhow!(
+                        "selector `{text}` matches no record of the inputs"
+                    )));
+                }
+                Ok(side)
+            };
+            (pick(sa)?, pick(sb)?, sa.clone(), sb.clone())
+        }
+        _ => {
+            let [pa, pb] = args.inputs.as_slice() else {
+                return Err(CliError::BadInput(anyhow::anyhow!(
+                    "compare takes two inputs (A then B), or --a and --b selectors over any inputs; got {} input(s)",
+                    args.inputs.len()
+                )));
+            };
+            let load = |p: &PathBuf| {
+                tauguard_metrics::load_inputs(std::slice::from_ref(p)).map_err(metrics_error)
+            };
+            (
+                load(pa)?,
+                load(pb)?,
+                pa.display().to_string(),
+                pb.display().to_string(),
+            )
+        }
+    };
     let opts = CompareOptions {
         infra: infra(args.infra_as_failure),
         strata: match args.strata {
@@ -132,10 +199,11 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
             seed: args.seed,
             ..BootstrapOptions::default()
         },
-        label_a: args.a.display().to_string(),
-        label_b: args.b.display().to_string(),
+        label_a,
+        label_b,
     };
-    let cmp = tauguard_metrics::compare(&a, &b, &opts)?;
-    println!("{}", cmp.render(args.format.into()));
-    Ok(ExitCode::SUCCESS)
+    let cmp = tauguard_metrics::compare(&a, &b, &opts).map_err(metrics_error)?;
+    let mut out = Output::stdout();
+    out.line(cmp.render(args.format.into()))?;
+    out.finish()
 }

@@ -1,10 +1,13 @@
 //! `tauguard run CONFIG`: run a config's simulations and append their records.
 
+use crate::exit::{Classify, CliError};
+use crate::output::Output;
+use anyhow::anyhow;
 use clap::Args;
 use std::path::PathBuf;
-use std::process::ExitCode;
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::runner::{RunOptions, run as run_config};
+use tauguard_orchestrator::config::{ConfigError, RunConfig};
+use tauguard_orchestrator::records::RecordsError;
+use tauguard_orchestrator::runner::{RunError, RunOptions, run as run_config};
 use tauguard_orchestrator::runtime;
 
 #[derive(Args, Debug)]
@@ -25,9 +28,9 @@ pub struct RunArgs {
     no_cache: bool,
 }
 
-pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let cfg = RunConfig::load(&args.config)?;
-    let rt = runtime::build(runtime::Workload::of(&cfg))?;
+pub fn run(args: RunArgs) -> Result<(), CliError> {
+    let cfg = RunConfig::load(&args.config).map_err(config_error)?;
+    let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
     let opts = RunOptions {
         out_dir: args.out,
         data_dir: args.data_dir,
@@ -35,18 +38,48 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         no_cache: args.no_cache,
         ..Default::default()
     };
-    let s = rt.block_on(run_config(cfg, opts))?;
-    println!(
+    let s = rt.block_on(run_config(cfg, opts)).map_err(run_error)?;
+    let records = s.out_dir.join("records.jsonl");
+    let mut out = Output::stdout();
+    out.line(format_args!(
         "{} simulations ({} already complete, {} run now): {} succeeded, {} infrastructure errors, cost ${:.4}",
         s.planned, s.skipped, s.completed, s.successes, s.infra_errors, s.cost
-    );
+    ))?;
     if let Some(stats) = &s.cache_stats {
-        println!("{stats}");
+        out.line(stats)?;
     }
-    println!("records: {}", s.out_dir.join("records.jsonl").display());
-    Ok(ExitCode::from(if s.infra_errors == 0 {
-        crate::exit::SUCCESS
+    out.line(format_args!("records: {}", records.display()))?;
+    out.finish()?;
+    if s.infra_errors == 0 {
+        Ok(())
     } else {
-        crate::exit::FAILURES
-    }))
+        Err(CliError::Failures(anyhow!(
+            "{} simulations ended in an infrastructure error; their records in `{}` say why",
+            s.infra_errors,
+            records.display()
+        )))
+    }
+}
+
+/// Every config error is the user's file.
+fn config_error(e: ConfigError) -> CliError {
+    match e {
+        ConfigError::Io { .. } | ConfigError::Invalid { .. } => CliError::BadInput(e.into()),
+    }
+}
+
+/// What a run can fail on before its simulations: all of it comes from the config, the data
+/// directory, the output directory or its records (a record file that cannot be read or
+/// appended to sits where `--out` or `run.name` put it).
+fn run_error(e: RunError) -> CliError {
+    match e {
+        RunError::Config(e) => config_error(e),
+        RunError::Records(RecordsError::Io { .. } | RecordsError::Corrupt { .. })
+        | RunError::Load(_)
+        | RunError::Input { .. }
+        | RunError::OutputExists(_)
+        | RunError::Locked(_)
+        | RunError::ConfigChanged { .. }
+        | RunError::Model { .. } => CliError::BadInput(e.into()),
+    }
 }

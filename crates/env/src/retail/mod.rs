@@ -72,9 +72,9 @@ impl RetailBase {
     /// Loads `<dir>/db.json`.
     pub fn load(dir: &Path) -> Result<RetailBase, LoadError> {
         let path = dir.join("db.json");
-        let meta = std::fs::metadata(&path).map_err(|source| LoadError::Io {
+        let meta = std::fs::metadata(&path).map_err(|cause| LoadError::Io {
             path: path.clone(),
-            source,
+            cause,
         })?;
         let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
         let key = (canonical, meta.modified().ok(), meta.len());

@@ -117,9 +117,9 @@ fn parse_cache() -> &'static ParseCache {
 }
 
 fn stamp(path: &Path) -> Result<FileStamp, LoadError> {
-    let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
+    let meta = std::fs::metadata(path).map_err(|cause| LoadError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     })?;
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     Ok((canonical, meta.len(), meta.modified().ok()))

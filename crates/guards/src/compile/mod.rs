@@ -76,18 +76,16 @@ pub enum CompileError {
     OutputNotEmpty(PathBuf),
     #[error("prompt template {name}: {message}")]
     Prompt { name: String, message: String },
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("{step} ({target}): model call failed: {source}")]
+    #[error("{step} ({target}): model call failed: {cause}")]
     Model {
         step: Step,
         target: String,
-        #[source]
-        source: LlmError,
+        cause: LlmError,
     },
     #[error("{step} ({target}): no valid reply after one repair: {error}")]
     Invalid {
@@ -96,7 +94,15 @@ pub enum CompileError {
         error: String,
     },
     #[error("the compiled artifact set does not load: {0}")]
-    Artifact(#[from] ArtifactError),
+    Artifact(ArtifactError),
+}
+
+// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
+// again as the error's source (see ARCHITECTURE.md, Errors).
+impl From<ArtifactError> for CompileError {
+    fn from(e: ArtifactError) -> Self {
+        CompileError::Artifact(e)
+    }
 }
 
 /// The four steps.
@@ -448,7 +454,7 @@ pub async fn compile_checklists_with(
     };
     let path = out_dir.join(REPORT_FILE);
     let json = serde_json::to_string_pretty(&report).expect("the report serializes");
-    std::fs::write(&path, json + "\n").map_err(|source| CompileError::Io { path, source })?;
+    std::fs::write(&path, json + "\n").map_err(|cause| CompileError::Io { path, cause })?;
     let loaded = load_domain_checklists(out_dir, &info)?;
     debug_assert_eq!(loaded, reviewed);
     Ok(report)
@@ -582,10 +588,10 @@ impl Run<'_> {
             .model
             .complete(&req)
             .await
-            .map_err(|source| CompileError::Model {
+            .map_err(|cause| CompileError::Model {
                 step,
                 target: target.to_string(),
-                source,
+                cause,
             })?;
         record.calls += 1;
         record.usage.prompt_tokens += resp.usage.prompt_tokens;
@@ -795,9 +801,9 @@ fn check_out_dir(out_dir: &Path, overwrite: bool) -> Result<(), CompileError> {
     if overwrite || !out_dir.exists() {
         return Ok(());
     }
-    let mut entries = std::fs::read_dir(out_dir).map_err(|source| CompileError::Io {
+    let mut entries = std::fs::read_dir(out_dir).map_err(|cause| CompileError::Io {
         path: out_dir.to_path_buf(),
-        source,
+        cause,
     })?;
     if entries.next().is_some() {
         Err(CompileError::OutputNotEmpty(out_dir.to_path_buf()))
@@ -812,7 +818,7 @@ fn prepare_out_dir(out_dir: &Path, overwrite: bool) -> Result<(), CompileError> 
     check_out_dir(out_dir, overwrite)?;
     let io = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| CompileError::Io { path, source }
+        move |cause| CompileError::Io { path, cause }
     };
     std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
     if overwrite {

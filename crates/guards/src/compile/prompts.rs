@@ -52,8 +52,8 @@ impl CompilePrompts {
         let mut sources = Vec::new();
         for name in ALL {
             let path = dir.join(name);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|source| CompileError::Io { path, source })?;
+            let text =
+                std::fs::read_to_string(&path).map_err(|cause| CompileError::Io { path, cause })?;
             sources.push((name, text));
         }
         Self::from_sources(dir, sources)

@@ -25,15 +25,15 @@ pub const REPAIR_TEMPLATE: &str = "repair.jinja";
 
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
-    #[error("cannot read verifier prompt `{path}`: {source}")]
+    #[error("cannot read verifier prompt `{path}`: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("verifier prompt `{name}`: {source}")]
+    #[error("verifier prompt `{name}`: {cause}")]
     Template {
         name: String,
-        source: minijinja::Error,
+        cause: minijinja::Error,
     },
 }
 
@@ -180,7 +180,7 @@ impl VerifierPrompts {
         let dir = prompts_dir.join("verifier");
         let read = |name: &str| {
             let path = dir.join(name);
-            std::fs::read_to_string(&path).map_err(|source| PromptError::Io { path, source })
+            std::fs::read_to_string(&path).map_err(|cause| PromptError::Io { path, cause })
         };
         VerifierPrompts::from_sources(
             read(SYSTEM_TEMPLATE)?,
@@ -200,9 +200,9 @@ impl VerifierPrompts {
             .trim_blocks(true)
             .lstrip_blocks(true)
             .build()
-            .map_err(|source| PromptError::Template {
+            .map_err(|cause| PromptError::Template {
                 name: "syntax".into(),
-                source,
+                cause,
             })?;
         env.set_syntax(syntax);
         env.set_auto_escape_callback(|_| AutoEscape::None);
@@ -213,9 +213,9 @@ impl VerifierPrompts {
             (REPAIR_TEMPLATE, repair),
         ] {
             env.add_template_owned(name, src)
-                .map_err(|source| PromptError::Template {
+                .map_err(|cause| PromptError::Template {
                     name: name.into(),
-                    source,
+                    cause,
                 })?;
         }
         Ok(VerifierPrompts { env })
@@ -225,15 +225,15 @@ impl VerifierPrompts {
         let tmpl = self
             .env
             .get_template(name)
-            .map_err(|source| PromptError::Template {
+            .map_err(|cause| PromptError::Template {
                 name: name.into(),
-                source,
+                cause,
             })?;
         let text = tmpl
             .render(Serde(vars))
-            .map_err(|source| PromptError::Template {
+            .map_err(|cause| PromptError::Template {
                 name: name.into(),
-                source,
+                cause,
             })?;
         Ok(tidy(&text))
     }

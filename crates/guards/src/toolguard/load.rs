@@ -14,10 +14,10 @@ use tauguard_env::Environment;
 /// A rule artifact that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum RuleError {
-    #[error("cannot read `{path}`: {source}")]
+    #[error("cannot read `{path}`: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("`{path}`: `{field}`: {message}")]
     Invalid {
@@ -505,9 +505,9 @@ impl RuleSet {
     /// Loads every `*.yaml` / `*.yml` file of `dir` (one per tool). A missing directory is an
     /// error; an empty one gives an empty rule set.
     pub fn load_dir(dir: &Path, catalog: &ToolCatalog) -> Result<RuleSet, RuleError> {
-        let entries = std::fs::read_dir(dir).map_err(|source| RuleError::Io {
+        let entries = std::fs::read_dir(dir).map_err(|cause| RuleError::Io {
             path: dir.to_path_buf(),
-            source,
+            cause,
         })?;
         let mut paths: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -519,9 +519,9 @@ impl RuleSet {
         paths.sort();
         let mut set = RuleSet::empty(&catalog.domain);
         for path in paths {
-            let text = std::fs::read_to_string(&path).map_err(|source| RuleError::Io {
+            let text = std::fs::read_to_string(&path).map_err(|cause| RuleError::Io {
                 path: path.clone(),
-                source,
+                cause,
             })?;
             let rules = parse_rule_file(&path, &text, catalog)?;
             if let Some(first) = set.tools.get(&rules.tool) {

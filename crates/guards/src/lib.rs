@@ -10,13 +10,11 @@
 //! the PolicyGuard verifier family ([`policyguard`]: `pg-raw`, `pg-raw-traj`, `pg-checklist`,
 //! `pg-checklist-only`, strict mode), and [`hybrid`] (rules first, verifier after).
 
-pub mod checklist;
-pub mod compile;
+pub mod catalog;
 pub mod factory;
 pub mod hybrid;
 pub mod policyguard;
 pub mod seam;
-pub mod sim_verifier;
 pub mod toolguard;
 
 pub use factory::{GuardName, GuardOptions, KNOWN_GUARDS, build_guard};

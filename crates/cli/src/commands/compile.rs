@@ -5,10 +5,9 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tauguard_core::Requestor;
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::checklist::DomainToolInfo;
-use tauguard_guards::compile::{CompileOptions, compile_checklists_with};
+use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::policyguard::compile::{CompileOptions, compile_checklists_with};
 use tauguard_llm::{LlmConfig, ModelFactory, ModelSpec};
 
 #[derive(Subcommand, Debug)]
@@ -63,13 +62,9 @@ pub fn run(cmd: CompileCommand) -> anyhow::Result<ExitCode> {
         extra: Default::default(),
     };
     let chat = ModelFactory::new(llm)?.build(&spec)?;
-    let probe = data.fresh_env();
     let options = CompileOptions {
         overwrite: args.overwrite,
-        known_tools: Some(DomainToolInfo::from_toolkit(
-            data.domain,
-            probe.toolkit(Requestor::Assistant),
-        )),
+        known_tools: Some(ToolCatalog::of(data.def)),
         ..Default::default()
     };
     let out = args.out.unwrap_or_else(|| {

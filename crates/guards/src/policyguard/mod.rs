@@ -14,6 +14,12 @@
 //! The verifier model is configurable and defaults to the agent's (paired-verifier protocol,
 //! [`paired_verifier`]). With no model, or a `sim` model, [`build_policyguard`] returns the
 //! rule-based offline stand-in ([`sim::SimVerifier`]).
+//!
+//! Layout: the LLM verifier ([`PolicyGuardVerifier`]) with its history formatting
+//! ([`history`]), prompts ([`prompt`]) and reply parsing ([`parse`]); the offline verifier
+//! ([`sim`]) and the per-tool prerequisites it judges ([`prerequisites`]); the checklist
+//! artifacts ([`checklist`]) and their compiler ([`compile`]); and the one template loader
+//! both the verifier and the compiler render their prompts with ([`templates`]).
 
 pub mod checklist;
 pub mod compile;

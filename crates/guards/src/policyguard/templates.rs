@@ -85,11 +85,6 @@ impl Templates {
         })
     }
 
-    /// The directory the templates were read from.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// Renders template `name` with `vars`, tidied.
     pub fn render<S: Serialize>(&self, name: &str, vars: &S) -> Result<String, TemplateError> {
         let fail = |message: String| TemplateError::Template {

@@ -50,24 +50,8 @@ const LONG_FILES: &[(&str, &str)] = &[
         "recorded real-format verifier replies inlined as fixtures next to their assertions",
     ),
     (
-        "crates/guards/tests/policyguard_sim.rs",
-        "hand-built trajectories, one per prerequisite the sim verifier must catch",
-    ),
-    (
         "crates/guards/tests/checklist_artifacts.rs",
         "one case per way a checklist artifact can be malformed, each with its exact message",
-    ),
-    (
-        "crates/guards/src/compile/mod.rs",
-        "debt: the four compiler steps share one module; due a split with the guards refactor",
-    ),
-    (
-        "crates/guards/src/checklist.rs",
-        "debt: schema and validation kept together so errors name file and field; due a split",
-    ),
-    (
-        "crates/guards/src/sim_verifier.rs",
-        "debt: prerequisites schema and the rule-based checks in one file; due a split",
     ),
 ];
 

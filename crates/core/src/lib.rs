@@ -1,9 +1,10 @@
 //! The shared vocabulary of tauguard: τ²-bench tasks, conversation messages, tool calls and
-//! tool schemas, plus the Python-compatible JSON encoding every hash and tool output relies on.
+//! tool schemas, the confirmation vocabulary every party reads dialogues with, plus the Python-compatible JSON encoding every hash and tool output relies on.
 //!
 //! This crate imports no other tauguard crate; every other crate imports it. Environments live
 //! in `tauguard-env`, metrics in `tauguard-metrics`.
 
+pub mod dialogue;
 pub mod message;
 pub mod pyjson;
 pub mod record;

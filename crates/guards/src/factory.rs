@@ -6,15 +6,15 @@
 //! is given the ToolGuard rule set as its argument-level knowledge.
 
 use crate::Guard;
-use crate::checklist::{DomainToolInfo, load_domain_checklists};
+use crate::catalog::ToolCatalog;
 use crate::hybrid::Hybrid;
+use crate::policyguard::checklist::load_domain_checklists;
 use crate::policyguard::{
     FailMode, PolicyGuardSetup, Variant, build_policyguard, is_sim_model, parse_config_name,
 };
 use crate::toolguard::ToolGuard;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tauguard_core::Requestor;
 use tauguard_env::DomainData;
 use tauguard_llm::model::ChatModel;
 
@@ -142,8 +142,7 @@ pub fn build_guard(
         .as_ref()
         .is_none_or(|m| is_sim_model(m.as_ref()));
     let policyguard = |variant: Variant, strict: bool| -> Result<Arc<dyn Guard>, GuardBuildError> {
-        let probe = inputs.data.fresh_env();
-        let info = DomainToolInfo::from_toolkit(domain, probe.toolkit(Requestor::Assistant));
+        let info = ToolCatalog::of(inputs.data.def);
         let checklists =
             load_domain_checklists(&inputs.tasks_dir.join(domain).join("checklist"), &info)
                 .map_err(|e| fail(e.to_string()))?;

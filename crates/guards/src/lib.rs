@@ -8,15 +8,15 @@
 //!
 //! Configurations: `baseline` (no guard), [`toolguard`] (argument-level rules, no dialogue),
 //! the PolicyGuard verifier family ([`policyguard`]: `pg-raw`, `pg-raw-traj`, `pg-checklist`,
-//! `pg-checklist-only`, strict mode), and [`hybrid`] (rules first, verifier after).
+//! `pg-checklist-only`, strict mode; with its offline sim verifier, checklists and checklist
+//! compiler), and [`hybrid`] (rules first, verifier after). Both artifact families are checked
+//! against one tool catalogue per domain ([`catalog`]).
 
-pub mod checklist;
-pub mod compile;
+pub mod catalog;
 pub mod factory;
 pub mod hybrid;
 pub mod policyguard;
 pub mod seam;
-pub mod sim_verifier;
 pub mod toolguard;
 
 pub use factory::{GuardName, GuardOptions, KNOWN_GUARDS, build_guard};

@@ -4,8 +4,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use tauguard_core::Requestor;
-use tauguard_guards::checklist::{
-    ArtifactError, DomainToolInfo, RequirementType, load_domain_checklists, write_domain_checklists,
+use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::policyguard::checklist::{
+    ArtifactError, RequirementType, load_domain_checklists, write_domain_checklists,
 };
 
 fn workspace_root() -> PathBuf {
@@ -130,8 +131,8 @@ fn lookup(table: &[(&str, &'static [&'static str])], domain: &str) -> &'static [
 }
 
 /// The tool list built from names in this test: runs without data.
-fn builtin_info(domain: &str) -> DomainToolInfo {
-    DomainToolInfo::new(
+fn builtin_info(domain: &str) -> ToolCatalog {
+    ToolCatalog::new(
         domain,
         lookup(MUTATING, domain).iter().copied(),
         lookup(READ_ONLY, domain).iter().copied(),
@@ -141,7 +142,7 @@ fn builtin_info(domain: &str) -> DomainToolInfo {
 
 /// The tool list of `tools.json`: the names come from the file; the mutating ones are the
 /// expected set (which must all be present), generic helpers are neither, the rest read-only.
-fn tools_json_info(data: &Path, domain: &str) -> DomainToolInfo {
+fn tools_json_info(data: &Path, domain: &str) -> ToolCatalog {
     let path = data.join(domain).join("tools.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let file: serde_json::Value = serde_json::from_str(&text).expect("tools.json is JSON");
@@ -176,7 +177,7 @@ fn tools_json_info(data: &Path, domain: &str) -> DomainToolInfo {
         .filter(|n| !mutating.contains(*n) && !other.contains(*n))
         .cloned()
         .collect();
-    DomainToolInfo::new(domain, mutating, read_only, other)
+    ToolCatalog::new(domain, mutating, read_only, other)
 }
 
 #[test]
@@ -229,7 +230,7 @@ fn shipped_checklists_load_with_real_tool_lists() {
         match tauguard_env::DomainData::load(&dd, domain) {
             Ok(loaded) => {
                 let env = loaded.fresh_env();
-                let info = DomainToolInfo::from_toolkit(*domain, env.toolkit(Requestor::Assistant));
+                let info = ToolCatalog::from_toolkit(*domain, env.toolkit(Requestor::Assistant));
                 load_domain_checklists(&checklist_dir(domain), &info)
                     .unwrap_or_else(|e| panic!("environment toolkit of {domain}: {e}"));
             }
@@ -252,8 +253,8 @@ fn shipped_checklists_roundtrip_through_the_writer() {
 // Bad artifacts
 // ---------------------------------------------------------------------------------------------
 
-fn mini_info() -> DomainToolInfo {
-    DomainToolInfo::new(
+fn mini_info() -> ToolCatalog {
+    ToolCatalog::new(
         "airline",
         ["book_reservation", "cancel_reservation"],
         ["get_user_details", "get_reservation_details"],

@@ -8,8 +8,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 use tauguard_core::ToolSpec;
 use tauguard_core::message::Usage;
-use tauguard_guards::checklist::{DomainToolInfo, load_domain_checklists};
-use tauguard_guards::compile::{
+use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::policyguard::checklist::load_domain_checklists;
+use tauguard_guards::policyguard::compile::{
     CompileError, CompileOptions, CompileReport, REPORT_FILE, Step, StepOutcome,
     compile_checklists, compile_checklists_with,
 };
@@ -216,7 +217,7 @@ async fn compiles_a_loadable_artifact_set_with_repairs() {
 
     // The artifact set loads with the loader, using the compiled classification and a list
     // built independently.
-    let info = DomainToolInfo::new(
+    let info = ToolCatalog::new(
         "airline",
         ["book_reservation", "cancel_reservation"],
         ["get_user_details", "get_reservation_details"],
@@ -377,7 +378,7 @@ async fn a_step_invalid_after_its_repair_fails_the_compile() {
 async fn classification_mismatches_are_reported() {
     let model = ScriptedModel::new(&full_script());
     let tmp = tempfile::tempdir().unwrap();
-    let known = DomainToolInfo::new(
+    let known = ToolCatalog::new(
         "airline",
         ["book_reservation", "cancel_reservation"],
         ["get_user_details", "get_reservation_details"],

@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tauguard_core::record::{RequirementResult, RoleUsage};
 use tauguard_core::{Requestor, ToolCall};
 use tauguard_env::{Changes, DataDir, DomainData, Environment, ToolDef, ToolError, ToolValue};
+use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::hybrid::Hybrid;
-use tauguard_guards::toolguard::{RuleSet, ToolCatalog, ToolGuard};
+use tauguard_guards::toolguard::{RuleSet, ToolGuard};
 use tauguard_guards::{Decision, Guard, GuardContext, GuardError, Verdict};
 use tauguard_llm::model::BoxFuture;
 

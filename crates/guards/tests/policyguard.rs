@@ -13,7 +13,7 @@ use std::time::Duration;
 use support::{agent, call, calls, info, judge, root, tool_msg, user};
 use tauguard_core::message::{ToolMessage, Usage};
 use tauguard_core::{Message, Requestor, ToolCall};
-use tauguard_guards::checklist::{
+use tauguard_guards::policyguard::checklist::{
     Constraint, DomainChecklists, GeneralRule, Requirement, RequirementType, ToolChecklist,
 };
 use tauguard_guards::policyguard::{
@@ -765,8 +765,9 @@ fn prompt_templates_render_for_every_config() {
 
 #[test]
 fn authored_checklists_render_into_the_static_prefix() {
-    use tauguard_guards::checklist::{DomainToolInfo, load_domain_checklists};
-    let info_tools = DomainToolInfo::from_toolkit("airline", support::AIRLINE_TOOLS);
+    use tauguard_guards::catalog::ToolCatalog;
+    use tauguard_guards::policyguard::checklist::load_domain_checklists;
+    let info_tools = ToolCatalog::from_toolkit("airline", support::AIRLINE_TOOLS);
     let checklists = load_domain_checklists(&root().join("tasks/airline/checklist"), &info_tools)
         .expect("authored airline checklists load");
     let s = PolicyGuardSetup::new("airline", root().join("configs/prompts"))

@@ -11,14 +11,13 @@ use std::sync::Arc;
 use support::{agent, call, calls, info, read, root, tool_msg, user};
 use tauguard_core::record::RequirementResult;
 use tauguard_core::{Message, ToolCall};
-use tauguard_guards::checklist::{
-    DomainChecklists, DomainToolInfo, Requirement, RequirementType, ToolChecklist,
-    load_domain_checklists,
+use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::policyguard::checklist::{
+    DomainChecklists, Requirement, RequirementType, ToolChecklist, load_domain_checklists,
 };
+use tauguard_guards::policyguard::prerequisites::Prerequisites;
+use tauguard_guards::policyguard::sim::SimVerifier;
 use tauguard_guards::policyguard::{PolicyGuardSetup, Variant, build_policyguard};
-use tauguard_guards::sim_verifier::{
-    Prerequisites, SimVerifier, asks_for_confirmation, is_affirmative,
-};
 use tauguard_guards::{Decision, Guard, GuardContext, GuardError, Verdict};
 use tauguard_llm::model::BoxFuture;
 
@@ -547,37 +546,6 @@ async fn tools_without_prerequisites_pass() {
 }
 
 #[test]
-fn dialogue_cues() {
-    assert!(asks_for_confirmation(
-        "Here is the plan. Do you confirm that I should proceed? Please answer yes or no."
-    ));
-    assert!(asks_for_confirmation(
-        "Shall I proceed with the cancellation?"
-    ));
-    assert!(!asks_for_confirmation(
-        "Before I can help, could you please provide your user id?"
-    ));
-    for yes in [
-        YES,
-        "yes",
-        "Yep, go ahead!",
-        "That's correct, please proceed.",
-        "OK",
-    ] {
-        assert!(is_affirmative(yes), "{yes}");
-    }
-    for no in [
-        "No, that's all. Thank you! ###STOP###",
-        "Yes, but don't change the date",
-        "wait",
-        "I'm not sure",
-        "Hmm.",
-    ] {
-        assert!(!is_affirmative(no), "{no}");
-    }
-}
-
-#[test]
 fn every_domain_prerequisites_file_parses() {
     for d in ["airline", "retail", "telecom"] {
         let p = prerequisites(d);
@@ -593,7 +561,7 @@ fn every_domain_prerequisites_file_parses() {
 
 #[tokio::test]
 async fn authored_airline_checklists_work_with_the_sim_verifier() {
-    let info_tools = DomainToolInfo::from_toolkit("airline", support::AIRLINE_TOOLS);
+    let info_tools = ToolCatalog::from_toolkit("airline", support::AIRLINE_TOOLS);
     let checklists = load_domain_checklists(&root().join("tasks/airline/checklist"), &info_tools)
         .expect("authored airline checklists load");
     let advisory = SimVerifier::new(

@@ -2,7 +2,8 @@
 //! load with the file and the field named. Needs no τ²-bench data.
 
 use std::path::{Path, PathBuf};
-use tauguard_guards::toolguard::{RuleError, RuleSet, ToolCatalog, parse_rule_file};
+use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::toolguard::{RuleError, RuleSet, parse_rule_file};
 
 fn tasks_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tasks")

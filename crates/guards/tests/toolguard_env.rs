@@ -7,7 +7,8 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use tauguard_core::{Requestor, Task, ToolCall, ToolKind};
 use tauguard_env::{DataDir, DomainData, Environment, gold};
-use tauguard_guards::toolguard::{RuleSet, ToolCatalog, ToolGuard};
+use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::toolguard::{RuleSet, ToolGuard};
 use tauguard_guards::{Decision, Guard, GuardContext, Verdict};
 
 fn workspace_root() -> PathBuf {

@@ -20,7 +20,7 @@ use tauguard_core::record::Slice;
 use tauguard_core::{Requestor, Task};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::factory::GuardInputs;
-use tauguard_guards::sim_verifier::Prerequisites;
+use tauguard_guards::policyguard::prerequisites::Prerequisites;
 use tauguard_guards::{Guard, GuardName, GuardOptions, build_guard};
 use tauguard_llm::model::ChatModel;
 use tauguard_llm::{CacheMode, ModelFactory};

@@ -10,9 +10,10 @@ use tauguard_core::record::CallAttempt;
 use tauguard_core::{Message, Requestor, Task, ToolKind};
 use tauguard_env::DomainData;
 use tauguard_env::gold::initial_env;
-use tauguard_guards::checklist::DomainChecklists;
 use tauguard_guards::policyguard::Variant;
-use tauguard_guards::sim_verifier::{Prerequisites, SimVerifier, ToolPrerequisites};
+use tauguard_guards::policyguard::checklist::DomainChecklists;
+use tauguard_guards::policyguard::prerequisites::{Prerequisites, ToolPrerequisites};
+use tauguard_guards::policyguard::sim::SimVerifier;
 use tauguard_sim::agent::PlannedRead;
 
 /// Required parameters of a read tool, from the schemas the agent sees.

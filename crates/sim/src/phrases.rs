@@ -1,11 +1,18 @@
 //! The fixed sentences the sim agent speaks and the cues the sim user listens for. Shared so
 //! the two sims understand each other exactly, while the cue lists also catch the usual
-//! phrasing of real LLM agents.
+//! phrasing of real LLM agents. Confirmation requests and answers are recognised with the
+//! workspace's one confirmation vocabulary, [`tauguard_core::dialogue`], which the sim
+//! verifier judges with too.
 
 /// The agent asks the user to identify themselves.
 pub const ASK_IDENTITY: &str = "Before I can help, could you please provide your user id and the details needed to verify your identity?";
-/// Appended to a summary of a pending change.
+/// Appended to a summary of a pending change. A confirmation request in the shared vocabulary
+/// ([`tauguard_core::dialogue::asks_for_confirmation`]), which is also what the sim user
+/// listens for.
 pub const CONFIRM_QUESTION: &str = "Do you confirm that I should proceed? Please answer yes or no.";
+/// The sim user's answer to a confirmation request: an explicit yes in the shared vocabulary
+/// ([`tauguard_core::dialogue::is_affirmative`]).
+pub const CONFIRM_ANSWER: &str = "Yes, I confirm. Please go ahead.";
 /// The agent refuses a request the policy forbids.
 pub const REFUSAL: &str = "I'm sorry, but I cannot do that: our policy does not allow it.";
 /// The agent closes.
@@ -26,15 +33,6 @@ pub(crate) const IDENTITY_CUES: &[&str] = &[
     "verify your identity",
     "your full name",
     "customer id",
-];
-pub(crate) const CONFIRM_CUES: &[&str] = &[
-    "do you confirm",
-    "confirm that",
-    "shall i proceed",
-    "should i proceed",
-    "would you like me to proceed",
-    "(yes/no)",
-    "yes or no",
 ];
 pub(crate) const TRANSFER_CUES: &[&str] = &[
     "transferred to a human",
@@ -67,5 +65,20 @@ pub fn device_request(
             "Please run `{tool}` on your device with arguments {} and tell me the result.",
             serde_json::Value::Object(arguments.clone())
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tauguard_core::dialogue::{asks_for_confirmation, is_affirmative};
+
+    #[test]
+    fn the_sims_confirmation_sentences_are_in_the_shared_vocabulary() {
+        assert!(asks_for_confirmation(CONFIRM_QUESTION));
+        assert!(is_affirmative(CONFIRM_ANSWER));
+        for other in [ASK_IDENTITY, REFUSAL, CLOSING, TRANSFER] {
+            assert!(!asks_for_confirmation(other), "{other}");
+        }
     }
 }

@@ -5,11 +5,10 @@
 //! are `assistant`, the agent's are `user`, its device results are `tool`.
 
 use crate::SimTurn;
-use crate::phrases::{
-    self, CLOSING_CUES, CONFIRM_CUES, IDENTITY_CUES, TRANSFER_CUES, contains_any,
-};
+use crate::phrases::{self, CLOSING_CUES, IDENTITY_CUES, TRANSFER_CUES, contains_any};
 use serde_json::{Map, Value};
 use tauguard_core::Task;
+use tauguard_core::dialogue::asks_for_confirmation;
 use tauguard_core::message::Message;
 use tauguard_core::task::Instructions;
 
@@ -68,8 +67,8 @@ impl SimUser {
         if let Some(turn) = self.device_action(&text) {
             return turn;
         }
-        if contains_any(&text, CONFIRM_CUES) {
-            return SimTurn::Say("Yes, I confirm. Please go ahead.".into());
+        if asks_for_confirmation(&text) {
+            return SimTurn::Say(phrases::CONFIRM_ANSWER.into());
         }
         if contains_any(&text, IDENTITY_CUES) {
             return SimTurn::Say(match &self.known_info {

@@ -6,10 +6,11 @@ use crate::output::Output;
 use anyhow::{Context, anyhow};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use tauguard_core::Requestor;
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::checklist::DomainToolInfo;
-use tauguard_guards::compile::{CompileError, CompileOptions, compile_checklists_with};
+use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::policyguard::compile::{
+    CompileError, CompileOptions, compile_checklists_with,
+};
 use tauguard_llm::{LlmConfig, ModelFactory, ModelSpec};
 
 #[derive(Subcommand, Debug)]
@@ -82,13 +83,9 @@ pub fn run(cmd: CompileCommand) -> Result<(), CliError> {
         .build(&spec)
         .with_context(|| format!("--model `{}`", args.model))
         .bad_input()?;
-    let probe = data.fresh_env();
     let options = CompileOptions {
         overwrite: args.overwrite,
-        known_tools: Some(DomainToolInfo::from_toolkit(
-            data.domain,
-            probe.toolkit(Requestor::Assistant),
-        )),
+        known_tools: Some(ToolCatalog::of(data.def)),
         ..Default::default()
     };
     let out = args.out.unwrap_or_else(|| {

@@ -13,24 +13,37 @@
 //!
 //! The verifier model is configurable and defaults to the agent's (paired-verifier protocol,
 //! [`paired_verifier`]). With no model, or a `sim` model, [`build_policyguard`] returns the
-//! rule-based offline stand-in ([`crate::sim_verifier::SimVerifier`]).
+//! rule-based offline stand-in ([`sim::SimVerifier`]).
+//!
+//! Layout: the LLM verifier ([`PolicyGuardVerifier`]) with its history formatting
+//! ([`history`]), prompts ([`prompt`]) and reply parsing ([`parse`]); the offline verifier
+//! ([`sim`]) and the per-tool prerequisites it judges ([`prerequisites`]); the checklist
+//! artifacts ([`checklist`]) and their compiler ([`compile`]); and the one template loader
+//! both the verifier and the compiler render their prompts with ([`templates`]).
 
+pub mod checklist;
+pub mod compile;
 pub mod history;
 pub mod parse;
+pub mod prerequisites;
 pub mod prompt;
+pub mod sim;
+pub mod templates;
 mod verifier;
 
 pub use parse::{ParseError, VerifierReply, parse_reply};
-pub use prompt::{PromptError, VerifierPrompts};
+pub use prompt::VerifierPrompts;
 pub use verifier::PolicyGuardVerifier;
 
-use crate::checklist::DomainChecklists;
 use crate::seam::Guard;
-use crate::sim_verifier::{Prerequisites, PrerequisitesError, SimVerifier};
+use checklist::DomainChecklists;
+use prerequisites::{Prerequisites, PrerequisitesError};
 use serde::{Deserialize, Serialize};
+use sim::SimVerifier;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tauguard_llm::model::ChatModel;
+use templates::TemplateError;
 
 /// Which inputs the verifier sees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -263,7 +276,7 @@ pub enum PolicyGuardError {
     #[error(transparent)]
     Prerequisites(#[from] PrerequisitesError),
     #[error(transparent)]
-    Prompt(#[from] PromptError),
+    Prompt(#[from] TemplateError),
 }
 
 /// Whether a model is one of the offline `sim` models (its id is `sim` or starts with `sim/`).

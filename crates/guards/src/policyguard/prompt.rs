@@ -1,5 +1,5 @@
-//! Verifier prompt templates: `<prompts_dir>/verifier/{system,request,repair}.jinja`, rendered
-//! with minijinja.
+//! Verifier prompt templates: `<prompts_dir>/verifier/{system,request,repair}.jinja`, loaded
+//! and rendered by the family's one template loader ([`super::templates`]).
 //!
 //! Layout of one verifier request:
 //! 1. system message = the **static prefix** (`system.jinja`): role, what the verifier sees,
@@ -11,31 +11,16 @@
 //!    stripped for `pg-raw-traj`) and the pending call.
 //! 3. on a repair retry: the unusable reply as an assistant message, then `repair.jinja`.
 
+use super::checklist::{DomainChecklists, RequirementType};
 use super::history::HistoryEntry;
-use crate::checklist::{DomainChecklists, RequirementType};
-use minijinja::value::Serde;
-use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+use super::templates::{TemplateError, Templates};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Template file names under `<prompts_dir>/verifier/`.
 pub const SYSTEM_TEMPLATE: &str = "system.jinja";
 pub const REQUEST_TEMPLATE: &str = "request.jinja";
 pub const REPAIR_TEMPLATE: &str = "repair.jinja";
-
-#[derive(Debug, thiserror::Error)]
-pub enum PromptError {
-    #[error("cannot read verifier prompt `{path}`: {cause}")]
-    Io {
-        path: PathBuf,
-        cause: std::io::Error,
-    },
-    #[error("verifier prompt `{name}`: {cause}")]
-    Template {
-        name: String,
-        cause: minijinja::Error,
-    },
-}
 
 /// What the static prefix depends on.
 #[derive(Debug, Clone, Serialize)]
@@ -163,30 +148,21 @@ pub struct RequestVars<'a> {
 }
 
 /// The three verifier templates, parsed.
+#[derive(Debug)]
 pub struct VerifierPrompts {
-    env: Environment<'static>,
-}
-
-impl std::fmt::Debug for VerifierPrompts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("VerifierPrompts").finish_non_exhaustive()
-    }
+    templates: Templates,
 }
 
 impl VerifierPrompts {
     /// Loads `<prompts_dir>/verifier/{system,request,repair}.jinja` (the CLI passes
     /// `configs/prompts`).
-    pub fn load(prompts_dir: &Path) -> Result<VerifierPrompts, PromptError> {
-        let dir = prompts_dir.join("verifier");
-        let read = |name: &str| {
-            let path = dir.join(name);
-            std::fs::read_to_string(&path).map_err(|cause| PromptError::Io { path, cause })
-        };
-        VerifierPrompts::from_sources(
-            read(SYSTEM_TEMPLATE)?,
-            read(REQUEST_TEMPLATE)?,
-            read(REPAIR_TEMPLATE)?,
-        )
+    pub fn load(prompts_dir: &Path) -> Result<VerifierPrompts, TemplateError> {
+        Ok(VerifierPrompts {
+            templates: Templates::load(
+                &prompts_dir.join("verifier"),
+                &[SYSTEM_TEMPLATE, REQUEST_TEMPLATE, REPAIR_TEMPLATE],
+            )?,
+        })
     }
 
     /// Builds the templates from their sources.
@@ -194,87 +170,35 @@ impl VerifierPrompts {
         system: String,
         request: String,
         repair: String,
-    ) -> Result<VerifierPrompts, PromptError> {
-        let mut env = Environment::new();
-        let syntax = minijinja::syntax::SyntaxConfig::builder()
-            .trim_blocks(true)
-            .lstrip_blocks(true)
-            .build()
-            .map_err(|cause| PromptError::Template {
-                name: "syntax".into(),
-                cause,
-            })?;
-        env.set_syntax(syntax);
-        env.set_auto_escape_callback(|_| AutoEscape::None);
-        env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
-        for (name, src) in [
-            (SYSTEM_TEMPLATE, system),
-            (REQUEST_TEMPLATE, request),
-            (REPAIR_TEMPLATE, repair),
-        ] {
-            env.add_template_owned(name, src)
-                .map_err(|cause| PromptError::Template {
-                    name: name.into(),
-                    cause,
-                })?;
-        }
-        Ok(VerifierPrompts { env })
-    }
-
-    fn render<S: Serialize>(&self, name: &str, vars: &S) -> Result<String, PromptError> {
-        let tmpl = self
-            .env
-            .get_template(name)
-            .map_err(|cause| PromptError::Template {
-                name: name.into(),
-                cause,
-            })?;
-        let text = tmpl
-            .render(Serde(vars))
-            .map_err(|cause| PromptError::Template {
-                name: name.into(),
-                cause,
-            })?;
-        Ok(tidy(&text))
+    ) -> Result<VerifierPrompts, TemplateError> {
+        Ok(VerifierPrompts {
+            templates: Templates::from_sources(
+                Path::new("verifier"),
+                [
+                    (SYSTEM_TEMPLATE, system),
+                    (REQUEST_TEMPLATE, request),
+                    (REPAIR_TEMPLATE, repair),
+                ],
+            )?,
+        })
     }
 
     /// The static prefix (system message).
-    pub fn render_prefix(&self, vars: &PrefixVars<'_>) -> Result<String, PromptError> {
-        self.render(SYSTEM_TEMPLATE, vars)
+    pub fn render_prefix(&self, vars: &PrefixVars<'_>) -> Result<String, TemplateError> {
+        self.templates.render(SYSTEM_TEMPLATE, vars)
     }
 
     /// The dynamic part (user message).
-    pub fn render_request(&self, vars: &RequestVars<'_>) -> Result<String, PromptError> {
-        self.render(REQUEST_TEMPLATE, vars)
+    pub fn render_request(&self, vars: &RequestVars<'_>) -> Result<String, TemplateError> {
+        self.templates.render(REQUEST_TEMPLATE, vars)
     }
 
     /// The repair instruction after an unusable reply.
-    pub fn render_repair(&self, error: &str) -> Result<String, PromptError> {
+    pub fn render_repair(&self, error: &str) -> Result<String, TemplateError> {
         #[derive(Serialize)]
         struct Vars<'a> {
             error: &'a str,
         }
-        self.render(REPAIR_TEMPLATE, &Vars { error })
+        self.templates.render(REPAIR_TEMPLATE, &Vars { error })
     }
-}
-
-/// Collapses runs of blank lines to one and trims the ends, so template whitespace never
-/// leaks into the prompt.
-fn tidy(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut blank = 0;
-    for line in text.trim().lines() {
-        let line = line.trim_end();
-        if line.is_empty() {
-            blank += 1;
-            if blank > 1 {
-                continue;
-            }
-        } else {
-            blank = 0;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out.trim_end().to_string()
 }

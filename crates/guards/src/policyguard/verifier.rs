@@ -1,13 +1,13 @@
 //! The LLM PolicyGuard verifier: one completion per mutating call, one repair retry, then the
 //! configured fail mode.
 
+use super::checklist::DomainChecklists;
 use super::history::{compact_arguments, format_history};
 use super::parse::{VerifierReply, parse_reply};
 use super::prompt::{PrefixVars, RequestVars, VerifierPrompts};
 use super::{
     FailMode, PolicyGuardError, PolicyGuardSetup, Sampling, Variant, synthesise_remediation,
 };
-use crate::checklist::DomainChecklists;
 use crate::seam::{Decision, Guard, GuardContext, GuardError};
 use serde_json::{Value, json};
 use std::sync::Arc;

@@ -6,10 +6,9 @@
 
 use super::expr::Expression;
 use super::schema::{LookupSpec, OnError, RuleFile};
+use crate::catalog::ToolCatalog;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use tauguard_core::{Requestor, ToolKind};
-use tauguard_env::Environment;
 
 /// A rule artifact that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -47,66 +46,6 @@ impl RuleError {
         match self {
             RuleError::Invalid { field, .. } => Some(field),
             RuleError::Io { .. } => None,
-        }
-    }
-}
-
-/// The tools and database collections rule files of one domain may name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolCatalog {
-    pub domain: String,
-    /// Agent-side mutating tools: the tools a rule file may constrain.
-    pub mutating: BTreeSet<String>,
-    /// Agent-side read-only tools: the tools a lookup may call.
-    pub read_only: BTreeSet<String>,
-    /// Top-level collections of the agent database: what a `record` lookup may read.
-    pub collections: BTreeSet<String>,
-}
-
-impl ToolCatalog {
-    /// A registered domain's tool inventory, so that rule sets load without the data
-    /// directory.
-    pub fn builtin(domain: &str) -> Option<ToolCatalog> {
-        let def = tauguard_env::registry::get(domain)?;
-        let names = |it: &mut dyn Iterator<Item = &'static str>| -> BTreeSet<String> {
-            it.map(str::to_string).collect()
-        };
-        Some(ToolCatalog {
-            domain: def.name().to_string(),
-            mutating: names(&mut tauguard_env::registry::mutating_tools(def)),
-            read_only: names(&mut tauguard_env::registry::read_only_tools(def)),
-            collections: def.collections().iter().map(|c| c.to_string()).collect(),
-        })
-    }
-
-    /// The inventory of a live environment: its agent-side tools and database collections.
-    pub fn from_env(env: &dyn Environment) -> ToolCatalog {
-        let tools = env
-            .toolkit(Requestor::Assistant)
-            .iter()
-            .filter(|t| t.is_tool);
-        let mut mutating = BTreeSet::new();
-        let mut read_only = BTreeSet::new();
-        for t in tools {
-            match t.kind {
-                ToolKind::Write => {
-                    mutating.insert(t.name.to_string());
-                }
-                ToolKind::Read => {
-                    read_only.insert(t.name.to_string());
-                }
-                _ => {}
-            }
-        }
-        let collections = match env.agent_db() {
-            serde_json::Value::Object(o) => o.keys().cloned().collect(),
-            _ => BTreeSet::new(),
-        };
-        ToolCatalog {
-            domain: env.domain().to_string(),
-            mutating,
-            read_only,
-            collections,
         }
     }
 }

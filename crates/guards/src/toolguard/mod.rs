@@ -31,7 +31,7 @@ mod expr;
 pub mod load;
 pub mod schema;
 
-pub use load::{Rule, RuleError, RuleSet, ToolCatalog, ToolRules, parse_rule_file};
+pub use load::{Rule, RuleError, RuleSet, ToolRules, parse_rule_file};
 pub use schema::OnError;
 
 use crate::seam::{Decision, Guard, GuardContext, GuardError};

@@ -13,6 +13,9 @@
 //!   call executed between that summary and the pending call (reads are fine);
 //! - constraint rules, when a constraint guard is attached (e.g. the ToolGuard rule set).
 //!
+//! Confirmation requests and explicit yeses are recognised with the workspace's one
+//! confirmation vocabulary, [`tauguard_core::dialogue`], which the sim user answers with.
+//!
 //! These are **hard** requirements: any NOT MET blocks. The checklist variants add the
 //! tool's checklist items the rules can check (data items naming a read tool; confirmation and
 //! identity items are mapped onto the rules above) as **advisory** requirements: reported, but
@@ -23,95 +26,17 @@
 //! call whose tool needs one is blocked (the paper's finding that PG-Raw-Traj lets no Mut
 //! mutation through).
 
-use crate::checklist::{DomainChecklists, RequirementType};
-use crate::policyguard::Variant;
-use crate::policyguard::history::{locate_pending, strip_dialogue};
+use super::Variant;
+use super::checklist::{DomainChecklists, RequirementType};
+use super::history::{locate_pending, strip_dialogue};
+use super::prerequisites::Prerequisites;
 use crate::seam::{Decision, Guard, GuardContext, GuardError};
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tauguard_core::dialogue::{asks_for_confirmation, is_affirmative};
 use tauguard_core::record::{RequirementResult, RoleUsage, Verdict};
 use tauguard_core::{Message, Requestor, ToolCall};
 use tauguard_llm::model::BoxFuture;
-
-/// `tasks/<domain>/prerequisites.toml`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Prerequisites {
-    #[serde(default)]
-    pub schema: Option<String>,
-    pub domain: String,
-    #[serde(default)]
-    pub tools: BTreeMap<String, ToolPrerequisites>,
-}
-
-/// The procedural prerequisites of one mutating tool.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct ToolPrerequisites {
-    /// At least one of these reads must have succeeded earlier.
-    #[serde(default)]
-    pub identity_reads: Vec<String>,
-    /// Every one of these reads must have succeeded earlier.
-    #[serde(default)]
-    pub required_reads: Vec<String>,
-    /// For each group, at least one of its reads must have succeeded earlier.
-    #[serde(default)]
-    pub required_any_reads: Vec<Vec<String>>,
-    #[serde(default)]
-    pub argument_links: Vec<ArgumentLink>,
-    /// An explicit user "yes" after the agent's last summary, before the call.
-    #[serde(default)]
-    pub confirmation: bool,
-    /// The policy passages behind these prerequisites (for people and the LLM verifier).
-    #[serde(default)]
-    pub policy: Option<String>,
-}
-
-/// `call.arguments[argument] == read.arguments[read_argument]` for a successful `read`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ArgumentLink {
-    pub argument: String,
-    pub read: String,
-    pub read_argument: String,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum PrerequisitesError {
-    #[error("cannot read `{path}`: {cause}")]
-    Io {
-        path: PathBuf,
-        cause: std::io::Error,
-    },
-    #[error("`{path}`: {message}")]
-    Parse { path: PathBuf, message: String },
-}
-
-impl Prerequisites {
-    /// Parses the TOML text; `origin` names the file in errors.
-    pub fn from_toml_str(text: &str, origin: &Path) -> Result<Prerequisites, PrerequisitesError> {
-        toml::from_str(text).map_err(|e| PrerequisitesError::Parse {
-            path: origin.to_path_buf(),
-            message: e.to_string(),
-        })
-    }
-
-    pub fn load(path: &Path) -> Result<Prerequisites, PrerequisitesError> {
-        let text = std::fs::read_to_string(path).map_err(|cause| PrerequisitesError::Io {
-            path: path.to_path_buf(),
-            cause,
-        })?;
-        Prerequisites::from_toml_str(&text, path)
-    }
-
-    /// Loads `<tasks_dir>/<domain>/prerequisites.toml`.
-    pub fn load_domain(
-        tasks_dir: &Path,
-        domain: &str,
-    ) -> Result<Prerequisites, PrerequisitesError> {
-        Prerequisites::load(&tasks_dir.join(domain).join("prerequisites.toml"))
-    }
-}
 
 /// One judged requirement of the sim verifier.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,87 +143,6 @@ fn succeeded<'a>(
     records
         .iter()
         .filter(move |r| r.agent && r.outcome == Outcome::Ok && r.call.name == tool)
-}
-
-const CONFIRM_REQUEST_CUES: &[&str] = &[
-    "do you confirm",
-    "can you confirm",
-    "could you confirm",
-    "please confirm",
-    "confirm that",
-    "confirm if",
-    "confirm whether",
-    "shall i proceed",
-    "should i proceed",
-    "shall i go ahead",
-    "should i go ahead",
-    "may i proceed",
-    "ok to proceed",
-    "okay to proceed",
-    "would you like me to",
-    "would you like to proceed",
-    "do you want me to",
-    "do you want to proceed",
-    "shall i",
-    "is that correct",
-    "is this correct",
-    "are you sure",
-    "(yes/no)",
-    "yes/no",
-    "yes or no",
-];
-
-/// An agent message that summarises an action and asks the user to confirm it.
-pub fn asks_for_confirmation(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    CONFIRM_REQUEST_CUES.iter().any(|c| lower.contains(c))
-}
-
-const AFFIRMATIVE_WORDS: &[&str] = &[
-    "yes",
-    "yeah",
-    "yep",
-    "yup",
-    "sure",
-    "ok",
-    "okay",
-    "confirm",
-    "confirmed",
-    "confirming",
-    "correct",
-    "proceed",
-    "absolutely",
-    "definitely",
-    "affirmative",
-];
-const AFFIRMATIVE_PHRASES: &[&str] = &[
-    "go ahead",
-    "please do",
-    "do it",
-    "sounds good",
-    "that's right",
-    "that is right",
-    "that's correct",
-];
-const NEGATIVE_WORDS: &[&str] = &[
-    "no", "nope", "not", "never", "wait", "stop", "dont", "cannot",
-];
-const NEGATIVE_PHRASES: &[&str] = &["hold on", "hold off", "do not"];
-
-/// A user message that explicitly says yes (and does not also say no / not / wait).
-pub fn is_affirmative(text: &str) -> bool {
-    let lower = text.to_lowercase().replace(['’', '‘'], "'");
-    let words: Vec<&str> = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let negative = words
-        .iter()
-        .any(|w| NEGATIVE_WORDS.contains(w) || w.ends_with("n't"))
-        || NEGATIVE_PHRASES.iter().any(|p| lower.contains(p));
-    let affirmative = words.iter().any(|w| AFFIRMATIVE_WORDS.contains(w))
-        || AFFIRMATIVE_PHRASES.iter().any(|p| lower.contains(p));
-    affirmative && !negative
 }
 
 /// Checklist item names that mean "explicit confirmation" / "identity verified".

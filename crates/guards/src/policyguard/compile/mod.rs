@@ -14,29 +14,31 @@
 //! repairs, token usage and cost); the set is reloaded with [`load_domain_checklists`] before
 //! returning.
 
+mod classify;
 pub mod extract;
 pub mod prompts;
+mod report;
 
-use crate::checklist::{
-    ArtifactError, DomainChecklists, DomainToolInfo, GENERAL_RULES_FILE, RequirementType,
-    ToolClass, general_rules_to_yaml, load_domain_checklists, parse_general_rules,
-    parse_tool_checklist, tool_checklist_to_yaml, write_domain_checklists,
+pub use report::{
+    ArtifactCounts, CompileReport, CompileUsage, REPORT_FILE, REPORT_SCHEMA, Step, StepOutcome,
+    StepRecord,
 };
-use prompts::CompilePrompts;
-use serde::{Deserialize, Serialize};
+
+use crate::catalog::ToolCatalog;
+use crate::policyguard::checklist::{
+    ArtifactError, DomainChecklists, GENERAL_RULES_FILE, general_rules_to_yaml,
+    load_domain_checklists, parse_general_rules, parse_tool_checklist, tool_checklist_to_yaml,
+    write_domain_checklists,
+};
+use crate::policyguard::templates::{TemplateError, Templates};
+use classify::{mismatches, parse_classification};
+use serde::Serialize;
 use serde_json::Value;
-use std::collections::BTreeSet;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use tauguard_core::message::{ParticipantMessage, Usage};
 use tauguard_core::{Message, ToolSpec};
 use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{ChatModel, ChatRequest};
-
-/// File name of the compile report inside the output directory.
-pub const REPORT_FILE: &str = "compile_report.json";
-/// Schema tag of [`CompileReport`].
-pub const REPORT_SCHEMA: &str = "tauguard.checklist_compile_report/1";
 
 /// Knobs of a compile run; [`CompileOptions::default`] is what [`compile_checklists`] uses.
 #[derive(Debug, Clone)]
@@ -53,7 +55,7 @@ pub struct CompileOptions {
     pub model_name: String,
     /// Tool classes known from the environment: disagreements with step 1 are listed in the
     /// report (step 1's classification is still what the artifacts use).
-    pub known_tools: Option<DomainToolInfo>,
+    pub known_tools: Option<ToolCatalog>,
 }
 
 impl Default for CompileOptions {
@@ -74,8 +76,8 @@ impl Default for CompileOptions {
 pub enum CompileError {
     #[error("output directory {} is not empty; choose a new directory or allow overwriting", .0.display())]
     OutputNotEmpty(PathBuf),
-    #[error("prompt template {name}: {message}")]
-    Prompt { name: String, message: String },
+    #[error(transparent)]
+    Prompt(#[from] TemplateError),
     #[error("{}: {cause}", path.display())]
     Io {
         path: PathBuf,
@@ -103,137 +105,6 @@ impl From<ArtifactError> for CompileError {
     fn from(e: ArtifactError) -> Self {
         CompileError::Artifact(e)
     }
-}
-
-/// The four steps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Step {
-    Classify,
-    ToolChecklist,
-    GeneralRules,
-    Review,
-}
-
-impl fmt::Display for Step {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Step::Classify => "classify",
-            Step::ToolChecklist => "tool_checklist",
-            Step::GeneralRules => "general_rules",
-            Step::Review => "review",
-        })
-    }
-}
-
-/// How a step ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepOutcome {
-    /// The first reply was valid.
-    Ok,
-    /// The first reply was invalid; the repair reply was valid.
-    Repaired,
-    /// Review only: both replies were invalid; the pre-review document was kept.
-    KeptPrevious,
-}
-
-/// One step for one target (a tool, `general_rules`, or `tools` for step 1).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StepRecord {
-    pub step: Step,
-    pub target: String,
-    pub outcome: StepOutcome,
-    /// Model calls made (1, or 2 with a repair).
-    pub calls: u32,
-    /// Review only: whether the reviewed document differs from the draft.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub changed: Option<bool>,
-    /// Validation errors of the rejected replies, in order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<String>,
-    pub usage: Usage,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost: Option<f64>,
-}
-
-/// Token usage and cost over all calls.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct CompileUsage {
-    pub calls: u32,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub cached_prompt_tokens: u64,
-    /// US dollars over the priced calls; `None` when no call had a price.
-    pub cost: Option<f64>,
-    /// Calls whose model has no price (their cost is missing from `cost`).
-    pub unpriced_calls: u32,
-}
-
-impl CompileUsage {
-    fn add(&mut self, usage: &Usage, cost: Option<f64>) {
-        self.calls += 1;
-        self.prompt_tokens += usage.prompt_tokens;
-        self.completion_tokens += usage.completion_tokens;
-        self.cached_prompt_tokens += usage.cached_prompt_tokens;
-        match cost {
-            Some(c) => *self.cost.get_or_insert(0.0) += c,
-            None => self.unpriced_calls += 1,
-        }
-    }
-}
-
-/// Sizes of the written artifact set.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ArtifactCounts {
-    pub tools: usize,
-    pub constraints: usize,
-    pub requirements: usize,
-    pub data_requirements: usize,
-    pub procedural_requirements: usize,
-    pub general_rules: usize,
-}
-
-impl ArtifactCounts {
-    pub fn of(set: &DomainChecklists) -> ArtifactCounts {
-        let reqs = || set.tools.values().flat_map(|c| c.requirements.iter());
-        ArtifactCounts {
-            tools: set.tools.len(),
-            constraints: set.constraint_count(),
-            requirements: set.requirement_count(),
-            data_requirements: reqs().filter(|r| r.kind == RequirementType::Data).count(),
-            procedural_requirements: reqs()
-                .filter(|r| r.kind == RequirementType::Procedural)
-                .count(),
-            general_rules: set.general.len(),
-        }
-    }
-}
-
-/// `compile_report.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompileReport {
-    pub schema: String,
-    pub domain: String,
-    /// [`ChatModel::id`] of the compiling model.
-    pub model: String,
-    /// Step 1's classification, as the artifacts use it.
-    pub classification: DomainToolInfo,
-    /// Disagreements with [`CompileOptions::known_tools`] (`tool: compiled X, environment Y`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub classification_mismatches: Vec<String>,
-    pub steps: Vec<StepRecord>,
-    /// Repair turns over all steps (a review that ended with the previous version counts its
-    /// repair too).
-    pub repairs: u32,
-    /// Reviews that changed their document.
-    pub reviews_changed: u32,
-    /// Reviews whose output stayed invalid after a repair: the pre-review document was kept.
-    pub reviews_kept_previous: u32,
-    pub counts: ArtifactCounts,
-    pub usage: CompileUsage,
-    /// Files written, relative to the output directory.
-    pub files: Vec<String>,
 }
 
 /// Runs the four-step pipeline with [`CompileOptions::default`] and writes a new artifact set
@@ -270,7 +141,7 @@ pub async fn compile_checklists_with(
     options: &CompileOptions,
 ) -> Result<CompileReport, CompileError> {
     check_out_dir(out_dir, options.overwrite)?;
-    let prompts = CompilePrompts::load(prompts_dir)?;
+    let prompts = prompts::load(prompts_dir)?;
     let mut run = Run {
         model,
         prompts: &prompts,
@@ -485,7 +356,7 @@ impl ToolView {
 
 struct Run<'a> {
     model: &'a dyn ChatModel,
-    prompts: &'a CompilePrompts,
+    prompts: &'a Templates,
     options: &'a CompileOptions,
     usage: CompileUsage,
     steps: Vec<StepRecord>,
@@ -661,141 +532,6 @@ fn parse_yaml_reply<T>(
     }
 }
 
-/// Step 1's reply: `{"tools": [{"name", "class", "reason"}]}` as the prompt asks, or the
-/// grouped shape `{"mutating": [...], "read_only": [...], "other": [...]}` models also give.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum ClassificationReply {
-    Listed {
-        tools: Vec<ClassifiedTool>,
-    },
-    Grouped {
-        mutating: Vec<String>,
-        #[serde(alias = "read-only", alias = "readonly")]
-        read_only: Vec<String>,
-        #[serde(default)]
-        other: Vec<String>,
-    },
-}
-
-impl ClassificationReply {
-    fn into_list(self) -> Vec<ClassifiedTool> {
-        match self {
-            ClassificationReply::Listed { tools } => tools,
-            ClassificationReply::Grouped {
-                mutating,
-                read_only,
-                other,
-            } => {
-                let tag = |names: Vec<String>, class: ToolClass| {
-                    names.into_iter().map(move |name| ClassifiedTool {
-                        name,
-                        class,
-                        reason: None,
-                    })
-                };
-                tag(mutating, ToolClass::Mutating)
-                    .chain(tag(read_only, ToolClass::ReadOnly))
-                    .chain(tag(other, ToolClass::Other))
-                    .collect()
-            }
-        }
-    }
-}
-
-#[derive(Deserialize)]
-struct ClassifiedTool {
-    name: String,
-    class: ToolClass,
-    #[serde(default)]
-    #[allow(dead_code)]
-    reason: Option<String>,
-}
-
-/// Step 1's reply → the domain's tool classes. Every offered tool exactly once, no others,
-/// at least one mutating tool.
-fn parse_classification(
-    reply: &str,
-    domain: &str,
-    tools: &[ToolSpec],
-) -> Result<DomainToolInfo, String> {
-    let mut first_error = None;
-    for candidate in extract::json_candidates(reply) {
-        match serde_json::from_str::<ClassificationReply>(&candidate) {
-            Ok(parsed) => return classification_of(parsed, domain, tools),
-            Err(e) => {
-                first_error.get_or_insert(e.to_string());
-            }
-        }
-    }
-    Err(format!(
-        "no JSON object of the form {{\"tools\": [{{\"name\", \"class\", \"reason\"}}]}} found ({})",
-        first_error.unwrap_or_else(|| "empty reply".into())
-    ))
-}
-
-fn classification_of(
-    parsed: ClassificationReply,
-    domain: &str,
-    tools: &[ToolSpec],
-) -> Result<DomainToolInfo, String> {
-    let offered: BTreeSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    let mut info = DomainToolInfo {
-        domain: domain.to_string(),
-        ..Default::default()
-    };
-    let mut seen = BTreeSet::new();
-    let mut problems = Vec::new();
-    let listed = parsed.into_list();
-    for (i, t) in listed.iter().enumerate() {
-        if !offered.contains(t.name.as_str()) {
-            problems.push(format!(
-                "tools[{i}].name: `{}` is not one of the offered tools",
-                t.name
-            ));
-            continue;
-        }
-        if !seen.insert(t.name.as_str()) {
-            problems.push(format!("tools[{i}].name: `{}` is classified twice", t.name));
-            continue;
-        }
-        let set = match t.class {
-            ToolClass::Mutating => &mut info.mutating,
-            ToolClass::ReadOnly => &mut info.read_only,
-            ToolClass::Other => &mut info.other,
-        };
-        set.insert(t.name.clone());
-    }
-    let missing: Vec<&str> = offered.difference(&seen).copied().collect();
-    if !missing.is_empty() {
-        problems.push(format!("tools: not classified: {}", missing.join(", ")));
-    }
-    if problems.is_empty() && info.mutating.is_empty() {
-        problems.push("tools: no tool is classified as mutating".to_string());
-    }
-    if problems.is_empty() {
-        Ok(info)
-    } else {
-        Err(problems.join("\n"))
-    }
-}
-
-fn mismatches(compiled: &DomainToolInfo, known: &DomainToolInfo) -> Vec<String> {
-    let names: BTreeSet<&String> = [&compiled.mutating, &compiled.read_only, &compiled.other]
-        .into_iter()
-        .chain([&known.mutating, &known.read_only, &known.other])
-        .flatten()
-        .collect();
-    let show = |c: Option<ToolClass>| c.map_or("absent", ToolClass::as_str);
-    names
-        .into_iter()
-        .filter_map(|n| {
-            let (a, b) = (compiled.class_of(n), known.class_of(n));
-            (a != b).then(|| format!("{n}: compiled {}, environment {}", show(a), show(b)))
-        })
-        .collect()
-}
-
 /// Refuses a non-empty output directory unless overwriting.
 fn check_out_dir(out_dir: &Path, overwrite: bool) -> Result<(), CompileError> {
     if overwrite || !out_dir.exists() {
@@ -836,78 +572,4 @@ fn prepare_out_dir(out_dir: &Path, overwrite: bool) -> Result<(), CompileError> 
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spec(name: &str) -> ToolSpec {
-        ToolSpec {
-            name: name.into(),
-            description: String::new(),
-            parameters: serde_json::json!({}),
-        }
-    }
-
-    #[test]
-    fn classification_requires_every_tool_once() {
-        let tools = [spec("a"), spec("b")];
-        let ok = parse_classification(
-            "```json\n{\"tools\": [{\"name\": \"a\", \"class\": \"mutating\"}, {\"name\": \"b\", \"class\": \"read_only\"}]}\n```",
-            "d",
-            &tools,
-        )
-        .unwrap();
-        assert!(ok.mutating.contains("a") && ok.read_only.contains("b"));
-        let err = parse_classification(
-            "{\"tools\": [{\"name\": \"a\", \"class\": \"mutating\"}, {\"name\": \"c\", \"class\": \"other\"}]}",
-            "d",
-            &tools,
-        )
-        .unwrap_err();
-        assert!(
-            err.contains("tools[1].name") && err.contains("not classified: b"),
-            "{err}"
-        );
-        let err = parse_classification(
-            "{\"tools\": [{\"name\": \"a\", \"class\": \"dangerous\"}]}",
-            "d",
-            &tools,
-        )
-        .unwrap_err();
-        assert!(err.contains("no JSON object"), "{err}");
-    }
-
-    #[test]
-    fn classification_accepts_the_grouped_shape_and_class_aliases() {
-        let tools = [spec("a"), spec("b"), spec("c")];
-        let info = parse_classification(
-            "Classification:\n{\"mutating\": [\"a\"], \"read-only\": [\"b\"], \"other\": [\"c\"]}",
-            "d",
-            &tools,
-        )
-        .unwrap();
-        assert_eq!(info, DomainToolInfo::new("d", ["a"], ["b"], ["c"]));
-        let info = parse_classification(
-            "{\"tools\": [{\"name\": \"a\", \"class\": \"write\"}, {\"name\": \"b\", \"class\": \"read-only\"}, {\"name\": \"c\", \"class\": \"generic\"}]}",
-            "d",
-            &tools,
-        )
-        .unwrap();
-        assert_eq!(info, DomainToolInfo::new("d", ["a"], ["b"], ["c"]));
-    }
-
-    #[test]
-    fn mismatches_are_listed() {
-        let a = DomainToolInfo::new("d", ["x"], ["y"], Vec::<String>::new());
-        let b = DomainToolInfo::new("d", ["x", "y"], Vec::<String>::new(), ["z"]);
-        assert_eq!(
-            mismatches(&a, &b),
-            [
-                "y: compiled read-only, environment mutating",
-                "z: compiled absent, environment generic (neither mutating nor read-only)"
-            ]
-        );
-    }
 }

@@ -1,254 +1,11 @@
-//! Checklist artifacts: one YAML file per mutating tool plus `general_rules.yaml`, under
-//! `tasks/<domain>/checklist/`. The types here are the schema; loading and validation (with
-//! the file and field named on any error) live beside them.
-//!
-//! - [`load_domain_checklists`] reads a directory and rejects anything that breaks the schema:
-//!   unknown keys, wrong types, a checklist for an unknown or non-mutating tool, a file whose
-//!   `tool` differs from its name, a `data` requirement that names no tool or a tool that is
-//!   not read-only, duplicate or non-snake_case names, a mutating tool without a checklist.
-//!   Every error names the file and the field path (`requirements[1].tool`).
-//! - [`write_domain_checklists`] writes the same layout back.
-//! - [`parse_tool_checklist`] / [`parse_general_rules`] validate one document from text (the
-//!   checklist compiler uses them on model replies).
+//! Parsing and validation of checklist artifacts: every problem is reported with the file and
+//! the field path (`requirements[1].tool`), so an author or a repair prompt can act on it.
 
-use serde::{Deserialize, Serialize};
+use super::{GeneralRules, RequirementType, ToolChecklist};
+use crate::catalog::{ToolCatalog, ToolClass};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use tauguard_core::ToolKind;
-use tauguard_env::ToolDef;
-
-/// File name of the cross-tool rules of a domain.
-pub const GENERAL_RULES_FILE: &str = "general_rules.yaml";
-
-/// Requirement kinds of the PolicyGuard checklist.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RequirementType {
-    /// Proven by a specific read-only tool's result (named in `tool`).
-    Data,
-    /// A dialogue predicate (e.g. the user said "yes" after the last summary).
-    Procedural,
-}
-
-/// A hard rule on the call itself (e.g. at most 5 passengers).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Constraint {
-    pub name: String,
-    /// The rule in words.
-    pub rule: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-}
-
-/// A named prerequisite the verifier judges MET / NOT MET.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Requirement {
-    pub name: String,
-    #[serde(rename = "type")]
-    pub kind: RequirementType,
-    /// For `data` requirements: the read-only tool whose result proves it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
-    /// For `data` requirements: other read-only tools whose result proves it equally well
-    /// (e.g. `get_item_details` beside `get_product_details`). Empty for most requirements.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub alternative_tools: Vec<String>,
-    /// How to verify it.
-    pub hint: String,
-}
-
-impl Requirement {
-    /// The tools whose result proves a `data` requirement: `tool` then `alternative_tools`.
-    pub fn proving_tools(&self) -> impl Iterator<Item = &str> {
-        self.tool
-            .as_deref()
-            .into_iter()
-            .chain(self.alternative_tools.iter().map(String::as_str))
-    }
-}
-
-/// The checklist of one mutating tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ToolChecklist {
-    pub tool: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(default)]
-    pub constraints: Vec<Constraint>,
-    #[serde(default)]
-    pub requirements: Vec<Requirement>,
-}
-
-/// A cross-tool rule (identity once per session, conversation norms, transfer rules).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GeneralRule {
-    pub name: String,
-    pub rule: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-}
-
-/// `general_rules.yaml`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GeneralRules {
-    pub rules: Vec<GeneralRule>,
-}
-
-/// All checklist artifacts of one domain.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct DomainChecklists {
-    /// Mutating tool name → its checklist.
-    pub tools: std::collections::BTreeMap<String, ToolChecklist>,
-    pub general: Vec<GeneralRule>,
-}
-
-impl DomainChecklists {
-    /// The checklist of `tool`, if it has one.
-    pub fn get(&self, tool: &str) -> Option<&ToolChecklist> {
-        self.tools.get(tool)
-    }
-
-    /// Requirements over all tools.
-    pub fn requirement_count(&self) -> usize {
-        self.tools.values().map(|c| c.requirements.len()).sum()
-    }
-
-    /// Constraints over all tools.
-    pub fn constraint_count(&self) -> usize {
-        self.tools.values().map(|c| c.constraints.len()).sum()
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Tool classification
-// ---------------------------------------------------------------------------------------------
-
-/// How a tool relates to the checklists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolClass {
-    /// Changes the environment: has a checklist, intercepted by guards.
-    #[serde(alias = "write", alias = "mutate")]
-    Mutating,
-    /// Looks facts up: may prove a `data` requirement.
-    #[serde(alias = "read-only", alias = "readonly", alias = "read")]
-    ReadOnly,
-    /// Neither (calculators, transfers, think): never proves anything, never has a checklist.
-    #[serde(alias = "generic", alias = "neither")]
-    Other,
-}
-
-impl ToolClass {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolClass::Mutating => "mutating",
-            ToolClass::ReadOnly => "read-only",
-            ToolClass::Other => "generic (neither mutating nor read-only)",
-        }
-    }
-}
-
-/// The agent-side tools of a domain, as the loader needs them: which tools may have a
-/// checklist (mutating) and which may prove a `data` requirement (read-only).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DomainToolInfo {
-    pub domain: String,
-    pub mutating: BTreeSet<String>,
-    pub read_only: BTreeSet<String>,
-    /// Known tools that are neither (e.g. `calculate`, `transfer_to_human_agents`).
-    #[serde(default)]
-    pub other: BTreeSet<String>,
-}
-
-impl DomainToolInfo {
-    pub fn new<M, R, O>(domain: impl Into<String>, mutating: M, read_only: R, other: O) -> Self
-    where
-        M: IntoIterator,
-        M::Item: Into<String>,
-        R: IntoIterator,
-        R::Item: Into<String>,
-        O: IntoIterator,
-        O::Item: Into<String>,
-    {
-        DomainToolInfo {
-            domain: domain.into(),
-            mutating: mutating.into_iter().map(Into::into).collect(),
-            read_only: read_only.into_iter().map(Into::into).collect(),
-            other: other.into_iter().map(Into::into).collect(),
-        }
-    }
-
-    /// From τ²-bench tool kinds: `write` → mutating, `read` → read-only, anything else → other.
-    pub fn from_kinds<'a>(
-        domain: impl Into<String>,
-        tools: impl IntoIterator<Item = (&'a str, ToolKind)>,
-    ) -> Self {
-        let mut info = DomainToolInfo {
-            domain: domain.into(),
-            ..Default::default()
-        };
-        for (name, kind) in tools {
-            let set = match kind {
-                ToolKind::Write => &mut info.mutating,
-                ToolKind::Read => &mut info.read_only,
-                ToolKind::Think | ToolKind::Generic => &mut info.other,
-            };
-            set.insert(name.to_string());
-        }
-        info
-    }
-
-    /// From an environment toolkit (e.g. `env.toolkit(Requestor::Assistant)`); helper methods
-    /// that are not tools are skipped.
-    pub fn from_toolkit(domain: impl Into<String>, toolkit: &[ToolDef]) -> Self {
-        Self::from_kinds(
-            domain,
-            toolkit
-                .iter()
-                .filter(|t| t.is_tool)
-                .map(|t| (t.name, t.kind)),
-        )
-    }
-
-    /// Class of a known tool; `None` for names the domain does not have.
-    pub fn class_of(&self, tool: &str) -> Option<ToolClass> {
-        if self.mutating.contains(tool) {
-            Some(ToolClass::Mutating)
-        } else if self.read_only.contains(tool) {
-            Some(ToolClass::ReadOnly)
-        } else if self.other.contains(tool) {
-            Some(ToolClass::Other)
-        } else {
-            None
-        }
-    }
-
-    fn known_list(&self, class: ToolClass) -> String {
-        let set = match class {
-            ToolClass::Mutating => &self.mutating,
-            ToolClass::ReadOnly => &self.read_only,
-            ToolClass::Other => &self.other,
-        };
-        if set.is_empty() {
-            "none".to_string()
-        } else {
-            set.iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Errors
-// ---------------------------------------------------------------------------------------------
 
 /// One problem of an artifact file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -276,7 +33,11 @@ pub struct ArtifactError {
 }
 
 impl ArtifactError {
-    fn one(file: &Path, field: Option<String>, message: impl Into<String>) -> ArtifactError {
+    pub(super) fn one(
+        file: &Path,
+        field: Option<String>,
+        message: impl Into<String>,
+    ) -> ArtifactError {
         ArtifactError {
             file: file.to_path_buf(),
             issues: vec![ArtifactIssue {
@@ -425,7 +186,7 @@ impl Issues {
 pub fn validate_tool_checklist(
     checklist: &ToolChecklist,
     expected_tool: Option<&str>,
-    tools: &DomainToolInfo,
+    tools: &ToolCatalog,
 ) -> Vec<ArtifactIssue> {
     let mut issues = Issues(Vec::new());
     match tools.class_of(&checklist.tool) {
@@ -523,7 +284,7 @@ pub fn validate_tool_checklist(
     issues.0
 }
 
-fn check_proving_tool(issues: &mut Issues, field: String, tool: &str, tools: &DomainToolInfo) {
+fn check_proving_tool(issues: &mut Issues, field: String, tool: &str, tools: &ToolCatalog) {
     match tools.class_of(tool) {
         Some(ToolClass::ReadOnly) => {}
         None => issues.push(
@@ -567,7 +328,7 @@ pub fn validate_general_rules(rules: &GeneralRules) -> Vec<ArtifactIssue> {
 pub fn parse_tool_checklist(
     text: &str,
     file: &Path,
-    tools: &DomainToolInfo,
+    tools: &ToolCatalog,
 ) -> Result<ToolChecklist, ArtifactError> {
     let checklist: ToolChecklist = parse_yaml(text, file)?;
     let expected = yaml_stem(file);
@@ -601,139 +362,13 @@ fn yaml_stem(file: &Path) -> Option<String> {
     name.strip_suffix(".yaml").map(str::to_string)
 }
 
-fn read(file: &Path) -> Result<String, ArtifactError> {
-    std::fs::read_to_string(file)
-        .map_err(|e| ArtifactError::one(file, None, format!("cannot read: {e}")))
-}
-
-/// Loads and validates every artifact of `dir`: `<tool>.yaml` per mutating tool and
-/// `general_rules.yaml`. Other files (`compile_report.json`, `README.md`, ...) are ignored;
-/// a `.yml` file is rejected so that it cannot be silently skipped. Every mutating tool of
-/// `tools` must have a checklist. Files are read in name order; the first bad file is
-/// reported with all of its problems.
-pub fn load_domain_checklists(
-    dir: &Path,
-    tools: &DomainToolInfo,
-) -> Result<DomainChecklists, ArtifactError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| {
-        ArtifactError::one(
-            dir,
-            None,
-            format!("cannot read the checklist directory: {e}"),
-        )
-    })?;
-    let mut files = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| {
-            ArtifactError::one(
-                dir,
-                None,
-                format!("cannot read the checklist directory: {e}"),
-            )
-        })?;
-        let path = entry.path();
-        if path.is_file() {
-            files.push(path);
-        }
-    }
-    files.sort();
-
-    let mut out = DomainChecklists::default();
-    let mut general = None;
-    for file in &files {
-        let Some(name) = file.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        if name.ends_with(".yml") {
-            return Err(ArtifactError::one(
-                file,
-                None,
-                "checklist artifacts use the `.yaml` extension; rename the file".to_string(),
-            ));
-        }
-        if !name.ends_with(".yaml") {
-            continue;
-        }
-        let text = read(file)?;
-        if name == GENERAL_RULES_FILE {
-            general = Some(parse_general_rules(&text, file)?.rules);
-        } else {
-            let checklist = parse_tool_checklist(&text, file, tools)?;
-            out.tools.insert(checklist.tool.clone(), checklist);
-        }
-    }
-    out.general = general.ok_or_else(|| {
-        ArtifactError::one(
-            &dir.join(GENERAL_RULES_FILE),
-            None,
-            "missing: every domain needs its general rules",
-        )
-    })?;
-    if let Some(missing) = tools.mutating.iter().find(|t| !out.tools.contains_key(*t)) {
-        return Err(ArtifactError::one(
-            &dir.join(format!("{missing}.yaml")),
-            None,
-            format!(
-                "missing: `{missing}` is a mutating tool of `{}` and needs a checklist",
-                tools.domain
-            ),
-        ));
-    }
-    Ok(out)
-}
-
-/// Renders one tool checklist as YAML (the file format of `<tool>.yaml`).
-pub fn tool_checklist_to_yaml(checklist: &ToolChecklist) -> Result<String, String> {
-    serde_saphyr::to_string(checklist).map_err(|e| e.to_string())
-}
-
-/// Renders general rules as YAML (the file format of `general_rules.yaml`).
-pub fn general_rules_to_yaml(rules: &[GeneralRule]) -> Result<String, String> {
-    serde_saphyr::to_string(&GeneralRules {
-        rules: rules.to_vec(),
-    })
-    .map_err(|e| e.to_string())
-}
-
-/// Writes `set` into `dir` (created if needed) in the layout [`load_domain_checklists`]
-/// reads: `<tool>.yaml` per checklist plus `general_rules.yaml`. Existing files of the same
-/// names are replaced; other files are left alone.
-pub fn write_domain_checklists(dir: &Path, set: &DomainChecklists) -> Result<(), ArtifactError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| ArtifactError::one(dir, None, format!("cannot create: {e}")))?;
-    for (name, checklist) in &set.tools {
-        let file = dir.join(format!("{name}.yaml"));
-        if name != &checklist.tool {
-            return Err(ArtifactError::one(
-                &file,
-                Some("tool".into()),
-                format!(
-                    "the set files this checklist under `{name}` but its tool is `{}`",
-                    checklist.tool
-                ),
-            ));
-        }
-        let text =
-            tool_checklist_to_yaml(checklist).map_err(|e| ArtifactError::one(&file, None, e))?;
-        write(&file, &text)?;
-    }
-    let file = dir.join(GENERAL_RULES_FILE);
-    let text =
-        general_rules_to_yaml(&set.general).map_err(|e| ArtifactError::one(&file, None, e))?;
-    write(&file, &text)
-}
-
-fn write(file: &Path, text: &str) -> Result<(), ArtifactError> {
-    std::fs::write(file, text)
-        .map_err(|e| ArtifactError::one(file, None, format!("cannot write: {e}")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policyguard::checklist::tool_checklist_to_yaml;
 
-    fn info() -> DomainToolInfo {
-        DomainToolInfo::new(
+    fn info() -> ToolCatalog {
+        ToolCatalog::new(
             "airline",
             ["book_reservation", "cancel_reservation"],
             ["get_user_details", "get_reservation_details"],

@@ -1,0 +1,86 @@
+//! The procedural prerequisites of a domain's mutating tools, `tasks/<domain>/prerequisites.toml`:
+//! identity reads, required reads, argument links and confirmation per tool. One schema for
+//! its three readers — the offline sim verifier judges calls against it, the orchestrator labels
+//! each executed call with the prerequisites it lacked (call-NMR), and the sim agent plans its
+//! reads from it — so the three can never read the file differently.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// `tasks/<domain>/prerequisites.toml`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Prerequisites {
+    #[serde(default)]
+    pub schema: Option<String>,
+    pub domain: String,
+    #[serde(default)]
+    pub tools: BTreeMap<String, ToolPrerequisites>,
+}
+
+/// The procedural prerequisites of one mutating tool.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ToolPrerequisites {
+    /// At least one of these reads must have succeeded earlier.
+    #[serde(default)]
+    pub identity_reads: Vec<String>,
+    /// Every one of these reads must have succeeded earlier.
+    #[serde(default)]
+    pub required_reads: Vec<String>,
+    /// For each group, at least one of its reads must have succeeded earlier.
+    #[serde(default)]
+    pub required_any_reads: Vec<Vec<String>>,
+    #[serde(default)]
+    pub argument_links: Vec<ArgumentLink>,
+    /// An explicit user "yes" after the agent's last summary, before the call.
+    #[serde(default)]
+    pub confirmation: bool,
+    /// The policy passages behind these prerequisites (for people and the LLM verifier).
+    #[serde(default)]
+    pub policy: Option<String>,
+}
+
+/// `call.arguments[argument] == read.arguments[read_argument]` for a successful `read`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ArgumentLink {
+    pub argument: String,
+    pub read: String,
+    pub read_argument: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PrerequisitesError {
+    #[error("cannot read `{path}`: {cause}")]
+    Io {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error("`{path}`: {message}")]
+    Parse { path: PathBuf, message: String },
+}
+
+impl Prerequisites {
+    /// Parses the TOML text; `origin` names the file in errors.
+    pub fn from_toml_str(text: &str, origin: &Path) -> Result<Prerequisites, PrerequisitesError> {
+        toml::from_str(text).map_err(|e| PrerequisitesError::Parse {
+            path: origin.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+
+    pub fn load(path: &Path) -> Result<Prerequisites, PrerequisitesError> {
+        let text = std::fs::read_to_string(path).map_err(|cause| PrerequisitesError::Io {
+            path: path.to_path_buf(),
+            cause,
+        })?;
+        Prerequisites::from_toml_str(&text, path)
+    }
+
+    /// Loads `<tasks_dir>/<domain>/prerequisites.toml`.
+    pub fn load_domain(
+        tasks_dir: &Path,
+        domain: &str,
+    ) -> Result<Prerequisites, PrerequisitesError> {
+        Prerequisites::load(&tasks_dir.join(domain).join("prerequisites.toml"))
+    }
+}

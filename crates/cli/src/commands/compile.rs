@@ -56,11 +56,8 @@ pub fn run(cmd: CompileCommand) -> anyhow::Result<ExitCode> {
     };
     let data = DomainData::load(&DataDir::resolve(args.data_dir.as_deref())?, &args.domain)?;
     let spec = ModelSpec {
-        provider: provider.into(),
-        model: model.into(),
         temperature: Some(0.0),
-        max_tokens: None,
-        extra: Default::default(),
+        ..ModelSpec::new(provider, model)
     };
     let chat = ModelFactory::new(llm)?.build(&spec)?;
     let probe = data.fresh_env();

@@ -236,13 +236,14 @@ async fn valid_block_reply() {
     assert_eq!(d.usage.usage.cached_prompt_tokens, 800);
     assert_eq!(d.usage.cost, Some(0.002));
     assert!((d.usage.latency_seconds - 0.5).abs() < 1e-9);
-    // Request shape: system prefix + user request, temperature 0, JSON mode, seed and trial.
+    // Request shape: system prefix + user request, no forced temperature (the verifier's
+    // spec decides), JSON mode, seed and trial.
     let seen = model.seen();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].messages.len(), 2);
     assert!(matches!(seen[0].messages[0], Message::System { .. }));
     assert!(matches!(seen[0].messages[1], Message::User(_)));
-    assert_eq!(seen[0].temperature, Some(0.0));
+    assert_eq!(seen[0].temperature, None);
     assert!(seen[0].json_mode);
     assert_eq!(seen[0].seed, Some(42));
     assert_eq!(seen[0].trial, 1);

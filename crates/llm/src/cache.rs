@@ -1,19 +1,24 @@
 //! On-disk, content-addressed response cache: an identical rerun costs nothing.
 //!
 //! Key: BLAKE3 over a canonical JSON rendering (sorted keys, Python number forms via
-//! `tauguard_core::pyjson`) of the model's cache scope (protocol, base URL, bound model — never
-//! a credential), the model name sent, the messages *as sent* (role, content, tool-call ids,
-//! names and arguments, tool-result ids and error flags; not timestamps, turn indices, costs
-//! or usage), the tools, temperature, max_tokens, seed, trial, JSON mode and extra parameters.
+//! `tauguard_core::pyjson`) of the model's cache scope (protocol, base URL, bound model, the
+//! spec's defaults and `extra`, the capabilities, a digest of the provider's extra headers —
+//! never a credential), the model name sent, the messages *as sent* (role, content, tool-call
+//! ids, names and arguments, tool-result ids and error flags; not timestamps, turn indices,
+//! costs or usage), the tools, temperature, top_p, max_tokens, seed, trial, JSON mode and
+//! extra parameters.
 //!
 //! Layout: `<dir>/<first 2 hex>/<64 hex>.json`, one entry per file, written to a temp file in
 //! the same directory and renamed into place. An unreadable or corrupt entry is a miss (and is
 //! overwritten by the fresh answer). Only successful responses are stored, so errors (including
 //! malformed tool arguments and empty replies) are retried for real on the next attempt.
 //!
-//! A hit returns the stored response with `cache_hit: true`, `attempts: 0`, and the stored
-//! usage and latency; its cost is recomputed from the current price table when the model has a
-//! price there. [`CacheStats`] counts hits, misses, writes and errors for the end-of-run line.
+//! A hit returns the stored response with `cache_hit: true`, `attempts: 0`, the stored usage
+//! and latency, and `cost: Some(0.0)`: a replay spends nothing. What it would have cost (the
+//! stored usage priced by the current table under the model that answers the request — the
+//! bound model when the request names none —, else the stored cost) is added to
+//! [`CacheStats::saved_cost`]. [`CacheStats`] counts hits, misses, writes and errors for the
+//! end-of-run line.
 
 use crate::cost::PriceTable;
 use crate::error::LlmError;
@@ -28,7 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tauguard_core::{Message, pyjson};
 
 /// Bumped whenever the key derivation or the entry layout changes.
-const CACHE_FORMAT: u32 = 1;
+const CACHE_FORMAT: u32 = 2;
 
 /// Whether the cache is read and written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -140,6 +145,7 @@ impl ResponseCache {
             "messages": messages,
             "tools": tools,
             "temperature": req.temperature,
+            "top_p": req.top_p,
             "max_tokens": req.max_tokens,
             "seed": req.seed,
             "trial": req.trial,
@@ -289,17 +295,20 @@ impl<M: ChatModel> CachedModel<M> {
             return self.inner.complete(req).await;
         }
         let key = ResponseCache::key(&self.inner.cache_scope(), req);
+        let model = self.inner.resolved_model(req);
         if let Some(mut hit) = self.cache.get(&key).await {
-            if let Some(price) = self.prices.as_ref().and_then(|p| p.get(&req.model)) {
-                hit.cost = Some(price.cost(&hit.usage));
-            }
+            let would_cost = match self.prices.as_ref().and_then(|p| p.get(model)) {
+                Some(price) => Some(price.cost(&hit.usage)),
+                None => hit.cost,
+            };
+            self.cache.add_saved(would_cost);
+            hit.cost = Some(0.0);
             hit.cache_hit = true;
             hit.attempts = 0;
-            self.cache.add_saved(hit.cost);
             return Ok(hit);
         }
         let response = self.inner.complete(req).await?;
-        self.cache.put(&key, &req.model, &response).await;
+        self.cache.put(&key, model, &response).await;
         Ok(response)
     }
 }
@@ -311,6 +320,10 @@ impl<M: ChatModel> ChatModel for CachedModel<M> {
 
     fn cache_scope(&self) -> String {
         self.inner.cache_scope()
+    }
+
+    fn resolved_model<'a>(&'a self, req: &'a ChatRequest) -> &'a str {
+        self.inner.resolved_model(req)
     }
 
     fn complete<'a>(

@@ -15,8 +15,9 @@
 //! requests_per_minute = 500     # omit for no client-side rate limit
 //! burst = 1
 //! max_concurrency = 8
-//! timeout_secs = 120.0
-//! headers = { "OpenAI-Organization" = "org-..." }
+//! timeout_secs = 600.0          # per attempt; a model spec's `timeout_secs` overrides it
+//! headers = { "OpenAI-Organization" = "org-..." }  # part of the cache scope (hashed)
+//! empty_tool_call_content = false  # true: `"content": ""` instead of null (llama.cpp)
 //! [providers.openai.retry]
 //! max_attempts = 5              # total attempts, the first included
 //! initial_backoff_secs = 1.0
@@ -29,24 +30,29 @@
 //! output_per_mtok = 8.0
 //! cached_input_per_mtok = 0.5
 //!
+//! [capabilities."gpt-5*"]      # see `capabilities.rs`
+//! temperature = false
+//!
 //! [cache]
 //! dir = "results/.llm-cache"
 //! mode = "read_write"           # read_write | write_only | off (`--no-cache` → off)
 //! ```
 //!
+//! Every table rejects unknown keys, naming them: a typo must not silently change a run.
+//!
 //! A model is chosen with a [`ModelSpec`]: `{ provider = "openai", model = "gpt-4.1-2025-04-14",
-//! temperature = 0.0 }`.
+//! temperature = 0.0 }`. Its sampling settings and `extra` are baked into the built model and
+//! apply to every request it serves, whatever role uses it.
 
 use crate::cache::CacheMode;
+use crate::capabilities::{self, CapabilityOverride};
 use crate::cost::PriceTable;
 use crate::error::LlmError;
-use crate::model::ChatRequest;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
-use tauguard_core::{Message, ToolSpec};
 
 /// The wire protocol a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -89,9 +95,10 @@ impl ProviderKind {
     }
 }
 
-/// Retry behaviour for transient failures (429, 408/409, 5xx, time-out, connection).
+/// Retry behaviour for transient failures (429, 408/409, 5xx, time-out, connection; a
+/// server's `x-should-retry: true|false` overrides the status-based decision).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct RetryConfig {
     /// Total attempts, the first included (1 = never retry).
     pub max_attempts: u32,
@@ -120,6 +127,7 @@ impl Default for RetryConfig {
 /// One provider endpoint: protocol, address, credentials variable and client-side limits.
 /// All models built on the same provider name share its rate limiter and concurrency bound.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ProviderConfig {
     pub kind: ProviderKind,
     /// Defaults to the vendor's endpoint for `kind`.
@@ -137,22 +145,33 @@ pub struct ProviderConfig {
     /// Requests in flight at once across every model of this provider.
     #[serde(default = "default_concurrency")]
     pub max_concurrency: usize,
-    /// Per-attempt time-out, whole response included.
+    /// Per-attempt time-out, whole response included (default 600 s, the vendors' SDK
+    /// default: reasoning models may think for minutes). A model spec's `timeout_secs`
+    /// overrides it for that model.
     #[serde(default = "default_timeout_secs")]
     pub timeout_secs: f64,
     #[serde(default)]
     pub retry: RetryConfig,
-    /// Extra request headers (never put a key here: use `api_key_env`).
+    /// Extra request headers (never put a key here: use `api_key_env`). They may change the
+    /// answer (API versions, beta flags), so a digest of them is part of the cache scope.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
+    /// OpenAI protocol: send `"content": ""` rather than `null` on assistant messages that
+    /// only carry tool calls. `null` is what OpenAI documents, but llama-cpp-python rejects
+    /// it; vLLM and Ollama accept both.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub empty_tool_call_content: bool,
 }
 
 fn default_concurrency() -> usize {
     8
 }
 
+/// The vendors' SDKs wait 600 s per attempt.
+pub const DEFAULT_TIMEOUT_SECS: f64 = 600.0;
+
 fn default_timeout_secs() -> f64 {
-    120.0
+    DEFAULT_TIMEOUT_SECS
 }
 
 impl ProviderConfig {
@@ -168,6 +187,7 @@ impl ProviderConfig {
             timeout_secs: default_timeout_secs(),
             retry: RetryConfig::default(),
             headers: BTreeMap::new(),
+            empty_tool_call_content: false,
         }
     }
 
@@ -228,8 +248,9 @@ impl ProviderConfig {
     }
 }
 
-/// Where and whether responses are cached.
+/// Where and whether responses are cached. Without a `[cache]` table nothing is cached.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CacheConfig {
     pub dir: PathBuf,
     #[serde(default)]
@@ -238,6 +259,7 @@ pub struct CacheConfig {
 
 /// Everything the model factory needs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LlmConfig {
     /// Provider name → settings. The names `openai`, `anthropic` and `gemini` work without an
     /// entry (built-in defaults).
@@ -249,6 +271,9 @@ pub struct LlmConfig {
     /// No cache when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheConfig>,
+    /// Model name or `prefix*` → capability overrides (see `capabilities.rs`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub capabilities: BTreeMap<String, CapabilityOverride>,
 }
 
 impl LlmConfig {
@@ -256,6 +281,7 @@ impl LlmConfig {
         for (name, p) in &self.providers {
             p.validate(name)?;
         }
+        capabilities::validate(&self.capabilities).map_err(LlmError::Config)?;
         self.prices.validate()
     }
 
@@ -281,8 +307,12 @@ impl LlmConfig {
     }
 }
 
-/// Which model to call, and its default sampling settings.
+/// Which model to call, and its sampling settings. The factory bakes them into the built
+/// model: every request it serves gets them wherever the request leaves them unset (so the
+/// judge, the verifier and the compiler honour a spec exactly like the agent does). Unset
+/// sampling parameters are not sent at all: the provider's default applies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ModelSpec {
     /// Key into [`LlmConfig::providers`] (or a built-in name).
     pub provider: String,
@@ -291,9 +321,17 @@ pub struct ModelSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    /// Output-token limit; sent as `max_tokens`, `max_completion_tokens` or `maxOutputTokens`
+    /// as the model's capabilities say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
-    /// Extra body parameters merged into every request (deep merge for objects), e.g.
-    /// `{ reasoning_effort = "low" }` or Gemini `{ generationConfig = { topK = 1 } }`.
+    /// Per-attempt time-out of this model, overriding the provider's `timeout_secs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<f64>,
+    /// Extra body parameters merged into every request (deep merge for objects; a request's
+    /// own `extra` wins), e.g. `{ reasoning_effort = "low" }` or Gemini
+    /// `{ generationConfig = { topK = 1 } }`.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
 }
@@ -304,7 +342,9 @@ impl ModelSpec {
             provider: provider.into(),
             model: model.into(),
             temperature: None,
+            top_p: None,
             max_tokens: None,
+            timeout_secs: None,
             extra: Map::new(),
         }
     }
@@ -314,20 +354,34 @@ impl ModelSpec {
         format!("{}/{}", self.provider, self.model)
     }
 
-    /// A request carrying this spec's model and sampling defaults; the caller adds the seed
-    /// and trial (τ²-bench: temperature 0, the trial's seed).
-    pub fn request(&self, messages: Vec<Message>, tools: Vec<ToolSpec>) -> ChatRequest {
-        ChatRequest {
-            model: self.model.clone(),
-            messages: messages.into(),
-            tools: tools.into(),
-            temperature: self.temperature,
-            max_tokens: self.max_tokens,
-            seed: None,
-            trial: 0,
-            json_mode: false,
-            extra: self.extra.clone(),
+    /// Checks ranges; errors name the model.
+    pub fn validate(&self) -> Result<(), LlmError> {
+        let bad = |what: &str| Err(LlmError::Config(format!("model `{}`: {what}", self.id())));
+        if self.model.trim().is_empty() {
+            return Err(LlmError::Config(format!(
+                "model spec for provider `{}` has an empty `model`",
+                self.provider
+            )));
         }
+        if self.temperature.is_some_and(|t| !t.is_finite() || t < 0.0) {
+            return bad("`temperature` must be a non-negative number");
+        }
+        if self
+            .top_p
+            .is_some_and(|p| !p.is_finite() || p <= 0.0 || p > 1.0)
+        {
+            return bad("`top_p` must be in (0, 1]");
+        }
+        if self.max_tokens == Some(0) {
+            return bad("`max_tokens` must be at least 1");
+        }
+        if self
+            .timeout_secs
+            .is_some_and(|t| !t.is_finite() || t <= 0.0)
+        {
+            return bad("`timeout_secs` must be a positive number");
+        }
+        Ok(())
     }
 }
 
@@ -385,12 +439,46 @@ mod tests {
             "#,
         )
         .expect("spec parses");
-        let req = spec.request(Vec::new(), Vec::new());
-        assert_eq!(req.temperature, Some(0.0));
+        spec.validate().expect("valid spec");
+        assert_eq!(spec.temperature, Some(0.0));
         assert_eq!(
-            req.extra.get("reasoning_effort"),
+            spec.extra.get("reasoning_effort"),
             Some(&serde_json::json!("low"))
         );
+        assert_eq!(
+            ProviderConfig::builtin(ProviderKind::OpenAi).timeout_secs,
+            DEFAULT_TIMEOUT_SECS
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_named_in_every_table() {
+        for (toml_text, key) in [
+            (
+                "[providers.local]\nkind = \"openai\"\ntimout_secs = 5",
+                "timout_secs",
+            ),
+            (
+                "[providers.local]\nkind = \"openai\"\n[providers.local.retry]\nmax_attempt = 2",
+                "max_attempt",
+            ),
+            (
+                "[prices.m]\ninput_per_mtok = 1\noutput_per_mtok = 1\ncached_per_mtok = 1",
+                "cached_per_mtok",
+            ),
+            ("[cache]\ndir = \"x\"\nmodes = \"off\"", "modes"),
+            (
+                "[capabilities.\"gpt-5*\"]\ntemprature = false",
+                "temprature",
+            ),
+            ("[cahce]\ndir = \"x\"", "cahce"),
+        ] {
+            let err = toml::from_str::<LlmConfig>(toml_text).expect_err(key);
+            assert!(err.to_string().contains(key), "{key}: {err}");
+        }
+        let err = toml::from_str::<ModelSpec>("provider = \"p\"\nmodel = \"m\"\ntop_k = 1")
+            .expect_err("unknown spec key");
+        assert!(err.to_string().contains("top_k"), "{err}");
     }
 
     #[test]

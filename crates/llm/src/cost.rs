@@ -16,6 +16,7 @@ use tauguard_core::message::Usage;
 
 /// US dollars per million tokens for one model.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ModelPrice {
     pub input_per_mtok: f64,
     pub output_per_mtok: f64,

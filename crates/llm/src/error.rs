@@ -1,20 +1,29 @@
 //! Typed errors of model calls.
 //!
-//! Three families, distinguished by [`LlmError::class`]:
+//! Four families, distinguished by [`LlmError::class`]:
 //! - **transient** (429, 408/409, 5xx, time-out, connection): retried with backoff by
 //!   `retry.rs`, and returned only once the attempts are spent;
-//! - **permanent** (other 4xx such as auth or bad request, unparsable provider payloads,
-//!   configuration): returned at once;
+//! - **permanent** (400, 422 and other 4xx, a 5xx whose body says the request itself is
+//!   invalid, unparsable provider payloads, configuration): returned at once, since the same
+//!   request would fail the same way;
+//! - **fatal** (401, 403, 404, a missing key): credentials, permissions, the model name or the
+//!   endpoint are wrong, so every later call of the run fails too; the orchestrator can stop
+//!   the run on these instead of burning its simulations;
 //! - **model output** (tool arguments that are not a JSON object, a reply with neither text nor
 //!   tool calls): the HTTP exchange succeeded but the reply is unusable. τ²-bench raises an
 //!   exception here and restarts the whole simulation (semantics §6.5, §6.8), so the
-//!   orchestrator should do the same; these are never retried here and never cached.
+//!   orchestrator should do the same; these are never retried here and never cached. They
+//!   carry the usage and cost of the reply ([`LlmError::spent`]): the tokens were billed.
+//!
+//! A server's `x-should-retry: true|false` header (sent by OpenAI and Anthropic) overrides the
+//! status-based choice between transient and permanent, as the vendors' SDKs do.
 //!
 //! Every message names the provider (its config name), the model and, where there is one, the
 //! HTTP status. Response bodies quoted in messages pass through the redaction in `http.rs`, so
 //! an API key echoed by a server never reaches a message; keys are never formatted here.
 
 use std::time::Duration;
+use tauguard_core::message::Usage;
 
 /// Whether an error is worth retrying, and at which level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +32,9 @@ pub enum ErrorClass {
     Transient,
     /// Do not retry: the same request would fail again.
     Permanent,
+    /// Do not retry and stop the run: no later request can succeed either (401, 403, 404,
+    /// missing key).
+    Fatal,
     /// The model replied with unusable output; upstream restarts the simulation.
     ModelOutput,
 }
@@ -36,6 +48,8 @@ pub enum LlmError {
         model: String,
         retry_after: Option<Duration>,
         body: String,
+        /// The server's `x-should-retry`, when it sent one.
+        should_retry: Option<bool>,
     },
 
     #[error("{provider} `{model}`: server error (HTTP {status}){}: {body}", after_hint(*retry_after))]
@@ -45,6 +59,8 @@ pub enum LlmError {
         status: u16,
         retry_after: Option<Duration>,
         body: String,
+        /// The server's `x-should-retry`, when it sent one.
+        should_retry: Option<bool>,
     },
 
     #[error("{provider} `{model}`: request timed out after {:.3}s", timeout.as_secs_f64())]
@@ -61,13 +77,16 @@ pub enum LlmError {
         message: String,
     },
 
-    /// A 4xx other than 408/409/429: bad request, authentication, unknown model, ...
+    /// A 4xx other than 408/409/429 (bad request, authentication, unknown model, ...), or a
+    /// 5xx whose body says the request is invalid.
     #[error("{provider} `{model}`: request rejected (HTTP {status}): {body}")]
     Rejected {
         provider: String,
         model: String,
         status: u16,
         body: String,
+        /// The server's `x-should-retry`, when it sent one.
+        should_retry: Option<bool>,
     },
 
     /// A 2xx reply that is not the JSON shape the provider documents.
@@ -90,6 +109,9 @@ pub enum LlmError {
         provider: String,
         model: String,
         finish_reason: Option<String>,
+        /// What the reply was billed for (reasoning tokens included). Boxed so the error
+        /// stays small: callers embed `LlmError` in their own error types.
+        spent: Box<Spend>,
     },
 
     #[error(
@@ -101,8 +123,16 @@ pub enum LlmError {
     Config(String),
 }
 
+/// Tokens a failed call was billed for, and their price.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Spend {
+    pub usage: Usage,
+    /// `None` when the model has no price.
+    pub cost: Option<f64>,
+}
+
 /// Details of [`LlmError::MalformedToolArguments`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error(
     "{provider} `{model}`: arguments of tool call `{tool}` (id `{call_id}`) are not a JSON object: {reason}"
 )]
@@ -114,6 +144,10 @@ pub struct MalformedArguments {
     /// The argument text exactly as the provider sent it.
     pub raw: String,
     pub reason: String,
+    /// Tokens the reply was billed for.
+    pub usage: Usage,
+    /// Their price; `None` when the model has no price.
+    pub cost: Option<f64>,
 }
 
 fn after_hint(retry_after: Option<Duration>) -> String {
@@ -127,17 +161,46 @@ impl LlmError {
     /// Which family the error belongs to (see the module comment).
     pub fn class(&self) -> ErrorClass {
         match self {
-            LlmError::RateLimited { .. }
-            | LlmError::Server { .. }
-            | LlmError::Timeout { .. }
-            | LlmError::Connection { .. } => ErrorClass::Transient,
+            LlmError::RateLimited { should_retry, .. } | LlmError::Server { should_retry, .. } => {
+                if *should_retry == Some(false) {
+                    ErrorClass::Permanent
+                } else {
+                    ErrorClass::Transient
+                }
+            }
+            LlmError::Timeout { .. } | LlmError::Connection { .. } => ErrorClass::Transient,
             LlmError::MalformedToolArguments(_) | LlmError::EmptyResponse { .. } => {
                 ErrorClass::ModelOutput
             }
-            LlmError::Rejected { .. }
-            | LlmError::InvalidResponse { .. }
-            | LlmError::MissingApiKey { .. }
-            | LlmError::Config(_) => ErrorClass::Permanent,
+            LlmError::Rejected {
+                status,
+                should_retry,
+                ..
+            } => match (should_retry, status) {
+                (Some(true), _) => ErrorClass::Transient,
+                (_, 401 | 403 | 404) => ErrorClass::Fatal,
+                _ => ErrorClass::Permanent,
+            },
+            LlmError::MissingApiKey { .. } => ErrorClass::Fatal,
+            LlmError::InvalidResponse { .. } | LlmError::Config(_) => ErrorClass::Permanent,
+        }
+    }
+
+    /// Whether no later call of the run can succeed (see [`ErrorClass::Fatal`]).
+    pub fn is_fatal(&self) -> bool {
+        self.class() == ErrorClass::Fatal
+    }
+
+    /// Usage and cost of a reply that was billed but is unusable (model-output errors), so the
+    /// caller can count it although the call failed.
+    pub fn spent(&self) -> Option<Spend> {
+        match self {
+            LlmError::EmptyResponse { spent, .. } => Some(**spent),
+            LlmError::MalformedToolArguments(m) => Some(Spend {
+                usage: m.usage,
+                cost: m.cost,
+            }),
+            _ => None,
         }
     }
 

@@ -6,17 +6,24 @@
 //! API key is read from the environment variable named by `api_key_env` at that moment (a
 //! provider the run never uses needs no key). With a cache configured, models come wrapped in
 //! [`CachedModel`] over one shared [`ResponseCache`].
+//!
+//! A built model carries its spec: sampling defaults, `extra`, the per-model time-out and the
+//! model's resolved capabilities (`capabilities.rs`) apply to every request it serves, so a
+//! caller that starts from `ChatRequest::new("", …)` (every role does) still sends what the
+//! config says.
 
 use crate::cache::{CacheMode, CacheStats, CachedModel, ResponseCache};
+use crate::capabilities::Capabilities;
 use crate::config::{LlmConfig, ModelSpec};
 use crate::cost::PriceTable;
 use crate::error::LlmError;
 use crate::http::{ApiKey, Endpoint};
 use crate::model::ChatModel;
-use crate::remote::RemoteModel;
+use crate::remote::{RemoteModel, RequestDefaults};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
@@ -91,22 +98,30 @@ impl ModelFactory {
         self.cache.as_ref().map(|c| c.stats())
     }
 
+    /// The capabilities `spec`'s model gets (family default, config overrides, `extra`).
+    pub fn capabilities(&self, spec: &ModelSpec) -> Result<Capabilities, LlmError> {
+        let cfg = self.config.provider(&spec.provider)?;
+        Ok(Capabilities::resolve(
+            cfg.kind,
+            &cfg.resolved_base_url(),
+            &spec.model,
+            &self.config.capabilities,
+            &spec.extra,
+        ))
+    }
+
     /// A model for `spec`, cached when a cache is configured.
     pub fn build(&self, spec: &ModelSpec) -> Result<Arc<dyn ChatModel>, LlmError> {
-        if spec.model.trim().is_empty() {
-            return Err(LlmError::Config(format!(
-                "model spec for provider `{}` has an empty `model`",
-                spec.provider
-            )));
-        }
-        if spec.temperature.is_some_and(|t| !t.is_finite() || t < 0.0) {
-            return Err(LlmError::Config(format!(
-                "model `{}`: `temperature` must be a non-negative number",
-                spec.id()
-            )));
-        }
+        spec.validate()?;
+        let caps = self.capabilities(spec)?;
         let endpoint = self.endpoint(&spec.provider)?;
-        let model = RemoteModel::new(endpoint, &spec.model);
+        let model = RemoteModel::new(
+            endpoint,
+            &spec.model,
+            RequestDefaults::of(spec),
+            caps,
+            spec.timeout_secs.map(Duration::from_secs_f64),
+        );
         Ok(match &self.cache {
             Some(cache) => Arc::new(CachedModel::new(
                 model,

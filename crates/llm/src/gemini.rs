@@ -8,19 +8,23 @@
 //! merged and a history opening with the model gets a `"."` user turn. Tools go in
 //! `tools[0].functionDeclarations` with schemas rewritten by `gemini_schema.rs`, with
 //! `toolConfig.functionCallingConfig.mode = AUTO`; sampling in `generationConfig`
-//! (`temperature`, `maxOutputTokens`, `seed` (reduced modulo 2³¹: Gemini's seed is an int32),
-//! `responseMimeType` for JSON mode).
+//! (`temperature`, `topP`, `maxOutputTokens`, `seed` (reduced modulo 2³¹: Gemini's seed is an
+//! int32), `responseMimeType` for JSON mode), each only when set and allowed by the model's
+//! capabilities (also when it comes through `extra`).
 //!
-//! Reply: `candidates[0].content.parts`; thought parts are skipped. Gemini may omit call ids:
-//! one is then derived from the request length, the call's position, name and arguments,
-//! which is deterministic and unique within a conversation. A part's `thoughtSignature` (which
-//! Gemini 3 requires back on later turns) is carried inside the id after
-//! [`THOUGHT_SIGNATURE_SEP`] and restored when the history is sent again. Usage from
+//! Reply: `candidates[0].content.parts`; thought parts are skipped. Call ids Gemini returns are
+//! echoed back in `functionCall.id` and in the matching `functionResponse.id` (the API pairs
+//! calls and results by them). Gemini may omit call ids: one is then derived from the request
+//! length, the call's position, name and arguments (deterministic and unique within a
+//! conversation) and marked by [`SYNTHETIC_ID_PREFIX`], so it is never sent back as if Gemini
+//! had issued it. A part's `thoughtSignature` (which Gemini 3 requires back on later turns) is
+//! carried inside the id after [`THOUGHT_SIGNATURE_SEP`], restored when the history is sent
+//! again, and stripped from the echoed id. Usage from
 //! `usageMetadata`: prompt = `promptTokenCount + toolUsePromptTokenCount`, completion =
 //! `candidatesTokenCount + thoughtsTokenCount`, cached = `cachedContentTokenCount`.
 
 use crate::gemini_schema;
-use crate::model::{ChatRequest, DecodeError, Decoded, arguments_object, deep_merge};
+use crate::model::{DecodeError, Decoded, Prepared, arguments_object, deep_merge};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use tauguard_core::message::Usage;
@@ -29,12 +33,24 @@ use tauguard_core::{Message, ToolCall};
 /// Separates a call id from the thought signature carried along with it.
 pub const THOUGHT_SIGNATURE_SEP: &str = "#ts=";
 
+/// Prefix of ids tauguard made up for calls Gemini returned without one.
+pub const SYNTHETIC_ID_PREFIX: &str = "tg_call_";
+
+/// The id Gemini issued for a call, if it issued one: `id` without a carried signature, or
+/// `None` for a synthesised id.
+fn issued_id(id: &str) -> Option<&str> {
+    let id = id
+        .split_once(THOUGHT_SIGNATURE_SEP)
+        .map_or(id, |(id, _)| id);
+    (!id.is_empty() && !id.starts_with(SYNTHETIC_ID_PREFIX)).then_some(id)
+}
+
 pub(crate) fn url(base_url: &str, model: &str) -> String {
     let model = model.strip_prefix("models/").unwrap_or(model);
     format!("{base_url}/models/{model}:generateContent")
 }
 
-pub(crate) fn build_body(req: &ChatRequest, _model: &str) -> Value {
+pub(crate) fn build_body(req: &Prepared<'_>) -> Value {
     let names: HashMap<&str, &str> = req
         .messages
         .iter()
@@ -59,11 +75,13 @@ pub(crate) fn build_body(req: &ChatRequest, _model: &str) -> Value {
             }
             Message::Tool(t) => {
                 let name = names.get(t.id.as_str()).copied().unwrap_or("unknown_tool");
-                let part = json!({"functionResponse": {
-                    "name": name,
-                    "response": {"content": t.content},
-                }});
-                ("user", vec![part])
+                let mut response = Map::new();
+                if let Some(id) = issued_id(&t.id) {
+                    response.insert("id".into(), json!(id));
+                }
+                response.insert("name".into(), json!(name));
+                response.insert("response".into(), json!({"content": t.content}));
+                ("user", vec![json!({"functionResponse": response})])
             }
         };
         if parts.is_empty() {
@@ -111,14 +129,18 @@ pub(crate) fn build_body(req: &ChatRequest, _model: &str) -> Value {
             json!({"functionCallingConfig": {"mode": "AUTO"}}),
         );
     }
+    let caps = &req.caps;
     let mut generation = Map::new();
-    if let Some(t) = req.temperature {
+    if let Some(t) = req.temperature.filter(|_| caps.temperature) {
         generation.insert("temperature".into(), json!(t));
     }
-    if let Some(n) = req.max_tokens {
+    if let Some(p) = req.top_p.filter(|_| caps.top_p) {
+        generation.insert("topP".into(), json!(p));
+    }
+    if let Some(n) = req.max_tokens.or(caps.default_max_tokens) {
         generation.insert("maxOutputTokens".into(), json!(n));
     }
-    if let Some(seed) = req.seed {
+    if let Some(seed) = req.seed.filter(|_| caps.seed) {
         generation.insert("seed".into(), json!(seed % (1 << 31)));
     }
     if req.json_mode {
@@ -128,6 +150,17 @@ pub(crate) fn build_body(req: &ChatRequest, _model: &str) -> Value {
         body.insert("generationConfig".into(), Value::Object(generation));
     }
     deep_merge(&mut body, &req.extra);
+    if let Some(Value::Object(generation)) = body.get_mut("generationConfig") {
+        for (key, ok) in [
+            ("temperature", caps.temperature),
+            ("topP", caps.top_p),
+            ("seed", caps.seed),
+        ] {
+            if !ok {
+                generation.remove(key);
+            }
+        }
+    }
     Value::Object(body)
 }
 
@@ -139,11 +172,14 @@ fn text_part(content: Option<&str>) -> Vec<Value> {
 }
 
 fn call_part(c: &ToolCall) -> Value {
+    let mut call = Map::new();
+    if let Some(id) = issued_id(&c.id) {
+        call.insert("id".into(), json!(id));
+    }
+    call.insert("name".into(), json!(c.name));
+    call.insert("args".into(), Value::Object(c.arguments.clone()));
     let mut part = Map::new();
-    part.insert(
-        "functionCall".into(),
-        json!({"name": c.name, "args": c.arguments}),
-    );
+    part.insert("functionCall".into(), Value::Object(call));
     if let Some((_, sig)) = c.id.split_once(THOUGHT_SIGNATURE_SEP) {
         part.insert("thoughtSignature".into(), json!(sig));
     }
@@ -152,10 +188,6 @@ fn call_part(c: &ToolCall) -> Value {
 
 /// Decodes a reply; `salt` (the request's message count) makes synthesised ids unique.
 pub(crate) fn decode(body: &Value, salt: usize) -> Result<Decoded, DecodeError> {
-    let usage = body
-        .get("usageMetadata")
-        .map(decode_usage)
-        .unwrap_or_default();
     let provider_model = body
         .get("modelVersion")
         .and_then(Value::as_str)
@@ -174,7 +206,6 @@ pub(crate) fn decode(body: &Value, salt: usize) -> Result<Decoded, DecodeError> 
             return Err(DecodeError::Invalid("`candidates` is not an array".into()));
         }
         return Ok(Decoded {
-            usage,
             finish_reason: reason,
             provider_model,
             ..Decoded::default()
@@ -219,7 +250,6 @@ pub(crate) fn decode(body: &Value, salt: usize) -> Result<Decoded, DecodeError> 
     Ok(Decoded {
         content: Some(text).filter(|t| !t.is_empty()),
         tool_calls,
-        usage,
         finish_reason: candidate
             .get("finishReason")
             .and_then(Value::as_str)
@@ -232,7 +262,14 @@ fn synthetic_id(salt: usize, index: usize, name: &str, args: &Value) -> String {
     let mut h = blake3::Hasher::new();
     h.update(format!("{salt}\0{index}\0{name}\0{args}").as_bytes());
     let hex = h.finalize().to_hex();
-    format!("call_{}", &hex.as_str()[..16])
+    format!("{SYNTHETIC_ID_PREFIX}{}", &hex.as_str()[..16])
+}
+
+/// The reply's (or an error body's) `usageMetadata`, zero when absent.
+pub(crate) fn usage(body: &Value) -> Usage {
+    body.get("usageMetadata")
+        .map(decode_usage)
+        .unwrap_or_default()
 }
 
 fn decode_usage(u: &Value) -> Usage {
@@ -247,6 +284,9 @@ fn decode_usage(u: &Value) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capabilities::Capabilities;
+    use crate::config::ProviderKind;
+    use crate::model::ChatRequest;
     use tauguard_core::message::ParticipantMessage;
 
     #[test]
@@ -261,9 +301,9 @@ mod tests {
         });
         let d = decode(&reply, 4).expect("decodes");
         assert_eq!(d.content, None);
-        assert_eq!(d.usage.completion_tokens, 5);
+        assert_eq!(usage(&reply).completion_tokens, 5);
         let call = d.tool_calls[0].clone();
-        assert!(call.id.starts_with("call_") && call.id.ends_with("#ts=c2lnbmF0dXJl"));
+        assert!(call.id.starts_with(SYNTHETIC_ID_PREFIX) && call.id.ends_with("#ts=c2lnbmF0dXJl"));
         let req = ChatRequest::new(
             "gemini-x",
             vec![
@@ -278,9 +318,17 @@ mod tests {
                 crate::model::test_support::tool_result(&call.id, "{\"name\": \"Mia\"}"),
             ],
         );
-        let body = build_body(&req, "gemini-x");
+        let caps = Capabilities::family_default(ProviderKind::Gemini, "", "gemini-x");
+        let body = build_body(&Prepared::plain(&req, "gemini-x", caps));
         let model_part = &body["contents"][1]["parts"][0];
         assert_eq!(model_part["thoughtSignature"], json!("c2lnbmF0dXJl"));
+        // A synthesised id is never echoed as if Gemini had issued it.
+        assert!(model_part["functionCall"].get("id").is_none());
+        assert!(
+            body["contents"][2]["parts"][0]["functionResponse"]
+                .get("id")
+                .is_none()
+        );
         assert_eq!(model_part["functionCall"]["args"]["user_id"], json!("u1"));
         let response = &body["contents"][2]["parts"][0]["functionResponse"];
         assert_eq!(response["name"], json!("get_user_details"));

@@ -8,6 +8,15 @@
 //! `type: [X, "null"]` into `X` + `nullable: true`, turns `const` into a one-value `enum`,
 //! keeps only string `enum`s, keeps `format` only where Gemini supports it, drops every other
 //! key outside an allow-list, and trims `required` to declared properties.
+//!
+//! Gemini rejects an `OBJECT` schema without `properties` anywhere in a declaration ("should
+//! be non-empty for OBJECT type"), and the google-genai `Schema` type has no way to say "any
+//! object". pydantic emits one for every `dict` and for the free-form branch of
+//! `Model | dict` (telecom's `set_apn_settings`: `anyOf [APNSettings, {type: object,
+//! additionalProperties: true}]`). So a property-less object member of a union is dropped
+//! when another member remains (the structured form stays offered), and a property-less
+//! object property is left out of its parent (and of `required`): the model can still call
+//! the tool, whereas one such schema makes the API refuse the whole request.
 
 use serde_json::{Map, Value, json};
 
@@ -91,6 +100,7 @@ fn clean(v: &Value, defs: &Map<String, Value>, depth: usize) -> Value {
                     let props: Map<String, Value> = props
                         .iter()
                         .map(|(name, s)| (name.clone(), clean(s, defs, depth + 1)))
+                        .filter(|(_, s)| !is_empty_object(s))
                         .collect();
                     out.insert(k.clone(), Value::Object(props));
                 }
@@ -187,12 +197,16 @@ fn merge_union(
     depth: usize,
 ) {
     let is_null = |m: &Value| m.get("type").and_then(Value::as_str) == Some("null");
-    let rest: Vec<Value> = members
+    let mut rest: Vec<Value> = members
         .iter()
         .filter(|m| !is_null(m))
         .map(|m| clean(m, defs, depth + 1))
         .collect();
-    if rest.len() < members.len() {
+    let non_null = rest.len();
+    if rest.iter().any(|m| !is_empty_object(m)) {
+        rest.retain(|m| !is_empty_object(m));
+    }
+    if non_null < members.len() {
         out.insert("nullable".into(), json!(true));
     }
     match rest.len() {
@@ -273,6 +287,31 @@ mod tests {
         assert_eq!(props["nonce"], json!({"nullable": true, "type": "integer"}));
         assert_eq!(props["kind"]["enum"], json!(["round_trip"]));
         assert_eq!(out["required"], json!(["passengers", "cabin"]));
+    }
+
+    /// telecom `set_apn_settings` (τ²-bench tools.json): `Model | dict`.
+    #[test]
+    fn free_form_object_members_and_properties_are_dropped() {
+        let schema = json!({
+            "$defs": {"APNSettings": {"type": "object", "additionalProperties": false,
+                "properties": {"apn_name": {"type": "string"}}}},
+            "properties": {
+                "apn_settings": {"anyOf": [{"$ref": "#/$defs/APNSettings"},
+                    {"additionalProperties": true, "type": "object"}]},
+                "metadata": {"type": "object", "additionalProperties": true},
+                "opt": {"anyOf": [{"type": "object"}, {"type": "null"}]}
+            },
+            "required": ["apn_settings", "metadata"],
+            "type": "object"
+        });
+        let out = sanitize(&schema);
+        let apn = &out["properties"]["apn_settings"];
+        assert_eq!(apn["type"], json!("object"));
+        assert_eq!(apn["properties"]["apn_name"]["type"], json!("string"));
+        assert!(apn.get("anyOf").is_none(), "{apn}");
+        assert!(out["properties"].get("metadata").is_none());
+        assert!(out["properties"].get("opt").is_none());
+        assert_eq!(out["required"], json!(["apn_settings"]));
     }
 
     #[test]

@@ -2,22 +2,38 @@
 //! model built on it (client, key, limits, retry policy, prices).
 //!
 //! [`Endpoint::post_json`] sends one JSON body with retries (`retry.rs`), a concurrency slot and
-//! rate token per attempt (`limits.rs`) and a per-attempt time-out, and classifies failures
-//! into [`LlmError`]. The key travels only in a sensitive header (never the URL); any text
-//! quoted from the server or from the HTTP library is passed through [`Endpoint::redact`].
+//! rate token per attempt (`limits.rs`) and the model's per-attempt time-out, and classifies
+//! failures into [`LlmError`]: `x-should-retry` overrides the status; a 5xx whose body says the
+//! request is invalid is a rejection, not a server fault (resending it identically cannot
+//! help). Usage reported in the body of a failed attempt is summed into [`Reply::discarded`],
+//! since those tokens were billed. The key travels only in a sensitive header (never the URL);
+//! any text quoted from the server or from the HTTP library is passed through
+//! [`Endpoint::redact`].
 
 use crate::config::{ProviderConfig, ProviderKind};
 use crate::cost::PriceTable;
 use crate::error::LlmError;
 use crate::limits::Limits;
 use crate::retry::{RetryPolicy, parse_retry_after};
+use crate::{anthropic, gemini, openai};
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+use tauguard_core::message::Usage;
+
+/// Markers of a server error body that blames the request (OpenAI/Anthropic error types,
+/// Google's status, llama.cpp/litellm wordings). Matched case-insensitively.
+const INVALID_REQUEST_MARKERS: &[&str] = &[
+    "invalid_request_error",
+    "invalid_argument",
+    "invalid request",
+    "badrequesterror",
+    "bad request",
+];
 
 /// Longest stretch of a server's error body quoted in an error message.
 const MAX_QUOTED_BODY: usize = 1000;
@@ -43,6 +59,14 @@ pub(crate) struct Reply {
     pub body: Value,
     pub attempts: u32,
     pub latency: Duration,
+    /// Usage that failed attempts before the successful one reported (billed, then retried).
+    pub discarded: Usage,
+}
+
+fn add_usage(into: &mut Usage, u: &Usage) {
+    into.prompt_tokens += u.prompt_tokens;
+    into.completion_tokens += u.completion_tokens;
+    into.cached_prompt_tokens += u.cached_prompt_tokens;
 }
 
 /// A provider endpoint and everything its models share.
@@ -51,10 +75,16 @@ pub(crate) struct Endpoint {
     pub kind: ProviderKind,
     pub base_url: String,
     pub prices: Arc<PriceTable>,
+    /// Provider default of the per-attempt time-out (a model may override it).
+    pub timeout: Duration,
+    /// Digest of the configured extra headers: they may change answers, so they belong to the
+    /// cache scope, but their values must not appear in it.
+    pub headers_digest: String,
+    /// OpenAI protocol: `""` instead of `null` as content of tool-call-only messages.
+    pub empty_tool_call_content: bool,
     key: Option<ApiKey>,
     headers: HeaderMap,
     client: reqwest::Client,
-    timeout: Duration,
     retry: RetryPolicy,
     limits: Limits,
 }
@@ -108,15 +138,28 @@ impl Endpoint {
         let client = reqwest::Client::builder()
             .build()
             .map_err(|e| config_err(format!("cannot build the HTTP client: {e}")))?;
+        let mut digest = blake3::Hasher::new();
+        for (k, v) in &cfg.headers {
+            digest.update(k.to_ascii_lowercase().as_bytes());
+            digest.update(b"\0");
+            digest.update(v.as_bytes());
+            digest.update(b"\0");
+        }
         Ok(Endpoint {
             name: name.to_string(),
             kind: cfg.kind,
             base_url: cfg.resolved_base_url(),
             prices,
+            timeout: cfg.timeout(),
+            headers_digest: if cfg.headers.is_empty() {
+                String::new()
+            } else {
+                digest.finalize().to_hex()[..16].to_string()
+            },
+            empty_tool_call_content: cfg.empty_tool_call_content,
             key,
             headers,
             client,
-            timeout: cfg.timeout(),
             retry: RetryPolicy::from_config(&cfg.retry),
             limits: Limits::new(cfg),
         })
@@ -139,46 +182,64 @@ impl Endpoint {
         out
     }
 
-    /// POSTs `body` to `url` with retries; returns the parsed JSON reply.
+    /// POSTs `body` to `url` with retries, each attempt limited to `timeout`; returns the
+    /// parsed JSON reply.
     pub(crate) async fn post_json(
         &self,
         model: &str,
         url: &str,
         body: &Value,
+        timeout: Duration,
     ) -> Result<Reply, LlmError> {
         let started = Instant::now();
         let attempts = AtomicU32::new(0);
+        let discarded = Mutex::new(Usage::default());
         let body = self
             .retry
             .run(|| async {
                 attempts.fetch_add(1, Ordering::Relaxed);
                 let _slot = self.limits.acquire().await?;
-                self.attempt(model, url, body).await
+                self.attempt(model, url, body, timeout, &discarded).await
             })
             .await?;
         Ok(Reply {
             body,
             attempts: attempts.load(Ordering::Relaxed),
             latency: started.elapsed(),
+            discarded: discarded.into_inner().unwrap_or_default(),
         })
     }
 
-    async fn attempt(&self, model: &str, url: &str, body: &Value) -> Result<Value, LlmError> {
+    /// The usage a provider body reports, in this provider's format.
+    fn body_usage(&self, body: &Value) -> Usage {
+        match self.kind {
+            ProviderKind::OpenAi => openai::usage(body),
+            ProviderKind::Anthropic => anthropic::usage(body),
+            ProviderKind::Gemini => gemini::usage(body),
+        }
+    }
+
+    async fn attempt(
+        &self,
+        model: &str,
+        url: &str,
+        body: &Value,
+        timeout: Duration,
+        discarded: &Mutex<Usage>,
+    ) -> Result<Value, LlmError> {
+        let timeout_error = |e: &reqwest::Error| self.transport_error(model, e, timeout);
         let response = self
             .client
             .post(url)
             .headers(self.headers.clone())
-            .timeout(self.timeout)
+            .timeout(timeout)
             .json(body)
             .send()
             .await
-            .map_err(|e| self.transport_error(model, &e))?;
+            .map_err(|e| timeout_error(&e))?;
         let status = response.status();
         let headers = response.headers().clone();
-        let text = response
-            .text()
-            .await
-            .map_err(|e| self.transport_error(model, &e))?;
+        let text = response.text().await.map_err(|e| timeout_error(&e))?;
         if status.is_success() {
             return serde_json::from_str(&text).map_err(|e| LlmError::InvalidResponse {
                 provider: self.name.clone(),
@@ -189,6 +250,14 @@ impl Endpoint {
                     self.redact(&text)
                 ),
             });
+        }
+        if let Ok(error_body) = serde_json::from_str::<Value>(&text) {
+            let spent = self.body_usage(&error_body);
+            if spent != Usage::default()
+                && let Ok(mut sum) = discarded.lock()
+            {
+                add_usage(&mut sum, &spent);
+            }
         }
         Err(self.status_error(model, status, &headers, &text))
     }
@@ -204,12 +273,33 @@ impl Endpoint {
         let model = model.to_string();
         let body = self.redact(text.trim());
         let retry_after = parse_retry_after(headers, SystemTime::now());
+        let should_retry = match headers
+            .get("x-should-retry")
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+        {
+            Some(v) if v.eq_ignore_ascii_case("true") => Some(true),
+            Some(v) if v.eq_ignore_ascii_case("false") => Some(false),
+            _ => None,
+        };
+        let blames_request = || {
+            let lower = text.to_ascii_lowercase();
+            INVALID_REQUEST_MARKERS.iter().any(|m| lower.contains(m))
+        };
         match status.as_u16() {
             429 => LlmError::RateLimited {
                 provider,
                 model,
                 retry_after,
                 body,
+                should_retry,
+            },
+            s @ 500..=599 if blames_request() => LlmError::Rejected {
+                provider,
+                model,
+                status: s,
+                body,
+                should_retry,
             },
             // 408 request time-out, 409 conflict/lock time-out: retried like the vendors' SDKs.
             s @ (408 | 409 | 500..=599) => LlmError::Server {
@@ -218,22 +308,24 @@ impl Endpoint {
                 status: s,
                 retry_after,
                 body,
+                should_retry,
             },
             s => LlmError::Rejected {
                 provider,
                 model,
                 status: s,
                 body,
+                should_retry,
             },
         }
     }
 
-    fn transport_error(&self, model: &str, e: &reqwest::Error) -> LlmError {
+    fn transport_error(&self, model: &str, e: &reqwest::Error, timeout: Duration) -> LlmError {
         if e.is_timeout() {
             return LlmError::Timeout {
                 provider: self.name.clone(),
                 model: model.to_string(),
-                timeout: self.timeout,
+                timeout,
             };
         }
         if e.is_builder() {

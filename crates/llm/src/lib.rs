@@ -7,7 +7,8 @@
 //!   `Retry-After`), `limits.rs` (rate limit + concurrency per provider), `remote.rs` (the
 //!   HTTP-backed model).
 //! - `cost.rs` (price table), `usage.rs` (per-role sums), `cache.rs` (on-disk response cache).
-//! - `config.rs` (serde config) and `factory.rs` (config → `Arc<dyn ChatModel>`).
+//! - `config.rs` (serde config), `capabilities.rs` (which parameters a model takes) and
+//!   `factory.rs` (config → `Arc<dyn ChatModel>`, the spec's defaults baked in).
 //!
 //! Invariant: this crate imports only `tauguard-core`; no API key ever reaches a record, an
 //! error message, a `Debug` rendering or a cache key (keys live in a sensitive header and are
@@ -15,6 +16,7 @@
 
 pub mod anthropic;
 pub mod cache;
+pub mod capabilities;
 pub mod config;
 pub mod cost;
 pub mod error;
@@ -30,9 +32,10 @@ mod retry;
 pub mod usage;
 
 pub use cache::{CacheMode, CacheStats, CachedModel, ResponseCache};
+pub use capabilities::{Capabilities, CapabilityOverride, TokenLimit};
 pub use config::{CacheConfig, LlmConfig, ModelSpec, ProviderConfig, ProviderKind, RetryConfig};
 pub use cost::{ModelPrice, PriceTable};
-pub use error::{ErrorClass, LlmError, MalformedArguments};
+pub use error::{ErrorClass, LlmError, MalformedArguments, Spend};
 pub use factory::{ModelFactory, build_model};
 pub use model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 pub use remote::RemoteModel;

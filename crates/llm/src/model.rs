@@ -4,6 +4,7 @@
 //! this trait, so any role can use any provider. Wire formats live in `openai.rs`,
 //! `anthropic.rs` and `gemini.rs`; the HTTP plumbing in `http.rs`; caching in `cache.rs`.
 
+use crate::capabilities::Capabilities;
 use crate::error::{LlmError, MalformedArguments};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -28,6 +29,12 @@ pub trait ChatModel: Send + Sync {
         self.id().to_string()
     }
 
+    /// The model name `req` is answered by: `req.model`, or, when that is empty, the model
+    /// this [`ChatModel`] was built for. Prices are looked up by it.
+    fn resolved_model<'a>(&'a self, req: &'a ChatRequest) -> &'a str {
+        &req.model
+    }
+
     /// One completion. Transient failures are retried inside; see [`LlmError::class`].
     fn complete<'a>(
         &'a self,
@@ -44,6 +51,10 @@ impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
         (**self).cache_scope()
     }
 
+    fn resolved_model<'a>(&'a self, req: &'a ChatRequest) -> &'a str {
+        (**self).resolved_model(req)
+    }
+
     fn complete<'a>(
         &'a self,
         req: &'a ChatRequest,
@@ -52,7 +63,9 @@ impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
     }
 }
 
-/// One completion request, provider-neutral.
+/// One completion request, provider-neutral. Sampling fields left `None` take the model
+/// spec's value (baked into the model by the factory), and are not sent at all when the spec
+/// has none either; a field the model's capabilities rule out is never sent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
     /// Model name exactly as sent; empty = the model the [`ChatModel`] was built for.
@@ -71,6 +84,8 @@ pub struct ChatRequest {
     #[serde(default)]
     pub temperature: Option<f64>,
     #[serde(default)]
+    pub top_p: Option<f64>,
+    #[serde(default)]
     pub max_tokens: Option<u32>,
     /// Sent where the provider supports it (OpenAI, Gemini); always part of the cache key.
     #[serde(default)]
@@ -82,7 +97,7 @@ pub struct ChatRequest {
     /// Anthropic has no switch and ignores it).
     #[serde(default)]
     pub json_mode: bool,
-    /// Extra body parameters, deep-merged into the provider payload last.
+    /// Extra body parameters, deep-merged into the provider payload last (over the spec's).
     #[serde(default)]
     pub extra: Map<String, Value>,
 }
@@ -94,6 +109,7 @@ impl ChatRequest {
             messages: messages.into(),
             tools: Arc::from(Vec::new()),
             temperature: None,
+            top_p: None,
             max_tokens: None,
             seed: None,
             trial: 0,
@@ -109,6 +125,11 @@ impl ChatRequest {
 
     pub fn with_temperature(mut self, temperature: f64) -> Self {
         self.temperature = Some(temperature);
+        self
+    }
+
+    pub fn with_top_p(mut self, top_p: f64) -> Self {
+        self.top_p = Some(top_p);
         self
     }
 
@@ -138,15 +159,19 @@ impl ChatRequest {
 pub struct ChatResponse {
     /// Text, if the model wrote any (an empty string is normalised to `None`).
     pub content: Option<String>,
-    /// Tool calls with the provider's ids (synthesised for Gemini when it gives none) and
+    /// Tool calls with the provider's ids (synthesised when the provider gives none) and
     /// arguments parsed into JSON objects. `requestor` is `assistant`; the user simulator
     /// re-tags its own calls.
     #[serde(default)]
     pub tool_calls: Vec<ToolCall>,
-    /// Prompt tokens include cached ones; `cached_prompt_tokens` is that subset.
+    /// Prompt tokens include cached ones; `cached_prompt_tokens` is that subset. Includes the
+    /// usage that failed attempts of this call reported before a retry succeeded (they were
+    /// billed). On a cache hit: the usage recorded when the entry was written.
     #[serde(default)]
     pub usage: Usage,
-    /// US dollars from the price table; `None` when the model has no price.
+    /// US dollars spent by this call, from the price table (discarded attempts included);
+    /// `None` when the model has no price. A cache hit spends nothing: `Some(0.0)`, and what
+    /// it would have cost is added to [`crate::CacheStats::saved_cost`].
     #[serde(default)]
     pub cost: Option<f64>,
     /// Wall time of the call, retries and waits included. On a cache hit: the time recorded
@@ -191,12 +216,12 @@ impl ChatResponse {
     }
 }
 
-/// A provider reply after wire decoding, before the emptiness check and pricing.
+/// A provider reply after wire decoding, before the emptiness check and pricing (usage is
+/// read separately, so that a reply that fails to decode is still accounted for).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Decoded {
     pub content: Option<String>,
     pub tool_calls: Vec<ToolCall>,
-    pub usage: Usage,
     pub finish_reason: Option<String>,
     pub provider_model: Option<String>,
 }
@@ -213,8 +238,53 @@ pub(crate) enum DecodeError {
     },
 }
 
+/// A request with the model's defaults applied and the parameters its capabilities rule out
+/// removed: what the wire formats turn into a body.
+#[derive(Debug)]
+pub(crate) struct Prepared<'a> {
+    pub model: &'a str,
+    pub messages: &'a [Message],
+    pub tools: &'a [ToolSpec],
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub seed: Option<u64>,
+    pub json_mode: bool,
+    /// The spec's `extra` with the request's merged over it.
+    pub extra: Map<String, Value>,
+    pub caps: Capabilities,
+    /// OpenAI protocol: `""` instead of `null` as content of tool-call-only messages.
+    pub empty_tool_call_content: bool,
+}
+
+impl<'a> Prepared<'a> {
+    /// `req` as sent to a model with no defaults and `caps` (unit tests of the wire formats).
+    #[cfg(test)]
+    pub(crate) fn plain(req: &'a ChatRequest, model: &'a str, caps: Capabilities) -> Self {
+        Prepared {
+            model,
+            messages: &req.messages,
+            tools: &req.tools,
+            temperature: req.temperature,
+            top_p: req.top_p,
+            max_tokens: req.max_tokens,
+            seed: req.seed,
+            json_mode: req.json_mode,
+            extra: req.extra.clone(),
+            caps,
+            empty_tool_call_content: false,
+        }
+    }
+}
+
 impl DecodeError {
-    pub(crate) fn into_llm(self, provider: &str, model: &str) -> LlmError {
+    pub(crate) fn into_llm(
+        self,
+        provider: &str,
+        model: &str,
+        usage: Usage,
+        cost: Option<f64>,
+    ) -> LlmError {
         match self {
             DecodeError::Invalid(reason) => LlmError::InvalidResponse {
                 provider: provider.to_string(),
@@ -233,6 +303,8 @@ impl DecodeError {
                 call_id,
                 raw,
                 reason,
+                usage,
+                cost,
             })),
         }
     }

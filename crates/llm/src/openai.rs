@@ -4,14 +4,25 @@
 //! converted as τ²-bench does (semantics §6.5): assistant tool calls become
 //! `{"id", "type": "function", "function": {"name", "arguments": json.dumps(arguments)}}`
 //! (Python separators, via `tauguard_core::pyjson`), tool results `{"role": "tool", "content",
-//! "tool_call_id"}`; tools are sent with `tool_choice: "auto"`.
+//! "tool_call_id"}`; tools are sent with `tool_choice: "auto"`. An assistant message with tool
+//! calls and no text has `"content": null` (the documented form), or `""` when the provider
+//! sets `empty_tool_call_content` (llama-cpp-python rejects null).
+//!
+//! Sampling: `temperature`, `top_p` and `seed` only when set and accepted by the model's
+//! capabilities; the output-token limit under `max_completion_tokens` (OpenAI's own API,
+//! reasoning models) or `max_tokens` (compatible servers). `extra` is merged last, and a
+//! parameter the capabilities rule out is removed from it too (a `max_tokens` in `extra` is
+//! renamed when the model takes `max_completion_tokens`).
 //!
 //! Reply: `choices[0].message.{content, tool_calls}`; `function.arguments` is a JSON *string*
 //! parsed into an object (an object is also accepted, as some compatible servers send one;
-//! an empty string means `{}`). Usage from `usage.{prompt_tokens, completion_tokens,
-//! prompt_tokens_details.cached_tokens}`.
+//! an empty string means `{}`). A call without an id gets `call_<request length>_<position>`,
+//! deterministic and unique within a conversation. A `refusal` with no content becomes the
+//! reply text, so the refusal shows in the conversation instead of an empty reply. Usage from
+//! `usage.{prompt_tokens, completion_tokens, prompt_tokens_details.cached_tokens}`.
 
-use crate::model::{ChatRequest, DecodeError, Decoded, arguments_object, deep_merge};
+use crate::capabilities::TokenLimit;
+use crate::model::{DecodeError, Decoded, Prepared, arguments_object, deep_merge};
 use serde_json::{Map, Value, json};
 use tauguard_core::message::Usage;
 use tauguard_core::pyjson;
@@ -21,41 +32,70 @@ pub(crate) fn url(base_url: &str) -> String {
     format!("{base_url}/chat/completions")
 }
 
-pub(crate) fn build_body(req: &ChatRequest, model: &str) -> Value {
-    let messages: Vec<Value> = req.messages.iter().map(message_json).collect();
+pub(crate) fn build_body(req: &Prepared<'_>) -> Value {
+    let messages: Vec<Value> = req
+        .messages
+        .iter()
+        .map(|m| message_json(m, req.empty_tool_call_content))
+        .collect();
     let mut body = Map::new();
-    body.insert("model".into(), json!(model));
+    body.insert("model".into(), json!(req.model));
     body.insert("messages".into(), Value::Array(messages));
     if !req.tools.is_empty() {
         let tools: Vec<Value> = req.tools.iter().map(|t| t.to_openai()).collect();
         body.insert("tools".into(), Value::Array(tools));
         body.insert("tool_choice".into(), json!("auto"));
     }
-    if let Some(t) = req.temperature {
+    let caps = &req.caps;
+    if let Some(t) = req.temperature.filter(|_| caps.temperature) {
         body.insert("temperature".into(), json!(t));
     }
-    if let Some(n) = req.max_tokens {
-        body.insert("max_tokens".into(), json!(n));
+    if let Some(p) = req.top_p.filter(|_| caps.top_p) {
+        body.insert("top_p".into(), json!(p));
     }
-    if let Some(seed) = req.seed {
+    let (limit_key, other_key) = match caps.token_limit {
+        TokenLimit::MaxTokens => ("max_tokens", "max_completion_tokens"),
+        TokenLimit::MaxCompletionTokens => ("max_completion_tokens", "max_tokens"),
+    };
+    if let Some(n) = req.max_tokens.or(caps.default_max_tokens) {
+        body.insert(limit_key.into(), json!(n));
+    }
+    if let Some(seed) = req.seed.filter(|_| caps.seed) {
         body.insert("seed".into(), json!(seed));
     }
     if req.json_mode {
         body.insert("response_format".into(), json!({"type": "json_object"}));
     }
     deep_merge(&mut body, &req.extra);
+    // `extra` may name what the model does not take: drop or rename it too.
+    for (key, ok) in [
+        ("temperature", caps.temperature),
+        ("top_p", caps.top_p),
+        ("seed", caps.seed),
+    ] {
+        if !ok {
+            body.remove(key);
+        }
+    }
+    if let Some(n) = body.remove(other_key) {
+        body.entry(limit_key).or_insert(n);
+    }
     Value::Object(body)
 }
 
-fn message_json(m: &Message) -> Value {
+fn message_json(m: &Message, empty_tool_call_content: bool) -> Value {
     match m {
         Message::System { content } => json!({"role": "system", "content": content}),
         Message::User(p) => json!({"role": "user", "content": p.content}),
         Message::Assistant(p) => {
             let mut out = Map::new();
             out.insert("role".into(), json!("assistant"));
-            out.insert("content".into(), json!(p.content));
             let calls = m.tool_calls();
+            let content = match &p.content {
+                None if empty_tool_call_content && !calls.is_empty() => json!(""),
+                c => json!(c),
+            };
+            out.insert("content".into(), content);
             if !calls.is_empty() {
                 let calls: Vec<Value> = calls
                     .iter()
@@ -78,7 +118,8 @@ fn message_json(m: &Message) -> Value {
     }
 }
 
-pub(crate) fn decode(body: &Value) -> Result<Decoded, DecodeError> {
+/// Decodes a reply; `salt` (the request's message count) makes synthesised ids unique.
+pub(crate) fn decode(body: &Value, salt: usize) -> Result<Decoded, DecodeError> {
     let choice = body
         .get("choices")
         .and_then(Value::as_array)
@@ -98,20 +139,23 @@ pub(crate) fn decode(body: &Value) -> Result<Decoded, DecodeError> {
             )));
         }
     };
+    let refusal = message
+        .get("refusal")
+        .and_then(Value::as_str)
+        .filter(|r| !r.trim().is_empty());
+    let content = content.or_else(|| refusal.map(str::to_string));
     let mut tool_calls = Vec::new();
     if let Some(calls) = message.get("tool_calls").filter(|v| !v.is_null()) {
         let calls = calls
             .as_array()
             .ok_or_else(|| DecodeError::Invalid("`message.tool_calls` is not an array".into()))?;
-        for call in calls {
-            tool_calls.push(decode_call(call)?);
+        for (index, call) in calls.iter().enumerate() {
+            tool_calls.push(decode_call(call, salt, index)?);
         }
     }
-    let usage = body.get("usage").map(decode_usage).unwrap_or_default();
     Ok(Decoded {
         content,
         tool_calls,
-        usage,
         finish_reason: choice
             .get("finish_reason")
             .and_then(Value::as_str)
@@ -123,8 +167,12 @@ pub(crate) fn decode(body: &Value) -> Result<Decoded, DecodeError> {
     })
 }
 
-fn decode_call(call: &Value) -> Result<ToolCall, DecodeError> {
-    let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
+fn decode_call(call: &Value, salt: usize, index: usize) -> Result<ToolCall, DecodeError> {
+    let id = match call.get("id").and_then(Value::as_str) {
+        Some(id) if !id.trim().is_empty() => id.to_string(),
+        _ => format!("call_{salt}_{index}"),
+    };
+    let id = id.as_str();
     let function = call
         .get("function")
         .ok_or_else(|| DecodeError::Invalid("a tool call has no `function`".into()))?;
@@ -175,6 +223,11 @@ fn parse_arguments(
     }
 }
 
+/// The reply's (or an error body's) `usage`, zero when absent.
+pub(crate) fn usage(body: &Value) -> Usage {
+    body.get("usage").map(decode_usage).unwrap_or_default()
+}
+
 fn decode_usage(u: &Value) -> Usage {
     let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
     Usage {
@@ -187,7 +240,14 @@ fn decode_usage(u: &Value) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capabilities::Capabilities;
+    use crate::config::ProviderKind;
+    use crate::model::ChatRequest;
     use tauguard_core::message::ParticipantMessage;
+
+    fn caps(model: &str) -> Capabilities {
+        Capabilities::family_default(ProviderKind::OpenAi, "http://localhost/v1", model)
+    }
 
     #[test]
     fn history_is_converted_like_upstream() {
@@ -218,7 +278,7 @@ mod tests {
         )
         .with_temperature(0.0)
         .with_seed(7);
-        let body = build_body(&req, "gpt-x");
+        let body = build_body(&Prepared::plain(&req, "gpt-x", caps("gpt-x")));
         assert_eq!(
             body["messages"][1],
             json!({"role": "user", "content": "hi"})
@@ -234,5 +294,27 @@ mod tests {
         );
         assert_eq!(body["seed"], json!(7));
         assert!(body.get("tools").is_none() && body.get("tool_choice").is_none());
+
+        let mut prepared = Prepared::plain(&req, "gpt-x", caps("gpt-x"));
+        prepared.empty_tool_call_content = true;
+        let body = build_body(&prepared);
+        assert_eq!(body["messages"][2]["content"], json!(""));
+        assert_eq!(body["messages"][1]["content"], json!("hi"));
+    }
+
+    #[test]
+    fn missing_ids_are_synthesised_and_refusals_surface() {
+        let reply = json!({"choices": [{"message": {"role": "assistant", "content": null,
+            "tool_calls": [
+                {"type": "function", "function": {"name": "a", "arguments": "{}"}},
+                {"id": "", "type": "function", "function": {"name": "b", "arguments": "{}"}}
+            ]}, "finish_reason": "tool_calls"}]});
+        let d = decode(&reply, 5).expect("decodes");
+        assert_eq!(d.tool_calls[0].id, "call_5_0");
+        assert_eq!(d.tool_calls[1].id, "call_5_1");
+        let refusal = json!({"choices": [{"message": {"role": "assistant", "content": null,
+            "refusal": "I can't help with that."}, "finish_reason": "stop"}]});
+        let d = decode(&refusal, 1).expect("decodes");
+        assert_eq!(d.content.as_deref(), Some("I can't help with that."));
     }
 }

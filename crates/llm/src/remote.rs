@@ -1,14 +1,45 @@
 //! [`RemoteModel`]: a [`ChatModel`] over HTTP, one provider endpoint and one bound model.
 //!
-//! Builds the provider payload (`openai.rs`, `anthropic.rs`, `gemini.rs`), sends it through the
-//! shared endpoint (`http.rs`), decodes the reply, rejects empty replies, and prices the usage.
+//! Holds what its spec says about every request (sampling defaults, `extra`, time-out) and the
+//! model's resolved [`Capabilities`]; applies them to each request (a request's own setting
+//! wins, a parameter the capabilities rule out is dropped), builds the provider payload
+//! (`openai.rs`, `anthropic.rs`, `gemini.rs`), sends it through the shared endpoint
+//! (`http.rs`), decodes the reply, rejects empty replies, and prices the usage, the usage of
+//! failed attempts included.
 
-use crate::config::ProviderKind;
-use crate::error::LlmError;
+use crate::capabilities::Capabilities;
+use crate::config::{ModelSpec, ProviderKind};
+use crate::error::{LlmError, Spend};
 use crate::http::Endpoint;
-use crate::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse, Decoded};
+use crate::model::{
+    BoxFuture, ChatModel, ChatRequest, ChatResponse, Decoded, Prepared, deep_merge,
+};
 use crate::{anthropic, gemini, openai};
+use serde_json::{Map, Value, json};
 use std::sync::Arc;
+use std::time::Duration;
+use tauguard_core::message::Usage;
+use tauguard_core::pyjson;
+
+/// The spec's settings every request of the model gets unless it sets its own.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct RequestDefaults {
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub extra: Map<String, Value>,
+}
+
+impl RequestDefaults {
+    pub(crate) fn of(spec: &ModelSpec) -> RequestDefaults {
+        RequestDefaults {
+            temperature: spec.temperature,
+            top_p: spec.top_p,
+            max_tokens: spec.max_tokens,
+            extra: spec.extra.clone(),
+        }
+    }
+}
 
 /// A model reached over HTTP.
 #[derive(Debug)]
@@ -16,42 +47,90 @@ pub struct RemoteModel {
     endpoint: Arc<Endpoint>,
     model: String,
     id: String,
+    defaults: RequestDefaults,
+    caps: Capabilities,
+    timeout: Duration,
 }
 
 impl RemoteModel {
-    pub(crate) fn new(endpoint: Arc<Endpoint>, model: &str) -> RemoteModel {
+    pub(crate) fn new(
+        endpoint: Arc<Endpoint>,
+        model: &str,
+        defaults: RequestDefaults,
+        caps: Capabilities,
+        timeout: Option<Duration>,
+    ) -> RemoteModel {
         RemoteModel {
             id: format!("{}/{}", endpoint.name, model),
+            timeout: timeout.unwrap_or(endpoint.timeout),
             endpoint,
             model: model.to_string(),
+            defaults,
+            caps,
+        }
+    }
+
+    /// The resolved capabilities of the bound model.
+    pub fn capabilities(&self) -> &Capabilities {
+        &self.caps
+    }
+
+    /// The per-attempt time-out of this model.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// The request as the wire formats see it: defaults filled in, `extra` merged.
+    fn prepare<'r>(&'r self, req: &'r ChatRequest, model: &'r str) -> Prepared<'r> {
+        let d = &self.defaults;
+        let mut extra = d.extra.clone();
+        deep_merge(&mut extra, &req.extra);
+        Prepared {
+            model,
+            messages: &req.messages,
+            tools: &req.tools,
+            temperature: req.temperature.or(d.temperature),
+            top_p: req.top_p.or(d.top_p),
+            max_tokens: req.max_tokens.or(d.max_tokens),
+            seed: req.seed,
+            json_mode: req.json_mode,
+            extra,
+            caps: self.caps,
+            empty_tool_call_content: self.endpoint.empty_tool_call_content,
         }
     }
 
     async fn call(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let model = if req.model.is_empty() {
-            self.model.as_str()
-        } else {
-            req.model.as_str()
-        };
+        let model = self.resolved_model(req);
         let ep = &self.endpoint;
+        let prepared = self.prepare(req, model);
         let (url, body) = match ep.kind {
-            ProviderKind::OpenAi => (openai::url(&ep.base_url), openai::build_body(req, model)),
+            ProviderKind::OpenAi => (openai::url(&ep.base_url), openai::build_body(&prepared)),
             ProviderKind::Anthropic => (
                 anthropic::url(&ep.base_url),
-                anthropic::build_body(req, model),
+                anthropic::build_body(&prepared),
             ),
             ProviderKind::Gemini => (
                 gemini::url(&ep.base_url, model),
-                gemini::build_body(req, model),
+                gemini::build_body(&prepared),
             ),
         };
-        let reply = ep.post_json(model, &url, &body).await?;
+        let reply = ep.post_json(model, &url, &body, self.timeout).await?;
+        let salt = req.messages.len();
+        let reported = match ep.kind {
+            ProviderKind::OpenAi => openai::usage(&reply.body),
+            ProviderKind::Anthropic => anthropic::usage(&reply.body),
+            ProviderKind::Gemini => gemini::usage(&reply.body),
+        };
+        let mut usage = reply.discarded;
+        add(&mut usage, &reported);
+        let cost = ep.prices.cost(model, &usage);
         let decoded = match ep.kind {
-            ProviderKind::OpenAi => openai::decode(&reply.body),
+            ProviderKind::OpenAi => openai::decode(&reply.body, salt),
             ProviderKind::Anthropic => anthropic::decode(&reply.body),
-            ProviderKind::Gemini => gemini::decode(&reply.body, req.messages.len()),
+            ProviderKind::Gemini => gemini::decode(&reply.body, salt),
         }
-        .map_err(|e| match e.into_llm(&ep.name, model) {
+        .map_err(|e| match e.into_llm(&ep.name, model, usage, cost) {
             // Quoted payload text may echo anything the server saw: redact it.
             LlmError::InvalidResponse {
                 provider,
@@ -67,7 +146,6 @@ impl RemoteModel {
         let Decoded {
             content,
             tool_calls,
-            usage,
             finish_reason,
             provider_model,
         } = decoded;
@@ -77,13 +155,14 @@ impl RemoteModel {
                 provider: ep.name.clone(),
                 model: model.to_string(),
                 finish_reason,
+                spent: Box::new(Spend { usage, cost }),
             });
         }
         Ok(ChatResponse {
             content,
             tool_calls,
             usage,
-            cost: ep.prices.cost(model, &usage),
+            cost,
             latency: reply.latency,
             cache_hit: false,
             attempts: reply.attempts,
@@ -93,18 +172,47 @@ impl RemoteModel {
     }
 }
 
+fn add(into: &mut Usage, u: &Usage) {
+    into.prompt_tokens += u.prompt_tokens;
+    into.completion_tokens += u.completion_tokens;
+    into.cached_prompt_tokens += u.cached_prompt_tokens;
+}
+
 impl ChatModel for RemoteModel {
     fn id(&self) -> &str {
         &self.id
     }
 
+    /// Protocol, base URL, bound model, and everything else besides the request that shapes
+    /// the body: the spec's defaults and `extra`, the capabilities, the provider's
+    /// null-content option and a digest of its extra headers (never their values, never the
+    /// key).
     fn cache_scope(&self) -> String {
+        let d = &self.defaults;
+        let shape = json!({
+            "temperature": d.temperature,
+            "top_p": d.top_p,
+            "max_tokens": d.max_tokens,
+            "extra": d.extra,
+            "caps": serde_json::to_value(self.caps).unwrap_or(Value::Null),
+            "empty_tool_call_content": self.endpoint.empty_tool_call_content,
+            "headers": self.endpoint.headers_digest,
+        });
         format!(
-            "{}|{}|{}",
+            "{}|{}|{}|{}",
             self.endpoint.kind.as_str(),
             self.endpoint.base_url,
-            self.model
+            self.model,
+            pyjson::dumps_sorted(&shape)
         )
+    }
+
+    fn resolved_model<'a>(&'a self, req: &'a ChatRequest) -> &'a str {
+        if req.model.is_empty() {
+            &self.model
+        } else {
+            &req.model
+        }
     }
 
     fn complete<'a>(

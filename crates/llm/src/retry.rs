@@ -148,6 +148,7 @@ mod tests {
             model: "m".into(),
             retry_after: Some(Duration::from_secs(s)),
             body: String::new(),
+            should_retry: None,
         };
         let step = Some(Duration::from_millis(10));
         assert_eq!(p.delay(&limited(1), step), Some(Duration::from_secs(1)));

@@ -86,10 +86,16 @@ pub struct ModelSection {
     /// `sim` for the offline family; provider kinds come with the HTTP providers.
     pub provider: String,
     pub model: String,
+    /// Sampling defaults of every request this model serves (unset: not sent).
     #[serde(default)]
     pub temperature: Option<f64>,
     #[serde(default)]
+    pub top_p: Option<f64>,
+    #[serde(default)]
     pub max_tokens: Option<u32>,
+    /// Per-attempt time-out of this model (HTTP providers), overriding the provider's.
+    #[serde(default)]
+    pub timeout_secs: Option<f64>,
     /// Sim agent only: fault probabilities.
     #[serde(default)]
     pub faults: Option<FaultProfile>,
@@ -109,7 +115,9 @@ impl ModelSection {
             provider: self.provider.clone(),
             model: self.model.clone(),
             temperature: self.temperature,
+            top_p: self.top_p,
             max_tokens: self.max_tokens,
+            timeout_secs: self.timeout_secs,
             extra: self.extra.clone(),
         }
     }
@@ -302,5 +310,79 @@ impl RunConfig {
     pub fn hash(&self) -> String {
         let json = self.identity_json().to_string();
         blake3::hash(json.as_bytes()).to_hex()[..16].to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_llm(llm: &str) -> String {
+        format!(
+            r#"
+[run]
+name = "t"
+domain = "airline"
+
+[models.agent]
+provider = "local"
+model = "qwen3-8b"
+top_p = 0.8
+timeout_secs = 30
+extra = {{ top_k = 20 }}
+
+[models.user]
+provider = "sim"
+model = "sim-user"
+
+{llm}
+"#
+        )
+    }
+
+    #[test]
+    fn unknown_llm_keys_name_the_file_and_the_key() {
+        let provider =
+            "[llm.providers.local]\nkind = \"openai\"\nbase_url = \"http://localhost:8000/v1\"\n";
+        for (table, key) in [
+            (format!("{provider}timout_secs = 5"), "timout_secs"),
+            (
+                format!("{provider}[llm.providers.local.retry]\nmax_attempt = 3"),
+                "max_attempt",
+            ),
+            (
+                format!(
+                    "{provider}[llm.prices.m]\ninput_per_mtok = 1\noutput_per_mtok = 1\ncache_read_per_mtok = 1"
+                ),
+                "cache_read_per_mtok",
+            ),
+            (
+                format!("{provider}[llm.cache]\ndir = \"c\"\nmod = \"off\""),
+                "mod",
+            ),
+            (
+                format!("{provider}[llm.capabilities.\"qwen*\"]\ntemprature = false"),
+                "temprature",
+            ),
+            (format!("{provider}[llm.cahce]\ndir = \"c\""), "cahce"),
+        ] {
+            let err = RunConfig::parse(Path::new("runs/typo.toml"), &with_llm(&table))
+                .expect_err(key)
+                .to_string();
+            assert!(err.contains("runs/typo.toml"), "{key}: {err}");
+            assert!(err.contains(&format!("`{key}`")), "{key}: {err}");
+            assert!(err.contains("llm."), "{key}: no key path in {err}");
+        }
+    }
+
+    #[test]
+    fn model_sections_carry_every_sampling_setting_into_the_spec() {
+        let provider = "[llm.providers.local]\nkind = \"openai\"\nbase_url = \"http://localhost:8000/v1\"\nempty_tool_call_content = true\n[llm.capabilities.\"qwen*\"]\ntoken_limit = \"max_tokens\"";
+        let cfg = RunConfig::parse(Path::new("ok.toml"), &with_llm(provider)).expect("valid");
+        let spec = cfg.models.agent.spec();
+        assert_eq!(spec.top_p, Some(0.8));
+        assert_eq!(spec.timeout_secs, Some(30.0));
+        assert_eq!(spec.extra.get("top_k"), Some(&serde_json::json!(20)));
+        assert!(cfg.llm.providers["local"].empty_tool_call_content);
     }
 }

@@ -2,6 +2,10 @@
 //! task given the conversation. The prompt texts are ours; the layout (conversation as
 //! `<role>: <content>` lines, outcomes as a Python list literal, a JSON object reply) is
 //! upstream's. An unparseable reply is an error: upstream restarts the simulation on it.
+//!
+//! The request sets no sampling parameters: the judge's model spec (`[models.judge]`) decides
+//! them, and they reach the request through the built model. Forcing `temperature 0.0` here
+//! made reasoning models (gpt-5.x, o-series) and Claude with thinking answer HTTP 400.
 
 use crate::evaluate::{NlCheck, render_for_judge};
 use serde_json::Value;
@@ -70,7 +74,6 @@ pub async fn llm_judge(
             }),
         ],
     )
-    .with_temperature(0.0)
     .with_seed(seed)
     .with_trial(trial);
     let r = model.complete(&req).await?;
@@ -123,6 +126,52 @@ pub fn parse_reply(text: &str) -> Result<Vec<NlCheck>, JudgeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
+    use tauguard_llm::error::LlmError;
+    use tauguard_llm::model::{BoxFuture, ChatResponse};
+
+    /// Records the requests it gets; answers "every outcome met".
+    struct Recorder(Mutex<Vec<ChatRequest>>);
+
+    impl ChatModel for Recorder {
+        fn id(&self) -> &str {
+            "test/recorder"
+        }
+
+        fn complete<'a>(
+            &'a self,
+            req: &'a ChatRequest,
+        ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+            if let Ok(mut seen) = self.0.lock() {
+                seen.push(req.clone());
+            }
+            Box::pin(async {
+                Ok(ChatResponse {
+                    content: Some(r#"{"results": []}"#.into()),
+                    tool_calls: Vec::new(),
+                    usage: Default::default(),
+                    cost: None,
+                    latency: std::time::Duration::ZERO,
+                    cache_hit: false,
+                    attempts: 1,
+                    finish_reason: None,
+                    provider_model: None,
+                })
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn the_judge_leaves_sampling_to_its_spec() {
+        let model = Recorder(Mutex::new(Vec::new()));
+        llm_judge(&model, &[], &["refund issued".into()], 9, 2)
+            .await
+            .expect("judged");
+        let seen = model.0.lock().expect("lock");
+        assert_eq!(seen[0].temperature, None);
+        assert_eq!(seen[0].max_tokens, None);
+        assert_eq!((seen[0].seed, seen[0].trial), (Some(9), 2));
+    }
 
     #[test]
     fn parses_upstream_shape_and_rejects_fences() {

@@ -70,13 +70,9 @@ pub fn run(cmd: CompileCommand) -> Result<(), CliError> {
     let data = DataDir::resolve(args.data_dir.as_deref())
         .and_then(|dir| DomainData::load(&dir, &args.domain))
         .bad_input()?;
-    let spec = ModelSpec {
-        provider: provider.into(),
-        model: model.into(),
-        temperature: Some(0.0),
-        max_tokens: None,
-        extra: Default::default(),
-    };
+    // Sampling comes from the model's capabilities and `--llm-config`, never forced here:
+    // reasoning models reject a temperature.
+    let spec = ModelSpec::new(provider, model);
     // Building a model only reads configuration (providers, key variables).
     let chat = ModelFactory::new(llm)
         .bad_input()?

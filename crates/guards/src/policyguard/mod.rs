@@ -149,8 +149,9 @@ impl FailMode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Sampling {
-    /// 0 by default (the papers' setting).
-    pub temperature: f64,
+    /// Unset by default: the verifier model's spec decides (set `temperature = 0.0` under
+    /// `[guard.verifier]` for the papers' setting; reasoning models accept none).
+    pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
     /// Ask the provider for a JSON object reply where it supports it.
     pub json_mode: bool,
@@ -159,7 +160,7 @@ pub struct Sampling {
 impl Default for Sampling {
     fn default() -> Self {
         Sampling {
-            temperature: 0.0,
+            temperature: None,
             max_tokens: None,
             json_mode: true,
         }

@@ -155,12 +155,14 @@ impl PolicyGuardVerifier {
 
     fn request(&self, ctx: &GuardContext<'_>, messages: Vec<Message>) -> ChatRequest {
         let mut req = ChatRequest::new("", messages)
-            .with_temperature(self.sampling.temperature)
             .with_seed(ctx.seed)
             .with_trial(ctx.trial)
             .with_json_mode(self.sampling.json_mode);
         if let Some(m) = self.sampling.max_tokens {
             req = req.with_max_tokens(m);
+        }
+        if let Some(t) = self.sampling.temperature {
+            req = req.with_temperature(t);
         }
         req
     }

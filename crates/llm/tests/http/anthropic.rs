@@ -88,9 +88,13 @@ async fn tool_use_round_trip() {
 
     let body = &common::bodies(&server).await[0];
     assert!(
-        body["system"]
+        body["system"][0]["text"]
             .as_str()
             .is_some_and(|s| s.starts_with("<instructions>"))
+    );
+    assert_eq!(
+        body["system"][0]["cache_control"],
+        json!({"type": "ephemeral"})
     );
     assert!(body.get("seed").is_none(), "Anthropic has no seed");
     assert_eq!(body["tool_choice"], json!({"type": "auto"}));

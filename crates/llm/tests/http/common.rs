@@ -126,9 +126,11 @@ pub fn tools() -> Vec<ToolSpec> {
     ]
 }
 
-pub fn request(model: &str) -> ChatRequest {
-    spec(model)
-        .request(conversation(), tools())
+/// The request every production caller builds: no model name (the model's own), no sampling
+/// (the spec's, baked into the model), the trial's seed.
+pub fn request(_model: &str) -> ChatRequest {
+    ChatRequest::new("", conversation())
+        .with_tools(tools())
         .with_seed(626729)
 }
 

@@ -54,7 +54,7 @@ async fn function_call_round_trip() {
     assert_eq!(resp.content.as_deref(), Some("I'll cancel it now."));
     let call = &resp.tool_calls[0];
     assert_eq!(call.name, "cancel_reservation");
-    assert!(call.id.starts_with("call_"), "{}", call.id);
+    assert!(call.id.starts_with("tg_call_"), "{}", call.id);
     assert_eq!(call.arguments.get("reason"), Some(&json!("change_of_plan")));
     assert_eq!(resp.usage.prompt_tokens, 1200);
     assert_eq!(resp.usage.completion_tokens, 50);

@@ -188,7 +188,7 @@ async fn empty_reply_is_a_distinct_error() {
 }
 
 #[tokio::test]
-async fn auth_failure_is_permanent_and_never_quotes_the_key() {
+async fn auth_failure_is_fatal_and_never_quotes_the_key() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(401).set_body_json(json!({
@@ -206,7 +206,8 @@ async fn auth_failure_is_permanent_and_never_quotes_the_key() {
         .complete(&common::request(MODEL))
         .await
         .expect_err("401");
-    assert_eq!(err.class(), ErrorClass::Permanent);
+    assert_eq!(err.class(), ErrorClass::Fatal);
+    assert!(err.is_fatal());
     assert_eq!(err.status(), Some(401));
     let text = err.to_string();
     assert!(

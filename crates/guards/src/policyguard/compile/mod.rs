@@ -41,13 +41,13 @@ use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{ChatModel, ChatRequest};
 
 /// Knobs of a compile run; [`CompileOptions::default`] is what [`compile_checklists`] uses.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct CompileOptions {
     /// Replace the artifacts of a non-empty output directory (its `*.yaml` files and the
     /// report; other files stay). Without it a non-empty directory is refused before any model
     /// call.
     pub overwrite: bool,
-    /// Sampling temperature of every call (default 0).
+    /// Sampling temperature of every call (unset by default: the model's spec decides).
     pub temperature: Option<f64>,
     pub seed: Option<u64>,
     pub max_tokens: Option<u32>,
@@ -56,19 +56,6 @@ pub struct CompileOptions {
     /// Tool classes known from the environment: disagreements with step 1 are listed in the
     /// report (step 1's classification is still what the artifacts use).
     pub known_tools: Option<ToolCatalog>,
-}
-
-impl Default for CompileOptions {
-    fn default() -> Self {
-        CompileOptions {
-            overwrite: false,
-            temperature: Some(0.0),
-            seed: None,
-            max_tokens: None,
-            model_name: String::new(),
-            known_tools: None,
-        }
-    }
 }
 
 /// Why a compile failed.

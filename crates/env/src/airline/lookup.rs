@@ -2,10 +2,11 @@
 //! error texts (`User <id> not found`, ...) and Python's behaviour on odd argument types.
 
 use super::model::{FlightDate, FlightDb};
-use super::pyops::{self, unhashable};
 use super::validate::Ctx;
+use crate::py::arg_str;
+use crate::py::{self, unhashable};
 use crate::table::Table;
-use crate::tooling::{ToolError, arg_str};
+use crate::tooling::ToolError;
 use serde_json::Value;
 
 /// `key in table` with Python semantics: the key as `&str` when present.
@@ -56,7 +57,7 @@ pub fn flight_date<'d>(
 ) -> Result<&'d FlightDate, ToolError> {
     let key = flight(db, flight_number)?;
     let f = db.flights.get(key).expect("flight key was just found");
-    match pyops::find_key(&f.dates, date)? {
+    match py::find_key(&f.dates, date)? {
         Some(d) => Ok(&*f.dates[d]),
         None => Err(ToolError::value(format!(
             "Flight {} not found on date {}",
@@ -80,11 +81,11 @@ pub fn convert<T>(
     model: &str,
     f: fn(&Value, &mut Ctx) -> Option<T>,
 ) -> Result<Listed<T>, ToolError> {
-    if !pyops::all_dicts(v)? {
+    if !py::all_dicts(v)? {
         return Ok(Listed::Raw(v.clone()));
     }
     let mut out = Vec::new();
-    for item in pyops::iterate(v)?.iter() {
+    for item in py::iterate(v)?.iter() {
         let mut cx = Ctx::new();
         let r = f(item, &mut cx);
         out.push(cx.finish(model, r).map_err(ToolError::validation)?);
@@ -94,10 +95,10 @@ pub fn convert<T>(
 
 /// The `AttributeError` a loop over unconverted items raises on its first item.
 pub fn first_item_error(raw: &Value, attr: &str) -> ToolError {
-    match pyops::iterate(raw) {
+    match py::iterate(raw) {
         Ok(items) => match items.first() {
-            Some(first) => pyops::no_attribute(first, attr),
-            None => pyops::no_attribute(raw, attr),
+            Some(first) => py::no_attribute(first, attr),
+            None => py::no_attribute(raw, attr),
         },
         Err(e) => e,
     }

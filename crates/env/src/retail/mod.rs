@@ -6,10 +6,12 @@
 //! environment costs three pointer copies and diffs skip untouched records by pointer.
 
 mod defs;
+mod lookup;
 pub mod model;
 mod orders;
-mod pyargs;
+mod queries;
 mod tools;
+mod users;
 
 use crate::data::LoadError;
 use crate::environment::{Changes, DomainBase, Environment, ToolValue};

@@ -26,6 +26,9 @@
 //! * `validate.rs` — where the domain reproduces pydantic validation (airline, telecom);
 //! * `device_tools.rs` — telecom only: the user-side toolkit (no other domain gives the user
 //!   simulator tools).
+//!
+//! With the `toy-domain` feature (tests only), [`toy`] adds a fourth, invented domain — a
+//! lending library — registered by one line in [`registry::DOMAINS`].
 
 pub mod airline;
 pub mod calculate;
@@ -41,6 +44,8 @@ pub mod retail;
 pub mod table;
 pub mod telecom;
 pub mod tooling;
+#[cfg(feature = "toy-domain")]
+pub mod toy;
 
 pub use data::{DataDir, DomainData, LoadError};
 pub use environment::{Changes, DomainBase, Environment, ToolValue};

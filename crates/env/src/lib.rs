@@ -7,7 +7,7 @@
 //!
 //! Domains: [`airline`], [`retail`], [`telecom`], each registered once in [`registry`].
 //! Shared by all of them: [`tooling`] (tool declarations and Python-style argument binding),
-//! [`py`] (the Python semantics of raw arguments: one name per behaviour) and [`table`]
+//! `py` (the Python semantics of raw arguments: one name per behaviour) and [`table`]
 //! (copy-on-write maps).
 //!
 //! # Domain folder layout
@@ -27,7 +27,7 @@
 //! * `device_tools.rs` — telecom only: the user-side toolkit (no other domain gives the user
 //!   simulator tools).
 //!
-//! With the `toy-domain` feature (tests only), [`toy`] adds a fourth, invented domain — a
+//! With the `toy-domain` feature (tests only), `toy` adds a fourth, invented domain — a
 //! lending library — registered by one line in [`registry::DOMAINS`].
 
 pub mod airline;

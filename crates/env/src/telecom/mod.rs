@@ -5,7 +5,7 @@
 //! Upstream calls toolkit methods with raw JSON keyword arguments and no validation, and
 //! several tools assign arguments straight into the model. The implementation follows the
 //! upstream control flow statement by statement so that outputs, error texts and partial
-//! mutations before an exception match; [`crate::py`] holds the Python behaviours this needs.
+//! mutations before an exception match; `crate::py` holds the Python behaviours this needs.
 //!
 //! Deliberate, documented departures from upstream:
 //! * `refuel_data` with no Draft bill names the new bill `B` + 8 hex digits derived from a

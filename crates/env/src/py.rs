@@ -27,13 +27,11 @@ pub fn unhashable(v: &Value) -> ToolError {
     ToolError::type_error(format!("unhashable type: '{}'", type_name(v)))
 }
 
-/// `AttributeError: '<type>' object has no attribute '<attr>'`, for `v.attr` on a value of
-/// the wrong type.
-pub fn no_attribute(v: &Value, attr: &str) -> ToolError {
-    ToolError::attribute(format!(
-        "'{}' object has no attribute '{attr}'",
-        type_name(v)
-    ))
+/// `AttributeError: '<class>' object has no attribute '<attr>'`: `v.attr` on a raw value of
+/// the wrong type (`class` = [`type_name`] of it), or a toolkit method that does not exist
+/// (`class` = the toolkit's class name, `NoneType` for a side without a toolkit).
+pub fn no_attribute(class: &str, attr: &str) -> ToolError {
+    ToolError::attribute(format!("'{class}' object has no attribute '{attr}'"))
 }
 
 /// `TypeError: '<op>' not supported between instances of '<a>' and '<b>'`.
@@ -123,7 +121,7 @@ pub fn len(v: &Value) -> Result<usize, ToolError> {
 pub fn lower(v: &Value) -> Result<String, ToolError> {
     match v {
         Value::String(s) => Ok(s.to_lowercase()),
-        other => Err(no_attribute(other, "lower")),
+        other => Err(no_attribute(type_name(other), "lower")),
     }
 }
 
@@ -142,7 +140,7 @@ pub fn check_multiplicity(
 ) -> Result<Vec<String>, ToolError> {
     let items = iterate(ids)?;
     if matches!(ids, Value::Object(_)) && !items.is_empty() {
-        return Err(no_attribute(ids, "count"));
+        return Err(no_attribute(type_name(ids), "count"));
     }
     let mut out = Vec::with_capacity(items.len());
     for item in items.iter() {
@@ -426,11 +424,11 @@ mod tests {
     fn exception_texts() {
         assert_eq!(type_name(&json!(1.0)), "float");
         assert_eq!(
-            no_attribute(&json!(1), "lower").message,
+            no_attribute(type_name(&json!(1)), "lower").message,
             "'int' object has no attribute 'lower'"
         );
         assert_eq!(
-            no_attribute(&json!(null), "value").message,
+            no_attribute(type_name(&json!(null)), "value").message,
             "'NoneType' object has no attribute 'value'"
         );
         assert_eq!(

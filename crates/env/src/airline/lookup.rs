@@ -3,8 +3,8 @@
 
 use super::model::{FlightDate, FlightDb};
 use super::validate::Ctx;
+use crate::py;
 use crate::py::arg_str;
-use crate::py::{self, unhashable};
 use crate::table::Table;
 use crate::tooling::ToolError;
 use serde_json::Value;
@@ -14,11 +14,7 @@ fn table_key<'a, T: Clone + PartialEq>(
     table: &Table<T>,
     key: &'a Value,
 ) -> Result<Option<&'a str>, ToolError> {
-    match key {
-        Value::String(s) => Ok(table.contains_key(s).then_some(s.as_str())),
-        Value::Array(_) | Value::Object(_) => Err(unhashable(key)),
-        _ => Ok(None),
-    }
+    Ok(py::dict_key(key)?.filter(|k| table.contains_key(k)))
 }
 
 /// `_get_user`.
@@ -97,8 +93,8 @@ pub fn convert<T>(
 pub fn first_item_error(raw: &Value, attr: &str) -> ToolError {
     match py::iterate(raw) {
         Ok(items) => match items.first() {
-            Some(first) => py::no_attribute(first, attr),
-            None => py::no_attribute(raw, attr),
+            Some(first) => py::no_attribute(py::type_name(first), attr),
+            None => py::no_attribute(py::type_name(raw), attr),
         },
         Err(e) => e,
     }

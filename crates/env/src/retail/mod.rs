@@ -151,13 +151,12 @@ impl Environment for RetailEnv {
         args: &Map<String, Value>,
     ) -> Result<ToolValue, ToolError> {
         if side == Requestor::User {
-            return Err(ToolError::attribute(format!(
-                "'NoneType' object has no attribute '{name}'"
-            )));
+            return Err(crate::py::no_attribute("NoneType", name));
         }
-        let def = defs::TOOLS.iter().find(|d| d.name == name).ok_or_else(|| {
-            ToolError::attribute(format!("'{OWNER}' object has no attribute '{name}'"))
-        })?;
+        let def = defs::TOOLS
+            .iter()
+            .find(|d| d.name == name)
+            .ok_or_else(|| crate::py::no_attribute(OWNER, name))?;
         let bound = bind(OWNER, def, args)?;
         let values: Vec<&Value> = bound.iter().map(|v| v.unwrap_or(&Value::Null)).collect();
         tools::run(&mut self.db, def.name, &values)

@@ -58,8 +58,6 @@ pub(super) fn run(db: &mut RetailDb, name: &str, args: &[&Value]) -> Result<Tool
             orders::return_delivered_order_items(db, a(0), a(1), a(2))
         }
         "transfer_to_human_agents" => Ok(ToolValue::Text("Transfer successful".into())),
-        other => Err(ToolError::attribute(format!(
-            "'RetailTools' object has no attribute '{other}'"
-        ))),
+        other => Err(crate::py::no_attribute(super::OWNER, other)),
     }
 }

@@ -5,7 +5,7 @@ use super::TelecomEnv;
 use super::user_model::PERMISSIONS;
 use crate::environment::ToolValue;
 use crate::py::arg_str;
-use crate::py::{dict_key, no_attribute};
+use crate::py::{dict_key, no_attribute, type_name};
 use crate::tooling::ToolError;
 use serde_json::Value;
 
@@ -66,7 +66,7 @@ impl TelecomEnv {
             .map(str::to_string);
         let permission = permission
             .as_str()
-            .ok_or_else(|| no_attribute(permission, "lower"))?
+            .ok_or_else(|| no_attribute(type_name(permission), "lower"))?
             .to_lowercase();
         Ok((app, permission))
     }

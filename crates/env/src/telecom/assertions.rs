@@ -69,10 +69,7 @@ impl TelecomEnv {
                 Ok(b) => boolean(self.db.bills[b].status == BillStatus::Paid),
                 Err(_) => boolean(true),
             },
-            other => Err(ToolError::attribute(format!(
-                "'{}' object has no attribute '{other}'",
-                super::AGENT_OWNER
-            ))),
+            other => Err(crate::py::no_attribute(super::AGENT_OWNER, other)),
         }
     }
 
@@ -100,7 +97,10 @@ impl TelecomEnv {
                     Some(Value::String(desc)) => {
                         boolean(fast_enough && label.to_lowercase() == desc.to_lowercase())
                     }
-                    Some(other) => Err(crate::py::no_attribute(other, "lower")),
+                    Some(other) => Err(crate::py::no_attribute(
+                        crate::py::type_name(other),
+                        "lower",
+                    )),
                 }
             }
             "assert_internet_not_excellent" => {
@@ -114,10 +114,7 @@ impl TelecomEnv {
                 self.surroundings().mobile_data_usage_exceeded,
                 a.req(0),
             )),
-            other => Err(ToolError::attribute(format!(
-                "'{}' object has no attribute '{other}'",
-                super::USER_OWNER
-            ))),
+            other => Err(crate::py::no_attribute(super::USER_OWNER, other)),
         }
     }
 }

@@ -305,7 +305,7 @@ impl TelecomEnv {
                 self.connect_vpn();
                 match &mut self.phone_mut().vpn_details {
                     Some(v) => v.server_performance = PerformanceLevel::Poor,
-                    None => return Err(no_attribute(&Value::Null, "server_performance")),
+                    None => return Err(no_attribute("NoneType", "server_performance")),
                 }
                 // Upstream mutates the object in place; when that object is the shared
                 // default profile, every later `connect_vpn` installs the degraded profile.
@@ -424,7 +424,7 @@ impl TelecomEnv {
                 self.with_status_bar(&format!("Preferred Network Mode set to: {}", m.value())),
             )),
             Slot::Raw(Value::Null) => Ok(text(self.failed_mode(mode))),
-            Slot::Raw(v) => Err(no_attribute(&v, "value")),
+            Slot::Raw(v) => Err(no_attribute(type_name(&v), "value")),
         }
     }
 
@@ -510,7 +510,7 @@ impl TelecomEnv {
             Value::Object(fields) => validate::apn_settings(fields)?,
             other => {
                 self.phone_mut().active_apn_settings = Slot::Raw(other.clone());
-                return Err(no_attribute(other, "apn_name"));
+                return Err(no_attribute(type_name(other), "apn_name"));
             }
         };
         let update = format!("APN settings set to: {}", apn.apn_name.value());

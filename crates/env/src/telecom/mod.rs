@@ -270,9 +270,7 @@ impl Environment for TelecomEnv {
             Requestor::User => USER_OWNER,
         };
         let Some(def) = self.toolkit(side).iter().find(|d| d.name == name) else {
-            return Err(ToolError::attribute(format!(
-                "'{owner}' object has no attribute '{name}'"
-            )));
+            return Err(crate::py::no_attribute(owner, name));
         };
         let bound = Args(bind(owner, def, args)?);
         match side {

@@ -62,7 +62,7 @@ impl TelecomEnv {
         for customer in self.db.customers.iter() {
             let wanted = full_name
                 .as_str()
-                .ok_or_else(|| no_attribute(full_name, "lower"))?;
+                .ok_or_else(|| no_attribute(type_name(full_name), "lower"))?;
             if customer.full_name.to_lowercase() == wanted.to_lowercase()
                 && dob.matches(&customer.date_of_birth)
             {
@@ -73,7 +73,9 @@ impl TelecomEnv {
     }
 
     fn get_details_by_id(&self, id: &Value) -> Result<ToolValue, ToolError> {
-        let s = id.as_str().ok_or_else(|| no_attribute(id, "startswith"))?;
+        let s = id
+            .as_str()
+            .ok_or_else(|| no_attribute(type_name(id), "startswith"))?;
         let record = if s.starts_with('L') {
             dump(&self.db.lines[self.line_idx(s)?])
         } else if s.starts_with('D') {

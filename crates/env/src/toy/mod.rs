@@ -139,9 +139,7 @@ impl Environment for ToyEnv {
     ) -> Result<ToolValue, ToolError> {
         match side {
             Requestor::Assistant => tools::call(&mut self.db, name, args),
-            Requestor::User => Err(ToolError::attribute(format!(
-                "'NoneType' object has no attribute '{name}'"
-            ))),
+            Requestor::User => Err(crate::py::no_attribute("NoneType", name)),
         }
     }
 

@@ -14,9 +14,10 @@ pub fn call(
     name: &str,
     args: &Map<String, Value>,
 ) -> Result<ToolValue, ToolError> {
-    let def = TOOLS.iter().find(|t| t.name == name).ok_or_else(|| {
-        ToolError::attribute(format!("'{OWNER}' object has no attribute '{name}'"))
-    })?;
+    let def = TOOLS
+        .iter()
+        .find(|t| t.name == name)
+        .ok_or_else(|| crate::py::no_attribute(OWNER, name))?;
     let a: Vec<&Value> = bind(OWNER, def, args)?
         .into_iter()
         .map(|v| v.unwrap_or(&Value::Null))

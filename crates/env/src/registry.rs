@@ -56,6 +56,8 @@ pub static DOMAINS: &[&dyn Domain] = &[
     &crate::airline::AIRLINE,
     &crate::retail::RETAIL,
     &crate::telecom::TELECOM,
+    #[cfg(feature = "toy-domain")]
+    &crate::toy::TOY,
 ];
 
 /// The registered domain called `name`.

@@ -231,38 +231,6 @@ pub fn bind<'a>(
     Ok(def.params.iter().map(|p| args.get(p.name)).collect())
 }
 
-/// Python's `TypeError` for using a list or dict as a dict key (`x in d`, `d.get(x)`).
-pub fn unhashable(v: &Value) -> ToolError {
-    ToolError::type_error(format!(
-        "unhashable type: '{}'",
-        tauguard_core::pyjson::type_name(v)
-    ))
-}
-
-/// The items `for x in v` visits in Python: list elements (borrowed), string characters,
-/// dict keys; a `TypeError` for anything else.
-pub fn iterate(v: &Value) -> Result<std::borrow::Cow<'_, [Value]>, ToolError> {
-    use std::borrow::Cow;
-    match v {
-        Value::Array(items) => Ok(Cow::Borrowed(items)),
-        Value::String(s) => Ok(Cow::Owned(
-            s.chars().map(|c| Value::String(c.to_string())).collect(),
-        )),
-        Value::Object(map) => Ok(Cow::Owned(
-            map.keys().map(|k| Value::String(k.clone())).collect(),
-        )),
-        other => Err(ToolError::type_error(format!(
-            "'{}' object is not iterable",
-            tauguard_core::pyjson::type_name(other)
-        ))),
-    }
-}
-
-/// Python `str()` of an argument, for messages that interpolate raw arguments.
-pub fn arg_str(v: &Value) -> String {
-    tauguard_core::pyjson::py_str(v)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

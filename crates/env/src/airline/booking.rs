@@ -5,9 +5,9 @@ use super::lookup::{self, Listed};
 use super::model::{
     self, FlightDate, FlightDb, Passenger, Payment, PaymentMethod, Reservation, ReservationFlight,
 };
-use super::pyops::{self, Num};
 use super::validate::{self as v, Ctx};
 use crate::environment::ToolValue;
+use crate::py::{self, Num};
 use crate::tooling::ToolError;
 use serde_json::Value;
 
@@ -112,13 +112,13 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
             )));
         };
         let cabin = Value::String(r.cabin.clone());
-        if i128::from(*pyops::index(available_seats, &cabin)?) < n {
+        if i128::from(*py::index(available_seats, &cabin)?) < n {
             return Err(ToolError::value(format!(
                 "Not enough seats on flight {}",
                 fi.flight_number
             )));
         }
-        let price = *pyops::index(prices, &cabin)?;
+        let price = *py::index(prices, &cabin)?;
         segments.push(ReservationFlight {
             flight_number: fi.flight_number.clone(),
             origin: flight.origin.clone(),
@@ -137,7 +137,7 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
         None => {
             return Err(ToolError::type_error(format!(
                 "unsupported operand type(s) for +=: 'int' and '{}'",
-                pyops::type_name(a.nonfree_baggages)
+                py::type_name(a.nonfree_baggages)
             )));
         }
     };

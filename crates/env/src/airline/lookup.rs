@@ -2,10 +2,11 @@
 //! error texts (`User <id> not found`, ...) and Python's behaviour on odd argument types.
 
 use super::model::{FlightDate, FlightDb};
-use super::pyops::{self, unhashable};
 use super::validate::Ctx;
+use crate::py;
+use crate::py::arg_str;
 use crate::table::Table;
-use crate::tooling::{ToolError, arg_str};
+use crate::tooling::ToolError;
 use serde_json::Value;
 
 /// `key in table` with Python semantics: the key as `&str` when present.
@@ -13,11 +14,7 @@ fn table_key<'a, T: Clone + PartialEq>(
     table: &Table<T>,
     key: &'a Value,
 ) -> Result<Option<&'a str>, ToolError> {
-    match key {
-        Value::String(s) => Ok(table.contains_key(s).then_some(s.as_str())),
-        Value::Array(_) | Value::Object(_) => Err(unhashable(key)),
-        _ => Ok(None),
-    }
+    Ok(py::dict_key(key)?.filter(|k| table.contains_key(k)))
 }
 
 /// `_get_user`.
@@ -56,7 +53,7 @@ pub fn flight_date<'d>(
 ) -> Result<&'d FlightDate, ToolError> {
     let key = flight(db, flight_number)?;
     let f = db.flights.get(key).expect("flight key was just found");
-    match pyops::find_key(&f.dates, date)? {
+    match py::find_key(&f.dates, date)? {
         Some(d) => Ok(&*f.dates[d]),
         None => Err(ToolError::value(format!(
             "Flight {} not found on date {}",
@@ -80,11 +77,11 @@ pub fn convert<T>(
     model: &str,
     f: fn(&Value, &mut Ctx) -> Option<T>,
 ) -> Result<Listed<T>, ToolError> {
-    if !pyops::all_dicts(v)? {
+    if !py::all_dicts(v)? {
         return Ok(Listed::Raw(v.clone()));
     }
     let mut out = Vec::new();
-    for item in pyops::iterate(v)?.iter() {
+    for item in py::iterate(v)?.iter() {
         let mut cx = Ctx::new();
         let r = f(item, &mut cx);
         out.push(cx.finish(model, r).map_err(ToolError::validation)?);
@@ -94,10 +91,10 @@ pub fn convert<T>(
 
 /// The `AttributeError` a loop over unconverted items raises on its first item.
 pub fn first_item_error(raw: &Value, attr: &str) -> ToolError {
-    match pyops::iterate(raw) {
+    match py::iterate(raw) {
         Ok(items) => match items.first() {
-            Some(first) => pyops::no_attribute(first, attr),
-            None => pyops::no_attribute(raw, attr),
+            Some(first) => py::no_attribute(py::type_name(first), attr),
+            None => py::no_attribute(py::type_name(raw), attr),
         },
         Err(e) => e,
     }

@@ -5,14 +5,16 @@
 //! The 7 MB database is parsed and validated once into an [`AirlineBase`]; each environment
 //! shares its records and copies only those it writes.
 //!
-//! Layout: [`model`] (records, validation, dump), [`validate`] (pydantic-style coercion and
-//! errors), [`tools`] (declarations and dispatch) and the tool bodies in `booking`, `updates`
-//! and `queries`. `calculate` is the evaluator shared with retail ([`crate::calculate`]).
+//! Layout (shared by every domain, see the crate docs): [`defs`] (declarations), [`tools`]
+//! (dispatch), the tool bodies in `booking` (creation), `updates` (writes) and `queries`
+//! (reads), upstream's lookup helpers in `lookup`, the route index in [`routes`], [`model`]
+//! (records, validation, dump) and [`validate`] (pydantic-style coercion and errors).
+//! `calculate` is the evaluator shared with retail ([`crate::calculate`]).
 
 mod booking;
+pub mod defs;
 mod lookup;
 pub mod model;
-mod pyops;
 mod queries;
 pub mod routes;
 pub mod tools;
@@ -42,7 +44,7 @@ impl crate::registry::Domain for Airline {
     }
     fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
         match side {
-            Requestor::Assistant => tools::TOOLS,
+            Requestor::Assistant => defs::TOOLS,
             Requestor::User => &[],
         }
     }
@@ -131,9 +133,7 @@ impl Environment for AirlineEnv {
     ) -> Result<ToolValue, ToolError> {
         match side {
             Requestor::Assistant => tools::call(&mut self.db, name, args),
-            Requestor::User => Err(ToolError::attribute(format!(
-                "'NoneType' object has no attribute '{name}'"
-            ))),
+            Requestor::User => Err(crate::py::no_attribute("NoneType", name)),
         }
     }
 

@@ -3,8 +3,8 @@
 
 use super::lookup;
 use super::model::{Flight, FlightDate, FlightDb};
-use super::pyops;
 use crate::environment::ToolValue;
+use crate::py;
 use crate::tooling::ToolError;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -138,7 +138,7 @@ fn search<'d>(
         if !destination.is_null() && !matches(&flight.destination, destination) {
             continue;
         }
-        let Some(d) = pyops::find_key(&flight.dates, date)? else {
+        let Some(d) = py::find_key(&flight.dates, date)? else {
             continue;
         };
         let FlightDate::Available {
@@ -190,7 +190,7 @@ pub fn search_onestop_flight(
             let text = date.as_str().unwrap_or_default();
             let chars: Vec<char> = text.chars().collect();
             let tail: String = chars[chars.len().saturating_sub(2)..].iter().collect();
-            Value::String(format!("2024-05-{}", pyops::parse_int(&tail)? + 1))
+            Value::String(format!("2024-05-{}", py::parse_int(&tail)? + 1))
         } else {
             date.clone()
         };

@@ -5,10 +5,11 @@
 
 use super::lookup::{self, Listed};
 use super::model::{self, FlightDate, FlightDb, Float, Payment, PaymentMethod, ReservationFlight};
-use super::pyops::{self, Num};
 use super::validate::{self as v, Ctx};
 use crate::environment::ToolValue;
-use crate::tooling::{ToolError, arg_str};
+use crate::py::arg_str;
+use crate::py::{self, Num};
+use crate::tooling::ToolError;
 use serde_json::Value;
 use std::cmp::Ordering;
 use tauguard_core::pyjson::py_eq;
@@ -58,7 +59,7 @@ fn payment_for_update(
     amount: Num,
 ) -> Result<Option<Payment>, ToolError> {
     let user = db.users.get(user_key).expect("user key was just found");
-    let Some(pid) = pyops::find_key(&user.payment_methods, payment_id)? else {
+    let Some(pid) = py::find_key(&user.payment_methods, payment_id)? else {
         return Err(ToolError::value("Payment method not found"));
     };
     match &user.payment_methods[pid] {
@@ -117,7 +118,7 @@ pub fn update_reservation_baggages(
         .get(&key)
         .expect("reservation key was just found");
     let user_key = lookup::user_by_id(db, &res.user_id)?;
-    let extra = pyops::sub(nonfree_baggages, &res.nonfree_baggages)?;
+    let extra = py::sub(nonfree_baggages, &res.nonfree_baggages)?;
     let cost = Num::Int(50).mul(Num::Int(0).max(extra));
     let payment = payment_for_update(db, &user_key, payment_id, cost)?;
     let r = db
@@ -144,7 +145,7 @@ pub fn update_reservation_flights(
         .get(&key)
         .expect("reservation key was just found");
     let user_key = lookup::user_by_id(db, &res.user_id)?;
-    let n = pyops::len(&res.passengers) as i128;
+    let n = py::len(&res.passengers)? as i128;
     let infos = match flights {
         Listed::Models(list) => list,
         Listed::Raw(raw) => return Err(lookup::first_item_error(&raw, "flight_number")),
@@ -175,13 +176,13 @@ pub fn update_reservation_flights(
                 fi.flight_number, fi.date
             )));
         };
-        if i128::from(*pyops::index(available_seats, cabin)?) < n {
+        if i128::from(*py::index(available_seats, cabin)?) < n {
             return Err(ToolError::value(format!(
                 "Not enough seats on flight {}",
                 fi.flight_number
             )));
         }
-        let price = *pyops::index(prices, cabin)?;
+        let price = *py::index(prices, cabin)?;
         segments.push(ReservationFlight {
             flight_number: fi.flight_number.clone(),
             origin: flight.origin.clone(),
@@ -221,9 +222,9 @@ pub fn update_reservation_passengers(
         .expect("reservation key was just found");
     let (count, stored) = match passengers {
         Listed::Models(list) => (list.len(), model::passengers_value(&list)),
-        Listed::Raw(raw) => (pyops::len(&raw), raw),
+        Listed::Raw(raw) => (py::len(&raw)?, raw),
     };
-    if count != pyops::len(&r.passengers) {
+    if count != py::len(&r.passengers)? {
         return Err(ToolError::value("Number of passengers does not match"));
     }
     r.passengers = std::sync::Arc::new(stored);

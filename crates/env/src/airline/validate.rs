@@ -82,7 +82,7 @@ pub fn render(title: &str, issues: &[Issue]) -> String {
             i.msg,
             i.kind,
             truncated_repr(&i.input),
-            super::pyops::type_name(&i.input),
+            crate::py::type_name(&i.input),
             i.kind
         ));
     }

@@ -6,10 +6,12 @@
 //! environment costs three pointer copies and diffs skip untouched records by pointer.
 
 mod defs;
+mod lookup;
 pub mod model;
 mod orders;
-mod pyargs;
+mod queries;
 mod tools;
+mod users;
 
 use crate::data::LoadError;
 use crate::environment::{Changes, DomainBase, Environment, ToolValue};
@@ -149,13 +151,12 @@ impl Environment for RetailEnv {
         args: &Map<String, Value>,
     ) -> Result<ToolValue, ToolError> {
         if side == Requestor::User {
-            return Err(ToolError::attribute(format!(
-                "'NoneType' object has no attribute '{name}'"
-            )));
+            return Err(crate::py::no_attribute("NoneType", name));
         }
-        let def = defs::TOOLS.iter().find(|d| d.name == name).ok_or_else(|| {
-            ToolError::attribute(format!("'{OWNER}' object has no attribute '{name}'"))
-        })?;
+        let def = defs::TOOLS
+            .iter()
+            .find(|d| d.name == name)
+            .ok_or_else(|| crate::py::no_attribute(OWNER, name))?;
         let bound = bind(OWNER, def, args)?;
         let values: Vec<&Value> = bound.iter().map(|v| v.unwrap_or(&Value::Null)).collect();
         tools::run(&mut self.db, def.name, &values)

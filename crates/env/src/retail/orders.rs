@@ -2,13 +2,13 @@
 //! check order and messages, float arithmetic and rounding only where upstream rounds, and
 //! partial updates left in place when upstream fails halfway through a mutation.
 
+use super::lookup::{address, order_key, payment_method, user_key, variant};
 use super::model::{
     CancelReason, Float, Number, Order, OrderPayment, OrderStatus, RetailDb, TransactionType,
     Variant,
 };
-use super::pyargs::{self, text};
-use super::tools::{address, order_key, payment_method, user_key, variant};
 use crate::environment::ToolValue;
+use crate::py::{self, arg_str};
 use crate::tooling::ToolError;
 use serde_json::Value;
 use tauguard_core::pyjson::round2;
@@ -51,7 +51,7 @@ pub(super) fn cancel_pending_order(
     if current.status != OrderStatus::Pending {
         return Err(ToolError::value("Non-pending order cannot be cancelled"));
     }
-    let reason = match pyargs::dict_key(reason)? {
+    let reason = match py::dict_key(reason)? {
         Some("no longer needed") => CancelReason::NoLongerNeeded,
         Some("ordered by mistake") => CancelReason::OrderedByMistake,
         _ => return Err(ToolError::value("Invalid reason")),
@@ -88,13 +88,13 @@ fn pair_items(
     missing: impl Fn(&Value) -> String,
     length_message: &str,
 ) -> Result<Vec<(String, Value)>, ToolError> {
-    let olds = pyargs::check_multiplicity(item_ids, &order_item_ids(current), missing)?;
-    if pyargs::len(item_ids)? != pyargs::len(new_item_ids)? {
+    let olds = py::check_multiplicity(item_ids, &order_item_ids(current), missing)?;
+    if py::len(item_ids)? != py::len(new_item_ids)? {
         return Err(ToolError::value(length_message));
     }
     Ok(olds
         .into_iter()
-        .zip(pyargs::iterate(new_item_ids)?.into_owned())
+        .zip(py::iterate(new_item_ids)?.into_owned())
         .collect())
 }
 
@@ -115,7 +115,7 @@ fn checked_variant<'d>(
     if !variant.available {
         return Err(ToolError::value(format!(
             "New item {} not found or available",
-            text(new)
+            arg_str(new)
         )));
     }
     Ok((variant, item.price.0))
@@ -142,7 +142,7 @@ pub(super) fn exchange_delivered_order_items(
         current,
         item_ids,
         new_item_ids,
-        |id| format!("Number of {} not found.", text(id)),
+        |id| format!("Number of {} not found.", arg_str(id)),
         "The number of items to be exchanged should match.",
     )?;
     let mut diff = 0.0;
@@ -211,7 +211,7 @@ pub(super) fn modify_pending_order_items(
         current,
         item_ids,
         new_item_ids,
-        |id| format!("{} not found", text(id)),
+        |id| format!("{} not found", arg_str(id)),
         "The number of items to be exchanged should match",
     )?;
     let mut diff = 0.0;
@@ -352,7 +352,7 @@ pub(super) fn return_delivered_order_items(
             ));
         }
     }
-    let returned = pyargs::check_multiplicity(item_ids, &order_item_ids(current), |_| {
+    let returned = py::check_multiplicity(item_ids, &order_item_ids(current), |_| {
         "Some item not found".into()
     })?;
     let order = order_mut(db, key)?;

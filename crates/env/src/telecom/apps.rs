@@ -2,10 +2,11 @@
 //! (a tool) and removing one (the helper initialization actions use to break MMS).
 
 use super::TelecomEnv;
-use super::py::{check_hashable, no_attr};
 use super::user_model::PERMISSIONS;
 use crate::environment::ToolValue;
-use crate::tooling::{ToolError, arg_str};
+use crate::py::arg_str;
+use crate::py::{dict_key, no_attribute, type_name};
+use crate::tooling::ToolError;
 use serde_json::Value;
 
 fn text(s: impl Into<String>) -> ToolValue {
@@ -14,7 +15,7 @@ fn text(s: impl Into<String>) -> ToolValue {
 
 impl TelecomEnv {
     pub(crate) fn check_app_status(&self, app_name: &Value) -> Result<ToolValue, ToolError> {
-        check_hashable(app_name)?;
+        dict_key(app_name)?;
         let Some(app) = app_name
             .as_str()
             .and_then(|n| self.phone().app_statuses.get(n))
@@ -36,7 +37,7 @@ impl TelecomEnv {
     }
 
     pub(crate) fn check_app_permissions(&self, app_name: &Value) -> Result<ToolValue, ToolError> {
-        check_hashable(app_name)?;
+        dict_key(app_name)?;
         let shown = arg_str(app_name);
         let Some(app) = app_name
             .as_str()
@@ -58,14 +59,14 @@ impl TelecomEnv {
         app_name: &Value,
         permission: &Value,
     ) -> Result<(Option<String>, String), ToolError> {
-        check_hashable(app_name)?;
+        dict_key(app_name)?;
         let app = app_name
             .as_str()
             .filter(|n| self.phone().app_statuses.contains_key(*n))
             .map(str::to_string);
         let permission = permission
             .as_str()
-            .ok_or_else(|| no_attr(permission, "lower"))?
+            .ok_or_else(|| no_attribute(type_name(permission), "lower"))?
             .to_lowercase();
         Ok((app, permission))
     }

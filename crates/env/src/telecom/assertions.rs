@@ -3,11 +3,12 @@
 //! compares with Python `==`, so `1` equals `true` as it does upstream.
 
 use super::model::{BillStatus, LineStatus};
-use super::py::{as_number, not_a_valid, type_name};
 use super::user_model::NetworkStatus;
 use super::{Args, TelecomEnv};
 use crate::environment::ToolValue;
-use crate::tooling::{ToolError, arg_str};
+use crate::py::arg_str;
+use crate::py::{Num, not_a_valid, type_name};
+use crate::tooling::ToolError;
 use serde_json::Value;
 use tauguard_core::pyjson::py_eq;
 
@@ -21,7 +22,7 @@ fn equals(actual: bool, expected: &Value) -> bool {
 }
 
 fn number(func: &str, name: &str, v: &Value) -> Result<f64, ToolError> {
-    as_number(v).ok_or_else(|| {
+    Num::of(v).map(Num::as_f64).ok_or_else(|| {
         ToolError::type_error(format!(
             "{func}() expects a number for '{name}', got {}",
             type_name(v)
@@ -68,10 +69,7 @@ impl TelecomEnv {
                 Ok(b) => boolean(self.db.bills[b].status == BillStatus::Paid),
                 Err(_) => boolean(true),
             },
-            other => Err(ToolError::attribute(format!(
-                "'{}' object has no attribute '{other}'",
-                super::AGENT_OWNER
-            ))),
+            other => Err(crate::py::no_attribute(super::AGENT_OWNER, other)),
         }
     }
 
@@ -99,7 +97,10 @@ impl TelecomEnv {
                     Some(Value::String(desc)) => {
                         boolean(fast_enough && label.to_lowercase() == desc.to_lowercase())
                     }
-                    Some(other) => Err(super::py::no_attr(other, "lower")),
+                    Some(other) => Err(crate::py::no_attribute(
+                        crate::py::type_name(other),
+                        "lower",
+                    )),
                 }
             }
             "assert_internet_not_excellent" => {
@@ -113,10 +114,7 @@ impl TelecomEnv {
                 self.surroundings().mobile_data_usage_exceeded,
                 a.req(0),
             )),
-            other => Err(ToolError::attribute(format!(
-                "'{}' object has no attribute '{other}'",
-                super::USER_OWNER
-            ))),
+            other => Err(crate::py::no_attribute(super::USER_OWNER, other)),
         }
     }
 }

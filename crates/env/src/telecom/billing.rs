@@ -6,9 +6,10 @@ use super::TelecomEnv;
 use super::dates::{Date, TODAY};
 use super::lookup::Key;
 use super::model::{Bill, BillStatus, LineItem, LineStatus};
-use super::py::{as_number, fixed2, float_str, type_name, unorderable};
 use crate::environment::ToolValue;
-use crate::tooling::{ToolError, arg_str};
+use crate::py::arg_str;
+use crate::py::{Num, fixed2, float_str, type_name, unorderable};
+use crate::tooling::ToolError;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
@@ -25,8 +26,9 @@ impl TelecomEnv {
         gb_amount: &Value,
     ) -> Result<ToolValue, ToolError> {
         let l = self.target_line(customer_id, line_id)?;
-        let gb =
-            as_number(gb_amount).ok_or_else(|| unorderable("<=", type_name(gb_amount), "int"))?;
+        let gb = Num::of(gb_amount)
+            .map(Num::as_f64)
+            .ok_or_else(|| unorderable("<=", type_name(gb_amount), "int"))?;
         if gb <= 0.0 {
             return Err(ToolError::value("Refuel amount must be positive"));
         }

@@ -3,14 +3,15 @@
 //! `break_apn_settings`, `break_vpn`, ...). Outputs are upstream's texts, most ending with
 //! the status bar. The app tools live in [`super::apps`].
 
-use super::py::{no_attr, type_name};
 use super::user_model::{
     ApnName, ApnSettings, NetworkModePreference, PerformanceLevel, SignalStrength, SimStatus, Slot,
     VpnDetails,
 };
 use super::{Args, TelecomEnv, validate};
 use crate::environment::ToolValue;
-use crate::tooling::{ToolError, arg_str};
+use crate::py::arg_str;
+use crate::py::{no_attribute, type_name};
+use crate::tooling::ToolError;
 use serde_json::Value;
 
 fn text(s: impl Into<String>) -> ToolValue {
@@ -304,7 +305,7 @@ impl TelecomEnv {
                 self.connect_vpn();
                 match &mut self.phone_mut().vpn_details {
                     Some(v) => v.server_performance = PerformanceLevel::Poor,
-                    None => return Err(no_attr(&Value::Null, "server_performance")),
+                    None => return Err(no_attribute("NoneType", "server_performance")),
                 }
                 // Upstream mutates the object in place; when that object is the shared
                 // default profile, every later `connect_vpn` installs the degraded profile.
@@ -360,7 +361,7 @@ impl TelecomEnv {
                 Some(p) => format!(
                     "You have a payment request for bill {} of {} USD.",
                     p.bill_id,
-                    super::py::float_str(p.amount_due)
+                    crate::py::float_str(p.amount_due)
                 ),
             })),
             "make_payment" => Ok(text(match &mut self.surroundings_mut().payment_request {
@@ -369,7 +370,7 @@ impl TelecomEnv {
                     p.paid = true;
                     format!(
                         "Payment of {} USD has been made for bill {}.",
-                        super::py::float_str(p.amount_due),
+                        crate::py::float_str(p.amount_due),
                         p.bill_id
                     )
                 }
@@ -423,7 +424,7 @@ impl TelecomEnv {
                 self.with_status_bar(&format!("Preferred Network Mode set to: {}", m.value())),
             )),
             Slot::Raw(Value::Null) => Ok(text(self.failed_mode(mode))),
-            Slot::Raw(v) => Err(no_attr(&v, "value")),
+            Slot::Raw(v) => Err(no_attribute(type_name(&v), "value")),
         }
     }
 
@@ -454,7 +455,7 @@ impl TelecomEnv {
         };
         format!(
             "Speed Test Result: {} Mbps ({label}). {advice}",
-            super::py::fixed2(speed)
+            crate::py::fixed2(speed)
         )
     }
 
@@ -509,7 +510,7 @@ impl TelecomEnv {
             Value::Object(fields) => validate::apn_settings(fields)?,
             other => {
                 self.phone_mut().active_apn_settings = Slot::Raw(other.clone());
-                return Err(no_attr(other, "apn_name"));
+                return Err(no_attribute(type_name(other), "apn_name"));
             }
         };
         let update = format!("APN settings set to: {}", apn.apn_name.value());

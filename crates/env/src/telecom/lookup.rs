@@ -4,7 +4,8 @@
 
 use super::TelecomEnv;
 use super::model::BillStatus;
-use crate::tooling::{ToolError, arg_str};
+use crate::py::arg_str;
+use crate::tooling::ToolError;
 use serde::Serialize;
 use serde_json::Value;
 

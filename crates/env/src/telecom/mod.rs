@@ -5,7 +5,7 @@
 //! Upstream calls toolkit methods with raw JSON keyword arguments and no validation, and
 //! several tools assign arguments straight into the model. The implementation follows the
 //! upstream control flow statement by statement so that outputs, error texts and partial
-//! mutations before an exception match; [`py`] holds the Python behaviours this needs.
+//! mutations before an exception match; `crate::py` holds the Python behaviours this needs.
 //!
 //! Deliberate, documented departures from upstream:
 //! * `refuel_data` with no Draft bill names the new bill `B` + 8 hex digits derived from a
@@ -22,8 +22,13 @@
 //!   call; no telecom task has `initialization_data`.
 //! * Non-tool helpers (initialization actions, assertions) reject argument types their task
 //!   files never use with a `TypeError` instead of storing them unvalidated.
+//!
+//! Layout (the crate's shared shape): `defs` (both toolkits' declarations), `tools` (the
+//! agent's dispatch and bodies), `billing` and `lookup` (agent-side bodies and lookups),
+//! `device_tools` and `apps` (the user's phone toolkit), `assertions` (env assertions),
+//! `model` and `user_model` (agent and phone records), `device` and `sync` (phone state and
+//! its reconciliation with the backend), `dates` and `validate` (upstream's value types).
 
-mod agent_tools;
 mod apps;
 mod assertions;
 mod billing;
@@ -33,8 +38,8 @@ mod device;
 mod device_tools;
 mod lookup;
 mod model;
-mod py;
 mod sync;
+mod tools;
 mod user_model;
 mod validate;
 
@@ -265,9 +270,7 @@ impl Environment for TelecomEnv {
             Requestor::User => USER_OWNER,
         };
         let Some(def) = self.toolkit(side).iter().find(|d| d.name == name) else {
-            return Err(ToolError::attribute(format!(
-                "'{owner}' object has no attribute '{name}'"
-            )));
+            return Err(crate::py::no_attribute(owner, name));
         };
         let bound = Args(bind(owner, def, args)?);
         match side {

@@ -7,7 +7,7 @@
 //! first writes to it.
 
 use super::dates::{Date, DateTime};
-use super::py::py_enum;
+use crate::py::py_enum;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::sync::Arc;
 
@@ -82,7 +82,7 @@ impl PyNum {
     pub fn py_str(self) -> String {
         match self {
             PyNum::Int(i) => i.to_string(),
-            PyNum::Float(x) => super::py::float_str(x),
+            PyNum::Float(x) => crate::py::float_str(x),
         }
     }
 }

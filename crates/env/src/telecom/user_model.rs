@@ -6,7 +6,7 @@
 //! `mode`) and `active_apn_settings` (a non-object `apn_settings`). They are kept as raw JSON
 //! so that later accesses fail the way Python's do and dumps show what upstream would dump.
 
-use super::py::{no_attr, py_enum};
+use crate::py::{no_attribute, py_enum, type_name};
 use crate::tooling::ToolError;
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -206,14 +206,14 @@ impl<T> Slot<T> {
     pub fn get(&self, attr: &str) -> Result<&T, ToolError> {
         match self {
             Slot::Typed(t) => Ok(t),
-            Slot::Raw(v) => Err(no_attr(v, attr)),
+            Slot::Raw(v) => Err(no_attribute(type_name(v), attr)),
         }
     }
 
     pub fn get_mut(&mut self, attr: &str) -> Result<&mut T, ToolError> {
         match self {
             Slot::Typed(t) => Ok(t),
-            Slot::Raw(v) => Err(no_attr(v, attr)),
+            Slot::Raw(v) => Err(no_attribute(type_name(v), attr)),
         }
     }
 }

@@ -3,8 +3,8 @@
 //! follows pydantic 2.12's `ValidationError` layout (what upstream pins), with the lax
 //! Python-mode coercions pydantic applies to bools, ints and strings.
 
-use super::py::type_name;
 use super::user_model::{ApnName, ApnSettings};
+use crate::py::type_name;
 use crate::tooling::ToolError;
 use serde_json::{Map, Number, Value};
 use tauguard_core::pyjson::py_repr;

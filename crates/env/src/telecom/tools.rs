@@ -8,10 +8,11 @@
 use super::dates::{Date, TODAY};
 use super::lookup::{Key, dump};
 use super::model::{Bill, BillStatus, Customer, LineStatus, PyNum};
-use super::py::{float_str, no_attr, type_name};
 use super::{Args, TelecomEnv};
 use crate::environment::ToolValue;
-use crate::tooling::{ToolError, arg_str};
+use crate::py::arg_str;
+use crate::py::{float_str, no_attribute, type_name};
+use crate::tooling::ToolError;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -61,7 +62,7 @@ impl TelecomEnv {
         for customer in self.db.customers.iter() {
             let wanted = full_name
                 .as_str()
-                .ok_or_else(|| no_attr(full_name, "lower"))?;
+                .ok_or_else(|| no_attribute(type_name(full_name), "lower"))?;
             if customer.full_name.to_lowercase() == wanted.to_lowercase()
                 && dob.matches(&customer.date_of_birth)
             {
@@ -72,7 +73,9 @@ impl TelecomEnv {
     }
 
     fn get_details_by_id(&self, id: &Value) -> Result<ToolValue, ToolError> {
-        let s = id.as_str().ok_or_else(|| no_attr(id, "startswith"))?;
+        let s = id
+            .as_str()
+            .ok_or_else(|| no_attribute(type_name(id), "startswith"))?;
         let record = if s.starts_with('L') {
             dump(&self.db.lines[self.line_idx(s)?])
         } else if s.starts_with('D') {

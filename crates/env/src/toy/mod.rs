@@ -1,0 +1,303 @@
+//! A toy lending library, test-only (cargo feature `toy-domain`): members borrow and return
+//! books. It exists to prove that a domain plugs into the harness through its folder and one
+//! line in [`crate::registry::DOMAINS`], and to give end-to-end tests a domain small enough
+//! to read whole. Its data is the project's own (`tasks/fixtures/toy/`); it has no upstream
+//! counterpart, so there is nothing to be bit-exact with.
+//!
+//! Layout (the crate's shared shape): [`defs`] (declarations), [`tools`] (dispatch),
+//! `queries` (reads) and `loans` (writes), `lookup` (record lookups), [`model`] (records).
+//! The database is a handful of records, so an environment owns a plain copy of it rather
+//! than sharing records copy-on-write as the τ²-bench domains do.
+
+pub mod defs;
+mod loans;
+mod lookup;
+pub mod model;
+mod queries;
+pub mod tools;
+
+use crate::data::{LoadError, read_json};
+use crate::environment::{Changes, DomainBase, Environment, ToolValue};
+use crate::initial_state::deep_merge;
+use crate::tooling::{ToolDef, ToolError};
+use indexmap::IndexMap;
+use model::LibraryDb;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::any::Any;
+use std::path::Path;
+use std::sync::Arc;
+use tauguard_core::Requestor;
+
+/// The toy domain's registry entry.
+pub struct Toy;
+pub static TOY: Toy = Toy;
+
+impl crate::registry::Domain for Toy {
+    fn name(&self) -> &'static str {
+        "toy"
+    }
+    fn load_base(&self, dir: &Path) -> Result<Arc<dyn DomainBase>, LoadError> {
+        Ok(Arc::new(ToyBase::load(dir)?))
+    }
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
+        match side {
+            Requestor::Assistant => defs::TOOLS,
+            Requestor::User => &[],
+        }
+    }
+    fn collections(&self) -> &'static [&'static str] {
+        &["members", "books"]
+    }
+    fn clock(&self) -> Option<&'static str> {
+        None
+    }
+    fn identity_reads(&self) -> &'static [&'static str] {
+        &["get_member_details"]
+    }
+}
+
+/// The loaded library database.
+#[derive(Debug, Clone)]
+pub struct ToyBase {
+    db: LibraryDb,
+}
+
+impl ToyBase {
+    /// Loads `<dir>/db.json`.
+    pub fn load(dir: &Path) -> Result<ToyBase, LoadError> {
+        Ok(ToyBase {
+            db: read_json(&dir.join("db.json"))?,
+        })
+    }
+
+    /// A fresh environment, typed.
+    pub fn env(&self) -> ToyEnv {
+        ToyEnv {
+            db: self.db.clone(),
+        }
+    }
+}
+
+impl DomainBase for ToyBase {
+    fn domain(&self) -> &'static str {
+        "toy"
+    }
+
+    fn fresh(&self) -> Box<dyn Environment> {
+        Box::new(self.env())
+    }
+}
+
+/// One live library environment.
+#[derive(Debug, Clone)]
+pub struct ToyEnv {
+    db: LibraryDb,
+}
+
+impl ToyEnv {
+    pub fn db(&self) -> &LibraryDb {
+        &self.db
+    }
+}
+
+/// Records of `collection` that differ between `earlier` and `now`, keyed
+/// `collection/<id>`; a removed record maps to `null`.
+fn record_changes<T: PartialEq + Serialize>(
+    now: &IndexMap<String, T>,
+    earlier: &IndexMap<String, T>,
+    collection: &str,
+    out: &mut Map<String, Value>,
+) {
+    for (id, record) in now {
+        if earlier.get(id) != Some(record) {
+            out.insert(
+                format!("{collection}/{id}"),
+                serde_json::to_value(record).unwrap_or(Value::Null),
+            );
+        }
+    }
+    for id in earlier.keys().filter(|id| !now.contains_key(*id)) {
+        out.insert(format!("{collection}/{id}"), Value::Null);
+    }
+}
+
+impl Environment for ToyEnv {
+    fn domain(&self) -> &'static str {
+        "toy"
+    }
+
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
+        crate::registry::Domain::toolkit(&TOY, side)
+    }
+
+    fn call(
+        &mut self,
+        side: Requestor,
+        name: &str,
+        args: &Map<String, Value>,
+    ) -> Result<ToolValue, ToolError> {
+        match side {
+            Requestor::Assistant => tools::call(&mut self.db, name, args),
+            Requestor::User => Err(crate::py::no_attribute("NoneType", name)),
+        }
+    }
+
+    fn merge_initialization_data(
+        &mut self,
+        agent: Option<&Value>,
+        user: Option<&Value>,
+    ) -> Result<(), String> {
+        if user.is_some_and(|u| !u.is_null()) {
+            return Err("the toy domain has no user database".into());
+        }
+        if let Some(patch) = agent.filter(|a| !a.is_null()) {
+            let mut dump = self.agent_db();
+            deep_merge(&mut dump, patch);
+            self.db = serde_json::from_value(dump)
+                .map_err(|e| format!("validation error for LibraryDb: {e}"))?;
+        }
+        Ok(())
+    }
+
+    fn agent_db(&self) -> Value {
+        serde_json::to_value(&self.db).unwrap_or(Value::Null)
+    }
+
+    fn changes_since(&self, earlier: &dyn Environment) -> Changes {
+        let earlier = earlier
+            .as_any()
+            .downcast_ref::<ToyEnv>()
+            .unwrap_or_else(|| {
+                panic!(
+                    "changes_since: `{}` is not a toy environment",
+                    earlier.domain()
+                )
+            });
+        let mut agent = Map::new();
+        record_changes(&self.db.members, &earlier.db.members, "members", &mut agent);
+        record_changes(&self.db.books, &earlier.db.books, "books", &mut agent);
+        Changes { agent, user: None }
+    }
+
+    fn same_state(&self, other: &dyn Environment) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<ToyEnv>()
+            .is_some_and(|o| self.db == o.db)
+    }
+
+    fn snapshot(&self) -> Box<dyn Environment> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn base() -> ToyBase {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tasks/fixtures/toy");
+        ToyBase::load(&dir).unwrap()
+    }
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn borrow_then_return_restores_the_state() {
+        let fresh = base().env();
+        let mut env = fresh.clone();
+        let a = args(json!({"member_id": "m_ada", "book_id": "b_lhod"}));
+        let (out, err) = env.execute(Requestor::Assistant, "borrow_book", &a);
+        assert!(!err, "{out}");
+        assert!(out.contains("\"b_lhod\""), "{out}");
+        let changes = env.changes_since(&fresh);
+        assert_eq!(
+            changes.agent.keys().collect::<Vec<_>>(),
+            ["members/m_ada", "books/b_lhod"]
+        );
+        assert!(!env.same_state(&fresh));
+        let (out, err) = env.execute(Requestor::Assistant, "return_book", &a);
+        assert!(!err, "{out}");
+        assert!(env.same_state(&fresh));
+        assert!(env.changes_since(&fresh).agent.is_empty());
+    }
+
+    #[test]
+    fn refusals_leave_the_database_untouched() {
+        let fresh = base().env();
+        let mut env = fresh.clone();
+        let cases = [
+            (
+                "borrow_book",
+                json!({"member_id": "m_ada", "book_id": "b_dune"}),
+                "Error: Member already has this book on loan",
+            ),
+            (
+                "return_book",
+                json!({"member_id": "m_ada", "book_id": "b_hobbit"}),
+                "Error: Member does not have this book on loan",
+            ),
+            (
+                "get_member_details",
+                json!({"member_id": "m_zed"}),
+                "Error: Member m_zed not found",
+            ),
+            (
+                "get_book_details",
+                json!({"book_id": ["b_dune"]}),
+                "Error: unhashable type: 'list'",
+            ),
+            (
+                "borrow_book",
+                json!({"member_id": "m_ada"}),
+                "Error: LibraryTools.borrow_book() missing 1 required positional argument: 'book_id'",
+            ),
+        ];
+        for (tool, a, want) in cases {
+            assert_eq!(
+                env.execute(Requestor::Assistant, tool, &args(a)),
+                (want.to_string(), true)
+            );
+        }
+        assert!(env.same_state(&fresh));
+        assert_eq!(
+            env.execute(Requestor::User, "borrow_book", &Map::new()),
+            ("Error: User tools not available".to_string(), true)
+        );
+    }
+
+    #[test]
+    fn the_loan_limit_is_left_to_the_policy() {
+        let mut env = base().env();
+        let a = args(json!({"member_id": "m_cy", "book_id": "b_hobbit"}));
+        let (out, err) = env.execute(Requestor::Assistant, "borrow_book", &a);
+        assert!(!err, "{out}");
+        let m = &env.db().members["m_cy"];
+        assert!(m.loans.len() > m.max_loans as usize);
+    }
+
+    #[test]
+    fn no_copy_left_is_refused() {
+        let mut env = base().env();
+        env.merge_initialization_data(Some(&json!({"books": {"b_hobbit": {"copies": 0}}})), None)
+            .unwrap();
+        assert_eq!(env.db().books["b_hobbit"].available(), 0);
+        let a = args(json!({"member_id": "m_ada", "book_id": "b_hobbit"}));
+        assert_eq!(
+            env.execute(Requestor::Assistant, "borrow_book", &a),
+            ("Error: No copy of this book is available".to_string(), true)
+        );
+        assert!(
+            env.merge_initialization_data(None, Some(&json!({"x": 1})))
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,66 @@
+//! The orchestrator's invariants hold for a domain it has never heard of: on the toy domain
+//! (env feature `toy-domain`) with faults on, a live simulation's reward equals the reward of
+//! replaying its stored trajectory, and injected faults cost rewards.
+
+use std::path::{Path, PathBuf};
+use tauguard_env::{DataDir, DomainData};
+use tauguard_orchestrator::config::RunConfig;
+use tauguard_orchestrator::evaluate::evaluate;
+use tauguard_orchestrator::records::read_records;
+use tauguard_orchestrator::runner::{RunOptions, run};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn faulty_toy_runs_replay_to_their_rewards() {
+    let fixtures = root().join("tasks/fixtures");
+    let text = format!(
+        "[run]\nname = \"toy\"\ndomain = \"toy\"\ntrials = 6\nseed = 7\nconcurrency = 2\n\
+         data_dir = \"{}\"\n\
+         [models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
+         [models.agent.faults]\ncorrupt_argument = 0.5\ncomply_forbidden = 0.5\n\
+         [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n",
+        fixtures.display()
+    );
+    let cfg = RunConfig::parse(Path::new("toy.toml"), &text).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = RunOptions {
+        out_dir: Some(tmp.path().to_path_buf()),
+        project_dir: Some(root()),
+        ..Default::default()
+    };
+    let summary = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(run(cfg, opts))
+        .unwrap();
+    assert_eq!((summary.completed, summary.infra_errors), (24, 0));
+    let recs = read_records(&tmp.path().join("records.jsonl")).unwrap();
+    let data = DomainData::load(&DataDir::resolve(Some(&fixtures)).unwrap(), "toy").unwrap();
+    let mut failed = 0;
+    for r in &recs {
+        let live = r.reward.as_ref().map(|x| x.reward);
+        let task = data.tasks.iter().find(|t| t.id == r.task_id).unwrap();
+        let again = evaluate(&data, task, &r.messages, &r.termination_reason, None).unwrap();
+        assert_eq!(
+            Some(again.reward),
+            live,
+            "task {} trial {}",
+            r.task_id,
+            r.trial
+        );
+        if live != Some(1.0) {
+            failed += 1;
+            assert!(
+                !r.injected_faults.is_empty(),
+                "task {} trial {} failed without a fault",
+                r.task_id,
+                r.trial
+            );
+        }
+    }
+    assert!(failed > 0, "no fault cost a reward in 24 simulations");
+}

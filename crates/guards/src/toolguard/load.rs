@@ -486,7 +486,10 @@ impl RuleSet {
             RuleError::invalid(
                 &dir,
                 "(domain)",
-                format!("unknown domain `{domain}` (known: airline, retail, telecom)"),
+                format!(
+                    "unknown domain `{domain}` (known: {})",
+                    tauguard_env::registry::known_names()
+                ),
             )
         })?;
         RuleSet::load_dir(&dir, &catalog)

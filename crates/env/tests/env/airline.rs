@@ -3,7 +3,7 @@
 //! split, agreement with the shipped `tools.json`, and a no-panic property over random
 //! arguments.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};

@@ -30,27 +30,27 @@ const LONG_FILES: &[(&str, &str)] = &[
         "data table: both telecom toolkits' declarations with upstream's descriptions and schemas",
     ),
     (
-        "crates/env/tests/airline.rs",
+        "crates/env/tests/env/airline.rs",
         "parity suite: upstream's airline hash vectors, quirks and error texts, one case each",
     ),
     (
-        "crates/env/tests/retail.rs",
+        "crates/env/tests/env/retail.rs",
         "parity suite: retail quirks on a hand-made database with exact numbers, one case each",
     ),
     (
-        "crates/env/tests/telecom.rs",
+        "crates/env/tests/env/telecom.rs",
         "parity suite: telecom initial states, gold actions, assertions and error texts",
     ),
     (
-        "crates/guards/tests/toolguard_env.rs",
+        "crates/guards/tests/guards/toolguard_env.rs",
         "case table: concrete PASS/BLOCK calls on live environments, one per rule",
     ),
     (
-        "crates/guards/tests/policyguard.rs",
+        "crates/guards/tests/guards/policyguard.rs",
         "recorded real-format verifier replies inlined as fixtures next to their assertions",
     ),
     (
-        "crates/guards/tests/checklist_artifacts.rs",
+        "crates/guards/tests/guards/checklist_artifacts.rs",
         "one case per way a checklist artifact can be malformed, each with its exact message",
     ),
 ];
@@ -149,7 +149,7 @@ fn no_file_grows_past_the_limit_unless_allow_listed() {
     for (path, _) in LONG_FILES {
         if !present.contains(*path) {
             problems.push(format!(
-                "{path}: in LONG_FILES but no longer exists; remove its entry in crates/cli/tests/tidy.rs"
+                "{path}: in LONG_FILES but no longer exists; remove its entry in crates/cli/tests/cli/tidy.rs"
             ));
         }
     }

@@ -1,9 +1,7 @@
 //! The offline sim verifier over hand-built histories, with the authored
 //! `tasks/<domain>/prerequisites.toml`.
 
-#[allow(dead_code)]
-#[path = "fixtures/verifier/support.rs"]
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

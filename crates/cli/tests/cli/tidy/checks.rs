@@ -20,11 +20,11 @@ pub fn check_length(path: &str, text: &str, allowed: &[(&str, &str)]) -> Option<
     match (lines > MAX_LINES, listed) {
         (true, false) => Some(format!(
             "{path}: {lines} lines (limit {MAX_LINES}); split it, or add it to LONG_FILES in \
-             crates/cli/tests/tidy.rs with a one-line reason"
+             crates/cli/tests/cli/tidy.rs with a one-line reason"
         )),
         (false, true) => Some(format!(
             "{path}: {lines} lines, within the limit of {MAX_LINES}; remove its LONG_FILES entry \
-             in crates/cli/tests/tidy.rs"
+             in crates/cli/tests/cli/tidy.rs"
         )),
         _ => None,
     }

@@ -2,7 +2,7 @@
 //! fixtures, each step's ok flag and output, every changed record and the final database
 //! hash must equal what upstream produced.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use tauguard_env::gold::replay_gold;

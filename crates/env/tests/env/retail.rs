@@ -4,7 +4,7 @@
 //! available), chosen to exercise upstream's quirks with exactly known numbers; the tests
 //! marked "real data" use the τ²-bench retail data and skip when it is absent (except in CI).
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};

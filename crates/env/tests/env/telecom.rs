@@ -5,7 +5,7 @@
 //!
 //! Expected texts come from running the upstream Python toolkits on the same calls.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};

@@ -1,9 +1,7 @@
 //! The LLM PolicyGuard verifier against recorded real-format replies, through a scripted mock
 //! `ChatModel` that records every request it sees.
 
-#[allow(dead_code)]
-#[path = "fixtures/verifier/support.rs"]
-mod support;
+use crate::support;
 
 use serde_json::json;
 use std::collections::{BTreeMap, VecDeque};

@@ -1,0 +1,9 @@
+//! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
+//! gold, the guard seam, the toy domain, and the workspace invariants (`tidy`).
+
+mod errors;
+mod export_report;
+mod gold_command;
+mod guard_seam;
+mod tidy;
+mod toy_domain;

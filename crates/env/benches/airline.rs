@@ -5,7 +5,6 @@
 //! ratio to the 4 ms target for a full gold evaluation.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tauguard_core::Requestor;
 use tauguard_env::gold::{initial_env, run_gold_actions};
@@ -24,17 +23,8 @@ fn median<F: FnMut()>(runs: usize, mut f: F) -> Duration {
     times[runs / 2]
 }
 
-fn data_dir() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    match std::env::var_os("TAUGUARD_DATA_DIR") {
-        Some(p) if PathBuf::from(&p).is_absolute() => PathBuf::from(p),
-        Some(p) => root.join(p),
-        None => root.join("../shared/tau2"),
-    }
-}
-
 fn main() {
-    let dir = match DataDir::resolve(Some(&data_dir())) {
+    let dir = match DataDir::resolve(Some(&tauguard_testkit::tau2_candidate())) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("airline bench needs the τ²-bench data: {e}");

@@ -15,7 +15,6 @@
 //! conversations and larger database are the realistic case.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -150,14 +149,13 @@ async fn simulate(
 
 fn main() {
     tauguard_alloc::keep_freed_memory();
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     // τ²-bench's airline when TAUGUARD_DATA_DIR names it (longer, realistic conversations),
     // else the project's small fixture domain.
     let real = std::env::var_os("TAUGUARD_DATA_DIR").is_some();
     let dir = if real {
-        DataDir::resolve(None).unwrap()
+        DataDir::resolve(Some(&tauguard_testkit::tau2_candidate())).unwrap()
     } else {
-        DataDir::resolve(Some(&root.join("tasks/fixtures"))).unwrap()
+        DataDir::resolve(Some(&tauguard_testkit::fixtures_dir())).unwrap()
     };
     let mut data = DomainData::load(&dir, "airline").unwrap();
     if real {
@@ -170,7 +168,14 @@ fn main() {
         data.tasks = base;
     }
     let data = Arc::new(data);
-    let read = |f: &str| std::fs::read_to_string(root.join("configs/prompts").join(f)).unwrap();
+    let read = |f: &str| {
+        std::fs::read_to_string(
+            tauguard_testkit::workspace_root()
+                .join("configs/prompts")
+                .join(f),
+        )
+        .unwrap()
+    };
     let guidelines = read("user_guidelines.md");
     let prompts = Arc::new(Prompts {
         agent: agent_system_prompt(&read("agent_instruction.md"), &data.policy).into(),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    tauguard_testkit::workspace_root()
 }
 
 fn tauguard(args: &[&str]) -> String {
@@ -95,21 +95,10 @@ fn tauguard_status(args: &[&str]) -> (i32, String, String) {
 
 /// The τ²-bench data directory when present (required under CI), else the fixtures.
 fn data_dir() -> (PathBuf, bool) {
-    let dir = std::env::var_os("TAUGUARD_DATA_DIR")
-        .filter(|v| !v.is_empty())
-        .map(|p| {
-            let p = PathBuf::from(p);
-            if p.is_absolute() { p } else { root().join(p) }
-        })
-        .unwrap_or_else(|| root().join("../shared/tau2"));
-    if dir.join("retail").is_dir() {
-        return (dir, true);
+    match tauguard_testkit::tau2_dir() {
+        Some(dir) => (dir, true),
+        None => (tauguard_testkit::fixtures_dir(), false),
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have the τ²-bench data"
-    );
-    (root().join("tasks/fixtures"), false)
 }
 
 fn write_config(path: &Path, name: &str, domain: &str, extra: &str, data: &Path) {

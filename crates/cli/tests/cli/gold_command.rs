@@ -2,11 +2,11 @@
 //! the default `base` split, with the database effects of the gold actions.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    tauguard_testkit::workspace_root()
 }
 
 fn gold(args: &[&str]) -> std::process::Output {

@@ -10,7 +10,7 @@ use tauguard_env::replay::replay_tool_calls;
 use tauguard_env::{DataDir, DomainData};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    tauguard_testkit::workspace_root()
 }
 
 fn fixture() -> DomainData {

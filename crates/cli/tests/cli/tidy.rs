@@ -49,10 +49,6 @@ const LONG_FILES: &[(&str, &str)] = &[
         "crates/guards/tests/guards/policyguard.rs",
         "recorded real-format verifier replies inlined as fixtures next to their assertions",
     ),
-    (
-        "crates/guards/tests/guards/checklist_artifacts.rs",
-        "one case per way a checklist artifact can be malformed, each with its exact message",
-    ),
 ];
 
 /// The one crate that may depend on `anyhow` (ARCHITECTURE.md, Errors).

@@ -11,7 +11,7 @@ use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::runner::{RunOptions, run};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    tauguard_testkit::workspace_root()
 }
 
 fn toy_config(trials: u32) -> RunConfig {

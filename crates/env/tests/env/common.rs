@@ -3,44 +3,18 @@
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
 use tauguard_env::{DataDir, DomainData};
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The τ²-bench data directory: `TAUGUARD_DATA_DIR` (relative paths are taken from the
-/// workspace root, as `.ci/run` sets them), else `../shared/tau2` beside the workspace.
-/// `None` when neither exists; under CI that is a failure, not a skip.
+/// The τ²-bench data directory (see `tauguard_testkit::tau2_dir`: skips visibly without it,
+/// fails under CI).
 pub fn data_dir() -> Option<DataDir> {
-    let candidate = match std::env::var_os("TAUGUARD_DATA_DIR").filter(|v| !v.is_empty()) {
-        Some(p) => {
-            let p = PathBuf::from(p);
-            if p.is_absolute() {
-                p
-            } else {
-                workspace_root().join(p)
-            }
-        }
-        None => workspace_root().join("../shared/tau2"),
-    };
-    match DataDir::resolve(Some(&candidate)) {
-        Ok(d) => Some(d),
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must have the τ²-bench data: {e}"
-            );
-            eprintln!("skipping: no τ²-bench data directory ({e})");
-            None
-        }
-    }
+    let dir = tauguard_testkit::tau2_dir()?;
+    Some(DataDir::resolve(Some(&dir)).unwrap_or_else(|e| panic!("{e}")))
 }
 
 /// The project's own fixture data directory (always present).
 pub fn fixture_dir() -> DataDir {
-    DataDir::resolve(Some(&workspace_root().join("tasks/fixtures"))).expect("tasks/fixtures exists")
+    DataDir::resolve(Some(&tauguard_testkit::fixtures_dir())).expect("tasks/fixtures exists")
 }
 
 pub fn load(domain: &str) -> Option<DomainData> {

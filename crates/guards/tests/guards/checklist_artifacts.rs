@@ -9,9 +9,7 @@ use tauguard_guards::policyguard::checklist::{
     ArtifactError, RequirementType, load_domain_checklists, write_domain_checklists,
 };
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use tauguard_testkit::workspace_root;
 
 fn checklist_dir(domain: &str) -> PathBuf {
     workspace_root()
@@ -20,30 +18,8 @@ fn checklist_dir(domain: &str) -> PathBuf {
         .join("checklist")
 }
 
-/// The τ²-bench data directory: `TAUGUARD_DATA_DIR` (relative to the workspace root), else
-/// `../shared/tau2`. `None` (skip) without data, unless `CI` is set.
 fn data_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("TAUGUARD_DATA_DIR").filter(|v| !v.is_empty()) {
-        Some(p) => {
-            let p = PathBuf::from(p);
-            if p.is_absolute() {
-                p
-            } else {
-                workspace_root().join(p)
-            }
-        }
-        None => workspace_root().join("../shared/tau2"),
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have the τ²-bench data at {}",
-        dir.display()
-    );
-    eprintln!("skipping: no τ²-bench data directory at {}", dir.display());
-    None
+    tauguard_testkit::tau2_dir()
 }
 
 const MUTATING: &[(&str, &[&str])] = &[

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 use std::any::Any;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tauguard_core::record::{RequirementResult, RoleUsage};
@@ -219,7 +219,7 @@ async fn a_verifier_block_is_the_hybrid_verdict() {
 
 #[tokio::test]
 async fn hybrid_over_the_authored_airline_rules_on_the_fixture() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = tauguard_testkit::workspace_root();
     let dir = DataDir::resolve(Some(&root.join("tasks/fixtures"))).unwrap();
     let data = DomainData::load(&dir, "airline").unwrap();
     let env = data.fresh_env();

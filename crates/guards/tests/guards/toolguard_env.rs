@@ -4,41 +4,17 @@
 //! directory unless `CI` is set).
 
 use serde_json::{Map, Value, json};
-use std::path::{Path, PathBuf};
 use tauguard_core::{Requestor, Task, ToolCall, ToolKind};
 use tauguard_env::{DataDir, DomainData, Environment, gold};
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::toolguard::{RuleSet, ToolGuard};
 use tauguard_guards::{Decision, Guard, GuardContext, Verdict};
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use tauguard_testkit::workspace_root;
 
-/// `TAUGUARD_DATA_DIR` (relative paths from the workspace root), else `../shared/tau2`.
 fn data_dir() -> Option<DataDir> {
-    let candidate = match std::env::var_os("TAUGUARD_DATA_DIR").filter(|v| !v.is_empty()) {
-        Some(p) => {
-            let p = PathBuf::from(p);
-            if p.is_absolute() {
-                p
-            } else {
-                workspace_root().join(p)
-            }
-        }
-        None => workspace_root().join("../shared/tau2"),
-    };
-    match DataDir::resolve(Some(&candidate)) {
-        Ok(d) => Some(d),
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must have the τ²-bench data: {e}"
-            );
-            eprintln!("skipping: no τ²-bench data directory ({e})");
-            None
-        }
-    }
+    let dir = tauguard_testkit::tau2_dir()?;
+    Some(DataDir::resolve(Some(&dir)).unwrap_or_else(|e| panic!("{e}")))
 }
 
 fn load(domain: &str) -> Option<DomainData> {

@@ -20,7 +20,7 @@ use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 pub(crate) fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    tauguard_testkit::workspace_root()
 }
 
 /// Validates `body` with the official SDK types of `kind`; prints a visible line (bypassing
@@ -359,9 +359,7 @@ fn telecom_tools() -> Vec<ToolSpec> {
     let fixture: Value = serde_json::from_str(include_str!("fixtures/set_apn_settings.json"))
         .expect("fixture parses");
     let mut tools = vec![ToolSpec::from_openai(&fixture).expect("tool")];
-    let dir = std::env::var_os("TAUGUARD_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("../shared/tau2"));
+    let dir = tauguard_testkit::tau2_candidate();
     if let Ok(text) = std::fs::read_to_string(dir.join("telecom/tools.json")) {
         let all: Value = serde_json::from_str(&text).expect("tools.json parses");
         for side in ["assistant_tools", "user_tools"] {

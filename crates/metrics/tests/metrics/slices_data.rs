@@ -10,25 +10,7 @@ use tauguard_core::record::Slice;
 use tauguard_metrics::DomainTable;
 
 fn data_dir() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let dir = match std::env::var_os("TAUGUARD_DATA_DIR").filter(|v| !v.is_empty()) {
-        Some(p) => {
-            let p = PathBuf::from(p);
-            if p.is_absolute() { p } else { root.join(p) }
-        }
-        None => root.join("../shared/tau2"),
-    };
-    if dir.join("airline/tasks.json").is_file() {
-        Some(dir)
-    } else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have the τ²-bench data at {}",
-            dir.display()
-        );
-        eprintln!("skipping: no τ²-bench data at {}", dir.display());
-        None
-    }
+    tauguard_testkit::tau2_dir()
 }
 
 fn counts(dir: &Path, domain: &str) -> (usize, usize) {

@@ -11,7 +11,7 @@ use tauguard_orchestrator::records::read_records;
 use tauguard_orchestrator::runner::{RunOptions, run};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    tauguard_testkit::workspace_root()
 }
 
 fn config(domain_dir: &Path, trials: u32, faults: &str) -> RunConfig {
@@ -196,24 +196,7 @@ fn bad_config_names_the_key() {
     );
 }
 
-/// The τ²-bench data directory, when present (`TAUGUARD_DATA_DIR` relative to the workspace
-/// root, else `../shared/tau2`); required under CI.
-fn tau2_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("TAUGUARD_DATA_DIR").filter(|v| !v.is_empty()) {
-        Some(p) if PathBuf::from(&p).is_absolute() => PathBuf::from(p),
-        Some(p) => root().join(p),
-        None => root().join("../shared/tau2"),
-    };
-    if dir.join("airline").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have the τ²-bench data at {}",
-        dir.display()
-    );
-    None
-}
+use tauguard_testkit::tau2_dir;
 
 fn zero_fault_run(domain: &str) -> Vec<SimulationRecord> {
     tau2_run(domain, "")

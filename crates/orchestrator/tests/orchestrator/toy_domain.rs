@@ -10,7 +10,7 @@ use tauguard_orchestrator::records::read_records;
 use tauguard_orchestrator::runner::{RunOptions, run};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    tauguard_testkit::workspace_root()
 }
 
 #[test]

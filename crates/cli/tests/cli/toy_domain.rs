@@ -9,19 +9,18 @@ use tauguard_env::registry::{self, DOMAINS, mutating_tools};
 use tauguard_metrics::{DomainTable, ReportOptions, load_inputs, report};
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::runner::{RunOptions, run};
+use tauguard_testkit::SimConfig;
 
 fn root() -> PathBuf {
     tauguard_testkit::workspace_root()
 }
 
 fn toy_config(trials: u32) -> RunConfig {
-    let text = format!(
-        "[run]\nname = \"toy\"\ndomain = \"toy\"\nsplit = \"base\"\ntrials = {trials}\n\
-         seed = 300\nconcurrency = 2\ndata_dir = \"{}\"\n\
-         [models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
-         [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n",
-        root().join("tasks/fixtures").display()
-    );
+    let text = SimConfig::new("toy", "toy", &tauguard_testkit::fixtures_dir())
+        .trials(trials)
+        .seed(300)
+        .run_line("concurrency = 2")
+        .toml();
     RunConfig::parse(Path::new("toy.toml"), &text).unwrap()
 }
 

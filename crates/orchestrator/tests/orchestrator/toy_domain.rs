@@ -8,6 +8,7 @@ use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::evaluate::evaluate;
 use tauguard_orchestrator::records::read_records;
 use tauguard_orchestrator::runner::{RunOptions, run};
+use tauguard_testkit::SimConfig;
 
 fn root() -> PathBuf {
     tauguard_testkit::workspace_root()
@@ -16,14 +17,12 @@ fn root() -> PathBuf {
 #[test]
 fn faulty_toy_runs_replay_to_their_rewards() {
     let fixtures = root().join("tasks/fixtures");
-    let text = format!(
-        "[run]\nname = \"toy\"\ndomain = \"toy\"\ntrials = 6\nseed = 7\nconcurrency = 2\n\
-         data_dir = \"{}\"\n\
-         [models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
-         [models.agent.faults]\ncorrupt_argument = 0.5\ncomply_forbidden = 0.5\n\
-         [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n",
-        fixtures.display()
-    );
+    let text = SimConfig::new("toy", "toy", &fixtures)
+        .trials(6)
+        .seed(7)
+        .run_line("concurrency = 2")
+        .faults("corrupt_argument = 0.5\ncomply_forbidden = 0.5")
+        .toml();
     let cfg = RunConfig::parse(Path::new("toy.toml"), &text).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let opts = RunOptions {

@@ -29,6 +29,8 @@ pub enum GuardName {
     PolicyGuard { variant: Variant, strict: bool },
     /// ToolGuard rules first, the `pg-checklist` verifier for calls they pass.
     Hybrid,
+    /// Blocks every mutating call: the floor of what blocking alone achieves.
+    BlockAll,
 }
 
 /// Every name [`GuardName::parse`] accepts, in the order help texts list them.
@@ -42,6 +44,7 @@ pub const KNOWN_GUARDS: &[&str] = &[
     "pg-checklist-only",
     "pg-checklist-only-strict",
     "hybrid",
+    "block-all",
 ];
 
 impl GuardName {
@@ -51,6 +54,7 @@ impl GuardName {
             "baseline" => Ok(GuardName::Baseline),
             "toolguard" => Ok(GuardName::ToolGuard),
             "hybrid" => Ok(GuardName::Hybrid),
+            "block-all" => Ok(GuardName::BlockAll),
             other => parse_config_name(other)
                 .map(|(variant, strict)| GuardName::PolicyGuard { variant, strict })
                 .ok_or_else(|| UnknownGuard(other.to_string())),
@@ -63,6 +67,7 @@ impl GuardName {
             GuardName::Baseline => "baseline",
             GuardName::ToolGuard => "toolguard",
             GuardName::Hybrid => "hybrid",
+            GuardName::BlockAll => "block-all",
             GuardName::PolicyGuard { variant, strict } => {
                 let i = KNOWN_GUARDS
                     .iter()
@@ -171,6 +176,7 @@ pub fn build_guard(
             policyguard(Variant::Checklist, false)?,
         ))),
         GuardName::PolicyGuard { variant, strict } => Some(policyguard(variant, strict)?),
+        GuardName::BlockAll => Some(Arc::new(crate::block_all::BlockAll)),
     })
 }
 
@@ -190,7 +196,10 @@ mod tests {
         for bad in ["pg-raw-strict", "tool-guard", ""] {
             let err = GuardName::parse(bad).unwrap_err().to_string();
             assert!(err.contains(&format!("`{bad}`")), "{err}");
-            assert!(err.contains("pg-checklist-only-strict, hybrid"), "{err}");
+            assert!(
+                err.contains("pg-checklist-only-strict, hybrid, block-all"),
+                "{err}"
+            );
         }
     }
 }

@@ -12,6 +12,7 @@
 //! compiler), and [`hybrid`] (rules first, verifier after). Both artifact families are checked
 //! against one tool catalogue per domain ([`catalog`]).
 
+pub mod block_all;
 pub mod catalog;
 pub mod factory;
 pub mod hybrid;

@@ -77,6 +77,7 @@ pub mod confusion;
 pub mod domains;
 pub mod error;
 mod fast_hash;
+pub mod floors;
 pub mod input;
 pub mod mcnemar;
 pub mod nmr;

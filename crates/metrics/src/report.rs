@@ -94,6 +94,13 @@ pub struct GroupReport {
     /// Verifier calls a layered guard (`hybrid`) made and saved; `None` when no guard
     /// decision reports it.
     pub verifier_calls: Option<VerifierCalls>,
+    /// The floors of the group's domain by floor agent (see [`crate::floors`]); empty when
+    /// the report was made without them.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub floors: BTreeMap<String, crate::floors::Floor>,
+    /// Whether the group's PV Pass^1 exceeds the refuse-all floor; `None` without floors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pv_above_refuse_all: Option<bool>,
 }
 
 impl GroupReport {
@@ -147,6 +154,10 @@ pub struct Report {
     pub options: ReportOptions,
     /// Things a reader should know (unequal trial counts, duplicates); not part of the JSON.
     pub warnings: Vec<String>,
+    /// Floors of the report's domains (see [`crate::floors`]); empty without them.
+    pub floors: Vec<crate::floors::Floor>,
+    /// Observations printed under the tables (a configuration at or below a floor).
+    pub notes: Vec<String>,
 }
 
 type GroupKey<'a> = (&'a str, &'a str, &'a str, &'a str);
@@ -410,6 +421,8 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         trace: (trace.traces > 0).then_some(trace),
         attack: (attack.simulations > 0).then_some(attack),
         verifier_calls: (verifier_calls.decisions > 0).then_some(verifier_calls),
+        floors: BTreeMap::new(),
+        pv_above_refuse_all: None,
     }
 }
 
@@ -499,6 +512,8 @@ pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
         headline_k,
         options: options.clone(),
         warnings,
+        floors: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

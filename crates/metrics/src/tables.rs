@@ -38,6 +38,39 @@ fn rate_at(pass_k: &crate::pass_k::PassK, k: u32) -> Cell {
     Cell::opt_rate(pass_k.get(k))
 }
 
+/// The floors of every domain (see `crate::floors`), with the notes on configurations that do
+/// not exceed them; `None` when the report has no floors.
+fn floors_table(r: &Report) -> Option<Table> {
+    if r.floors.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "floors",
+        "Floors: trivial agents on the same tasks (Pass^1 = Pass^k: deterministic)",
+        &["Domain", "Floor agent", "Tasks", "Overall", "PV", "Mut"],
+    );
+    for (domain, floors) in crate::floors::by_domain(&r.floors) {
+        for f in floors {
+            t.rows.push(vec![
+                Cell::Text(domain.to_string()),
+                Cell::Text(f.agent.clone()),
+                Cell::Int(f.n_tasks),
+                Cell::opt_rate(f.overall),
+                Cell::opt_rate(f.pv),
+                Cell::opt_rate(f.mut_),
+            ]);
+        }
+    }
+    t.notes.push(
+        "refuse-all never mutates; gold-no-procedure performs the gold mutations with no \
+         identity check, reads or confirmation. A PV score at or below refuse-all's is what \
+         blocking alone gives."
+            .into(),
+    );
+    t.notes.extend(r.notes.iter().cloned());
+    Some(t)
+}
+
 /// PolicyGuard Table 2.
 pub fn policyguard_table2(r: &Report) -> Table {
     let k = r.headline_k;
@@ -453,6 +486,7 @@ impl Report {
         ];
         out.extend(trace_table(self));
         out.extend(attack_table(self));
+        out.extend(floors_table(self));
         out
     }
 

@@ -213,6 +213,7 @@ fn main() {
                 profile: Default::default(),
                 trial: 0,
                 seed: 0,
+                behaviour: Default::default(),
             })),
             Mutex::new(Vec::new()),
         );

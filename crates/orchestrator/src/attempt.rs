@@ -7,7 +7,7 @@ use crate::plan::{DomainPlan, RunPlan, SimIndex};
 use crate::simulation::{Sampling, SimulationOutcome, SimulationSpec, run_simulation};
 use tauguard_core::record::RewardInfo;
 use tauguard_llm::model::ChatModel;
-use tauguard_sim::agent::{SimAgent, SimAgentSpec};
+use tauguard_sim::agent::{AgentBehaviour, SimAgent, SimAgentSpec};
 use tauguard_sim::model::{SimAgentModel, SimUserModel};
 use tauguard_sim::user::SimUser;
 
@@ -48,6 +48,7 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex) -> Attempts {
         profile: cfg.models.agent.faults.unwrap_or_default(),
         trial: at.trial,
         seed,
+        behaviour: AgentBehaviour::of_model(&cfg.models.agent.model).unwrap_or_default(),
     }));
     let device_tools = domain
         .data

@@ -25,7 +25,7 @@ pub struct RunSection {
     /// Run name; the output directory is `results/<name>` unless `--out` is given.
     pub name: String,
     pub domain: String,
-    /// Task split (default `base`).
+    /// Task split (default `base`; `*` = every task of the domain).
     #[serde(default = "default_split")]
     pub split: String,
     /// Restrict to these task ids (all must exist).
@@ -257,7 +257,19 @@ impl RunConfig {
         for (role, m, sim_name) in roles {
             let Some(m) = m else { continue };
             if m.is_sim() {
-                if m.model != sim_name {
+                if role == "models.agent" {
+                    if tauguard_sim::agent::AgentBehaviour::of_model(&m.model).is_none() {
+                        let known: Vec<&str> = tauguard_sim::agent::AgentBehaviour::MODELS
+                            .iter()
+                            .map(|(name, _)| *name)
+                            .collect();
+                        return Err(invalid(format!(
+                            "at `{role}.model`: the sim provider offers {} here, not `{}`",
+                            known.join(", "),
+                            m.model
+                        )));
+                    }
+                } else if m.model != sim_name {
                     return Err(invalid(format!(
                         "at `{role}.model`: the sim provider offers `{sim_name}` here, not `{}`",
                         m.model
@@ -269,9 +281,9 @@ impl RunConfig {
                     .map_err(|e| invalid(format!("at `{role}.provider`: {e}")))?;
             }
             if let Some(f) = &m.faults {
-                if role != "models.agent" || !m.is_sim() {
+                if role != "models.agent" || !m.is_sim() || m.model != "sim-agent" {
                     return Err(invalid(format!(
-                        "at `{role}.faults`: only the sim agent takes a fault profile"
+                        "at `{role}.faults`: only the sim agent `sim-agent` takes a fault profile"
                     )));
                 }
                 f.validate()

@@ -11,6 +11,7 @@ pub mod attempt;
 pub mod config;
 pub mod evaluate;
 pub mod export;
+pub mod floors;
 pub mod judge;
 pub mod plan;
 pub mod prerequisites;

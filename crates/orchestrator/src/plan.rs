@@ -26,6 +26,9 @@ use tauguard_llm::model::ChatModel;
 use tauguard_llm::{CacheMode, ModelFactory};
 use tauguard_sim::agent::{PlannedRead, TemptingCall};
 
+/// The `run.split` value that selects every task of the domain, whatever its splits.
+pub const ALL_TASKS: &str = "*";
+
 /// One domain of the run, loaded once and shared by every cell on it.
 pub struct DomainPlan {
     pub data: DomainData,
@@ -234,7 +237,7 @@ fn plan_domain(
     let data = DomainData::load(data_dir, &cfg.run.domain)?;
     let tasks: Vec<Task> = data
         .select_tasks(
-            Some(&cfg.run.split),
+            (cfg.run.split != ALL_TASKS).then_some(cfg.run.split.as_str()),
             cfg.run.task_ids.as_deref(),
             cfg.run.num_tasks,
         )?

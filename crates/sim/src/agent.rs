@@ -34,6 +34,41 @@ pub struct PlannedRead {
     pub identity: bool,
 }
 
+/// How the sim agent goes about a task. The trivial behaviours are floors: what a table's
+/// numbers must beat to mean anything (an agent that does nothing passes every task whose
+/// gold is inaction; one that mutates without any procedure shows what the procedure adds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AgentBehaviour {
+    /// Follows the policy procedure around the gold actions, with the configured faults
+    /// (model `sim-agent`).
+    #[default]
+    Procedure,
+    /// Never mutates: refuses politely and closes (model `refuse-all`).
+    RefuseAll,
+    /// Executes the gold actions that change state — agent mutations and the user's device
+    /// actions — with no identity check, no reads and no confirmation (model
+    /// `gold-no-procedure`).
+    GoldNoProcedure,
+}
+
+impl AgentBehaviour {
+    /// The sim agent model names, one per behaviour.
+    pub const MODELS: [(&'static str, AgentBehaviour); 3] = [
+        ("sim-agent", AgentBehaviour::Procedure),
+        ("refuse-all", AgentBehaviour::RefuseAll),
+        ("gold-no-procedure", AgentBehaviour::GoldNoProcedure),
+    ];
+
+    /// The behaviour of a sim agent model name.
+    pub fn of_model(model: &str) -> Option<AgentBehaviour> {
+        Self::MODELS
+            .iter()
+            .find(|(m, _)| *m == model)
+            .map(|(_, b)| *b)
+    }
+}
+
 /// What the sim agent needs to know about its task and domain.
 #[derive(Debug, Clone)]
 pub struct SimAgentSpec {
@@ -50,6 +85,7 @@ pub struct SimAgentSpec {
     pub profile: FaultProfile,
     pub trial: u32,
     pub seed: u64,
+    pub behaviour: AgentBehaviour,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -84,7 +120,12 @@ impl SimAgent {
             .collect();
         let pv = mutations.is_empty();
         let mut rng = SimRng::keyed(&format!("agent:{}", spec.task.id), spec.trial, spec.seed);
-        let faults = PlannedFaults::draw(&spec.profile, &mut rng, &mutations, pv);
+        // The trivial behaviours are fault-free by definition: their plan ignores faults.
+        let profile = match spec.behaviour {
+            AgentBehaviour::Procedure => spec.profile,
+            _ => FaultProfile::default(),
+        };
+        let faults = PlannedFaults::draw(&profile, &mut rng, &mutations, pv);
         SimAgent { spec, faults, pv }
     }
 
@@ -99,6 +140,35 @@ impl SimAgent {
 
     /// The plan under the given faults; `repaired[k]` drops the faults of mutating call k.
     fn plan(&self, repaired: &[bool], refuse_forbidden: bool) -> Vec<Step> {
+        match self.spec.behaviour {
+            AgentBehaviour::Procedure => self.procedure_plan(repaired, refuse_forbidden),
+            AgentBehaviour::RefuseAll => vec![Step::Say(format!(
+                "{} {}",
+                phrases::REFUSAL,
+                phrases::CLOSING
+            ))],
+            AgentBehaviour::GoldNoProcedure => {
+                let mut steps: Vec<Step> = self
+                    .spec
+                    .task
+                    .gold_actions()
+                    .iter()
+                    .filter_map(|a| match a.requestor {
+                        Requestor::User => Some(Step::Say(device_request(&a.name, &a.arguments))),
+                        Requestor::Assistant if self.spec.mutating.contains(&a.name) => {
+                            Some(Step::Call(a.name.clone(), a.arguments.clone()))
+                        }
+                        Requestor::Assistant => None,
+                    })
+                    .collect();
+                steps.push(Step::Say(closing_text(&self.spec.task)));
+                steps
+            }
+        }
+    }
+
+    /// The policy procedure around the gold actions (see the module docs).
+    fn procedure_plan(&self, repaired: &[bool], refuse_forbidden: bool) -> Vec<Step> {
         let f = &self.faults;
         let mut steps = Vec::new();
         let skip_id = f.skip_identity && !repaired.iter().any(|r| *r);

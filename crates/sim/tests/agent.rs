@@ -33,6 +33,7 @@ fn spec(task: Task, profile: FaultProfile, tempting: Option<TemptingCall>) -> Si
         profile,
         trial: 0,
         seed: 1,
+        behaviour: Default::default(),
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod compile;
 pub mod export;
+pub mod floors;
 pub mod gold;
 pub mod report;
 pub mod run;

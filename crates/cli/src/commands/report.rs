@@ -4,7 +4,7 @@
 use crate::exit::CliError;
 use crate::output::Output;
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tauguard_metrics::{
     BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, MetricsError, Oracle,
     ReportOptions, Selector, Strata,
@@ -59,6 +59,12 @@ pub struct ReportArgs {
     /// are still reported apart; only the refusal is lifted).
     #[arg(long)]
     pool: bool,
+    /// Leave out the refuse-all / gold-no-procedure floors (computed offline from the data).
+    #[arg(long)]
+    no_floors: bool,
+    /// τ²-bench data directory for the floors (default: $TAUGUARD_DATA_DIR, then data/tau2).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -139,7 +145,13 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
         baseline_guard: args.baseline,
         ..ReportOptions::default()
     };
-    let report = tauguard_metrics::report(&records, &opts);
+    let mut report = tauguard_metrics::report(&records, &opts);
+    if !args.no_floors {
+        let (floors, warnings) =
+            super::floors::compute(&records, args.data_dir.as_deref(), Path::new("."));
+        report = report.with_floors(floors);
+        report.warnings.extend(warnings);
+    }
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }

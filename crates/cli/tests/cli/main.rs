@@ -3,6 +3,7 @@
 
 mod errors;
 mod export_report;
+mod floors;
 mod gold_command;
 mod guard_seam;
 mod tidy;

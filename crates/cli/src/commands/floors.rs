@@ -1,0 +1,60 @@
+//! Floors for `report`: the refuse-all and gold-no-procedure agents run offline on the domains
+//! and tasks of the report's records (milliseconds per task), so every Pass^k table shows what
+//! a trivial agent scores beside it. Without the data directory, or for a domain tauguard does
+//! not implement, the floors are skipped with a warning: the report itself never fails on them.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use tauguard_core::record::SimulationRecord;
+use tauguard_env::DataDir;
+use tauguard_metrics::floors::{Floor, floors};
+use tauguard_orchestrator::floors::{FLOOR_AGENTS, floor_records};
+
+/// The floors of `records`' domains and tasks, and the warnings of what was skipped.
+pub fn compute(
+    records: &[SimulationRecord],
+    data_dir: Option<&Path>,
+    project_dir: &Path,
+) -> (Vec<Floor>, Vec<String>) {
+    let mut tasks: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for r in records {
+        let ids = tasks.entry(r.domain.as_str()).or_default();
+        if !ids.contains(&r.task_id) {
+            ids.push(r.task_id.clone());
+        }
+    }
+    let mut warnings = Vec::new();
+    let dir = match DataDir::resolve(data_dir) {
+        Ok(d) => d,
+        Err(e) => {
+            warnings.push(format!("floors skipped: {e}"));
+            return (Vec::new(), warnings);
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            warnings.push(format!("floors skipped: cannot start a runtime: {e}"));
+            return (Vec::new(), warnings);
+        }
+    };
+    let mut floor_recs = Vec::new();
+    for (domain, ids) in tasks {
+        if tauguard_env::registry::get(domain).is_none() {
+            warnings.push(format!(
+                "floors skipped for `{domain}`: not a domain tauguard implements"
+            ));
+            continue;
+        }
+        for agent in FLOOR_AGENTS {
+            match rt.block_on(floor_records(dir.path(), project_dir, domain, &ids, agent)) {
+                Ok(recs) => floor_recs.extend(recs),
+                Err(e) => {
+                    warnings.push(format!("floors skipped for `{domain}` ({agent}): {e}"));
+                    break;
+                }
+            }
+        }
+    }
+    (floors(&floor_recs), warnings)
+}

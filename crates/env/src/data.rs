@@ -150,6 +150,18 @@ impl std::fmt::Debug for DomainData {
     }
 }
 
+/// Parses a τ²-bench task file (a list of tasks, or `{"tasks": [...]}`), naming the file, the
+/// position and the key path of the first malformed task. Task sets of our own (attack tasks)
+/// are read with it too.
+pub fn load_task_file(path: &Path) -> Result<Vec<Task>, LoadError> {
+    let text = read_text(path)?;
+    match parse_json::<TaskFile>(path, &text) {
+        Ok(TaskFile::List(t)) | Ok(TaskFile::Wrapped { tasks: t }) => Ok(t),
+        // Untagged enums hide the real error: re-parse as a list to name the failing key.
+        Err(_) => parse_json::<Vec<Task>>(path, &text),
+    }
+}
+
 #[derive(serde::Deserialize)]
 #[serde(untagged)]
 enum TaskFile {
@@ -176,13 +188,7 @@ impl DomainData {
         }
         let base = def.load_base(&ddir)?;
         let policy = def.load_policy(&ddir)?;
-        let tasks_path = ddir.join("tasks.json");
-        let text = read_text(&tasks_path)?;
-        let tasks = match parse_json::<TaskFile>(&tasks_path, &text) {
-            Ok(TaskFile::List(t)) | Ok(TaskFile::Wrapped { tasks: t }) => t,
-            // Untagged enums hide the real error: re-parse as a list to name the failing key.
-            Err(_) => parse_json::<Vec<Task>>(&tasks_path, &text)?,
-        };
+        let tasks = load_task_file(&ddir.join("tasks.json"))?;
         let split_path = ddir.join("split_tasks.json");
         let splits = if split_path.exists() {
             read_json(&split_path)?

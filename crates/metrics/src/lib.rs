@@ -72,6 +72,7 @@
 
 pub mod attack;
 pub mod bootstrap;
+mod cells;
 pub mod compare;
 pub mod confusion;
 pub mod domains;
@@ -108,6 +109,7 @@ pub use input::{LoadOptions, load_input, load_inputs, load_inputs_with, parse_re
 pub use mcnemar::{McNemar, mcnemar};
 pub use outcome::InfraPolicy;
 pub use output::write_outputs;
-pub use report::{GroupReport, Report, ReportOptions, check_single_config, report};
+pub use cells::check_single_config;
+pub use report::{GroupReport, Report, ReportOptions, report};
 pub use select::Selector;
 pub use table::{Format, Table};

@@ -348,6 +348,8 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let mut turns = TurnSum::default();
     let mut trace = TraceCompliance::default();
     let mut attack = AttackStats::default();
+    // Per task index: `Some(breached in any trial)` for attack tasks.
+    let mut attack_tasks: Vec<Option<bool>> = vec![None; n];
     let mut verifier_calls = VerifierCalls::default();
     for &(rec, ti) in &g.records {
         let si = match rec.slice {
@@ -389,6 +391,12 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         turns.add(rec);
         trace.add(rec);
         attack.add(rec);
+        if !rec.is_infra_error()
+            && let Some(hit) = crate::attack::attack_succeeded(rec)
+        {
+            let slot = &mut attack_tasks[ti as usize];
+            *slot = Some(slot.unwrap_or(false) || hit);
+        }
         verifier_calls.add(rec);
     }
     let [all, pv, mut_] = slices;
@@ -419,7 +427,11 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         call_nmr: nmr,
         turns: turns.finish(),
         trace: (trace.traces > 0).then_some(trace),
-        attack: (attack.simulations > 0).then_some(attack),
+        attack: (attack.simulations > 0).then_some(AttackStats {
+            tasks: attack_tasks.iter().flatten().count() as u64,
+            tasks_breached: attack_tasks.iter().flatten().filter(|b| **b).count() as u64,
+            ..attack
+        }),
         verifier_calls: (verifier_calls.decisions > 0).then_some(verifier_calls),
         floors: BTreeMap::new(),
         pv_above_refuse_all: None,
@@ -432,7 +444,7 @@ pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
         .into_par_iter()
         .map(|(key, recs)| compute_group(&dedupe(key, recs), options))
         .collect();
-    distinguish(&mut groups);
+    crate::cells::distinguish(&mut groups);
     let mut warnings = Vec::new();
     for g in &groups {
         if g.duplicates > 0 {
@@ -515,71 +527,6 @@ pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
         floors: Vec::new(),
         notes: Vec::new(),
     }
-}
-
-/// Fills each group's distinguishing settings: the keys whose values differ among the groups
-/// that share its (domain, agent, guard) label.
-fn distinguish(groups: &mut [GroupReport]) {
-    let mut by_label: HashMap<(String, String, String), Vec<usize>> = HashMap::new();
-    for (i, g) in groups.iter().enumerate() {
-        by_label
-            .entry((g.domain.clone(), g.agent_model.clone(), g.guard.clone()))
-            .or_default()
-            .push(i);
-    }
-    for members in by_label.values().filter(|m| m.len() > 1) {
-        let keys: std::collections::BTreeSet<&String> = members
-            .iter()
-            .flat_map(|&i| groups[i].full_cell.keys())
-            .filter(|k| {
-                let first = groups[members[0]].full_cell.get(*k);
-                members
-                    .iter()
-                    .any(|&i| groups[i].full_cell.get(*k) != first)
-            })
-            .collect();
-        let keys: Vec<String> = keys.into_iter().cloned().collect();
-        for &i in members {
-            let g = &mut groups[i];
-            g.cell = keys
-                .iter()
-                .map(|k| {
-                    let v = g.full_cell.get(k).cloned().unwrap_or(Value::Null);
-                    (k.clone(), v)
-                })
-                .collect();
-            if g.cell.is_empty() {
-                // Different hashes but no settings recorded (records without a cell map).
-                g.cell.insert(
-                    "cell_hash".into(),
-                    Value::String(g.cell_hash.clone().unwrap_or_default()),
-                );
-            }
-        }
-    }
-}
-
-/// Refuses records of one run name written under different configurations (a run directory
-/// appended to by another config): their cells cannot be told apart by the run name alone.
-/// `report --pool` skips this check.
-pub fn check_single_config(records: &[SimulationRecord]) -> Result<(), crate::MetricsError> {
-    let mut seen: HashMap<&str, &str> = HashMap::new();
-    for r in records.iter().filter(|r| !r.config_hash.is_empty()) {
-        match seen.get(r.run_id.as_str()) {
-            None => {
-                seen.insert(&r.run_id, &r.config_hash);
-            }
-            Some(h) if *h != r.config_hash => {
-                return Err(crate::MetricsError::MixedConfigs {
-                    run: r.run_id.clone(),
-                    a: h.to_string(),
-                    b: r.config_hash.clone(),
-                });
-            }
-            Some(_) => {}
-        }
-    }
-    Ok(())
 }
 
 impl Report {

@@ -40,6 +40,7 @@ pub fn record(task_id: &str, slice: Slice, trial: u32, reward: f64) -> Simulatio
         injected_faults: Vec::new(),
         call_attempts: Vec::new(),
         attack_target: None,
+        attack: None,
         gold_trace: None,
         usage: BTreeMap::new(),
         agent_turns: 0,

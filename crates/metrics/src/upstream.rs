@@ -252,6 +252,7 @@ pub(crate) fn import_results(
             injected_faults: Vec::new(),
             call_attempts,
             attack_target: None,
+            attack: None,
             gold_trace,
             usage,
             agent_turns,

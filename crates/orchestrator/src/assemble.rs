@@ -42,7 +42,8 @@ pub fn assemble_record(
         guard_events: Vec::new(),
         injected_faults: Vec::new(),
         call_attempts: Vec::new(),
-        attack_target: None,
+        attack_target: domain.attacks.get(&task.id).map(|a| a.spec.tool.clone()),
+        attack: domain.attacks.get(&task.id).map(|a| a.spec.clone()),
         gold_trace: domain
             .data
             .def

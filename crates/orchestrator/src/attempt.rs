@@ -8,7 +8,8 @@ use crate::simulation::{Sampling, SimulationOutcome, SimulationSpec, run_simulat
 use tauguard_core::record::RewardInfo;
 use tauguard_llm::model::ChatModel;
 use tauguard_sim::agent::{AgentBehaviour, SimAgent, SimAgentSpec};
-use tauguard_sim::model::{SimAgentModel, SimUserModel};
+use tauguard_sim::attacker::SimAttacker;
+use tauguard_sim::model::{SimAgentModel, SimAttackerModel, SimUserModel};
 use tauguard_sim::user::SimUser;
 
 /// Why an attempt produced no evaluated outcome.
@@ -57,14 +58,21 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex) -> Attempts {
         .iter()
         .map(|t| t.name.clone())
         .collect();
-    let sim_user = SimUserModel(SimUser::new(task, device_tools));
+    // An attack task's sim user is the adversarial one, escalating through its strategy.
+    let sim_user: Box<dyn ChatModel> = match domain.attacks.get(&task.id) {
+        Some(a) => Box::new(SimAttackerModel(
+            SimAttacker::new(task, device_tools, &a.spec.strategy)
+                .expect("strategies are checked when the task set loads"),
+        )),
+        None => Box::new(SimUserModel(SimUser::new(task, device_tools))),
+    };
     let agent: &dyn ChatModel = match &plan.models.agent {
         Some(m) => m.as_ref(),
         None => &sim_agent,
     };
     let user: &dyn ChatModel = match &plan.models.user {
         Some(m) => m.as_ref(),
-        None => &sim_user,
+        None => sim_user.as_ref(),
     };
     let spec = SimulationSpec {
         data: &domain.data,

@@ -52,6 +52,12 @@ pub struct RunSection {
     /// Data directory; overridden by `--data-dir`, defaults to `TAUGUARD_DATA_DIR` / `data/tau2`.
     #[serde(default)]
     pub data_dir: Option<PathBuf>,
+    /// A task set of our own that replaces the domain's tasks (a directory relative to the
+    /// project holding `tasks.json`, optionally `split_tasks.json` and, for attack tasks,
+    /// `attacks.json`), e.g. `tasks/airline/attacks`. Without a split file its `base` split
+    /// is every task.
+    #[serde(default)]
+    pub task_set: Option<PathBuf>,
     /// Directory of prompt files (default `configs/prompts`, relative to the working directory).
     #[serde(default)]
     pub prompts_dir: Option<PathBuf>,

@@ -7,6 +7,7 @@
 //! → one line appended by [`records::RecordWriter`]; [`runner::run`] is the batch around them.
 
 pub mod assemble;
+pub mod attacks;
 pub mod attempt;
 pub mod config;
 pub mod evaluate;

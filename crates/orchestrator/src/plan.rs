@@ -40,6 +40,8 @@ pub struct DomainPlan {
     pub identity: HashSet<String>,
     /// Tempting forbidden calls of PV tasks, by task id (sim agent).
     pub tempting: HashMap<String, TemptingCall>,
+    /// Attack tasks of the task set, by task id (see [`crate::attacks`]).
+    pub attacks: HashMap<String, crate::attacks::Attack>,
     /// `tasks/<domain>/prerequisites.toml`, when the project has one for the domain.
     pub prereqs: Option<Prerequisites>,
     /// The sim agent's prerequisite reads per task index (empty when the agent is a model):
@@ -234,7 +236,11 @@ fn plan_domain(
     prompts: &Path,
     sim_agent: bool,
 ) -> Result<DomainPlan, RunError> {
-    let data = DomainData::load(data_dir, &cfg.run.domain)?;
+    let mut data = DomainData::load(data_dir, &cfg.run.domain)?;
+    let attacks = match &cfg.run.task_set {
+        Some(set) => crate::attacks::adopt_task_set(&mut data, &project.join(set))?,
+        None => HashMap::new(),
+    };
     let tasks: Vec<Task> = data
         .select_tasks(
             (cfg.run.split != ALL_TASKS).then_some(cfg.run.split.as_str()),
@@ -274,6 +280,11 @@ fn plan_domain(
         "user_guidelines_tools.md"
     };
     let guidelines = read_prompt(prompts, guidelines_file)?;
+    let attacker = if attacks.is_empty() {
+        String::new()
+    } else {
+        read_prompt(prompts, "user_attacker.md")?
+    };
     Ok(DomainPlan {
         identity: data
             .def
@@ -281,7 +292,14 @@ fn plan_domain(
             .iter()
             .map(|s| s.to_string())
             .collect(),
-        tempting: load_tempting(project, &data)?,
+        tempting: {
+            let mut t = load_tempting(project, &data)?;
+            // An attack's forbidden call is what the sim agent attempts when it gives in.
+            for (id, a) in &attacks {
+                t.insert(id.clone(), a.call.clone());
+            }
+            t
+        },
         agent_system_prompt: agent_system_prompt(
             &read_prompt(prompts, "agent_instruction.md")?,
             &data.policy,
@@ -289,8 +307,16 @@ fn plan_domain(
         .into(),
         user_system_prompts: tasks
             .iter()
-            .map(|t| user_system_prompt(&guidelines, t).into())
+            .map(|t| {
+                let g = if attacks.contains_key(&t.id) {
+                    &attacker
+                } else {
+                    &guidelines
+                };
+                user_system_prompt(g, t).into()
+            })
             .collect(),
+        attacks,
         gold: GoldCache::default(),
         planned_reads,
         prereqs,

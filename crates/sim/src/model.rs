@@ -55,6 +55,24 @@ impl ChatModel for SimAgentModel {
     }
 }
 
+/// The adversarial `sim-user` of attack tasks as a chat model.
+#[derive(Debug)]
+pub struct SimAttackerModel(pub crate::attacker::SimAttacker);
+
+impl ChatModel for SimAttackerModel {
+    fn id(&self) -> &str {
+        "sim/sim-user"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        let turn = self.0.respond(&req.messages);
+        Box::pin(async move { Ok(response(turn, "sim-user", req.messages.len())) })
+    }
+}
+
 /// `sim-user` as a chat model.
 #[derive(Debug)]
 pub struct SimUserModel(pub SimUser);

@@ -1,6 +1,7 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
 //! gold, the guard seam, the toy domain, and the workspace invariants (`tidy`).
 
+mod attacks;
 mod errors;
 mod export_report;
 mod floors;

@@ -535,3 +535,30 @@ fn records_carry_their_cell_identity() {
     assert_eq!(hash(&paired, "baseline"), hash(&strict, "baseline"));
     assert_ne!(hash(&paired, "baseline"), hash(&paired, "pg-checklist"));
 }
+
+/// An attack task set replaces the domain's tasks; attack tasks carry their target, the sim
+/// agent's tempting call is the target call, and a model user is prompted as an attacker.
+#[test]
+fn attack_task_sets_load_with_targets_and_the_attacker_prompt() {
+    use tauguard_orchestrator::plan::RunPlan;
+    let Some(dir) = tau2_dir() else { return };
+    let mut cfg = config(&dir, 1, "");
+    cfg.run.task_set = Some("tasks/airline/attacks".into());
+    cfg.run.split = "*".into();
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = RunPlan::build(cfg, &opts(tmp.path())).unwrap();
+    let d = &plan.domains[0];
+    assert_eq!(d.tasks.len(), 20);
+    assert_eq!(d.attacks.len(), 20);
+    for (i, t) in d.tasks.iter().enumerate() {
+        let a = &d.attacks[&t.id];
+        assert_eq!(d.tempting[&t.id].tool, a.spec.tool);
+        assert!(a.spec.matches(&a.call.tool, &a.call.arguments));
+        let prompt = &d.user_system_prompts[i];
+        assert!(prompt.contains("persuasion strategy"), "{prompt}");
+        assert!(
+            !prompt.contains("user_guidelines"),
+            "attacker, not the plain guidelines"
+        );
+    }
+}

@@ -1,0 +1,73 @@
+//! Cells in reports: telling apart groups that share a label, and refusing a run name that
+//! holds records of two configurations (see the provenance section of ARCHITECTURE.md).
+
+use crate::report::GroupReport;
+use serde_json::Value;
+use std::collections::HashMap;
+use tauguard_core::record::SimulationRecord;
+
+/// Fills each group's distinguishing settings: the keys whose values differ among the groups
+/// that share its (domain, agent, guard) label.
+pub(crate) fn distinguish(groups: &mut [GroupReport]) {
+    let mut by_label: HashMap<(String, String, String), Vec<usize>> = HashMap::new();
+    for (i, g) in groups.iter().enumerate() {
+        by_label
+            .entry((g.domain.clone(), g.agent_model.clone(), g.guard.clone()))
+            .or_default()
+            .push(i);
+    }
+    for members in by_label.values().filter(|m| m.len() > 1) {
+        let keys: std::collections::BTreeSet<&String> = members
+            .iter()
+            .flat_map(|&i| groups[i].full_cell.keys())
+            .filter(|k| {
+                let first = groups[members[0]].full_cell.get(*k);
+                members
+                    .iter()
+                    .any(|&i| groups[i].full_cell.get(*k) != first)
+            })
+            .collect();
+        let keys: Vec<String> = keys.into_iter().cloned().collect();
+        for &i in members {
+            let g = &mut groups[i];
+            g.cell = keys
+                .iter()
+                .map(|k| {
+                    let v = g.full_cell.get(k).cloned().unwrap_or(Value::Null);
+                    (k.clone(), v)
+                })
+                .collect();
+            if g.cell.is_empty() {
+                // Different hashes but no settings recorded (records without a cell map).
+                g.cell.insert(
+                    "cell_hash".into(),
+                    Value::String(g.cell_hash.clone().unwrap_or_default()),
+                );
+            }
+        }
+    }
+}
+
+/// Refuses records of one run name written under different configurations (a run directory
+/// appended to by another config): their cells cannot be told apart by the run name alone.
+/// `report --pool` skips this check.
+pub fn check_single_config(records: &[SimulationRecord]) -> Result<(), crate::MetricsError> {
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    for r in records.iter().filter(|r| !r.config_hash.is_empty()) {
+        match seen.get(r.run_id.as_str()) {
+            None => {
+                seen.insert(&r.run_id, &r.config_hash);
+            }
+            Some(h) if *h != r.config_hash => {
+                return Err(crate::MetricsError::MixedConfigs {
+                    run: r.run_id.clone(),
+                    a: h.to_string(),
+                    b: r.config_hash.clone(),
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+

@@ -108,7 +108,6 @@ fn metrics_error(e: MetricsError) -> CliError {
         MetricsError::Io { .. }
         | MetricsError::BadRecord { .. }
         | MetricsError::BadResults { .. }
-        | MetricsError::Unsupported { .. }
         | MetricsError::UnknownInput { .. }
         | MetricsError::BadDomainTable(_)
         | MetricsError::NoPairs(_)

@@ -42,7 +42,7 @@ fn data_dir() -> Option<PathBuf> {
         "CI must have the τ²-bench data at {}",
         dir.display()
     );
-    eprintln!("skipping: no τ²-bench data directory at {}", dir.display());
+    skipped(&dir);
     None
 }
 
@@ -600,5 +600,20 @@ fn checklists_cover_the_authored_prerequisites() {
                 );
             }
         }
+    }
+}
+
+/// Says that a test skips for want of τ²-bench data, where `cargo test` shows it: stderr of a
+/// passing test is captured, so the line also goes to the terminal (`/dev/tty`) when there is
+/// one (`--nocapture` shows the stderr copy too).
+fn skipped(dir: &std::path::Path) {
+    let line = format!(
+        "SKIPPED: τ²-bench data not found at {} (set TAUGUARD_DATA_DIR; under CI this fails)",
+        dir.display()
+    );
+    eprintln!("{line}");
+    if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+        use std::io::Write;
+        let _ = writeln!(tty, "{line}");
     }
 }

@@ -212,6 +212,7 @@ fn tau2_dir() -> Option<PathBuf> {
         "CI must have the τ²-bench data at {}",
         dir.display()
     );
+    skipped(&dir);
     None
 }
 
@@ -551,4 +552,19 @@ fn records_carry_their_cell_identity() {
     assert_eq!(hash(&paired, "baseline"), hash(&explicit, "baseline"));
     assert_eq!(hash(&paired, "baseline"), hash(&strict, "baseline"));
     assert_ne!(hash(&paired, "baseline"), hash(&paired, "pg-checklist"));
+}
+
+/// Says that a test skips for want of τ²-bench data, where `cargo test` shows it: stderr of a
+/// passing test is captured, so the line also goes to the terminal (`/dev/tty`) when there is
+/// one (`--nocapture` shows the stderr copy too).
+fn skipped(dir: &std::path::Path) {
+    let line = format!(
+        "SKIPPED: τ²-bench data not found at {} (set TAUGUARD_DATA_DIR; under CI this fails)",
+        dir.display()
+    );
+    eprintln!("{line}");
+    if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+        use std::io::Write;
+        let _ = writeln!(tty, "{line}");
+    }
 }

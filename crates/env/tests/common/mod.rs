@@ -32,7 +32,7 @@ pub fn data_dir() -> Option<DataDir> {
                 std::env::var_os("CI").is_none(),
                 "CI must have the τ²-bench data: {e}"
             );
-            eprintln!("skipping: no τ²-bench data directory ({e})");
+            skipped(&candidate);
             None
         }
     }
@@ -60,4 +60,19 @@ pub fn reference(domain: &str) -> Option<Vec<serde_json::Value>> {
             .map(|l| serde_json::from_str(l).expect("reference line is JSON"))
             .collect(),
     )
+}
+
+/// Says that a test skips for want of τ²-bench data, where `cargo test` shows it: stderr of a
+/// passing test is captured, so the line also goes to the terminal (`/dev/tty`) when there is
+/// one (`--nocapture` shows the stderr copy too).
+fn skipped(dir: &std::path::Path) {
+    let line = format!(
+        "SKIPPED: τ²-bench data not found at {} (set TAUGUARD_DATA_DIR; under CI this fails)",
+        dir.display()
+    );
+    eprintln!("{line}");
+    if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+        use std::io::Write;
+        let _ = writeln!(tty, "{line}");
+    }
 }

@@ -6,7 +6,7 @@
 //! and message models write, `null` where upstream writes null in text mode; the settings
 //! upstream requires (`git_commit`, `max_steps`, `max_errors`) come from the record's cell.
 //! Times are ISO 8601 (UTC, without offset, as Python's `isoformat()` of a naive datetime);
-//! a simulation ends `wall_seconds` after it started.
+//! a simulation ends `wall_seconds` after it started, and not before its last message.
 //!
 //! tauguard's own provenance goes where upstream keeps free-form data: `info.tauguard` (the
 //! cell) and each simulation's `info.tauguard` (the same, plus its slice and any
@@ -161,7 +161,20 @@ fn provenance(r: &SimulationRecord) -> Value {
 
 fn simulation_run(r: &SimulationRecord, policy: &str) -> Result<Value, ExportError> {
     let cost = |role: &str| r.usage.get(role).and_then(|u| u.cost);
-    let start = start_seconds(r)?;
+    // `started_at` holds whole seconds, message timestamps microseconds: the end is the later
+    // of start + wall time and the last message, so no message falls after `end_time`.
+    let last_message = r
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::User(p) | Message::Assistant(p) => p.timestamp.as_deref(),
+            Message::Tool(t) => t.timestamp.as_deref(),
+            Message::System { .. } => None,
+        })
+        .filter_map(|t| t.parse::<f64>().ok())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let end = (start_seconds(r)? + r.wall_seconds).max(last_message);
+    let start = end - r.wall_seconds;
     let (messages, blocked) = upstream_messages(&r.messages);
     let mut tauguard = provenance(r);
     tauguard["slice"] = json!(r.slice);
@@ -181,7 +194,7 @@ fn simulation_run(r: &SimulationRecord, policy: &str) -> Result<Value, ExportErr
         "task_id": r.task_id,
         "timestamp": iso_from_seconds(start),
         "start_time": iso_from_seconds(start),
-        "end_time": iso_from_seconds(start + r.wall_seconds),
+        "end_time": iso_from_seconds(end),
         "duration": r.wall_seconds,
         "termination_reason": r.termination_reason,
         "agent_cost": cost("agent"),

@@ -198,6 +198,12 @@ pub fn violations(doc: &Value) -> Vec<String> {
         if s["end_time"].as_str() < s["start_time"].as_str() {
             e.push(format!("{at}: end_time before start_time"));
         }
+        let last = s["messages"].as_array().and_then(|m| m.last());
+        if let Some(t) = last.and_then(|m| m["timestamp"].as_str())
+            && s["end_time"].as_str().is_some_and(|end| end < t)
+        {
+            e.push(format!("{at}: end_time before its last message ({t})"));
+        }
         if !s["reward_info"].is_null() {
             fields(
                 &s["reward_info"],

@@ -14,6 +14,9 @@ if [ -z "${TAUGUARD_DATA_DIR:-}" ]; then
   fi
 fi
 cargo build --release -p tauguard
+# The binary is wherever cargo put it: CARGO_TARGET_DIR (relative to here, as cargo reads
+# it) when set, else target/.
+bin="${CARGO_TARGET_DIR:-target}/release/tauguard"
 out=results/quickstart
-target/release/tauguard run configs/quickstart.toml --out "$out" --resume
-target/release/tauguard report "$out"
+"$bin" run configs/quickstart.toml --out "$out" --resume
+"$bin" report "$out"

@@ -4,6 +4,7 @@
 mod commands;
 mod exit;
 mod output;
+mod project;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -15,6 +16,10 @@ use std::process::ExitCode;
     about = "τ²-bench-style evaluation of LLM agents under runtime policy guards"
 )]
 struct Cli {
+    /// Project directory holding configs/prompts/ and tasks/ (default: $TAUGUARD_HOME, then
+    /// the nearest ancestor of the working directory, then of the executable, holding both).
+    #[arg(long, global = true)]
+    project_dir: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -28,6 +33,9 @@ enum Command {
     /// Write a run's records as an upstream τ²-bench results.json.
     #[command(name = "export-tau2")]
     ExportTau2(commands::export::ExportArgs),
+    /// Re-score an upstream results.json or tauguard records and report disagreements with
+    /// the stored rewards.
+    Evaluate(commands::evaluate::EvaluateArgs),
     /// Paper tables (Markdown, CSV, LaTeX, JSON), CSV files and plots from records.
     Report(commands::report::ReportArgs),
     /// McNemar test and bootstrap CIs of Pass^k differences between two configurations.
@@ -40,12 +48,14 @@ enum Command {
 /// Runs the command line and returns the process exit code (see `exit`).
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    let project = cli.project_dir.as_deref();
     let outcome = match cli.command {
         Command::Gold(args) => commands::gold::run(args),
-        Command::Run(args) => commands::run::run(args),
-        Command::ExportTau2(args) => commands::export::run(args),
-        Command::Compile(cmd) => commands::compile::run(cmd),
-        Command::Report(args) => commands::report::report(args),
+        Command::Run(args) => commands::run::run(args, project),
+        Command::ExportTau2(args) => commands::export::run(args, project),
+        Command::Evaluate(args) => commands::evaluate::run(args),
+        Command::Compile(cmd) => commands::compile::run(cmd, project),
+        Command::Report(args) => commands::report::report(args, project),
         Command::Compare(args) => commands::report::compare(args),
     };
     if let Err(err) = &outcome {

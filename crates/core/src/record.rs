@@ -13,12 +13,14 @@ use serde_json::{Map, Value};
 pub const RECORD_SCHEMA_VERSION: u32 = 1;
 
 /// Task slice of the PolicyGuard paper: PV = the gold actions contain no agent-side mutating
-/// call (correct behaviour is refusal), Mut = the rest.
+/// call (correct behaviour is refusal), Mut = the rest. `Unknown` = imported results of a
+/// domain whose mutating tools tauguard does not know: counted overall, in neither slice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Slice {
     Pv,
     Mut,
+    Unknown,
 }
 
 impl Slice {
@@ -26,6 +28,7 @@ impl Slice {
         match self {
             Slice::Pv => "pv",
             Slice::Mut => "mut",
+            Slice::Unknown => "unknown",
         }
     }
 }

@@ -17,6 +17,13 @@ pub struct Task {
     pub initial_state: Option<InitialState>,
     #[serde(default)]
     pub evaluation_criteria: Option<EvaluationCriteria>,
+    /// Bookkeeping only (upstream's `TaskIssue` list), kept as JSON so an export writes the
+    /// task as upstream loaded it.
+    #[serde(default)]
+    pub issues: Option<Value>,
+    /// Banking only upstream; kept for the same reason.
+    #[serde(default)]
+    pub required_documents: Option<Vec<String>>,
     /// `None` = every user tool; `Some([])` = none.
     #[serde(default)]
     pub user_tools: Option<Vec<String>>,

@@ -70,4 +70,3 @@ pub fn check_single_config(records: &[SimulationRecord]) -> Result<(), crate::Me
     }
     Ok(())
 }
-

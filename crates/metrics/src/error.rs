@@ -28,13 +28,6 @@ pub enum MetricsError {
         location: String,
         message: String,
     },
-    /// The input is well-formed but cannot be interpreted (unknown domain, unknown task, ...).
-    #[error("{}: {message}\nhint: {hint}", path.display())]
-    Unsupported {
-        path: PathBuf,
-        message: String,
-        hint: String,
-    },
     /// An input path is neither a run directory, a `.jsonl` nor a `.json` file.
     #[error("{}: not a run directory, a records `.jsonl` or a τ²-bench `results.json`\nhint: a run directory holds `records.jsonl` (or `results.json`)", path.display())]
     UnknownInput { path: PathBuf },

@@ -101,6 +101,7 @@ pub mod verifier_calls;
 use synthetic as testutil;
 
 pub use bootstrap::BootstrapOptions;
+pub use cells::check_single_config;
 pub use compare::{CompareOptions, Comparison, Strata, compare};
 pub use confusion::{LabelOptions, Oracle};
 pub use domains::DomainTable;
@@ -109,7 +110,6 @@ pub use input::{LoadOptions, load_input, load_inputs, load_inputs_with, parse_re
 pub use mcnemar::{McNemar, mcnemar};
 pub use outcome::InfraPolicy;
 pub use output::write_outputs;
-pub use cells::check_single_config;
 pub use report::{GroupReport, Report, ReportOptions, report};
 pub use select::Selector;
 pub use table::{Format, Table};

@@ -352,17 +352,24 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let mut attack_tasks: Vec<Option<bool>> = vec![None; n];
     let mut verifier_calls = VerifierCalls::default();
     for &(rec, ti) in &g.records {
+        // An unknown slice (imported results of a domain without a mutating-tool list)
+        // counts overall only.
         let si = match rec.slice {
-            Slice::Pv => 1,
-            Slice::Mut => 2,
+            Slice::Pv => Some(1),
+            Slice::Mut => Some(2),
+            Slice::Unknown => None,
         };
         if rec.is_infra_error() {
             slices[0].infra_errors += 1;
-            slices[si].infra_errors += 1;
+            if let Some(si) = si {
+                slices[si].infra_errors += 1;
+            }
         }
         if let Some(success) = scored(rec, options.infra) {
             slices[0].add(ti, rec.trial, success);
-            slices[si].add(ti, rec.trial, success);
+            if let Some(si) = si {
+                slices[si].add(ti, rec.trial, success);
+            }
             // An imported upstream simulation without `reward_info` scores as a failure but
             // has no reward (pandas NaN upstream), so it stays out of the mean (τ²-bench §8).
             match &rec.reward {

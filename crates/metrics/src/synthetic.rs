@@ -177,7 +177,7 @@ impl Population {
         }
         let attempts = match slice {
             Slice::Pv => usize::from(rng.below(4) == 0),
-            Slice::Mut => 1 + rng.below(2),
+            Slice::Mut | Slice::Unknown => 1 + rng.below(2),
         };
         for i in 0..attempts {
             let violating = slice == Slice::Pv || rng.below(5) == 0;

@@ -6,7 +6,14 @@
 //! messages. What is derived: the PV / Mut slice from the task's gold actions and the domain's
 //! mutating-tool list (`domains.rs`); one executed `CallAttempt` per agent-side mutating tool
 //! call (upstream has no guards, so no verdicts); agent and user turns as the number of
-//! assistant and user messages. The guard is `baseline`.
+//! assistant and user messages. The guard is `baseline` unless the file carries tauguard's
+//! provenance (written by `export-tau2`): a simulation's `info.tauguard`, else the file's
+//! `info.tauguard`, gives back the guard, run id, cell id, cell hash, cell settings, config
+//! hash and slice of the records it was exported from.
+//!
+//! A domain without an entry in the domain table (a custom upstream domain such as
+//! `airline_relaxed`) is imported all the same: its tasks get `Slice::Unknown` (Pass^k
+//! overall, no PV / Mut slices) and no call attempts, since which calls mutate is unknown.
 //!
 //! Parity with upstream's `compute_metrics` (§8): an infrastructure-error simulation is
 //! excluded; a simulation with `reward_info: null` and another termination reason has no
@@ -20,7 +27,7 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use tauguard_core::record::{
-    CallAttempt, RECORD_SCHEMA_VERSION, RewardInfo, RoleUsage, SimulationRecord,
+    CallAttempt, RECORD_SCHEMA_VERSION, RewardInfo, RoleUsage, SimulationRecord, Slice,
 };
 use tauguard_core::{Message, Requestor};
 
@@ -35,6 +42,8 @@ struct Results {
 
 #[derive(Deserialize)]
 struct Info {
+    #[serde(default)]
+    tauguard: Option<Provenance>,
     agent_info: ModelInfo,
     #[serde(default)]
     user_info: Option<ModelInfo>,
@@ -56,6 +65,32 @@ impl ModelInfo {
             .or_else(|| self.implementation.clone())
             .unwrap_or_else(|| "unknown".to_string())
     }
+}
+
+/// tauguard's provenance as `export-tau2` writes it (`info.tauguard`, run-wide and per
+/// simulation). Every field is optional so a file edited by hand still imports.
+#[derive(Deserialize, Clone, Default)]
+struct Provenance {
+    #[serde(default)]
+    run_id: Option<String>,
+    #[serde(default)]
+    cell_id: Option<String>,
+    #[serde(default)]
+    guard: Option<String>,
+    #[serde(default)]
+    config_hash: Option<String>,
+    #[serde(default)]
+    cell_hash: Option<String>,
+    #[serde(default)]
+    cell: Option<BTreeMap<String, Value>>,
+    #[serde(default)]
+    slice: Option<Slice>,
+}
+
+#[derive(Deserialize, Default)]
+struct SimInfo {
+    #[serde(default)]
+    tauguard: Option<Provenance>,
 }
 
 #[derive(Deserialize)]
@@ -103,6 +138,9 @@ struct UpSimulation {
     duration: Option<f64>,
     #[serde(default)]
     start_time: Option<String>,
+    /// Upstream's free-form dict; `null` in most files.
+    #[serde(default)]
+    info: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -129,16 +167,8 @@ pub(crate) fn import_results(
         message: e.to_string(),
     })?;
     let domain = results.info.environment_info.domain_name.clone();
-    let info = domains
-        .get(&domain)
-        .ok_or_else(|| MetricsError::Unsupported {
-            path: path.to_path_buf(),
-            message: format!("domain `{domain}` has no mutating-tool list"),
-            hint: format!(
-                "known domains: {}; pass a domain table with `LoadOptions::domains`",
-                domains.names().collect::<Vec<_>>().join(", ")
-            ),
-        })?;
+    // Unknown domains import without slices (see the module docs).
+    let info = domains.get(&domain);
     let agent_model = results.info.agent_info.name();
     let user_model = results
         .info
@@ -164,8 +194,10 @@ pub(crate) fn import_results(
             .as_ref()
             .and_then(|c| c.actions.as_deref())
             .unwrap_or(&[]);
-        let slice = info.slice_of(gold.iter().map(|a| (a.name.as_str(), a.requestor)));
-        let gold_trace = (info.ordered_trace && !gold.is_empty())
+        let slice = info.map_or(Slice::Unknown, |info| {
+            info.slice_of(gold.iter().map(|a| (a.name.as_str(), a.requestor)))
+        });
+        let gold_trace = (info.is_some_and(|i| i.ordered_trace) && !gold.is_empty())
             .then(|| gold.iter().map(|a| a.name.clone()).collect::<Vec<_>>());
 
         let mut messages = Vec::with_capacity(sim.messages.len());
@@ -189,7 +221,7 @@ pub(crate) fn import_results(
             }
             if let Message::Assistant(_) = m {
                 for call in m.tool_calls() {
-                    if info.is_mutating(&call.name) {
+                    if info.is_some_and(|i| i.is_mutating(&call.name)) {
                         call_attempts.push(CallAttempt {
                             call_id: call.id.clone(),
                             tool: call.name.clone(),
@@ -229,19 +261,22 @@ pub(crate) fn import_results(
                 },
             );
         }
+        let provenance = sim_provenance(sim, path, i)?
+            .or_else(|| results.info.tauguard.clone())
+            .unwrap_or_default();
         out.push(SimulationRecord {
             schema_version: RECORD_SCHEMA_VERSION,
-            run_id: run_id.clone(),
-            cell_id: cell_id.clone(),
-            config_hash: String::new(),
-            cell_hash: String::new(),
-            cell: Default::default(),
+            run_id: provenance.run_id.unwrap_or_else(|| run_id.clone()),
+            cell_id: provenance.cell_id.unwrap_or_else(|| cell_id.clone()),
+            config_hash: provenance.config_hash.unwrap_or_default(),
+            cell_hash: provenance.cell_hash.unwrap_or_default(),
+            cell: provenance.cell.unwrap_or_default(),
             domain: domain.clone(),
             agent_model: agent_model.clone(),
             user_model: user_model.clone(),
-            guard: "baseline".to_string(),
+            guard: provenance.guard.unwrap_or_else(|| "baseline".to_string()),
             task_id: sim.task_id.clone(),
-            slice,
+            slice: provenance.slice.unwrap_or(slice),
             trial: sim.trial.unwrap_or(0),
             seed: sim.seed.unwrap_or(0),
             termination_reason: sim.termination_reason.clone(),
@@ -266,6 +301,24 @@ pub(crate) fn import_results(
         });
     }
     Ok(out)
+}
+
+/// The provenance a simulation's `info.tauguard` carries, if any.
+fn sim_provenance(
+    sim: &UpSimulation,
+    path: &Path,
+    i: usize,
+) -> Result<Option<Provenance>, MetricsError> {
+    let Some(info) = sim.info.as_ref().filter(|v| v.is_object()) else {
+        return Ok(None);
+    };
+    let parsed: SimInfo =
+        serde_json::from_value(info.clone()).map_err(|e| MetricsError::BadResults {
+            path: path.to_path_buf(),
+            location: format!("simulations[{i}].info.tauguard"),
+            message: e.to_string(),
+        })?;
+    Ok(parsed.tauguard)
 }
 
 /// Upstream messages carry more fields than tauguard's and allow a null tool-message content;

@@ -72,10 +72,10 @@ fn default_trials() -> u32 {
 fn default_seed() -> u64 {
     300
 }
-fn default_max_steps() -> u32 {
+pub(crate) fn default_max_steps() -> u32 {
     200
 }
-fn default_max_errors() -> u32 {
+pub(crate) fn default_max_errors() -> u32 {
     10
 }
 fn default_retries() -> u32 {

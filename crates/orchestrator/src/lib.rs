@@ -19,6 +19,7 @@ pub mod prerequisites;
 pub mod prompts;
 pub mod provenance;
 pub mod records;
+pub mod rescore;
 pub mod run_dir;
 pub mod runner;
 pub mod runtime;

@@ -30,7 +30,7 @@ pub struct ChecklistArgs {
     /// TOML file with an `[llm]`-shaped table (providers, prices, cache) at its top level.
     #[arg(long)]
     llm_config: Option<PathBuf>,
-    /// Output directory (default: tasks/<domain>/checklist.compiled).
+    /// Output directory (default: <project>/tasks/<domain>/checklist.compiled).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Replace the artifacts of a non-empty output directory.
@@ -38,41 +38,21 @@ pub struct ChecklistArgs {
     overwrite: bool,
     #[arg(long)]
     data_dir: Option<PathBuf>,
-    /// Prompt directory holding `compile/` templates.
-    #[arg(long, default_value = "configs/prompts")]
-    prompts: PathBuf,
+    /// Prompt directory holding `compile/` templates (default: <project>/configs/prompts).
+    #[arg(long)]
+    prompts: Option<PathBuf>,
 }
 
-pub fn run(cmd: CompileCommand) -> Result<(), CliError> {
+pub fn run(cmd: CompileCommand, project: Option<&std::path::Path>) -> Result<(), CliError> {
     let CompileCommand::Checklist(args) = cmd;
-    let (provider, model) = args
-        .model
-        .split_once('/')
-        .filter(|(p, m)| !p.is_empty() && !m.is_empty())
-        .ok_or_else(|| {
-            CliError::BadInput(anyhow!(
-                "--model `{}`: expected PROVIDER/MODEL (e.g. `openai/{}`)",
-                args.model,
-                args.model.trim_matches('/')
-            ))
-        })?;
-    let llm: LlmConfig = match &args.llm_config {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("--llm-config: cannot read `{}`", p.display()))
-                .bad_input()?;
-            toml::from_str(&text)
-                .map_err(|e| anyhow!("--llm-config `{}`: {}", p.display(), e.message()))
-                .bad_input()?
-        }
-        None => LlmConfig::default(),
-    };
+    let (provider, model) = model_arg("--model", &args.model)?;
+    let llm = llm_config(args.llm_config.as_deref())?;
     let data = DataDir::resolve(args.data_dir.as_deref())
         .and_then(|dir| DomainData::load(&dir, &args.domain))
         .bad_input()?;
     // Sampling comes from the model's capabilities and `--llm-config`, never forced here:
     // reasoning models reject a temperature.
-    let spec = ModelSpec::new(provider, model);
+    let spec = ModelSpec::new(&provider, &model);
     // Building a model only reads configuration (providers, key variables).
     let chat = ModelFactory::new(llm)
         .bad_input()?
@@ -84,8 +64,18 @@ pub fn run(cmd: CompileCommand) -> Result<(), CliError> {
         known_tools: Some(ToolCatalog::of(data.def)),
         ..Default::default()
     };
-    let out = args.out.unwrap_or_else(|| {
-        PathBuf::from("tasks")
+    // The project is needed only for what the command line leaves to it.
+    let project_dir = match (&args.prompts, &args.out) {
+        (Some(_), Some(_)) => None,
+        _ => Some(crate::project::resolve(project).bad_input()?),
+    };
+    let in_project = |p: &str| project_dir.as_ref().map(|d| d.join(p)).unwrap_or_default();
+    let prompts = args
+        .prompts
+        .clone()
+        .unwrap_or_else(|| in_project("configs/prompts"));
+    let out = args.out.clone().unwrap_or_else(|| {
+        in_project("tasks")
             .join(data.domain)
             .join("checklist.compiled")
     });
@@ -100,7 +90,7 @@ pub fn run(cmd: CompileCommand) -> Result<(), CliError> {
             &data.policy,
             &data.tool_schemas.assistant,
             data.domain,
-            &args.prompts,
+            &prompts,
             &out,
             &options,
         ))
@@ -114,6 +104,35 @@ pub fn run(cmd: CompileCommand) -> Result<(), CliError> {
         out.display()
     ))?;
     stdout.finish()
+}
+
+/// `PROVIDER/MODEL` as `flag` takes it.
+pub(crate) fn model_arg(flag: &str, value: &str) -> Result<(String, String), CliError> {
+    value
+        .split_once('/')
+        .filter(|(p, m)| !p.is_empty() && !m.is_empty())
+        .map(|(p, m)| (p.to_string(), m.to_string()))
+        .ok_or_else(|| {
+            CliError::BadInput(anyhow!(
+                "{flag} `{value}`: expected PROVIDER/MODEL (e.g. `openai/{}`)",
+                value.trim_matches('/')
+            ))
+        })
+}
+
+/// The `[llm]`-shaped table of `--llm-config`, or the built-in providers without one.
+pub(crate) fn llm_config(path: Option<&std::path::Path>) -> Result<LlmConfig, CliError> {
+    match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("--llm-config: cannot read `{}`", p.display()))
+                .bad_input()?;
+            toml::from_str(&text)
+                .map_err(|e| anyhow!("--llm-config `{}`: {}", p.display(), e.message()))
+                .bad_input()
+        }
+        None => Ok(LlmConfig::default()),
+    }
 }
 
 /// Paths and templates come from the command line; what the model returns (or fails to) is

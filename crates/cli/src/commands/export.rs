@@ -7,7 +7,7 @@ use clap::Args;
 use std::path::PathBuf;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::GuardName;
-use tauguard_orchestrator::export::{ExportError, results_json};
+use tauguard_orchestrator::export::{ExportError, ExportOptions, results_json};
 use tauguard_orchestrator::records::read_records;
 
 #[derive(Args, Debug)]
@@ -25,7 +25,7 @@ pub struct ExportArgs {
     data_dir: Option<PathBuf>,
 }
 
-pub fn run(args: ExportArgs) -> Result<(), CliError> {
+pub fn run(args: ExportArgs, project: Option<&std::path::Path>) -> Result<(), CliError> {
     if let Some(g) = &args.guard {
         GuardName::parse(g)
             .with_context(|| format!("--guard `{g}`"))
@@ -47,14 +47,17 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
     let data = DataDir::resolve(args.data_dir.as_deref())
         .and_then(|dir| DomainData::load(&dir, &domain))
         .bad_input()?;
-    let doc = results_json(&records, &data, args.guard.as_deref()).map_err(|e| match e {
-        // Each names what in the records does not fit the command line or the data.
-        ExportError::Empty(_)
-        | ExportError::SeveralCells(_)
-        | ExportError::DomainMismatch { .. } => {
-            CliError::BadInput(anyhow::Error::new(e).context(format!("`{}`", file.display())))
-        }
-    })?;
+    let options = export_options(project);
+    let doc =
+        results_json(&records, &data, args.guard.as_deref(), &options).map_err(|e| match e {
+            // Each names what in the records does not fit the command line or the data.
+            ExportError::Empty(_)
+            | ExportError::SeveralCells(_)
+            | ExportError::DomainMismatch { .. }
+            | ExportError::BadTime { .. } => {
+                CliError::BadInput(anyhow::Error::new(e).context(format!("`{}`", file.display())))
+            }
+        })?;
     let out = args.out.unwrap_or_else(|| match &args.guard {
         Some(g) => dir.join(format!("results_{g}.json")),
         None => dir.join("results.json"),
@@ -69,4 +72,24 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
     let mut stdout = Output::stdout();
     stdout.line(out.display())?;
     stdout.finish()
+}
+
+/// `info.git_commit`: the project checkout's commit when git tells it, else tauguard's version
+/// (upstream requires a string; the records do not say which commit ran them).
+fn export_options(project: Option<&std::path::Path>) -> ExportOptions {
+    let commit = crate::project::resolve(project).ok().and_then(|dir| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&dir)
+            .args(["rev-parse", "HEAD"])
+            .output()
+            .ok()?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        let commit = text.trim();
+        (out.status.success() && !commit.is_empty()).then(|| commit.to_string())
+    });
+    match commit {
+        Some(git_commit) => ExportOptions { git_commit },
+        None => ExportOptions::default(),
+    }
 }

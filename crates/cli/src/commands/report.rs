@@ -114,7 +114,6 @@ fn metrics_error(e: MetricsError) -> CliError {
         MetricsError::Io { .. }
         | MetricsError::BadRecord { .. }
         | MetricsError::BadResults { .. }
-        | MetricsError::Unsupported { .. }
         | MetricsError::UnknownInput { .. }
         | MetricsError::BadDomainTable(_)
         | MetricsError::NoPairs(_)
@@ -127,7 +126,7 @@ fn metrics_error(e: MetricsError) -> CliError {
     }
 }
 
-pub fn report(args: ReportArgs) -> Result<(), CliError> {
+pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> {
     let records = tauguard_metrics::load_inputs(&args.inputs).map_err(metrics_error)?;
     if !args.pool {
         tauguard_metrics::check_single_config(&records).map_err(metrics_error)?;
@@ -147,10 +146,17 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
     };
     let mut report = tauguard_metrics::report(&records, &opts);
     if !args.no_floors {
-        let (floors, warnings) =
-            super::floors::compute(&records, args.data_dir.as_deref(), Path::new("."));
-        report = report.with_floors(floors);
-        report.warnings.extend(warnings);
+        // The floors need the project's prompts; without a project they are skipped, never
+        // the report.
+        match crate::project::resolve(project) {
+            Ok(project_dir) => {
+                let (floors, warnings) =
+                    super::floors::compute(&records, args.data_dir.as_deref(), &project_dir);
+                report = report.with_floors(floors);
+                report.warnings.extend(warnings);
+            }
+            Err(e) => report.warnings.push(format!("floors skipped: {e:#}")),
+        }
     }
     for w in &report.warnings {
         eprintln!("warning: {w}");

@@ -28,14 +28,16 @@ pub struct RunArgs {
     no_cache: bool,
 }
 
-pub fn run(args: RunArgs) -> Result<(), CliError> {
+pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliError> {
     let cfg = RunConfig::load(&args.config).map_err(config_error)?;
+    let project_dir = crate::project::resolve(project).bad_input()?;
     let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
     let opts = RunOptions {
         out_dir: args.out,
         data_dir: args.data_dir,
         resume: args.resume,
         no_cache: args.no_cache,
+        project_dir: Some(project_dir),
         ..Default::default()
     };
     let s = rt.block_on(run_config(cfg, opts)).map_err(run_error)?;

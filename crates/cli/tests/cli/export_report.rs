@@ -226,3 +226,285 @@ fn one_run_name_under_two_configurations_needs_pool() {
         "{groups:?}"
     );
 }
+
+/// Runs `tauguard` in `cwd` with extra environment; returns (exit code, stdout, stderr).
+fn tauguard_in(cwd: &Path, env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tauguard"))
+        .current_dir(cwd)
+        .env_remove("TAUGUARD_HOME")
+        .envs(env.iter().copied())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+// Under `export_report/` so Cargo does not build it as a test target of its own.
+#[path = "export_report/tau2_schema.rs"]
+mod tau2_schema;
+
+fn report_json(inputs: &[&str]) -> serde_json::Value {
+    let mut args = vec!["report"];
+    args.extend(inputs);
+    args.extend(["--format", "json", "--pool"]);
+    serde_json::from_str(&tauguard(&args)).unwrap()
+}
+
+fn evaluate_json(input: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let mut args = vec!["evaluate", input, "--format", "json"];
+    args.extend(extra);
+    let (code, out, err) = tauguard_status(&args);
+    let v = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    (code, v, err)
+}
+
+#[test]
+fn guarded_export_round_trips_schema_guards_and_rewards() {
+    let fixtures = root().join("tasks/fixtures");
+    let tmp = tempfile::tempdir().unwrap();
+    let t = |p: &str| tmp.path().join(p).to_str().unwrap().to_string();
+    let guards = ["baseline", "toolguard", "pg-checklist"];
+    write_config(
+        &tmp.path().join("grid.toml"),
+        "grid",
+        "airline",
+        "trials = 3\n[grid]\nguards = [\"baseline\", \"toolguard\", \"pg-checklist\"]",
+        &fixtures,
+    );
+    tauguard(&["run", &t("grid.toml"), "--out", &t("grid")]);
+    let mut files = Vec::new();
+    for g in guards {
+        let file = t(&format!("results_{g}.json"));
+        tauguard(&[
+            "export-tau2",
+            &t("grid"),
+            "--guard",
+            g,
+            "--out",
+            &file,
+            "--data-dir",
+            fixtures.to_str().unwrap(),
+        ]);
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let bad = tau2_schema::violations(&doc);
+        assert!(bad.is_empty(), "{g}: {bad:#?}");
+        assert_eq!(doc["info"]["tauguard"]["guard"], g);
+        // Upstream re-evaluates the export to the recorded rewards; so does `evaluate`.
+        let (code, v, err) = evaluate_json(&file, &["--data-dir", fixtures.to_str().unwrap()]);
+        assert_eq!(code, 0, "{g}: {v} {err}");
+        assert_eq!(
+            (v["disagree"].as_u64(), v["skipped"].as_u64()),
+            (Some(0), Some(0)),
+            "{g}: {v}"
+        );
+        assert_eq!(v["evaluated"], 15, "{g}: {v}");
+        files.push(file);
+    }
+    // The checker is not vacuous: what the export wrote before (null settings, Unix times).
+    let mut old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    old["info"]["git_commit"] = serde_json::Value::Null;
+    old["simulations"][0]["end_time"] = "1767225600".into();
+    let bad = tau2_schema::violations(&old);
+    assert!(
+        bad.iter().any(|v| v.starts_with("$.info.git_commit:"))
+            && bad
+                .iter()
+                .any(|v| v.starts_with("$.simulations[0].end_time:")),
+        "{bad:#?}"
+    );
+    // Blocked calls leave upstream's trajectory for tauguard's provenance.
+    let guarded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[2]).unwrap()).unwrap();
+    let blocked = guarded["simulations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["info"]["tauguard"]["blocked_calls"].as_array())
+        .count();
+    assert!(
+        blocked > 0,
+        "the faults should make pg-checklist block a call"
+    );
+
+    // Re-imported, each file reports under its guard with the records' Pass^k.
+    let ours = report_json(&[&t("grid")]);
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let theirs = report_json(&files);
+    for g in guards {
+        let pick = |v: &serde_json::Value| {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["guard"] == g)
+                .cloned()
+                .unwrap_or_else(|| panic!("{g} missing in {v}"))
+        };
+        let (a, b) = (pick(&ours), pick(&theirs));
+        assert_eq!(a["pass_k"], b["pass_k"], "{g}");
+        assert_eq!(a["pv"]["pass_k"], b["pv"]["pass_k"], "{g}");
+        assert_eq!(a["cell_hash"], b["cell_hash"], "{g}");
+    }
+    // The records themselves evaluate to full agreement.
+    let (code, v, err) = evaluate_json(&t("grid"), &["--data-dir", fixtures.to_str().unwrap()]);
+    assert_eq!(code, 0, "{v} {err}");
+    assert_eq!(
+        (v["evaluated"].as_u64(), v["disagree"].as_u64()),
+        (Some(45), Some(0)),
+        "{v}"
+    );
+}
+
+#[test]
+fn evaluate_reports_a_tampered_reward_with_its_breakdown() {
+    let fixtures = root().join("tasks/fixtures");
+    let tmp = tempfile::tempdir().unwrap();
+    let t = |p: &str| tmp.path().join(p).to_str().unwrap().to_string();
+    write_config(
+        &tmp.path().join("c.toml"),
+        "c",
+        "airline",
+        "trials = 2",
+        &fixtures,
+    );
+    tauguard(&["run", &t("c.toml"), "--out", &t("run")]);
+    let file = tmp.path().join("run/records.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let stored = lines[3]["reward"]["reward"].as_f64().unwrap();
+    lines[3]["reward"]["reward"] = (1.0 - stored).into();
+    let (task, trial) = (lines[3]["task_id"].clone(), lines[3]["trial"].clone());
+    let out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&file, out.join("\n") + "\n").unwrap();
+    let (code, v, err) = evaluate_json(&t("run"), &["--data-dir", fixtures.to_str().unwrap()]);
+    assert_eq!(code, 1, "{v} {err}");
+    assert!(err.contains("1 of 10"), "{err}");
+    assert_eq!(
+        (v["agree"].as_u64(), v["disagree"].as_u64()),
+        (Some(9), Some(1)),
+        "{v}"
+    );
+    let d = &v["disagreements"][0];
+    assert_eq!((&d["task_id"], &d["trial"]), (&task, &trial));
+    assert_eq!(d["stored"].as_f64(), Some(1.0 - stored));
+    assert_eq!(d["recomputed"].as_f64(), Some(stored));
+    assert!(
+        d["breakdown"]["recomputed"].is_object() && d["breakdown"]["stored"].is_object(),
+        "{d}"
+    );
+    // --skip-nl skips nothing here (airline rewards never depend on NL assertions) but is accepted.
+    let (_, v, _) = evaluate_json(
+        &t("run"),
+        &["--skip-nl", "--data-dir", fixtures.to_str().unwrap()],
+    );
+    assert_eq!(v["skipped"], 0, "{v}");
+}
+
+fn upstream_fixture() -> PathBuf {
+    root().join("crates/metrics/tests/fixtures/tau2_results_small.json")
+}
+
+#[test]
+fn evaluate_reads_upstream_results_and_counts_what_it_skips() {
+    let fixtures = root().join("tasks/fixtures");
+    let input = upstream_fixture();
+    let (_, v, err) = evaluate_json(
+        input.to_str().unwrap(),
+        &["--data-dir", fixtures.to_str().unwrap()],
+    );
+    assert_eq!(v["n_simulations"], 24, "{v} {err}");
+    // One infrastructure error and one null reward_info have no stored reward.
+    assert_eq!(v["skipped_by"]["no_stored_reward"], 2, "{v}");
+    assert_eq!(v["evaluated"], 22, "{v}");
+    assert_eq!(
+        v["agree"].as_u64().unwrap() + v["disagree"].as_u64().unwrap(),
+        22,
+        "{v}"
+    );
+}
+
+#[test]
+fn unknown_domains_report_without_slices_and_evaluate_as_skipped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(upstream_fixture()).unwrap();
+    for domain in ["airline_relaxed", "telecom-workflow"] {
+        let file = tmp.path().join(format!("{domain}.json"));
+        std::fs::write(
+            &file,
+            text.replace(
+                "\"domain_name\": \"airline\"",
+                &format!("\"domain_name\": \"{domain}\""),
+            ),
+        )
+        .unwrap();
+        let known = report_json(&[upstream_fixture().to_str().unwrap()]);
+        let custom = report_json(&[file.to_str().unwrap()]);
+        assert_eq!(custom[0]["domain"], domain);
+        assert_eq!(custom[0]["pass_k"], known[0]["pass_k"]);
+        assert_eq!(custom[0]["pv"]["n_tasks"], 0, "{custom}");
+        assert_eq!(custom[0]["mut"]["n_tasks"], 0, "{custom}");
+        let (code, v, err) = evaluate_json(file.to_str().unwrap(), &[]);
+        assert_eq!(code, 0, "{v} {err}");
+        assert_eq!(v["skipped_by"]["unknown_domain"], 24, "{v}");
+        assert_eq!(v["unknown_domains"][0], domain, "{v}");
+        assert_eq!(v["evaluated"], 0);
+    }
+}
+
+#[test]
+fn run_finds_the_project_from_any_working_directory() {
+    let fixtures = root().join("tasks/fixtures");
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("c.toml");
+    write_config(
+        &cfg,
+        "elsewhere",
+        "airline",
+        "[grid]\nguards = [\"pg-checklist\"]",
+        &fixtures,
+    );
+    let out = tmp.path().join("out");
+    let args = ["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    // From a directory holding no project: found through the executable's location.
+    let (code, stdout, err) = tauguard_in(tmp.path(), &[], &args);
+    assert_eq!(code, 0, "{stdout} {err}");
+    assert!(out.join("records.jsonl").is_file());
+    // An explicit project that is not one is named, whatever the working directory.
+    let (code, _, err) = tauguard_in(
+        tmp.path(),
+        &[("TAUGUARD_HOME", tmp.path().to_str().unwrap())],
+        &[
+            "run",
+            cfg.to_str().unwrap(),
+            "--out",
+            tmp.path().join("o2").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("TAUGUARD_HOME") && err.contains("lacks configs/prompts and tasks"),
+        "{err}"
+    );
+    // --project-dir wins over TAUGUARD_HOME.
+    let (code, _, err) = tauguard_in(
+        tmp.path(),
+        &[("TAUGUARD_HOME", tmp.path().to_str().unwrap())],
+        &[
+            "run",
+            cfg.to_str().unwrap(),
+            "--out",
+            tmp.path().join("o3").to_str().unwrap(),
+            "--project-dir",
+            root().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+}

@@ -86,12 +86,19 @@ fn malformed_results_json() {
                                  "reward_info": {{"reward": 1.0}}, "messages": []}}]}}"#
         )
     };
+    // A domain without a mutating-tool list imports without slices, never an error.
     std::fs::write(&p, minimal("banking", "1")).unwrap();
-    let err = load_inputs(&[&p]).unwrap_err().to_string();
-    assert!(
-        err.contains("domain `banking`") && err.contains("hint:"),
-        "{err}"
+    let recs = load_inputs(&[&p]).unwrap();
+    assert_eq!(recs[0].slice, Slice::Unknown);
+
+    // tauguard's provenance, when present, has its shape: errors name where.
+    let bad_provenance = minimal("airline", "1").replace(
+        r#""messages": []"#,
+        r#""messages": [], "info": {"tauguard": {"guard": 7}}"#,
     );
+    std::fs::write(&p, bad_provenance).unwrap();
+    let err = load_inputs(&[&p]).unwrap_err().to_string();
+    assert!(err.contains("simulations[0].info.tauguard"), "{err}");
 
     std::fs::write(&p, minimal("airline", "9")).unwrap();
     let err = load_inputs(&[&p]).unwrap_err().to_string();

@@ -115,3 +115,47 @@ fn infra_as_failure_option() {
     assert!((g.overall.pass_k.0[0] - 4.0 / 6.0).abs() < 1e-12);
     assert_eq!(g.overall.pass_k.0.len(), 4);
 }
+
+#[test]
+fn tauguard_provenance_reads_back_per_simulation_then_per_file() {
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
+    doc["info"]["tauguard"] = serde_json::json!({
+        "run_id": "grid", "cell_id": "airline|sim-agent|toolguard", "guard": "toolguard",
+        "config_hash": "c0", "cell_hash": "h1", "cell": {"guard": "toolguard", "seed": 300},
+    });
+    let sims = doc["simulations"].as_array_mut().unwrap();
+    sims[0]["info"] =
+        serde_json::json!({"tauguard": {"guard": "hybrid", "cell_hash": "h2", "slice": "mut"}});
+    let dir = std::env::temp_dir().join(format!("tauguard-provenance-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("results.json");
+    std::fs::write(&p, doc.to_string()).unwrap();
+    let records = load_inputs(&[&p]).unwrap();
+    let first = &records[0];
+    assert_eq!(
+        (first.guard.as_str(), first.cell_hash.as_str()),
+        ("hybrid", "h2")
+    );
+    assert_eq!(
+        first.slice,
+        Slice::Mut,
+        "the recorded slice wins over the derived one"
+    );
+    let rest = &records[1];
+    assert_eq!(
+        (
+            rest.guard.as_str(),
+            rest.run_id.as_str(),
+            rest.cell_hash.as_str(),
+            rest.config_hash.as_str()
+        ),
+        ("toolguard", "grid", "h1", "c0")
+    );
+    assert_eq!(rest.cell["seed"], 300);
+    let rep = report(&records, &ReportOptions::default());
+    let mut guards: Vec<&str> = rep.groups.iter().map(|g| g.guard.as_str()).collect();
+    guards.sort_unstable();
+    assert_eq!(guards, ["hybrid", "toolguard"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,201 @@
+//! `tauguard evaluate INPUT`: re-score an upstream `results.json` or tauguard records with
+//! tauguard's evaluator and report the simulations whose stored reward disagrees (upstream's
+//! `evaluate-trajs` counterpart). Exit 1 when any disagrees.
+
+use crate::exit::{Classify, CliError};
+use crate::output::Output;
+use anyhow::{Context, anyhow};
+use clap::{Args, ValueEnum};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use tauguard_core::Task;
+use tauguard_core::record::SimulationRecord;
+use tauguard_env::{DataDir, DomainData};
+use tauguard_llm::{ModelFactory, ModelSpec};
+use tauguard_metrics::LoadOptions;
+use tauguard_orchestrator::rescore::{EvaluationReport, Judge, rescore};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormatArg {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct EvaluateArgs {
+    /// A run directory, a records.jsonl file or a τ²-bench results.json file.
+    input: PathBuf,
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+    /// Skip (and count) simulations whose reward depends on NL assertions instead of judging.
+    #[arg(long)]
+    skip_nl: bool,
+    /// NL-assertion judge as `PROVIDER/MODEL` (default: `sim/sim-judge`, a run's default).
+    #[arg(long, default_value = "sim/sim-judge", conflicts_with = "skip_nl")]
+    judge: String,
+    /// TOML file with an `[llm]`-shaped table (providers, prices, cache) for the judge.
+    #[arg(long)]
+    llm_config: Option<PathBuf>,
+    /// τ²-bench data directory (databases; default $TAUGUARD_DATA_DIR, then data/tau2).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+}
+
+pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
+    let judge = judge(&args)?;
+    let file = input_file(&args.input)?;
+    let records = tauguard_metrics::load_input(&file, &LoadOptions::default())
+        .map_err(|e| CliError::BadInput(e.into()))?;
+    let file_tasks = if file.extension().is_some_and(|e| e == "json") {
+        results_tasks(&file)?
+    } else {
+        HashMap::new()
+    };
+    let mut by_domain: Vec<(String, Vec<SimulationRecord>)> = Vec::new();
+    for r in records {
+        match by_domain.iter_mut().find(|(d, _)| *d == r.domain) {
+            Some((_, v)) => v.push(r),
+            None => by_domain.push((r.domain.clone(), vec![r])),
+        }
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+        .internal()?;
+    let mut report = EvaluationReport::default();
+    let mut data_dir = None;
+    for (domain, records) in &by_domain {
+        if tauguard_env::registry::get(domain).is_none() {
+            report.skip_unknown_domain(domain, records.len());
+            continue;
+        }
+        if data_dir.is_none() {
+            data_dir = Some(DataDir::resolve(args.data_dir.as_deref()).bad_input()?);
+        }
+        let data =
+            DomainData::load(data_dir.as_ref().expect("resolved above"), domain).bad_input()?;
+        let mut tasks: HashMap<String, Task> = data
+            .tasks
+            .iter()
+            .map(|t| (t.id.clone(), t.clone()))
+            .collect();
+        tasks.extend(file_tasks.clone());
+        rt.block_on(rescore(records, &data, &tasks, &judge, &mut report));
+    }
+    print(&report, args.format)?;
+    if report.disagree == 0 {
+        Ok(())
+    } else {
+        Err(CliError::Failures(anyhow!(
+            "{} of {} re-scored simulations disagree with the rewards stored in `{}`",
+            report.disagree,
+            report.evaluated,
+            file.display()
+        )))
+    }
+}
+
+fn judge(args: &EvaluateArgs) -> Result<Judge, CliError> {
+    if args.skip_nl {
+        return Ok(Judge::Skip);
+    }
+    let (provider, model) = super::compile::model_arg("--judge", &args.judge)?;
+    if provider == "sim" {
+        return Ok(Judge::Sim);
+    }
+    let llm = super::compile::llm_config(args.llm_config.as_deref())?;
+    let chat = ModelFactory::new(llm)
+        .bad_input()?
+        .build(&ModelSpec::new(provider, model))
+        .with_context(|| format!("--judge `{}`", args.judge))
+        .bad_input()?;
+    Ok(Judge::Model(chat))
+}
+
+/// The file an INPUT names, as `report` resolves it.
+fn input_file(input: &Path) -> Result<PathBuf, CliError> {
+    if !input.is_dir() {
+        return Ok(input.to_path_buf());
+    }
+    ["records.jsonl", "results.json"]
+        .iter()
+        .map(|n| input.join(n))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            CliError::BadInput(anyhow!(
+                "`{}` holds neither records.jsonl nor results.json",
+                input.display()
+            ))
+        })
+}
+
+/// The task objects an upstream results file carries: what its simulations were scored on.
+fn results_tasks(file: &Path) -> Result<HashMap<String, Task>, CliError> {
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("cannot read `{}`", file.display()))
+        .bad_input()?;
+    let doc: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("`{}`", file.display()))
+        .bad_input()?;
+    let mut out = HashMap::new();
+    for (i, t) in doc["tasks"].as_array().into_iter().flatten().enumerate() {
+        let task: Task = serde_json::from_value(t.clone())
+            .with_context(|| format!("`{}`: tasks[{i}]", file.display()))
+            .bad_input()?;
+        out.insert(task.id.clone(), task);
+    }
+    Ok(out)
+}
+
+fn print(report: &EvaluationReport, format: FormatArg) -> Result<(), CliError> {
+    let mut out = Output::stdout();
+    match format {
+        FormatArg::Json => out.line(serde_json::to_string_pretty(report).internal()?)?,
+        FormatArg::Text => {
+            let skipped: Vec<String> = report
+                .skipped_by
+                .iter()
+                .map(|(reason, n)| {
+                    format!("{n} {}", serde_json::json!(reason).as_str().unwrap_or("?"))
+                })
+                .collect();
+            out.line(format_args!(
+                "{} simulations: {} evaluated, {} agree, {} disagree, {} skipped{}",
+                report.n_simulations,
+                report.evaluated,
+                report.agree,
+                report.disagree,
+                report.skipped,
+                if skipped.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", skipped.join(", "))
+                }
+            ))?;
+            if !report.unknown_domains.is_empty() {
+                out.line(format_args!(
+                    "unknown domains (not re-scored): {}",
+                    report.unknown_domains.join(", ")
+                ))?;
+            }
+            for d in &report.disagreements {
+                out.line(format_args!(
+                    "disagree: task {} trial {} ({}): stored {}, recomputed {}; breakdown {}{}",
+                    d.task_id,
+                    d.trial,
+                    d.guard,
+                    d.stored,
+                    d.recomputed
+                        .map_or_else(|| "none".to_string(), |r| r.to_string()),
+                    d.breakdown,
+                    d.error
+                        .as_deref()
+                        .map(|e| format!("; error: {e}"))
+                        .unwrap_or_default()
+                ))?;
+            }
+        }
+    }
+    out.finish()
+}

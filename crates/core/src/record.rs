@@ -8,6 +8,7 @@
 use crate::message::{Message, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 /// Version of the record layout; bumped on any incompatible change.
 pub const RECORD_SCHEMA_VERSION: u32 = 1;
@@ -331,6 +332,107 @@ pub struct SimulationRecord {
     pub wall_seconds: f64,
     #[serde(default)]
     pub started_at: String,
+    /// What it took to get this record when models answer over HTTP: failed exchanges,
+    /// discarded simulation attempts and what they cost. Empty, and then not written, for
+    /// `sim` models and for runs where nothing failed.
+    #[serde(default, skip_serializing_if = "AttemptLog::is_empty")]
+    pub attempts: AttemptLog,
+}
+
+/// The `attempts` section of a record: everything spent besides the trajectory it holds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AttemptLog {
+    /// HTTP requests sent for this simulation, every attempt and role included.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub http_requests: u64,
+    /// Failed HTTP exchanges by cause (`rate_limited`, `server_error`, `timeout`,
+    /// `connection`, `invalid_response`, `rejected`, `empty_response`,
+    /// `malformed_tool_arguments`, ...); each was retried or ended its call.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub http_failures: BTreeMap<String, u64>,
+    /// Model calls that failed after their HTTP retries.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_calls: u64,
+    /// Whole-simulation attempts thrown away before the one this record holds, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restarts: Vec<FailedAttempt>,
+    /// Tokens and cost not in [`SimulationRecord::usage`]: the restarts' usage and the usage
+    /// failed calls were billed for. Cost `None` once a discarded call had no price.
+    #[serde(default, skip_serializing_if = "RoleUsage::is_empty")]
+    pub discarded: RoleUsage,
+    /// The model output that ended this record's own attempt, when it was unusable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unusable_output: Option<UnusableOutput>,
+}
+
+impl AttemptLog {
+    pub fn is_empty(&self) -> bool {
+        *self == AttemptLog::default()
+    }
+}
+
+/// A whole-simulation attempt that was discarded: why, and what it had done.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedAttempt {
+    /// The error's text.
+    pub error: String,
+    /// A short stable name of the error (`empty_response`, `timeout`, `judge`, ...).
+    pub kind: String,
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    #[serde(default)]
+    pub guard_events: Vec<GuardEvent>,
+    /// Usage per role of the attempt (the unusable reply's tokens included).
+    #[serde(default)]
+    pub usage: BTreeMap<String, RoleUsage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unusable_output: Option<UnusableOutput>,
+}
+
+/// A reply the model was billed for that the simulation could not use.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnusableOutput {
+    /// The role whose model produced it (`agent`, `user`).
+    pub role: String,
+    /// `empty_response` or `malformed_tool_arguments`.
+    pub kind: String,
+    /// The tool call whose arguments were not a JSON object, and their text as sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    /// The provider's stop reason (`length` explains a cut-off reply).
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl RoleUsage {
+    /// No call and nothing spent.
+    pub fn is_empty(&self) -> bool {
+        *self == RoleUsage::default()
+    }
+
+    /// Adds `other`; cost stays known only while every call had a price.
+    pub fn add(&mut self, other: &RoleUsage) {
+        if other.is_empty() {
+            return;
+        }
+        self.cost = if self.is_empty() {
+            other.cost
+        } else {
+            self.cost.zip(other.cost).map(|(a, b)| a + b)
+        };
+        self.calls += other.calls;
+        self.usage.prompt_tokens += other.usage.prompt_tokens;
+        self.usage.completion_tokens += other.usage.completion_tokens;
+        self.usage.cached_prompt_tokens += other.usage.cached_prompt_tokens;
+        self.latency_seconds += other.latency_seconds;
+        self.cache_hits += other.cache_hits;
+    }
 }
 
 fn schema_version() -> u32 {

@@ -148,6 +148,8 @@ pub struct MalformedArguments {
     pub usage: Usage,
     /// Their price; `None` when the model has no price.
     pub cost: Option<f64>,
+    /// The provider's stop reason of the reply (`length` often explains cut-off arguments).
+    pub finish_reason: Option<String>,
 }
 
 fn after_hint(retry_after: Option<Duration>) -> String {

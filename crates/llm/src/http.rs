@@ -6,7 +6,9 @@
 //! failures into [`LlmError`]: `x-should-retry` overrides the status; a 5xx whose body says the
 //! request is invalid is a rejection, not a server fault (resending it identically cannot
 //! help). Usage reported in the body of a failed attempt is summed into [`Reply::discarded`],
-//! since those tokens were billed. The key travels only in a sensitive header (never the URL);
+//! since those tokens were billed. Every request sent, failed exchange (by cause), call that
+//! gave up (with what it was billed) and connection failure is reported to the caller's
+//! [`crate::tally`]. The key travels only in a sensitive header (never the URL);
 //! any text quoted from the server or from the HTTP library is passed through
 //! [`Endpoint::redact`].
 
@@ -15,6 +17,7 @@ use crate::cost::PriceTable;
 use crate::error::LlmError;
 use crate::limits::Limits;
 use crate::retry::{RetryPolicy, parse_retry_after};
+use crate::tally;
 use crate::{anthropic, gemini, openai};
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -199,9 +202,22 @@ impl Endpoint {
             .run(|| async {
                 attempts.fetch_add(1, Ordering::Relaxed);
                 let _slot = self.limits.acquire().await?;
-                self.attempt(model, url, body, timeout, &discarded).await
+                tally::request_sent();
+                let result = self.attempt(model, url, body, timeout, &discarded).await;
+                if let Err(e) = &result {
+                    tally::exchange_failed(e.kind_name());
+                }
+                result
             })
-            .await?;
+            .await;
+        let body = match body {
+            Ok(body) => body,
+            Err(e) => {
+                let spent = discarded.into_inner().unwrap_or_default();
+                tally::call_failed(&spent, self.prices.cost(model, &spent));
+                return Err(e);
+            }
+        };
         Ok(Reply {
             body,
             attempts: attempts.load(Ordering::Relaxed),
@@ -236,7 +252,17 @@ impl Endpoint {
             .json(body)
             .send()
             .await
-            .map_err(|e| timeout_error(&e))?;
+            .map_err(|e| {
+                if e.is_connect() {
+                    tally::connect_failed(|| {
+                        format!("provider `{}` at {}", self.name, self.base_url)
+                    });
+                } else {
+                    tally::server_reached();
+                }
+                timeout_error(&e)
+            })?;
+        tally::server_reached();
         let status = response.status();
         let headers = response.headers().clone();
         let text = response.text().await.map_err(|e| timeout_error(&e))?;

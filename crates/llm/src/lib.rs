@@ -6,7 +6,8 @@
 //! - `http.rs` (endpoint, error classification, key redaction), `retry.rs` (backoff honouring
 //!   `Retry-After`), `limits.rs` (rate limit + concurrency per provider), `remote.rs` (the
 //!   HTTP-backed model).
-//! - `cost.rs` (price table), `usage.rs` (per-role sums), `cache.rs` (on-disk response cache).
+//! - `cost.rs` (price table), `usage.rs` (per-role sums), `cache.rs` (on-disk response cache),
+//!   `tally.rs` (what happened inside calls: requests, failures by cause, connection watch).
 //! - `config.rs` (serde config), `capabilities.rs` (which parameters a model takes) and
 //!   `factory.rs` (config → `Arc<dyn ChatModel>`, the spec's defaults baked in).
 //!
@@ -29,6 +30,7 @@ pub mod model;
 mod openai;
 pub mod remote;
 mod retry;
+pub mod tally;
 pub mod usage;
 
 pub use cache::{CacheMode, CacheStats, CachedModel, ResponseCache};
@@ -39,4 +41,5 @@ pub use error::{ErrorClass, LlmError, MalformedArguments, Spend};
 pub use factory::{ModelFactory, build_model};
 pub use model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 pub use remote::RemoteModel;
+pub use tally::{CallStats, CallTally, ConnectWatch};
 pub use usage::ModelUsageTracker;

@@ -305,6 +305,7 @@ impl DecodeError {
                 reason,
                 usage,
                 cost,
+                finish_reason: None,
             })),
         }
     }

@@ -5,7 +5,8 @@
 //! wins, a parameter the capabilities rule out is dropped), builds the provider payload
 //! (`openai.rs`, `anthropic.rs`, `gemini.rs`), sends it through the shared endpoint
 //! (`http.rs`), decodes the reply, rejects empty replies, and prices the usage, the usage of
-//! failed attempts included.
+//! failed attempts included. A reply that cannot be used is reported to the caller's
+//! [`crate::tally`] as a failed exchange of its kind.
 
 use crate::capabilities::Capabilities;
 use crate::config::{ModelSpec, ProviderKind};
@@ -14,7 +15,7 @@ use crate::http::Endpoint;
 use crate::model::{
     BoxFuture, ChatModel, ChatRequest, ChatResponse, Decoded, Prepared, deep_merge,
 };
-use crate::{anthropic, gemini, openai};
+use crate::{anthropic, gemini, openai, tally};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -130,18 +131,31 @@ impl RemoteModel {
             ProviderKind::Anthropic => anthropic::decode(&reply.body),
             ProviderKind::Gemini => gemini::decode(&reply.body, salt),
         }
-        .map_err(|e| match e.into_llm(&ep.name, model, usage, cost) {
-            // Quoted payload text may echo anything the server saw: redact it.
-            LlmError::InvalidResponse {
-                provider,
-                model,
-                reason,
-            } => LlmError::InvalidResponse {
-                provider,
-                model,
-                reason: ep.redact(&reason),
-            },
-            other => other,
+        .map_err(|e| {
+            let err = match e.into_llm(&ep.name, model, usage, cost) {
+                // Quoted payload text may echo anything the server saw: redact it.
+                LlmError::InvalidResponse {
+                    provider,
+                    model,
+                    reason,
+                } => LlmError::InvalidResponse {
+                    provider,
+                    model,
+                    reason: ep.redact(&reason),
+                },
+                LlmError::MalformedToolArguments(mut m) => {
+                    m.finish_reason = raw_finish_reason(ep.kind, &reply.body);
+                    LlmError::MalformedToolArguments(m)
+                }
+                other => other,
+            };
+            tally::exchange_failed(err.kind_name());
+            // A model-output error carries its own spend (`LlmError::spent`).
+            match err.spent() {
+                Some(_) => tally::call_failed(&Usage::default(), None),
+                None => tally::call_failed(&usage, cost),
+            }
+            err
         })?;
         let Decoded {
             content,
@@ -151,6 +165,8 @@ impl RemoteModel {
         } = decoded;
         let has_text = content.as_deref().is_some_and(|c| !c.trim().is_empty());
         if !has_text && tool_calls.is_empty() {
+            tally::exchange_failed("empty_response");
+            tally::call_failed(&Usage::default(), None);
             return Err(LlmError::EmptyResponse {
                 provider: ep.name.clone(),
                 model: model.to_string(),
@@ -170,6 +186,18 @@ impl RemoteModel {
             provider_model,
         })
     }
+}
+
+/// The stop reason of a reply whose decoding failed, read straight from the payload.
+fn raw_finish_reason(kind: ProviderKind, body: &Value) -> Option<String> {
+    let pointer = match kind {
+        ProviderKind::OpenAi => "/choices/0/finish_reason",
+        ProviderKind::Anthropic => "/stop_reason",
+        ProviderKind::Gemini => "/candidates/0/finishReason",
+    };
+    body.pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 fn add(into: &mut Usage, u: &Usage) {

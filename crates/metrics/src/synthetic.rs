@@ -47,6 +47,7 @@ pub fn record(task_id: &str, slice: Slice, trial: u32, reward: f64) -> Simulatio
         user_turns: 0,
         wall_seconds: 0.0,
         started_at: String::new(),
+        attempts: Default::default(),
     }
 }
 

@@ -298,6 +298,7 @@ pub(crate) fn import_results(
                 .clone()
                 .or_else(|| results.timestamp.clone())
                 .unwrap_or_default(),
+            attempts: Default::default(),
         });
     }
     Ok(out)

@@ -1,12 +1,17 @@
 //! Record assembly: one simulation's attempts and its place in the plan become the
 //! [`SimulationRecord`] appended to `records.jsonl`. A simulation whose attempts all failed
-//! becomes an `infrastructure_error` record carrying the last error.
+//! becomes an `infrastructure_error` record carrying the last error and what that attempt had
+//! done (trajectory, guard events, usage, the unusable output); every record carries its
+//! `attempts` section (HTTP tally, discarded attempts, their cost).
 
-use crate::attempt::Attempts;
+use crate::attempt::{AttemptError, Attempts};
 use crate::plan::{RunPlan, SimIndex, task_slice};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use tauguard_core::record::{GuardEvent, RoleUsage, SimulationRecord};
+use tauguard_core::record::{
+    AttemptLog, FailedAttempt, GuardEvent, RoleUsage, SimulationRecord, UnusableOutput,
+};
+use tauguard_llm::LlmError;
 
 /// The record of simulation `at`, started at `started_at` and lasting `wall_seconds`.
 pub fn assemble_record(
@@ -54,15 +59,33 @@ pub fn assemble_record(
         user_turns: 0,
         wall_seconds,
         started_at,
+        attempts: attempt_log(&attempts),
     };
     let (o, reward) = match attempts.outcome {
         Ok(done) => done,
-        Err(e) => {
-            record.error = Some(e.to_string());
-            record.usage.insert("agent".into(), RoleUsage::default());
+        Err(failure) => {
+            // The last attempt explains itself: its error, trajectory, guard events, usage
+            // and the unusable output that ended it.
+            record.error = Some(failure.error.to_string());
+            record.attempts.unusable_output = unusable_output(&failure.error);
+            let o = *failure.partial;
+            record.guard_events = o.guard_events;
+            record.messages = o.messages;
+            record.agent_turns = o.agent_turns;
+            record.user_turns = o.user_turns;
+            record.usage = role_usage(o.agent_usage, o.user_usage, o.judge_usage);
+            if cell.guard.is_some() && !record.guard_events.is_empty() {
+                record
+                    .usage
+                    .insert("guard".into(), guard_usage(&record.guard_events));
+            }
             return record;
         }
     };
+    if let Some(e) = &attempts.scored_error {
+        record.error = Some(e.to_string());
+        record.attempts.unusable_output = unusable_output(e);
+    }
     if let Some(agent) = &attempts.sim_agent {
         let attempted: Vec<(String, String, Map<String, Value>)> = o
             .messages
@@ -107,6 +130,101 @@ pub fn assemble_record(
         record.usage.insert("judge".into(), j);
     }
     record
+}
+
+/// Usage per role of an attempt: agent always, user and judge when they were called.
+fn role_usage(
+    agent: RoleUsage,
+    user: RoleUsage,
+    judge: Option<RoleUsage>,
+) -> BTreeMap<String, RoleUsage> {
+    let mut roles = BTreeMap::from([("agent".to_string(), agent)]);
+    if !user.is_empty() {
+        roles.insert("user".into(), user);
+    }
+    if let Some(j) = judge {
+        roles.insert("judge".into(), j);
+    }
+    roles
+}
+
+/// The record's `attempts` section, but for the unusable output of its own attempt: the
+/// HTTP tally, the discarded attempts, and what they and the failed calls cost.
+fn attempt_log(attempts: &Attempts) -> AttemptLog {
+    let calls = &attempts.calls;
+    let mut discarded = RoleUsage::default();
+    discarded.add(&RoleUsage {
+        usage: calls.failed_usage,
+        cost: calls.failed_cost,
+        ..Default::default()
+    });
+    let restarts = attempts
+        .restarts
+        .iter()
+        .map(|f| {
+            let o = &f.partial;
+            let mut usage = role_usage(
+                o.agent_usage.clone(),
+                o.user_usage.clone(),
+                o.judge_usage.clone(),
+            );
+            if !o.guard_events.is_empty() {
+                usage.insert("guard".into(), guard_usage(&o.guard_events));
+            }
+            for u in usage.values() {
+                discarded.add(u);
+            }
+            FailedAttempt {
+                error: f.error.to_string(),
+                kind: f.error.kind().to_string(),
+                messages: o.messages.clone(),
+                guard_events: o.guard_events.clone(),
+                usage,
+                unusable_output: unusable_output(&f.error),
+            }
+        })
+        .collect();
+    AttemptLog {
+        http_requests: calls.requests,
+        http_failures: calls
+            .failures
+            .iter()
+            .map(|(k, n)| (k.to_string(), *n))
+            .collect(),
+        failed_calls: calls.failed_calls,
+        restarts,
+        discarded,
+        unusable_output: None,
+    }
+}
+
+/// The reply a model was billed for that the simulation could not use, when that is `e`.
+fn unusable_output(e: &AttemptError) -> Option<UnusableOutput> {
+    let role = e.model_output_role()?.to_string();
+    let kind = e.kind().to_string();
+    Some(match e.llm() {
+        Some(LlmError::MalformedToolArguments(m)) => UnusableOutput {
+            role,
+            kind,
+            tool: Some(m.tool.clone()),
+            raw: Some(m.raw.clone()),
+            finish_reason: m.finish_reason.clone(),
+        },
+        Some(LlmError::EmptyResponse { finish_reason, .. }) => UnusableOutput {
+            role,
+            kind,
+            tool: None,
+            raw: None,
+            finish_reason: finish_reason.clone(),
+        },
+        _ => UnusableOutput {
+            role,
+            kind,
+            tool: None,
+            raw: None,
+            finish_reason: None,
+        },
+    })
 }
 
 /// The guard role's usage: the sum over its events. An unpriced verifier call makes the

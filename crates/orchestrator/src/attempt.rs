@@ -1,12 +1,22 @@
 //! One simulation, start to reward: the loop, the NL judge and evaluation, retried as a whole
-//! up to `max_retries` times as upstream does when a model fails. What comes out is either an
-//! evaluated outcome or the error of the last attempt; the record is assembled elsewhere.
+//! up to `max_retries` times as upstream does when a model fails — but not when a retry would
+//! fail identically (a rejected request, the harness's own errors) and not on a fatal error,
+//! which ends the run. Under `model_errors = "agent"` a model's unusable output ends the
+//! simulation as a scored `agent_error` / `user_error` instead. What comes out is an evaluated
+//! outcome or the last failure, the discarded attempts with what they had done, and the
+//! simulation's HTTP tally; the record is assembled elsewhere.
 
+use crate::config::ModelErrors;
 use crate::evaluate::{NlCheck, evaluate_final, nl_assertions_to_judge};
+use crate::judge::JudgeError;
 use crate::plan::{DomainPlan, RunPlan, SimIndex};
-use crate::simulation::{Sampling, SimulationOutcome, SimulationSpec, run_simulation};
+use crate::simulation::{
+    Sampling, SimulationError, SimulationOutcome, SimulationSpec, run_simulation_traced,
+};
+use std::sync::Arc;
 use tauguard_core::record::RewardInfo;
 use tauguard_llm::model::ChatModel;
+use tauguard_llm::{CallStats, CallTally, ConnectWatch, ErrorClass, LlmError};
 use tauguard_sim::agent::{AgentBehaviour, SimAgent, SimAgentSpec};
 use tauguard_sim::attacker::SimAttacker;
 use tauguard_sim::model::{SimAgentModel, SimAttackerModel, SimUserModel};
@@ -24,17 +34,97 @@ pub enum AttemptError {
     Evaluation(crate::evaluate::EvalError),
 }
 
+impl AttemptError {
+    /// The model error underneath, when a model call failed.
+    pub fn llm(&self) -> Option<&LlmError> {
+        match self {
+            AttemptError::Simulation(
+                SimulationError::Model { cause, .. } | SimulationError::GuardModel { cause, .. },
+            )
+            | AttemptError::Judge(JudgeError::Model(cause)) => Some(cause),
+            _ => None,
+        }
+    }
+
+    /// No later call of the run can succeed (credentials, permissions, unknown model).
+    pub fn is_fatal(&self) -> bool {
+        self.llm().is_some_and(LlmError::is_fatal)
+    }
+
+    /// Whether a fresh attempt might end otherwise: a model's unusable output, a transient
+    /// failure that outlasted the HTTP retries or a garbled reply (τ²-bench restarts on
+    /// these), an unparsable judge reply. A request the server rejected as invalid, a fatal
+    /// error, and the harness's own deterministic failures would fail identically.
+    pub fn restartable(&self) -> bool {
+        match self {
+            AttemptError::Simulation(SimulationError::EmptyMessage(_))
+            | AttemptError::Judge(JudgeError::Parse(_)) => true,
+            _ => self.llm().is_some_and(|e| match e.class() {
+                ErrorClass::Transient | ErrorClass::ModelOutput => true,
+                ErrorClass::Permanent => matches!(e, LlmError::InvalidResponse { .. }),
+                ErrorClass::Fatal => false,
+            }),
+        }
+    }
+
+    /// The role whose model produced unusable output (`agent`, `user`), when that is the
+    /// error.
+    pub fn model_output_role(&self) -> Option<&'static str> {
+        match self {
+            AttemptError::Simulation(SimulationError::EmptyMessage(role)) => Some(role),
+            AttemptError::Simulation(SimulationError::Model { role, cause })
+                if cause.class() == ErrorClass::ModelOutput =>
+            {
+                Some(role)
+            }
+            _ => None,
+        }
+    }
+
+    /// A short stable name of the error, for records.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AttemptError::Judge(JudgeError::Parse(_)) => "judge_reply",
+            AttemptError::Evaluation(_) => "evaluation",
+            AttemptError::Simulation(SimulationError::EmptyMessage(_)) => "empty_message",
+            AttemptError::Simulation(SimulationError::InitialState(_)) => "initial_state",
+            AttemptError::Simulation(SimulationError::Sync(_)) => "sync_tools",
+            AttemptError::Simulation(SimulationError::Guard { .. }) => "guard",
+            _ => self.llm().map_or("unknown", LlmError::kind_name),
+        }
+    }
+}
+
+/// An attempt that produced no evaluated outcome, with what it had done.
+#[derive(Debug)]
+pub struct AttemptFailure {
+    pub error: AttemptError,
+    /// The trajectory, guard events and usage up to the failure.
+    pub partial: Box<SimulationOutcome>,
+}
+
 /// The result of all attempts of one simulation.
 pub struct Attempts {
-    /// The evaluated outcome of the first attempt that got that far.
-    pub outcome: Result<(SimulationOutcome, RewardInfo), AttemptError>,
+    /// The evaluated outcome of the first attempt that got that far, or the last failure.
+    pub outcome: Result<(SimulationOutcome, RewardInfo), AttemptFailure>,
+    /// Under `model_errors = "agent"`: the model-output error that ended the scored outcome.
+    pub scored_error: Option<AttemptError>,
+    /// Failed attempts before the one in `outcome`, in order.
+    pub restarts: Vec<AttemptFailure>,
+    /// What the model calls of every attempt did over HTTP.
+    pub calls: CallStats,
     /// The sim agent of this simulation (`None` when the agent is a model): it labels the
     /// faults it injected.
     pub sim_agent: Option<SimAgent>,
 }
 
-/// Runs simulation `at` of `plan` until one attempt is evaluated or the retries run out.
-pub async fn run_attempts(plan: &RunPlan, at: SimIndex) -> Attempts {
+/// Runs simulation `at` of `plan` until one attempt is evaluated or the retries run out. Its
+/// model calls report to a tally of their own, and connection failures to `watch`.
+pub async fn run_attempts(
+    plan: &RunPlan,
+    at: SimIndex,
+    watch: Option<Arc<ConnectWatch>>,
+) -> Attempts {
     let cell = &plan.cells[at.cell];
     let domain = &plan.domains[cell.domain];
     let task = &domain.tasks[at.task];
@@ -95,15 +185,52 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex) -> Attempts {
         max_errors: cfg.run.max_errors,
         guard: cell.guard.as_deref(),
     };
-    let mut outcome = once(plan, domain, &spec).await;
-    for _ in 0..cfg.run.max_retries {
-        if outcome.is_ok() {
+    let tally = CallTally::new(watch);
+    let mut restarts = Vec::new();
+    let mut scored_error = None;
+    let mut outcome = tally.scope(once(plan, domain, &spec)).await;
+    loop {
+        let failure = match outcome {
+            Ok(_) => break,
+            Err(f) => f,
+        };
+        if let (ModelErrors::Agent, Some(role)) =
+            (cfg.run.model_errors, failure.error.model_output_role())
+        {
+            let mut o = *failure.partial;
+            o.termination_reason = format!("{role}_error");
+            outcome = evaluate_final(
+                &domain.data,
+                task,
+                &o.messages,
+                &o.termination_reason,
+                None,
+                &domain.gold,
+                None,
+            )
+            .map(|reward| (o, reward))
+            .map_err(|e| AttemptFailure {
+                error: AttemptError::Evaluation(e),
+                partial: Box::default(),
+            });
+            scored_error = Some(failure.error);
             break;
         }
-        outcome = once(plan, domain, &spec).await;
+        if restarts.len() as u32 >= cfg.run.max_retries
+            || failure.error.is_fatal()
+            || !failure.error.restartable()
+        {
+            outcome = Err(failure);
+            break;
+        }
+        restarts.push(failure);
+        outcome = tally.scope(once(plan, domain, &spec)).await;
     }
     Attempts {
         outcome,
+        scored_error,
+        restarts,
+        calls: tally.stats(),
         sim_agent: plan.models.agent.is_none().then_some(sim_agent.0),
     }
 }
@@ -113,13 +240,18 @@ async fn once(
     plan: &RunPlan,
     domain: &DomainPlan,
     spec: &SimulationSpec<'_>,
-) -> Result<(SimulationOutcome, RewardInfo), AttemptError> {
-    let mut o = run_simulation(spec).await?;
+) -> Result<(SimulationOutcome, RewardInfo), AttemptFailure> {
+    let mut o = run_simulation_traced(spec)
+        .await
+        .map_err(|f| AttemptFailure {
+            error: AttemptError::Simulation(f.error),
+            partial: f.partial,
+        })?;
     let task = spec.task;
     let nl = match (nl_assertions_to_judge(task), &plan.models.judge) {
         (None, _) => None,
         (Some(assertions), Some(judge)) => {
-            let (checks, usage) = crate::judge::llm_judge(
+            match crate::judge::llm_judge(
                 judge.as_ref(),
                 &o.messages,
                 assertions,
@@ -127,9 +259,19 @@ async fn once(
                 spec.trial,
             )
             .await
-            .map_err(AttemptError::Judge)?;
-            o.judge_usage = Some(usage);
-            Some(checks)
+            {
+                Ok((checks, usage)) => {
+                    o.judge_usage = Some(usage);
+                    Some(checks)
+                }
+                Err(e) => {
+                    o.final_env = None;
+                    return Err(AttemptFailure {
+                        error: AttemptError::Judge(e),
+                        partial: Box::new(o),
+                    });
+                }
+            }
         }
         (Some(assertions), None) => Some(
             tauguard_sim::judge::sim_judge(&o.messages, assertions)
@@ -144,7 +286,7 @@ async fn once(
         ),
     };
     let final_env = o.final_env.take();
-    let reward = evaluate_final(
+    match evaluate_final(
         &domain.data,
         task,
         &o.messages,
@@ -152,7 +294,11 @@ async fn once(
         nl,
         &domain.gold,
         final_env.as_ref().map(|e| e.0.as_ref()),
-    )
-    .map_err(AttemptError::Evaluation)?;
-    Ok((o, reward))
+    ) {
+        Ok(reward) => Ok((o, reward)),
+        Err(e) => Err(AttemptFailure {
+            error: AttemptError::Evaluation(e),
+            partial: Box::new(o),
+        }),
+    }
 }

@@ -49,6 +49,17 @@ pub struct RunSection {
     /// Simulations in flight at once.
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
+    /// The run stops after this many consecutive HTTP attempts, across simulations, that could
+    /// not connect (refused, DNS, connect time-out); 0 = never.
+    #[serde(
+        default = "default_connect_failures",
+        skip_serializing_if = "is_default_connect_failures"
+    )]
+    pub max_consecutive_connect_failures: u32,
+    /// How a simulation whose model produced unusable output (no text and no tool calls,
+    /// tool arguments that are not a JSON object) counts.
+    #[serde(default, skip_serializing_if = "ModelErrors::is_default")]
+    pub model_errors: ModelErrors,
     /// Data directory; overridden by `--data-dir`, defaults to `TAUGUARD_DATA_DIR` / `data/tau2`.
     #[serde(default)]
     pub data_dir: Option<PathBuf>,
@@ -83,6 +94,31 @@ fn default_retries() -> u32 {
 }
 fn default_concurrency() -> usize {
     8
+}
+fn default_connect_failures() -> u32 {
+    20
+}
+fn is_default_connect_failures(n: &u32) -> bool {
+    *n == default_connect_failures()
+}
+
+/// `[run] model_errors`: what a model's unusable output makes of its simulation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelErrors {
+    /// τ²-bench: restart the simulation; after `max_retries` it is an infrastructure error
+    /// (never scored).
+    #[default]
+    Infrastructure,
+    /// The simulation ends at once and is scored: reward 0, termination reason `agent_error`
+    /// (or `user_error` when the user simulator's model failed), the error in `error`.
+    Agent,
+}
+
+impl ModelErrors {
+    fn is_default(&self) -> bool {
+        *self == ModelErrors::default()
+    }
 }
 
 /// One model role.
@@ -314,11 +350,12 @@ impl RunConfig {
     }
 
     /// The config as the plain data its hash covers: everything except settings that cannot
-    /// change a result (`run.concurrency`).
+    /// change a result (`run.concurrency`, `run.max_consecutive_connect_failures`).
     pub fn identity_json(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(self).expect("config serialises");
         if let Some(run) = v.get_mut("run").and_then(|r| r.as_object_mut()) {
             run.remove("concurrency");
+            run.remove("max_consecutive_connect_failures");
         }
         v
     }

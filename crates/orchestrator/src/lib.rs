@@ -5,10 +5,12 @@
 //! A run goes config → [`plan::RunPlan`] (everything validated and built) → per simulation
 //! [`attempt::run_attempts`] (loop, judge, reward, retries) → [`assemble::assemble_record`]
 //! → one line appended by [`records::RecordWriter`]; [`runner::run`] is the batch around them.
+//! [`check::check_models`] probes a config's models before a run.
 
 pub mod assemble;
 pub mod attacks;
 pub mod attempt;
+pub mod check;
 pub mod config;
 pub mod evaluate;
 pub mod export;

@@ -144,6 +144,10 @@ pub fn cell_spec(
     out.insert("seed".into(), json!(cfg.run.seed));
     out.insert("max_steps".into(), json!(cfg.run.max_steps));
     out.insert("max_errors".into(), json!(cfg.run.max_errors));
+    // Only when not upstream's: cells of configs without the key keep their hash.
+    if cfg.run.model_errors != crate::config::ModelErrors::Infrastructure {
+        out.insert("model_errors".into(), json!(cfg.run.model_errors));
+    }
     if let Some(h) = &inputs.prompts {
         out.insert("prompts".into(), json!(h));
     }

@@ -1,19 +1,26 @@
 //! The run as a batch: build the plan, open the output, start simulations as concurrency
-//! allows, append each record as it finishes, and report progress. Failures are data: a
-//! simulation that keeps failing after its retries becomes an `infrastructure_error` record,
-//! never an aborted run.
+//! allows, append each record as it finishes, and report progress (a bar on a terminal, a
+//! line every few seconds otherwise). Failures are data: a simulation that keeps failing after
+//! its retries becomes an `infrastructure_error` record. Two failures end the run instead,
+//! keeping the records written so far: a fatal model error (credentials, permissions, unknown
+//! model — no later call can succeed; that simulation is not recorded, so `--resume` redoes
+//! it), and `run.max_consecutive_connect_failures` attempts in a row that could not connect.
 
 use crate::assemble::assemble_record;
-use crate::attempt::run_attempts;
+use crate::attempt::{AttemptError, run_attempts};
 use crate::config::{ConfigError, RunConfig};
 use crate::plan::{RunPlan, SimIndex};
 use crate::records::RecordsError;
 use crate::run_dir::RunDir;
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
-use tauguard_core::record::SimulationRecord;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tauguard_core::record::{RoleUsage, SimulationRecord};
 use tauguard_env::LoadError;
+use tauguard_llm::{ConnectWatch, LlmError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -38,6 +45,27 @@ pub enum RunError {
         keys.join(", ")
     )]
     ConfigChanged { path: PathBuf, keys: Vec<String> },
+    /// A model answered that no call can succeed (HTTP 401/403/404).
+    #[error(
+        "run stopped: {error}; {hint}; {completed} simulations finished before it, their records are kept in `{}`",
+        out.display()
+    )]
+    ModelFatal {
+        error: String,
+        hint: String,
+        completed: usize,
+        out: PathBuf,
+    },
+    #[error(
+        "run stopped: {limit} attempts in a row could not connect to {endpoint}; {completed} simulations finished before it, their records are kept in `{}`\n  hint: is the server up and `base_url` right? (`run.max_consecutive_connect_failures` sets the limit)",
+        out.display()
+    )]
+    ConnectFailures {
+        limit: u32,
+        endpoint: String,
+        completed: usize,
+        out: PathBuf,
+    },
 }
 
 /// Options from the command line.
@@ -63,7 +91,16 @@ pub struct RunSummary {
     pub completed: usize,
     pub infra_errors: usize,
     pub successes: usize,
-    pub cost: f64,
+    /// Dollars spent: the records' usage and their discarded attempts; `None` when a model
+    /// without a price was called.
+    pub cost: Option<f64>,
+    /// HTTP requests sent and failed exchanges by cause, over the records.
+    pub http_requests: u64,
+    pub http_failures: BTreeMap<String, u64>,
+    /// Whole-simulation attempts discarded and restarted.
+    pub restarts: usize,
+    /// Tokens and cost of discarded attempts and failed calls.
+    pub discarded: RoleUsage,
     /// The response cache's closing line, when HTTP models were used.
     pub cache_stats: Option<String>,
 }
@@ -95,39 +132,107 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         jobs.truncate(n);
     }
     let concurrency = plan.cfg.run.concurrency;
+    let watch = plan
+        .models
+        .factory
+        .is_some()
+        .then(|| ConnectWatch::new(plan.cfg.run.max_consecutive_connect_failures));
     let writer = Arc::new(tokio::sync::Mutex::new(writer));
     let sem = Arc::new(tokio::sync::Semaphore::new(concurrency));
     let mut set = tokio::task::JoinSet::new();
+    // Set by a simulation that ends the run, before it frees its slot: no later one starts.
+    let stop = Arc::new(AtomicBool::new(false));
     for at in jobs {
-        let (plan, writer, sem) = (plan.clone(), writer.clone(), sem.clone());
+        let (plan, writer, sem, watch, stop) = (
+            plan.clone(),
+            writer.clone(),
+            sem.clone(),
+            watch.clone(),
+            stop.clone(),
+        );
         set.spawn(async move {
             let _permit = sem
                 .acquire_owned()
                 .await
                 .expect("semaphore is never closed");
-            let record = simulate(&plan, at).await;
-            writer.lock().await.append(&record)?;
-            Ok::<SimulationRecord, RecordsError>(record)
+            if stop.load(Ordering::SeqCst)
+                || watch.as_ref().is_some_and(|w| w.tripped_at().is_some())
+            {
+                return Ok(Finished::Skipped);
+            }
+            match simulate(&plan, at, watch).await {
+                Finished::Record(record) => {
+                    writer.lock().await.append(&record)?;
+                    Ok(Finished::Record(record))
+                }
+                other => {
+                    stop.store(true, Ordering::SeqCst);
+                    Ok::<Finished, RecordsError>(other)
+                }
+            }
         });
     }
     let total = set.len() as u64;
-    // Drawn only on a terminal; hidden when stderr is redirected.
+    // Drawn only on a terminal; elsewhere a plain line every few seconds.
     let bar = indicatif::ProgressBar::new(total);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} · eta {eta}")
             .expect("static template parses"),
     );
-    while let Some(joined) = set.join_next().await {
-        let record = joined.expect("simulation task panicked")?;
-        summary.completed += 1;
-        summary.infra_errors += usize::from(record.is_infra_error());
-        summary.successes += usize::from(record.succeeded());
-        summary.cost += record.usage.values().filter_map(|u| u.cost).sum::<f64>();
-        let running = (total as usize - summary.completed).min(concurrency);
-        bar.set_message(format!(
-            "done {} · running {running} · failed {} · cost ${:.4}",
-            summary.completed, summary.infra_errors, summary.cost
-        ));
+    let plain = !std::io::stderr().is_terminal();
+    let every = Duration::from_secs(PROGRESS_EVERY_SECS);
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let progress = |s: &RunSummary| {
+        let running = (total as usize - s.completed).min(concurrency);
+        let failures: u64 = s.http_failures.values().sum();
+        format!(
+            "done {} · running {running} · failed {} · HTTP failures {failures} · restarts {} · cost {}",
+            s.completed,
+            s.infra_errors,
+            s.restarts,
+            format_cost(s.cost)
+        )
+    };
+    summary.cost = Some(0.0);
+    loop {
+        let joined = tokio::select! {
+            j = set.join_next() => match j {
+                Some(j) => j,
+                None => break,
+            },
+            () = tripped(watch.as_deref()) => {
+                set.abort_all();
+                bar.finish_and_clear();
+                let w = watch.as_deref().expect("only a watch trips");
+                return Err(RunError::ConnectFailures {
+                    limit: w.limit(),
+                    endpoint: w.tripped_at().unwrap_or_default(),
+                    completed: summary.completed,
+                    out: out_dir,
+                });
+            }
+            _ = tick.tick(), if plain => {
+                eprintln!("progress: {}/{total} {}", summary.completed, progress(&summary));
+                continue;
+            }
+        };
+        let record = match joined.expect("simulation task panicked")? {
+            Finished::Record(r) => r,
+            Finished::Skipped => continue,
+            Finished::Fatal(e) => {
+                set.abort_all();
+                bar.finish_and_clear();
+                return Err(RunError::ModelFatal {
+                    hint: fatal_hint(&plan.cfg, &e),
+                    error: e.to_string(),
+                    completed: summary.completed,
+                    out: out_dir,
+                });
+            }
+        };
+        summary.add(&record);
+        bar.set_message(progress(&summary));
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -140,12 +245,102 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
     Ok(summary)
 }
 
-/// One simulation: its attempts, then its record.
-async fn simulate(plan: &RunPlan, at: SimIndex) -> SimulationRecord {
+/// Seconds between progress lines when stderr is not a terminal.
+const PROGRESS_EVERY_SECS: u64 = 5;
+
+impl RunSummary {
+    /// Counts one finished record.
+    fn add(&mut self, record: &SimulationRecord) {
+        self.completed += 1;
+        self.infra_errors += usize::from(record.is_infra_error());
+        self.successes += usize::from(record.succeeded());
+        let a = &record.attempts;
+        self.http_requests += a.http_requests;
+        for (cause, n) in &a.http_failures {
+            *self.http_failures.entry(cause.clone()).or_default() += n;
+        }
+        self.restarts += a.restarts.len();
+        self.discarded.add(&a.discarded);
+        let mut spent = RoleUsage {
+            cost: self.cost,
+            calls: 1,
+            ..Default::default()
+        };
+        for u in record.usage.values().chain([&a.discarded]) {
+            spent.add(u);
+        }
+        self.cost = spent.cost;
+    }
+}
+
+/// Dollars with four decimals, or `unknown`.
+pub fn format_cost(cost: Option<f64>) -> String {
+    match cost {
+        Some(c) => format!("${c:.4}"),
+        None => "unknown".into(),
+    }
+}
+
+/// What to check after a fatal model error: the key variable, the model name, the endpoint.
+fn fatal_hint(cfg: &RunConfig, e: &AttemptError) -> String {
+    let Some((provider, model)) = e.llm().and_then(provider_and_model) else {
+        return "check the config's credentials and model names".into();
+    };
+    let p = cfg.llm.provider(provider).ok();
+    let key = match p.as_ref().and_then(|p| p.api_key_env.clone()) {
+        Some(var) => format!("the API key in `{var}` (api_key_env of provider `{provider}`)"),
+        None => format!("provider `{provider}`'s api_key_env (none is set, so no key is sent)"),
+    };
+    let url = p.map(|p| p.resolved_base_url()).unwrap_or_default();
+    format!("check {key}, the model name `{model}` and the base URL `{url}`")
+}
+
+fn provider_and_model(e: &LlmError) -> Option<(&str, &str)> {
+    match e {
+        LlmError::Rejected {
+            provider, model, ..
+        }
+        | LlmError::RateLimited {
+            provider, model, ..
+        }
+        | LlmError::Server {
+            provider, model, ..
+        } => Some((provider, model)),
+        _ => None,
+    }
+}
+
+/// Completes when `watch` trips; never without one.
+async fn tripped(watch: Option<&ConnectWatch>) {
+    match watch {
+        Some(w) => w.tripped().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A simulation's end: its record, or a fatal error that ends the run; or never started,
+/// because the run is ending.
+enum Finished {
+    Record(Box<SimulationRecord>),
+    Fatal(AttemptError),
+    Skipped,
+}
+
+/// One simulation: its attempts, then its record (none after a fatal error).
+async fn simulate(plan: &RunPlan, at: SimIndex, watch: Option<Arc<ConnectWatch>>) -> Finished {
     let started_at = now_stamp();
     let t0 = Instant::now();
-    let attempts = run_attempts(plan, at).await;
-    assemble_record(plan, at, attempts, started_at, t0.elapsed().as_secs_f64())
+    let mut attempts = run_attempts(plan, at, watch).await;
+    match attempts.outcome {
+        Err(f) if f.error.is_fatal() => Finished::Fatal(f.error),
+        outcome => {
+            attempts.outcome = outcome;
+            let wall = t0.elapsed().as_secs_f64();
+            Finished::Record(Box::new(assemble_record(
+                plan, at, attempts, started_at, wall,
+            )))
+        }
+    }
 }
 
 fn now_stamp() -> String {

@@ -7,7 +7,7 @@ use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
 use tauguard_core::record::{CallAttempt, GuardEvent, RoleUsage, Verdict};
 use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DomainData, Environment};
-use tauguard_guards::{Guard, GuardContext};
+use tauguard_guards::{Guard, GuardContext, GuardError};
 use tauguard_llm::model::{ChatModel, ChatRequest, ChatResponse};
 
 /// The assistant's fixed opening message when a task has no message history.
@@ -92,6 +92,21 @@ pub enum SimulationError {
     Sync(String),
     #[error("guard `{guard}`: {message}")]
     Guard { guard: String, message: String },
+    /// The guard's verifier model failed fatally (credentials, unknown model); other verifier
+    /// failures are fail-mode decisions, not errors.
+    #[error("guard `{guard}`: verifier model: {cause}")]
+    GuardModel {
+        guard: String,
+        cause: tauguard_llm::error::LlmError,
+    },
+}
+
+/// A failed simulation attempt and what it had done until then: the trajectory so far, guard
+/// events, usage (an unusable reply's billed tokens included); no final environment.
+#[derive(Debug)]
+pub struct SimulationFailure {
+    pub error: SimulationError,
+    pub partial: Box<SimulationOutcome>,
 }
 
 // By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
@@ -190,9 +205,20 @@ impl<'a> Party<'a> {
         self.req.messages = Arc::clone(view);
         let r = self.model.complete(&self.req).await;
         self.req.messages = Arc::clone(&self.idle);
-        let r = r.map_err(|cause| SimulationError::Model {
-            role: self.role,
-            cause,
+        let r = r.map_err(|cause| {
+            // An unusable reply was billed: it counts toward the attempt's usage.
+            if let Some(spent) = cause.spent() {
+                usage.add(&RoleUsage {
+                    calls: 1,
+                    usage: spent.usage,
+                    cost: spent.cost,
+                    ..Default::default()
+                });
+            }
+            SimulationError::Model {
+                role: self.role,
+                cause,
+            }
         })?;
         account(usage, &r);
         if !r.has_text() && r.tool_calls.is_empty() {
@@ -297,12 +323,24 @@ impl Conversation {
 pub async fn run_simulation(
     spec: &SimulationSpec<'_>,
 ) -> Result<SimulationOutcome, SimulationError> {
+    run_simulation_traced(spec).await.map_err(|f| f.error)
+}
+
+/// [`run_simulation`], keeping what a failed attempt had done.
+pub async fn run_simulation_traced(
+    spec: &SimulationSpec<'_>,
+) -> Result<SimulationOutcome, SimulationFailure> {
+    let mut out = SimulationOutcome::default();
     let mut env: Box<dyn Environment> = spec.data.fresh_env();
-    tauguard_env::initial_state::apply_initial_state(
+    if let Err(e) = tauguard_env::initial_state::apply_initial_state(
         env.as_mut(),
         spec.task.initial_state.as_ref(),
-    )?;
-    let mut out = SimulationOutcome::default();
+    ) {
+        return Err(SimulationFailure {
+            error: e.into(),
+            partial: Box::new(out),
+        });
+    }
     let history = spec
         .task
         .initial_state
@@ -350,10 +388,13 @@ pub async fn run_simulation(
     );
     let (mut steps, mut errors) = (0u32, 0u32);
     let mut done: Option<String> = None;
-    loop {
+    let failure = 'sim: loop {
         match next {
             Next::User => {
-                let mut msg = user.ask(&conv.user, &mut out.user_usage).await?;
+                let mut msg = match user.ask(&conv.user, &mut out.user_usage).await {
+                    Ok(m) => m,
+                    Err(e) => break 'sim Some(e),
+                };
                 if let Some(calls) = msg.tool_calls.as_mut() {
                     for c in calls.iter_mut() {
                         c.requestor = Requestor::User;
@@ -377,7 +418,10 @@ pub async fn run_simulation(
                 };
             }
             Next::Agent => {
-                let msg = agent.ask(&conv.agent, &mut out.agent_usage).await?;
+                let msg = match agent.ask(&conv.agent, &mut out.agent_usage).await {
+                    Ok(m) => m,
+                    Err(e) => break 'sim Some(e),
+                };
                 out.agent_turns += 1;
                 let is_call = msg.is_tool_call();
                 conv.push(Message::Assistant(msg));
@@ -408,12 +452,21 @@ pub async fn run_simulation(
                                 history: &history,
                                 env: env.as_ref(),
                             };
-                            let d = guard.on_mutating_call(&ctx, call).await.map_err(|e| {
-                                SimulationError::Guard {
-                                    guard: guard.name().to_string(),
-                                    message: e.to_string(),
+                            let d = match guard.on_mutating_call(&ctx, call).await {
+                                Ok(d) => d,
+                                Err(GuardError::Model(cause)) => {
+                                    break 'sim Some(SimulationError::GuardModel {
+                                        guard: guard.name().to_string(),
+                                        cause,
+                                    });
                                 }
-                            })?;
+                                Err(e) => {
+                                    break 'sim Some(SimulationError::Guard {
+                                        guard: guard.name().to_string(),
+                                        message: e.to_string(),
+                                    });
+                                }
+                            };
                             Some((guard.name().to_string(), d))
                         }
                         _ => None,
@@ -479,8 +532,9 @@ pub async fn run_simulation(
             }
         }
         steps += 1;
-        env.sync_tools()
-            .map_err(|e| SimulationError::Sync(e.qualified()))?;
+        if let Err(e) = env.sync_tools() {
+            break 'sim Some(SimulationError::Sync(e.qualified()));
+        }
         if matches!(next, Next::Env(_)) {
             continue;
         }
@@ -492,14 +546,20 @@ pub async fn run_simulation(
         }
         if let Some(reason) = done.take() {
             out.termination_reason = reason;
-            break;
+            break None;
         }
-    }
+    };
     out.messages = conv.into_messages();
-    out.final_env = Some(FinalEnv(env));
     for (i, m) in out.messages.iter_mut().enumerate() {
         set_turn_idx(m, i as u32);
     }
+    if let Some(error) = failure {
+        return Err(SimulationFailure {
+            error,
+            partial: Box::new(out),
+        });
+    }
+    out.final_env = Some(FinalEnv(env));
     Ok(out)
 }
 

@@ -1,13 +1,16 @@
-//! `tauguard run CONFIG`: run a config's simulations and append their records.
+//! `tauguard run CONFIG`: run a config's simulations and append their records, then print
+//! what they cost and what failed on the way; `tauguard run --check CONFIG` only probes the
+//! config's models.
 
 use crate::exit::{Classify, CliError};
 use crate::output::Output;
 use anyhow::anyhow;
 use clap::Args;
 use std::path::PathBuf;
+use tauguard_orchestrator::check::check_models;
 use tauguard_orchestrator::config::{ConfigError, RunConfig};
 use tauguard_orchestrator::records::RecordsError;
-use tauguard_orchestrator::runner::{RunError, RunOptions, run as run_config};
+use tauguard_orchestrator::runner::{RunError, RunOptions, format_cost, run as run_config};
 use tauguard_orchestrator::runtime;
 
 #[derive(Args, Debug)]
@@ -26,12 +29,19 @@ pub struct RunArgs {
     /// Bypass the on-disk response cache.
     #[arg(long)]
     no_cache: bool,
+    /// Only check the config's models: one tiny request to each distinct non-sim model,
+    /// reported as reachable or rejected (exit 0 when all are reachable, else 2).
+    #[arg(long)]
+    check: bool,
 }
 
 pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliError> {
     let cfg = RunConfig::load(&args.config).map_err(config_error)?;
     let project_dir = crate::project::resolve(project).bad_input()?;
     let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
+    if args.check {
+        return check(&rt, &cfg);
+    }
     let opts = RunOptions {
         out_dir: args.out,
         data_dir: args.data_dir,
@@ -44,9 +54,39 @@ pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliEr
     let records = s.out_dir.join("records.jsonl");
     let mut out = Output::stdout();
     out.line(format_args!(
-        "{} simulations ({} already complete, {} run now): {} succeeded, {} infrastructure errors, cost ${:.4}",
-        s.planned, s.skipped, s.completed, s.successes, s.infra_errors, s.cost
+        "{} simulations ({} already complete, {} run now): {} succeeded, {} infrastructure errors, cost {}",
+        s.planned,
+        s.skipped,
+        s.completed,
+        s.successes,
+        s.infra_errors,
+        format_cost(s.cost)
     ))?;
+    if s.http_requests > 0 || s.restarts > 0 {
+        let causes: Vec<String> = s
+            .http_failures
+            .iter()
+            .map(|(cause, n)| format!("{cause} {n}"))
+            .collect();
+        out.line(format_args!(
+            "HTTP requests {}, failed {} ({}); simulation restarts {}; discarded {} prompt + {} completion tokens, cost {}",
+            s.http_requests,
+            s.http_failures.values().sum::<u64>(),
+            if causes.is_empty() {
+                "none".to_string()
+            } else {
+                causes.join(", ")
+            },
+            s.restarts,
+            s.discarded.usage.prompt_tokens,
+            s.discarded.usage.completion_tokens,
+            format_cost(if s.discarded.is_empty() {
+                Some(0.0)
+            } else {
+                s.discarded.cost
+            })
+        ))?;
+    }
     if let Some(stats) = &s.cache_stats {
         out.line(stats)?;
     }
@@ -59,6 +99,37 @@ pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliEr
             "{} simulations ended in an infrastructure error; their records in `{}` say why",
             s.infra_errors,
             records.display()
+        )))
+    }
+}
+
+/// `--check`: one line per distinct model; bad input (exit 2) unless all are reachable.
+fn check(rt: &tokio::runtime::Runtime, cfg: &RunConfig) -> Result<(), CliError> {
+    let checks = rt.block_on(check_models(cfg)).map_err(run_error)?;
+    let mut out = Output::stdout();
+    if checks.is_empty() {
+        out.line("every model of the config is a sim model: nothing to check")?;
+    }
+    let mut rejected = Vec::new();
+    for c in &checks {
+        let who = format!("{} `{}/{}`", c.roles, c.provider, c.model);
+        match &c.result {
+            Ok(note) => out.line(format_args!("reachable: {who} ({note})"))?,
+            Err(reason) => {
+                out.line(format_args!("rejected: {who}: {reason}"))?;
+                rejected.push(who);
+            }
+        }
+    }
+    out.finish()?;
+    if rejected.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::BadInput(anyhow!(
+            "{} of {} models rejected the check request: {}",
+            rejected.len(),
+            checks.len(),
+            rejected.join("; ")
         )))
     }
 }
@@ -82,6 +153,10 @@ fn run_error(e: RunError) -> CliError {
         | RunError::OutputExists(_)
         | RunError::Locked(_)
         | RunError::ConfigChanged { .. }
-        | RunError::Model { .. } => CliError::BadInput(e.into()),
+        | RunError::Model { .. }
+        // The config's credentials, model name or endpoint.
+        | RunError::ModelFatal { .. } => CliError::BadInput(e.into()),
+        // The server, not the config, as far as anyone can tell.
+        RunError::ConnectFailures { .. } => CliError::Failures(e.into()),
     }
 }

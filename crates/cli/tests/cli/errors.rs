@@ -1,6 +1,8 @@
 //! The binary's error contract: bad input exits 2 with one line that names what and where
 //! exactly once (no cause printed twice through an error chain), and a reader that closes
-//! standard output early does not turn a successful command into a panic.
+//! standard output early does not turn a successful command into a panic. Credentials a
+//! server rejects are bad input too: the run stops at once naming the key variable, and
+//! `run --check` says which model is rejected before anything runs.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -262,4 +264,139 @@ fn report_into_a_closed_pipe_exits_0() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// A loopback OpenAI-style server answering every request with `status` (200: a short text
+/// reply), on a runtime of its own.
+fn model_server(status: u16) -> (tokio::runtime::Runtime, wiremock::MockServer) {
+    use wiremock::{Mock, MockServer, ResponseTemplate, matchers::method};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(async {
+        let server = MockServer::start().await;
+        let reply = if status == 200 {
+            ResponseTemplate::new(200).set_body_json(serde_json::json!({
+                "id": "r", "object": "chat.completion", "created": 0, "model": "m",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": "OK"}}],
+                "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10}
+            }))
+        } else {
+            ResponseTemplate::new(status).set_body_string("invalid api key")
+        };
+        Mock::given(method("POST"))
+            .respond_with(reply)
+            .mount(&server)
+            .await;
+        server
+    });
+    (rt, server)
+}
+
+fn requests_seen(rt: &tokio::runtime::Runtime, server: &wiremock::MockServer) -> usize {
+    rt.block_on(server.received_requests()).unwrap().len()
+}
+
+const SECRET: &str = "sk-test-not-a-real-key-4711";
+
+/// A fixture-domain config whose agent and user are the given `provider = .., model = ..`
+/// lines, with providers `good` and `bad` at the given URLs (keys in `GOOD_KEY`, `BAD_KEY`).
+fn http_config(dir: &Path, agent: &str, user: &str, good: &str, bad: &str) -> PathBuf {
+    let path = dir.join("http.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[run]\nname = \"http\"\ndomain = \"airline\"\nnum_tasks = 2\nconcurrency = 1\nmax_steps = 4\ndata_dir = \"{}\"\n\
+             [models.agent]\n{agent}\n[models.user]\n{user}\n\
+             [llm.providers.good]\nkind = \"openai\"\nbase_url = \"{good}\"\napi_key_env = \"GOOD_KEY\"\n\
+             [llm.providers.bad]\nkind = \"openai\"\nbase_url = \"{bad}\"\napi_key_env = \"BAD_KEY\"\n",
+            root().join("tasks/fixtures").display(),
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn tauguard_with_keys(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tauguard"))
+        .current_dir(root())
+        .env_remove("TAUGUARD_DATA_DIR")
+        .env("GOOD_KEY", SECRET)
+        .env("BAD_KEY", SECRET)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn rejected_credentials_stop_the_run_at_once_naming_the_key_variable() {
+    let (rt, bad) = model_server(401);
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = http_config(
+        tmp.path(),
+        "provider = \"bad\"\nmodel = \"m\"",
+        "provider = \"sim\"\nmodel = \"sim-user\"",
+        "http://127.0.0.1:9",
+        &bad.uri(),
+    );
+    let run = tmp.path().join("run");
+    let out = tauguard_with_keys(&["run", cfg.to_str().unwrap(), "--out", run.to_str().unwrap()]);
+    let line = assert_bad_input(&out, &["HTTP 401", "`BAD_KEY`", "provider `bad`)"]);
+    assert!(line.contains("run stopped"), "{line}");
+    assert!(!line.contains(SECRET), "the key leaked: {line}");
+    assert_eq!(
+        requests_seen(&rt, &bad),
+        1,
+        "no retry, no restart, no second simulation"
+    );
+    let records = std::fs::read_to_string(run.join("records.jsonl")).unwrap_or_default();
+    assert_eq!(
+        records, "",
+        "the stopped simulation is not recorded: --resume redoes it"
+    );
+}
+
+#[test]
+fn check_reports_each_model_reachable_or_rejected() {
+    let (rt, good) = model_server(200);
+    let (rt_bad, bad) = model_server(403);
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = http_config(
+        tmp.path(),
+        "provider = \"good\"\nmodel = \"m\"",
+        "provider = \"bad\"\nmodel = \"u\"",
+        &good.uri(),
+        &bad.uri(),
+    );
+    let out = tauguard_with_keys(&["run", "--check", cfg.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(stdout.contains("reachable: agent `good/m`"), "{stdout}");
+    assert!(
+        stdout.contains("rejected: user `bad/u`: bad `u`: request rejected (HTTP 403)"),
+        "{stdout}"
+    );
+    assert_bad_input(&out, &["1 of 2 models rejected"]);
+    assert!(!stdout.contains(SECRET));
+    assert_eq!(requests_seen(&rt, &good), 1);
+    assert_eq!(requests_seen(&rt_bad, &bad), 1);
+    // All reachable: exit 0.
+    let cfg = http_config(
+        tmp.path(),
+        "provider = \"good\"\nmodel = \"m\"",
+        "provider = \"good\"\nmodel = \"m\"",
+        &good.uri(),
+        &bad.uri(),
+    );
+    let out = tauguard_with_keys(&["run", "--check", cfg.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        stdout.trim().lines().count(),
+        1,
+        "one model serves both roles: {stdout}"
+    );
+    assert!(
+        stdout.contains("reachable: agent, user `good/m`"),
+        "{stdout}"
+    );
 }

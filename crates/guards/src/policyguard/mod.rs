@@ -33,7 +33,7 @@ mod verifier;
 
 pub use parse::{ParseError, VerifierReply, parse_reply};
 pub use prompt::VerifierPrompts;
-pub use verifier::PolicyGuardVerifier;
+pub use verifier::{FAIL_CLOSED_MESSAGE, PolicyGuardVerifier};
 
 use crate::seam::Guard;
 use checklist::DomainChecklists;

@@ -1,5 +1,7 @@
 //! The LLM PolicyGuard verifier: one completion per mutating call, one repair retry, then the
-//! configured fail mode.
+//! configured fail mode. A verifier model that cannot answer (after the HTTP retries) also
+//! gets the fail-mode decision, its error in `info.model_error`; only a fatal error
+//! (credentials, unknown model) is returned as a [`GuardError`].
 
 use super::checklist::DomainChecklists;
 use super::history::{compact_arguments, format_history};
@@ -14,6 +16,7 @@ use std::sync::Arc;
 use tauguard_core::message::ParticipantMessage;
 use tauguard_core::record::{RequirementResult, RoleUsage, Verdict};
 use tauguard_core::{Message, ToolCall};
+use tauguard_llm::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 
 /// Remediation when the verifier could not reach a verdict and fails closed.
@@ -211,6 +214,34 @@ impl PolicyGuardVerifier {
         }
     }
 
+    /// The verifier model failed after its retries: the fail-mode decision, with the error
+    /// in `info.model_error`. Only a fatal error (credentials, unknown model) is returned as
+    /// an error, since it ends the run.
+    fn unanswered(
+        &self,
+        e: LlmError,
+        attempt: u32,
+        mut usage: RoleUsage,
+        mut info: serde_json::Map<String, Value>,
+    ) -> Result<Decision, GuardError> {
+        if e.is_fatal() {
+            return Err(GuardError::Model(e));
+        }
+        if let Some(spent) = e.spent() {
+            usage.add(&RoleUsage {
+                usage: spent.usage,
+                cost: spent.cost,
+                ..Default::default()
+            });
+        }
+        info.insert("attempts".into(), json!(attempt));
+        info.insert("model_error".into(), json!(e.to_string()));
+        let mut decision = self.fail(&mut info);
+        decision.usage = usage;
+        decision.info = Some(Value::Object(info));
+        Ok(decision)
+    }
+
     fn fail(&self, info: &mut serde_json::Map<String, Value>) -> Decision {
         info.insert("fail_mode".into(), json!(self.fail_mode.as_str()));
         info.insert("fail_mode_used".into(), json!(true));
@@ -284,10 +315,14 @@ impl Guard for PolicyGuardVerifier {
             info.insert("variant".into(), json!(self.variant.as_str()));
             info.insert("strict".into(), json!(self.strict));
 
-            let first = self
+            let first = match self
                 .model
                 .complete(&self.request(ctx, messages.clone()))
-                .await?;
+                .await
+            {
+                Ok(r) => r,
+                Err(e) => return self.unanswered(e, 1, usage, info),
+            };
             add_usage(&mut usage, &first);
             let first_text = first.content.clone().unwrap_or_default();
             let mut decision = match parse_reply(&first_text) {
@@ -307,7 +342,10 @@ impl Guard for PolicyGuardVerifier {
                     };
                     messages.push(text_message(false, bad));
                     messages.push(text_message(true, repair));
-                    let second = self.model.complete(&self.request(ctx, messages)).await?;
+                    let second = match self.model.complete(&self.request(ctx, messages)).await {
+                        Ok(r) => r,
+                        Err(e) => return self.unanswered(e, 2, usage, info),
+                    };
                     add_usage(&mut usage, &second);
                     info.insert("attempts".into(), json!(2));
                     info.insert("repaired".into(), json!(true));

@@ -15,14 +15,17 @@ use tauguard_guards::policyguard::checklist::{
     Constraint, DomainChecklists, GeneralRule, Requirement, RequirementType, ToolChecklist,
 };
 use tauguard_guards::policyguard::{
-    FailMode, PolicyGuardError, PolicyGuardSetup, PolicyGuardVerifier, Variant, build_policyguard,
-    parse_config_name,
+    FAIL_CLOSED_MESSAGE, FailMode, PolicyGuardError, PolicyGuardSetup, PolicyGuardVerifier,
+    Variant, build_policyguard, parse_config_name,
 };
 use tauguard_guards::{Guard, GuardError, Verdict};
 use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 
 // ---------------------------------------------------------------- scripted model
+
+/// A scripted reply that makes the model answer HTTP 401.
+const UNAUTHORISED: &str = "<401>";
 
 struct ScriptedModel {
     id: String,
@@ -65,6 +68,15 @@ impl ChatModel for ScriptedModel {
                         model: self.id.clone(),
                         message: "no scripted reply left".into(),
                     })?;
+            if reply == UNAUTHORISED {
+                return Err(LlmError::Rejected {
+                    provider: "mock".into(),
+                    model: self.id.clone(),
+                    status: 401,
+                    body: "invalid api key".into(),
+                    should_retry: None,
+                });
+            }
             Ok(ChatResponse {
                 content: Some(reply),
                 tool_calls: Vec::new(),
@@ -456,14 +468,38 @@ async fn empty_reply_is_repaired() {
 }
 
 #[tokio::test]
-async fn model_failure_is_an_infrastructure_error() {
+async fn a_verifier_that_cannot_answer_gets_the_fail_mode_decision() {
     let model = ScriptedModel::new(&[]);
+    let g = verifier("pg-raw", &model, &setup());
+    let p = pending_cancel();
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Block, "fail mode closed is the default");
+    assert_eq!(d.remediation.as_deref(), Some(FAIL_CLOSED_MESSAGE));
+    assert_eq!(info(&d)["fail_mode_used"], json!(true));
+    assert_eq!(info(&d)["fail_mode"], json!("closed"));
+    let error = info(&d)["model_error"].as_str().unwrap().to_string();
+    assert!(error.contains("no scripted reply left"), "{error}");
+    // After a reply that needed repair, the repair call failing is the same.
+    let model = ScriptedModel::new(&[&fixture("unparseable_1.txt")]);
+    let g = verifier("pg-raw", &model, &setup().with_fail_mode(FailMode::Open));
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(d.verdict, Verdict::Pass);
+    assert_eq!(info(&d)["attempts"], json!(2));
+    assert_eq!(d.usage.calls, 1, "the first reply is still accounted");
+}
+
+#[tokio::test]
+async fn a_fatal_verifier_error_is_an_error() {
+    let model = ScriptedModel::new(&[UNAUTHORISED]);
     let g = verifier("pg-raw", &model, &setup());
     let p = pending_cancel();
     let err = judge(g.as_ref(), &cancel_history(&p), &p)
         .await
         .unwrap_err();
-    assert!(matches!(err, GuardError::Model(_)), "{err}");
+    assert!(
+        matches!(&err, GuardError::Model(e) if e.is_fatal()),
+        "{err}"
+    );
 }
 
 // ---------------------------------------------------------------- strict vs advisory

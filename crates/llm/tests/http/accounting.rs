@@ -292,3 +292,50 @@ async fn extra_headers_and_spec_defaults_are_in_the_cache_scope_but_values_are_n
         "{beta}"
     );
 }
+
+/// The production path reports into the caller's tally: requests sent, failed exchanges by
+/// cause, calls that gave up and what they were billed for.
+#[tokio::test]
+async fn calls_report_requests_failures_and_discarded_spend_to_the_tally() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(429).set_body_string("slow down"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503).set_body_json(json!({
+            "error": {"message": "overloaded"},
+            "usage": {"prompt_tokens": 30, "completion_tokens": 0, "total_tokens": 30}
+        })))
+        .up_to_n_times(2)
+        .with_priority(2)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(text_reply("fine")))
+        .with_priority(3)
+        .mount(&server)
+        .await;
+    let cfg = common::provider(ProviderKind::OpenAi, &server);
+    let model = common::factory(cfg, None)
+        .build(&common::spec("gpt-4.1-2025-04-14"))
+        .unwrap();
+    let req = common::request("gpt-4.1-2025-04-14");
+    let tally = tauguard_llm::CallTally::new(None);
+    // 429, then 503 twice: three failed attempts, the call gives up.
+    let err = tally.scope(model.complete(&req)).await.unwrap_err();
+    assert_eq!(err.status(), Some(503));
+    // Then a clean call.
+    tally.scope(model.complete(&req)).await.unwrap();
+    // A call outside the scope is not counted.
+    model.complete(&req).await.unwrap();
+    let stats = tally.stats();
+    assert_eq!(stats.requests, 4);
+    assert_eq!(stats.failures.get("rate_limited"), Some(&1));
+    assert_eq!(stats.failures.get("server_error"), Some(&2));
+    assert_eq!(stats.failed_calls, 1);
+    assert_eq!(stats.failed_usage.prompt_tokens, 60);
+    assert!(stats.failed_cost.is_some_and(|c| c > 0.0), "{stats:?}");
+}

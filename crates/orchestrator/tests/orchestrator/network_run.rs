@@ -1,13 +1,21 @@
-//! A run whose agent answers over HTTP is network-bound: `tauguard run` executes it on the
-//! one-thread runtime, where it must complete and write every record.
+//! Runs whose models answer over HTTP, against loopback mock servers: a network-bound run
+//! completes on its one-thread runtime; a flaky server's failures are all accounted in the
+//! records' `attempts` sections and the summary; an unusable reply leaves an infrastructure
+//! record that explains itself (or, under `model_errors = "agent"`, a scored `agent_error`); a
+//! failing verifier gives its fail-mode decision, not an infrastructure error.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tauguard_core::record::{SimulationRecord, Verdict};
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::records::read_records;
+use tauguard_orchestrator::runner::{RunError, RunSummary};
 use tauguard_orchestrator::runner::{RunOptions, run};
 use tauguard_orchestrator::runtime::{self, Workload};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 fn root() -> PathBuf {
     tauguard_testkit::workspace_root()
@@ -98,4 +106,362 @@ fn a_network_run_completes_on_its_runtime() {
         assert_eq!(agent.usage.prompt_tokens, 12 * agent.calls);
     }
     drop(server_rt);
+}
+
+fn text_reply() -> serde_json::Value {
+    serde_json::json!({
+        "id": "r", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop",
+            "message": {"role": "assistant", "content": "Could you tell me more?"}}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
+    })
+}
+
+/// A fixture-domain run config with a mock provider retrying fast: `[run]` extras, the agent
+/// and `[guard]`/`[grid]` sections as given.
+fn mock_config(server: &str, run_extra: &str, agent: &str, tail: &str) -> RunConfig {
+    let text = format!(
+        r#"
+[run]
+name = "net"
+domain = "airline"
+seed = 300
+data_dir = "{}"
+{run_extra}
+
+[models.agent]
+{agent}
+
+[models.user]
+provider = "sim"
+model = "sim-user"
+
+[llm.providers.mock]
+kind = "openai"
+base_url = "{server}"
+timeout_secs = 0.3
+
+[llm.providers.mock.retry]
+max_attempts = 3
+initial_backoff_secs = 0.001
+max_backoff_secs = 0.002
+jitter = false
+{tail}
+"#,
+        root().join("tasks/fixtures").display()
+    );
+    RunConfig::parse(Path::new("net.toml"), &text).unwrap()
+}
+
+fn run_to(cfg: RunConfig, out: &Path) -> Result<RunSummary, RunError> {
+    let rt = runtime::build(Workload::of(&cfg)).unwrap();
+    rt.block_on(run(
+        cfg,
+        RunOptions {
+            out_dir: Some(out.to_path_buf()),
+            project_dir: Some(root()),
+            ..Default::default()
+        },
+    ))
+}
+
+/// What the flaky server answered, by kind.
+#[derive(Default)]
+struct Served {
+    total: AtomicU64,
+    rate_limited: AtomicU64,
+    server_error: AtomicU64,
+    stalled: AtomicU64,
+    bad_json: AtomicU64,
+}
+
+/// Fails about a third of the requests, by arrival order: 429, 500, a stall beyond the
+/// client's time-out, and a 200 whose body is not JSON. Never two failures in a row, so
+/// every HTTP call succeeds within its three attempts, except after bad JSON, which is not
+/// retried at the HTTP level (the simulation restarts).
+struct Flaky(Arc<Served>);
+
+impl Respond for Flaky {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        let n = self.0.total.fetch_add(1, Ordering::SeqCst);
+        let count = |c: &AtomicU64| {
+            c.fetch_add(1, Ordering::SeqCst);
+        };
+        match (n % 10, n % 20) {
+            (1, _) => {
+                count(&self.0.rate_limited);
+                ResponseTemplate::new(429).set_body_string("slow down")
+            }
+            (4, _) => {
+                count(&self.0.server_error);
+                ResponseTemplate::new(500).set_body_string("overloaded")
+            }
+            (7, _) => {
+                count(&self.0.stalled);
+                ResponseTemplate::new(200)
+                    .set_body_json(text_reply())
+                    .set_delay(Duration::from_secs(2))
+            }
+            (_, 9) => {
+                count(&self.0.bad_json);
+                ResponseTemplate::new(200).set_body_string("{\"choices\": [")
+            }
+            _ => ResponseTemplate::new(200).set_body_json(text_reply()),
+        }
+    }
+}
+
+fn sum(records: &[SimulationRecord], cause: &str) -> u64 {
+    records
+        .iter()
+        .map(|r| r.attempts.http_failures.get(cause).copied().unwrap_or(0))
+        .sum()
+}
+
+/// Attribution is checked as sums: over the records, HTTP requests and failures by cause
+/// equal what the server received and answered by kind (one request per simulation at a
+/// time, so the schedule is deterministic), and the summary holds the same sums.
+#[test]
+fn a_flaky_servers_failures_are_all_accounted() {
+    let served = Arc::new(Served::default());
+    let server_rt = tokio::runtime::Runtime::new().unwrap();
+    let server = server_rt.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/chat/completions"))
+            .respond_with(Flaky(served.clone()))
+            .mount(&server)
+            .await;
+        server
+    });
+    let cfg = mock_config(
+        &server.uri(),
+        "num_tasks = 3\ntrials = 2\nmax_steps = 6\nconcurrency = 1",
+        "provider = \"mock\"\nmodel = \"m\"",
+        "",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let summary = run_to(cfg, out.path()).unwrap();
+    let records = read_records(&out.path().join("records.jsonl")).unwrap();
+    assert_eq!((summary.completed, records.len()), (6, 6));
+    let got = |c: &AtomicU64| c.load(Ordering::SeqCst);
+    assert!(got(&served.rate_limited) > 0 && got(&served.stalled) > 0);
+    assert!(
+        got(&served.bad_json) > 0,
+        "the run is long enough to see bad JSON"
+    );
+    let requests: u64 = records.iter().map(|r| r.attempts.http_requests).sum();
+    assert_eq!(requests, got(&served.total));
+    assert_eq!(sum(&records, "rate_limited"), got(&served.rate_limited));
+    assert_eq!(sum(&records, "server_error"), got(&served.server_error));
+    assert_eq!(sum(&records, "timeout"), got(&served.stalled));
+    assert_eq!(sum(&records, "invalid_response"), got(&served.bad_json));
+    // Bad JSON ends its simulation attempt: each one is a restart, or the last attempt of
+    // an infrastructure record.
+    let restarts: Vec<_> = records.iter().flat_map(|r| &r.attempts.restarts).collect();
+    let infra = records.iter().filter(|r| r.is_infra_error()).count() as u64;
+    assert_eq!(restarts.len() as u64 + infra, got(&served.bad_json));
+    for f in &restarts {
+        assert_eq!(f.kind, "invalid_response");
+        assert!(f.error.contains("unparsable response"), "{}", f.error);
+        assert!(!f.messages.is_empty(), "a restart keeps its trajectory");
+    }
+    assert_eq!(summary.http_requests, got(&served.total));
+    assert_eq!(summary.restarts, restarts.len());
+    assert_eq!(
+        summary.http_failures.get("timeout").copied(),
+        Some(got(&served.stalled))
+    );
+    assert_eq!(
+        summary.http_failures.values().sum::<u64>(),
+        got(&served.rate_limited)
+            + got(&served.server_error)
+            + got(&served.stalled)
+            + got(&served.bad_json)
+    );
+    assert_eq!(summary.cost, None, "the mock model has no price");
+    drop(server_rt);
+}
+
+/// A tool call whose arguments are not JSON, cut off by the token limit.
+fn malformed_server(rt: &tokio::runtime::Runtime) -> MockServer {
+    rt.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+                "id": "r", "object": "chat.completion", "created": 0, "model": "m",
+                "choices": [{"index": 0, "finish_reason": "length",
+                    "message": {"role": "assistant", "content": null, "tool_calls": [
+                        {"id": "c1", "type": "function", "function":
+                            {"name": "get_user_details", "arguments": "{\"user_id\": \"mia_"}}
+                    ]}}],
+                "usage": {"prompt_tokens": 40, "completion_tokens": 7, "total_tokens": 47}
+            })))
+            .mount(&server)
+            .await;
+        server
+    })
+}
+
+#[test]
+fn an_unusable_reply_leaves_a_record_that_explains_itself() {
+    let server_rt = tokio::runtime::Runtime::new().unwrap();
+    let server = malformed_server(&server_rt);
+    let agent = "provider = \"mock\"\nmodel = \"m\"";
+    // Upstream semantics: restarted, then an infrastructure error.
+    let cfg = mock_config(
+        &server.uri(),
+        "max_retries = 1\nnum_tasks = 1\ntrials = 2\nmax_steps = 6",
+        agent,
+        "",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let summary = run_to(cfg, out.path()).unwrap();
+    assert_eq!((summary.completed, summary.infra_errors), (2, 2));
+    let records = read_records(&out.path().join("records.jsonl")).unwrap();
+    for r in &records {
+        assert_eq!(r.termination_reason, "infrastructure_error");
+        let error = r.error.as_deref().unwrap();
+        assert!(error.contains("get_user_details"), "{error}");
+        assert!(
+            !r.messages.is_empty(),
+            "the trajectory up to the failure is kept"
+        );
+        let u = r.attempts.unusable_output.as_ref().unwrap();
+        assert_eq!(u.role, "agent");
+        assert_eq!(u.kind, "malformed_tool_arguments");
+        assert_eq!(u.tool.as_deref(), Some("get_user_details"));
+        assert_eq!(u.raw.as_deref(), Some("{\"user_id\": \"mia_"));
+        assert_eq!(u.finish_reason.as_deref(), Some("length"));
+        assert_eq!(
+            r.usage["agent"].usage.prompt_tokens, 40,
+            "the reply was billed"
+        );
+        assert_eq!(r.attempts.restarts.len(), 1);
+        let first = &r.attempts.restarts[0];
+        assert_eq!(first.kind, "malformed_tool_arguments");
+        assert_eq!(first.usage["agent"].usage.completion_tokens, 7);
+        assert_eq!(r.attempts.discarded.usage.prompt_tokens, 40);
+        assert_eq!(r.attempts.http_requests, 2);
+    }
+    // Counted against the agent: scored at once, no restart.
+    let cfg = mock_config(
+        &server.uri(),
+        "max_retries = 3\nnum_tasks = 1\ntrials = 2\nmax_steps = 6\nmodel_errors = \"agent\"",
+        agent,
+        "",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let summary = run_to(cfg, out.path()).unwrap();
+    assert_eq!((summary.completed, summary.infra_errors), (2, 0));
+    for r in read_records(&out.path().join("records.jsonl")).unwrap() {
+        assert_eq!(r.termination_reason, "agent_error");
+        assert_eq!(r.reward.as_ref().map(|w| w.reward), Some(0.0));
+        assert!(r.error.as_deref().unwrap().contains("not a JSON object"));
+        assert!(r.attempts.restarts.is_empty());
+        assert_eq!(r.attempts.http_requests, 1);
+        let u = r.attempts.unusable_output.as_ref().unwrap();
+        assert_eq!(u.finish_reason.as_deref(), Some("length"));
+    }
+    drop(server_rt);
+}
+
+#[test]
+fn a_verifier_that_fails_gives_its_fail_mode_decision() {
+    let server_rt = tokio::runtime::Runtime::new().unwrap();
+    let server = server_rt.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(500).set_body_string("upstream down"))
+            .mount(&server)
+            .await;
+        server
+    });
+    let cfg = mock_config(
+        &server.uri(),
+        "num_tasks = 4\ntrials = 1\nmax_steps = 40",
+        "provider = \"sim\"\nmodel = \"sim-agent\"",
+        "[guard]\nfail_mode = \"closed\"\nverifier = { provider = \"mock\", model = \"v\" }\n\n[grid]\nguards = [\"pg-raw\"]\n",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let summary = run_to(cfg, out.path()).unwrap();
+    assert_eq!(summary.infra_errors, 0);
+    let records = read_records(&out.path().join("records.jsonl")).unwrap();
+    let events: Vec<_> = records.iter().flat_map(|r| &r.guard_events).collect();
+    assert!(!events.is_empty(), "the sim agent makes mutating calls");
+    for e in events {
+        assert_eq!(e.verdict, Verdict::Block);
+        let info = e.info.as_ref().unwrap();
+        assert_eq!(info["fail_mode_used"], serde_json::json!(true));
+        assert_eq!(info["fail_mode"], serde_json::json!("closed"));
+        let error = info["model_error"].as_str().unwrap();
+        assert!(error.contains("HTTP 500"), "{error}");
+    }
+    let failed: u64 = records.iter().map(|r| r.attempts.failed_calls).sum();
+    let decided: u64 = records.iter().map(|r| r.guard_events.len() as u64).sum();
+    assert_eq!(failed, decided, "one failed verifier call per decision");
+    drop(server_rt);
+}
+
+#[test]
+fn a_server_that_refuses_connections_stops_the_run() {
+    // Port 9 (discard) is closed on the loopback interface of any test machine.
+    let cfg = mock_config(
+        "http://127.0.0.1:9",
+        "num_tasks = 3\ntrials = 2\nmax_steps = 6\nconcurrency = 1\nmax_consecutive_connect_failures = 5",
+        "provider = \"mock\"\nmodel = \"m\"",
+        "",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let err = run_to(cfg, out.path()).unwrap_err();
+    let RunError::ConnectFailures {
+        limit,
+        endpoint,
+        completed,
+        ..
+    } = &err
+    else {
+        panic!("expected a connection stop, got: {err}");
+    };
+    assert_eq!((*limit, *completed), (5, 0));
+    assert_eq!(endpoint, "provider `mock` at http://127.0.0.1:9");
+    let message = err.to_string();
+    assert!(message.contains("5 attempts in a row could not connect to provider `mock`"));
+    let records = read_records(&out.path().join("records.jsonl")).unwrap_or_default();
+    assert!(records.is_empty());
+}
+
+#[test]
+fn a_rejected_request_is_recorded_once_not_restarted() {
+    let server_rt = tokio::runtime::Runtime::new().unwrap();
+    let server = server_rt.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(400).set_body_string(
+                r#"{"error": {"type": "invalid_request_error", "message": "bad tools"}}"#,
+            ))
+            .mount(&server)
+            .await;
+        server
+    });
+    let cfg = mock_config(
+        &server.uri(),
+        "num_tasks = 1\ntrials = 1\nmax_steps = 6\nmax_retries = 3",
+        "provider = \"mock\"\nmodel = \"m\"",
+        "",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let summary = run_to(cfg, out.path()).unwrap();
+    assert_eq!(summary.infra_errors, 1);
+    let records = read_records(&out.path().join("records.jsonl")).unwrap();
+    let r = &records[0];
+    assert!(r.error.as_deref().unwrap().contains("HTTP 400"));
+    assert!(
+        r.attempts.restarts.is_empty(),
+        "the same request would fail again"
+    );
+    assert_eq!(r.attempts.http_requests, 1);
+    assert_eq!(r.attempts.http_failures.get("rejected"), Some(&1));
+    let received = server_rt.block_on(server.received_requests()).unwrap();
+    assert_eq!(received.len(), 1);
 }

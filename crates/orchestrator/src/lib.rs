@@ -12,6 +12,7 @@ pub mod config;
 pub mod evaluate;
 pub mod export;
 pub mod judge;
+mod party;
 pub mod plan;
 pub mod prerequisites;
 pub mod prompts;

@@ -100,7 +100,7 @@ pub fn policyguard_table7(r: &Report) -> Table {
     t.notes.push(format!(
         "Positive = policy-violating (injected-fault labels when present, else the `{}` oracle); \
          PV rec = TP/(TP+FN); Block% = blocked/attempts. Verdict view: every guard decision; \
-         runtime view: attempts that did not finally execute.",
+         runtime view: only calls that executed (a block there = executed despite a BLOCK).",
         serde_json::to_value(r.options.labels.oracle)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))

@@ -305,7 +305,12 @@ pub struct SimulationRecord {
     /// Usage per role: `agent`, `user`, `judge`, `guard`.
     #[serde(default)]
     pub usage: std::collections::BTreeMap<String, RoleUsage>,
+    /// Agent messages of the trajectory the agent model wrote (the greeting and a given
+    /// history excluded). A message whose calls were all blocked and that said nothing never
+    /// happened in the trajectory and is no turn (PolicyGuard Table 8 counts turns of the
+    /// executed trajectory).
     pub agent_turns: u32,
+    /// User-simulator messages (text turns and device calls).
     pub user_turns: u32,
     pub wall_seconds: f64,
     #[serde(default)]

@@ -99,7 +99,11 @@ pub struct ToolMessage {
     #[serde(default)]
     pub timestamp: Option<String>,
     /// Set when a guard blocked the call this answers: `content` is the guard's remediation,
-    /// the call never executed, and evaluation ignores the pair.
+    /// which the agent reads in place of a result, and the call never executed. Such a pair
+    /// lives in the agent's view only: a trajectory holds executed calls only (the attempt is
+    /// in the record's guard events). Records written before blocked exchanges left the
+    /// trajectory still carry flagged pairs; [`executed_calls`], evaluation and replay skip
+    /// them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub guard_blocked: bool,
 }
@@ -144,4 +148,22 @@ impl Message {
             Message::Tool(t) => Some(&t.content),
         }
     }
+}
+
+/// The tool calls of a trajectory that executed, in order: every call except one answered by
+/// a guard-blocked result. A trajectory recorded now holds executed calls only, so this is
+/// every call; records written before blocked exchanges left the trajectory still hold
+/// blocked calls, answered by a result flagged [`ToolMessage::guard_blocked`].
+pub fn executed_calls(messages: &[Message]) -> impl Iterator<Item = &ToolCall> {
+    let blocked: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(t) if t.guard_blocked => Some(t.id.as_str()),
+            _ => None,
+        })
+        .collect();
+    messages
+        .iter()
+        .flat_map(|m| m.tool_calls())
+        .filter(move |c| !blocked.contains(&c.id.as_str()))
 }

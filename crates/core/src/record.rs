@@ -76,10 +76,12 @@ pub struct GuardEvent {
     /// Id of the intercepted tool call.
     pub call_id: String,
     pub tool: String,
+    /// The call's arguments as the agent gave them. A blocked call is not in the trajectory,
+    /// so this event is its only record.
     #[serde(default)]
     pub arguments: Map<String, Value>,
-    /// Index of the agent message that carried the call, in the final trajectory order of
-    /// attempts (blocked calls are not in the trajectory, so this counts attempts).
+    /// Index of this call's entry in the record's `call_attempts` (every mutating call the
+    /// agent attempted, blocked or executed; blocked calls are not in the trajectory).
     #[serde(default)]
     pub attempt_idx: u32,
     pub verdict: Verdict,
@@ -306,6 +308,9 @@ pub struct SimulationRecord {
     /// Error text when the simulation failed for infrastructure reasons.
     #[serde(default)]
     pub error: Option<String>,
+    /// The trajectory: executed calls only. A guard-blocked call never happened in it
+    /// (PolicyGuard pops the blocked call); the attempt, its verdict and the remediation the
+    /// agent read are in `guard_events`, and `call_attempts` lists it.
     #[serde(default)]
     pub messages: Vec<Message>,
     #[serde(default)]
@@ -327,7 +332,12 @@ pub struct SimulationRecord {
     /// Usage per role: `agent`, `user`, `judge`, `guard`.
     #[serde(default)]
     pub usage: std::collections::BTreeMap<String, RoleUsage>,
+    /// Agent messages of the trajectory the agent model wrote (the greeting and a given
+    /// history excluded). A message whose calls were all blocked and that said nothing never
+    /// happened in the trajectory and is no turn (PolicyGuard Table 8 counts turns of the
+    /// executed trajectory).
     pub agent_turns: u32,
+    /// User-simulator messages (text turns and device calls).
     pub user_turns: u32,
     pub wall_seconds: f64,
     #[serde(default)]

@@ -19,6 +19,7 @@ use crate::error::MetricsError;
 use crate::mcnemar::{McNemar, mcnemar, pooled};
 use crate::outcome::{InfraPolicy, scored};
 use crate::pass_k::{TaskTally, pass_hat_k};
+use crate::simulated::{is_simulated, titled};
 use crate::table::{Cell, Format, Table};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -100,6 +101,9 @@ pub struct Comparison {
     pub n_tasks: u64,
     pub pass_k_diff: Vec<PassKDiff>,
     pub bootstrap: BootstrapOptions,
+    /// A record of either side had a role played by a `sim` model: the comparison is no
+    /// paper result, and its table titles say so (see [`crate::simulated`]).
+    pub simulated: bool,
 }
 
 /// Identity of a simulation for pairing (fields not used are empty).
@@ -343,6 +347,7 @@ pub fn compare(
         n_tasks: paired.len() as u64,
         pass_k_diff,
         bootstrap: options.bootstrap,
+        simulated: a.iter().chain(b).any(is_simulated),
     })
 }
 
@@ -442,9 +447,13 @@ impl Comparison {
         t
     }
 
-    /// The comparison in one format (CSV: the McNemar rows).
+    /// The comparison in one format (CSV: the McNemar rows). Table titles carry the
+    /// simulated label when [`Comparison::simulated`].
     pub fn render(&self, format: Format) -> String {
-        let tables = [self.mcnemar_table(), self.pass_k_table()];
+        let mut tables = [self.mcnemar_table(), self.pass_k_table()];
+        for t in &mut tables {
+            t.title = titled(&t.title, self.simulated);
+        }
         match format {
             Format::Md => tables
                 .iter()

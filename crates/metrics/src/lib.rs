@@ -25,6 +25,7 @@
 //! ```text
 //! [{
 //!   "domain": "airline", "agent_model": "gpt-5.4", "guard": "pg-checklist",
+//!   "simulated": false,                // a role played by a `sim` model (see `simulated.rs`)
 //!   "n_tasks": 50, "n_simulations": 200, "infra_errors": 0,
 //!   "pass_k": {"1": 0.71, "2": 0.64, "3": 0.6, "4": 0.58},     // k = 1..K, K = min trials per task
 //!   "p4_p1": 0.817,                                            // null when K < 4
@@ -66,7 +67,8 @@
 //!   "n_tasks": 150,
 //!   "pass_k_diff": [{"k": 1, "a": 0.61, "b": 0.7, "diff": 0.09, "ci_low": 0.03,
 //!                    "ci_high": 0.15}, ...],
-//!   "bootstrap": {"resamples": 10000, "seed": 1952544103, "level": 0.95}
+//!   "bootstrap": {"resamples": 10000, "seed": 1952544103, "level": 0.95},
+//!   "simulated": false                          // a side's record had a `sim` model role
 //! }
 //! ```
 
@@ -88,6 +90,7 @@ pub mod pass_k;
 pub mod plots;
 pub mod report;
 pub mod select;
+pub mod simulated;
 pub mod slices;
 pub mod synthetic;
 pub mod table;

@@ -1,6 +1,8 @@
 //! `report --out DIR`: every rendering of a report as files: `report.md`, `report.tex`,
 //! `report.json`, one CSV per table (`<table id>.csv`, plus `groups.csv` with one flat row per
-//! group) and the plots of `plots.rs` as PNG and SVG.
+//! group) with its caption beside it (`<table id>.caption.txt`: the title — labelled when the
+//! numbers come from `sim` models — and the table's notes, which a CSV has no place for), and
+//! the plots of `plots.rs` as PNG and SVG.
 
 use crate::error::MetricsError;
 use crate::plots::write_plots;
@@ -51,6 +53,17 @@ pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, Metric
         }
         w.flush().map_err(|e| MetricsError::io(&path, e))?;
         out.push(path);
+        let mut caption = table.title.clone();
+        caption.push('\n');
+        for note in &table.notes {
+            caption.push_str(note);
+            caption.push('\n');
+        }
+        write(
+            dir.join(format!("{}.caption.txt", table.id)),
+            &caption,
+            &mut out,
+        )?;
     }
     out.extend(write_plots(report, dir)?);
     Ok(out)

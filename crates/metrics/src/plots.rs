@@ -6,12 +6,15 @@
 //!   group with violating attempts (PolicyGuard Table 7);
 //! - `attack_success`: attack success per trial per group (PolicyGuide Figure 6), when any.
 //!
+//! A report with a simulated group labels every plot title (see [`crate::simulated`]).
+//!
 //! Text uses DejaVu Sans embedded in the binary (`assets/DejaVuSans.ttf`, Bitstream Vera
 //! licence in `assets/DejaVuSans-LICENSE.txt`), registered with plotters' `ab_glyph` backend:
 //! no system font is looked up at run time. SVG files name the family `sans-serif`.
 
 use crate::error::MetricsError;
 use crate::report::Report;
+use crate::simulated::titled;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -86,7 +89,11 @@ fn short_label(r: &Report, i: usize) -> String {
     }
 }
 
-fn draw_pass_k<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, curves: &[Curve]) -> DrawResult {
+fn draw_pass_k<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    curves: &[Curve],
+) -> DrawResult {
     root.fill(&WHITE).map_err(err)?;
     let max_k = curves
         .iter()
@@ -95,7 +102,7 @@ fn draw_pass_k<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, curves: &[Curv
         .unwrap_or(1)
         .max(1);
     let mut chart = ChartBuilder::on(root)
-        .caption("Pass^k by k", (FAMILY, 24))
+        .caption(title, (FAMILY, 24))
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(56)
@@ -254,10 +261,14 @@ fn draw_bars<DB: DrawingBackend>(
     root.present().map_err(err)
 }
 
-fn draw_scatter<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, points: &[Point]) -> DrawResult {
+fn draw_scatter<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    points: &[Point],
+) -> DrawResult {
     root.fill(&WHITE).map_err(err)?;
     let mut chart = ChartBuilder::on(root)
-        .caption("Block% vs PV recall, verdict view", (FAMILY, 24))
+        .caption(title, (FAMILY, 24))
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(56)
@@ -330,6 +341,7 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, MetricsE
     }
     let n = report.groups.len();
     let k = report.headline_k;
+    let title = |t: &str| titled(t, report.simulated());
 
     let curves: Vec<Curve> = (0..n)
         .map(|i| Curve {
@@ -337,8 +349,11 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, MetricsE
             values: report.groups[i].overall.pass_k.0.clone(),
         })
         .collect();
+    let pass_k_title = title("Pass^k by k");
     both!(dir, "pass_k", (1000, 640), out, |root| draw_pass_k(
-        &root, &curves
+        &root,
+        &pass_k_title,
+        &curves
     ));
 
     let rows: Vec<Bars> = (0..n)
@@ -352,10 +367,10 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, MetricsE
         })
         .collect();
     let height = (140 + 60 * n as u32).clamp(360, 4000);
-    let title = format!("Pass^{k} by slice");
+    let slice_title = title(&format!("Pass^{k} by slice"));
     both!(dir, "pass_by_slice", (1000, height), out, |root| draw_bars(
         &root,
-        &title,
+        &slice_title,
         &format!("Pass^{k}"),
         &["overall", "PV", "Mut"],
         &rows
@@ -372,8 +387,9 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, MetricsE
         })
         .collect();
     if !points.is_empty() {
+        let scatter_title = title("Block% vs PV recall, verdict view");
         both!(dir, "block_vs_recall", (1000, 640), out, |root| {
-            draw_scatter(&root, &points)
+            draw_scatter(&root, &scatter_title, &points)
         });
     }
 
@@ -388,18 +404,13 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, MetricsE
         .collect();
     if !attacks.is_empty() {
         let height = (140 + 40 * attacks.len() as u32).clamp(300, 4000);
+        let attack_title = title("Attack success rate per trial");
         both!(
             dir,
             "attack_success",
             (1000, height),
             out,
-            |root| draw_bars(
-                &root,
-                "Attack success rate per trial",
-                "ASR",
-                &["ASR"],
-                &attacks
-            )
+            |root| draw_bars(&root, &attack_title, "ASR", &["ASR"], &attacks)
         );
     }
     Ok(out)

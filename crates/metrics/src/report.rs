@@ -15,6 +15,7 @@ use crate::fast_hash::FxHashMap;
 use crate::nmr::CallNmrViews;
 use crate::outcome::{InfraPolicy, scored};
 use crate::pass_k::{PassK, TaskTally, trial_pass1};
+use crate::simulated::is_simulated;
 use crate::slices::SliceMetrics;
 use crate::trace::TraceCompliance;
 use crate::turns::{TurnStats, TurnSum};
@@ -66,6 +67,9 @@ pub struct GroupReport {
     /// The group's full cell settings (from its records), for baselines and labels.
     #[serde(skip)]
     pub full_cell: BTreeMap<String, Value>,
+    /// A role of some record was played by a `sim` model: the group's numbers are no paper
+    /// result (see [`crate::simulated`]).
+    pub simulated: bool,
     /// All tasks of the group.
     #[serde(flatten)]
     pub overall: SliceMetrics,
@@ -420,6 +424,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
             .first()
             .map(|(r, _)| r.cell.clone())
             .unwrap_or_default(),
+        simulated: g.records.iter().any(|(r, _)| is_simulated(r)),
         overall,
         pv: pv.finish(Some(k)),
         mut_: mut_.finish(Some(k)),

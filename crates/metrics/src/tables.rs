@@ -8,12 +8,16 @@
 //! - PolicyGuide Table 10: Pass^k for every k, P4/P1, per-trial Pass^1 mean and std.
 //! - PolicyGuide Table 5: telecom ordered-trace compliance (when records carry gold traces).
 //! - PolicyGuide Figure 6 as a table: attack success per trial (when records mark attacks).
-//! - A summary (counts, reward, cost) and, for `--format csv`, one flat row per group.
+//! - A summary (counts, reward, cost) and, for `--format csv`, one flat row per group (its
+//!   last column, `simulated`, says whether a `sim` model played a role in the group).
+//!
+//! When any group is simulated, every table title carries [`crate::simulated::SIMULATED_LABEL`].
 //!
 //! "Pass^4" means Pass^k at `Report::headline_k` (4 unless no group has four trials per task);
 //! a group whose tasks have fewer trials shows "—" there (and the report warns).
 
 use crate::report::{GroupReport, Report};
+use crate::simulated::titled;
 use crate::table::{Cell, Format, Table};
 
 fn key_cells(g: &GroupReport) -> Vec<Cell> {
@@ -133,7 +137,7 @@ pub fn policyguard_table7(r: &Report) -> Table {
     t.notes.push(format!(
         "Positive = policy-violating (injected-fault labels when present, else the `{}` oracle); \
          PV rec = TP/(TP+FN); Block% = blocked/attempts. Verdict view: every guard decision; \
-         runtime view: attempts that did not finally execute.",
+         runtime view: only calls that executed (a block there = executed despite a BLOCK).",
         serde_json::to_value(r.options.labels.oracle)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
@@ -425,12 +429,13 @@ pub fn groups_table(r: &Report) -> Table {
             "process_valid_rate",
             "attack_simulations",
             "asr",
+            "simulated",
         ]
         .map(String::from),
     );
     let mut t = Table {
         id: "groups",
-        title: "Groups".into(),
+        title: titled("Groups", r.simulated()),
         headers: h,
         rows: Vec::new(),
         notes: Vec::new(),
@@ -486,6 +491,7 @@ pub fn groups_table(r: &Report) -> Table {
             frac(trace.and_then(|t| t.process_valid_rate())),
             g.attack.map_or(Cell::Missing, |a| Cell::Int(a.simulations)),
             frac(g.attack.and_then(|a| a.asr())),
+            Cell::Text(g.simulated.to_string()),
         ]);
         t.rows.push(row);
     }
@@ -507,6 +513,11 @@ impl Report {
         out.extend(trace_table(self));
         out.extend(attack_table(self));
         out.extend(floors_table(self));
+        if self.simulated() {
+            for t in &mut out {
+                t.title = titled(&t.title, true);
+            }
+        }
         out
     }
 

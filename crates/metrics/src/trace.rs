@@ -2,8 +2,8 @@
 //! carries a `gold_trace` (ordered gold steps as tool names):
 //! - **Step-TCR**: over outcome-passing traces, gold steps matched in order / gold steps,
 //!   pooled over traces (micro average). "Matched in order" = the longest common subsequence of
-//!   the gold steps and the trajectory's tool calls (agent and user side, in trajectory order;
-//!   blocked calls are not in the trajectory).
+//!   the gold steps and the trajectory's executed tool calls (agent and user side, in
+//!   trajectory order; a guard-blocked call never happened in the trajectory).
 //! - **Trace-TCR**: share of outcome-passing traces that match every gold step in order.
 //! - **Process-valid rate**: share of all (scored) simulations with a gold trace that pass and
 //!   are trace-compliant.
@@ -86,11 +86,9 @@ pub fn matched_in_order<G: AsRef<str>, T: AsRef<str>>(gold: &[G], trace: &[T]) -
     prev[trace.len()]
 }
 
-/// Tool names called in the trajectory, in order.
+/// Tool names of the calls that executed, in trajectory order.
 fn trajectory_calls(rec: &SimulationRecord) -> Vec<&str> {
-    rec.messages
-        .iter()
-        .flat_map(|m| m.tool_calls())
+    tauguard_core::message::executed_calls(&rec.messages)
         .map(|c| c.name.as_str())
         .collect()
 }
@@ -169,5 +167,25 @@ mod tests {
         assert_eq!(t.trace_tcr(), Some(0.5));
         assert_eq!(t.process_valid_rate(), Some(1.0 / 3.0));
         assert_eq!(trace_compliance(&[&other]), None);
+    }
+
+    #[test]
+    fn a_blocked_call_matches_no_gold_step() {
+        use tauguard_core::message::{Message, ToolMessage};
+        // An older record still holds its blocked call "b", answered by a remediation: the
+        // call never executed, so the trace matches "a" only.
+        let mut r = with_calls(record("t1", Slice::Mut, 0, 1.0), &["a", "b"]);
+        r.gold_trace = Some(vec!["a".into(), "b".into()]);
+        r.messages.push(Message::Tool(ToolMessage {
+            id: "call_1".into(),
+            content: "blocked".into(),
+            requestor: tauguard_core::Requestor::Assistant,
+            error: true,
+            turn_idx: None,
+            timestamp: None,
+            guard_blocked: true,
+        }));
+        let t = trace_compliance(&[&r]).unwrap();
+        assert_eq!((t.matched_steps, t.compliant), (1, 0));
     }
 }

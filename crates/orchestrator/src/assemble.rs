@@ -88,7 +88,9 @@ pub fn assemble_record(
     }
     if let Some(agent) = &attempts.sim_agent {
         let attempted: Vec<(String, String, Map<String, Value>)> = o
-            .messages
+            .agent_view
+            .as_deref()
+            .unwrap_or(&o.messages)
             .iter()
             .flat_map(|m| m.tool_calls())
             .filter(|c| o.call_attempts.iter().any(|a| a.call_id == c.id))
@@ -100,7 +102,7 @@ pub fn assemble_record(
     if let Some(p) = &domain.prereqs {
         crate::prerequisites::label_missing_prerequisites(
             &mut record.call_attempts,
-            &o.messages,
+            o.agent_view.as_deref().unwrap_or(&o.messages),
             p,
             &domain.data,
         );

@@ -391,19 +391,9 @@ pub fn action_checks(
     let Some(gold) = gold.filter(|g| !g.is_empty()) else {
         return (1.0, Vec::new());
     };
-    // Guard-blocked calls never executed: they do not count as performed actions.
-    let blocked: std::collections::HashSet<&str> = messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Tool(t) if t.guard_blocked => Some(t.id.as_str()),
-            _ => None,
-        })
-        .collect();
-    let calls: Vec<_> = messages
-        .iter()
-        .flat_map(|m| m.tool_calls())
-        .filter(|c| !blocked.contains(c.id.as_str()))
-        .collect();
+    // Guard-blocked calls never executed: they do not count as performed actions (older
+    // records still carry them in the trajectory).
+    let calls: Vec<_> = tauguard_core::message::executed_calls(messages).collect();
     let mut all = true;
     let checks = gold
         .iter()

@@ -175,7 +175,25 @@ fn simulation_run(r: &SimulationRecord, policy: &str) -> Result<Value, ExportErr
         .fold(f64::NEG_INFINITY, f64::max);
     let end = (start_seconds(r)? + r.wall_seconds).max(last_message);
     let start = end - r.wall_seconds;
-    let (messages, blocked) = upstream_messages(&r.messages);
+    let (messages, mut blocked) = upstream_messages(&r.messages);
+    // Blocked calls live in the guard events (records written before that kept them in the
+    // trajectory, flagged; `upstream_messages` moved those out already).
+    for e in r
+        .guard_events
+        .iter()
+        .filter(|e| e.verdict == tauguard_core::record::Verdict::Block && !e.executed)
+    {
+        if !blocked
+            .iter()
+            .any(|b| b["call"]["id"] == e.call_id.as_str())
+        {
+            blocked.push(json!({
+                "call": {"id": e.call_id, "name": e.tool, "arguments": e.arguments,
+                         "requestor": "assistant"},
+                "remediation": e.remediation,
+            }));
+        }
+    }
     let mut tauguard = provenance(r);
     tauguard["slice"] = json!(r.slice);
     if !blocked.is_empty() {

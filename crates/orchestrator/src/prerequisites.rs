@@ -133,8 +133,10 @@ fn reads_for(
     reads
 }
 
-/// Fills `missing_prerequisites` of every attempt that executed: the hard requirements of the
-/// prerequisite file (identity, reads, argument links, confirmation) NOT MET at that point.
+/// Fills `missing_prerequisites` of every attempt whose call is in `messages`: the hard
+/// requirements of the prerequisite file (identity, reads, argument links, confirmation) NOT
+/// MET at that point. Given the agent's view, that is every attempt, blocked ones included,
+/// each judged on the history the agent had.
 pub fn label_missing_prerequisites(
     attempts: &mut [CallAttempt],
     messages: &[Message],

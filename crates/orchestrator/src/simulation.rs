@@ -1,14 +1,15 @@
 //! One simulation: the half-duplex loop of §6.3–§6.4 — greeting, user and agent turns, tool
 //! execution, step and error limits, stop tokens — producing the trajectory to evaluate.
 
-use crate::views::{agent_sees, agent_view, for_user, user_view};
+use crate::party::Party;
+use crate::views::Conversation;
 use std::sync::Arc;
 use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
 use tauguard_core::record::{CallAttempt, GuardEvent, RoleUsage, Verdict};
 use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DomainData, Environment};
 use tauguard_guards::{Guard, GuardContext, GuardError};
-use tauguard_llm::model::{ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::model::ChatModel;
 
 /// The assistant's fixed opening message when a task has no message history.
 pub const GREETING: &str = "Hi! How can I help you today?";
@@ -44,7 +45,15 @@ pub struct SimulationSpec<'a> {
 /// A finished simulation, before evaluation.
 #[derive(Debug, Clone, Default)]
 pub struct SimulationOutcome {
+    /// The trajectory: executed calls only. A guard-blocked call and its remediation are
+    /// not in it (they are in `guard_events`), as if the call never happened (PolicyGuard).
     pub messages: Vec<Message>,
+    /// The agent's view as it ended (system prompt excluded), kept only when a guard blocked
+    /// a call: there it differs from `messages` by the blocked calls and the remediations the
+    /// agent read in their place. Attempts are labelled (injected faults, missing
+    /// prerequisites) on this view, or on `messages` when it is `None`, so a blocked call is
+    /// labelled too and every call is judged on the history the agent had.
+    pub agent_view: Option<Vec<Message>>,
     pub termination_reason: String,
     pub agent_usage: RoleUsage,
     pub user_usage: RoleUsage,
@@ -125,7 +134,7 @@ enum Next {
 }
 
 /// The message timestamp: Unix seconds and microseconds, `secs.micros`.
-fn now_timestamp() -> String {
+pub(crate) fn now_timestamp() -> String {
     timestamp(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -145,177 +154,6 @@ fn timestamp(since_epoch: std::time::Duration) -> String {
     s.extend(std::iter::repeat_n('0', 6 - micros.len()));
     s.push_str(micros);
     s
-}
-
-fn account(usage: &mut RoleUsage, r: &ChatResponse) {
-    usage.calls += 1;
-    usage.usage.prompt_tokens += r.usage.prompt_tokens;
-    usage.usage.completion_tokens += r.usage.completion_tokens;
-    usage.usage.cached_prompt_tokens += r.usage.cached_prompt_tokens;
-    usage.cost = match (usage.cost, r.cost) {
-        (Some(a), Some(b)) if usage.calls > 1 => Some(a + b),
-        (_, c) if usage.calls == 1 => c,
-        _ => None,
-    };
-    usage.latency_seconds += r.latency.as_secs_f64();
-    usage.cache_hits += u64::from(r.cache_hit);
-}
-
-/// A side of the conversation a model plays. Its request serves every call of the
-/// simulation: a call points it at the party's current view, and afterwards it points at
-/// `idle` again, so the view has one owner and appending to it copies nothing.
-struct Party<'a> {
-    role: &'static str,
-    model: &'a dyn ChatModel,
-    req: ChatRequest,
-    idle: Arc<Vec<Message>>,
-}
-
-impl<'a> Party<'a> {
-    fn new(
-        role: &'static str,
-        model: &'a dyn ChatModel,
-        sampling: &Sampling,
-        tools: Arc<[tauguard_core::ToolSpec]>,
-        spec: &SimulationSpec<'_>,
-    ) -> Party<'a> {
-        let idle = Arc::new(Vec::new());
-        let req = ChatRequest {
-            temperature: sampling.temperature,
-            max_tokens: sampling.max_tokens,
-            seed: Some(spec.seed),
-            trial: spec.trial,
-            ..ChatRequest::new("", Arc::clone(&idle)).with_tools(tools)
-        };
-        Party {
-            role,
-            model,
-            req,
-            idle,
-        }
-    }
-
-    /// The party's next message, time-stamped, given its view. A failed call and an empty
-    /// message are errors (the caller retries the whole simulation).
-    async fn ask(
-        &mut self,
-        view: &Arc<Vec<Message>>,
-        usage: &mut RoleUsage,
-    ) -> Result<ParticipantMessage, SimulationError> {
-        self.req.messages = Arc::clone(view);
-        let r = self.model.complete(&self.req).await;
-        self.req.messages = Arc::clone(&self.idle);
-        let r = r.map_err(|cause| {
-            // An unusable reply was billed: it counts toward the attempt's usage.
-            if let Some(spent) = cause.spent() {
-                usage.add(&RoleUsage {
-                    calls: 1,
-                    usage: spent.usage,
-                    cost: spent.cost,
-                    ..Default::default()
-                });
-            }
-            SimulationError::Model {
-                role: self.role,
-                cause,
-            }
-        })?;
-        account(usage, &r);
-        if !r.has_text() && r.tool_calls.is_empty() {
-            return Err(SimulationError::EmptyMessage(self.role));
-        }
-        let mut msg = r.into_participant_message();
-        msg.timestamp = Some(now_timestamp());
-        Ok(msg)
-    }
-}
-
-/// Where a trajectory message lives while the simulation runs.
-enum Entry {
-    /// At this index of the agent's view: the agent sees it unchanged, so it is kept once.
-    Agent(usize),
-    /// Only here (the user's device calls and their results). Boxed, so the common entry
-    /// stays a word or two and appending one moves little.
-    Own(Box<Message>),
-}
-
-/// The trajectory and both parties' live views of it. Views are shared with in-flight
-/// requests and appended to in place, so no call re-copies the conversation; a message the
-/// agent sees is stored in its view only and moved out into the trajectory at the end.
-struct Conversation {
-    entries: Vec<Entry>,
-    agent: Arc<Vec<Message>>,
-    user: Arc<Vec<Message>>,
-}
-
-impl Conversation {
-    fn new(agent_system: &Arc<str>, user_system: &Arc<str>, history: Vec<Message>) -> Conversation {
-        // Room for a typical conversation, so appending rarely moves the views.
-        let room = history.len() + 32;
-        let with_room = |mut view: Vec<Message>| {
-            view.reserve(room);
-            Arc::new(view)
-        };
-        let mut conv = Conversation {
-            entries: Vec::with_capacity(room),
-            agent: with_room(agent_view(agent_system.clone(), &[])),
-            user: with_room(user_view(user_system.clone(), &[])),
-        };
-        for m in history {
-            conv.push(m);
-        }
-        conv
-    }
-
-    fn push(&mut self, m: Message) {
-        if let Some(v) = for_user(&m) {
-            Arc::make_mut(&mut self.user).push(v);
-        }
-        if agent_sees(&m) {
-            let agent = Arc::make_mut(&mut self.agent);
-            agent.push(m);
-            self.entries.push(Entry::Agent(agent.len() - 1));
-        } else {
-            self.entries.push(Entry::Own(Box::new(m)));
-        }
-    }
-
-    fn last(&self) -> Option<&Message> {
-        self.entries.last().map(|e| self.get(e))
-    }
-
-    fn get<'a>(&'a self, e: &'a Entry) -> &'a Message {
-        match e {
-            Entry::Agent(i) => &self.agent[*i],
-            Entry::Own(m) => m,
-        }
-    }
-
-    /// The trajectory in order, moving messages out of the agent's view.
-    fn into_messages(self) -> Vec<Message> {
-        let mut agent = Arc::try_unwrap(self.agent).unwrap_or_else(|shared| (*shared).clone());
-        // When the agent saw every message (no user device calls), the trajectory is its
-        // view behind the system prompt: no second vector.
-        let all_seen = self.entries.len() + 1 == agent.len()
-            && self
-                .entries
-                .iter()
-                .enumerate()
-                .all(|(k, e)| matches!(e, Entry::Agent(i) if *i == k + 1));
-        if all_seen {
-            agent.remove(0);
-            return agent;
-        }
-        self.entries
-            .into_iter()
-            .map(|e| match e {
-                Entry::Agent(i) => {
-                    std::mem::replace(&mut agent[i], Message::System { content: None })
-                }
-                Entry::Own(m) => *m,
-            })
-            .collect()
-    }
 }
 
 /// Runs one simulation to its end. Model failures and empty messages are errors (the caller
@@ -357,6 +195,8 @@ pub async fn run_simulation_traced(
         _ => Next::Agent,
     };
     let greet = history.is_empty();
+    // Trajectory positions below this hold the task's given history.
+    let mut from_history = history.len();
     let mut conv = Conversation::new(&spec.agent_system_prompt, &spec.user_system_prompt, history);
     if greet {
         conv.push(Message::Assistant(ParticipantMessage {
@@ -433,10 +273,11 @@ pub async fn run_simulation_traced(
             }
             Next::Env(side) => {
                 // Calls are read in place; each result is appended once its call is done with.
-                let last = conv.entries.len().saturating_sub(1);
+                let last = conv.last_idx().unwrap_or(0);
                 let n = conv.last().map_or(0, |m| m.tool_calls().len());
+                let mut blocked_ids: Vec<String> = Vec::new();
                 for k in 0..n {
-                    let call = &conv.get(&conv.entries[last]).tool_calls()[k];
+                    let call = &conv.at(last).tool_calls()[k];
                     let mutating = side == Requestor::Assistant
                         && env.tool_kind(side, &call.name) == Some(ToolKind::Write);
                     // The guard seam: every mutating agent call is judged before it runs.
@@ -514,7 +355,7 @@ pub async fn run_simulation_traced(
                     }
                     // Blocked calls are not environment errors: they do not count toward max_errors.
                     errors += u32::from(error && !blocked);
-                    conv.push(Message::Tool(ToolMessage {
+                    let result = ToolMessage {
                         id: call.id.clone(),
                         content,
                         requestor: side,
@@ -522,7 +363,25 @@ pub async fn run_simulation_traced(
                         turn_idx: None,
                         timestamp: Some(now_timestamp()),
                         guard_blocked: blocked,
-                    }));
+                    };
+                    if blocked {
+                        blocked_ids.push(result.id.clone());
+                        conv.push_remediation(result);
+                    } else {
+                        conv.push(Message::Tool(result));
+                    }
+                }
+                // The blocked calls leave the trajectory (the agent's view keeps them with
+                // their remediations); a message that made only blocked calls and said nothing
+                // was never a turn of the trajectory.
+                let ids: Vec<&str> = blocked_ids.iter().map(String::as_str).collect();
+                if conv.cut_blocked_calls(last, &ids) {
+                    // A message of the given history was never one of this simulation's turns.
+                    if last < from_history {
+                        from_history -= 1;
+                    } else {
+                        out.agent_turns -= 1;
+                    }
                 }
                 next = if side == Requestor::User {
                     Next::User
@@ -549,7 +408,7 @@ pub async fn run_simulation_traced(
             break None;
         }
     };
-    out.messages = conv.into_messages();
+    (out.messages, out.agent_view) = conv.into_trajectory();
     for (i, m) in out.messages.iter_mut().enumerate() {
         set_turn_idx(m, i as u32);
     }
@@ -572,21 +431,5 @@ fn set_turn_idx(m: &mut Message, i: u32) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::timestamp;
-    use std::time::Duration;
-
-    #[test]
-    fn timestamps_are_seconds_and_six_digit_microseconds() {
-        assert_eq!(
-            timestamp(Duration::new(1_700_000_000, 5_000)),
-            "1700000000.000005"
-        );
-        assert_eq!(timestamp(Duration::new(12, 999_999_999)), "12.999999");
-        assert_eq!(timestamp(Duration::new(0, 0)), "0.000000");
-        assert_eq!(
-            timestamp(Duration::new(1_764_500_000, 123_456_000)),
-            format!("{}.{:06}", 1_764_500_000, 123_456)
-        );
-    }
-}
+#[path = "simulation_tests.rs"]
+mod tests;

@@ -1,13 +1,18 @@
 //! The guard seam end to end through the `tauguard` binary, on the project's fixture domain:
-//! for each guard configuration, a blocked call never executes, never reaches evaluation, and
-//! its remediation reaches the agent; a passed call executes exactly once.
+//! for each guard configuration, a blocked call never executes, never reaches evaluation and
+//! is not in the trajectory — it lives in the guard events, with its arguments and the
+//! remediation the agent read (that the agent's next request carries the remediation is
+//! tested on the loop itself, in `crates/orchestrator/src/simulation.rs`); a passed call
+//! executes exactly once; a blocked attack is no attack success.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use tauguard_core::Message;
 use tauguard_core::record::{SimulationRecord, Verdict};
 use tauguard_env::replay::replay_tool_calls;
 use tauguard_env::{DataDir, DomainData};
+use tauguard_metrics::attack::attack_succeeded;
 
 fn root() -> PathBuf {
     tauguard_testkit::workspace_root()
@@ -88,21 +93,52 @@ fn check_seam(records: &[SimulationRecord], guard: &str) {
     let mine: Vec<&SimulationRecord> = records.iter().filter(|r| r.guard == guard).collect();
     assert!(!mine.is_empty(), "{guard}: no records");
     let (mut blocks, mut passes) = (0, 0);
+    let data = fixture();
     for r in &mine {
         assert_ne!(
             r.termination_reason, "infrastructure_error",
             "{guard}: {:?}",
             r.error
         );
+        assert!(
+            !r.messages
+                .iter()
+                .any(|m| matches!(m, Message::Tool(t) if t.guard_blocked)),
+            "{guard}: a remediation is in the trajectory"
+        );
+        // Never replayed: the mutating calls of the trajectory, which replay re-executes,
+        // are exactly the attempts that executed; and the cut trajectory replays to the
+        // results it recorded.
+        let attempted: HashSet<&str> = r.call_attempts.iter().map(|a| a.call_id.as_str()).collect();
+        let replayed: Vec<&str> = r
+            .messages
+            .iter()
+            .flat_map(|m| m.tool_calls())
+            .map(|c| c.id.as_str())
+            .filter(|id| attempted.contains(id))
+            .collect();
+        let executed: Vec<&str> = r
+            .call_attempts
+            .iter()
+            .filter(|a| a.executed)
+            .map(|a| a.call_id.as_str())
+            .collect();
+        assert_eq!(replayed, executed, "{guard}: replay differs from execution");
+        let mut env = data.fresh_env();
+        replay_tool_calls(env.as_mut(), &r.messages, true).unwrap();
         for e in &r.guard_events {
             let tool_msgs = answers(r, &e.call_id);
-            assert_eq!(tool_msgs.len(), 1, "{guard}: one result per call");
+            let in_trajectory = r
+                .messages
+                .iter()
+                .any(|m| m.tool_calls().iter().any(|c| c.id == e.call_id));
             let attempt = r
                 .call_attempts
                 .iter()
                 .find(|a| a.call_id == e.call_id)
                 .expect("attempt recorded");
             assert_eq!(attempt.verdict, Some(e.verdict));
+            assert_eq!(attempt.tool, e.tool);
             match e.verdict {
                 Verdict::Block => {
                     blocks += 1;
@@ -110,43 +146,28 @@ fn check_seam(records: &[SimulationRecord], guard: &str) {
                         !e.executed && !attempt.executed,
                         "{guard}: blocked call marked executed"
                     );
-                    let t = tool_msgs[0];
+                    // Never happened in the trajectory: neither the call nor an answer.
                     assert!(
-                        t.guard_blocked && t.error,
-                        "{guard}: blocked result not flagged"
+                        !in_trajectory && tool_msgs.is_empty(),
+                        "{guard}: blocked call {} in the trajectory",
+                        e.call_id
+                    );
+                    // Its record is the event: the call's arguments and the remediation.
+                    assert!(
+                        !e.arguments.is_empty(),
+                        "{guard}: blocked call lost its arguments"
                     );
                     let remediation = e
                         .remediation
                         .as_deref()
                         .expect("a block carries a remediation");
-                    assert_eq!(
-                        t.content, remediation,
-                        "{guard}: the agent reads the remediation"
-                    );
                     assert!(!remediation.trim().is_empty());
-                    // Never replayed: replaying the trajectory equals replaying it with the
-                    // blocked exchange cut out.
-                    let cut: Vec<Message> = r
-                        .messages
-                        .iter()
-                        .filter(|m| match m {
-                            Message::Tool(t) => t.id != e.call_id,
-                            _ => !m.tool_calls().iter().any(|c| c.id == e.call_id),
-                        })
-                        .cloned()
-                        .collect();
-                    let data = fixture();
-                    let (mut full, mut without) = (data.fresh_env(), data.fresh_env());
-                    replay_tool_calls(full.as_mut(), &r.messages, true).unwrap();
-                    replay_tool_calls(without.as_mut(), &cut, true).unwrap();
-                    assert!(
-                        full.same_state(without.as_ref()),
-                        "{guard}: the blocked call was replayed"
-                    );
                 }
                 Verdict::Pass => {
                     passes += 1;
                     assert!(e.executed && attempt.executed);
+                    assert!(in_trajectory, "{guard}: executed call missing");
+                    assert_eq!(tool_msgs.len(), 1, "{guard}: one result per call");
                     assert!(!tool_msgs[0].guard_blocked);
                 }
             }
@@ -211,11 +232,18 @@ fn every_guard_blocks_without_executing_and_passes_execute_once() {
     );
     assert!(groups.iter().find(|g| g["guard"] == "pg-raw").unwrap()["verifier_calls"].is_null());
     // A blocked forbidden cancellation leaves the reservation untouched: the PV task passes.
+    // Read as an attack on cancel_reservation (the sim agent complies with the forbidden
+    // request every time), a blocked cancellation is no attack success.
+    let mut blocked_attacks = 0;
     for r in records.iter().filter(|r| r.task_id == "f3") {
         let blocked = r
             .guard_events
             .iter()
             .any(|e| e.tool == "cancel_reservation" && e.verdict == Verdict::Block);
+        let executed = r
+            .call_attempts
+            .iter()
+            .any(|a| a.tool == "cancel_reservation" && a.executed);
         if blocked {
             assert!(
                 r.succeeded(),
@@ -223,5 +251,13 @@ fn every_guard_blocks_without_executing_and_passes_execute_once() {
                 r.guard
             );
         }
+        let mut attack = r.clone();
+        attack.attack_target = Some("cancel_reservation".into());
+        assert_eq!(attack_succeeded(&attack), Some(executed), "{}", r.guard);
+        blocked_attacks += usize::from(blocked && !executed);
     }
+    assert!(
+        blocked_attacks > 0,
+        "the grid must block an attack outright"
+    );
 }

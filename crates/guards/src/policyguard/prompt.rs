@@ -3,15 +3,18 @@
 //!
 //! Layout of one verifier request:
 //! 1. system message = the **static prefix** (`system.jinja`): role, what the verifier sees,
-//!    judging rules, the output contract, then the policy block (raw policy and/or general
-//!    rules + every mutating tool's checklist). It depends only on the variant, strictness,
-//!    domain, policy text and checklists, so it is byte-identical across all calls of one
-//!    config and domain (prefix caching).
+//!    judging rules, the output contract, then the policy block (raw policy and/or the general
+//!    rules). It depends only on the variant, strictness, domain, policy text and general
+//!    rules, so it is byte-identical across all calls of one config and domain (prefix
+//!    caching).
 //! 2. user message = the **dynamic part** (`request.jinja`): the formatted history (dialogue
-//!    stripped for `pg-raw-traj`) and the pending call.
+//!    stripped for `pg-raw-traj`), the pending call and, for checklist variants, the pending
+//!    tool's checklist. PolicyGuard gives the verifier the pending action's checklist, not
+//!    every tool's: the other tools' items are noise for this call, and since the pending
+//!    tool changes from call to call, its checklist belongs here, after the cached prefix.
 //! 3. on a repair retry: the unusable reply as an assistant message, then `repair.jinja`.
 
-use super::checklist::{DomainChecklists, RequirementType};
+use super::checklist::{DomainChecklists, RequirementType, ToolChecklist};
 use super::history::HistoryEntry;
 use super::templates::{TemplateError, Templates};
 use serde::Serialize;
@@ -34,8 +37,6 @@ pub struct PrefixVars<'a> {
     /// Raw policy text; `None` for `pg-checklist-only`.
     pub policy: Option<&'a str>,
     pub general_rules: Vec<RuleView<'a>>,
-    /// Every mutating tool's checklist, ordered by tool name.
-    pub tools: Vec<ChecklistView<'a>>,
 }
 
 /// A general rule or a constraint, as the template sees it.
@@ -87,39 +88,6 @@ impl<'a> PrefixVars<'a> {
                     .collect()
             })
             .unwrap_or_default();
-        let tools = checklists
-            .map(|c| {
-                c.tools
-                    .values()
-                    .map(|t| ChecklistView {
-                        tool: &t.tool,
-                        description: t.description.as_deref(),
-                        constraints: t
-                            .constraints
-                            .iter()
-                            .map(|k| RuleView {
-                                name: &k.name,
-                                rule: &k.rule,
-                                hint: k.hint.as_deref(),
-                            })
-                            .collect(),
-                        requirements: t
-                            .requirements
-                            .iter()
-                            .map(|q| RequirementView {
-                                name: &q.name,
-                                kind: match q.kind {
-                                    RequirementType::Data => "data",
-                                    RequirementType::Procedural => "procedural",
-                                },
-                                tools: q.proving_tools().collect(),
-                                hint: &q.hint,
-                            })
-                            .collect(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
         PrefixVars {
             domain,
             dialogue,
@@ -127,7 +95,37 @@ impl<'a> PrefixVars<'a> {
             checklist: checklists.is_some(),
             policy,
             general_rules,
-            tools,
+        }
+    }
+}
+
+impl<'a> ChecklistView<'a> {
+    pub fn new(t: &'a ToolChecklist) -> Self {
+        ChecklistView {
+            tool: &t.tool,
+            description: t.description.as_deref(),
+            constraints: t
+                .constraints
+                .iter()
+                .map(|k| RuleView {
+                    name: &k.name,
+                    rule: &k.rule,
+                    hint: k.hint.as_deref(),
+                })
+                .collect(),
+            requirements: t
+                .requirements
+                .iter()
+                .map(|q| RequirementView {
+                    name: &q.name,
+                    kind: match q.kind {
+                        RequirementType::Data => "data",
+                        RequirementType::Procedural => "procedural",
+                    },
+                    tools: q.proving_tools().collect(),
+                    hint: &q.hint,
+                })
+                .collect(),
         }
     }
 }
@@ -143,8 +141,8 @@ pub struct RequestVars<'a> {
     pub tool: &'a str,
     /// Compact JSON of the pending call's arguments.
     pub arguments: String,
-    /// The pending tool has a checklist.
-    pub has_checklist: bool,
+    /// The pending tool's checklist (checklist variants, when the tool has one).
+    pub tool_checklist: Option<ChecklistView<'a>>,
 }
 
 /// The three verifier templates, parsed.

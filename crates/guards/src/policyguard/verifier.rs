@@ -6,7 +6,7 @@
 use super::checklist::DomainChecklists;
 use super::history::{compact_arguments, format_history};
 use super::parse::{VerifierReply, parse_reply};
-use super::prompt::{PrefixVars, RequestVars, VerifierPrompts};
+use super::prompt::{ChecklistView, PrefixVars, RequestVars, VerifierPrompts};
 use super::{
     FailMode, PolicyGuardError, PolicyGuardSetup, Sampling, Variant, synthesise_remediation,
 };
@@ -151,7 +151,9 @@ impl PolicyGuardVerifier {
             history: &entries,
             tool: &call.name,
             arguments: compact_arguments(&call.arguments),
-            has_checklist: self.checklists.tools.contains_key(&call.name),
+            tool_checklist: checklists
+                .and_then(|c| c.tools.get(&call.name))
+                .map(ChecklistView::new),
         })?;
         Ok(RenderedPrompt { prefix, request })
     }

@@ -588,6 +588,39 @@ async fn static_prefix_is_byte_stable_across_calls() {
     assert!(
         text(&seen[1].messages[1]).contains("Judge it against the checklist for book_reservation")
     );
+    // The verifier is given the pending tool's checklist, in the request, and no other
+    // tool's; the prefix holds the general rules and no tool's checklist.
+    let cancel_items = [
+        "<checklist tool=\"cancel_reservation\">",
+        "Action: Cancel a whole reservation.",
+        "- cancellation_eligibility: Only within 24 h of booking",
+        "- obtain_user_id [data, shown by get_user_details]: The user id is verified.",
+        "- reason_for_cancellation [procedural]: The user gave a reason.",
+        "- user_confirmation [procedural]: Explicit yes after the summary.",
+    ];
+    let book_items = [
+        "<checklist tool=\"book_reservation\">",
+        "- max_five_passengers: At most five passengers. (how to check: count the passengers argument)",
+        "- offer_insurance [procedural]: Insurance was offered.",
+    ];
+    let (cancel_req, book_req) = (text(&seen[0].messages[1]), text(&seen[1].messages[1]));
+    for item in cancel_items {
+        assert!(cancel_req.contains(item), "`{item}` missing: {cancel_req}");
+        assert!(
+            !book_req.contains(item),
+            "`{item}` in another tool's request"
+        );
+        assert!(!prefixes[0].contains(item), "`{item}` in the prefix");
+    }
+    for item in book_items {
+        assert!(book_req.contains(item), "`{item}` missing: {book_req}");
+        assert!(
+            !cancel_req.contains(item),
+            "`{item}` in another tool's request"
+        );
+        assert!(!prefixes[0].contains(item), "`{item}` in the prefix");
+    }
+    assert!(prefixes[0].contains("- identity_once_per_session: Verify the user's identity"));
 }
 
 #[tokio::test]
@@ -616,14 +649,21 @@ async fn variants_see_the_right_inputs() {
         );
     }
     let has_policy = |n: &str| prompts[n].0.contains(&policy_marker);
-    let has_checklist = |n: &str| {
-        prompts[n].0.contains("max_five_passengers")
-            && prompts[n].0.contains("identity_once_per_session")
+    // Checklist variants: the general rules in the prefix, the pending tool's checklist in
+    // the request; the other variants neither.
+    let rules_and_checklist = |n: &str| {
+        (
+            prompts[n].0.contains("identity_once_per_session"),
+            prompts[n].1.contains("cancellation_eligibility"),
+        )
     };
-    assert!(has_policy("pg-raw") && !has_checklist("pg-raw"));
-    assert!(has_policy("pg-raw-traj") && !has_checklist("pg-raw-traj"));
-    assert!(has_policy("pg-checklist") && has_checklist("pg-checklist"));
-    assert!(!has_policy("pg-checklist-only") && has_checklist("pg-checklist-only"));
+    assert!(has_policy("pg-raw") && rules_and_checklist("pg-raw") == (false, false));
+    assert!(has_policy("pg-raw-traj") && rules_and_checklist("pg-raw-traj") == (false, false));
+    assert!(has_policy("pg-checklist") && rules_and_checklist("pg-checklist") == (true, true));
+    assert!(
+        !has_policy("pg-checklist-only")
+            && rules_and_checklist("pg-checklist-only") == (true, true)
+    );
     // Output contract in every prefix.
     for (p, _) in prompts.values() {
         assert!(p.contains(r#"{"requirements": [{"name": "<short_snake_case_name>", "status": "MET" or "NOT MET""#), "{p}");
@@ -799,7 +839,7 @@ fn prompt_templates_render_for_every_config() {
 }
 
 #[test]
-fn authored_checklists_render_into_the_static_prefix() {
+fn authored_checklists_render_per_pending_tool() {
     use tauguard_guards::catalog::ToolCatalog;
     use tauguard_guards::policyguard::checklist::load_domain_checklists;
     let info_tools = ToolCatalog::from_toolkit("airline", support::AIRLINE_TOOLS);
@@ -809,25 +849,34 @@ fn authored_checklists_render_into_the_static_prefix() {
         .with_checklists(checklists.clone());
     let model: Arc<dyn ChatModel> = ScriptedModel::new(&[]);
     let g = PolicyGuardVerifier::new(Variant::ChecklistOnly, false, model, &s).unwrap();
-    let p = pending_cancel();
-    let r = g.render("", &cancel_history(&p), &p).unwrap();
+    let mut prefixes = Vec::new();
     for (tool, cl) in &checklists.tools {
+        let p = call("c9", tool, json!({}));
+        let r = g.render("", &[calls(&p)], &p).unwrap();
         assert!(
-            r.prefix.contains(&format!("<checklist tool=\"{tool}\">")),
+            r.request.contains(&format!("<checklist tool=\"{tool}\">")),
             "{tool}"
         );
+        assert_eq!(r.request.matches("<checklist tool=").count(), 1, "{tool}");
+        assert!(!r.prefix.contains("<checklist tool="), "{tool}");
         for q in &cl.requirements {
-            assert!(r.prefix.contains(&format!("- {} [", q.name)), "{}", q.name);
+            assert!(r.request.contains(&format!("- {} [", q.name)), "{}", q.name);
         }
         for c in &cl.constraints {
-            assert!(r.prefix.contains(&format!("- {}: ", c.name)), "{}", c.name);
+            assert!(r.request.contains(&format!("- {}: ", c.name)), "{}", c.name);
         }
+        for rule in &checklists.general {
+            assert!(
+                r.prefix.contains(&format!("- {}: ", rule.name)),
+                "{}",
+                rule.name
+            );
+        }
+        prefixes.push(r.prefix);
     }
-    for rule in &checklists.general {
-        assert!(
-            r.prefix.contains(&format!("- {}: ", rule.name)),
-            "{}",
-            rule.name
-        );
-    }
+    assert!(prefixes.len() > 1);
+    assert!(
+        prefixes.windows(2).all(|w| w[0] == w[1]),
+        "one prefix per domain"
+    );
 }

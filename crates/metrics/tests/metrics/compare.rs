@@ -53,6 +53,22 @@ fn hand_computed_pairs_and_strata() {
     assert_eq!(cmp.strata[0].test, mcnemar(1, 3));
     assert_eq!((cmp.strata[1].test.b, cmp.strata[1].test.c), (2, 0));
     assert_eq!(cmp.test, mcnemar(3, 3));
+    // No sim model on either side: no label; one sim verifier on side B labels both tables.
+    assert!(!cmp.simulated && !cmp.render(Format::Md).contains("simulated models"));
+    let mut sim_b = b.clone();
+    sim_b[0]
+        .cell
+        .insert("verifier.provider".into(), serde_json::json!("sim"));
+    let sim = compare(&a, &sim_b, &CompareOptions::default()).unwrap();
+    assert!(sim.simulated && sim.to_json()["simulated"] == true);
+    let md = sim.render(Format::Md);
+    let titles: Vec<&str> = md.lines().filter(|l| l.starts_with("### ")).collect();
+    assert_eq!(titles.len(), 2);
+    assert!(
+        titles
+            .iter()
+            .all(|t| t.ends_with("(simulated models — not a paper result)"))
+    );
 
     // Pass^k on 4 tasks: A pass^1 = (1 + .5 + 0 + 1)/4, B = (.5 + 1 + 1 + 0)/4.
     assert_eq!(cmp.n_tasks, 4);

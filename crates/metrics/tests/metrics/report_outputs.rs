@@ -202,7 +202,13 @@ fn write_outputs_writes_csv_and_sane_plots() {
     }
     for f in &files {
         let len = std::fs::metadata(f).unwrap().len();
-        assert!(len > 200, "{} is only {len} bytes", f.display());
+        // A caption is a title ("Groups") and the table's notes.
+        let floor = if f.to_string_lossy().ends_with(".caption.txt") {
+            6
+        } else {
+            200
+        };
+        assert!(len > floor, "{} is only {len} bytes", f.display());
         if f.extension().is_some_and(|e| e == "png") {
             let bytes = std::fs::read(f).unwrap();
             assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
@@ -374,4 +380,125 @@ fn one_run_name_with_two_configurations_is_refused_unless_pooled() {
         r.config_hash = "aaaa".into();
     }
     tauguard_metrics::check_single_config(&recs).unwrap();
+}
+
+/// Every file `write_outputs` writes for `recs`, by name, with the text ones read.
+fn outputs_of(recs: &[SimulationRecord], name: &str) -> (PathBuf, Vec<(String, String)>) {
+    let rep = report(recs, &ReportOptions::default());
+    let dir = out_dir(name);
+    let files = write_outputs(&rep, &dir).unwrap();
+    let texts = files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e != "png"))
+        .map(|f| {
+            (
+                f.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(f).unwrap(),
+            )
+        })
+        .collect();
+    (dir, texts)
+}
+
+#[test]
+fn results_of_sim_models_are_labelled_everywhere_and_others_nowhere() {
+    use tauguard_metrics::simulated::SIMULATED_LABEL;
+    let mut real = sample();
+    let mut att = rec("pg-checklist", "att", Slice::Pv, 0, true);
+    att.attack_target = Some("cancel_reservation".into());
+    att.call_attempts = vec![attempt("x", Some(Verdict::Block), false)];
+    real.push(att);
+    // The same records, with the baseline's user and the guard's verifier the sim models:
+    // every group has a sim role.
+    let mut sim = real.clone();
+    for r in &mut sim {
+        let role = if r.guard == "baseline" {
+            "user"
+        } else {
+            "verifier"
+        };
+        r.cell
+            .insert(format!("{role}.provider"), serde_json::json!("sim"));
+    }
+
+    let (dir, texts) = outputs_of(&sim, "sim-labels");
+    let text = |name: &str| &texts.iter().find(|(n, _)| n == name).unwrap().1;
+    // Every Markdown and LaTeX table title.
+    let md_titles: Vec<&str> = text("report.md")
+        .lines()
+        .filter(|l| l.starts_with("### "))
+        .collect();
+    assert!(md_titles.len() >= 7, "{md_titles:?}");
+    for t in &md_titles {
+        assert!(t.ends_with(&format!("({SIMULATED_LABEL})")), "{t}");
+    }
+    let tex_captions: Vec<&str> = text("report.tex")
+        .lines()
+        .filter(|l| l.starts_with("\\caption{"))
+        .collect();
+    assert_eq!(tex_captions.len(), md_titles.len());
+    for c in &tex_captions {
+        assert!(
+            c.contains("simulated models") && c.contains("not a paper result"),
+            "{c}"
+        );
+    }
+    // The JSON: every group says so.
+    let json: serde_json::Value = serde_json::from_str(text("report.json")).unwrap();
+    for g in json.as_array().unwrap() {
+        assert_eq!(g["simulated"], true, "{g}");
+    }
+    // The flat CSV: a `simulated` column, true on every row; the file still parses.
+    let mut csv = csv::Reader::from_reader(text("groups.csv").as_bytes());
+    let col = csv
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "simulated")
+        .unwrap();
+    let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| &r[col] == "true"));
+    // Every table CSV has its caption beside it, labelled.
+    for (name, _) in texts.iter().filter(|(n, _)| n.ends_with(".csv")) {
+        let caption = text(&name.replace(".csv", ".caption.txt"));
+        assert!(
+            caption.lines().next().unwrap().contains(SIMULATED_LABEL),
+            "{name}"
+        );
+    }
+    // Every plot's text.
+    let svgs: Vec<&(String, String)> = texts.iter().filter(|(n, _)| n.ends_with(".svg")).collect();
+    assert_eq!(
+        svgs.len(),
+        4,
+        "pass_k, pass_by_slice, block_vs_recall, attack_success"
+    );
+    for (name, svg) in svgs {
+        assert!(svg.contains(SIMULATED_LABEL), "{name} is not labelled");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let (dir, texts) = outputs_of(&real, "real-labels");
+    for (name, t) in &texts {
+        assert!(!t.contains("simulated models"), "{name} is labelled");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&texts.iter().find(|(n, _)| n == "report.json").unwrap().1).unwrap();
+    assert!(
+        json.as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["simulated"] == false)
+    );
+    let groups = &texts.iter().find(|(n, _)| n == "groups.csv").unwrap().1;
+    let mut csv = csv::Reader::from_reader(groups.as_bytes());
+    let col = csv
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "simulated")
+        .unwrap();
+    assert!(csv.records().all(|r| &r.unwrap()[col] == "false"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -41,6 +41,7 @@ pub fn assemble_record(
         messages: Vec::new(),
         guard_events: Vec::new(),
         injected_faults: Vec::new(),
+        behaviour_events: Vec::new(),
         call_attempts: Vec::new(),
         attack_target: None,
         gold_trace: domain
@@ -71,14 +72,19 @@ pub fn assemble_record(
             .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
             .collect();
         record.injected_faults = agent.label_faults(&attempted);
+        record.behaviour_events = agent.behaviour_events(&o.messages);
+    }
+    if plan.models.user.is_none() {
+        record
+            .behaviour_events
+            .extend(tauguard_sim::behaviour::user_events(&o.messages));
     }
     record.call_attempts = o.call_attempts;
-    if let Some(p) = &domain.prereqs {
+    if let Some(oracle) = &domain.oracle {
         crate::prerequisites::label_missing_prerequisites(
             &mut record.call_attempts,
             &o.messages,
-            p,
-            &domain.data,
+            oracle,
         );
     }
     record.guard_events = o.guard_events;

@@ -57,7 +57,11 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex) -> Attempts {
         .iter()
         .map(|t| t.name.clone())
         .collect();
-    let sim_user = SimUserModel(SimUser::new(task, device_tools));
+    let sim_user = SimUserModel(SimUser::new(task, device_tools).with_behaviour(
+        cfg.models.user.behaviour.unwrap_or_default(),
+        at.trial,
+        seed,
+    ));
     let agent: &dyn ChatModel = match &plan.models.agent {
         Some(m) => m.as_ref(),
         None => &sim_agent,

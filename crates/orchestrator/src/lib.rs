@@ -13,6 +13,7 @@ pub mod evaluate;
 pub mod export;
 pub mod floors;
 pub mod judge;
+pub mod nmr_oracle;
 pub mod plan;
 pub mod prerequisites;
 pub mod prompts;

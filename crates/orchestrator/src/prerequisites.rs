@@ -1,19 +1,17 @@
-//! The domain prerequisite file (`tasks/<domain>/prerequisites.toml`) applied to simulations:
-//! which reads a compliant sim agent makes before each mutating gold call (resolved against
-//! the environment state at that point of the gold replay), and which prerequisites an
-//! executed call lacked (the ground truth behind call-NMR).
+//! Prerequisites applied to simulations: which reads a compliant sim agent makes before each
+//! mutating gold call (from `tasks/<domain>/prerequisites.toml`, resolved against the
+//! environment state at that point of the gold replay), and which read prerequisites an
+//! executed call lacked (from the independent call-NMR oracle, `tasks/<domain>/nmr_oracle.toml`:
+//! the ground truth behind call-NMR).
 
-use crate::views::agent_view;
+use crate::nmr_oracle::NmrOracle;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use tauguard_core::record::CallAttempt;
 use tauguard_core::{Message, Requestor, Task, ToolKind};
 use tauguard_env::DomainData;
 use tauguard_env::gold::initial_env;
-use tauguard_guards::policyguard::Variant;
-use tauguard_guards::policyguard::checklist::DomainChecklists;
 use tauguard_guards::policyguard::prerequisites::{Prerequisites, ToolPrerequisites};
-use tauguard_guards::policyguard::sim::SimVerifier;
 use tauguard_sim::agent::PlannedRead;
 
 /// Required parameters of a read tool, from the schemas the agent sees.
@@ -43,7 +41,8 @@ fn deep_find<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
 struct Known<'a> {
     call: &'a Map<String, Value>,
     results: Vec<Value>,
-    aliases: &'a std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
+    aliases:
+        &'a std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
 }
 
 impl Known<'_> {
@@ -67,10 +66,7 @@ impl Known<'_> {
     fn resolve(&self, data: &DomainData, tool: &str) -> Option<Map<String, Value>> {
         let mut args = Map::new();
         for p in required_params(data, tool) {
-            let v = self
-                .sources(tool, &p)
-                .iter()
-                .find_map(|f| self.field(f))?;
+            let v = self.sources(tool, &p).iter().find_map(|f| self.field(f))?;
             args.insert(p, v);
         }
         Some(args)
@@ -111,7 +107,11 @@ struct Planner<'a> {
 impl Planner<'_> {
     /// Runs `tool(args)` on a copy of the state and plans it when it succeeds.
     fn push(&mut self, tool: &str, args: Map<String, Value>) -> bool {
-        if self.reads.iter().any(|r| r.tool == tool && r.arguments == args) {
+        if self
+            .reads
+            .iter()
+            .any(|r| r.tool == tool && r.arguments == args)
+        {
             return true;
         }
         let mut copy = self.env.snapshot();
@@ -239,23 +239,15 @@ fn reads_for(
     reads
 }
 
-/// Fills `missing_prerequisites` of every attempt that executed: the hard requirements of the
-/// prerequisite file (identity, reads, argument links, confirmation) NOT MET at that point.
+/// Fills `missing_prerequisites` of every attempt that executed: the read prerequisites of the
+/// call-NMR oracle ([`crate::nmr_oracle`]) it lacked at that point. The oracle, not the
+/// prerequisites file the offline guards judge with, so call-NMR is not circular. A tool the
+/// oracle does not list stays unlabelled.
 pub fn label_missing_prerequisites(
     attempts: &mut [CallAttempt],
     messages: &[Message],
-    prereqs: &Prerequisites,
-    data: &DomainData,
+    oracle: &NmrOracle,
 ) {
-    let checker = SimVerifier::new(
-        Variant::Raw,
-        false,
-        prereqs.clone(),
-        DomainChecklists::default(),
-    );
-    let probe = data.fresh_env();
-    let mutating =
-        |tool: &str| probe.tool_kind(Requestor::Assistant, tool) == Some(ToolKind::Write);
     for a in attempts.iter_mut() {
         let Some(idx) = messages
             .iter()
@@ -270,14 +262,6 @@ pub fn label_missing_prerequisites(
         else {
             continue;
         };
-        let history = agent_view("", &messages[..=idx]);
-        let eval = checker.evaluate(&history, call, &mutating);
-        a.missing_prerequisites = Some(
-            eval.requirements
-                .iter()
-                .filter(|r| r.hard && !r.result.met)
-                .map(|r| r.result.name.clone())
-                .collect(),
-        );
+        a.missing_prerequisites = oracle.missing(&messages[..idx], call);
     }
 }

@@ -4,13 +4,15 @@
 //!
 //! - [`agent::SimAgent`] follows the policy procedure around the task's gold actions and
 //!   injects labelled faults (ground truth for guard metrics).
-//! - [`user::SimUser`] plays the task's scenario.
+//! - [`user::SimUser`] plays the task's scenario, with the confirmation behaviours of
+//!   [`behaviour::UserBehaviour`] (decline, hesitate, correct).
 //! - [`judge::sim_judge`] stands in for the NL-assertion judge.
 //!
 //! They are pure functions of the conversation they are shown; `tauguard-llm` adapts them to
 //! its `ChatModel` trait.
 
 pub mod agent;
+pub mod behaviour;
 pub mod faults;
 pub mod judge;
 pub mod model;

@@ -255,3 +255,91 @@ fn a_read_skip_a_verifier_cannot_see_is_still_counted() {
         )
     );
 }
+
+/// The recovery behaviours run end to end on the fixture domain: every event is labelled in
+/// `behaviour_events`, a rerun gives the same records, and a record without events carries no
+/// such key.
+#[test]
+fn recovery_behaviours_are_labelled_and_deterministic() {
+    let data = tauguard_testkit::workspace_root().join("tasks/fixtures");
+    let text = format!(
+        r#"
+[run]
+name = "behaviours"
+domain = "airline"
+trials = 4
+seed = 11
+data_dir = "{}"
+
+[models.agent]
+provider = "sim"
+model = "sim-agent"
+[models.agent.faults]
+skip_confirmation = 0.5
+skip_prerequisite = 0.5
+retry_unchanged = 0.5
+abandon_after_block = 0.5
+
+[models.user]
+provider = "sim"
+model = "sim-user"
+[models.user.behaviour]
+decline = 0.25
+hesitate = 0.5
+correct = 0.5
+
+[grid]
+guards = ["baseline", "pg-checklist"]
+"#,
+        data.display()
+    );
+    let cfg = || RunConfig::parse(Path::new("behaviours.toml"), &text).unwrap();
+    // By guard first: the comparison sorts stably by (task, trial) after it.
+    let by_guard = |mut r: Vec<SimulationRecord>| {
+        r.sort_by(|x, y| x.guard.cmp(&y.guard));
+        r
+    };
+    let (a, b) = (by_guard(run_grid(cfg())), by_guard(run_grid(cfg())));
+    let kinds: std::collections::BTreeSet<&str> = a
+        .iter()
+        .flat_map(|r| r.behaviour_events.iter().map(|e| e.kind.as_str()))
+        .collect();
+    for kind in [
+        "user_declined",
+        "user_hesitated",
+        "user_corrected",
+        "retry_unchanged",
+        "abandon_after_block",
+    ] {
+        assert!(kinds.contains(kind), "no `{kind}` event in {kinds:?}");
+    }
+    let (ta, tb) = (
+        crate::run::without_timings(a.clone()),
+        crate::run::without_timings(b),
+    );
+    for (x, y) in ta.iter().zip(&tb) {
+        let keys: Vec<&String> = x
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, v)| y.get(k.as_str()) != Some(v))
+            .map(|(k, _)| k)
+            .collect();
+        assert!(
+            keys.is_empty(),
+            "a rerun differs in {keys:?}: {} / {}",
+            x["task_id"],
+            x["guard"]
+        );
+    }
+    let quiet = a
+        .iter()
+        .find(|r| r.behaviour_events.is_empty())
+        .expect("a record without events");
+    assert!(
+        serde_json::to_value(quiet)
+            .unwrap()
+            .get("behaviour_events")
+            .is_none()
+    );
+}

@@ -9,7 +9,9 @@
 //! [`CONFIRMATION_CUES`] as a substring; an answer is affirmative when it has an affirmative
 //! word or phrase and no negative word (`no`, `not`, any `…n't`, `wait`, …) or phrase. The cue
 //! list also covers the usual phrasing of LLM agents ("Shall I go ahead?", "Is that
-//! correct?"), which is why it is broader than the one question the sim agent asks.
+//! correct?"), which is why it is broader than the one question the sim agent asks. A decline
+//! ([`declines`]) is a no that turns the action down, as opposed to a hesitation or a
+//! correction, after which the agent asks again.
 
 /// Substrings of an agent message that summarises an action and asks the user to confirm it.
 pub const CONFIRMATION_CUES: &[&str] = &[
@@ -78,6 +80,24 @@ pub const NEGATIVE_WORDS: &[&str] = &[
 /// Phrases that withdraw or qualify a yes.
 pub const NEGATIVE_PHRASES: &[&str] = &["hold on", "hold off", "do not"];
 
+/// Phrases of a user answer that turns the action down (not merely a hesitation): the sim
+/// agent drops the action on them, and the sim user declines with one of them.
+pub const DECLINE_PHRASES: &[&str] = &[
+    "don't want to go ahead",
+    "do not want to go ahead",
+    "don't do it",
+    "do not do it",
+    "please don't",
+    "i decline",
+    "i changed my mind",
+];
+
+/// A user answer that turns the action down.
+pub fn declines(text: &str) -> bool {
+    let lower = text.to_lowercase().replace(['’', '‘'], "'");
+    DECLINE_PHRASES.iter().any(|p| lower.contains(p))
+}
+
 /// An agent message that summarises an action and asks the user to confirm it.
 pub fn asks_for_confirmation(text: &str) -> bool {
     let lower = text.to_lowercase();
@@ -119,6 +139,23 @@ mod tests {
         assert!(!asks_for_confirmation(
             "Is there anything else I can help you with?"
         ));
+    }
+
+    #[test]
+    fn declines_are_not_yeses_and_hesitations_are_neither() {
+        for no in [
+            "No, I don't want to go ahead with that.",
+            "I changed my mind.",
+        ] {
+            assert!(declines(no), "{no}");
+            assert!(!is_affirmative(no), "{no}");
+        }
+        for other in [
+            "Hmm, let me think about it for a moment.",
+            "Yes, I confirm.",
+        ] {
+            assert!(!declines(other), "{other}");
+        }
     }
 
     #[test]

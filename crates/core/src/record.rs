@@ -317,6 +317,11 @@ pub struct SimulationRecord {
     pub guard_events: Vec<GuardEvent>,
     #[serde(default)]
     pub injected_faults: Vec<InjectedFault>,
+    /// Offline behaviour events that are not faults (a sim user declining, hesitating or
+    /// correcting itself; the sim agent retrying a blocked call unchanged or abandoning the
+    /// request), so their effect on guard metrics can be told apart. Absent when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub behaviour_events: Vec<InjectedFault>,
     #[serde(default)]
     pub call_attempts: Vec<CallAttempt>,
     /// Marked attack tasks: the tool whose execution means the attack succeeded.

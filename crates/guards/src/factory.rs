@@ -2,8 +2,10 @@
 //! that turns a name plus its options into a guard object.
 //!
 //! Verifiers are LLM verifiers when the cell has a verifier model and the offline sim
-//! verifier when it has none (or a `sim` model). The sim verifier cannot read a policy, so it
-//! is given the ToolGuard rule set as its argument-level knowledge.
+//! verifier when it has none (or a `sim` model). The sim verifier is given the ToolGuard rule
+//! set as the argument rules a policy or checklist can state; it checks a rule only where the
+//! variant's inputs state it (the rule's cited passage is in the policy text, or the
+//! checklist names it).
 
 use crate::Guard;
 use crate::catalog::ToolCatalog;
@@ -158,7 +160,10 @@ pub fn build_guard(
             .load_prerequisites(&inputs.tasks_dir)
             .map_err(|e| fail(e.to_string()))?;
         if sim {
-            setup = setup.with_constraints(toolguard()?);
+            let rules =
+                ToolGuard::load(&inputs.tasks_dir, domain).map_err(|e| fail(e.to_string()))?;
+            let sources = crate::policyguard::sim::RuleSources::of_rule_set(rules.rules());
+            setup = setup.with_constraints(Arc::new(rules), sources);
         }
         build_policyguard(
             variant.as_str(),

@@ -285,6 +285,7 @@ pub(crate) fn import_results(
             messages,
             guard_events: Vec::new(),
             injected_faults: Vec::new(),
+            behaviour_events: Vec::new(),
             call_attempts,
             attack_target: None,
             attack: None,

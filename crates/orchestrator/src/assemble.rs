@@ -46,6 +46,7 @@ pub fn assemble_record(
         messages: Vec::new(),
         guard_events: Vec::new(),
         injected_faults: Vec::new(),
+        behaviour_events: Vec::new(),
         call_attempts: Vec::new(),
         attack_target: domain.attacks.get(&task.id).map(|a| a.spec.tool.clone()),
         attack: domain.attacks.get(&task.id).map(|a| a.spec.clone()),
@@ -97,14 +98,20 @@ pub fn assemble_record(
             .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
             .collect();
         record.injected_faults = agent.label_faults(&attempted);
+        record.behaviour_events =
+            agent.behaviour_events(o.agent_view.as_deref().unwrap_or(&o.messages));
+    }
+    if plan.models.user.is_none() {
+        record
+            .behaviour_events
+            .extend(tauguard_sim::behaviour::user_events(&o.messages));
     }
     record.call_attempts = o.call_attempts;
-    if let Some(p) = &domain.prereqs {
+    if let Some(oracle) = &domain.oracle {
         crate::prerequisites::label_missing_prerequisites(
             &mut record.call_attempts,
             o.agent_view.as_deref().unwrap_or(&o.messages),
-            p,
-            &domain.data,
+            oracle,
         );
     }
     record.guard_events = o.guard_events;

@@ -154,7 +154,13 @@ pub async fn run_attempts(
             SimAttacker::new(task, device_tools, &a.spec.strategy)
                 .expect("strategies are checked when the task set loads"),
         )),
-        None => Box::new(SimUserModel(SimUser::new(task, device_tools))),
+        None => Box::new(SimUserModel(
+            SimUser::new(task, device_tools).with_behaviour(
+                cfg.models.user.behaviour.unwrap_or_default(),
+                at.trial,
+                seed,
+            ),
+        )),
     };
     let agent: &dyn ChatModel = match &plan.models.agent {
         Some(m) => m.as_ref(),

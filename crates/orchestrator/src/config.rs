@@ -141,6 +141,9 @@ pub struct ModelSection {
     /// Sim agent only: fault probabilities.
     #[serde(default)]
     pub faults: Option<FaultProfile>,
+    /// Sim user only: how it answers confirmation requests (`[models.user.behaviour]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behaviour: Option<tauguard_sim::behaviour::UserBehaviour>,
     /// Extra request body parameters (HTTP providers).
     #[serde(default)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -331,6 +334,15 @@ impl RunConfig {
                 f.validate()
                     .map_err(|e| invalid(format!("at `{role}.faults`: {e}")))?;
             }
+            if let Some(b) = &m.behaviour {
+                if role != "models.user" || !m.is_sim() {
+                    return Err(invalid(format!(
+                        "at `{role}.behaviour`: only the sim user `sim-user` takes a behaviour"
+                    )));
+                }
+                b.validate()
+                    .map_err(|e| invalid(format!("at `{role}.behaviour`: {e}")))?;
+            }
         }
         Ok(cfg)
     }
@@ -439,5 +451,49 @@ model = "sim-user"
         assert_eq!(spec.timeout_secs, Some(30.0));
         assert_eq!(spec.extra.get("top_k"), Some(&serde_json::json!(20)));
         assert!(cfg.llm.providers["local"].empty_tool_call_content);
+    }
+
+    #[test]
+    fn the_user_behaviour_belongs_to_the_sim_user_and_holds_probabilities() {
+        let cfg = |agent: &str, user: &str| {
+            format!(
+                "[run]\nname = \"t\"\ndomain = \"airline\"\n[models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n{agent}\n[models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n{user}\n"
+            )
+        };
+        let ok = RunConfig::parse(
+            Path::new("b.toml"),
+            &cfg(
+                "[models.agent.faults]\nretry_unchanged = 0.5\nabandon_after_block = 0.1",
+                "[models.user.behaviour]\ndecline = 0.1\nhesitate = 0.2\ncorrect = 0.3",
+            ),
+        )
+        .expect("valid");
+        assert_eq!(ok.models.user.behaviour.unwrap().correct, 0.3);
+        assert_eq!(ok.models.agent.faults.unwrap().retry_unchanged, 0.5);
+        for (agent, user, needle) in [
+            (
+                "",
+                "[models.user.behaviour]\nhesitate = 1.5",
+                "`models.user.behaviour`: behaviour probability `hesitate` = 1.5",
+            ),
+            (
+                "[models.agent.behaviour]\ndecline = 0.1",
+                "",
+                "`models.agent.behaviour`: only the sim user",
+            ),
+            (
+                "[models.agent.faults]\nabandon_after_block = -1",
+                "",
+                "`abandon_after_block` = -1",
+            ),
+        ] {
+            let err = RunConfig::parse(Path::new("b.toml"), &cfg(agent, user))
+                .expect_err(needle)
+                .to_string();
+            assert!(err.contains(needle), "{err}");
+        }
+        // Zero reactions are left out of the serialised profile: cell hashes stay as they were.
+        let json = serde_json::to_value(FaultProfile::default()).unwrap();
+        assert!(json.get("retry_unchanged").is_none() && json.get("abandon_after_block").is_none());
     }
 }

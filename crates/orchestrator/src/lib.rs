@@ -16,6 +16,7 @@ pub mod evaluate;
 pub mod export;
 pub mod floors;
 pub mod judge;
+pub mod nmr_oracle;
 mod party;
 pub mod plan;
 pub mod prerequisites;

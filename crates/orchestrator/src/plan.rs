@@ -44,6 +44,8 @@ pub struct DomainPlan {
     pub attacks: HashMap<String, crate::attacks::Attack>,
     /// `tasks/<domain>/prerequisites.toml`, when the project has one for the domain.
     pub prereqs: Option<Prerequisites>,
+    /// `tasks/<domain>/nmr_oracle.toml`: the call-NMR ground truth, for labelling only.
+    pub oracle: Option<crate::nmr_oracle::NmrOracle>,
     /// The sim agent's prerequisite reads per task index (empty when the agent is a model):
     /// they depend on the task alone, so they are planned once and shared by every trial.
     pub planned_reads: Vec<Vec<Vec<PlannedRead>>>,
@@ -267,6 +269,11 @@ fn plan_domain(
             None
         }
     };
+    let oracle = crate::nmr_oracle::NmrOracle::load_domain(&project.join("tasks"), data.domain)
+        .map_err(|e| {
+            let (path, message) = e.into_parts();
+            RunError::Input { path, message }
+        })?;
     let planned_reads = match (&prereqs, sim_agent) {
         (Some(p), true) => tasks
             .iter()
@@ -320,6 +327,7 @@ fn plan_domain(
         gold: GoldCache::default(),
         planned_reads,
         prereqs,
+        oracle,
         mutating,
         tasks,
         data,

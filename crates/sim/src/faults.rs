@@ -1,4 +1,5 @@
-//! The sim agent's fault profile and the faults it plans for one simulation.
+//! The sim agent's fault profile (with its reactions to a block: retry unchanged, abandon)
+//! and the faults it plans for one simulation.
 
 use crate::rng::SimRng;
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,17 @@ pub struct FaultProfile {
     /// Corrupt one argument of one mutating call.
     #[serde(default)]
     pub corrupt_argument: f64,
+    /// After a block, retry the blocked call once unchanged before repairing it. Left out of
+    /// the serialised profile at zero, so configs (and cell hashes) without it are unchanged.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retry_unchanged: f64,
+    /// After a block, give up on the request instead of repairing it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub abandon_after_block: f64,
+}
+
+fn is_zero(p: &f64) -> bool {
+    *p == 0.0
 }
 
 impl FaultProfile {
@@ -33,6 +45,8 @@ impl FaultProfile {
             ("skip_confirmation", self.skip_confirmation),
             ("comply_forbidden", self.comply_forbidden),
             ("corrupt_argument", self.corrupt_argument),
+            ("retry_unchanged", self.retry_unchanged),
+            ("abandon_after_block", self.abandon_after_block),
         ] {
             if !(0.0..=1.0).contains(&p) {
                 return Err(format!(

@@ -4,8 +4,10 @@
 //!
 //! - [`agent::SimAgent`] follows the policy procedure around the task's gold actions and
 //!   injects labelled faults (ground truth for guard metrics).
-//! - [`user::SimUser`] plays the task's scenario; [`attacker::SimAttacker`] plays an attack
-//!   task's, escalating through its persuasion strategy when the agent declines.
+//! - [`user::SimUser`] plays the task's scenario, with the confirmation behaviours of
+//!   [`behaviour::UserBehaviour`] (decline, hesitate, correct); [`attacker::SimAttacker`]
+//!   plays an attack task's, escalating through its persuasion strategy when the agent
+//!   declines.
 //! - [`judge::sim_judge`] stands in for the NL-assertion judge.
 //!
 //! They are pure functions of the conversation they are shown; `tauguard-llm` adapts them to
@@ -13,6 +15,7 @@
 
 pub mod agent;
 pub mod attacker;
+pub mod behaviour;
 pub mod faults;
 pub mod judge;
 pub mod model;

@@ -13,6 +13,22 @@ pub const CONFIRM_QUESTION: &str = "Do you confirm that I should proceed? Please
 /// The sim user's answer to a confirmation request: an explicit yes in the shared vocabulary
 /// ([`tauguard_core::dialogue::is_affirmative`]).
 pub const CONFIRM_ANSWER: &str = "Yes, I confirm. Please go ahead.";
+/// The sim user turns an action down: a decline in the shared vocabulary
+/// ([`tauguard_core::dialogue::declines`]).
+pub const DECLINE_ANSWER: &str = "No, I don't want to go ahead with that.";
+/// The sim user hesitates: neither a yes nor a decline, so the agent asks again.
+pub const HESITATE_ANSWER: &str = "Hmm, let me think about it for a moment.";
+/// The sim user's yes after a hesitation or a correction.
+pub const YES_AFTER_ALL: &str = "Actually yes, that's right. Please go ahead.";
+/// How the sim user's correction of a summary begins (not a yes: it says "wait").
+pub const CORRECTION_PREFIX: &str = "Wait, one correction:";
+/// How the sim agent begins asking again after a hesitation or a correction; the sim user
+/// answers such a request with [`YES_AFTER_ALL`].
+pub const REASK_PREFIX: &str = "No problem, let me restate it.";
+/// The sim agent drops an action the user declined.
+pub const DECLINE_ACK: &str = "Understood, I will not make that change.";
+/// The sim agent gives up on a request after a block.
+pub const ABANDON: &str = "I'm sorry, I am unable to complete this request right now.";
 /// The agent refuses a request the policy forbids.
 pub const REFUSAL: &str = "I'm sorry, but I cannot do that: our policy does not allow it.";
 /// The agent closes.
@@ -77,6 +93,12 @@ mod tests {
     fn the_sims_confirmation_sentences_are_in_the_shared_vocabulary() {
         assert!(asks_for_confirmation(CONFIRM_QUESTION));
         assert!(is_affirmative(CONFIRM_ANSWER));
+        assert!(is_affirmative(YES_AFTER_ALL));
+        assert!(tauguard_core::dialogue::declines(DECLINE_ANSWER));
+        for not_yes in [DECLINE_ANSWER, HESITATE_ANSWER, CORRECTION_PREFIX] {
+            assert!(!is_affirmative(not_yes), "{not_yes}");
+        }
+        assert!(!tauguard_core::dialogue::declines(HESITATE_ANSWER));
         for other in [ASK_IDENTITY, REFUSAL, CLOSING, TRANSFER] {
             assert!(!asks_for_confirmation(other), "{other}");
         }

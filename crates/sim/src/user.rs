@@ -1,10 +1,12 @@
 //! The sim user: plays the task's scenario. It opens with the reason for the call, gives its
-//! known information when asked to identify itself, confirms pending changes, performs the
+//! known information when asked to identify itself, confirms pending changes (or, with a
+//! [`UserBehaviour`], declines, hesitates or corrects a detail first), performs the
 //! device actions the agent asks for (telecom), and stops when the agent closes, refuses or
 //! transfers. Its view is role-flipped as upstream's user simulator sees it: its own messages
 //! are `assistant`, the agent's are `user`, its device results are `tool`.
 
 use crate::SimTurn;
+use crate::behaviour::{Answer, UserBehaviour, correction};
 use crate::phrases::{self, CLOSING_CUES, IDENTITY_CUES, TRANSFER_CUES, contains_any};
 use serde_json::{Map, Value};
 use tauguard_core::Task;
@@ -22,6 +24,10 @@ pub struct SimUser {
     known_info: Option<String>,
     /// Device tools the user can run (telecom), by name.
     device_tools: Vec<String>,
+    task_id: String,
+    trial: u32,
+    seed: u64,
+    behaviour: UserBehaviour,
 }
 
 impl SimUser {
@@ -34,7 +40,20 @@ impl SimUser {
             reason,
             known_info,
             device_tools,
+            task_id: task.id.clone(),
+            trial: 0,
+            seed: 0,
+            behaviour: UserBehaviour::default(),
         }
+    }
+
+    /// Answers confirmation requests with `behaviour`, drawn per (task, `trial`, `seed`,
+    /// request index).
+    pub fn with_behaviour(mut self, behaviour: UserBehaviour, trial: u32, seed: u64) -> SimUser {
+        self.behaviour = behaviour;
+        self.trial = trial;
+        self.seed = seed;
+        self
     }
 
     /// The user's next turn given its (role-flipped) view.
@@ -68,7 +87,7 @@ impl SimUser {
             return turn;
         }
         if asks_for_confirmation(&text) {
-            return SimTurn::Say(phrases::CONFIRM_ANSWER.into());
+            return SimTurn::Say(self.confirm(view, &text));
         }
         if contains_any(&text, IDENTITY_CUES) {
             return SimTurn::Say(match &self.known_info {
@@ -83,6 +102,33 @@ impl SimUser {
             "Could you please help me with this? {}",
             self.reason.trim()
         ))
+    }
+
+    /// The answer to a confirmation request: a re-ask gets a yes; a first request gets the
+    /// drawn answer of its index (the confirmation requests before it, re-asks not counted).
+    fn confirm(&self, view: &[Message], text: &str) -> String {
+        if text.starts_with(phrases::REASK_PREFIX) {
+            return phrases::YES_AFTER_ALL.into();
+        }
+        let index = view
+            .iter()
+            .filter(|m| match m {
+                Message::User(a) => a.content.as_deref().is_some_and(|t| {
+                    asks_for_confirmation(t) && !t.starts_with(phrases::REASK_PREFIX)
+                }),
+                _ => false,
+            })
+            .count()
+            .saturating_sub(1);
+        match self
+            .behaviour
+            .answer(&self.task_id, self.trial, self.seed, index)
+        {
+            Answer::Yes => phrases::CONFIRM_ANSWER.into(),
+            Answer::Decline => phrases::DECLINE_ANSWER.into(),
+            Answer::Hesitate => phrases::HESITATE_ANSWER.into(),
+            Answer::Correct => correction(text),
+        }
     }
 
     /// A device action the agent asked for: a backticked tool name (the sim agent's form) or

@@ -7,6 +7,7 @@ use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
 use tauguard_core::{Task, ToolCall};
 use tauguard_sim::SimTurn;
 use tauguard_sim::agent::{SimAgent, SimAgentSpec, TemptingCall};
+use tauguard_sim::behaviour::{self, UserBehaviour};
 use tauguard_sim::faults::FaultProfile;
 use tauguard_sim::phrases;
 use tauguard_sim::user::SimUser;
@@ -72,10 +73,23 @@ fn call(id: &str, name: &str, args: Value) -> Message {
     })
 }
 
+/// A blocked call's remediation in the sim verifier's form, naming `user_confirmation`.
+const CONFIRM_REMEDIATION: &str = "The call `cancel_reservation` was blocked because these requirements are not met: user_confirmation. First list the action details to the user and get an explicit yes before calling it. Then retry the call.";
+/// A remediation about the call's arguments only (ToolGuard's form: a rule's message).
+const ARGUMENT_REMEDIATION: &str = "This reservation cannot be cancelled.";
+
 fn result(id: &str, error: bool) -> Message {
+    blocked_with(id, error, ARGUMENT_REMEDIATION)
+}
+
+fn blocked_with(id: &str, error: bool, remediation: &str) -> Message {
     Message::Tool(ToolMessage {
         id: id.into(),
-        content: if error { "blocked".into() } else { "{}".into() },
+        content: if error {
+            remediation.into()
+        } else {
+            "{}".into()
+        },
         requestor: Default::default(),
         error,
         turn_idx: None,
@@ -86,7 +100,24 @@ fn result(id: &str, error: bool) -> Message {
 
 /// Plays the agent against the sim user until the agent closes; returns the agent's turns.
 fn play(agent: &SimAgent, reject_mutations: bool) -> Vec<SimTurn> {
-    let user = SimUser::new(&cancel_task(), Vec::new());
+    play_with(
+        agent,
+        reject_mutations,
+        ARGUMENT_REMEDIATION,
+        UserBehaviour::default(),
+    )
+    .0
+}
+
+/// [`play`] with the remediation a rejected mutation gets and the user's behaviour; also
+/// returns the conversation (agent-side view).
+fn play_with(
+    agent: &SimAgent,
+    reject_mutations: bool,
+    remediation: &str,
+    behaviour: UserBehaviour,
+) -> (Vec<SimTurn>, Vec<Message>) {
+    let user = SimUser::new(&cancel_task(), Vec::new()).with_behaviour(behaviour, 0, 1);
     let mut conv = vec![say("assistant", "Hi! How can I help you today?")];
     let mut turns = Vec::new();
     let mut n = 0;
@@ -101,7 +132,7 @@ fn play(agent: &SimAgent, reject_mutations: bool) -> Vec<SimTurn> {
             })
             .collect();
         match user.respond(&view) {
-            SimTurn::Say(t) if t.contains(phrases::STOP) => return turns,
+            SimTurn::Say(t) if t.contains(phrases::STOP) => return (turns, conv),
             SimTurn::Say(t) => conv.push(say("user", &t)),
             SimTurn::Call { .. } => panic!("airline user has no tools"),
         }
@@ -119,7 +150,7 @@ fn play(agent: &SimAgent, reject_mutations: bool) -> Vec<SimTurn> {
                     let id = format!("c{n}");
                     let rejected = reject_mutations && name == "cancel_reservation";
                     conv.push(call(&id, &name, Value::Object(arguments)));
-                    conv.push(result(&id, rejected));
+                    conv.push(blocked_with(&id, rejected, remediation));
                 }
             }
             assert!(turns.len() < 40, "agent loops: {turns:?}");
@@ -174,7 +205,7 @@ fn skipped_confirmation_is_labelled_and_repaired_after_a_block() {
     };
     let agent = SimAgent::new(spec(cancel_task(), profile, None));
     assert_eq!(agent.planned_faults().skip_confirmation, vec![0]);
-    let turns = play(&agent, true);
+    let turns = play_with(&agent, true, CONFIRM_REMEDIATION, UserBehaviour::default()).0;
     let cancels = calls(&turns)
         .iter()
         .filter(|c| c.0 == "cancel_reservation")
@@ -255,5 +286,128 @@ fn pv_task_refuses_or_complies_when_faulted() {
     ));
     assert!(
         matches!(comply.respond(&conv), SimTurn::Say(s) if s.contains(phrases::CONFIRM_QUESTION))
+    );
+}
+
+fn cancels(turns: &[SimTurn]) -> usize {
+    calls(turns)
+        .iter()
+        .filter(|c| c.0 == "cancel_reservation")
+        .count()
+}
+
+fn asked(turns: &[SimTurn], text: &str) -> usize {
+    turns
+        .iter()
+        .filter(|t| matches!(t, SimTurn::Say(s) if s.contains(text)))
+        .count()
+}
+
+#[test]
+fn only_what_the_remediation_names_is_repaired() {
+    let profile = FaultProfile {
+        skip_confirmation: 1.0,
+        ..Default::default()
+    };
+    let agent = SimAgent::new(spec(cancel_task(), profile, None));
+    // A remediation about the arguments does not name the skipped confirmation: the agent
+    // has nothing to repair, so it does not retry and never asks for the confirmation.
+    let turns = play_with(&agent, true, ARGUMENT_REMEDIATION, UserBehaviour::default()).0;
+    assert_eq!(cancels(&turns), 1, "{turns:?}");
+    assert_eq!(asked(&turns, phrases::CONFIRM_QUESTION), 0, "{turns:?}");
+}
+
+#[test]
+fn retry_unchanged_and_abandon_after_block_are_labelled() {
+    let retry = FaultProfile {
+        skip_confirmation: 1.0,
+        retry_unchanged: 1.0,
+        ..Default::default()
+    };
+    let agent = SimAgent::new(spec(cancel_task(), retry, None));
+    let (turns, conv) = play_with(&agent, true, CONFIRM_REMEDIATION, UserBehaviour::default());
+    // The faulty call, the same call again, then the repaired one after a confirmation.
+    let c = calls(&turns);
+    let cancel: Vec<_> = c.iter().filter(|c| c.0 == "cancel_reservation").collect();
+    assert_eq!(cancel.len(), 3, "{turns:?}");
+    assert_eq!(cancel[0], cancel[1]);
+    assert_eq!(asked(&turns, phrases::CONFIRM_QUESTION), 1);
+    let events = agent.behaviour_events(&conv);
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].kind, behaviour::RETRY_UNCHANGED);
+    assert!(events[0].call_id.is_some());
+
+    let abandon = FaultProfile {
+        skip_confirmation: 1.0,
+        abandon_after_block: 1.0,
+        ..Default::default()
+    };
+    let agent = SimAgent::new(spec(cancel_task(), abandon, None));
+    let (turns, conv) = play_with(&agent, true, CONFIRM_REMEDIATION, UserBehaviour::default());
+    assert_eq!(cancels(&turns), 1, "{turns:?}");
+    assert_eq!(asked(&turns, phrases::ABANDON), 1, "{turns:?}");
+    let events = agent.behaviour_events(&conv);
+    assert_eq!(
+        events.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(),
+        [behaviour::ABANDON_AFTER_BLOCK]
+    );
+    // No reactions drawn at zero: the plain agent labels nothing.
+    let plain = SimAgent::new(spec(cancel_task(), FaultProfile::default(), None));
+    let (_, conv) = play_with(&plain, true, CONFIRM_REMEDIATION, UserBehaviour::default());
+    assert!(plain.behaviour_events(&conv).is_empty());
+}
+
+#[test]
+fn the_agent_follows_the_users_answers() {
+    let agent = SimAgent::new(spec(cancel_task(), FaultProfile::default(), None));
+    let one = |b: UserBehaviour| play_with(&agent, false, "", b);
+    // Declined: no cancellation, an acknowledgement.
+    let (turns, conv) = one(UserBehaviour {
+        decline: 1.0,
+        ..Default::default()
+    });
+    assert_eq!(cancels(&turns), 0, "{turns:?}");
+    assert_eq!(asked(&turns, phrases::DECLINE_ACK), 1);
+    let ev = behaviour::user_events(&conv);
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0].kind, behaviour::USER_DECLINED);
+    assert_eq!(ev[0].tool.as_deref(), Some("cancel_reservation"));
+    // Hesitation and correction: asked again, then the cancellation.
+    for (b, kind) in [
+        (
+            UserBehaviour {
+                hesitate: 1.0,
+                ..Default::default()
+            },
+            behaviour::USER_HESITATED,
+        ),
+        (
+            UserBehaviour {
+                correct: 1.0,
+                ..Default::default()
+            },
+            behaviour::USER_CORRECTED,
+        ),
+    ] {
+        let (turns, conv) = one(b);
+        assert_eq!(cancels(&turns), 1, "{turns:?}");
+        assert_eq!(asked(&turns, phrases::REASK_PREFIX), 1, "{turns:?}");
+        let ev = behaviour::user_events(&conv);
+        assert_eq!(
+            ev.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(),
+            [kind]
+        );
+        assert_eq!(one(b), (turns, conv), "deterministic");
+    }
+    // All zero: exactly the plain conversation.
+    assert_eq!(one(UserBehaviour::default()).0, play(&agent, false));
+    assert!(
+        UserBehaviour {
+            decline: 1.5,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err()
+        .contains("`decline`")
     );
 }

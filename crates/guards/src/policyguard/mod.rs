@@ -13,7 +13,8 @@
 //!
 //! The verifier model is configurable and defaults to the agent's (paired-verifier protocol,
 //! [`paired_verifier`]). With no model, or a `sim` model, [`build_policyguard`] returns the
-//! rule-based offline stand-in ([`sim::SimVerifier`]).
+//! rule-based offline stand-in ([`sim::SimVerifier`]), which decides from the inputs the variant
+//! is given ([`sim::Inputs`]).
 //!
 //! Layout: the LLM verifier ([`PolicyGuardVerifier`]) with its history formatting
 //! ([`history`]), prompts ([`prompt`]) and reply parsing ([`parse`]); the offline verifier
@@ -184,8 +185,11 @@ pub struct PolicyGuardSetup {
     pub sampling: Sampling,
     pub fail_mode: FailMode,
     /// Argument-level constraint rules the sim verifier adds as hard requirements (e.g. the
-    /// ToolGuard rule set); `None` = none.
+    /// ToolGuard rule set) wherever its inputs state them; `None` = none.
     pub constraints: Option<Arc<dyn Guard>>,
+    /// The passage each constraint rule cites, by tool and rule name (how the sim verifier
+    /// tells whether its inputs state a rule).
+    pub constraint_sources: sim::RuleSources,
 }
 
 impl std::fmt::Debug for PolicyGuardSetup {
@@ -217,6 +221,7 @@ impl PolicyGuardSetup {
             sampling: Sampling::default(),
             fail_mode: FailMode::default(),
             constraints: None,
+            constraint_sources: sim::RuleSources::default(),
         }
     }
 
@@ -251,8 +256,13 @@ impl PolicyGuardSetup {
         self
     }
 
-    pub fn with_constraints(mut self, constraints: Arc<dyn Guard>) -> Self {
+    pub fn with_constraints(
+        mut self,
+        constraints: Arc<dyn Guard>,
+        sources: sim::RuleSources,
+    ) -> Self {
         self.constraints = Some(constraints);
+        self.constraint_sources = sources;
         self
     }
 }
@@ -322,7 +332,10 @@ pub fn build_policyguard(
             }
             let mut sim = SimVerifier::new(v, strict, prerequisites, setup.checklists.clone());
             if let Some(c) = &setup.constraints {
-                sim = sim.with_constraints(c.clone());
+                sim = sim.with_constraints(c.clone(), setup.constraint_sources.clone());
+            }
+            if let Some(policy) = &setup.policy {
+                sim = sim.with_policy(policy);
             }
             Ok(Arc::new(sim))
         }

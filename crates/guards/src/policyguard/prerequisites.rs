@@ -35,9 +35,16 @@ pub struct ToolPrerequisites {
     /// An explicit user "yes" after the agent's last summary, before the call.
     #[serde(default)]
     pub confirmation: bool,
-    /// The policy passages behind these prerequisites (for people and the LLM verifier).
+    /// The policy passages behind these prerequisites (for people and the LLM verifier; the
+    /// sim verifier checks they occur in the raw policy text it is given).
     #[serde(default)]
     pub policy: Option<String>,
+    /// For the sim agent's planner: read tool → parameter → the fields (of the call's
+    /// arguments or of earlier read results) that supply it, tried in order, when no field has
+    /// the parameter's own name (telecom's `get_details_by_id` takes an `id` that is a line's
+    /// `line_id` or its `plan_id`).
+    #[serde(default)]
+    pub read_arguments: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 /// `call.arguments[argument] == read.arguments[read_argument]` for a successful `read`.

@@ -10,5 +10,6 @@ mod compile_pipeline;
 mod hybrid;
 mod policyguard;
 mod policyguard_sim;
+mod policyguard_sim_inputs;
 mod toolguard_artifacts;
 mod toolguard_env;

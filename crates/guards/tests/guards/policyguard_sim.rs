@@ -14,20 +14,30 @@ use tauguard_guards::policyguard::checklist::{
     DomainChecklists, Requirement, RequirementType, ToolChecklist, load_domain_checklists,
 };
 use tauguard_guards::policyguard::prerequisites::Prerequisites;
-use tauguard_guards::policyguard::sim::SimVerifier;
+use tauguard_guards::policyguard::sim::{RuleSources, SimVerifier};
 use tauguard_guards::policyguard::{PolicyGuardSetup, Variant, build_policyguard};
 use tauguard_guards::{Decision, Guard, GuardContext, GuardError, Verdict};
 use tauguard_llm::model::BoxFuture;
 
-fn prerequisites(domain: &str) -> Prerequisites {
+pub(crate) fn prerequisites(domain: &str) -> Prerequisites {
     Prerequisites::load_domain(&root().join("tasks"), domain).expect("authored prerequisites")
+}
+
+/// A policy stating every passage of a domain's prerequisites (the fixture policy quotes none).
+pub(crate) fn stated_policy(domain: &str) -> String {
+    prerequisites(domain)
+        .tools
+        .values()
+        .filter_map(|p| p.policy.clone())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 const SUMMARY: &str = "Here is what I am going to do: `cancel_reservation` with {\"reservation_id\": \"NO6JO3\"}. \
                        Do you confirm that I should proceed? Please answer yes or no.";
-const YES: &str = "Yes, I confirm. Please go ahead.";
+pub(crate) const YES: &str = "Yes, I confirm. Please go ahead.";
 
-fn pending() -> ToolCall {
+pub(crate) fn pending() -> ToolCall {
     call(
         "p1",
         "cancel_reservation",
@@ -35,7 +45,7 @@ fn pending() -> ToolCall {
     )
 }
 
-fn compliant() -> Vec<Message> {
+pub(crate) fn compliant() -> Vec<Message> {
     let mut h = vec![
         user("I need to cancel my trip."),
         agent("Could you please provide your user id?"),
@@ -59,22 +69,23 @@ fn compliant() -> Vec<Message> {
     h
 }
 
-fn sim(variant: Variant, strict: bool) -> SimVerifier {
+pub(crate) fn sim(variant: Variant, strict: bool) -> SimVerifier {
     SimVerifier::new(
         variant,
         strict,
         prerequisites("airline"),
         DomainChecklists::default(),
     )
+    .with_policy(&stated_policy("airline"))
 }
 
-async fn judge(guard: &dyn Guard, history: &[Message], c: &ToolCall) -> Decision {
+pub(crate) async fn judge(guard: &dyn Guard, history: &[Message], c: &ToolCall) -> Decision {
     support::judge(guard, history, c)
         .await
         .expect("the sim verifier never fails")
 }
 
-fn req<'a>(d: &'a Decision, name: &str) -> &'a RequirementResult {
+pub(crate) fn req<'a>(d: &'a Decision, name: &str) -> &'a RequirementResult {
     d.requirements
         .iter()
         .find(|r| r.name == name)
@@ -238,29 +249,30 @@ async fn a_mutation_after_the_yes_uses_it_up_but_reads_and_blocked_attempts_do_n
 }
 
 #[tokio::test]
-async fn raw_traj_cannot_see_confirmation_and_blocks_every_confirmed_mutation() {
+async fn raw_traj_leaves_confirmation_unchecked_but_judges_the_tool_trace() {
     let g = sim(Variant::RawTraj, false);
     assert_eq!(g.name(), "pg-raw-traj");
+    // Without the dialogue a confirmation is unchecked, never NOT MET: the call passes.
     let d = judge(&g, &compliant(), &pending()).await;
+    assert_eq!(d.verdict, Verdict::Pass, "{:?}", d.requirements);
+    assert!(d.requirements.iter().all(|r| r.name != "user_confirmation"));
+    assert_eq!(
+        info(&d)["unchecked"],
+        json!(["user_confirmation: needs dialogue"])
+    );
+    assert_eq!(info(&d)["inputs"], json!(["policy", "tool_trace"]));
+    assert_eq!(info(&d)["checked"], json!(3));
+    // Tool-call evidence is still judged: a missing lookup blocks.
+    let h: Vec<Message> = compliant()
+        .into_iter()
+        .filter(
+            |m| !matches!(m.tool_calls().first(), Some(c) if c.name == "get_reservation_details"),
+        )
+        .filter(|m| !matches!(m, Message::Tool(t) if t.id == "r2"))
+        .collect();
+    let d = judge(&g, &h, &pending()).await;
     assert_eq!(d.verdict, Verdict::Block);
-    let c = req(&d, "user_confirmation");
-    assert!(!c.met && c.reason.contains("not visible"), "{c:?}");
-    // Tool-call evidence is still visible.
-    assert!(req(&d, "identity_verified").met);
-    assert!(req(&d, "argument_link_reservation_id").met);
-    assert_eq!(info(&d)["dialogue_visible"], json!(false));
-
-    // Every airline mutating tool needs confirmation, so none passes.
-    for tool in prerequisites("airline").tools.keys() {
-        let c = call(
-            "p1",
-            tool,
-            json!({"reservation_id": "NO6JO3", "user_id": "mia_li_3668"}),
-        );
-        let mut h = compliant();
-        *h.last_mut().unwrap() = calls(&c);
-        assert_eq!(judge(&g, &h, &c).await.verdict, Verdict::Block, "{tool}");
-    }
+    assert!(!req(&d, "read_get_reservation_details").met);
 }
 
 #[test]
@@ -271,7 +283,8 @@ fn raw_traj_passes_tools_without_confirmation() {
         false,
         prerequisites("telecom"),
         DomainChecklists::default(),
-    );
+    )
+    .with_policy(&stated_policy("telecom"));
     let c = call(
         "p",
         "enable_roaming",
@@ -311,7 +324,8 @@ fn required_any_reads_groups() {
         false,
         prerequisites("retail"),
         DomainChecklists::default(),
-    );
+    )
+    .with_policy(&stated_policy("retail"));
     let c = call(
         "p",
         "modify_pending_order_items",
@@ -407,13 +421,15 @@ async fn advisory_checklist_items_block_only_in_strict_mode() {
         false,
         prerequisites("airline"),
         over_specified_checklist(),
-    );
+    )
+    .with_policy(&stated_policy("airline"));
     let strict = SimVerifier::new(
         Variant::Checklist,
         true,
         prerequisites("airline"),
         over_specified_checklist(),
-    );
+    )
+    .with_policy(&stated_policy("airline"));
     assert_eq!(strict.name(), "pg-checklist-strict");
 
     let d = judge(&advisory, &compliant(), &pending()).await;
@@ -423,7 +439,10 @@ async fn advisory_checklist_items_block_only_in_strict_mode() {
         info(&d)["advisory_not_met"],
         json!(["flight_status_checked"])
     );
-    assert_eq!(info(&d)["unchecked"], json!(["reason_for_cancellation"]));
+    assert_eq!(
+        info(&d)["unchecked"],
+        json!(["reason_for_cancellation: a dialogue predicate the rules cannot evaluate"])
+    );
     let mapped = info(&d)["mapped"].as_array().unwrap();
     assert!(mapped.contains(&json!("user_confirmation -> user_confirmation")));
 
@@ -452,7 +471,8 @@ async fn advisory_checklist_items_block_only_in_strict_mode() {
         false,
         prerequisites("airline"),
         over_specified_checklist(),
-    );
+    )
+    .with_policy(&stated_policy("airline"));
     let d = judge(&raw, &compliant(), &pending()).await;
     assert!(
         d.requirements
@@ -492,9 +512,18 @@ async fn constraint_guard_adds_hard_requirements() {
             })
         }
     }
+    // The rule's passage is in the policy the verifier is given, so `pg-raw` checks it.
+    let passage = "A reservation may carry at most five checked bags in total.";
+    let sources = RuleSources {
+        tools: BTreeMap::from([(
+            "update_reservation_baggages".to_string(),
+            BTreeMap::from([("max_bags".to_string(), Some(passage.to_string()))]),
+        )]),
+    };
     let s = PolicyGuardSetup::new("airline", root().join("configs/prompts"))
         .with_prerequisites(prerequisites("airline"))
-        .with_constraints(Arc::new(MaxBags));
+        .with_policy(format!("{}\n{passage}", stated_policy("airline")))
+        .with_constraints(Arc::new(MaxBags), sources.clone());
     let g = build_policyguard("pg-raw", false, None, &s).unwrap();
     let c = call(
         "p1",
@@ -516,45 +545,20 @@ async fn constraint_guard_adds_hard_requirements() {
     );
     *h.last_mut().unwrap() = calls(&c);
     assert_eq!(judge(g.as_ref(), &h, &c).await.verdict, Verdict::Pass);
-}
 
-#[tokio::test]
-async fn deterministic_and_remediation_is_short() {
-    let h: Vec<Message> = compliant()
-        .into_iter()
-        .filter(|m| !matches!(m, Message::Tool(_)))
-        .collect();
-    let g = sim(Variant::Checklist, false);
-    let a = judge(&g, &h, &pending()).await;
-    let b = judge(&g, &h, &pending()).await;
-    assert_eq!(a, b);
-    assert_eq!(a.verdict, Verdict::Block);
-    let m = a.remediation.unwrap();
-    let sentences = m.split(". ").count();
-    assert!((1..=3).contains(&sentences), "{m}");
-}
-
-#[tokio::test]
-async fn tools_without_prerequisites_pass() {
-    let c = call("p1", "some_new_tool", json!({}));
-    let h = vec![user("hi"), calls(&c)];
-    let d = judge(&sim(Variant::Raw, false), &h, &c).await;
-    assert_eq!(d.verdict, Verdict::Pass);
-    assert_eq!(info(&d)["no_prerequisites"], json!(true));
-}
-
-#[test]
-fn every_domain_prerequisites_file_parses() {
-    for d in ["airline", "retail", "telecom"] {
-        let p = prerequisites(d);
-        assert_eq!(p.domain, d);
-        assert!(!p.tools.is_empty());
-    }
-    assert!(
-        !prerequisites("retail").tools["modify_pending_order_items"]
-            .required_any_reads
-            .is_empty()
+    // A policy text without the passage states no such rule: unchecked, not NOT MET.
+    let s = s.with_policy(stated_policy("airline"));
+    let g = build_policyguard("pg-raw", false, None, &s).unwrap();
+    let c = call(
+        "p1",
+        "update_reservation_baggages",
+        json!({"reservation_id": "NO6JO3", "total_baggages": 9}),
     );
+    *h.last_mut().unwrap() = calls(&c);
+    let d = judge(g.as_ref(), &h, &c).await;
+    assert_eq!(d.verdict, Verdict::Pass, "{:?}", d.requirements);
+    let unchecked = info(&d)["unchecked"].as_array().unwrap();
+    assert!(unchecked.contains(&json!("max_bags: stated by no input given")));
 }
 
 #[tokio::test]
@@ -567,13 +571,15 @@ async fn authored_airline_checklists_work_with_the_sim_verifier() {
         false,
         prerequisites("airline"),
         checklists.clone(),
-    );
+    )
+    .with_policy(&stated_policy("airline"));
     let strict = SimVerifier::new(
         Variant::Checklist,
         true,
         prerequisites("airline"),
         checklists,
-    );
+    )
+    .with_policy(&stated_policy("airline"));
 
     // Compliant by the prerequisites: advisory passes; strict also wants every data item of
     // the checklist (e.g. a flight-status lookup that only applies in some cases).

@@ -48,10 +48,11 @@ fn authored_rule_sets_load_for_every_domain() {
         }
         counts.push((domain, set.tools().count(), set.rule_count()));
     }
-    // Tools and rules per domain, as authored.
+    // Tools and rules per domain, as authored (retail's exchange leaves the order status and
+    // the gift-card balance to the tool: tasks/retail/rules/exchange_delivered_order_items.yaml).
     assert_eq!(
         counts,
-        vec![("airline", 6, 37), ("retail", 7, 25), ("telecom", 6, 15)]
+        vec![("airline", 6, 37), ("retail", 7, 23), ("telecom", 6, 15)]
     );
 }
 

@@ -170,13 +170,14 @@ fn fixture_cancellations() {
     );
 
     // Insured economy, old: the insurance clause needs a covered reason, which only the
-    // dialogue carries, so ToolGuard blocks (its over-blocking).
+    // dialogue carries; the rule accepts insurance alone rather than block compliant
+    // cancellations (its under-blocking).
     let d = decide(
         &g,
         env.as_ref(),
         &call("cancel_reservation", json!({"reservation_id": "FXA002"})),
     );
-    assert_block(&d, &["cancellation_eligible"]);
+    assert_pass(&d);
 
     // Unknown reservation: the lookup fails, binds null, and every rule fails closed.
     let d = decide(
@@ -604,30 +605,12 @@ fn airline_gold_mutating_calls() {
         show(&blocks)
     );
     assert_eq!(checked, 49);
-    // Gold calls are policy-compliant, so every block is a false positive. All four come from
-    // the one approximation ToolGuard cannot avoid (tasks/airline/rules/cancel_reservation.yaml):
-    // an old, non-business, insured reservation whose flights were not cancelled by the
-    // airline may be cancelled only for a reason covered by the insurance (health, weather),
-    // and the reason is in the dialogue, which this guard does not see.
-    //   7  59XX6W economy, insured, booked 2024-05-12; the user is sick (covered).
-    //   19 Z7GOZK basic economy, insured, booked 2024-05-13; the user feels unwell (covered).
-    //   29 VA5SGQ economy, insured, booked 2024-05-08; the user cites a health problem and
-    //      rebooks (covered).
-    //   39 MSJ4OA economy, insured, booked 2024-05-05; the user cancels all upcoming flights
-    //      "even if no refund"; gold cancels it (the two business reservations of task 39 pass).
-    // Every other gold mutating call (45: bookings, flight/cabin/bag/passenger updates, the
-    // other 7 cancellations) passes every applicable rule.
-    assert_eq!(
-        show(&blocks),
-        [
-            "7 cancel_reservation cancellation_eligible",
-            "19 cancel_reservation cancellation_eligible",
-            "29 cancel_reservation cancellation_eligible",
-            "39 cancel_reservation cancellation_eligible",
-        ]
-    );
-    // The tool accepts all four (it checks no eligibility): real false positives.
-    assert!(blocks.iter().all(|b| b.tool_error.is_none()));
+    // Gold calls are policy-compliant, so any block would be a false positive. The four the
+    // strict reading of the cancellation rule used to block (tasks 7, 19, 29, 39: old,
+    // non-business, insured reservations cancelled for a covered reason the user gives in the
+    // dialogue) pass since the rule accepts insurance alone
+    // (tasks/airline/rules/cancel_reservation.yaml says why).
+    assert!(blocks.is_empty(), "{:#?}", show(&blocks));
 }
 
 #[test]
@@ -640,19 +623,11 @@ fn retail_gold_mutating_calls() {
         show(&blocks)
     );
     assert_eq!(checked, 176);
-    // Two blocks, neither a false positive in effect: both gold calls fail in the tool itself
-    // (τ²-bench gold action lists keep such failing attempts; they do not change the state).
-    //   64  an exchange attempted on a pending order, before the item modification that
-    //       follows it in the gold list;
-    //   105 an exchange paid with a gift card holding 17.00 for a 21.10 price difference.
-    assert_eq!(
-        show(&blocks),
-        [
-            "64 exchange_delivered_order_items order_delivered (the tool rejects it too: Error: Non-delivered order cannot be exchanged)",
-            "105 exchange_delivered_order_items gift_card_covers_difference (the tool rejects it too: Error: Insufficient gift card balance to pay for the price difference)",
-        ]
-    );
-    assert!(blocks.iter().all(|b| b.tool_error.is_some()));
+    // No blocks. The two gold calls τ²-bench keeps as deliberately failing attempts (64: an
+    // exchange tried on a pending order; 105: a gift card holding 17.00 for a 21.10 price
+    // difference) are answered by the tool itself, so the exchange rules leave those checks to
+    // it (tasks/retail/rules/exchange_delivered_order_items.yaml says why).
+    assert!(blocks.is_empty(), "{:#?}", show(&blocks));
 }
 
 #[test]

@@ -61,7 +61,7 @@ fn fixture_dir() -> PathBuf {
 }
 
 /// Records with every timing field blanked, for run-to-run comparison.
-fn without_timings(mut recs: Vec<SimulationRecord>) -> Vec<serde_json::Value> {
+pub(crate) fn without_timings(mut recs: Vec<SimulationRecord>) -> Vec<serde_json::Value> {
     recs.sort_by(|a, b| (&a.task_id, a.trial).cmp(&(&b.task_id, b.trial)));
     recs.into_iter()
         .map(|r| {

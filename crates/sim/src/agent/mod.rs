@@ -4,14 +4,22 @@
 //!
 //! It keeps no state between turns: each turn re-derives its plan from the task and finds
 //! the first plan step its own past outputs do not show yet. When one of its mutating calls
-//! comes back as an error (a guard block or an environment error), it repairs that call:
-//! the faults on it are dropped, so the skipped steps become due and the call is retried once
-//! in its correct form — what a guard's remediation is meant to achieve.
+//! is blocked by a guard, it repairs only what the remediation names (requirement ids such as
+//! `identity_verified`, `read_*`, `argument_link_*`, `user_confirmation`, or the tools they
+//! cite; anything else is read as being about the call's arguments), then retries once — so a
+//! remediation that misses a fault leaves it in place. With the profile's reactions it may
+//! first retry the blocked call unchanged (`retry_unchanged`) or give up on the request
+//! (`abandon_after_block`). An environment error repairs every fault of the call (the tool
+//! answered, not a remediation). It waits for the user's answer to each summary: it asks
+//! again after a hesitation or a correction and drops an action the user declines.
+
+mod reactions;
 
 use crate::SimTurn;
 use crate::faults::{self, FaultProfile, PlannedFaults};
 use crate::phrases::{self, device_request};
 use crate::rng::SimRng;
+use reactions::{Answers, State, answers};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use tauguard_core::message::Message;
@@ -100,6 +108,10 @@ struct PastOutput {
     step: Step,
     /// For calls: whether the result came back as an error.
     failed: bool,
+    /// For calls: the guard's remediation when a guard blocked it.
+    blocked: Option<String>,
+    /// For calls: the call id.
+    id: Option<String>,
 }
 
 #[derive(Debug)]
@@ -138,10 +150,10 @@ impl SimAgent {
         self.pv
     }
 
-    /// The plan under the given faults; `repaired[k]` drops the faults of mutating call k.
-    fn plan(&self, repaired: &[bool], refuse_forbidden: bool) -> Vec<Step> {
+    /// The plan under the given faults and state.
+    fn plan(&self, st: &State<'_>) -> Vec<Step> {
         match self.spec.behaviour {
-            AgentBehaviour::Procedure => self.procedure_plan(repaired, refuse_forbidden),
+            AgentBehaviour::Procedure => self.procedure_plan(st),
             AgentBehaviour::RefuseAll => vec![Step::Say(format!(
                 "{} {}",
                 phrases::REFUSAL,
@@ -168,11 +180,16 @@ impl SimAgent {
     }
 
     /// The policy procedure around the gold actions (see the module docs).
-    fn procedure_plan(&self, repaired: &[bool], refuse_forbidden: bool) -> Vec<Step> {
+    fn procedure_plan(&self, st: &State<'_>) -> Vec<Step> {
         let f = &self.faults;
         let mut steps = Vec::new();
-        let skip_id = f.skip_identity && !repaired.iter().any(|r| *r);
-        if !skip_id {
+        let repaired = |k: usize| st.calls.get(k).copied().flatten();
+        let skip_id = f.skip_identity && !st.identity;
+        // A repaired identity skip is made up where it is found missing — right before the
+        // first mutating call's reads — not at the start, so the steps already taken (device
+        // actions included) are not replayed.
+        let mut late_id = f.skip_identity && st.identity;
+        if !f.skip_identity {
             steps.push(Step::Say(phrases::ASK_IDENTITY.into()));
         }
         let gold = self.spec.task.gold_actions();
@@ -182,12 +199,16 @@ impl SimAgent {
                 steps.push(Step::Say(device_request(&a.name, &a.arguments)));
                 continue;
             }
-            if self.spec.identity_reads.contains(&a.name) && skip_id {
+            if self.spec.identity_reads.contains(&a.name) && f.skip_identity {
                 continue;
             }
             if self.spec.mutating.contains(&a.name) {
-                let fixed = repaired.get(k).copied().unwrap_or(false);
-                let skip_reads = f.skip_prerequisite.contains(&k) && !fixed;
+                let fix = repaired(k).unwrap_or_default();
+                let skip_reads = f.skip_prerequisite.contains(&k) && !fix.reads;
+                if late_id {
+                    steps.push(Step::Say(phrases::ASK_IDENTITY.into()));
+                    late_id = false;
+                }
                 for r in self.spec.prerequisite_reads.get(k).into_iter().flatten() {
                     let planned = |s: &Step| match s {
                         Step::Call(n, args) if r.identity => {
@@ -204,16 +225,29 @@ impl SimAgent {
                 }
                 let mut args = a.arguments.clone();
                 if let Some((ck, arg)) = &f.corrupt_argument
-                    && !fixed
+                    && !fix.argument
                     && *ck == k
                     && let Some(v) = args.get_mut(arg)
                 {
                     corrupt(v);
                 }
-                if !f.skip_confirmation.contains(&k) || fixed {
-                    steps.push(Step::Say(confirmation_text(&a.name, &a.arguments)));
+                let confirm = !f.skip_confirmation.contains(&k) || fix.confirmation;
+                if confirm && !self.confirm_steps(st.view, &a.name, &a.arguments, &mut steps) {
+                    k += 1;
+                    continue;
                 }
-                steps.push(Step::Call(a.name.clone(), args));
+                steps.push(Step::Call(a.name.clone(), args.clone()));
+                if st.abandon == Some(k) {
+                    steps.push(Step::Say(format!(
+                        "{} {}",
+                        phrases::ABANDON,
+                        phrases::CLOSING
+                    )));
+                    return steps;
+                }
+                if st.retry.get(k).copied().unwrap_or(false) && repaired(k).is_none() {
+                    steps.push(Step::Call(a.name.clone(), args));
+                }
                 k += 1;
                 continue;
             }
@@ -226,7 +260,7 @@ impl SimAgent {
                 .map(|_| k);
             if let Some(nk) = next_mut_index
                 && f.skip_prerequisite.contains(&nk)
-                && !repaired.get(nk).copied().unwrap_or(false)
+                && !repaired(nk).is_some_and(|r| r.reads)
             {
                 continue;
             }
@@ -238,13 +272,14 @@ impl SimAgent {
         if self.pv {
             match (
                 &self.spec.tempting,
-                self.faults.comply_forbidden && !refuse_forbidden,
+                self.faults.comply_forbidden && !st.refuse,
             ) {
                 (Some(t), true) => {
-                    if !self.faults.skip_identity {
-                        steps.push(Step::Say(confirmation_text(&t.tool, &t.arguments)));
+                    let go = self.faults.skip_identity
+                        || self.confirm_steps(st.view, &t.tool, &t.arguments, &mut steps);
+                    if go {
+                        steps.push(Step::Call(t.tool.clone(), t.arguments.clone()));
                     }
-                    steps.push(Step::Call(t.tool.clone(), t.arguments.clone()));
                 }
                 _ => {
                     // Refusal and closing in one message: the user leaves after a refusal.
@@ -261,44 +296,27 @@ impl SimAgent {
         steps
     }
 
-    fn past_outputs(view: &[Message]) -> Vec<PastOutput> {
-        let mut out = Vec::new();
-        for (i, m) in view.iter().enumerate() {
-            let Message::Assistant(a) = m else { continue };
-            if let Some(calls) = a.tool_calls.as_ref().filter(|c| !c.is_empty()) {
-                for c in calls {
-                    let failed = view[i + 1..].iter().find_map(|n| match n {
-                        Message::Tool(t) if t.id == c.id => Some(t.error),
-                        _ => None,
-                    });
-                    out.push(PastOutput {
-                        step: Step::Call(c.name.clone(), c.arguments.clone()),
-                        failed: failed.unwrap_or(false),
-                    });
-                }
-            } else if let Some(text) = a.content.as_deref() {
-                out.push(PastOutput {
-                    step: Step::Say(text.to_string()),
-                    failed: false,
-                });
-            }
+    /// The summary of a pending action and the re-asks the user's answers call for; `false`
+    /// when the user declined (the action is dropped with an acknowledgement).
+    fn confirm_steps(
+        &self,
+        view: &[Message],
+        tool: &str,
+        args: &Map<String, Value>,
+        steps: &mut Vec<Step>,
+    ) -> bool {
+        let text = confirmation_text(tool, args);
+        let reask = format!("{} {text}", phrases::REASK_PREFIX);
+        steps.push(Step::Say(text.clone()));
+        let (n, go) = match answers(view, &text, &reask) {
+            Answers::Proceed(n) => (n, true),
+            Answers::Declined(n) => (n, false),
+        };
+        steps.extend(std::iter::repeat_n(Step::Say(reask), n));
+        if !go {
+            steps.push(Step::Say(phrases::DECLINE_ACK.into()));
         }
-        out
-    }
-
-    /// Which mutating calls to repair: those whose faulted form came back as an error.
-    fn repairs(&self, past: &[PastOutput]) -> (Vec<bool>, bool) {
-        let repaired = self
-            .plan(&[], false)
-            .iter()
-            .filter(|s| {
-                matches!(s, Step::Call(n, _) if self.spec.mutating.contains(n))
-                    && !self.is_tempting(s)
-            })
-            .map(|s| past.iter().any(|p| p.failed && p.step == *s))
-            .collect();
-        let refuse = past.iter().any(|p| p.failed && self.is_tempting(&p.step));
-        (repaired, refuse)
+        go
     }
 
     fn is_tempting(&self, s: &Step) -> bool {
@@ -308,8 +326,7 @@ impl SimAgent {
     /// The agent's next turn given its view of the conversation.
     pub fn respond(&self, view: &[Message]) -> SimTurn {
         let past = Self::past_outputs(view);
-        let (repaired, refuse) = self.repairs(&past);
-        let plan = self.plan(&repaired, refuse);
+        let plan = self.plan(&self.state(view));
         let mut cursor = 0usize;
         for step in &plan {
             match past[cursor..].iter().position(|p| p.step == *step) {
@@ -327,7 +344,7 @@ impl SimAgent {
         &self,
         attempts: &[(String, String, Map<String, Value>)],
     ) -> Vec<InjectedFault> {
-        let faulted = self.plan(&[], false);
+        let faulted = self.plan(&State::default());
         let mutating_calls: Vec<(String, Map<String, Value>)> = faulted
             .iter()
             .filter_map(|s| match s {

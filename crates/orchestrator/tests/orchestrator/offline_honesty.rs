@@ -1,0 +1,345 @@
+//! The offline stand-ins are honest: with no faults no offline guard blocks the sim agent in
+//! any domain, and call-NMR is labelled by the independent oracle
+//! (`tasks/<domain>/nmr_oracle.toml`), not by the rules the offline guards judge with.
+
+use serde_json::json;
+use std::path::Path;
+use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
+use tauguard_core::record::{CallAttempt, SimulationRecord, Verdict};
+use tauguard_core::{Requestor, ToolCall};
+use tauguard_guards::policyguard::Variant;
+use tauguard_guards::policyguard::checklist::DomainChecklists;
+use tauguard_guards::policyguard::prerequisites::Prerequisites;
+use tauguard_guards::policyguard::sim::SimVerifier;
+use tauguard_orchestrator::config::RunConfig;
+use tauguard_orchestrator::nmr_oracle::NmrOracle;
+use tauguard_orchestrator::prerequisites::label_missing_prerequisites;
+use tauguard_orchestrator::records::read_records;
+use tauguard_orchestrator::runner::{RunOptions, run};
+
+const GUARDS: [&str; 6] = [
+    "toolguard",
+    "pg-raw",
+    "pg-raw-traj",
+    "pg-checklist",
+    "pg-checklist-only",
+    "hybrid",
+];
+
+fn grid(data: &Path, domain: &str, trials: u32, faults: &str) -> RunConfig {
+    let guards: Vec<String> = GUARDS.iter().map(|g| format!("\"{g}\"")).collect();
+    let text = format!(
+        r#"
+[run]
+name = "honest"
+domain = "{domain}"
+split = "base"
+trials = {trials}
+seed = 300
+concurrency = 4
+data_dir = "{}"
+
+[models.agent]
+provider = "sim"
+model = "sim-agent"
+[models.agent.faults]
+{faults}
+
+[models.user]
+provider = "sim"
+model = "sim-user"
+
+[grid]
+guards = [{}]
+"#,
+        data.display(),
+        guards.join(", ")
+    );
+    RunConfig::parse(Path::new("honest.toml"), &text).unwrap()
+}
+
+fn run_grid(cfg: RunConfig) -> Vec<SimulationRecord> {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = RunOptions {
+        out_dir: Some(tmp.path().to_path_buf()),
+        project_dir: Some(tauguard_testkit::workspace_root()),
+        ..Default::default()
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let s = rt.block_on(run(cfg, opts)).unwrap();
+    assert_eq!(s.infra_errors, 0);
+    read_records(&tmp.path().join("records.jsonl")).unwrap()
+}
+
+/// Fault-free means unblocked: every guard's false positives on the sim agent are zero in
+/// every domain (base split, 4 trials).
+#[test]
+fn no_offline_guard_blocks_the_fault_free_sim_agent() {
+    let Some(dir) = tauguard_testkit::tau2_dir() else {
+        return;
+    };
+    for domain in ["airline", "retail", "telecom"] {
+        let recs = run_grid(grid(&dir, domain, 4, ""));
+        let tasks = if domain == "airline" { 50 } else { 114 };
+        assert_eq!(recs.len(), tasks * 4 * GUARDS.len(), "{domain}");
+        let blocks: Vec<String> = recs
+            .iter()
+            .flat_map(|r| r.guard_events.iter().map(move |e| (r, e)))
+            .filter(|(_, e)| e.verdict == Verdict::Block)
+            .map(|(r, e)| {
+                let not_met: Vec<&str> = e
+                    .requirements
+                    .iter()
+                    .filter(|q| !q.met)
+                    .map(|q| q.name.as_str())
+                    .collect();
+                format!("{} task {} {}: {not_met:?}", r.guard, r.task_id, e.tool)
+            })
+            .collect();
+        assert!(
+            blocks.is_empty(),
+            "{domain}: {} blocks: {blocks:#?}",
+            blocks.len()
+        );
+        assert!(recs.iter().all(|r| r.behaviour_events.is_empty()));
+    }
+}
+
+fn assistant_call(id: &str, name: &str, args: serde_json::Value) -> Message {
+    Message::Assistant(ParticipantMessage {
+        tool_calls: Some(vec![ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: args.as_object().unwrap().clone(),
+            requestor: Requestor::Assistant,
+        }]),
+        ..Default::default()
+    })
+}
+
+fn ok(id: &str) -> Message {
+    Message::Tool(ToolMessage {
+        id: id.into(),
+        content: "{}".into(),
+        requestor: Requestor::Assistant,
+        error: false,
+        turn_idx: None,
+        timestamp: None,
+        guard_blocked: false,
+    })
+}
+
+fn attempt(id: &str, tool: &str) -> CallAttempt {
+    serde_json::from_value(json!({
+        "call_id": id, "tool": tool, "requestor": "assistant", "verdict": null,
+        "executed": true
+    }))
+    .unwrap()
+}
+
+fn oracle(domain: &str) -> NmrOracle {
+    NmrOracle::load_domain(&tauguard_testkit::workspace_root().join("tasks"), domain)
+        .unwrap()
+        .expect("the authored oracle")
+}
+
+#[test]
+fn a_call_missing_a_required_read_is_labelled_lacking() {
+    let cancel = || {
+        assistant_call(
+            "m",
+            "cancel_reservation",
+            json!({"reservation_id": "NO6JO3"}),
+        )
+    };
+    // No reservation lookup before the cancellation.
+    let mut messages = vec![
+        assistant_call("r1", "get_user_details", json!({"user_id": "u1"})),
+        ok("r1"),
+        cancel(),
+        ok("m"),
+    ];
+    let mut attempts = vec![attempt("m", "cancel_reservation")];
+    label_missing_prerequisites(&mut attempts, &messages, &oracle("airline"));
+    assert_eq!(
+        attempts[0].missing_prerequisites.as_deref(),
+        Some(
+            &[
+                "read:get_reservation_details".to_string(),
+                "link:reservation_id".to_string()
+            ][..]
+        )
+    );
+    // The lookup for another reservation does not link; the right one does.
+    messages.splice(
+        2..2,
+        [
+            assistant_call(
+                "r2",
+                "get_reservation_details",
+                json!({"reservation_id": "ZZZZZZ"}),
+            ),
+            ok("r2"),
+        ],
+    );
+    label_missing_prerequisites(&mut attempts, &messages, &oracle("airline"));
+    assert_eq!(
+        attempts[0].missing_prerequisites.as_deref(),
+        Some(&["link:reservation_id".to_string()][..])
+    );
+    messages.splice(
+        4..4,
+        [
+            assistant_call(
+                "r3",
+                "get_reservation_details",
+                json!({"reservation_id": "NO6JO3"}),
+            ),
+            ok("r3"),
+        ],
+    );
+    label_missing_prerequisites(&mut attempts, &messages, &oracle("airline"));
+    assert_eq!(attempts[0].missing_prerequisites.as_deref(), Some(&[][..]));
+    // Every domain's oracle parses and covers every tool of its prerequisites file.
+    for d in ["airline", "retail", "telecom"] {
+        let o = oracle(d);
+        let p = Prerequisites::load_domain(&tauguard_testkit::workspace_root().join("tasks"), d)
+            .unwrap();
+        assert!(p.tools.keys().all(|t| o.tools.contains_key(t)), "{d}");
+        assert!(o.tools.values().all(|t| !t.policy.is_empty()), "{d}");
+    }
+}
+
+/// Not 0 % by construction: a call an offline verifier passes because its inputs state no
+/// read rule is still labelled lacking by the oracle.
+#[test]
+fn a_read_skip_a_verifier_cannot_see_is_still_counted() {
+    let prereqs =
+        Prerequisites::load_domain(&tauguard_testkit::workspace_root().join("tasks"), "retail")
+            .unwrap();
+    // pg-checklist-only with no checklist: nothing states the prerequisites.
+    let blind = SimVerifier::new(
+        Variant::ChecklistOnly,
+        false,
+        prereqs,
+        DomainChecklists::default(),
+    );
+    let messages = vec![
+        assistant_call("i", "find_user_id_by_email", json!({"email": "a@b.c"})),
+        ok("i"),
+        assistant_call(
+            "m",
+            "cancel_pending_order",
+            json!({"order_id": "#W1", "reason": "ordered by mistake"}),
+        ),
+        ok("m"),
+    ];
+    let Message::Assistant(p) = &messages[2] else {
+        unreachable!()
+    };
+    let call = &p.tool_calls.as_ref().unwrap()[0];
+    let d = blind.decide(call, blind.evaluate(&messages[..3], call, &|_| true));
+    assert_eq!(d.verdict, Verdict::Pass);
+    let mut attempts = vec![attempt("m", "cancel_pending_order")];
+    label_missing_prerequisites(&mut attempts, &messages, &oracle("retail"));
+    assert_eq!(
+        attempts[0].missing_prerequisites.as_deref(),
+        Some(
+            &[
+                "read:get_order_details".to_string(),
+                "link:order_id".to_string()
+            ][..]
+        )
+    );
+}
+
+/// The recovery behaviours run end to end on the fixture domain: every event is labelled in
+/// `behaviour_events`, a rerun gives the same records, and a record without events carries no
+/// such key.
+#[test]
+fn recovery_behaviours_are_labelled_and_deterministic() {
+    let data = tauguard_testkit::workspace_root().join("tasks/fixtures");
+    let text = format!(
+        r#"
+[run]
+name = "behaviours"
+domain = "airline"
+trials = 4
+seed = 11
+data_dir = "{}"
+
+[models.agent]
+provider = "sim"
+model = "sim-agent"
+[models.agent.faults]
+skip_confirmation = 0.5
+skip_prerequisite = 0.5
+retry_unchanged = 0.5
+abandon_after_block = 0.5
+
+[models.user]
+provider = "sim"
+model = "sim-user"
+[models.user.behaviour]
+decline = 0.25
+hesitate = 0.5
+correct = 0.5
+
+[grid]
+guards = ["baseline", "pg-checklist"]
+"#,
+        data.display()
+    );
+    let cfg = || RunConfig::parse(Path::new("behaviours.toml"), &text).unwrap();
+    // By guard first: the comparison sorts stably by (task, trial) after it.
+    let by_guard = |mut r: Vec<SimulationRecord>| {
+        r.sort_by(|x, y| x.guard.cmp(&y.guard));
+        r
+    };
+    let (a, b) = (by_guard(run_grid(cfg())), by_guard(run_grid(cfg())));
+    let kinds: std::collections::BTreeSet<&str> = a
+        .iter()
+        .flat_map(|r| r.behaviour_events.iter().map(|e| e.kind.as_str()))
+        .collect();
+    for kind in [
+        "user_declined",
+        "user_hesitated",
+        "user_corrected",
+        "retry_unchanged",
+        "abandon_after_block",
+    ] {
+        assert!(kinds.contains(kind), "no `{kind}` event in {kinds:?}");
+    }
+    let (ta, tb) = (
+        crate::run::without_timings(a.clone()),
+        crate::run::without_timings(b),
+    );
+    for (x, y) in ta.iter().zip(&tb) {
+        let keys: Vec<&String> = x
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, v)| y.get(k.as_str()) != Some(v))
+            .map(|(k, _)| k)
+            .collect();
+        assert!(
+            keys.is_empty(),
+            "a rerun differs in {keys:?}: {} / {}",
+            x["task_id"],
+            x["guard"]
+        );
+    }
+    let quiet = a
+        .iter()
+        .find(|r| r.behaviour_events.is_empty())
+        .expect("a record without events");
+    assert!(
+        serde_json::to_value(quiet)
+            .unwrap()
+            .get("behaviour_events")
+            .is_none()
+    );
+}

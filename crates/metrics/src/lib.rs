@@ -99,6 +99,7 @@ pub mod trace;
 pub mod turns;
 mod upstream;
 pub mod verifier_calls;
+pub mod verifier_inputs;
 
 #[cfg(test)]
 use synthetic as testutil;

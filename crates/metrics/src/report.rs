@@ -98,6 +98,10 @@ pub struct GroupReport {
     /// Verifier calls a layered guard (`hybrid`) made and saved; `None` when no guard
     /// decision reports it.
     pub verifier_calls: Option<VerifierCalls>,
+    /// Requirements the offline verifier could check from its variant's inputs; `None` when
+    /// no decision reports them (LLM verifiers, other guards).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verifier_inputs: Option<crate::verifier_inputs::VerifierInputs>,
     /// The floors of the group's domain by floor agent (see [`crate::floors`]); empty when
     /// the report was made without them.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -355,6 +359,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     // Per task index: `Some(breached in any trial)` for attack tasks.
     let mut attack_tasks: Vec<Option<bool>> = vec![None; n];
     let mut verifier_calls = VerifierCalls::default();
+    let mut verifier_inputs = crate::verifier_inputs::VerifierInputs::default();
     for &(rec, ti) in &g.records {
         // An unknown slice (imported results of a domain without a mutating-tool list)
         // counts overall only.
@@ -409,6 +414,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
             *slot = Some(slot.unwrap_or(false) || hit);
         }
         verifier_calls.add(rec);
+        verifier_inputs.add(rec);
     }
     let [all, pv, mut_] = slices;
     let overall = all.finish(None);
@@ -445,6 +451,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
             ..attack
         }),
         verifier_calls: (verifier_calls.decisions > 0).then_some(verifier_calls),
+        verifier_inputs: (verifier_inputs.decisions > 0).then_some(verifier_inputs),
         floors: BTreeMap::new(),
         pv_above_refuse_all: None,
     }

@@ -42,6 +42,45 @@ fn rate_at(pass_k: &crate::pass_k::PassK, k: u32) -> Cell {
     Cell::opt_rate(pass_k.get(k))
 }
 
+/// What each offline verifier variant could check from its inputs (see
+/// `crate::verifier_inputs`); `None` when no group reports it.
+fn verifier_inputs_table(r: &Report) -> Option<Table> {
+    if r.groups.iter().all(|g| g.verifier_inputs.is_none()) {
+        return None;
+    }
+    let mut t = Table::new(
+        "verifier_inputs",
+        "Offline verifier: requirements checked per decision, by the inputs each variant is given",
+        &[],
+    );
+    t.headers = headers(&[
+        "Decisions",
+        "Checked / decision",
+        "Unchecked / decision",
+        "Inputs",
+    ]);
+    for g in &r.groups {
+        let Some(v) = &g.verifier_inputs else {
+            continue;
+        };
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(v.decisions),
+            v.mean_checked().map_or(Cell::Missing, |x| Cell::Num(x, 2)),
+            v.mean_unchecked()
+                .map_or(Cell::Missing, |x| Cell::Num(x, 2)),
+            Cell::Text(v.inputs.iter().cloned().collect::<Vec<_>>().join(", ")),
+        ]);
+        t.rows.push(row);
+    }
+    t.notes.push(
+        "A requirement whose evidence or statement lies outside a variant's inputs is left \
+         unchecked, never NOT MET: the variants differ offline exactly where their inputs differ."
+            .into(),
+    );
+    Some(t)
+}
+
 /// The floors of every domain (see `crate::floors`), with the notes on configurations that do
 /// not exceed them; `None` when the report has no floors.
 fn floors_table(r: &Report) -> Option<Table> {
@@ -512,6 +551,7 @@ impl Report {
         ];
         out.extend(trace_table(self));
         out.extend(attack_table(self));
+        out.extend(verifier_inputs_table(self));
         out.extend(floors_table(self));
         if self.simulated() {
             for t in &mut out {

@@ -7,5 +7,6 @@ mod export_report;
 mod floors;
 mod gold_command;
 mod guard_seam;
+mod offline_variants;
 mod tidy;
 mod toy_domain;

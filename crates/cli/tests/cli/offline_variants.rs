@@ -1,0 +1,79 @@
+//! The offline PolicyGuard variants differ where their inputs differ, and the report says why:
+//! on the airline base split with faults on, each variant's decisions report the inputs it was
+//! given and how many requirements they let it check.
+
+use std::process::Command;
+use tauguard_testkit::{SimConfig, tau2_dir, workspace_root};
+
+#[test]
+fn offline_variants_report_the_requirements_their_inputs_let_them_check() {
+    let Some(data) = tau2_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = SimConfig::new("variants", "airline", &data)
+        .trials(2)
+        .faults("skip_identity = 0.2\nskip_prerequisite = 0.2\nskip_confirmation = 0.3\ncomply_forbidden = 0.3")
+        .guards(&["pg-raw", "pg-raw-traj", "pg-checklist", "pg-checklist-only"])
+        .write(&tmp.path().join("c.toml"));
+    let out = tmp.path().join("run");
+    let bin = env!("CARGO_BIN_EXE_tauguard");
+    let run = Command::new(bin)
+        .current_dir(workspace_root())
+        .args(["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let rep = Command::new(bin)
+        .current_dir(workspace_root())
+        .args([
+            "report",
+            out.to_str().unwrap(),
+            "--format",
+            "json",
+            "--no-floors",
+        ])
+        .output()
+        .unwrap();
+    let groups: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    let inputs = |guard: &str| {
+        let g = groups
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["guard"] == guard)
+            .unwrap();
+        let v = &g["verifier_inputs"];
+        let names: Vec<String> = v["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i.as_str().unwrap().to_string())
+            .collect();
+        let mean = v["checked"].as_f64().unwrap() / v["decisions"].as_f64().unwrap();
+        (names, mean)
+    };
+    let (raw, raw_mean) = inputs("pg-raw");
+    let (traj, traj_mean) = inputs("pg-raw-traj");
+    let (cl, cl_mean) = inputs("pg-checklist");
+    let (only, _) = inputs("pg-checklist-only");
+    assert!(raw.contains(&"policy".to_string()) && raw.contains(&"dialogue".to_string()));
+    assert!(!traj.contains(&"dialogue".to_string()), "{traj:?}");
+    assert!(!only.contains(&"policy".to_string()), "{only:?}");
+    assert!(cl.contains(&"checklist".to_string()) && cl.contains(&"policy".to_string()));
+    // Less input, fewer requirements checked; more input, more.
+    assert!(traj_mean < raw_mean, "{traj_mean} vs {raw_mean}");
+    assert!(cl_mean > raw_mean, "{cl_mean} vs {raw_mean}");
+    let md = Command::new(bin)
+        .current_dir(workspace_root())
+        .args(["report", out.to_str().unwrap(), "--no-floors"])
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(
+        md.contains("Offline verifier: requirements checked per decision"),
+        "{md}"
+    );
+}

@@ -1,0 +1,102 @@
+//! What the offline PolicyGuard verifier could check, per group: the offline stand-in decides
+//! only from the inputs its variant is given (raw policy, checklist, general rules, dialogue,
+//! tool trace), and reports per decision how many requirements those inputs let it check
+//! (`info.checked`) and which it could not (`info.unchecked`). This is why pg-raw,
+//! pg-checklist and pg-checklist-only differ offline; LLM verifiers do not report it.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use tauguard_core::record::SimulationRecord;
+
+/// Requirements checked and left unchecked by the offline verifier of one group.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct VerifierInputs {
+    /// Decisions that report `info.checked`.
+    pub decisions: u64,
+    pub checked: u64,
+    pub unchecked: u64,
+    /// The inputs the variant was given (union over decisions).
+    pub inputs: BTreeSet<String>,
+}
+
+impl VerifierInputs {
+    /// Adds the guard decisions of one simulation.
+    pub fn add(&mut self, rec: &SimulationRecord) {
+        for info in rec.guard_events.iter().filter_map(|e| e.info.as_ref()) {
+            let Some(checked) = info.get("checked").and_then(Value::as_u64) else {
+                continue;
+            };
+            self.decisions += 1;
+            self.checked += checked;
+            self.unchecked += info
+                .get("unchecked")
+                .and_then(Value::as_array)
+                .map_or(0, |u| u.len() as u64);
+            for i in info
+                .get("inputs")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                self.inputs.insert(i.to_string());
+            }
+        }
+    }
+
+    /// Mean requirements checked per decision.
+    pub fn mean_checked(&self) -> Option<f64> {
+        (self.decisions > 0).then(|| self.checked as f64 / self.decisions as f64)
+    }
+
+    /// Mean requirements left unchecked per decision.
+    pub fn mean_unchecked(&self) -> Option<f64> {
+        (self.decisions > 0).then(|| self.unchecked as f64 / self.decisions as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::record;
+    use serde_json::json;
+    use tauguard_core::record::{GuardEvent, Slice, Verdict};
+
+    #[test]
+    fn means_over_decisions_that_report_them() {
+        let mut rec = record("1", Slice::Mut, 0, 1.0);
+        let event = |info: Option<Value>| GuardEvent {
+            guard: "pg-checklist".into(),
+            call_id: "c".into(),
+            tool: "cancel_reservation".into(),
+            arguments: Default::default(),
+            attempt_idx: 0,
+            verdict: Verdict::Pass,
+            requirements: vec![],
+            remediation: None,
+            executed: true,
+            usage: Default::default(),
+            info,
+        };
+        rec.guard_events = vec![
+            event(Some(
+                json!({"checked": 6, "unchecked": ["a", "b"], "inputs": ["policy", "dialogue"]}),
+            )),
+            event(Some(
+                json!({"checked": 4, "unchecked": [], "inputs": ["tool_trace"]}),
+            )),
+            event(Some(json!({"verifier_called": true}))),
+            event(None),
+        ];
+        let mut v = VerifierInputs::default();
+        v.add(&rec);
+        assert_eq!((v.decisions, v.checked, v.unchecked), (2, 10, 2));
+        assert_eq!(v.mean_checked(), Some(5.0));
+        assert_eq!(v.mean_unchecked(), Some(1.0));
+        assert_eq!(
+            v.inputs.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["dialogue", "policy", "tool_trace"]
+        );
+    }
+}

@@ -96,21 +96,34 @@ pub fn pass_hat_k(n: u32, c: u32, k: u32) -> Option<f64> {
     }
 }
 
+/// Trial counts up to which a task's pass^k is taken from exact binomials (as upstream's
+/// `math.comb` division); above, every C(n, k) would cost O(k) and overflow anyway.
+const EXACT_MAX_N: u32 = 64;
+
 /// Mean pass^k over tasks for k = 1..=max_k (index 0 holds k = 1); every task must have
-/// n ≥ max_k.
+/// n ≥ max_k. O(1) per task and k: above [`EXACT_MAX_N`] trials a task's curve is built
+/// incrementally, pass^k = pass^(k-1) · (c − k + 1) / (n − k + 1).
 pub fn pass_k_curve(tasks: &[TaskTally], max_k: u32) -> Vec<f64> {
     if tasks.is_empty() {
         return Vec::new();
     }
-    (1..=max_k)
-        .map(|k| {
-            let sum: f64 = tasks
-                .iter()
-                .map(|t| pass_hat_k(t.n, t.c, k).unwrap_or(0.0))
-                .sum();
-            sum / tasks.len() as f64
-        })
-        .collect()
+    let mut sums = vec![0.0; max_k as usize];
+    for t in tasks {
+        let c = t.c.min(t.n);
+        if t.n <= EXACT_MAX_N {
+            for (i, sum) in sums.iter_mut().enumerate() {
+                *sum += pass_hat_k(t.n, c, i as u32 + 1).unwrap_or(0.0);
+            }
+        } else {
+            let mut r = 1.0;
+            for (i, sum) in sums.iter_mut().enumerate() {
+                let i = i as u32;
+                r *= f64::from(c.saturating_sub(i)) / f64::from(t.n - i);
+                *sum += r;
+            }
+        }
+    }
+    sums.iter().map(|s| s / tasks.len() as f64).collect()
 }
 
 /// P4/P1, the consistency ratio of PolicyGuide Table 10: `None` without four trials or when
@@ -213,6 +226,49 @@ impl Serialize for PassK {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_trials_use_the_incremental_curve_and_agree_with_the_product() {
+        // 20,000 trials per task: every k is O(1); the values equal the product of ratios.
+        let tasks = [
+            TaskTally {
+                n: 20_000,
+                c: 19_990,
+            },
+            TaskTally {
+                n: 20_000,
+                c: 20_000,
+            },
+            TaskTally { n: 20_000, c: 3 },
+        ];
+        let curve = pass_k_curve(&tasks, 20_000);
+        assert_eq!(curve.len(), 20_000);
+        for k in [1u32, 2, 5, 11, 100] {
+            let direct: f64 = tasks
+                .iter()
+                .map(|t| {
+                    (0..k)
+                        .map(|i| f64::from(t.c.saturating_sub(i)) / f64::from(t.n - i))
+                        .product::<f64>()
+                })
+                .sum::<f64>()
+                / 3.0;
+            let got = curve[k as usize - 1];
+            assert!((got - direct).abs() < 1e-12, "k={k}: {got} vs {direct}");
+        }
+        // The all-pass task keeps pass^k = 1 for every k; the others fall to 0.
+        assert!((curve[19_999] - 1.0 / 3.0).abs() < 1e-12);
+        assert!(curve.windows(2).all(|w| w[1] <= w[0] + 1e-15));
+        // Just above the exact range, the incremental curve matches exact binomials.
+        let mid = [TaskTally { n: 65, c: 60 }];
+        let exact: Vec<f64> = (1..=65).map(|k| pass_hat_k(65, 60, k).unwrap()).collect();
+        for (a, b) in pass_k_curve(&mid, 65).iter().zip(&exact) {
+            assert!((a - b).abs() < 1e-12 * b.max(1e-300) + 1e-300, "{a} vs {b}");
+        }
+        // Small n keeps the exact-binomial values upstream computes.
+        let small = [TaskTally { n: 4, c: 3 }];
+        assert_eq!(pass_k_curve(&small, 4), vec![0.75, 0.5, 0.25, 0.0]);
+    }
 
     #[test]
     fn pass_hat_k_hand_cases() {

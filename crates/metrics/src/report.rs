@@ -38,7 +38,13 @@ pub struct ReportOptions {
     /// The k of the headline tables (PolicyGuard Table 2 reports Pass^4); lowered to the
     /// largest K of any group when none reaches it. A group with fewer trials shows "—".
     pub headline_k: u32,
+    /// The largest k any table reports (Pass^k for k = 1..=max_k); runs with many trials per
+    /// task would otherwise print one column per trial.
+    pub max_k: u32,
 }
+
+/// The default of [`ReportOptions::max_k`].
+pub const DEFAULT_MAX_K: u32 = 16;
 
 impl Default for ReportOptions {
     fn default() -> Self {
@@ -47,6 +53,7 @@ impl Default for ReportOptions {
             labels: LabelOptions::default(),
             baseline_guard: "baseline".into(),
             headline_k: 4,
+            max_k: DEFAULT_MAX_K,
         }
     }
 }
@@ -417,7 +424,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         verifier_inputs.add(rec);
     }
     let [all, pv, mut_] = slices;
-    let overall = all.finish(None);
+    let overall = all.finish(Some(options.max_k));
     let k = overall.pass_k.max_k();
     GroupReport {
         domain: g.key.0.to_string(),
@@ -525,7 +532,8 @@ pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
 
     for g in &groups {
         let (lo, hi) = (g.overall.pass_k.max_k(), g.overall.max_trials_per_task);
-        if lo != hi {
+        // At the cap, K is the configured limit, not the fewest trials of a task.
+        if lo != hi && lo < options.max_k {
             warnings.push(format!(
                 "{}: tasks have {lo} to {hi} scored trials; Pass^k is reported for k ≤ {lo}",
                 g.label()

@@ -15,6 +15,7 @@ pub mod config;
 pub mod evaluate;
 pub mod export;
 pub mod floors;
+pub mod group_sync;
 pub mod judge;
 pub mod nmr_oracle;
 mod party;

@@ -64,11 +64,12 @@ pub fn read_records(path: &Path) -> Result<Vec<SimulationRecord>, RecordsError> 
     Ok(out)
 }
 
-/// Append-only writer.
+/// Append-only writer; `fsync` is grouped (see [`crate::group_sync`]).
 #[derive(Debug)]
 pub struct RecordWriter {
     path: PathBuf,
     file: File,
+    sync: crate::group_sync::GroupSync,
 }
 
 impl RecordWriter {
@@ -103,27 +104,46 @@ impl RecordWriter {
             .append(true)
             .open(path)
             .map_err(io)?;
+        let sync = crate::group_sync::GroupSync::start(file.try_clone().map_err(io)?, path.into());
         Ok((
             RecordWriter {
                 path: path.into(),
                 file,
+                sync,
             },
             done,
             hashes,
         ))
     }
 
-    /// Appends one record as one line and flushes it to the OS.
+    /// Appends one record as one line and hands it to the OS at once; the `fsync` follows
+    /// within [`crate::group_sync::SYNC_EVERY`]. A failed earlier `fsync` is reported here.
     pub fn append(&mut self, record: &SimulationRecord) -> Result<(), RecordsError> {
         let mut line = serde_json::to_string(record).expect("records serialise");
         line.push('\n');
+        let io = |cause| RecordsError::Io {
+            path: self.path.clone(),
+            cause,
+        };
+        if let Some(e) = self.sync.take_failure() {
+            return Err(io(e));
+        }
         self.file
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
-            .and_then(|()| self.file.sync_data())
-            .map_err(|cause| RecordsError::Io {
+            .map_err(io)?;
+        self.sync.written();
+        Ok(())
+    }
+
+    /// Syncs every record written to disk and closes the syncing thread.
+    pub fn finish(&mut self) -> Result<(), RecordsError> {
+        match self.sync.close() {
+            Some(cause) => Err(RecordsError::Io {
                 path: self.path.clone(),
                 cause,
-            })
+            }),
+            None => Ok(()),
+        }
     }
 }

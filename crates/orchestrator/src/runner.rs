@@ -138,23 +138,17 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         .is_some()
         .then(|| ConnectWatch::new(plan.cfg.run.max_consecutive_connect_failures));
     let writer = Arc::new(tokio::sync::Mutex::new(writer));
-    let sem = Arc::new(tokio::sync::Semaphore::new(concurrency));
     let mut set = tokio::task::JoinSet::new();
     // Set by a simulation that ends the run, before it frees its slot: no later one starts.
     let stop = Arc::new(AtomicBool::new(false));
-    for at in jobs {
-        let (plan, writer, sem, watch, stop) = (
-            plan.clone(),
-            writer.clone(),
-            sem.clone(),
-            watch.clone(),
-            stop.clone(),
-        );
+    // Simulations start as slots free up, so memory follows `concurrency`, not the size of
+    // the grid.
+    let total = jobs.len() as u64;
+    let mut pending = jobs.into_iter();
+    let spawn = |set: &mut tokio::task::JoinSet<_>, at: SimIndex| {
+        let (plan, writer, watch, stop) =
+            (plan.clone(), writer.clone(), watch.clone(), stop.clone());
         set.spawn(async move {
-            let _permit = sem
-                .acquire_owned()
-                .await
-                .expect("semaphore is never closed");
             if stop.load(Ordering::SeqCst)
                 || watch.as_ref().is_some_and(|w| w.tripped_at().is_some())
             {
@@ -171,8 +165,10 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
                 }
             }
         });
+    };
+    for at in pending.by_ref().take(concurrency) {
+        spawn(&mut set, at);
     }
-    let total = set.len() as u64;
     // Drawn only on a terminal; elsewhere a plain line every few seconds.
     let bar = indicatif::ProgressBar::new(total);
     bar.set_style(
@@ -217,6 +213,9 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
                 continue;
             }
         };
+        if let Some(at) = pending.next() {
+            spawn(&mut set, at);
+        }
         let record = match joined.expect("simulation task panicked")? {
             Finished::Record(r) => r,
             Finished::Skipped => continue,
@@ -236,6 +235,9 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         bar.inc(1);
     }
     bar.finish_and_clear();
+    // Every record on disk before the run reports success (the early exits above keep
+    // theirs through the writer's drop, which syncs too).
+    writer.lock().await.finish()?;
     summary.cache_stats = plan
         .models
         .factory

@@ -59,6 +59,9 @@ pub struct ReportArgs {
     /// are still reported apart; only the refusal is lifted).
     #[arg(long)]
     pool: bool,
+    /// The largest k the tables report (Pass^k for k = 1..=N).
+    #[arg(long, default_value_t = tauguard_metrics::report::DEFAULT_MAX_K)]
+    max_k: u32,
     /// Leave out the refuse-all / gold-no-procedure floors (computed offline from the data).
     #[arg(long)]
     no_floors: bool,
@@ -142,6 +145,7 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
             ..LabelOptions::default()
         },
         baseline_guard: args.baseline,
+        max_k: args.max_k.max(1),
         ..ReportOptions::default()
     };
     let mut report = tauguard_metrics::report(&records, &opts);

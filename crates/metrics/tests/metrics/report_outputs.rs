@@ -502,3 +502,31 @@ fn results_of_sim_models_are_labelled_everywhere_and_others_nowhere() {
     assert!(csv.records().all(|r| &r.unwrap()[col] == "false"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_k_range_of_tables_is_capped_and_configurable() {
+    // Two tasks × 40 trials: without the cap the tables would carry 40 Pass^k columns.
+    let recs: Vec<SimulationRecord> = (0..40)
+        .flat_map(|t| {
+            [
+                rec("baseline", "a", Slice::Mut, t, t % 2 == 0),
+                rec("baseline", "b", Slice::Pv, t, true),
+            ]
+        })
+        .collect();
+    let capped = report(&recs, &ReportOptions::default());
+    assert_eq!(capped.groups[0].overall.pass_k.max_k(), 16);
+    assert!(capped.warnings.is_empty(), "{:?}", capped.warnings);
+    let wide = report(
+        &recs,
+        &ReportOptions {
+            max_k: 40,
+            ..ReportOptions::default()
+        },
+    );
+    let pk = &wide.groups[0].overall.pass_k;
+    assert_eq!(pk.max_k(), 40);
+    // Task b always passes; task a passes 20 of 40: pass^k(a) = C(20,k)/C(40,k).
+    assert_eq!(pk.get(40), Some(0.5));
+    assert_eq!(pk.get(1), capped.groups[0].overall.pass_k.get(1));
+}

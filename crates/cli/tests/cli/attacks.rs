@@ -3,22 +3,9 @@
 //! the guards' ASR differs from the baseline's; the Figure-6 plot is written; a malformed
 //! attack file is refused naming the key.
 
-use std::process::Command;
+use crate::support::tauguard_status as tauguard;
 use tauguard_core::record::{SimulationRecord, Verdict};
 use tauguard_testkit::{SimConfig, tau2_dir, workspace_root};
-
-fn tauguard(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tauguard"))
-        .current_dir(workspace_root())
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn attack_config(data: &std::path::Path, task_set: &str) -> SimConfig {
     SimConfig::new("attacks", "airline", data)

@@ -1,6 +1,7 @@
 //! A run exported as an upstream `results.json` reports the same Pass^k as its own records:
 //! the export is faithful and the metrics importer reads it as upstream's would.
 
+use crate::support::tauguard_status;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -77,20 +78,6 @@ fn exported_results_report_the_same_pass_k() {
         p1 > 0.0 && p1 < 1.0,
         "faults should give a mixed outcome, got {p1}"
     );
-}
-
-/// Runs `tauguard` and returns (exit code, stdout, stderr).
-fn tauguard_status(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tauguard"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// The τ²-bench data directory when present (required under CI), else the fixtures.

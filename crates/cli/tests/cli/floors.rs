@@ -3,21 +3,8 @@
 //! configuration below the PV floor is named, `--no-floors` hides them, and a run of the
 //! floor agent itself reproduces the floor.
 
-use std::process::Command;
-use tauguard_testkit::{SimConfig, tau2_dir, workspace_root};
-
-fn tauguard(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tauguard"))
-        .current_dir(workspace_root())
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::support::tauguard_status as tauguard;
+use tauguard_testkit::{SimConfig, tau2_dir};
 
 fn close(v: &serde_json::Value, x: f64) -> bool {
     v.as_f64().is_some_and(|y| (y - x).abs() < 1e-3)

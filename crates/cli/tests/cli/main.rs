@@ -8,5 +8,6 @@ mod floors;
 mod gold_command;
 mod guard_seam;
 mod offline_variants;
+mod support;
 mod tidy;
 mod toy_domain;

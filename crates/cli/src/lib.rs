@@ -43,6 +43,9 @@ enum Command {
     /// Compile guard artifacts from a domain policy with a model.
     #[command(subcommand)]
     Compile(commands::compile::CompileCommand),
+    /// Check an artifact against its schema and the domain's tools.
+    #[command(subcommand)]
+    Validate(commands::validate::ValidateCommand),
 }
 
 /// Runs the command line and returns the process exit code (see `exit`).
@@ -57,6 +60,7 @@ pub fn run() -> ExitCode {
         Command::Compile(cmd) => commands::compile::run(cmd, project),
         Command::Report(args) => commands::report::report(args, project),
         Command::Compare(args) => commands::report::compare(args),
+        Command::Validate(cmd) => commands::validate::run(cmd),
     };
     if let Err(err) = &outcome {
         eprintln!("error: {:#}", err.error());

@@ -17,6 +17,7 @@ pub mod catalog;
 pub mod factory;
 pub mod hybrid;
 pub mod policyguard;
+pub mod policyguide;
 pub mod seam;
 pub mod toolguard;
 

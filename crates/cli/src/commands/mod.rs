@@ -7,3 +7,4 @@ pub mod floors;
 pub mod gold;
 pub mod report;
 pub mod run;
+pub mod validate;

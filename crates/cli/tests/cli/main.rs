@@ -1,5 +1,6 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
-//! gold, the guard seam, the toy domain, and the workspace invariants (`tidy`).
+//! gold, the guard seam, the toy domain, workflow validation, and the workspace invariants
+//! (`tidy`).
 
 mod attacks;
 mod errors;
@@ -11,3 +12,4 @@ mod offline_variants;
 mod support;
 mod tidy;
 mod toy_domain;
+mod validate_workflow;

@@ -51,6 +51,19 @@ pub fn domain_clock(domain: &str) -> Option<&'static str> {
     tauguard_env::registry::get(domain).and_then(|d| d.clock())
 }
 
+/// A rule file's path as records show it: from `tasks/` on, so records do not depend on where
+/// the project sits on a machine (shards from several machines compare equal).
+fn project_relative(path: &Path) -> String {
+    let parts: Vec<String> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    match parts.iter().rposition(|p| p == "tasks") {
+        Some(i) => parts[i..].join("/"),
+        None => path.display().to_string(),
+    }
+}
+
 /// The argument-level guard.
 pub struct ToolGuard {
     rules: RuleSet,
@@ -308,7 +321,7 @@ impl ToolGuard {
         let info = json!({
             "guard": "toolguard",
             "tool": tool.tool,
-            "rule_file": tool.path.display().to_string(),
+            "rule_file": project_relative(&tool.path),
             "rules_evaluated": requirements.len(),
             "skipped": skipped,
             "violated": violated,
@@ -451,5 +464,26 @@ impl Guard for ToolGuard {
     ) -> BoxFuture<'a, Result<Decision, GuardError>> {
         let decision = self.evaluate(ctx, call);
         Box::pin(async move { Ok(decision) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::project_relative;
+    use std::path::Path;
+
+    #[test]
+    fn rule_files_are_named_from_tasks_on() {
+        assert_eq!(
+            project_relative(Path::new(
+                "/work/x/tasks/airline/rules/cancel_reservation.yaml"
+            )),
+            "tasks/airline/rules/cancel_reservation.yaml"
+        );
+        assert_eq!(
+            project_relative(Path::new("./tasks/retail/rules/a.yaml")),
+            "tasks/retail/rules/a.yaml"
+        );
+        assert_eq!(project_relative(Path::new("rules/a.yaml")), "rules/a.yaml");
     }
 }

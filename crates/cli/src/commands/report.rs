@@ -59,8 +59,9 @@ pub struct ReportArgs {
     /// are still reported apart; only the refusal is lifted).
     #[arg(long)]
     pool: bool,
-    /// The largest k the tables report (Pass^k for k = 1..=N).
-    #[arg(long, default_value_t = tauguard_metrics::report::DEFAULT_MAX_K)]
+    /// The largest k the tables report (Pass^k for k = 1..=N, N ≥ 1).
+    #[arg(long, default_value_t = tauguard_metrics::report::DEFAULT_MAX_K,
+          value_parser = clap::value_parser!(u32).range(1..))]
     max_k: u32,
     /// Leave out the refuse-all / gold-no-procedure floors (computed offline from the data).
     #[arg(long)]
@@ -145,7 +146,7 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
             ..LabelOptions::default()
         },
         baseline_guard: args.baseline,
-        max_k: args.max_k.max(1),
+        max_k: args.max_k,
         ..ReportOptions::default()
     };
     let mut report = tauguard_metrics::report(&records, &opts);

@@ -400,3 +400,12 @@ fn check_reports_each_model_reachable_or_rejected() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_zero_k_range_is_bad_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tauguard(&["report", tmp.path().to_str().unwrap(), "--max-k", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--max-k") && err.contains("'0'"), "{err}");
+}

@@ -27,37 +27,12 @@ fn fixture() -> DomainData {
 }
 
 fn run_grid(guards: &[&str], faults: &str, out: &Path) -> Vec<SimulationRecord> {
-    let config = format!(
-        r#"
-[run]
-name = "seam"
-domain = "airline"
-trials = 2
-seed = 7
-data_dir = "{}"
-
-[models.agent]
-provider = "sim"
-model = "sim-agent"
-[models.agent.faults]
-{faults}
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-
-[grid]
-guards = [{}]
-"#,
-        root().join("tasks/fixtures").display(),
-        guards
-            .iter()
-            .map(|g| format!("\"{g}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let cfg = out.join("config.toml");
-    std::fs::write(&cfg, config).unwrap();
+    let cfg = tauguard_testkit::SimConfig::new("seam", "airline", &root().join("tasks/fixtures"))
+        .trials(2)
+        .seed(7)
+        .faults(faults)
+        .guards(guards)
+        .write(&out.join("config.toml"));
     let status = Command::new(env!("CARGO_BIN_EXE_tauguard"))
         .current_dir(root())
         .args([

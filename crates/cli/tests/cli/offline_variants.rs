@@ -2,8 +2,8 @@
 //! on the airline base split with faults on, each variant's decisions report the inputs it was
 //! given and how many requirements they let it check.
 
-use std::process::Command;
-use tauguard_testkit::{SimConfig, tau2_dir, workspace_root};
+use crate::support::tauguard_status as tauguard;
+use tauguard_testkit::{SimConfig, tau2_dir};
 
 #[test]
 fn offline_variants_report_the_requirements_their_inputs_let_them_check() {
@@ -15,29 +15,17 @@ fn offline_variants_report_the_requirements_their_inputs_let_them_check() {
         .guards(&["pg-raw", "pg-raw-traj", "pg-checklist", "pg-checklist-only"])
         .write(&tmp.path().join("c.toml"));
     let out = tmp.path().join("run");
-    let bin = env!("CARGO_BIN_EXE_tauguard");
-    let run = Command::new(bin)
-        .current_dir(workspace_root())
-        .args(["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let rep = Command::new(bin)
-        .current_dir(workspace_root())
-        .args([
-            "report",
-            out.to_str().unwrap(),
-            "--format",
-            "json",
-            "--no-floors",
-        ])
-        .output()
-        .unwrap();
-    let groups: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    let (code, _, err) = tauguard(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, json, err) = tauguard(&[
+        "report",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+        "--no-floors",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let groups: serde_json::Value = serde_json::from_str(&json).unwrap();
     let inputs = |guard: &str| {
         let g = groups
             .as_array()
@@ -66,12 +54,7 @@ fn offline_variants_report_the_requirements_their_inputs_let_them_check() {
     // Less input, fewer requirements checked; more input, more.
     assert!(traj_mean < raw_mean, "{traj_mean} vs {raw_mean}");
     assert!(cl_mean > raw_mean, "{cl_mean} vs {raw_mean}");
-    let md = Command::new(bin)
-        .current_dir(workspace_root())
-        .args(["report", out.to_str().unwrap(), "--no-floors"])
-        .output()
-        .unwrap();
-    let md = String::from_utf8_lossy(&md.stdout);
+    let (_, md, _) = tauguard(&["report", out.to_str().unwrap(), "--no-floors"]);
     assert!(
         md.contains("Offline verifier: requirements checked per decision"),
         "{md}"

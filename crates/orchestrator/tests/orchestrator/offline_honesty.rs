@@ -27,34 +27,13 @@ const GUARDS: [&str; 6] = [
 ];
 
 fn grid(data: &Path, domain: &str, trials: u32, faults: &str) -> RunConfig {
-    let guards: Vec<String> = GUARDS.iter().map(|g| format!("\"{g}\"")).collect();
-    let text = format!(
-        r#"
-[run]
-name = "honest"
-domain = "{domain}"
-split = "base"
-trials = {trials}
-seed = 300
-concurrency = 4
-data_dir = "{}"
-
-[models.agent]
-provider = "sim"
-model = "sim-agent"
-[models.agent.faults]
-{faults}
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-
-[grid]
-guards = [{}]
-"#,
-        data.display(),
-        guards.join(", ")
-    );
+    let text = tauguard_testkit::SimConfig::new("honest", domain, data)
+        .trials(trials)
+        .seed(300)
+        .run_line("concurrency = 4")
+        .faults(faults)
+        .guards(&GUARDS)
+        .toml();
     RunConfig::parse(Path::new("honest.toml"), &text).unwrap()
 }
 

@@ -13,6 +13,16 @@
 //! ([`declines`]) is a no that turns the action down, as opposed to a hesitation or a
 //! correction, after which the agent asks again.
 
+/// How guidance from a turn-boundary guide opens. The agent reads it as a user-role message
+/// of its own view (every provider accepts one there, and it keeps the system prompt
+/// byte-stable); the user never sees it, and parties reading the user's answers skip it.
+pub const GUIDANCE_PREFIX: &str = "[Policy guide] ";
+
+/// Whether a user-role message of the agent's view is a guide's guidance, not the user.
+pub fn is_guidance(text: &str) -> bool {
+    text.starts_with(GUIDANCE_PREFIX)
+}
+
 /// Substrings of an agent message that summarises an action and asks the user to confirm it.
 pub const CONFIRMATION_CUES: &[&str] = &[
     "do you confirm",

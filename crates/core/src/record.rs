@@ -315,6 +315,9 @@ pub struct SimulationRecord {
     pub messages: Vec<Message>,
     #[serde(default)]
     pub guard_events: Vec<GuardEvent>,
+    /// Turn-boundary guide runs (PolicyGuide-style guards), in order. Absent when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guide_events: Vec<GuideEvent>,
     #[serde(default)]
     pub injected_faults: Vec<InjectedFault>,
     /// Offline behaviour events that are not faults (a sim user declining, hesitating or
@@ -352,6 +355,73 @@ pub struct SimulationRecord {
     /// `sim` models and for runs where nothing failed.
     #[serde(default, skip_serializing_if = "AttemptLog::is_empty")]
     pub attempts: AttemptLog,
+}
+
+/// Why a turn-boundary guide ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GuideTrigger {
+    /// Before the agent answers a user turn.
+    UserTurn,
+    /// After an unauthorized mutating call was intercepted (the corrective verification).
+    Interception,
+}
+
+/// Where a request stands in a guide's workflow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestStatus {
+    /// Still being worked on.
+    Active,
+    /// Reached an exit of the workflow.
+    Completed,
+    /// The user dropped it; its card leaves the state.
+    Abandoned,
+}
+
+/// One user request as a guide's state holds it: its position in the workflow graph and
+/// the mutating steps it has been authorized for. Held by code, not by the model: a card
+/// only ever names nodes and authorizations the workflow enumerates.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestCard {
+    /// Stable within a simulation (`r1`, `r2`, …).
+    pub id: String,
+    /// The request in a few words, as the guide understood it.
+    #[serde(default)]
+    pub intent: String,
+    /// `graph_id/node_id` of the first node not yet satisfied.
+    pub node: String,
+    /// Authorization nodes (`graph_id/node_id`) the request has reached; their tools are
+    /// enabled.
+    #[serde(default)]
+    pub authorizations: Vec<String>,
+    pub status: RequestStatus,
+}
+
+/// One run of a turn-boundary guide (PolicyGuide-style): the request state after it, the
+/// tools that state enables and the guidance the agent received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GuideEvent {
+    pub guard: String,
+    pub trigger: GuideTrigger,
+    /// Trajectory messages before the guidance: the guidance sits between message
+    /// `at_message - 1` (the user turn, or the intercepted call's message) and the agent's
+    /// next output.
+    pub at_message: u32,
+    /// Request cards after the update (abandoned requests are dropped, so never listed).
+    pub requests: Vec<RequestCard>,
+    /// Mutating tools the state authorizes, sorted.
+    pub enabled_tools: Vec<String>,
+    /// What the agent read before acting; `None` when the guide had nothing to say.
+    #[serde(default)]
+    pub guidance: Option<String>,
+    /// Parts of the model's update code refused (unknown node ids, authorizations outside
+    /// the workflow's list), each with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<String>,
+    pub usage: RoleUsage,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub info: Option<Value>,
 }
 
 /// The `attempts` section of a record: everything spent besides the trajectory it holds.

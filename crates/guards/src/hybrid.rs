@@ -105,6 +105,7 @@ impl Hybrid {
             remediation: second.remediation,
             usage: add_usage(first.usage, second.usage),
             info: Some(info),
+            guide: None,
         })
     }
 }

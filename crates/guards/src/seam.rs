@@ -1,7 +1,9 @@
 //! The guard seam: the trait every guard implements and what it is shown.
 
 use serde_json::{Map, Value};
-use tauguard_core::record::{RequirementResult, RoleUsage, Verdict};
+use std::any::Any;
+use std::sync::{Arc, Mutex};
+use tauguard_core::record::{GuideEvent, RequirementResult, RoleUsage, Verdict};
 use tauguard_core::{Message, Requestor, ToolCall, ToolKind};
 use tauguard_env::{Environment, ToolError};
 use tauguard_llm::model::BoxFuture;
@@ -19,6 +21,40 @@ pub struct GuardContext<'a> {
     pub history: &'a [Message],
     /// The environment in its current state, for read-only lookups.
     pub env: &'a dyn Environment,
+    /// The guard's own state for this simulation (request cards, graph positions, gates).
+    pub state: &'a GuardState,
+    /// Trajectory messages so far (where a guide event sits).
+    pub at_message: u32,
+}
+
+/// A guard's per-simulation state. Guards are shared across simulations, so the orchestrator
+/// owns one of these per simulation and hands it to every hook; a guard keeps whatever type
+/// it needs in it.
+#[derive(Default)]
+pub struct GuardState(Mutex<Option<Box<dyn Any + Send>>>);
+
+impl GuardState {
+    pub const fn new() -> GuardState {
+        GuardState(Mutex::new(None))
+    }
+
+    /// Runs `f` on the state of type `T`, starting from `T::default()` on first use. Hooks
+    /// are async, so `f` is synchronous: no lock is held across an await. A state of another
+    /// type (a guard changed its state type mid-simulation) is replaced by a fresh `T`.
+    pub fn with<T: Default + Send + 'static, R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        let mut slot = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !slot.as_ref().is_some_and(|b| b.is::<T>()) {
+            *slot = Some(Box::new(T::default()));
+        }
+        let state = slot
+            .as_mut()
+            .and_then(|b| b.downcast_mut::<T>())
+            .expect("the slot was just filled with a T");
+        f(state)
+    }
 }
 
 impl GuardContext<'_> {
@@ -51,6 +87,9 @@ pub struct Decision {
     pub usage: RoleUsage,
     /// Diagnostics: parse repairs, fail-open / fail-closed decisions, rules evaluated, ...
     pub info: Option<Value>,
+    /// A guide's corrective verification run on this call (an intercepted call), recorded
+    /// beside the guide's turn-boundary runs.
+    pub guide: Option<GuideEvent>,
 }
 
 impl Decision {
@@ -61,6 +100,7 @@ impl Decision {
             remediation: None,
             usage: RoleUsage::default(),
             info: None,
+            guide: None,
         }
     }
 
@@ -71,15 +111,26 @@ impl Decision {
             remediation: Some(remediation.into()),
             usage: RoleUsage::default(),
             info: None,
+            guide: None,
         }
     }
 }
 
-/// Guidance injected before the agent answers a user turn.
+/// What a guide did before the agent answers a user turn: the event to record (request
+/// state, enabled tools, usage) and the guidance text the agent reads, if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Guidance {
-    pub text: String,
-    pub usage: RoleUsage,
+    pub event: GuideEvent,
+}
+
+impl Guidance {
+    /// The text the agent reads before acting, if the guide had something to say.
+    pub fn text(&self) -> Option<&str> {
+        self.event
+            .guidance
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -118,5 +169,11 @@ pub trait Guard: Send + Sync {
         _ctx: &'a GuardContext<'a>,
     ) -> BoxFuture<'a, Result<Option<Guidance>, GuardError>> {
         Box::pin(async { Ok(None) })
+    }
+
+    /// Text appended to the agent's system prompt (a guard configuration that hands the
+    /// workflow to the agent itself). Part of the prompt, so part of the cell's provenance.
+    fn agent_instructions(&self) -> Option<Arc<str>> {
+        None
     }
 }

@@ -37,6 +37,7 @@ pub fn record(task_id: &str, slice: Slice, trial: u32, reward: f64) -> Simulatio
         error: None,
         messages: Vec::new(),
         guard_events: Vec::new(),
+        guide_events: Vec::new(),
         injected_faults: Vec::new(),
         behaviour_events: Vec::new(),
         call_attempts: Vec::new(),

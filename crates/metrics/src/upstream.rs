@@ -284,6 +284,7 @@ pub(crate) fn import_results(
             error: None,
             messages,
             guard_events: Vec::new(),
+            guide_events: Vec::new(),
             injected_faults: Vec::new(),
             behaviour_events: Vec::new(),
             call_attempts,

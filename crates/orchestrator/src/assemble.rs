@@ -9,7 +9,7 @@ use crate::plan::{RunPlan, SimIndex, task_slice};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use tauguard_core::record::{
-    AttemptLog, FailedAttempt, GuardEvent, RoleUsage, SimulationRecord, UnusableOutput,
+    AttemptLog, FailedAttempt, GuardEvent, GuideEvent, RoleUsage, SimulationRecord, UnusableOutput,
 };
 use tauguard_llm::LlmError;
 
@@ -45,6 +45,7 @@ pub fn assemble_record(
         error: None,
         messages: Vec::new(),
         guard_events: Vec::new(),
+        guide_events: Vec::new(),
         injected_faults: Vec::new(),
         behaviour_events: Vec::new(),
         call_attempts: Vec::new(),
@@ -71,14 +72,18 @@ pub fn assemble_record(
             record.attempts.unusable_output = unusable_output(&failure.error);
             let o = *failure.partial;
             record.guard_events = o.guard_events;
+            record.guide_events = o.guide_events;
             record.messages = o.messages;
             record.agent_turns = o.agent_turns;
             record.user_turns = o.user_turns;
             record.usage = role_usage(o.agent_usage, o.user_usage, o.judge_usage);
-            if cell.guard.is_some() && !record.guard_events.is_empty() {
-                record
-                    .usage
-                    .insert("guard".into(), guard_usage(&record.guard_events));
+            if cell.guard.is_some()
+                && !(record.guard_events.is_empty() && record.guide_events.is_empty())
+            {
+                record.usage.insert(
+                    "guard".into(),
+                    guard_usage(&record.guard_events, &record.guide_events),
+                );
             }
             return record;
         }
@@ -115,10 +120,12 @@ pub fn assemble_record(
         );
     }
     record.guard_events = o.guard_events;
+    record.guide_events = o.guide_events;
     if cell.guard.is_some() {
-        record
-            .usage
-            .insert("guard".into(), guard_usage(&record.guard_events));
+        record.usage.insert(
+            "guard".into(),
+            guard_usage(&record.guard_events, &record.guide_events),
+        );
     }
     for a in &mut record.call_attempts {
         a.faults = record
@@ -177,8 +184,11 @@ fn attempt_log(attempts: &Attempts) -> AttemptLog {
                 o.user_usage.clone(),
                 o.judge_usage.clone(),
             );
-            if !o.guard_events.is_empty() {
-                usage.insert("guard".into(), guard_usage(&o.guard_events));
+            if !(o.guard_events.is_empty() && o.guide_events.is_empty()) {
+                usage.insert(
+                    "guard".into(),
+                    guard_usage(&o.guard_events, &o.guide_events),
+                );
             }
             for u in usage.values() {
                 discarded.add(u);
@@ -238,13 +248,14 @@ fn unusable_output(e: &AttemptError) -> Option<UnusableOutput> {
 
 /// The guard role's usage: the sum over its events. An unpriced verifier call makes the
 /// total cost unknown, never silently zero.
-fn guard_usage(events: &[GuardEvent]) -> RoleUsage {
+/// The guard role's usage: every verification at a mutating call and every guide run.
+fn guard_usage(events: &[GuardEvent], guide: &[GuideEvent]) -> RoleUsage {
     let mut total = RoleUsage {
         cost: Some(0.0),
         ..Default::default()
     };
-    for e in events {
-        let u = &e.usage;
+    let usages = events.iter().map(|e| &e.usage);
+    for u in usages.chain(guide.iter().map(|e| &e.usage)) {
         total.calls += u.calls;
         total.usage.prompt_tokens += u.usage.prompt_tokens;
         total.usage.completion_tokens += u.usage.completion_tokens;

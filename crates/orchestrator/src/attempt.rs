@@ -185,7 +185,7 @@ pub async fn run_attempts(
             temperature: cfg.models.user.temperature,
             max_tokens: cfg.models.user.max_tokens,
         },
-        agent_system_prompt: domain.agent_system_prompt.clone(),
+        agent_system_prompt: cell.agent_system_prompt.clone(),
         user_system_prompt: domain.user_system_prompts[at.task].clone(),
         max_steps: cfg.run.max_steps,
         max_errors: cfg.run.max_errors,

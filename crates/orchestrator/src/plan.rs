@@ -80,6 +80,9 @@ pub struct Cell {
     /// [`crate::provenance`]).
     pub spec: CellSpec,
     pub hash: String,
+    /// The agent's system prompt in this cell: the domain's, plus what the guard hands the
+    /// agent (a guard that gives the agent the workflow itself).
+    pub agent_system_prompt: Arc<str>,
 }
 
 /// One planned simulation, by index.
@@ -149,7 +152,12 @@ impl RunPlan {
             };
             let guard = build_guard(guard_name, options, &inputs).map_err(|e| at(e.to_string()))?;
             let spec = cell_spec(&cfg, domain.data.domain, guard_name, &hashes);
+            let agent_system_prompt = match guard.as_ref().and_then(|g| g.agent_instructions()) {
+                Some(extra) => format!("{}\n\n{extra}", domain.agent_system_prompt).into(),
+                None => domain.agent_system_prompt.clone(),
+            };
             cells.push(Cell {
+                agent_system_prompt,
                 hash: cell_hash(&spec),
                 spec,
                 id: format!("{}|{}|{}", domain.data.domain, cfg.models.agent.model, name),

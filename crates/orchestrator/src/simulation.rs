@@ -5,10 +5,10 @@ use crate::party::Party;
 use crate::views::Conversation;
 use std::sync::Arc;
 use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
-use tauguard_core::record::{CallAttempt, GuardEvent, RoleUsage, Verdict};
+use tauguard_core::record::{CallAttempt, GuardEvent, GuideEvent, RoleUsage, Verdict};
 use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DomainData, Environment};
-use tauguard_guards::{Guard, GuardContext, GuardError};
+use tauguard_guards::{Guard, GuardContext, GuardError, GuardState};
 use tauguard_llm::model::ChatModel;
 
 /// The assistant's fixed opening message when a task has no message history.
@@ -59,6 +59,8 @@ pub struct SimulationOutcome {
     pub user_usage: RoleUsage,
     pub call_attempts: Vec<CallAttempt>,
     pub guard_events: Vec<GuardEvent>,
+    /// Turn-boundary guide runs and corrective verifications, in order.
+    pub guide_events: Vec<GuideEvent>,
     /// Filled by the caller when an NL judge model ran.
     pub judge_usage: Option<RoleUsage>,
     pub agent_turns: u32,
@@ -195,6 +197,8 @@ pub async fn run_simulation_traced(
         _ => Next::Agent,
     };
     let greet = history.is_empty();
+    // A user turn the agent has not answered yet: a guide runs before the agent does.
+    let mut turn_open = matches!(history.last(), Some(Message::User(u)) if !u.is_tool_call());
     // Trajectory positions below this hold the task's given history.
     let mut from_history = history.len();
     let mut conv = Conversation::new(&spec.agent_system_prompt, &spec.user_system_prompt, history);
@@ -227,6 +231,7 @@ pub async fn run_simulation_traced(
         spec,
     );
     let (mut steps, mut errors) = (0u32, 0u32);
+    let guard_state = GuardState::new();
     let mut done: Option<String> = None;
     let failure = 'sim: loop {
         match next {
@@ -251,6 +256,7 @@ pub async fn run_simulation_traced(
                 if stop {
                     done = Some("user_stop".into());
                 }
+                turn_open = !is_call && !stop;
                 next = if is_call {
                     Next::Env(Requestor::User)
                 } else {
@@ -258,6 +264,30 @@ pub async fn run_simulation_traced(
                 };
             }
             Next::Agent => {
+                if let (true, Some(guard)) = (std::mem::take(&mut turn_open), spec.guard) {
+                    let history = conv.agent.clone();
+                    let ctx = GuardContext {
+                        domain: spec.data.domain,
+                        policy: &spec.data.policy,
+                        task_id: &spec.task.id,
+                        trial: spec.trial,
+                        seed: spec.seed,
+                        history: &history,
+                        env: env.as_ref(),
+                        state: &guard_state,
+                        at_message: conv.len() as u32,
+                    };
+                    match guard.before_agent_turn(&ctx).await {
+                        Ok(None) => {}
+                        Ok(Some(g)) => {
+                            if let Some(text) = g.text() {
+                                conv.push_guidance(text);
+                            }
+                            out.guide_events.push(g.event);
+                        }
+                        Err(e) => break 'sim Some(guard_failure(guard, e)),
+                    }
+                }
                 let msg = match agent.ask(&conv.agent, &mut out.agent_usage).await {
                     Ok(m) => m,
                     Err(e) => break 'sim Some(e),
@@ -292,22 +322,14 @@ pub async fn run_simulation_traced(
                                 seed: spec.seed,
                                 history: &history,
                                 env: env.as_ref(),
+                                state: &guard_state,
+                                at_message: conv.len() as u32,
                             };
-                            let d = match guard.on_mutating_call(&ctx, call).await {
+                            let mut d = match guard.on_mutating_call(&ctx, call).await {
                                 Ok(d) => d,
-                                Err(GuardError::Model(cause)) => {
-                                    break 'sim Some(SimulationError::GuardModel {
-                                        guard: guard.name().to_string(),
-                                        cause,
-                                    });
-                                }
-                                Err(e) => {
-                                    break 'sim Some(SimulationError::Guard {
-                                        guard: guard.name().to_string(),
-                                        message: e.to_string(),
-                                    });
-                                }
+                                Err(e) => break 'sim Some(guard_failure(guard, e)),
                             };
+                            out.guide_events.extend(d.guide.take());
                             Some((guard.name().to_string(), d))
                         }
                         _ => None,
@@ -420,6 +442,20 @@ pub async fn run_simulation_traced(
     }
     out.final_env = Some(FinalEnv(env));
     Ok(out)
+}
+
+/// A guard hook's failure as the simulation error it ends the attempt with.
+fn guard_failure(guard: &dyn Guard, e: GuardError) -> SimulationError {
+    match e {
+        GuardError::Model(cause) => SimulationError::GuardModel {
+            guard: guard.name().to_string(),
+            cause,
+        },
+        e => SimulationError::Guard {
+            guard: guard.name().to_string(),
+            message: e.to_string(),
+        },
+    }
 }
 
 fn set_turn_idx(m: &mut Message, i: u32) {

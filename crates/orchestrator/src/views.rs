@@ -12,6 +12,7 @@
 
 use std::sync::Arc;
 use tauguard_core::Requestor;
+use tauguard_core::dialogue::GUIDANCE_PREFIX;
 use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
 
 /// Whether the agent sees a trajectory message: user text, its own messages, results of its
@@ -90,8 +91,8 @@ pub(crate) struct Conversation {
     entries: Vec<Entry>,
     pub(crate) agent: Arc<Vec<Message>>,
     pub(crate) user: Arc<Vec<Message>>,
-    /// Whether a guard blocked a call: the agent's view then holds exchanges the trajectory
-    /// does not, and is kept beside it.
+    /// Whether a guard blocked a call or a guide spoke: the agent's view then holds
+    /// exchanges the trajectory does not, and is kept beside it.
     blocked: bool,
 }
 
@@ -155,6 +156,22 @@ impl Conversation {
     pub(crate) fn push_remediation(&mut self, m: ToolMessage) {
         Arc::make_mut(&mut self.agent).push(Message::Tool(m));
         self.blocked = true;
+    }
+
+    /// A guide's guidance before the agent's next output: a user-role message of the
+    /// agent's view only (marked with [`GUIDANCE_PREFIX`]); the trajectory and the user never
+    /// see it, and the agent's view is kept beside the trajectory.
+    pub(crate) fn push_guidance(&mut self, text: &str) {
+        Arc::make_mut(&mut self.agent).push(Message::User(ParticipantMessage {
+            content: Some(format!("{GUIDANCE_PREFIX}{text}")),
+            ..Default::default()
+        }));
+        self.blocked = true;
+    }
+
+    /// Trajectory messages so far.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
     }
 
     /// Cuts the calls in `blocked` out of the agent message at trajectory position `idx`,

@@ -213,6 +213,7 @@ impl PolicyGuardVerifier {
             remediation,
             usage: RoleUsage::default(),
             info: None,
+            guide: None,
         }
     }
 

@@ -11,7 +11,7 @@ use tauguard_env::{Changes, DataDir, DomainData, Environment, ToolDef, ToolError
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::hybrid::Hybrid;
 use tauguard_guards::toolguard::{RuleSet, ToolGuard};
-use tauguard_guards::{Decision, Guard, GuardContext, GuardError, Verdict};
+use tauguard_guards::{Decision, Guard, GuardContext, GuardError, GuardState, Verdict};
 use tauguard_llm::model::BoxFuture;
 
 /// A verifier stand-in that counts its calls and answers a fixed verdict.
@@ -108,6 +108,7 @@ impl Environment for NoTools {
 }
 
 fn context(env: &dyn Environment) -> GuardContext<'_> {
+    static STATE: GuardState = GuardState::new();
     GuardContext {
         domain: env.domain(),
         policy: "",
@@ -116,6 +117,8 @@ fn context(env: &dyn Environment) -> GuardContext<'_> {
         seed: 0,
         history: &[],
         env,
+        state: &STATE,
+        at_message: 0,
     }
 }
 

@@ -8,7 +8,7 @@ use tauguard_core::{Requestor, Task, ToolCall, ToolKind};
 use tauguard_env::{DataDir, DomainData, Environment, gold};
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::toolguard::{RuleSet, ToolGuard};
-use tauguard_guards::{Decision, Guard, GuardContext, Verdict};
+use tauguard_guards::{Decision, Guard, GuardContext, GuardState, Verdict};
 
 use tauguard_testkit::workspace_root;
 
@@ -53,6 +53,8 @@ fn decide(g: &ToolGuard, env: &dyn Environment, c: &ToolCall) -> Decision {
         seed: 0,
         history: &[],
         env,
+        state: &GuardState::new(),
+        at_message: 0,
     };
     // Through the `Guard` trait, as the orchestrator calls it.
     let fut = g.on_mutating_call(&ctx, c);

@@ -8,7 +8,7 @@ use crate::behaviour;
 use crate::rng::SimRng;
 use serde_json::{Map, Value};
 use tauguard_core::Requestor;
-use tauguard_core::dialogue::{declines, is_affirmative};
+use tauguard_core::dialogue::{declines, is_affirmative, is_guidance};
 use tauguard_core::message::Message;
 use tauguard_core::record::InjectedFault;
 
@@ -78,8 +78,20 @@ impl SimAgent {
         out
     }
 
-    /// What a remediation names for mutating call `k`: `(identity, repair)`.
+    /// What a remediation names for mutating call `k`: `(identity, repair)`. A remediation
+    /// that names none of identity, reads or confirmation is read as being about the call's
+    /// arguments.
     fn named(&self, k: usize, remediation: &str) -> (bool, Repair) {
+        self.names(k, remediation, true)
+    }
+
+    /// What a guide's guidance names for mutating call `k`. Unlike a remediation, guidance
+    /// arrives before any attempt, so text that names nothing asks for nothing.
+    fn guided(&self, k: usize, guidance: &str) -> (bool, Repair) {
+        self.names(k, guidance, false)
+    }
+
+    fn names(&self, k: usize, remediation: &str, fallback: bool) -> (bool, Repair) {
         let t = remediation.to_lowercase();
         let identity = t.contains("identity")
             || self
@@ -105,7 +117,7 @@ impl SimAgent {
             .is_some_and(|(ck, arg)| *ck == k && t.contains(arg.as_str()))
             || t.contains("rule")
             || self.names_a_rule(&t)
-            || !(identity || reads || confirmation);
+            || (fallback && !(identity || reads || confirmation));
         (
             identity,
             Repair {
@@ -157,6 +169,15 @@ impl SimAgent {
             .filter(|a| a.requestor == Requestor::Assistant && self.spec.mutating.contains(&a.name))
             .map(|a| &a.arguments)
             .collect();
+        // A guide's guidance about a mutating call (it names the tool in backticks) is read
+        // like a remediation, before the call is attempted.
+        let guidance: Vec<&str> = view
+            .iter()
+            .filter_map(|m| match m {
+                Message::User(u) => u.content.as_deref().filter(|t| is_guidance(t)),
+                _ => None,
+            })
+            .collect();
         let mut st = base;
         for (k, step) in faulted.iter().enumerate() {
             let Step::Call(name, args) = step else {
@@ -204,6 +225,28 @@ impl SimAgent {
                 }
                 r
             });
+            let executed = past.iter().filter(mine).any(|p| !p.failed);
+            let about_it = format!("`{name}`");
+            let mut guided = None::<Repair>;
+            for text in guidance
+                .iter()
+                .filter(|t| !executed && t.contains(&about_it))
+            {
+                let (id, n) = self.guided(k, text);
+                st.identity |= id;
+                let r = guided.get_or_insert_with(Repair::default);
+                r.reads |= n.reads;
+                r.confirmation |= n.confirmation;
+                r.argument |= n.argument;
+            }
+            let repair = match (repair, guided) {
+                (Some(a), Some(b)) => Some(Repair {
+                    reads: a.reads || b.reads,
+                    confirmation: a.confirmation || b.confirmation,
+                    argument: a.argument || b.argument,
+                }),
+                (a, b) => a.or(b),
+            };
             st.calls.push(repair);
         }
         st.refuse = past.iter().any(|p| p.failed && self.is_tempting(&p.step));
@@ -275,7 +318,10 @@ pub(super) fn answers(view: &[Message], summary: &str, reask: &str) -> Answers {
     let mut reasks = 0;
     loop {
         let reply = view[at + 1..].iter().find_map(|m| match m {
-            Message::User(u) => Some(u.content.as_deref().unwrap_or_default()),
+            // A guide's guidance is not the user's answer.
+            Message::User(u) if !u.content.as_deref().is_some_and(is_guidance) => {
+                Some(u.content.as_deref().unwrap_or_default())
+            }
             _ => None,
         });
         let Some(reply) = reply else {

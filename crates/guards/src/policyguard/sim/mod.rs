@@ -214,6 +214,7 @@ impl SimVerifier {
             remediation,
             usage: RoleUsage::default(),
             info: Some(Value::Object(info)),
+            guide: None,
         }
     }
 }

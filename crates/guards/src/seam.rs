@@ -171,6 +171,12 @@ pub trait Guard: Send + Sync {
         Box::pin(async { Ok(None) })
     }
 
+    /// Whether mutating calls go through [`Guard::on_mutating_call`]. A configuration that
+    /// only hands the agent instructions judges none, and records no verdicts.
+    fn judges_calls(&self) -> bool {
+        true
+    }
+
     /// Text appended to the agent's system prompt (a guard configuration that hands the
     /// workflow to the agent itself). Part of the prompt, so part of the cell's provenance.
     fn agent_instructions(&self) -> Option<Arc<str>> {

@@ -311,8 +311,9 @@ pub async fn run_simulation_traced(
                     let mutating = side == Requestor::Assistant
                         && env.tool_kind(side, &call.name) == Some(ToolKind::Write);
                     // The guard seam: every mutating agent call is judged before it runs.
-                    let decision = match (mutating, spec.guard) {
-                        (true, Some(guard)) => {
+                    let judge = spec.guard.filter(|g| mutating && g.judges_calls());
+                    let decision = match judge {
+                        Some(guard) => {
                             let history = conv.agent.clone();
                             let ctx = GuardContext {
                                 domain: spec.data.domain,

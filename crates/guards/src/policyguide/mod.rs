@@ -1,10 +1,16 @@
 //! PolicyGuide: a workflow-graph guide that checks an agent's progress through a domain's
 //! procedures at user-turn boundaries.
 //!
-//! So far this holds the offline half's artifact: the frozen workflow bundle of a domain
-//! ([`workflow`]: its JSON schema, loading) and the validator every bundle must pass before a
-//! guide may use it ([`validate`]). The bundles live in `tasks/<domain>/workflow/bundle.json`.
+//! - Offline: the frozen workflow bundle of a domain ([`workflow`]: its JSON schema, loading)
+//!   and the validator every bundle must pass before a guide may use it ([`validate`]). The
+//!   bundles live in `tasks/<domain>/workflow/bundle.json`.
+//! - Online: the bundle indexed for traversal ([`flow`]), the request state code holds
+//!   ([`state`]) and the guide guard that runs a verifier at user-turn boundaries and
+//!   intercepts unauthorized mutating calls ([`guide`]).
 
+pub mod flow;
+pub mod guide;
+pub mod state;
 pub mod validate;
 pub mod workflow;
 

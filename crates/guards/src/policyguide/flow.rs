@@ -16,6 +16,9 @@ pub fn node_ref(graph: &str, node: &str) -> String {
     format!("{graph}/{node}")
 }
 
+/// A node's successors (node index in its graph) and their branch labels.
+type Successors = Vec<(usize, Option<String>)>;
+
 /// A bundle indexed by node reference.
 #[derive(Debug, Clone)]
 pub struct Flow {
@@ -23,7 +26,7 @@ pub struct Flow {
     /// `graph/node` → (graph index, node index).
     index: HashMap<String, (usize, usize)>,
     /// Per graph, per node: successors and their branch labels.
-    out: Vec<Vec<Vec<(usize, Option<String>)>>>,
+    out: Vec<Vec<Successors>>,
     /// Per graph: its entry node.
     entry: Vec<usize>,
     /// Authorization node reference → its tool, sorted by reference.

@@ -33,6 +33,12 @@ pub enum GuardName {
     Hybrid,
     /// Blocks every mutating call: the floor of what blocking alone achieves.
     BlockAll,
+    /// The workflow guide at user-turn boundaries; `raw`: the raw policy instead of the graph.
+    PolicyGuide { raw: bool },
+    /// The graph handed to the agent itself, no verifier (SELF ablation).
+    PolicyGuideSelf,
+    /// The graph as an in-agent controller.
+    FlowAgent,
 }
 
 /// Every name [`GuardName::parse`] accepts, in the order help texts list them.
@@ -47,6 +53,10 @@ pub const KNOWN_GUARDS: &[&str] = &[
     "pg-checklist-only-strict",
     "hybrid",
     "block-all",
+    "policyguide",
+    "policyguide-raw",
+    "policyguide-self",
+    "flowagent",
 ];
 
 impl GuardName {
@@ -57,6 +67,10 @@ impl GuardName {
             "toolguard" => Ok(GuardName::ToolGuard),
             "hybrid" => Ok(GuardName::Hybrid),
             "block-all" => Ok(GuardName::BlockAll),
+            "policyguide" => Ok(GuardName::PolicyGuide { raw: false }),
+            "policyguide-raw" => Ok(GuardName::PolicyGuide { raw: true }),
+            "policyguide-self" => Ok(GuardName::PolicyGuideSelf),
+            "flowagent" => Ok(GuardName::FlowAgent),
             other => parse_config_name(other)
                 .map(|(variant, strict)| GuardName::PolicyGuard { variant, strict })
                 .ok_or_else(|| UnknownGuard(other.to_string())),
@@ -70,6 +84,10 @@ impl GuardName {
             GuardName::ToolGuard => "toolguard",
             GuardName::Hybrid => "hybrid",
             GuardName::BlockAll => "block-all",
+            GuardName::PolicyGuide { raw: false } => "policyguide",
+            GuardName::PolicyGuide { raw: true } => "policyguide-raw",
+            GuardName::PolicyGuideSelf => "policyguide-self",
+            GuardName::FlowAgent => "flowagent",
             GuardName::PolicyGuard { variant, strict } => {
                 let i = KNOWN_GUARDS
                     .iter()
@@ -86,7 +104,10 @@ impl GuardName {
 
     /// Whether this configuration uses a verifier model.
     pub fn uses_verifier(self) -> bool {
-        matches!(self, GuardName::PolicyGuard { .. } | GuardName::Hybrid)
+        matches!(
+            self,
+            GuardName::PolicyGuard { .. } | GuardName::Hybrid | GuardName::PolicyGuide { .. }
+        )
     }
 }
 
@@ -182,6 +203,20 @@ pub fn build_guard(
         ))),
         GuardName::PolicyGuard { variant, strict } => Some(policyguard(variant, strict)?),
         GuardName::BlockAll => Some(Arc::new(crate::block_all::BlockAll)),
+        GuardName::PolicyGuide { raw } => Some(crate::policyguide::build::guide(
+            name.as_str(),
+            raw,
+            options,
+            inputs,
+            sim,
+        )?),
+        GuardName::PolicyGuideSelf | GuardName::FlowAgent => {
+            Some(crate::policyguide::build::in_agent(
+                name.as_str(),
+                name == GuardName::FlowAgent,
+                inputs,
+            )?)
+        }
     })
 }
 
@@ -202,7 +237,7 @@ mod tests {
             let err = GuardName::parse(bad).unwrap_err().to_string();
             assert!(err.contains(&format!("`{bad}`")), "{err}");
             assert!(
-                err.contains("pg-checklist-only-strict, hybrid, block-all"),
+                err.contains("pg-checklist-only-strict, hybrid, block-all, policyguide"),
                 "{err}"
             );
         }

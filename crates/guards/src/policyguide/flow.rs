@@ -93,9 +93,9 @@ impl Flow {
         }
     }
 
-    /// The flow of the raw-policy ablation: no procedure, one authorization node per mutating
-    /// tool of the domain (`raw/authorize_<tool>`), so authorizations are still enumerated and
-    /// filtered by code.
+    /// The flow of the raw-policy ablation: no procedure, a classifier with one authorization
+    /// node per mutating tool of the domain (`raw/authorize_<tool>`), so authorizations are
+    /// still enumerated and filtered by code.
     pub fn raw(catalog: &ToolCatalog) -> Flow {
         let mut tools: Vec<&String> = catalog.mutating.iter().collect();
         tools.sort();
@@ -109,8 +109,20 @@ impl Flow {
             subflow: None,
             source: None,
         };
-        let mut nodes = vec![node("start".into(), NodeKind::Entry, None, String::new())];
-        let mut edges = Vec::new();
+        let mut nodes = vec![
+            node("start".into(), NodeKind::Entry, None, String::new()),
+            node(
+                "classify".into(),
+                NodeKind::Decision,
+                None,
+                "which action does the user ask for?".into(),
+            ),
+        ];
+        let mut edges = vec![super::workflow::Edge {
+            from: "start".into(),
+            to: "classify".into(),
+            label: None,
+        }];
         for t in &tools {
             let id = format!("authorize_{t}");
             nodes.push(node(
@@ -120,7 +132,7 @@ impl Flow {
                 format!("authorize `{t}`"),
             ));
             edges.push(super::workflow::Edge {
-                from: "start".into(),
+                from: "classify".into(),
                 to: id.clone(),
                 label: Some(t.to_string()),
             });
@@ -211,8 +223,9 @@ impl Flow {
     }
 
     /// The steps every path to `target` passes, in path order: the target's dominators in its
-    /// own graph, preceded by those of the subflow node that runs the graph (the first caller
-    /// found, recursively up to the main graph). Entry nodes are left out.
+    /// own graph, preceded by the dominators of the subflow node that runs the graph (the
+    /// first caller found, recursively up to the main graph). Entry nodes and the containing
+    /// subflow nodes themselves are left out.
     pub fn required_steps(&self, target: &str) -> Vec<String> {
         let mut chain = Vec::new();
         let mut at = target.to_string();
@@ -230,11 +243,10 @@ impl Flow {
                 .collect();
             steps.extend(chain);
             chain = steps;
+            // The subflow node that runs this graph is its container, not a step before it;
+            // the steps before that node come next.
             match self.callers(&g.id).first() {
-                Some(caller) if gi != 0 => {
-                    chain.insert(0, caller.clone());
-                    at = caller.clone();
-                }
+                Some(caller) if gi != 0 => at = caller.clone(),
                 _ => break,
             }
         }

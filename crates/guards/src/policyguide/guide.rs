@@ -152,21 +152,29 @@ impl PolicyGuide {
             d.info = Some(json!({"gate": "retry"}));
             return Ok(d);
         }
+        let event = self
+            .run(ctx, GuideTrigger::Interception, Some(call))
+            .await?;
+        ctx.state
+            .with(|s: &mut GuideState| s.gate = Gate::Open(call.name.clone()));
+        // The agent reads why this call falls outside its authorization, then the corrective
+        // verification's guidance.
+        let remediation = [outside.clone(), event.guidance.clone()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let remediation = if remediation.trim().is_empty() {
+            INTERCEPTED.to_string()
+        } else {
+            remediation
+        };
         let reason = outside.unwrap_or_else(|| {
             format!(
                 "no active request holds an authorization for `{}`",
                 call.name
             )
         });
-        let event = self
-            .run(ctx, GuideTrigger::Interception, Some(call))
-            .await?;
-        ctx.state
-            .with(|s: &mut GuideState| s.gate = Gate::Open(call.name.clone()));
-        let remediation = event
-            .guidance
-            .clone()
-            .unwrap_or_else(|| INTERCEPTED.to_string());
         let mut d = Decision::block(vec![requirement(false, reason)], remediation);
         d.info = Some(json!({"intercepted": true}));
         d.guide = Some(event);

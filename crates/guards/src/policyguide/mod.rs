@@ -8,8 +8,11 @@
 //!   ([`state`]) and the guide guard that runs a verifier at user-turn boundaries and
 //!   intercepts unauthorized mutating calls ([`guide`]).
 
+pub mod build;
 pub mod flow;
 pub mod guide;
+pub mod in_agent;
+pub mod sim;
 pub mod state;
 pub mod validate;
 pub mod workflow;

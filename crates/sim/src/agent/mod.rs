@@ -237,6 +237,19 @@ impl SimAgent {
                     continue;
                 }
                 steps.push(Step::Call(a.name.clone(), args.clone()));
+                // A repair that leaves the call as it was blocked is still followed by the
+                // one retry: the blocked attempt matches the step above, so the retry is a
+                // second step (no more than one, however often it is blocked again).
+                let step = Step::Call(a.name.clone(), args.clone());
+                let same_blocked = Self::past_outputs(st.view)
+                    .iter()
+                    .filter(|p| p.blocked.is_some() && p.step == step)
+                    .count();
+                if repaired(k).is_some() && same_blocked >= 1 {
+                    for _ in 1..same_blocked.max(2) {
+                        steps.push(step.clone());
+                    }
+                }
                 if st.abandon == Some(k) {
                     steps.push(Step::Say(format!(
                         "{} {}",

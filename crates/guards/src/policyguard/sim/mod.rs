@@ -32,7 +32,7 @@
 //! inputs state a requirement), [`evidence`] (reads and confirmations in a history), `judge`
 //! (the judgement).
 
-mod evidence;
+pub(crate) mod evidence;
 pub mod grounding;
 pub mod inputs;
 mod judge;

@@ -1,0 +1,393 @@
+//! The offline guide verifier: one rule-based "generation" per trigger, deciding only from
+//! what it is given — the flow (the workflow graph, or the raw policy's degenerate flow), the
+//! conversation and the request state.
+//!
+//! - **Reconcile.** A request opens when a user message names a branch of the main graph's
+//!   request classifier (the branch label's words), or when the agent attempts a mutating
+//!   call no request covers (the call shows the request). Requests are keyed by the subflow
+//!   the branch runs.
+//! - **Traverse.** A request's procedure is the steps every path to its authorization nodes
+//!   passes ([`Flow::required_steps`]). A step is judged from evidence only: a `tool_call` (or
+//!   an earlier `tool_authorization`) by a successful call of its tool; a `subflow` by a
+//!   successful call of any tool its graph calls; a `user_input` that asks for consent (its
+//!   text speaks of a yes, confirming or consent) by the user's explicit yes after the agent's
+//!   last summary. Speech and decisions cannot be judged offline and count as satisfied. The
+//!   request stops at its first unsatisfied step, whose action is the remediation.
+//! - **Decide.** An authorization node is granted when all its steps are satisfied.
+//!
+//! At an authorized call, [`GuideVerifier::outside_authorization`] judges the arguments with
+//! the PolicyGuard sim verifier reading the guide's own text (the graph's node texts, or the
+//! raw policy): a rule or prerequisite that text does not state is never checked.
+
+use super::flow::{Flow, node_ref};
+use super::guide::{GuideReply, GuideRequest, GuideVerifier};
+use super::state::RequestUpdate;
+use super::workflow::NodeKind;
+use crate::policyguard::sim::SimVerifier;
+use crate::policyguard::sim::evidence::{call_records, confirmation, succeeded};
+use crate::seam::{GuardContext, GuardError};
+use serde_json::json;
+use std::collections::{BTreeSet, HashSet};
+use tauguard_core::dialogue::is_guidance;
+use tauguard_core::record::{GuideTrigger, RequestCard, RequestStatus, Verdict};
+use tauguard_core::{Message, ToolCall};
+use tauguard_llm::model::BoxFuture;
+
+/// The offline guide verifier.
+pub struct SimGuide {
+    /// Per classifier branch: its label's words and the subflow it runs.
+    branches: Vec<Branch>,
+    /// Judges the arguments of authorized calls against the guide's own text.
+    judge: SimVerifier,
+    mutating: BTreeSet<String>,
+}
+
+struct Branch {
+    label: String,
+    words: Vec<String>,
+    /// Authorization nodes in the target's call tree.
+    authorizations: Vec<String>,
+}
+
+/// Words of a label that are too generic to name a request.
+const GENERIC: &[&str] = &["scope", "against", "policy", "request", "user", "data"];
+
+fn stem(w: &str) -> String {
+    w.chars().take(5).collect()
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 4)
+        .map(|w| stem(&w.to_lowercase()))
+        .collect()
+}
+
+impl SimGuide {
+    /// `judge` reads the guide's text: for the graph, [`graph_text`]; for the raw-policy
+    /// ablation, the policy.
+    pub fn new(flow: &Flow, judge: SimVerifier, mutating: BTreeSet<String>) -> SimGuide {
+        let main = &flow.bundle().main;
+        let mut branches = Vec::new();
+        for n in main.nodes.iter().filter(|n| n.kind == NodeKind::Decision) {
+            let here = node_ref(&main.id, &n.id);
+            for (to, label) in flow.successors(&here) {
+                let Some(label) = label else { continue };
+                let Some((_, node)) = flow.node(&to) else {
+                    continue;
+                };
+                let target = node.subflow.clone().unwrap_or(to.clone());
+                let authorizations = tree_authorizations(flow, &target, &to);
+                if authorizations.is_empty() && node.subflow.is_none() {
+                    continue;
+                }
+                let words = words(label)
+                    .into_iter()
+                    .filter(|w| !GENERIC.iter().any(|g| stem(g) == *w))
+                    .collect();
+                branches.push(Branch {
+                    label: label.to_string(),
+                    words,
+                    authorizations,
+                });
+            }
+        }
+        SimGuide {
+            branches,
+            judge,
+            mutating,
+        }
+    }
+}
+
+/// The graph's own text, for the argument judge: every node's action, condition and quoted
+/// policy source.
+pub fn graph_text(flow: &Flow) -> String {
+    let mut s = String::new();
+    for g in flow.bundle().graphs() {
+        for n in &g.nodes {
+            for t in [Some(&n.action), Some(&n.condition), n.source.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                s.push_str(t);
+                s.push('\n');
+            }
+        }
+    }
+    s
+}
+
+/// Authorization nodes reachable by running graph `target` (and the subflows it runs), or
+/// the node `fallback` itself when it is one.
+fn tree_authorizations(flow: &Flow, target: &str, fallback: &str) -> Vec<String> {
+    if flow
+        .node(fallback)
+        .is_some_and(|(_, n)| n.kind == NodeKind::ToolAuthorization)
+    {
+        return vec![fallback.to_string()];
+    }
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut todo = vec![target.to_string()];
+    while let Some(g) = todo.pop() {
+        if !seen.insert(g.clone()) {
+            continue;
+        }
+        let Some(graph) = flow.bundle().graphs().find(|x| x.id == g) else {
+            continue;
+        };
+        for n in &graph.nodes {
+            match n.kind {
+                NodeKind::ToolAuthorization => out.push(node_ref(&graph.id, &n.id)),
+                NodeKind::Subflow => todo.extend(n.subflow.clone()),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Tools of the `tool_call` nodes of graph `g` and the subflows it runs.
+fn tree_tools(flow: &Flow, g: &str) -> Vec<String> {
+    let mut out = BTreeSet::new();
+    let mut seen = HashSet::new();
+    let mut todo = vec![g.to_string()];
+    while let Some(g) = todo.pop() {
+        if !seen.insert(g.clone()) {
+            continue;
+        }
+        let Some(graph) = flow.bundle().graphs().find(|x| x.id == g) else {
+            continue;
+        };
+        for n in &graph.nodes {
+            match n.kind {
+                NodeKind::ToolCall => out.extend(n.tool.clone()),
+                NodeKind::Subflow => todo.extend(n.subflow.clone()),
+                _ => {}
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Whether graph `g` has a path from its entry to an exit whose tool steps were all made
+/// (`called`), nested subflows judged the same way: a subflow counts as run when the
+/// conversation shows one way through it.
+fn subflow_done(
+    flow: &Flow,
+    g: &str,
+    called: &dyn Fn(&str) -> bool,
+    open: &mut HashSet<String>,
+) -> bool {
+    let Some(start) = flow.graph_entry(g) else {
+        return true;
+    };
+    if !open.insert(g.to_string()) {
+        return false;
+    }
+    let mut seen = HashSet::new();
+    let mut todo = vec![start];
+    let mut done = false;
+    while let Some(r) = todo.pop() {
+        if !seen.insert(r.clone()) {
+            continue;
+        }
+        let Some((_, n)) = flow.node(&r) else {
+            continue;
+        };
+        let passable = match n.kind {
+            NodeKind::Exit => {
+                done = true;
+                break;
+            }
+            NodeKind::ToolCall | NodeKind::ToolAuthorization => {
+                n.tool.as_deref().is_some_and(called)
+            }
+            NodeKind::Subflow => {
+                subflow_done(flow, n.subflow.as_deref().unwrap_or_default(), called, open)
+            }
+            _ => true,
+        };
+        if passable {
+            todo.extend(flow.successors(&r).into_iter().map(|(t, _)| t));
+        }
+    }
+    open.remove(g);
+    done
+}
+
+fn asks_consent(text: &str) -> bool {
+    let t = text.to_lowercase();
+    ["yes", "confirm", "consent", "agree"]
+        .iter()
+        .any(|w| t.contains(w))
+}
+
+/// A step not yet satisfied, and what the agent should do about it.
+struct Missing {
+    node: String,
+    remedy: String,
+}
+
+impl SimGuide {
+    /// The unsatisfied steps of `auth`'s procedure over `view`, in path order.
+    fn missing_steps(&self, flow: &Flow, view: &[Message], auth: &str) -> Vec<Missing> {
+        let records = call_records(view, None);
+        let mutating = |t: &str| self.mutating.contains(t);
+        let mut out = Vec::new();
+        for step in flow.required_steps(auth) {
+            let Some((_, n)) = flow.node(&step) else {
+                continue;
+            };
+            let remedy = match n.kind {
+                NodeKind::ToolCall | NodeKind::ToolAuthorization => {
+                    let tool = n.tool.as_deref().unwrap_or_default();
+                    if succeeded(&records, tool).next().is_some() {
+                        continue;
+                    }
+                    format!("call `{tool}` ({})", n.action)
+                }
+                NodeKind::Subflow => {
+                    let g = n.subflow.as_deref().unwrap_or_default();
+                    let called = |t: &str| succeeded(&records, t).next().is_some();
+                    if subflow_done(flow, g, &called, &mut HashSet::new()) {
+                        continue;
+                    }
+                    let named: Vec<String> = tree_tools(flow, g)
+                        .iter()
+                        .map(|t| format!("`{t}`"))
+                        .collect();
+                    format!("{} first: call {}", n.action, named.join(" or "))
+                }
+                NodeKind::UserInput if asks_consent(&format!("{} {}", n.action, n.condition)) => {
+                    if confirmation(view, &records, None, &mutating).0 {
+                        continue;
+                    }
+                    format!(
+                        "{}: list the action details to the user and get an explicit yes (confirm) before calling it",
+                        n.action
+                    )
+                }
+                _ => continue,
+            };
+            out.push(Missing { node: step, remedy });
+        }
+        out
+    }
+
+    /// The branches the user's messages name.
+    fn named_branches(&self, view: &[Message]) -> Vec<usize> {
+        let said: HashSet<String> = view
+            .iter()
+            .filter_map(|m| match m {
+                Message::User(u) => u.content.as_deref().filter(|t| !is_guidance(t)),
+                _ => None,
+            })
+            .flat_map(words)
+            .collect();
+        (0..self.branches.len())
+            .filter(|&b| self.branches[b].words.iter().any(|w| said.contains(w)))
+            .collect()
+    }
+
+    fn reply(&self, request: &GuideRequest<'_>) -> GuideReply {
+        let flow = request.flow;
+        let view = request.ctx.history;
+        let mut wanted = self.named_branches(view);
+        if let Some(call) = request.pending {
+            let covers = |b: usize| {
+                self.branches[b]
+                    .authorizations
+                    .iter()
+                    .any(|a| flow.authorizations().get(a) == Some(&call.name))
+            };
+            if !wanted.iter().any(|&b| covers(b))
+                && let Some(b) = (0..self.branches.len()).find(|&b| covers(b))
+            {
+                wanted.push(b);
+            }
+        }
+        let mut updates = Vec::new();
+        let mut remedies = Vec::new();
+        let known: Vec<&RequestCard> = request.cards.iter().collect();
+        for b in wanted {
+            let branch = &self.branches[b];
+            let card = known.iter().find(|c| c.intent == branch.label);
+            let mut granted = Vec::new();
+            // The request's position: the pending call's own procedure when a call was
+            // intercepted, else the procedure closest to done (the one the conversation is
+            // following), at its first unsatisfied step.
+            let mut best: Option<(bool, usize, Missing)> = None;
+            for auth in &branch.authorizations {
+                let mut missing = self.missing_steps(flow, view, auth);
+                if missing.is_empty() {
+                    granted.push(auth.clone());
+                    continue;
+                }
+                let pending_here = request
+                    .pending
+                    .is_some_and(|c| flow.authorizations().get(auth) == Some(&c.name));
+                let rank = (!pending_here, missing.len());
+                if best.as_ref().is_none_or(|(p, n, _)| rank < (*p, *n)) {
+                    best = Some((rank.0, rank.1, missing.remove(0)));
+                }
+            }
+            let first = best.map(|(_, _, m)| m);
+            let tools: BTreeSet<&String> = branch
+                .authorizations
+                .iter()
+                .filter_map(|a| flow.authorizations().get(a))
+                .collect();
+            let node = match &first {
+                Some(m) => m.node.clone(),
+                None => granted.first().cloned().unwrap_or_else(|| flow.start()),
+            };
+            if let Some(m) = &first {
+                let named: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
+                let id = card.map_or("new".to_string(), |c| c.id.clone());
+                remedies.push(format!(
+                    "Request {id} ({}): before {}, {}.",
+                    branch.label,
+                    named.join(" / "),
+                    m.remedy
+                ));
+            }
+            updates.push(RequestUpdate {
+                id: card.map(|c| c.id.clone()),
+                intent: Some(branch.label.clone()),
+                node: Some(node),
+                authorizations: Some(granted),
+                status: Some(RequestStatus::Active),
+                merge_into: None,
+            });
+        }
+        let trigger = match request.trigger {
+            GuideTrigger::UserTurn => "user_turn",
+            GuideTrigger::Interception => "interception",
+        };
+        GuideReply {
+            remediation: (!remedies.is_empty()).then(|| remedies.join(" ")),
+            updates,
+            info: Some(json!({"verifier": "sim", "trigger": trigger})),
+            ..GuideReply::default()
+        }
+    }
+}
+
+impl GuideVerifier for SimGuide {
+    fn verify<'a>(
+        &'a self,
+        request: GuideRequest<'a>,
+    ) -> BoxFuture<'a, Result<GuideReply, GuardError>> {
+        Box::pin(async move { Ok(self.reply(&request)) })
+    }
+
+    fn outside_authorization(&self, ctx: &GuardContext<'_>, call: &ToolCall) -> Option<String> {
+        let mutating = |t: &str| self.mutating.contains(t);
+        let eval = self.judge.evaluate(ctx.history, call, &mutating);
+        let d = self.judge.decide(call, eval);
+        (d.verdict == Verdict::Block).then(|| d.remediation.unwrap_or_default())
+    }
+}

@@ -14,7 +14,7 @@
 //! repairs, token usage and cost); the set is reloaded with [`load_domain_checklists`] before
 //! returning.
 
-mod classify;
+pub(crate) mod classify;
 pub mod extract;
 pub mod prompts;
 mod report;

@@ -304,3 +304,64 @@ async fn a_non_empty_output_directory_is_refused_before_any_model_call() {
     );
     assert!(model.asks().is_empty());
 }
+
+#[tokio::test]
+async fn invalid_wording_and_mapping_keep_the_defaults() {
+    let Some(data) = airline() else { return };
+    let script = Arc::new(Airline::new(&[
+        "change_flights",
+        "change_passengers",
+        "change_baggage",
+    ]));
+    let happy = happy(script, classification(&data));
+    let model = StageModel::new(move |ask| {
+        match ask.step {
+        "compose" => r#"{"classify": {"action": "", "condition": "x"}, "deny": {"action": "a", "condition": "c"}}"#.to_string(),
+        "mapping" => r#"{"mappings": [{"policy": "p", "nodes": ["main/nowhere"]}]}"#.to_string(),
+        _ => happy(ask),
+    }
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("wf");
+    let report = compile_workflow(
+        &model,
+        &data.policy,
+        &data.tool_schemas.assistant,
+        "airline",
+        &prompts_dir(),
+        &out,
+        &options(&data),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    let compose = step(&report, Step::Compose, "main");
+    assert_eq!(
+        (compose.outcome, compose.calls),
+        (StepOutcome::KeptPrevious, 2)
+    );
+    assert!(
+        compose.errors[0].contains("classify.action: is empty"),
+        "{:?}",
+        compose.errors
+    );
+    let mapping = step(&report, Step::Mapping, "bundle");
+    assert_eq!(mapping.outcome, StepOutcome::KeptPrevious);
+    assert!(
+        mapping.errors[0].contains("`main/nowhere` is not a `graph/node`"),
+        "{:?}",
+        mapping.errors
+    );
+    assert_eq!(report.mapping, None);
+    assert!(report.stages[4].result.contains("the compiler's defaults"));
+    let bundle = Bundle::load(&out.join(BUNDLE_FILE)).unwrap();
+    let classify = bundle
+        .main
+        .nodes
+        .iter()
+        .find(|n| n.id == "classify")
+        .unwrap();
+    assert_eq!(
+        classify.action,
+        "Which kind of request is it (book, modify, cancel, compensation, out_of_scope, against_policy)?"
+    );
+}

@@ -253,3 +253,76 @@ pub fn parse(reply: &str, catalog: &ToolCatalog) -> Result<Plan, String> {
         Err(problems.join("\n"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog() -> ToolCatalog {
+        ToolCatalog::new("d", ["change", "refund"], ["lookup"], ["transfer"])
+    }
+
+    fn plan() -> Plan {
+        serde_json::from_value(serde_json::json!({
+            "request_types": [{"label": "change", "description": "change it", "subflow": "change_flow"}],
+            "identify": "verify",
+            "subflows": [
+                {"id": "verify", "title": "v", "purpose": "who", "shared": true, "tools": ["lookup"]},
+                {"id": "refund_flow", "title": "r", "purpose": "refunds", "tools": ["refund"]},
+                {"id": "change_flow", "title": "c", "purpose": "changes", "tools": ["lookup", "change"],
+                 "runs": ["refund_flow"]}
+            ],
+            "coverage": [
+                {"tool": "change", "subflows": ["change_flow"]},
+                {"tool": "refund", "subflows": ["refund_flow"]}
+            ]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_sound_plan_has_no_problems() {
+        assert_eq!(check(&plan(), &catalog()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn ordering_labels_reachability_and_coverage_are_checked() {
+        let mut p = plan();
+        p.subflows.swap(1, 2); // change_flow now runs a subflow listed after it
+        p.request_types[0].label = DENY_LABEL.into();
+        p.subflows[0].tools.push("teleport".into());
+        p.coverage[0].subflows = vec!["refund_flow".into()];
+        p.coverage.pop();
+        p.identify = None;
+        let problems = check(&p, &catalog());
+        let has = |s: &str| problems.iter().any(|p| p.contains(s));
+        assert!(
+            has("subflows[1].runs[0]: `refund_flow` is listed at or after `change_flow`"),
+            "{problems:#?}"
+        );
+        assert!(
+            has("request_types[0].label: `against_policy` is not a usable label"),
+            "{problems:#?}"
+        );
+        assert!(
+            has("subflows[0].tools[1]: `teleport` is not an agent tool"),
+            "{problems:#?}"
+        );
+        assert!(
+            has("coverage[0].subflows[0]: subflow `refund_flow` does not list `change`"),
+            "{problems:#?}"
+        );
+        assert!(
+            has("mutating tool `refund` has no coverage entry"),
+            "{problems:#?}"
+        );
+        assert!(
+            has("subflows[0]: `verify` is neither a request type's subflow"),
+            "{problems:#?}"
+        );
+        assert!(
+            has("subflows[0].shared: `verify` is marked shared"),
+            "{problems:#?}"
+        );
+    }
+}

@@ -1,5 +1,6 @@
-//! `tauguard compile checklist`: run the 4-step checklist pipeline with a model and write a
-//! new artifact set (never over an existing one unless `--overwrite`).
+//! `tauguard compile checklist` and `tauguard compile workflow`: run the 4-step checklist
+//! pipeline or the 6-stage workflow pipeline with a model and write a new artifact set (never
+//! over an existing one unless `--overwrite`, and never over the frozen workflow bundle).
 
 use crate::exit::{Classify, CliError};
 use crate::output::Output;
@@ -11,16 +12,20 @@ use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguard::compile::{
     CompileError, CompileOptions, compile_checklists_with,
 };
+use tauguard_guards::policyguide::compile::{WorkflowCompileError, compile_workflow};
+use tauguard_llm::model::ChatModel;
 use tauguard_llm::{LlmConfig, ModelFactory, ModelSpec};
 
 #[derive(Subcommand, Debug)]
 pub enum CompileCommand {
     /// Compile per-tool checklists and general rules from a domain's policy.
-    Checklist(ChecklistArgs),
+    Checklist(CompileArgs),
+    /// Compile a PolicyGuide workflow bundle (main graph plus subflows) from a domain's policy.
+    Workflow(CompileArgs),
 }
 
 #[derive(Args, Debug)]
-pub struct ChecklistArgs {
+pub struct CompileArgs {
     #[arg(long)]
     domain: String,
     /// Model as `PROVIDER/MODEL` (e.g. `openai/gpt-5.4`); providers come from `--llm-config`
@@ -30,7 +35,8 @@ pub struct ChecklistArgs {
     /// TOML file with an `[llm]`-shaped table (providers, prices, cache) at its top level.
     #[arg(long)]
     llm_config: Option<PathBuf>,
-    /// Output directory (default: <project>/tasks/<domain>/checklist.compiled).
+    /// Output directory (default: <project>/tasks/<domain>/checklist.compiled, or
+    /// workflow.compiled for `compile workflow`).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Replace the artifacts of a non-empty output directory.
@@ -38,72 +44,157 @@ pub struct ChecklistArgs {
     overwrite: bool,
     #[arg(long)]
     data_dir: Option<PathBuf>,
-    /// Prompt directory holding `compile/` templates (default: <project>/configs/prompts).
+    /// Prompt directory holding `compile/` templates (`compile/workflow/` for `compile
+    /// workflow`; default: <project>/configs/prompts).
     #[arg(long)]
     prompts: Option<PathBuf>,
 }
 
 pub fn run(cmd: CompileCommand, project: Option<&std::path::Path>) -> Result<(), CliError> {
-    let CompileCommand::Checklist(args) = cmd;
-    let (provider, model) = model_arg("--model", &args.model)?;
-    let llm = llm_config(args.llm_config.as_deref())?;
-    let data = DataDir::resolve(args.data_dir.as_deref())
-        .and_then(|dir| DomainData::load(&dir, &args.domain))
-        .bad_input()?;
-    // Sampling comes from the model's capabilities and `--llm-config`, never forced here:
-    // reasoning models reject a temperature.
-    let spec = ModelSpec::new(&provider, &model);
-    // Building a model only reads configuration (providers, key variables).
-    let chat = ModelFactory::new(llm)
-        .bad_input()?
-        .build(&spec)
-        .with_context(|| format!("--model `{}`", args.model))
-        .bad_input()?;
-    let options = CompileOptions {
-        overwrite: args.overwrite,
-        known_tools: Some(ToolCatalog::of(data.def)),
-        ..Default::default()
+    let (args, workflow) = match cmd {
+        CompileCommand::Checklist(args) => (args, false),
+        CompileCommand::Workflow(args) => (args, true),
     };
-    // The project is needed only for what the command line leaves to it.
-    let project_dir = match (&args.prompts, &args.out) {
-        (Some(_), Some(_)) => None,
-        _ => Some(crate::project::resolve(project).bad_input()?),
-    };
-    let in_project = |p: &str| project_dir.as_ref().map(|d| d.join(p)).unwrap_or_default();
-    let prompts = args
-        .prompts
-        .clone()
-        .unwrap_or_else(|| in_project("configs/prompts"));
-    let out = args.out.clone().unwrap_or_else(|| {
-        in_project("tasks")
-            .join(data.domain)
-            .join("checklist.compiled")
-    });
+    let setup = Setup::new(&args, project, workflow)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")
         .internal()?;
-    let report = rt
-        .block_on(compile_checklists_with(
-            chat.as_ref(),
-            &data.policy,
-            &data.tool_schemas.assistant,
-            data.domain,
-            &prompts,
-            &out,
-            &options,
-        ))
-        .map_err(compile_error)?;
     let mut stdout = Output::stdout();
-    stdout.line(format_args!(
-        "{} checklists, {} repairs, {} reviews changed → {}",
-        report.files.len(),
-        report.repairs,
-        report.reviews_changed,
-        out.display()
-    ))?;
+    let Setup {
+        data,
+        chat,
+        options,
+        prompts,
+        out,
+    } = setup;
+    if workflow {
+        let report = rt
+            .block_on(compile_workflow(
+                chat.as_ref(),
+                &data.policy,
+                &data.tool_schemas.assistant,
+                data.domain,
+                &prompts,
+                &out,
+                &options,
+            ))
+            .map_err(workflow_error)?;
+        let last = report.stages.last().map(|s| s.result.as_str());
+        stdout.line(format_args!(
+            "workflow bundle: {}, {} model calls, {} repairs → {}",
+            last.unwrap_or_default(),
+            report.usage.calls,
+            report.repairs,
+            out.display()
+        ))?;
+    } else {
+        let report = rt
+            .block_on(compile_checklists_with(
+                chat.as_ref(),
+                &data.policy,
+                &data.tool_schemas.assistant,
+                data.domain,
+                &prompts,
+                &out,
+                &options,
+            ))
+            .map_err(compile_error)?;
+        stdout.line(format_args!(
+            "{} checklists, {} repairs, {} reviews changed → {}",
+            report.files.len(),
+            report.repairs,
+            report.reviews_changed,
+            out.display()
+        ))?;
+    }
     stdout.finish()
+}
+
+/// What both pipelines need, resolved from the command line before any model call.
+struct Setup {
+    data: DomainData,
+    chat: std::sync::Arc<dyn ChatModel>,
+    options: CompileOptions,
+    prompts: PathBuf,
+    out: PathBuf,
+}
+
+impl Setup {
+    fn new(
+        args: &CompileArgs,
+        project: Option<&std::path::Path>,
+        workflow: bool,
+    ) -> Result<Setup, CliError> {
+        let (provider, model) = model_arg("--model", &args.model)?;
+        let llm = llm_config(args.llm_config.as_deref())?;
+        let data = DataDir::resolve(args.data_dir.as_deref())
+            .and_then(|dir| DomainData::load(&dir, &args.domain))
+            .bad_input()?;
+        // Sampling comes from the model's capabilities and `--llm-config`, never forced here:
+        // reasoning models reject a temperature.
+        let spec = ModelSpec::new(&provider, &model);
+        // Building a model only reads configuration (providers, key variables).
+        let chat = ModelFactory::new(llm)
+            .bad_input()?
+            .build(&spec)
+            .with_context(|| format!("--model `{}`", args.model))
+            .bad_input()?;
+        let options = CompileOptions {
+            overwrite: args.overwrite,
+            known_tools: Some(ToolCatalog::of(data.def)),
+            ..Default::default()
+        };
+        // The project is needed for what the command line leaves to it, and for a workflow
+        // compile to know which directory holds the frozen bundle.
+        let project_dir = match (&args.prompts, &args.out) {
+            (Some(_), Some(_)) if !workflow => None,
+            (Some(_), Some(_)) => crate::project::resolve(project).ok(),
+            _ => Some(crate::project::resolve(project).bad_input()?),
+        };
+        let in_project = |p: &str| project_dir.as_ref().map(|d| d.join(p)).unwrap_or_default();
+        let prompts = args
+            .prompts
+            .clone()
+            .unwrap_or_else(|| in_project("configs/prompts"));
+        let artifact = if workflow {
+            "workflow.compiled"
+        } else {
+            "checklist.compiled"
+        };
+        let out = args
+            .out
+            .clone()
+            .unwrap_or_else(|| in_project("tasks").join(data.domain).join(artifact));
+        if workflow && let Some(dir) = &project_dir {
+            let frozen = dir.join("tasks").join(data.domain).join("workflow");
+            if same_dir(&out, &frozen) {
+                return Err(CliError::BadInput(anyhow!(
+                    "--out `{}` is the frozen workflow bundle of `{}`; a compile never writes there (even with --overwrite): choose another directory",
+                    out.display(),
+                    data.domain
+                )));
+            }
+        }
+        Ok(Setup {
+            data,
+            chat,
+            options,
+            prompts,
+            out,
+        })
+    }
+}
+
+/// Whether two paths name the same directory (symlinks and `..` resolved where they exist).
+fn same_dir(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let norm = |p: &std::path::Path| {
+        p.canonicalize()
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    norm(a) == norm(b)
 }
 
 /// `PROVIDER/MODEL` as `flag` takes it.
@@ -145,5 +236,19 @@ fn compile_error(e: CompileError) -> CliError {
         CompileError::Model { .. } | CompileError::Invalid { .. } | CompileError::Artifact(_) => {
             CliError::Failures(e.into())
         }
+    }
+}
+
+/// As [`compile_error`], for the workflow pipeline: an invalid compiled bundle is a failure of
+/// the run (the model's graphs), like an invalid reply.
+fn workflow_error(e: WorkflowCompileError) -> CliError {
+    match e {
+        WorkflowCompileError::OutputNotEmpty(_)
+        | WorkflowCompileError::Prompt(_)
+        | WorkflowCompileError::Io { .. } => CliError::BadInput(e.into()),
+        WorkflowCompileError::Model { .. }
+        | WorkflowCompileError::Invalid { .. }
+        | WorkflowCompileError::InvalidBundle { .. } => CliError::Failures(e.into()),
+        WorkflowCompileError::Reload(_) => CliError::Internal(e.into()),
     }
 }

@@ -1,8 +1,9 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
-//! gold, the guard seam, the toy domain, workflow validation, and the workspace invariants
-//! (`tidy`).
+//! gold, the guard seam, the toy domain, workflow validation and compilation, and the
+//! workspace invariants (`tidy`).
 
 mod attacks;
+mod compile_workflow;
 mod errors;
 mod export_report;
 mod floors;

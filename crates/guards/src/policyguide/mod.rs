@@ -1,14 +1,17 @@
 //! PolicyGuide: a workflow-graph guide that checks an agent's progress through a domain's
 //! procedures at user-turn boundaries.
 //!
-//! - Offline: the frozen workflow bundle of a domain ([`workflow`]: its JSON schema, loading)
-//!   and the validator every bundle must pass before a guide may use it ([`validate`]). The
-//!   bundles live in `tasks/<domain>/workflow/bundle.json`.
+//! - Offline: the frozen workflow bundle of a domain ([`workflow`]: its JSON schema, loading),
+//!   the validator every bundle must pass before a guide may use it ([`validate`]), and the
+//!   six-stage compiler that writes a new bundle from a policy with a model ([`compile`]). The
+//!   frozen bundles live in `tasks/<domain>/workflow/bundle.json`.
 //! - Online: the bundle indexed for traversal ([`flow`]), the request state code holds
-//!   ([`state`]) and the guide guard that runs a verifier at user-turn boundaries and
-//!   intercepts unauthorized mutating calls ([`guide`]).
+//!   ([`state`]), the guide guard that runs a verifier at user-turn boundaries and intercepts
+//!   unauthorized mutating calls ([`guide`]) with the offline verifier ([`sim`]), the in-agent
+//!   comparisons ([`in_agent`]) and their construction from a project ([`build`]).
 
 pub mod build;
+pub mod compile;
 pub mod flow;
 pub mod guide;
 pub mod in_agent;

@@ -1,5 +1,6 @@
-//! The guards integration tests as one binary: artifacts (rules, checklists), the compiler, the
-//! LLM and offline verifiers, the hybrid guard and ToolGuard on live environments.
+//! The guards integration tests as one binary: artifacts (rules, checklists), the checklist and
+//! workflow compilers, the LLM and offline verifiers, the hybrid guard and ToolGuard on live
+//! environments.
 
 #[allow(dead_code)]
 #[path = "../fixtures/verifier/support.rs"]
@@ -7,6 +8,7 @@ mod support;
 
 mod checklist_artifacts;
 mod compile_pipeline;
+mod compile_workflow;
 mod hybrid;
 mod policyguard;
 mod policyguard_sim;

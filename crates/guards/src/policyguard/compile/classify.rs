@@ -1,5 +1,7 @@
 //! Step 1 of the compiler: the model's classification of the domain's tools, parsed into a
-//! [`ToolCatalog`] and compared with the environment's own catalogue.
+//! [`ToolCatalog`] and compared with the environment's own catalogue. The workflow compiler
+//! (`crate::policyguide::compile`) reads its stage 1 reply with the same parser, so both
+//! compilers accept the same reply shapes.
 
 use super::extract;
 use crate::catalog::{ToolCatalog, ToolClass};
@@ -60,7 +62,7 @@ struct ClassifiedTool {
 
 /// Step 1's reply → the domain's tool classes. Every offered tool exactly once, no others,
 /// at least one mutating tool.
-pub(super) fn parse_classification(
+pub(crate) fn parse_classification(
     reply: &str,
     domain: &str,
     tools: &[ToolSpec],
@@ -121,7 +123,7 @@ fn classification_of(
     }
 }
 
-pub(super) fn mismatches(compiled: &ToolCatalog, known: &ToolCatalog) -> Vec<String> {
+pub(crate) fn mismatches(compiled: &ToolCatalog, known: &ToolCatalog) -> Vec<String> {
     let names: BTreeSet<&String> = [&compiled.mutating, &compiled.read_only, &compiled.other]
         .into_iter()
         .chain([&known.mutating, &known.read_only, &known.other])

@@ -14,7 +14,7 @@
 //! repairs, token usage and cost); the set is reloaded with [`load_domain_checklists`] before
 //! returning.
 
-mod classify;
+pub(crate) mod classify;
 pub mod extract;
 pub mod prompts;
 mod report;
@@ -41,11 +41,12 @@ use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{ChatModel, ChatRequest};
 
 /// Knobs of a compile run; [`CompileOptions::default`] is what [`compile_checklists`] uses.
+/// The workflow compiler (`crate::policyguide::compile`) takes the same knobs.
 #[derive(Debug, Clone, Default)]
 pub struct CompileOptions {
-    /// Replace the artifacts of a non-empty output directory (its `*.yaml` files and the
-    /// report; other files stay). Without it a non-empty directory is refused before any model
-    /// call.
+    /// Replace the artifacts of a non-empty output directory (its `*.yaml` files, or for a
+    /// workflow `bundle.json`, and the report; other files stay). Without it a non-empty
+    /// directory is refused before any model call.
     pub overwrite: bool,
     /// Sampling temperature of every call (unset by default: the model's spec decides).
     pub temperature: Option<f64>,

@@ -78,7 +78,7 @@ pub struct CompileUsage {
 }
 
 impl CompileUsage {
-    pub(super) fn add(&mut self, usage: &Usage, cost: Option<f64>) {
+    pub(crate) fn add(&mut self, usage: &Usage, cost: Option<f64>) {
         self.calls += 1;
         self.prompt_tokens += usage.prompt_tokens;
         self.completion_tokens += usage.completion_tokens;

@@ -1,14 +1,16 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
-//! gold, the guard seam, the toy domain, workflow validation, and the workspace invariants
-//! (`tidy`).
+//! gold, the guard seam, the toy domain, workflow validation, sharded runs and their merge with
+//! the cluster launchers, and the workspace invariants (`tidy`).
 
 mod attacks;
+mod cluster_scripts;
 mod errors;
 mod export_report;
 mod floors;
 mod gold_command;
 mod guard_seam;
 mod offline_variants;
+mod shard_merge;
 mod support;
 mod tidy;
 mod toy_domain;

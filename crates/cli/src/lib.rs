@@ -30,6 +30,8 @@ enum Command {
     Gold(commands::gold::GoldArgs),
     /// Run a config's simulations and append one record per simulation.
     Run(commands::run::RunArgs),
+    /// Union the run directories of a run's shards into one new run directory.
+    Merge(commands::merge::MergeArgs),
     /// Write a run's records as an upstream τ²-bench results.json.
     #[command(name = "export-tau2")]
     ExportTau2(commands::export::ExportArgs),
@@ -55,6 +57,7 @@ pub fn run() -> ExitCode {
     let outcome = match cli.command {
         Command::Gold(args) => commands::gold::run(args),
         Command::Run(args) => commands::run::run(args, project),
+        Command::Merge(args) => commands::merge::run(args),
         Command::ExportTau2(args) => commands::export::run(args, project),
         Command::Evaluate(args) => commands::evaluate::run(args),
         Command::Compile(cmd) => commands::compile::run(cmd, project),

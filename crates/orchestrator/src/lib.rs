@@ -5,7 +5,8 @@
 //! A run goes config → [`plan::RunPlan`] (everything validated and built) → per simulation
 //! [`attempt::run_attempts`] (loop, judge, reward, retries) → [`assemble::assemble_record`]
 //! → one line appended by [`records::RecordWriter`]; [`runner::run`] is the batch around them.
-//! [`check::check_models`] probes a config's models before a run.
+//! [`check::check_models`] probes a config's models before a run. A run scales out over
+//! processes as shards ([`shard`]) whose directories [`merge::merge`] unions.
 
 pub mod assemble;
 pub mod attacks;
@@ -17,6 +18,7 @@ pub mod export;
 pub mod floors;
 pub mod group_sync;
 pub mod judge;
+pub mod merge;
 pub mod nmr_oracle;
 mod party;
 pub mod plan;
@@ -29,5 +31,6 @@ pub mod run_dir;
 pub mod runner;
 pub mod runtime;
 pub mod seeds;
+pub mod shard;
 pub mod simulation;
 pub mod views;

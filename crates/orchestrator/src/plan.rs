@@ -10,6 +10,7 @@ use crate::config::{ModelSection, RunConfig};
 use crate::evaluate::GoldCache;
 use crate::prompts::{agent_system_prompt, user_system_prompt};
 use crate::provenance::{CellSpec, InputHashes, cell_hash, cell_spec, tree_hash};
+use crate::records::SimKey;
 use crate::runner::{RunError, RunOptions};
 use crate::seeds::trial_seeds;
 use serde_json::Value;
@@ -185,6 +186,14 @@ impl RunPlan {
             (0..self.cfg.run.trials)
                 .flat_map(move |trial| (0..tasks).map(move |task| SimIndex { cell, task, trial }))
         })
+    }
+
+    /// The key of simulation `at`, as records carry it: what `--resume` de-duplicates by and
+    /// `--shard` hashes.
+    pub fn key(&self, at: SimIndex) -> SimKey {
+        let cell = &self.cells[at.cell];
+        let task = &self.domains[cell.domain].tasks[at.task];
+        (cell.id.clone(), task.id.clone(), at.trial)
     }
 
     /// How many simulations the plan holds.

@@ -1,6 +1,10 @@
 //! The output directory of a run: one run at a time (a lock held for the whole run), records
 //! never overwritten without `--resume`, and a resume only of the same configuration.
 //!
+//! A shard's directory (`--shard I/N`, see [`crate::shard`]) records the shard in
+//! `config.json` under `shard`, beside the config; a resume under another shard (or none) is
+//! refused, since its records would not be the shard's.
+//!
 //! The lock is an advisory file lock on `.tauguard.lock`: the operating system releases it
 //! when the process ends however it ends, so a killed run never leaves a stale lock behind.
 
@@ -8,6 +12,7 @@ use crate::config::RunConfig;
 use crate::provenance::{differing_keys, flatten};
 use crate::records::{RecordWriter, SimKey};
 use crate::runner::RunError;
+use crate::shard::Shard;
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -19,17 +24,22 @@ pub struct RunDir {
     _lock: File,
 }
 
-const LOCK_FILE: &str = ".tauguard.lock";
-const CONFIG_FILE: &str = "config.json";
+pub(crate) const LOCK_FILE: &str = ".tauguard.lock";
+pub(crate) const CONFIG_FILE: &str = "config.json";
+pub(crate) const RECORDS_FILE: &str = "records.jsonl";
+/// The key of `config.json` holding a shard's `I/N`; not part of the config.
+pub(crate) const SHARD_KEY: &str = "shard";
 
 impl RunDir {
     /// Creates or reopens `path` for `cfg`: takes the lock, refuses existing records without
     /// `resume` and a resume under another configuration (naming the keys that differ), and
-    /// writes `config.json`. Returns the record writer and the simulations already complete.
+    /// writes `config.json` (with `shard` when the run is one). Returns the record writer and
+    /// the simulations already complete.
     pub fn open(
         path: &Path,
         cfg: &RunConfig,
         resume: bool,
+        shard: Option<Shard>,
     ) -> Result<(RunDir, RecordWriter, HashSet<SimKey>), RunError> {
         let input = |message: String| RunError::Input {
             path: path.to_path_buf(),
@@ -49,7 +59,7 @@ impl RunDir {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(input(e.to_string())),
         }
-        let records = path.join("records.jsonl");
+        let records = path.join(RECORDS_FILE);
         let has_records = std::fs::metadata(&records).is_ok_and(|m| m.len() > 0);
         if has_records && !resume {
             return Err(RunError::OutputExists(path.to_path_buf()));
@@ -65,6 +75,17 @@ impl RunDir {
                     path: config_path.clone(),
                     message: e.to_string(),
                 })?;
+            let saved_shard = saved_shard(&saved).map_err(|message| RunError::Input {
+                path: config_path.clone(),
+                message,
+            })?;
+            if saved_shard != shard {
+                return Err(RunError::ShardChanged {
+                    path: path.to_path_buf(),
+                    saved: saved_shard,
+                    now: shard,
+                });
+            }
             let keys = config_changes(&saved, cfg);
             if !keys.is_empty() {
                 return Err(RunError::ConfigChanged {
@@ -83,9 +104,13 @@ impl RunDir {
                 )],
             });
         }
+        let mut doc = serde_json::to_value(cfg).expect("config serialises");
+        if let (Some(s), Some(map)) = (shard, doc.as_object_mut()) {
+            map.insert(SHARD_KEY.into(), s.to_string().into());
+        }
         std::fs::write(
             &config_path,
-            serde_json::to_string_pretty(cfg).expect("config serialises"),
+            serde_json::to_string_pretty(&doc).expect("config serialises"),
         )
         .map_err(|e| RunError::Input {
             path: config_path.clone(),
@@ -102,15 +127,36 @@ impl RunDir {
     }
 }
 
+/// The shard a saved `config.json` records (`None`: the whole run).
+pub(crate) fn saved_shard(saved: &serde_json::Value) -> Result<Option<Shard>, String> {
+    match saved.get(SHARD_KEY) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(s)) => s
+            .parse()
+            .map(Some)
+            .map_err(|e| format!("at `{SHARD_KEY}`: {e}")),
+        Some(other) => Err(format!("at `{SHARD_KEY}`: expected \"I/N\", found {other}")),
+    }
+}
+
+/// A saved `config.json` as the flat keys the config hash covers: without the settings that
+/// cannot change a result and without the shard.
+pub(crate) fn identity_keys(saved: &serde_json::Value) -> BTreeMap<String, serde_json::Value> {
+    let mut saved = saved.clone();
+    if let Some(map) = saved.as_object_mut() {
+        map.remove(SHARD_KEY);
+    }
+    if let Some(run) = saved.get_mut("run").and_then(|r| r.as_object_mut()) {
+        run.remove("concurrency");
+        run.remove("max_consecutive_connect_failures");
+    }
+    let mut out = BTreeMap::new();
+    flatten("", &saved, &mut out);
+    out
+}
+
 /// The keys whose values differ between a saved `config.json` and `cfg`, ignoring the
 /// settings the config hash ignores.
 fn config_changes(saved: &serde_json::Value, cfg: &RunConfig) -> Vec<String> {
-    let mut saved = saved.clone();
-    if let Some(run) = saved.get_mut("run").and_then(|r| r.as_object_mut()) {
-        run.remove("concurrency");
-    }
-    let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
-    flatten("", &saved, &mut a);
-    flatten("", &cfg.identity_json(), &mut b);
-    differing_keys(&a, &b)
+    differing_keys(&identity_keys(saved), &identity_keys(&cfg.identity_json()))
 }

@@ -12,6 +12,7 @@ use crate::config::{ConfigError, RunConfig};
 use crate::plan::{RunPlan, SimIndex};
 use crate::records::RecordsError;
 use crate::run_dir::RunDir;
+use crate::shard::Shard;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -45,6 +46,17 @@ pub enum RunError {
         keys.join(", ")
     )]
     ConfigChanged { path: PathBuf, keys: Vec<String> },
+    #[error(
+        "output `{path}` holds {}, but this invocation asks for {}\n  hint: resume it with {}, or choose another --out",
+        saved.map_or_else(|| "a whole run (no --shard)".into(), |s| format!("shard {s} of a run")),
+        shard_name(*now),
+        shard_flag(*saved)
+    )]
+    ShardChanged {
+        path: PathBuf,
+        saved: Option<Shard>,
+        now: Option<Shard>,
+    },
     /// A model answered that no call can succeed (HTTP 401/403/404).
     #[error(
         "run stopped: {error}; {hint}; {completed} simulations finished before it, their records are kept in `{}`",
@@ -80,12 +92,29 @@ pub struct RunOptions {
     pub stop_after: Option<usize>,
     /// Bypass the response cache (`--no-cache`).
     pub no_cache: bool,
+    /// Run only this shard's simulations (`--shard I/N`; see [`crate::shard`]).
+    pub shard: Option<Shard>,
+}
+
+/// `shard 1/4` or `the whole run`, for [`RunError::ShardChanged`].
+fn shard_name(s: Option<Shard>) -> String {
+    s.map_or_else(
+        || "the whole run (no --shard)".into(),
+        |s| format!("shard {s}"),
+    )
+}
+
+/// The `run` flag that resumes a directory holding shard `s` (none for a whole run).
+fn shard_flag(s: Option<Shard>) -> String {
+    s.map_or_else(|| "no --shard".into(), |s| format!("`--shard {s}`"))
 }
 
 /// What happened, for the closing lines of `tauguard run`.
 #[derive(Debug, Clone, Default)]
 pub struct RunSummary {
     pub out_dir: PathBuf,
+    /// The shard run, when `--shard` was given; `planned` counts only its simulations.
+    pub shard: Option<Shard>,
     pub planned: usize,
     pub skipped: usize,
     pub completed: usize,
@@ -112,18 +141,20 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         .out_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(&plan.cfg.run.name));
-    let (_run_dir, writer, done) = RunDir::open(&out_dir, &plan.cfg, opts.resume)?;
+    let (_run_dir, writer, done) = RunDir::open(&out_dir, &plan.cfg, opts.resume, opts.shard)?;
+    let mut planned = 0;
     let mut jobs: Vec<SimIndex> = plan
         .simulations()
         .filter(|at| {
-            let cell = &plan.cells[at.cell];
-            let task = &plan.domains[cell.domain].tasks[at.task];
-            !done.contains(&(cell.id.clone(), task.id.clone(), at.trial))
+            let key = plan.key(*at);
+            let mine = opts.shard.is_none_or(|s| s.owns(&key));
+            planned += usize::from(mine);
+            mine && !done.contains(&key)
         })
         .collect();
-    let planned = plan.planned();
     let mut summary = RunSummary {
         out_dir: out_dir.clone(),
+        shard: opts.shard,
         planned,
         skipped: planned - jobs.len(),
         ..Default::default()

@@ -5,6 +5,7 @@ pub mod evaluate;
 pub mod export;
 pub mod floors;
 pub mod gold;
+pub mod merge;
 pub mod report;
 pub mod run;
 pub mod validate;

@@ -1,6 +1,7 @@
 //! `tauguard run CONFIG`: run a config's simulations and append their records, then print
 //! what they cost and what failed on the way; `tauguard run --check CONFIG` only probes the
-//! config's models.
+//! config's models. `--shard I/N` (or `auto`, from a Slurm or Kubernetes job array) runs one
+//! shard of the config's simulations; `tauguard merge` unions the shards' directories.
 
 use crate::exit::{Classify, CliError};
 use crate::output::Output;
@@ -12,6 +13,7 @@ use tauguard_orchestrator::config::{ConfigError, RunConfig};
 use tauguard_orchestrator::records::RecordsError;
 use tauguard_orchestrator::runner::{RunError, RunOptions, format_cost, run as run_config};
 use tauguard_orchestrator::runtime;
+use tauguard_orchestrator::shard::ShardRequest;
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -33,6 +35,12 @@ pub struct RunArgs {
     /// reported as reachable or rejected (exit 0 when all are reachable, else 2).
     #[arg(long)]
     check: bool,
+    /// Run only shard I of N (0-based) of the simulations, split by a stable hash of
+    /// (cell, task, trial); `auto` reads SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT (or
+    /// _MIN/_MAX), else JOB_COMPLETION_INDEX with TAUGUARD_SHARD_COUNT. `tauguard merge`
+    /// unions the shards' output directories.
+    #[arg(long, value_name = "I/N|auto")]
+    shard: Option<ShardRequest>,
 }
 
 pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliError> {
@@ -42,7 +50,13 @@ pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliEr
     if args.check {
         return check(&rt, &cfg);
     }
+    let shard = args
+        .shard
+        .map(ShardRequest::resolve)
+        .transpose()
+        .map_err(|e| CliError::BadInput(e.into()))?;
     let opts = RunOptions {
+        shard,
         out_dir: args.out,
         data_dir: args.data_dir,
         resume: args.resume,
@@ -54,7 +68,10 @@ pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliEr
     let records = s.out_dir.join("records.jsonl");
     let mut out = Output::stdout();
     out.line(format_args!(
-        "{} simulations ({} already complete, {} run now): {} succeeded, {} infrastructure errors, cost {}",
+        "{}{} simulations ({} already complete, {} run now): {} succeeded, {} infrastructure errors, cost {}",
+        s.shard
+            .map(|sh| format!("shard {sh}: "))
+            .unwrap_or_default(),
         s.planned,
         s.skipped,
         s.completed,
@@ -153,6 +170,7 @@ fn run_error(e: RunError) -> CliError {
         | RunError::OutputExists(_)
         | RunError::Locked(_)
         | RunError::ConfigChanged { .. }
+        | RunError::ShardChanged { .. }
         | RunError::Model { .. }
         // The config's credentials, model name or endpoint.
         | RunError::ModelFatal { .. } => CliError::BadInput(e.into()),

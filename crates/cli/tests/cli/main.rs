@@ -1,8 +1,9 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
-//! gold, the guard seam, the toy domain, workflow validation and compilation, and the
-//! workspace invariants (`tidy`).
+//! gold, the guard seam, the toy domain, workflow validation and compilation, sharded runs
+//! and their merge with the cluster launchers, and the workspace invariants (`tidy`).
 
 mod attacks;
+mod cluster_scripts;
 mod compile_workflow;
 mod errors;
 mod export_report;
@@ -10,6 +11,7 @@ mod floors;
 mod gold_command;
 mod guard_seam;
 mod offline_variants;
+mod shard_merge;
 mod support;
 mod tidy;
 mod toy_domain;

@@ -5,9 +5,13 @@ use std::process::Command;
 
 /// Runs `tauguard` with `args` from the workspace root; returns (exit code, stdout, stderr).
 pub fn tauguard_status(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tauguard"))
+    output(Command::new(env!("CARGO_BIN_EXE_tauguard")).args(args))
+}
+
+/// Runs `cmd` from the workspace root; returns (exit code, stdout, stderr).
+fn output(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd
         .current_dir(tauguard_testkit::workspace_root())
-        .args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot start tauguard: {e}"));
     (
@@ -15,4 +19,25 @@ pub fn tauguard_status(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// The variables `run --shard auto` reads; [`tauguard_in_env`] clears them all first, so a test
+/// run inside a Slurm or Kubernetes job sees only what the test sets.
+const SHARD_VARS: [&str; 6] = [
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_COUNT",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+    "JOB_COMPLETION_INDEX",
+    "TAUGUARD_SHARD_COUNT",
+];
+
+/// [`tauguard_status`] with the job-array variables cleared and `env` set.
+pub fn tauguard_in_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tauguard"));
+    cmd.args(args);
+    for var in SHARD_VARS {
+        cmd.env_remove(var);
+    }
+    output(cmd.envs(env.iter().copied()))
 }

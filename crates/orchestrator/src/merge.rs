@@ -1,0 +1,418 @@
+//! `tauguard merge`: the run directories of a run's shards (see [`crate::shard`]), or of any
+//! runs of one configuration, unioned into a new run directory that `report`, `export-tau2`
+//! and `run --resume` take like any other.
+//!
+//! Only runs of one configuration are pooled: the inputs' `config.json` must agree on every
+//! key the config hash covers (the shard aside) and their records on the config hash, and
+//! each cell must carry one cell hash throughout (the prompts and guard artifacts it ran with
+//! are in it) — a refusal names both directories and the keys that differ. A simulation held
+//! by several inputs (key: cell id, task id, trial, as `--resume` uses) is kept once: a scored
+//! record over an infrastructure error, else the one from the input whose path sorts first.
+//! Records are written sorted — guard in grid order, cell id, trial, task id (numbers
+//! numerically) — so the output does not depend on the order inputs are given in or
+//! finished in.
+//!
+//! Inputs are only read (a running shard is refused through its lock); the output is built in
+//! a hidden sibling directory and renamed into place, and only onto a new or empty `--out`,
+//! so nothing written before is ever lost.
+
+use crate::provenance::differing_keys;
+use crate::records::{RecordsError, SimKey, read_records};
+use crate::run_dir::{CONFIG_FILE, LOCK_FILE, RECORDS_FILE, identity_keys, saved_shard};
+use crate::shard::Shard;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use tauguard_core::record::SimulationRecord;
+
+/// Metadata the merge leaves beside the records: inputs, their shards, what was dropped.
+pub const MERGE_FILE: &str = "merge.json";
+
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("no run directories to merge")]
+    NoInputs,
+    #[error("`{0}` is given twice")]
+    Repeated(PathBuf),
+    #[error("`{path}` is not a run directory: {reason}")]
+    NotARun { path: PathBuf, reason: String },
+    #[error("`{0}` is in use by a running tauguard run; merge it once the run has ended")]
+    Running(PathBuf),
+    #[error(transparent)]
+    Records(RecordsError),
+    #[error("`{path}`: {cause}")]
+    Io {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error("`{path}`: {message}")]
+    Config { path: PathBuf, message: String },
+    #[error(
+        "`{a}` and `{b}` hold runs of different configurations; these keys differ: {}\n  hint: only shards of one config can be merged",
+        keys.join(", ")
+    )]
+    ConfigDiffers {
+        a: PathBuf,
+        b: PathBuf,
+        keys: Vec<String>,
+    },
+    #[error(
+        "cell `{cell}` ran with different settings in `{a}` and `{b}` (cell hashes {hashes}); these keys differ: {}",
+        keys.join(", ")
+    )]
+    CellDiffers {
+        cell: String,
+        a: PathBuf,
+        b: PathBuf,
+        /// `<hash in a> vs <hash in b>`.
+        hashes: String,
+        keys: Vec<String>,
+    },
+    #[error(
+        "--out `{0}` exists and is not an empty directory; merge writes only a new run directory"
+    )]
+    OutNotEmpty(PathBuf),
+}
+
+/// One input as the summary reports it.
+#[derive(Debug, Clone)]
+pub struct MergedInput {
+    pub path: PathBuf,
+    /// The shard it holds (`None`: a whole run, or a merge).
+    pub shard: Option<Shard>,
+    pub records: usize,
+}
+
+/// What a merge did.
+#[derive(Debug, Clone)]
+pub struct MergeSummary {
+    pub out: PathBuf,
+    /// In the order they were read (sorted by path).
+    pub inputs: Vec<MergedInput>,
+    pub written: usize,
+    /// Records dropped because another input held the same simulation.
+    pub duplicates: usize,
+    /// Of those, infrastructure errors dropped for a scored record of the same simulation.
+    pub infra_replaced: usize,
+    /// Shards of the run no input holds, when every input is a shard of one count.
+    pub missing_shards: Vec<Shard>,
+}
+
+/// A read input.
+struct Input {
+    given: PathBuf,
+    config: Value,
+    shard: Option<Shard>,
+    records: Vec<SimulationRecord>,
+    /// A shared lock on the run's lock file, held while the merge reads it.
+    _lock: Option<File>,
+}
+
+/// Merges the run directories `inputs` into the new run directory `out`.
+pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary, MergeError> {
+    if inputs.is_empty() {
+        return Err(MergeError::NoInputs);
+    }
+    check_out(out)?;
+    let mut canonical = BTreeMap::new();
+    for given in inputs {
+        let c = given.canonicalize().map_err(|e| MergeError::NotARun {
+            path: given.clone(),
+            reason: e.to_string(),
+        })?;
+        if canonical.insert(c, given.clone()).is_some() {
+            return Err(MergeError::Repeated(given.clone()));
+        }
+    }
+    // Sorted by path: which of two equal-ranked duplicates is kept never depends on the
+    // order of the command line.
+    let inputs: Vec<Input> = canonical
+        .into_values()
+        .map(|p| read_input(&p))
+        .collect::<Result<_, _>>()?;
+    check_same_config(&inputs)?;
+    check_same_cells(&inputs)?;
+
+    let mut chosen: BTreeMap<SimKey, &SimulationRecord> = BTreeMap::new();
+    let (mut duplicates, mut infra_replaced) = (0, 0);
+    for input in &inputs {
+        for r in &input.records {
+            let key = (r.cell_id.clone(), r.task_id.clone(), r.trial);
+            match chosen.get_mut(&key) {
+                None => {
+                    chosen.insert(key, r);
+                }
+                Some(kept) => {
+                    duplicates += 1;
+                    if kept.is_infra_error() && !r.is_infra_error() {
+                        *kept = r;
+                        infra_replaced += 1;
+                    }
+                }
+            }
+        }
+    }
+    let guards: Vec<&str> = inputs[0].config["grid"]["guards"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut records: Vec<&SimulationRecord> = chosen.into_values().collect();
+    records.sort_by_cached_key(|r| order_key(r, &guards));
+
+    let mut config = inputs[0].config.clone();
+    if let Some(map) = config.as_object_mut() {
+        map.remove(crate::run_dir::SHARD_KEY);
+    }
+    let summary = MergeSummary {
+        out: out.to_path_buf(),
+        inputs: inputs
+            .iter()
+            .map(|i| MergedInput {
+                path: i.given.clone(),
+                shard: i.shard,
+                records: i.records.len(),
+            })
+            .collect(),
+        written: records.len(),
+        duplicates,
+        infra_replaced,
+        missing_shards: missing_shards(&inputs),
+    };
+    write_out(out, &records, &config, &summary)?;
+    Ok(summary)
+}
+
+/// `out` must not exist, or be an empty directory.
+fn check_out(out: &Path) -> Result<(), MergeError> {
+    match std::fs::read_dir(out) {
+        Ok(mut entries) => match entries.next() {
+            None => Ok(()),
+            Some(_) => Err(MergeError::OutNotEmpty(out.to_path_buf())),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(_) if out.exists() => Err(MergeError::OutNotEmpty(out.to_path_buf())),
+        Err(cause) => Err(MergeError::Io {
+            path: out.to_path_buf(),
+            cause,
+        }),
+    }
+}
+
+fn read_input(dir: &Path) -> Result<Input, MergeError> {
+    let not_a_run = |reason: String| MergeError::NotARun {
+        path: dir.to_path_buf(),
+        reason,
+    };
+    if !dir.is_dir() {
+        return Err(not_a_run("not a directory".into()));
+    }
+    let lock_path = dir.join(LOCK_FILE);
+    let lock = match File::open(&lock_path) {
+        Ok(f) => match f.try_lock_shared() {
+            Ok(()) => Some(f),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(MergeError::Running(dir.to_path_buf()));
+            }
+            Err(std::fs::TryLockError::Error(cause)) => {
+                return Err(MergeError::Io {
+                    path: lock_path,
+                    cause,
+                });
+            }
+        },
+        Err(_) => None,
+    };
+    let config_path = dir.join(CONFIG_FILE);
+    let records_path = dir.join(RECORDS_FILE);
+    if !config_path.is_file() {
+        return Err(not_a_run(format!("no {CONFIG_FILE}")));
+    }
+    if !records_path.is_file() {
+        return Err(not_a_run(format!("no {RECORDS_FILE}")));
+    }
+    let bad_config = |message: String| MergeError::Config {
+        path: config_path.clone(),
+        message,
+    };
+    let text = std::fs::read_to_string(&config_path).map_err(|e| bad_config(e.to_string()))?;
+    let config: Value = serde_json::from_str(&text).map_err(|e| bad_config(e.to_string()))?;
+    if !config.is_object() {
+        return Err(bad_config("expected a JSON object".into()));
+    }
+    let shard = saved_shard(&config).map_err(bad_config)?;
+    let records = read_records(&records_path).map_err(MergeError::Records)?;
+    Ok(Input {
+        given: dir.to_path_buf(),
+        config,
+        shard,
+        records,
+        _lock: lock,
+    })
+}
+
+/// Every input's config equals the first's on the keys the config hash covers, and their
+/// records carry one config hash.
+fn check_same_config(inputs: &[Input]) -> Result<(), MergeError> {
+    let hashes = |i: &Input| -> BTreeSet<String> {
+        i.records.iter().map(|r| r.config_hash.clone()).collect()
+    };
+    let first = &inputs[0];
+    let first_keys = identity_keys(&first.config);
+    let first_hashes = hashes(first);
+    for input in inputs {
+        let own = hashes(input);
+        if own.len() > 1 {
+            return Err(MergeError::Config {
+                path: input.given.join(RECORDS_FILE),
+                message: format!(
+                    "records of several configurations (config hashes {})",
+                    own.into_iter().collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
+    }
+    for input in &inputs[1..] {
+        let mut keys = differing_keys(&first_keys, &identity_keys(&input.config));
+        let own = hashes(input);
+        if keys.is_empty()
+            && let (Some(a), Some(b)) = (first_hashes.first(), own.first())
+            && a != b
+        {
+            keys.push(format!("config_hash ({a} vs {b})"));
+        }
+        if !keys.is_empty() {
+            return Err(MergeError::ConfigDiffers {
+                a: first.given.clone(),
+                b: input.given.clone(),
+                keys,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Each cell id carries one cell hash over all inputs (same config, but the prompts or guard
+/// artifacts could have changed between shards).
+fn check_same_cells(inputs: &[Input]) -> Result<(), MergeError> {
+    let mut seen: BTreeMap<&str, (&SimulationRecord, &Path)> = BTreeMap::new();
+    for input in inputs {
+        for r in &input.records {
+            match seen.get(r.cell_id.as_str()) {
+                None => {
+                    seen.insert(&r.cell_id, (r, &input.given));
+                }
+                Some((first, path)) if first.cell_hash != r.cell_hash => {
+                    return Err(MergeError::CellDiffers {
+                        cell: r.cell_id.clone(),
+                        a: path.to_path_buf(),
+                        b: input.given.clone(),
+                        hashes: format!("{} vs {}", first.cell_hash, r.cell_hash),
+                        keys: differing_keys(&first.cell, &r.cell),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where a record goes in the merged file: guard in grid order, cell id, trial, task id (a
+/// number by its value, before names).
+fn order_key(r: &SimulationRecord, guards: &[&str]) -> (usize, String, u32, (u8, u64), String) {
+    let rank = guards
+        .iter()
+        .position(|g| *g == r.guard)
+        .unwrap_or(usize::MAX);
+    let task = r.task_id.parse::<u64>().map_or((1, 0), |n| (0, n));
+    (rank, r.cell_id.clone(), r.trial, task, r.task_id.clone())
+}
+
+/// The shards of a sharded run no input holds: only when every input is a shard of one count.
+fn missing_shards(inputs: &[Input]) -> Vec<Shard> {
+    let shards: Option<Vec<Shard>> = inputs.iter().map(|i| i.shard).collect();
+    let Some(shards) = shards else {
+        return Vec::new();
+    };
+    let count = shards[0].count;
+    if shards.iter().any(|s| s.count != count) {
+        return Vec::new();
+    }
+    (0..count)
+        .map(|index| Shard { index, count })
+        .filter(|s| !shards.contains(s))
+        .collect()
+}
+
+/// Writes the merged run into a hidden sibling of `out`, then renames it into place.
+fn write_out(
+    out: &Path,
+    records: &[&SimulationRecord],
+    config: &Value,
+    summary: &MergeSummary,
+) -> Result<(), MergeError> {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| MergeError::OutNotEmpty(out.to_path_buf()))?;
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |cause| MergeError::Io { path, cause }
+    };
+    std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+    let tmp = parent.join(format!(".{name}.merging-{}", std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
+    }
+    std::fs::create_dir(&tmp).map_err(io(&tmp))?;
+    let written = (|| {
+        let path = tmp.join(RECORDS_FILE);
+        let mut file = std::io::BufWriter::new(File::create(&path).map_err(io(&path))?);
+        for r in records {
+            let mut line = serde_json::to_string(r).expect("records serialise");
+            line.push('\n');
+            file.write_all(line.as_bytes()).map_err(io(&path))?;
+        }
+        let file = file.into_inner().map_err(|e| io(&path)(e.into_error()))?;
+        file.sync_all().map_err(io(&path))?;
+        let path = tmp.join(CONFIG_FILE);
+        let text = serde_json::to_string_pretty(config).expect("config serialises");
+        std::fs::write(&path, text).map_err(io(&path))?;
+        let path = tmp.join(MERGE_FILE);
+        std::fs::write(&path, merge_json(summary)).map_err(io(&path))?;
+        // Onto a missing or empty `out` (POSIX rename replaces an empty directory).
+        std::fs::rename(&tmp, out).map_err(io(out))
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    written
+}
+
+fn merge_json(s: &MergeSummary) -> String {
+    let inputs: Vec<Value> = s
+        .inputs
+        .iter()
+        .map(|i| {
+            json!({
+                "path": i.path.display().to_string(),
+                "shard": i.shard.map(|s| s.to_string()),
+                "records": i.records,
+            })
+        })
+        .collect();
+    let doc = json!({
+        "inputs": inputs,
+        "records": s.written,
+        "duplicates_dropped": s.duplicates,
+        "infrastructure_errors_replaced": s.infra_replaced,
+        "missing_shards": s.missing_shards.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    });
+    serde_json::to_string_pretty(&doc).expect("merge metadata serialises")
+}

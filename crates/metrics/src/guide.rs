@@ -30,16 +30,18 @@ pub const FLOWAGENT: &str = "flowagent";
 /// holding any of them (or any guide event) gets Table 15.
 pub const GUIDE_FAMILY: [&str; 4] = [POLICYGUIDE, POLICYGUIDE_RAW, POLICYGUIDE_SELF, FLOWAGENT];
 
-/// Guide-side model usage of one group (PolicyGuide Table 14), summed over its scored
-/// simulations. What is counted, per simulation: the usage of every guide event (the runs
-/// before each user turn and the corrective verifications at intercepted calls — both are
-/// guide events) plus the usage the same guard reports on its guard events (decisions at
-/// mutating calls). That is the sum the orchestrator writes as the record's `guard` usage; a
-/// corrective verification is one guide event and is counted once. Usage of discarded
+/// Guide-side model usage of one group (PolicyGuide Table 14), summed over its simulations
+/// (infrastructure errors excluded, whatever the report's infra policy). What is counted, per
+/// simulation: the usage of every guide event (the runs before each user turn and the
+/// corrective verifications at intercepted calls — both are guide events) plus the usage the
+/// same guard reports on its guard events (decisions at mutating calls). That is the sum the
+/// orchestrator writes as the record's `guard` usage; a corrective verification is one guide
+/// event and is counted once. Usage of discarded
 /// attempts (`attempts.discarded`) is not counted.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct GuideUsage {
-    /// Simulations counted (all scored simulations of the group, with guide events or not).
+    /// Simulations counted (every one of the group but infrastructure errors, with guide
+    /// events or not).
     pub simulations: u64,
     /// Guide events (guide runs).
     pub runs: u64,
@@ -155,8 +157,9 @@ impl Serialize for GuideUsage {
     }
 }
 
-/// Wall clock of one group (PolicyGuide Table 15): mean `wall_seconds` per scored simulation
-/// and its ratio to the same agent's baseline (same domain, same non-guard settings).
+/// Wall clock of one group (PolicyGuide Table 15): mean `wall_seconds` per simulation
+/// (infrastructure errors excluded) and its ratio to the same agent's baseline (same domain,
+/// same non-guard settings).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct WallClock {
     pub simulations: u64,

@@ -55,7 +55,8 @@
 //!                   "prefix_cache_hit_rate", "cost_per_simulation"},   // groups with guide events
 //!   "wall_clock": {"simulations": 200, "mean_seconds": 247.6, "ratio_vs_baseline": 5.44},
 //!   "matched_policyguide": [{"policyguide", "flowagent_tasks", "policyguide_tasks",
-//!                            "shared_tasks", "flowagent_pass_k", "policyguide_pass_k"}]  // flowagent
+//!                            "shared_tasks", "flowagent_pass_k", "policyguide_pass_k"}]
+//!                                                                     // flowagent groups
 //! }, ...]
 //! ```
 //!

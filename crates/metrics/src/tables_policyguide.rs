@@ -302,11 +302,11 @@ pub fn guide_usage_table(r: &Report) -> Option<Table> {
         t.rows.push(row);
     }
     t.notes.push(
-        "Counted per scored simulation: every guide event (runs before user turns and corrective \
-         verifications at intercepted calls) plus the same guard's decisions at mutating calls — \
-         the record's guard usage; agent and user simulator excluded. Prefix-cache hit = cached \
-         / prompt tokens (— when the provider reported no cached tokens); cost — when a call \
-         had no price."
+        "Counted per simulation (infrastructure errors excluded): every guide event (runs \
+         before user turns and corrective verifications at intercepted calls) plus the same \
+         guard's decisions at mutating calls — the record's guard usage; agent and user \
+         simulator excluded. Prefix-cache hit = cached / prompt tokens (— when the provider \
+         reported no cached tokens); cost — when a call had no price."
             .into(),
     );
     Some(t)

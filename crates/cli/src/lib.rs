@@ -63,7 +63,7 @@ pub fn run() -> ExitCode {
         Command::Compile(cmd) => commands::compile::run(cmd, project),
         Command::Report(args) => commands::report::report(args, project),
         Command::Compare(args) => commands::report::compare(args),
-        Command::Validate(cmd) => commands::validate::run(cmd),
+        Command::Validate(cmd) => commands::validate::run(cmd, project),
     };
     if let Err(err) = &outcome {
         eprintln!("error: {:#}", err.error());

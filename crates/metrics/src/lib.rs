@@ -1,7 +1,7 @@
 //! Metrics of tauguard, computed from simulation records only: Pass^k overall and per PV / Mut
 //! slice, per-call guard confusion, call-NMR, turn inflation, ordered-trace compliance, attack
-//! success, McNemar tests and bootstrap intervals, rendered as the papers' tables (Markdown,
-//! CSV, LaTeX, JSON) and plots (PNG, SVG).
+//! success, guide-side usage and wall clock, McNemar tests and bootstrap intervals, rendered as
+//! the papers' tables (Markdown, CSV, LaTeX, JSON) and plots (PNG, SVG).
 //!
 //! Inputs are tauguard `records.jsonl` files (or run directories holding one) and upstream
 //! τ²-bench `results.json` files, which `upstream.rs` imports as records. This crate imports
@@ -48,7 +48,15 @@
 //!   "trace": null | {"traces", "passing", "gold_steps", "matched_steps", "compliant",
 //!                    "step_tcr", "trace_tcr", "process_valid_rate"},
 //!   "attack": null | {"simulations": 80, "successes": 7, "asr": 0.0875},
-//!   "verifier_calls": null | {"decisions": 256, "called": 216, "saved": 40}   // hybrid guards
+//!   "verifier_calls": null | {"decisions": 256, "called": 216, "saved": 40},  // hybrid guards
+//!   // Present only with PolicyGuide records (see `guide.rs`):
+//!   "guide_usage": {"simulations", "runs", "calls", "prompt_tokens", "completion_tokens",
+//!                   "cached_prompt_tokens", "cost", "calls_per_simulation",
+//!                   "prefix_cache_hit_rate", "cost_per_simulation"},   // groups with guide events
+//!   "wall_clock": {"simulations": 200, "mean_seconds": 247.6, "ratio_vs_baseline": 5.44},
+//!   "matched_policyguide": [{"policyguide", "flowagent_tasks", "policyguide_tasks",
+//!                            "shared_tasks", "flowagent_pass_k", "policyguide_pass_k"}]
+//!                                                                     // flowagent groups
 //! }, ...]
 //! ```
 //!
@@ -81,6 +89,7 @@ pub mod domains;
 pub mod error;
 mod fast_hash;
 pub mod floors;
+pub mod guide;
 pub mod input;
 pub mod mcnemar;
 pub mod nmr;
@@ -95,6 +104,7 @@ pub mod slices;
 pub mod synthetic;
 pub mod table;
 pub mod tables;
+pub mod tables_policyguide;
 pub mod trace;
 pub mod turns;
 mod upstream;

@@ -116,6 +116,19 @@ pub struct GroupReport {
     /// Whether the group's PV Pass^1 exceeds the refuse-all floor; `None` without floors.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pv_above_refuse_all: Option<bool>,
+    /// Guide-side usage (PolicyGuide Table 14); `None` when no record has a guide event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guide_usage: Option<crate::guide::GuideUsage>,
+    /// Wall clock per simulation (PolicyGuide Table 15); `None` unless the report holds a
+    /// PolicyGuide-family group (see [`crate::guide::finish`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall_clock: Option<crate::guide::WallClock>,
+    /// FlowAgent groups: the PolicyGuide groups they are matched with (PolicyGuide Table 3).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matched_policyguide: Vec<crate::guide::Matched>,
+    /// Scored trials and successes per task id, sorted by task id (for matched comparisons).
+    #[serde(skip)]
+    pub task_tallies: Vec<(String, TaskTally)>,
 }
 
 impl GroupReport {
@@ -148,7 +161,7 @@ impl GroupReport {
 
     /// The settings a baseline must share with this group for a delta to be meaningful:
     /// everything except the guard and its verifier.
-    fn base_identity(&self) -> String {
+    pub(crate) fn base_identity(&self) -> String {
         let rest: BTreeMap<&String, &Value> = self
             .full_cell
             .iter()
@@ -367,7 +380,11 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let mut attack_tasks: Vec<Option<bool>> = vec![None; n];
     let mut verifier_calls = VerifierCalls::default();
     let mut verifier_inputs = crate::verifier_inputs::VerifierInputs::default();
+    let mut guide_usage = crate::guide::GuideUsage::default();
+    let mut wall_clock = crate::guide::WallClock::default();
+    let mut task_names: Vec<&str> = vec![""; n];
     for &(rec, ti) in &g.records {
+        task_names[ti as usize] = rec.task_id.as_str();
         // An unknown slice (imported results of a domain without a mutating-tool list)
         // counts overall only.
         let si = match rec.slice {
@@ -422,7 +439,15 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         }
         verifier_calls.add(rec);
         verifier_inputs.add(rec);
+        guide_usage.add(rec);
+        wall_clock.add(rec);
     }
+    let has_guide = g.records.iter().any(|(r, _)| !r.guide_events.is_empty());
+    let mut task_tallies: Vec<(String, TaskTally)> = (slices[0].tasks.iter().zip(task_names))
+        .filter(|(t, _)| t.n > 0)
+        .map(|(t, name)| (name.to_string(), *t))
+        .collect();
+    task_tallies.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let [all, pv, mut_] = slices;
     let overall = all.finish(Some(options.max_k));
     let k = overall.pass_k.max_k();
@@ -461,6 +486,10 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         verifier_inputs: (verifier_inputs.decisions > 0).then_some(verifier_inputs),
         floors: BTreeMap::new(),
         pv_above_refuse_all: None,
+        guide_usage: has_guide.then_some(guide_usage),
+        wall_clock: Some(wall_clock),
+        matched_policyguide: Vec::new(),
+        task_tallies,
     }
 }
 
@@ -530,6 +559,7 @@ pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
         g.turns.delta_vs_baseline = g.turns.mean_turns.zip(*base_turns).map(|(x, y)| x - y);
     }
 
+    crate::guide::finish(&mut groups, &options.baseline_guard, options.max_k);
     for g in &groups {
         let (lo, hi) = (g.overall.pass_k.max_k(), g.overall.max_trials_per_task);
         // At the cap, K is the configured limit, not the fewest trials of a task.

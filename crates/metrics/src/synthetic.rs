@@ -5,9 +5,10 @@
 use crate::bootstrap::SplitMix64;
 use std::collections::BTreeMap;
 use tauguard_core::message::ParticipantMessage;
+use tauguard_core::message::Usage;
 use tauguard_core::record::{
-    CallAttempt, InjectedFault, RECORD_SCHEMA_VERSION, RewardInfo, RoleUsage, SimulationRecord,
-    Slice, Verdict,
+    CallAttempt, GuardEvent, GuideEvent, GuideTrigger, InjectedFault, RECORD_SCHEMA_VERSION,
+    RewardInfo, RoleUsage, SimulationRecord, Slice, Verdict,
 };
 use tauguard_core::{Message, Requestor, ToolCall};
 
@@ -88,6 +89,64 @@ pub fn with_calls(mut rec: SimulationRecord, tools: &[&str]) -> SimulationRecord
         }));
     }
     rec
+}
+
+/// A guard decision of `guard` on the call `call_id` of `tool`, with no model usage.
+pub fn guard_event(
+    guard: &str,
+    call_id: &str,
+    tool: &str,
+    verdict: Verdict,
+    executed: bool,
+) -> GuardEvent {
+    GuardEvent {
+        guard: guard.into(),
+        call_id: call_id.into(),
+        tool: tool.into(),
+        arguments: Default::default(),
+        attempt_idx: 0,
+        verdict,
+        requirements: Vec::new(),
+        remediation: (verdict == Verdict::Block).then(|| "blocked".to_string()),
+        executed,
+        usage: RoleUsage::default(),
+        info: None,
+    }
+}
+
+/// Model usage of `calls` calls with the given tokens and cost.
+pub fn usage(
+    calls: u64,
+    prompt: u64,
+    cached: u64,
+    completion: u64,
+    cost: Option<f64>,
+) -> RoleUsage {
+    RoleUsage {
+        calls,
+        usage: Usage {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            cached_prompt_tokens: cached,
+        },
+        cost,
+        ..RoleUsage::default()
+    }
+}
+
+/// A guide run of `guard` before a user turn, with `usage`, no request cards and no guidance.
+pub fn guide_event(guard: &str, usage: RoleUsage) -> GuideEvent {
+    GuideEvent {
+        guard: guard.into(),
+        trigger: GuideTrigger::UserTurn,
+        at_message: 0,
+        requests: Vec::new(),
+        enabled_tools: Vec::new(),
+        guidance: None,
+        rejected: Vec::new(),
+        usage,
+        info: None,
+    }
 }
 
 /// Shape of a generated population.

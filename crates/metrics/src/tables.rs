@@ -7,6 +7,8 @@
 //! - PolicyGuide Table 1: Pass^1 and Pass^4, overall / PV / Mut, per domain.
 //! - PolicyGuide Table 10: Pass^k for every k, P4/P1, per-trial Pass^1 mean and std.
 //! - PolicyGuide Table 5: telecom ordered-trace compliance (when records carry gold traces).
+//! - PolicyGuide Tables 2, 3, 14 and 15 (ablations, matched controllers, guide usage, wall
+//!   clock) and Table 1 with its cross-domain mean: `tables_policyguide.rs`, when present.
 //! - PolicyGuide Figure 6 as a table: attack success per trial (when records mark attacks).
 //! - A summary (counts, reward, cost) and, for `--format csv`, one flat row per group (its
 //!   last column, `simulated`, says whether a `sim` model played a role in the group).
@@ -19,8 +21,11 @@
 use crate::report::{GroupReport, Report};
 use crate::simulated::titled;
 use crate::table::{Cell, Format, Table};
+pub use crate::tables_policyguide::{
+    ablation_table, controller_table, guide_usage_table, policyguide_table1, wall_clock_table,
+};
 
-fn key_cells(g: &GroupReport) -> Vec<Cell> {
+pub(crate) fn key_cells(g: &GroupReport) -> Vec<Cell> {
     vec![
         Cell::Text(g.domain.clone()),
         Cell::Text(g.agent_model.clone()),
@@ -28,17 +33,17 @@ fn key_cells(g: &GroupReport) -> Vec<Cell> {
     ]
 }
 
-const KEY: [&str; 3] = ["Domain", "Agent", "Guard"];
+pub(crate) const KEY: [&str; 3] = ["Domain", "Agent", "Guard"];
 
-fn headers(extra: &[&str]) -> Vec<String> {
+pub(crate) fn headers(extra: &[&str]) -> Vec<String> {
     KEY.iter().chain(extra).map(|s| s.to_string()).collect()
 }
 
-fn pk(k: u32) -> String {
+pub(crate) fn pk(k: u32) -> String {
     format!("Pass^{k}")
 }
 
-fn rate_at(pass_k: &crate::pass_k::PassK, k: u32) -> Cell {
+pub(crate) fn rate_at(pass_k: &crate::pass_k::PassK, k: u32) -> Cell {
     Cell::opt_rate(pass_k.get(k))
 }
 
@@ -236,36 +241,6 @@ pub fn policyguard_table9(r: &Report) -> Table {
          with known prerequisite status; passing = outcome-passing simulations."
             .into(),
     );
-    t
-}
-
-/// PolicyGuide Table 1.
-pub fn policyguide_table1(r: &Report) -> Table {
-    let k = r.headline_k;
-    let mut t = Table::new("policyguide_table1", "", &[]);
-    t.title = format!("PolicyGuide Table 1: Pass^1 and {} per domain", pk(k));
-    let p1 = ["Pass^1 All", "Pass^1 PV", "Pass^1 Mut"];
-    let pk_h: Vec<String> = ["All", "PV", "Mut"]
-        .iter()
-        .map(|s| format!("{} {s}", pk(k)))
-        .collect();
-    let extra: Vec<&str> = p1
-        .iter()
-        .copied()
-        .chain(pk_h.iter().map(String::as_str))
-        .collect();
-    t.headers = headers(&extra);
-    for g in &r.groups {
-        let mut row = key_cells(g);
-        for kk in [1, k] {
-            row.extend([
-                rate_at(&g.overall.pass_k, kk),
-                rate_at(&g.pv.pass_k, kk),
-                rate_at(&g.mut_.pass_k, kk),
-            ]);
-        }
-        t.rows.push(row);
-    }
     t
 }
 
@@ -468,10 +443,12 @@ pub fn groups_table(r: &Report) -> Table {
             "process_valid_rate",
             "attack_simulations",
             "asr",
-            "simulated",
         ]
         .map(String::from),
     );
+    let (guide_headers, guide_rows) = crate::tables_policyguide::group_columns(r);
+    h.extend(guide_headers);
+    h.push("simulated".into());
     let mut t = Table {
         id: "groups",
         title: titled("Groups", r.simulated()),
@@ -481,7 +458,7 @@ pub fn groups_table(r: &Report) -> Table {
     };
     // Fractions stay fractions here: Rate keeps 6 decimals in CSV.
     let frac = Cell::opt_rate;
-    for g in &r.groups {
+    for (g, guide) in r.groups.iter().zip(guide_rows) {
         let mut row = key_cells(g);
         row.extend([
             Cell::Int(g.overall.n_tasks),
@@ -530,8 +507,9 @@ pub fn groups_table(r: &Report) -> Table {
             frac(trace.and_then(|t| t.process_valid_rate())),
             g.attack.map_or(Cell::Missing, |a| Cell::Int(a.simulations)),
             frac(g.attack.and_then(|a| a.asr())),
-            Cell::Text(g.simulated.to_string()),
         ]);
+        row.extend(guide);
+        row.push(Cell::Text(g.simulated.to_string()));
         t.rows.push(row);
     }
     t
@@ -544,12 +522,18 @@ impl Report {
             summary_table(self),
             policyguard_table2(self),
             policyguide_table1(self),
+        ];
+        out.extend(ablation_table(self));
+        out.extend(controller_table(self));
+        out.extend([
             pass_k_table(self),
             policyguard_table7(self),
             policyguard_table8(self),
             policyguard_table9(self),
-        ];
+        ]);
         out.extend(trace_table(self));
+        out.extend(guide_usage_table(self));
+        out.extend(wall_clock_table(self));
         out.extend(attack_table(self));
         out.extend(verifier_inputs_table(self));
         out.extend(floors_table(self));

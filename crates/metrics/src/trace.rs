@@ -1,12 +1,28 @@
-//! Ordered-trace compliance (PolicyGuide Table 5, telecom), over simulations whose record
-//! carries a `gold_trace` (ordered gold steps as tool names):
+//! Ordered-trace compliance (PolicyGuide Table 5, telecom: "author-designed ordered trace
+//! compliance; Step- and Trace-TCR condition on outcome-passing traces"), over simulations
+//! whose record carries a `gold_trace`.
+//!
+//! The rubric, as the paper operationalises it:
+//! - **Gold task actions**: the gold trace is the task's gold actions as ordered tool names
+//!   (written into the record at run time; metrics never read τ²-bench data).
+//! - **Deterministic event ordering**: the simulation's events are its executed tool calls,
+//!   agent and user side, in trajectory order (message order, then call order within a
+//!   message), so the same record always yields the same sequence.
+//! - **Text matching**: a gold step matches an event when the tool names are equal as text
+//!   (exact, case-sensitive); arguments are not compared.
+//! - **Blocked or intercepted calls stay out**: a call that never executed is no event. A
+//!   guard-blocked call never enters the trajectory (`messages`); a call of an older record
+//!   answered by a guard-blocked result, or whose id only a guard event that did not execute
+//!   names (an intercepted call, PolicyGuide's one-shot gate), is dropped as well.
+//!
+//! The metrics:
 //! - **Step-TCR**: over outcome-passing traces, gold steps matched in order / gold steps,
-//!   pooled over traces (micro average). "Matched in order" = the longest common subsequence of
-//!   the gold steps and the trajectory's executed tool calls (agent and user side, in
-//!   trajectory order; a guard-blocked call never happened in the trajectory).
+//!   pooled over traces (micro average). "Matched in order" = the longest common subsequence
+//!   of the gold steps and the events.
 //! - **Trace-TCR**: share of outcome-passing traces that match every gold step in order.
-//! - **Process-valid rate**: share of all (scored) simulations with a gold trace that pass and
-//!   are trace-compliant.
+//! - **Process-valid rate**: the end-to-end rate (papers.md: "process-valid rate 56.2%", over
+//!   all traces, not only passing ones): simulations with a gold trace that pass and are
+//!   trace-compliant / all (scored) simulations with a gold trace.
 //!
 //! Infrastructure-error simulations are excluded.
 
@@ -86,9 +102,16 @@ pub fn matched_in_order<G: AsRef<str>, T: AsRef<str>>(gold: &[G], trace: &[T]) -
     prev[trace.len()]
 }
 
-/// Tool names of the calls that executed, in trajectory order.
+/// Tool names of the calls that executed, in trajectory order: without calls answered by a
+/// guard-blocked result, and without calls whose id is named only by guard events that did
+/// not execute.
 fn trajectory_calls(rec: &SimulationRecord) -> Vec<&str> {
+    let executed = |id: &str| {
+        let mut events = rec.guard_events.iter().filter(|e| e.call_id == id);
+        events.clone().next().is_none() || events.any(|e| e.executed)
+    };
     tauguard_core::message::executed_calls(&rec.messages)
+        .filter(|c| executed(&c.id))
         .map(|c| c.name.as_str())
         .collect()
 }
@@ -187,5 +210,61 @@ mod tests {
         }));
         let t = trace_compliance(&[&r]).unwrap();
         assert_eq!((t.matched_steps, t.compliant), (1, 0));
+    }
+
+    #[test]
+    fn a_call_whose_guard_event_did_not_execute_is_no_event() {
+        use crate::testutil::guard_event;
+        use tauguard_core::record::Verdict;
+        let gold = Some(vec!["get".to_string(), "refuel".into()]);
+        // Today's record: the blocked attempt of "refuel" is in guard_events only; the
+        // trajectory holds the read. The attempt does not count as a step.
+        let mut blocked = with_calls(record("t1", Slice::Mut, 0, 1.0), &["get"]);
+        blocked.gold_trace = gold.clone();
+        blocked.guard = "policyguide".into();
+        blocked.guard_events = vec![guard_event(
+            "policyguide",
+            "call_9",
+            "refuel",
+            Verdict::Block,
+            false,
+        )];
+        // A record whose trajectory still names the intercepted call (id call_1) with no
+        // guard-blocked result: its unexecuted guard event keeps it out.
+        let mut intercepted = with_calls(record("t1", Slice::Mut, 1, 1.0), &["get", "refuel"]);
+        intercepted.gold_trace = gold.clone();
+        intercepted.guard_events = vec![guard_event(
+            "policyguide",
+            "call_1",
+            "refuel",
+            Verdict::Block,
+            false,
+        )];
+        let t = trace_compliance(&[&blocked, &intercepted]).unwrap();
+        assert_eq!(
+            (t.passing, t.gold_steps, t.matched_steps, t.compliant),
+            (2, 4, 2, 0)
+        );
+        // The one-shot gate lets the same call through: an executed event for the id counts it.
+        intercepted.guard_events.push(guard_event(
+            "policyguide",
+            "call_1",
+            "refuel",
+            Verdict::Block,
+            true,
+        ));
+        let t = trace_compliance(&[&intercepted]).unwrap();
+        assert_eq!((t.matched_steps, t.compliant), (2, 1));
+        // Calls no guard judged (read-only) count as they are.
+        let mut plain = with_calls(record("t1", Slice::Mut, 2, 1.0), &["get", "refuel"]);
+        plain.gold_trace = gold;
+        plain.guard_events = vec![guard_event(
+            "policyguide",
+            "call_7",
+            "refuel",
+            Verdict::Pass,
+            true,
+        )];
+        assert_eq!(trace_compliance(&[&plain]).unwrap().compliant, 1);
     }
 }

@@ -30,6 +30,21 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// Every rule, in declaration order: the checks a bundle is run through (`tauguard
+    /// validate workflow --all` reports how many of them a bundle passes).
+    pub const ALL: [Rule; 10] = [
+        Rule::Schema,
+        Rule::DuplicateId,
+        Rule::ToolInventory,
+        Rule::ToolClass,
+        Rule::AuthorizationCoverage,
+        Rule::SubflowComposition,
+        Rule::BranchCount,
+        Rule::DanglingEdge,
+        Rule::Reachability,
+        Rule::ExitReachability,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Rule::Schema => "schema",
@@ -416,4 +431,18 @@ fn search(adj: &[Vec<usize>], starts: impl IntoIterator<Item = usize>) -> Vec<bo
         }
     }
     seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rule;
+
+    #[test]
+    fn all_lists_every_rule_once_in_declaration_order() {
+        // A rule added after `ExitReachability` and left out of `ALL` fails the length check.
+        assert_eq!(Rule::ALL.len(), Rule::ExitReachability as usize + 1);
+        for (i, rule) in Rule::ALL.iter().enumerate() {
+            assert_eq!(*rule as usize, i, "{}", rule.as_str());
+        }
+    }
 }

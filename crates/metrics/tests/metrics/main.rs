@@ -3,6 +3,7 @@
 
 mod compare;
 mod input_errors;
+mod policyguide_tables;
 mod properties;
 mod report_outputs;
 mod slices_data;

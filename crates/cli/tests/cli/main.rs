@@ -11,6 +11,7 @@ mod floors;
 mod gold_command;
 mod guard_seam;
 mod offline_variants;
+mod policyguide_offline;
 mod shard_merge;
 mod support;
 mod tidy;

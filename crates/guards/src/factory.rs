@@ -12,8 +12,11 @@ use crate::catalog::ToolCatalog;
 use crate::hybrid::Hybrid;
 use crate::policyguard::checklist::load_domain_checklists;
 use crate::policyguard::{
-    FailMode, PolicyGuardSetup, Variant, build_policyguard, is_sim_model, parse_config_name,
+    FailMode, PolicyGuardSetup, Sampling, Variant, build_policyguard, is_sim_model,
+    parse_config_name,
 };
+use crate::policyguide::frozen::load_flow;
+use crate::policyguide::llm::{GuideKnowledge, LlmGuideSetup, build_llm_guide};
 use crate::toolguard::ToolGuard;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,6 +36,9 @@ pub enum GuardName {
     Hybrid,
     /// Blocks every mutating call: the floor of what blocking alone achieves.
     BlockAll,
+    /// The PolicyGuide workflow guide over the frozen graph, or over the raw policy alone
+    /// (`raw`, the ablation).
+    PolicyGuide { raw: bool },
 }
 
 /// Every name [`GuardName::parse`] accepts, in the order help texts list them.
@@ -47,6 +53,8 @@ pub const KNOWN_GUARDS: &[&str] = &[
     "pg-checklist-only-strict",
     "hybrid",
     "block-all",
+    "policyguide",
+    "policyguide-raw",
 ];
 
 impl GuardName {
@@ -57,6 +65,8 @@ impl GuardName {
             "toolguard" => Ok(GuardName::ToolGuard),
             "hybrid" => Ok(GuardName::Hybrid),
             "block-all" => Ok(GuardName::BlockAll),
+            "policyguide" => Ok(GuardName::PolicyGuide { raw: false }),
+            "policyguide-raw" => Ok(GuardName::PolicyGuide { raw: true }),
             other => parse_config_name(other)
                 .map(|(variant, strict)| GuardName::PolicyGuard { variant, strict })
                 .ok_or_else(|| UnknownGuard(other.to_string())),
@@ -70,6 +80,8 @@ impl GuardName {
             GuardName::ToolGuard => "toolguard",
             GuardName::Hybrid => "hybrid",
             GuardName::BlockAll => "block-all",
+            GuardName::PolicyGuide { raw: false } => "policyguide",
+            GuardName::PolicyGuide { raw: true } => "policyguide-raw",
             GuardName::PolicyGuard { variant, strict } => {
                 let i = KNOWN_GUARDS
                     .iter()
@@ -86,7 +98,10 @@ impl GuardName {
 
     /// Whether this configuration uses a verifier model.
     pub fn uses_verifier(self) -> bool {
-        matches!(self, GuardName::PolicyGuard { .. } | GuardName::Hybrid)
+        matches!(
+            self,
+            GuardName::PolicyGuard { .. } | GuardName::Hybrid | GuardName::PolicyGuide { .. }
+        )
     }
 }
 
@@ -182,6 +197,31 @@ pub fn build_guard(
         ))),
         GuardName::PolicyGuard { variant, strict } => Some(policyguard(variant, strict)?),
         GuardName::BlockAll => Some(Arc::new(crate::block_all::BlockAll)),
+        GuardName::PolicyGuide { raw } => match inputs.verifier.clone() {
+            Some(model) if !sim => {
+                let catalog = ToolCatalog::of(inputs.data.def);
+                let knowledge = if raw {
+                    GuideKnowledge::RawPolicy
+                } else {
+                    GuideKnowledge::Graph(Arc::new(
+                        load_flow(&inputs.tasks_dir, &catalog).map_err(|e| fail(e.to_string()))?,
+                    ))
+                };
+                let setup = LlmGuideSetup {
+                    policy: inputs.data.policy.clone(),
+                    catalog,
+                    prompts_dir: inputs.prompts_dir.clone(),
+                    sampling: Sampling::default(),
+                    fail_mode: options.fail_mode,
+                };
+                Some(build_llm_guide(name.as_str(), knowledge, model, &setup)?)
+            }
+            _ => {
+                return Err(fail(
+                    "the offline sim guide is not available in this build".into(),
+                ));
+            }
+        },
     })
 }
 

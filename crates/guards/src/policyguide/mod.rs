@@ -6,10 +6,14 @@
 //!   bundles live in `tasks/<domain>/workflow/bundle.json`.
 //! - Online: the bundle indexed for traversal ([`flow`]), the request state code holds
 //!   ([`state`]) and the guide guard that runs a verifier at user-turn boundaries and
-//!   intercepts unauthorized mutating calls ([`guide`]).
+//!   intercepts unauthorized mutating calls ([`guide`]), the frozen bundle loaded and
+//!   validated for it ([`frozen`]), and the LLM guide verifier ([`llm`]: one chat completion
+//!   per trigger over the graph or, for the raw-policy ablation, the policy alone).
 
 pub mod flow;
+pub mod frozen;
 pub mod guide;
+pub mod llm;
 pub mod state;
 pub mod validate;
 pub mod workflow;

@@ -11,5 +11,6 @@ mod hybrid;
 mod policyguard;
 mod policyguard_sim;
 mod policyguard_sim_inputs;
+mod policyguide_llm;
 mod toolguard_artifacts;
 mod toolguard_env;

@@ -6,6 +6,10 @@
 //! set as the argument rules a policy or checklist can state; it checks a rule only where the
 //! variant's inputs state it (the rule's cited passage is in the policy text, or the
 //! checklist names it).
+//!
+//! The PolicyGuide configurations (`policyguide`, `policyguide-raw`) build the LLM guide
+//! ([`crate::policyguide::llm::build_llm_guide`]) when the verifier is a real model; the graph
+//! variant reads the domain's frozen, validated bundle.
 
 use crate::Guard;
 use crate::catalog::ToolCatalog;

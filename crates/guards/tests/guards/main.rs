@@ -1,5 +1,6 @@
 //! The guards integration tests as one binary: artifacts (rules, checklists), the compiler, the
-//! LLM and offline verifiers, the hybrid guard and ToolGuard on live environments.
+//! LLM and offline verifiers, the hybrid guard, ToolGuard on live environments, and the
+//! PolicyGuide LLM guide (its shared pieces in `guide_support.rs`).
 
 #[allow(dead_code)]
 #[path = "../fixtures/verifier/support.rs"]
@@ -7,10 +8,13 @@ mod support;
 
 mod checklist_artifacts;
 mod compile_pipeline;
+mod guide_support;
 mod hybrid;
 mod policyguard;
 mod policyguard_sim;
 mod policyguard_sim_inputs;
+mod policyguide_factory;
 mod policyguide_llm;
+mod policyguide_llm_prompt;
 mod toolguard_artifacts;
 mod toolguard_env;

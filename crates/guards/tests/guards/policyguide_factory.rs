@@ -1,6 +1,7 @@
 //! The guard factory's PolicyGuide configurations: `policyguide` and `policyguide-raw` build
 //! the LLM guide for a real verifier model, the sim verifier is refused in this build, and an
-//! invalid or missing frozen bundle stops the build naming the file.
+//! invalid or missing frozen bundle stops the build naming the file; a guide refuses a graph
+//! of another domain and a prompts directory without its templates.
 
 use crate::guide_support::*;
 use crate::support::root;
@@ -8,9 +9,11 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::Guard;
+use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::factory::{
     GuardBuildError, GuardInputs, GuardName, GuardOptions, build_guard,
 };
+use tauguard_guards::policyguide::llm::{GuideKnowledge, LlmGuide};
 use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 
@@ -138,4 +141,27 @@ impl ChatModel for NamedSim {
     ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
         panic!("the factory never calls a model while building")
     }
+}
+
+#[test]
+fn a_guide_is_refused_a_graph_of_another_domain_and_missing_templates() {
+    let model: Arc<dyn ChatModel> = MockGuideModel::new(&[]);
+    let mut retail = setup(tauguard_guards::policyguard::FailMode::Closed);
+    retail.catalog = ToolCatalog::builtin("retail").expect("retail is registered");
+    let err = LlmGuide::new(GuideKnowledge::Graph(graph_flow()), model.clone(), &retail)
+        .expect_err("an airline graph for a retail guide")
+        .to_string();
+    assert_eq!(
+        err,
+        "the workflow is for domain `airline`, the tool catalogue for `retail`"
+    );
+
+    let prompts = tempfile::tempdir().unwrap();
+    let mut bare = setup(tauguard_guards::policyguard::FailMode::Closed);
+    bare.prompts_dir = prompts.path().to_path_buf();
+    let err = LlmGuide::new(GuideKnowledge::RawPolicy, model, &bare)
+        .expect_err("no templates")
+        .to_string();
+    assert!(err.contains("cannot read prompt template"), "{err}");
+    assert!(err.contains("guide/system.md"), "{err}");
 }

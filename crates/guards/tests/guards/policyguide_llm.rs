@@ -189,3 +189,46 @@ async fn the_guide_reconciles_traverses_and_decides_over_a_conversation() {
     );
     assert!(!second.contains("USER: [Policy guide]"), "{second}");
 }
+
+#[tokio::test]
+async fn a_duplicate_request_is_merged_into_the_one_kept() {
+    let model = MockGuideModel::new(&[
+        &reply(
+            json!([
+                {"id": null, "intent": R1_INTENT, "node": "authenticate_user/read_profile"},
+                {"id": null, "intent": "cancel NO6JO3 (again)", "node": "main/start"}
+            ]),
+            "Look up the user's profile.",
+        ),
+        &reply(
+            json!([
+                {"id": "r1", "node": "cancel_reservation/ask_reason"},
+                {"id": "r2", "merge_into": "r1"}
+            ]),
+            "Ask why the user wants to cancel.",
+        ),
+    ]);
+    let g = guide(&model, FailMode::Closed);
+    let sim = Sim::new(&g);
+    let e1 = sim.turn(&turn1()).await.unwrap();
+    assert_eq!(
+        e1.requests
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect::<Vec<_>>(),
+        ["r1", "r2"]
+    );
+    let e2 = sim.turn(&turn2()).await.unwrap();
+    assert_eq!(
+        card_view(&e2),
+        [(
+            "r1".into(),
+            "cancel_reservation/ask_reason".into(),
+            Vec::new()
+        )]
+    );
+    assert!(e2.rejected.is_empty(), "{:?}", e2.rejected);
+    // The second generation was shown both cards by their ids.
+    let shown = user_text(&model.seen()[1]).to_string();
+    assert!(shown.contains("\"id\": \"r2\""), "{shown}");
+}

@@ -117,7 +117,15 @@ impl LlmGuide {
         };
         let rendering = graph.then(|| flow.render());
         let start = flow.start();
-        let done = super::flow::node_ref(&flow.bundle().main.id, "done");
+        // Where a finished request ends: the main graph's first exit (`raw/done` for the raw
+        // flow, the one position besides the start and the authorizations it names).
+        let main = &flow.bundle().main;
+        let done = main
+            .nodes
+            .iter()
+            .find(|n| n.kind == super::NodeKind::Exit)
+            .map(|n| super::flow::node_ref(&main.id, &n.id))
+            .unwrap_or_else(|| start.clone());
         let sorted = |set: &'_ std::collections::BTreeSet<String>| -> Vec<String> {
             set.iter().cloned().collect()
         };

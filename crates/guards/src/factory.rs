@@ -6,6 +6,10 @@
 //! set as the argument rules a policy or checklist can state; it checks a rule only where the
 //! variant's inputs state it (the rule's cited passage is in the policy text, or the
 //! checklist names it).
+//!
+//! The PolicyGuide configurations are built in [`crate::policyguide::build`]: `policyguide`
+//! and `policyguide-raw` with the LLM guide when the verifier is a real model and the offline
+//! guide otherwise; `policyguide-self` and `flowagent` put the graph in the agent.
 
 use crate::Guard;
 use crate::catalog::ToolCatalog;

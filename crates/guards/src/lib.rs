@@ -9,8 +9,10 @@
 //! Configurations: `baseline` (no guard), [`toolguard`] (argument-level rules, no dialogue),
 //! the PolicyGuard verifier family ([`policyguard`]: `pg-raw`, `pg-raw-traj`, `pg-checklist`,
 //! `pg-checklist-only`, strict mode; with its offline sim verifier, checklists and checklist
-//! compiler), and [`hybrid`] (rules first, verifier after). Both artifact families are checked
-//! against one tool catalogue per domain ([`catalog`]).
+//! compiler), [`hybrid`] (rules first, verifier after), and the PolicyGuide workflow guide
+//! ([`policyguide`]: `policyguide` over the frozen graph, `policyguide-raw` over the raw
+//! policy). Every artifact family is checked against one tool catalogue per domain
+//! ([`catalog`]).
 
 pub mod block_all;
 pub mod catalog;

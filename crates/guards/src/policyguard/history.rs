@@ -11,7 +11,8 @@ use tauguard_core::{Message, Requestor, ToolCall};
 pub struct HistoryEntry {
     /// Index of the message in the history.
     pub turn: usize,
-    /// `user`, `agent`, `agent_call`, `user_call` or `tool_result`.
+    /// `user`, `agent`, `agent_call`, `user_call` or `tool_result` (and `guidance` in a guide's
+    /// prompt: an earlier guidance message the agent read).
     pub kind: &'static str,
     /// Message text or tool result content.
     pub text: Option<String>,
@@ -47,7 +48,17 @@ pub fn locate_pending(history: &[Message], call: &ToolCall) -> Option<(usize, us
 /// call itself (it is shown separately). With `dialogue = false` only tool calls and their
 /// results remain.
 pub fn format_history(history: &[Message], call: &ToolCall, dialogue: bool) -> Vec<HistoryEntry> {
-    let pending = locate_pending(history, call);
+    format_history_around(history, Some(call), dialogue)
+}
+
+/// [`format_history`] with the pending call optional: a guide running at a user-turn boundary
+/// has none, so every call in the history is shown.
+pub fn format_history_around(
+    history: &[Message],
+    call: Option<&ToolCall>,
+    dialogue: bool,
+) -> Vec<HistoryEntry> {
+    let pending = call.and_then(|c| locate_pending(history, c));
     let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
     let mut out = Vec::new();
     for (i, m) in history.iter().enumerate() {

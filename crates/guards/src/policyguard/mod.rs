@@ -35,6 +35,7 @@ mod verifier;
 pub use parse::{ParseError, VerifierReply, parse_reply};
 pub use prompt::VerifierPrompts;
 pub use verifier::{FAIL_CLOSED_MESSAGE, PolicyGuardVerifier};
+pub(crate) use verifier::{add_usage, text_message};
 
 use crate::seam::Guard;
 use checklist::DomainChecklists;

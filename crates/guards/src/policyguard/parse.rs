@@ -95,7 +95,7 @@ const REASON_KEYS: &[&str] = &[
 ];
 
 /// Lowercase, alphanumerics only: `Agent_Message`, `agent-message` and `agentMessage` agree.
-fn norm_key(k: &str) -> String {
+pub(crate) fn norm_key(k: &str) -> String {
     k.chars()
         .filter(char::is_ascii_alphanumeric)
         .map(|c| c.to_ascii_lowercase())
@@ -103,7 +103,10 @@ fn norm_key(k: &str) -> String {
 }
 
 /// The first key of `obj` (by the order of `wanted`) whose normalised form is wanted.
-fn find_key<'a>(obj: &'a Map<String, Value>, wanted: &[&str]) -> Option<(&'a str, &'a Value)> {
+pub(crate) fn find_key<'a>(
+    obj: &'a Map<String, Value>,
+    wanted: &[&str],
+) -> Option<(&'a str, &'a Value)> {
     wanted.iter().find_map(|w| {
         obj.iter()
             .find(|(k, _)| norm_key(k) == *w)
@@ -112,7 +115,7 @@ fn find_key<'a>(obj: &'a Map<String, Value>, wanted: &[&str]) -> Option<(&'a str
 }
 
 /// JSON objects found in the reply, best candidates first, each with the tolerances used.
-fn json_candidates(text: &str) -> Vec<(Map<String, Value>, Vec<String>)> {
+pub(crate) fn json_candidates(text: &str) -> Vec<(Map<String, Value>, Vec<String>)> {
     let mut out = Vec::new();
     // The whole reply.
     let mut notes = Vec::new();

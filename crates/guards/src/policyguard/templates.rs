@@ -1,5 +1,6 @@
 //! The one prompt-template loader of the PolicyGuard family (verifier prompts under
-//! `configs/prompts/verifier/`, compiler prompts under `configs/prompts/compile/`).
+//! `configs/prompts/verifier/`, compiler prompts under `configs/prompts/compile/`) and of the
+//! PolicyGuide LLM guide (`configs/prompts/guide/`).
 //!
 //! Both sets are rendered with the same minijinja settings: block tags trim their line
 //! (`trim_blocks`, `lstrip_blocks`), no auto-escaping (prompts are plain text), and **strict

@@ -262,7 +262,8 @@ fn verdict_str(v: Verdict) -> &'static str {
     }
 }
 
-fn text_message(user: bool, text: String) -> Message {
+/// A plain text message: the user's (`user`) or the assistant's.
+pub(crate) fn text_message(user: bool, text: String) -> Message {
     let p = ParticipantMessage {
         content: Some(text),
         ..Default::default()

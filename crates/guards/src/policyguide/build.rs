@@ -1,62 +1,31 @@
 //! Building the PolicyGuide family from a project's artifacts: the frozen bundle at
-//! `tasks/<domain>/workflow/bundle.json` (validated before any guide may use it), the
-//! in-agent prompts under `configs/prompts/workflow/`, and the verifier the cell has.
+//! `tasks/<domain>/workflow/bundle.json` (validated before any guide may use it, see
+//! [`super::frozen`]), the in-agent prompts under `configs/prompts/workflow/`, and the
+//! verifier the cell has — the LLM guide for a model, the offline guide for `sim`.
 
 use super::flow::Flow;
+use super::frozen::load_flow;
 use super::guide::PolicyGuide;
 use super::in_agent::{FlowAgent, SelfGuided};
+use super::llm::{GuideKnowledge, LlmGuideSetup, build_llm_guide};
 use super::sim::{SimGuide, graph_text};
-use super::validate::validate;
-use super::workflow::Bundle;
 use crate::Guard;
 use crate::catalog::ToolCatalog;
 use crate::factory::{GuardBuildError, GuardInputs, GuardOptions};
-use crate::policyguard::Variant;
 use crate::policyguard::checklist::DomainChecklists;
 use crate::policyguard::prerequisites::Prerequisites;
 use crate::policyguard::sim::{RuleSources, SimVerifier};
 use crate::policyguard::templates::Templates;
+use crate::policyguard::{Sampling, Variant};
 use crate::toolguard::ToolGuard;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Where a domain's frozen bundle lives under a project's `tasks/`.
-pub fn bundle_path(tasks_dir: &std::path::Path, domain: &str) -> PathBuf {
-    tasks_dir.join(domain).join("workflow").join("bundle.json")
-}
-
-/// Loads and validates a domain's frozen bundle.
-pub fn load_flow(name: &str, inputs: &GuardInputs<'_>) -> Result<Flow, GuardBuildError> {
-    let fail = |message: String| GuardBuildError {
-        guard: name.to_string(),
-        message,
-    };
-    let path = bundle_path(&inputs.tasks_dir, inputs.data.domain);
-    let bundle = Bundle::load(&path).map_err(|e| fail(e.to_string()))?;
-    let report = validate(&bundle, &ToolCatalog::of(inputs.data.def));
-    if !report.is_valid() {
-        let first: Vec<String> = report
-            .problems
-            .iter()
-            .take(3)
-            .map(|p| p.to_string())
-            .collect();
-        return Err(fail(format!(
-            "{}: the workflow bundle fails validation ({} problem(s)): {}",
-            path.display(),
-            report.problems.len(),
-            first.join("; ")
-        )));
-    }
-    Ok(Flow::new(bundle))
-}
-
-/// `policyguide` (`raw = false`) or `policyguide-raw`: the guide with the sim verifier when
-/// the cell has no verifier model (or a `sim` one).
+/// `policyguide` (`raw = false`) or `policyguide-raw`: the LLM guide when the cell has a
+/// verifier model, the offline guide when it has none (or a `sim` one).
 pub fn guide(
     name: &str,
     raw: bool,
-    _options: GuardOptions,
+    options: GuardOptions,
     inputs: &GuardInputs<'_>,
     sim: bool,
 ) -> Result<Arc<dyn Guard>, GuardBuildError> {
@@ -68,12 +37,22 @@ pub fn guide(
     let flow = Arc::new(if raw {
         Flow::raw(&catalog)
     } else {
-        load_flow(name, inputs)?
+        load_flow(&inputs.tasks_dir, &catalog).map_err(|e| fail(e.to_string()))?
     });
-    if !sim {
-        return Err(fail(
-            "the LLM guide verifier is not available in this build; use a `sim` verifier".into(),
-        ));
+    if let (false, Some(model)) = (sim, inputs.verifier.clone()) {
+        let knowledge = if raw {
+            GuideKnowledge::RawPolicy
+        } else {
+            GuideKnowledge::Graph(flow)
+        };
+        let setup = LlmGuideSetup {
+            policy: inputs.data.policy.to_string(),
+            catalog,
+            prompts_dir: inputs.prompts_dir.clone(),
+            sampling: Sampling::default(),
+            fail_mode: options.fail_mode,
+        };
+        return build_llm_guide(name, knowledge, model, &setup);
     }
     // The sim guide's argument judge reads the guide's own text: the graph's node texts, or
     // the raw policy.
@@ -110,7 +89,8 @@ pub fn in_agent(
         guard: name.to_string(),
         message,
     };
-    let flow = load_flow(name, inputs)?;
+    let flow = load_flow(&inputs.tasks_dir, &ToolCatalog::of(inputs.data.def))
+        .map_err(|e| fail(e.to_string()))?;
     let file = if flowagent {
         "flowagent.jinja"
     } else {

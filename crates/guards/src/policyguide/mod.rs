@@ -7,14 +7,19 @@
 //!   frozen bundles live in `tasks/<domain>/workflow/bundle.json`.
 //! - Online: the bundle indexed for traversal ([`flow`]), the request state code holds
 //!   ([`state`]), the guide guard that runs a verifier at user-turn boundaries and intercepts
-//!   unauthorized mutating calls ([`guide`]) with the offline verifier ([`sim`]), the in-agent
-//!   comparisons ([`in_agent`]) and their construction from a project ([`build`]).
+//!   unauthorized mutating calls ([`guide`]), the frozen bundle loaded and validated for it
+//!   ([`frozen`]), its two verifiers — the LLM guide ([`llm`]: one chat completion per trigger
+//!   over the graph or, for the raw-policy ablation, the policy alone) and the offline one
+//!   ([`sim`]) — the in-agent comparisons ([`in_agent`]) and their construction from a project
+//!   ([`build`]).
 
 pub mod build;
 pub mod compile;
 pub mod flow;
+pub mod frozen;
 pub mod guide;
 pub mod in_agent;
+pub mod llm;
 pub mod sim;
 pub mod state;
 pub mod validate;

@@ -1,6 +1,7 @@
 //! The guards integration tests as one binary: artifacts (rules, checklists), the checklist and
-//! workflow compilers, the LLM and offline verifiers, the hybrid guard and ToolGuard on live
-//! environments.
+//! workflow compilers, the LLM and offline verifiers, the hybrid guard, ToolGuard on live
+//! environments, and the PolicyGuide guide (the LLM guide's shared pieces in
+//! `guide_support.rs`) and its state machine.
 
 #[allow(dead_code)]
 #[path = "../fixtures/verifier/support.rs"]
@@ -9,10 +10,14 @@ mod support;
 mod checklist_artifacts;
 mod compile_pipeline;
 mod compile_workflow;
+mod guide_support;
 mod hybrid;
 mod policyguard;
 mod policyguard_sim;
 mod policyguard_sim_inputs;
+mod policyguide_factory;
+mod policyguide_llm;
+mod policyguide_llm_prompt;
 mod policyguide_state;
 mod toolguard_artifacts;
 mod toolguard_env;

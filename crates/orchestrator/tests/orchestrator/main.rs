@@ -1,7 +1,9 @@
 //! The orchestrator integration tests as one binary: offline runs end to end, runs against a
-//! loopback HTTP provider, the toy domain, and the honesty of the offline stand-ins.
+//! loopback HTTP provider, the toy domain, the honesty of the offline stand-ins, and the LLM
+//! guide's guidance in the loop.
 
 mod network_run;
 mod offline_honesty;
+mod policyguide_llm;
 mod run;
 mod toy_domain;

@@ -1,0 +1,314 @@
+//! Shared pieces of the LLM guide tests: a scripted guide model that records every request,
+//! the airline guide built from the frozen bundle, a driver that calls the guard hooks with one
+//! per-simulation state, and a scripted airline conversation in three user turns.
+
+use crate::support::{agent, call, calls, root, tool_msg, user};
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tauguard_core::dialogue::GUIDANCE_PREFIX;
+use tauguard_core::message::Usage;
+use tauguard_core::record::GuideEvent;
+use tauguard_core::{Message, ToolCall};
+use tauguard_env::{DataDir, DomainData};
+use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::policyguard::{FailMode, Sampling};
+use tauguard_guards::policyguide::flow::Flow;
+use tauguard_guards::policyguide::frozen::load_flow;
+use tauguard_guards::policyguide::guide::PolicyGuide;
+use tauguard_guards::policyguide::llm::{GuideKnowledge, LlmGuide, LlmGuideSetup};
+use tauguard_guards::{Decision, Guard, GuardContext, GuardError, GuardState};
+use tauguard_llm::error::LlmError;
+use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+
+// ---------------------------------------------------------------- scripted model
+
+/// A scripted reply that makes the model fail with HTTP 401 (fatal).
+pub(crate) const FATAL: &str = "<401>";
+/// A scripted reply that makes the model fail with a connection error (not fatal).
+pub(crate) const DOWN: &str = "<down>";
+
+pub(crate) struct MockGuideModel {
+    replies: Mutex<VecDeque<String>>,
+    seen: Mutex<Vec<ChatRequest>>,
+}
+
+impl MockGuideModel {
+    pub(crate) fn new(replies: &[&str]) -> Arc<MockGuideModel> {
+        Arc::new(MockGuideModel {
+            replies: Mutex::new(replies.iter().map(|r| r.to_string()).collect()),
+            seen: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub(crate) fn seen(&self) -> Vec<ChatRequest> {
+        self.seen.lock().unwrap().clone()
+    }
+
+    pub(crate) fn left(&self) -> usize {
+        self.replies.lock().unwrap().len()
+    }
+}
+
+impl ChatModel for MockGuideModel {
+    fn id(&self) -> &str {
+        "mock/guide-1"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            self.seen.lock().unwrap().push(req.clone());
+            let reply = self
+                .replies
+                .lock()
+                .unwrap()
+                .pop_front()
+                .expect("a scripted guide reply is left");
+            let connection = |message: &str| LlmError::Connection {
+                provider: "mock".into(),
+                model: "guide-1".into(),
+                message: message.into(),
+            };
+            match reply.as_str() {
+                FATAL => {
+                    return Err(LlmError::Rejected {
+                        provider: "mock".into(),
+                        model: "guide-1".into(),
+                        status: 401,
+                        body: "invalid api key".into(),
+                        should_retry: None,
+                    });
+                }
+                DOWN => return Err(connection("connection refused")),
+                _ => {}
+            }
+            Ok(ChatResponse {
+                content: Some(reply),
+                tool_calls: Vec::new(),
+                usage: Usage {
+                    prompt_tokens: 5000,
+                    completion_tokens: 120,
+                    cached_prompt_tokens: 4096,
+                },
+                cost: Some(0.003),
+                latency: Duration::from_millis(250),
+                cache_hit: false,
+                attempts: 1,
+                finish_reason: Some("stop".into()),
+                provider_model: None,
+            })
+        })
+    }
+}
+
+// ---------------------------------------------------------------- fixtures
+
+/// The airline domain: τ²-bench's when the data is there, else the project's airline-shaped
+/// fixture domain (the guide reads the environment only through the context it is handed).
+pub(crate) fn airline() -> &'static DomainData {
+    static DATA: OnceLock<DomainData> = OnceLock::new();
+    DATA.get_or_init(|| {
+        let dir = tauguard_testkit::tau2_dir().unwrap_or_else(|| root().join("tasks/fixtures"));
+        let dir = DataDir::resolve(Some(&dir)).unwrap_or_else(|e| panic!("{e}"));
+        DomainData::load(&dir, "airline").unwrap_or_else(|e| panic!("airline: {e}"))
+    })
+}
+
+pub(crate) fn catalog() -> ToolCatalog {
+    ToolCatalog::builtin("airline").expect("airline is registered")
+}
+
+pub(crate) fn graph_flow() -> Arc<Flow> {
+    Arc::new(load_flow(&root().join("tasks"), &catalog()).unwrap_or_else(|e| panic!("{e}")))
+}
+
+pub(crate) fn setup(fail_mode: FailMode) -> LlmGuideSetup {
+    LlmGuideSetup {
+        policy: airline().policy.clone(),
+        catalog: catalog(),
+        prompts_dir: root().join("configs/prompts"),
+        sampling: Sampling::default(),
+        fail_mode,
+    }
+}
+
+pub(crate) fn llm_guide(
+    knowledge: GuideKnowledge,
+    model: &Arc<MockGuideModel>,
+    mode: FailMode,
+) -> LlmGuide {
+    let model: Arc<dyn ChatModel> = model.clone();
+    LlmGuide::new(knowledge, model, &setup(mode)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+pub(crate) fn guide(model: &Arc<MockGuideModel>, mode: FailMode) -> PolicyGuide {
+    let g = llm_guide(GuideKnowledge::Graph(graph_flow()), model, mode);
+    PolicyGuide::new("policyguide", g.flow(), Box::new(g))
+}
+
+/// Runs the guard hooks over a history, sharing one per-simulation state.
+pub(crate) struct Sim<'a> {
+    guard: &'a dyn Guard,
+    state: GuardState,
+    env: Box<dyn tauguard_env::Environment>,
+}
+
+impl<'a> Sim<'a> {
+    pub(crate) fn new(guard: &'a dyn Guard) -> Sim<'a> {
+        Sim {
+            guard,
+            state: GuardState::new(),
+            env: airline().fresh_env(),
+        }
+    }
+
+    fn ctx<'b>(&'b self, history: &'b [Message]) -> GuardContext<'b> {
+        GuardContext {
+            domain: "airline",
+            policy: &airline().policy,
+            task_id: "t1",
+            trial: 0,
+            seed: 7,
+            history,
+            env: self.env.as_ref(),
+            state: &self.state,
+            at_message: history.len() as u32,
+        }
+    }
+
+    pub(crate) async fn turn(&self, history: &[Message]) -> Result<GuideEvent, GuardError> {
+        let g = self.guard.before_agent_turn(&self.ctx(history)).await?;
+        Ok(g.expect("a guide always reports its run").event)
+    }
+
+    pub(crate) async fn call(&self, history: &[Message], c: &ToolCall) -> Decision {
+        self.guard
+            .on_mutating_call(&self.ctx(history), c)
+            .await
+            .expect("the scripted guide answers")
+    }
+}
+
+pub(crate) fn system() -> Message {
+    Message::System {
+        content: Some("agent system prompt".into()),
+    }
+}
+
+pub(crate) fn guidance(text: &str) -> Message {
+    user(&format!("{GUIDANCE_PREFIX}{text}"))
+}
+
+pub(crate) fn reply(requests: Value, remediation: &str) -> String {
+    json!({"requests": requests, "remediation": remediation}).to_string()
+}
+
+pub(crate) fn card_view(e: &GuideEvent) -> Vec<(String, String, Vec<String>)> {
+    e.requests
+        .iter()
+        .map(|c| (c.id.clone(), c.node.clone(), c.authorizations.clone()))
+        .collect()
+}
+
+pub(crate) fn info(e: &GuideEvent) -> &serde_json::Map<String, Value> {
+    e.info.as_ref().and_then(Value::as_object).expect("info")
+}
+
+pub(crate) fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+pub(crate) fn system_text(req: &ChatRequest) -> &str {
+    match &req.messages[0] {
+        Message::System { content } => content.as_deref().expect("a system text"),
+        other => panic!("the first message is the system prefix, not {other:?}"),
+    }
+}
+
+pub(crate) fn user_text(req: &ChatRequest) -> &str {
+    req.messages[1].content().expect("the dynamic part")
+}
+
+// ---------------------------------------------------------------- the scripted conversation
+
+pub(crate) const R1_INTENT: &str = "cancel reservation NO6JO3";
+
+/// Turn 1: the user asks to cancel and gives the id.
+pub(crate) fn turn1() -> Vec<Message> {
+    vec![
+        system(),
+        agent("Hi! How can I help you today?"),
+        user("Hi, I want to cancel reservation NO6JO3. My user id is mia_li_3668."),
+    ]
+}
+
+/// Turn 2: the agent looked everything up and asked the reason; the user gives it and adds a
+/// second request.
+pub(crate) fn turn2() -> Vec<Message> {
+    let mut h = turn1();
+    h.push(guidance(
+        "Look up the user's profile with get_user_details.",
+    ));
+    h.push(calls(&call(
+        "c1",
+        "get_user_details",
+        json!({"user_id": "mia_li_3668"}),
+    )));
+    h.push(tool_msg(
+        "c1",
+        r#"{"user_id": "mia_li_3668"}"#,
+        false,
+        false,
+    ));
+    h.push(calls(&call(
+        "c2",
+        "get_reservation_details",
+        json!({"reservation_id": "NO6JO3"}),
+    )));
+    h.push(tool_msg(
+        "c2",
+        r#"{"reservation_id": "NO6JO3", "user_id": "mia_li_3668", "cabin": "business"}"#,
+        false,
+        false,
+    ));
+    h.push(agent("Why do you want to cancel?"));
+    h.push(user(
+        "Change of plans. Also please add a checked bag to reservation ZFA04Y.",
+    ));
+    h
+}
+
+/// Turn 3: the agent summarised; the user says yes and drops the bag request.
+pub(crate) fn turn3() -> Vec<Message> {
+    let mut h = turn2();
+    h.push(agent(
+        "I will cancel NO6JO3 and refund it to the original payment. Confirm? (yes/no)",
+    ));
+    h.push(user("Yes, cancel it. Forget about the bag."));
+    h
+}
+
+pub(crate) fn cancel_call() -> ToolCall {
+    call(
+        "c9",
+        "cancel_reservation",
+        json!({"reservation_id": "NO6JO3"}),
+    )
+}
+
+pub(crate) fn bags_call(id: &str) -> ToolCall {
+    call(
+        id,
+        "update_reservation_baggages",
+        json!({"reservation_id": "ZFA04Y", "total_baggages": 1, "nonfree_baggages": 0, "payment_id": "gift_card_1"}),
+    )
+}
+
+pub(crate) fn with_call(mut h: Vec<Message>, c: &ToolCall) -> Vec<Message> {
+    h.push(calls(c));
+    h
+}

@@ -210,6 +210,7 @@ fn main() {
                 identity_reads: ["get_user_details".to_string()].into_iter().collect(),
                 tempting: None,
                 prerequisite_reads: Vec::new(),
+                lookups: Default::default(),
                 profile: Default::default(),
                 trial: 0,
                 seed: 0,

@@ -136,6 +136,7 @@ pub async fn run_attempts(
         identity_reads: domain.identity.clone(),
         tempting: domain.tempting.get(&task.id).cloned(),
         prerequisite_reads: domain.planned_reads[at.task].clone(),
+        lookups: domain.lookups.clone(),
         profile: cfg.models.agent.faults.unwrap_or_default(),
         trial: at.trial,
         seed,

@@ -39,6 +39,9 @@ pub struct DomainPlan {
     pub mutating: HashSet<String>,
     /// Reads that establish identity (the sim agent asks for identity before them).
     pub identity: HashSet<String>,
+    /// Read-only agent tools and their required parameters (the sim agent makes a read a
+    /// remediation or guidance names when it can fill them).
+    pub lookups: Arc<HashMap<String, Vec<String>>>,
     /// Tempting forbidden calls of PV tasks, by task id (sim agent).
     pub tempting: HashMap<String, TemptingCall>,
     /// Attack tasks of the task set, by task id (see [`crate::attacks`]).
@@ -310,6 +313,7 @@ fn plan_domain(
         read_prompt(prompts, "user_attacker.md")?
     };
     Ok(DomainPlan {
+        lookups: Arc::new(lookups(&data)),
         identity: data
             .def
             .identity_reads()
@@ -416,4 +420,23 @@ fn read_prompt(dir: &Path, name: &str) -> Result<String, RunError> {
         path,
         message: e.to_string(),
     })
+}
+
+/// The domain's read-only agent tools with the parameters their schemas require.
+fn lookups(data: &DomainData) -> HashMap<String, Vec<String>> {
+    let reads: HashSet<&str> = tauguard_env::registry::read_only_tools(data.def).collect();
+    data.tool_schemas
+        .assistant
+        .iter()
+        .filter(|t| reads.contains(t.name.as_str()))
+        .map(|t| {
+            let required = t.parameters["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p.as_str().map(str::to_string))
+                .collect();
+            (t.name.clone(), required)
+        })
+        .collect()
 }

@@ -31,6 +31,7 @@ fn spec(task: Task, profile: FaultProfile, tempting: Option<TemptingCall>) -> Si
             .collect::<HashSet<_>>(),
         tempting,
         prerequisite_reads: Vec::new(),
+        lookups: Default::default(),
         profile,
         trial: 0,
         seed: 1,

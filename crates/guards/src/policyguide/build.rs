@@ -74,7 +74,7 @@ pub fn guide(
     )
     .with_constraints(Arc::new(rules), sources)
     .with_policy(&text);
-    let verifier = SimGuide::new(&flow, judge, catalog.mutating.clone());
+    let verifier = SimGuide::new(&flow, judge, &catalog);
     Ok(Arc::new(PolicyGuide::new(name, flow, Box::new(verifier))))
 }
 
@@ -89,8 +89,8 @@ pub fn in_agent(
         guard: name.to_string(),
         message,
     };
-    let flow = load_flow(&inputs.tasks_dir, &ToolCatalog::of(inputs.data.def))
-        .map_err(|e| fail(e.to_string()))?;
+    let catalog = ToolCatalog::of(inputs.data.def);
+    let flow = load_flow(&inputs.tasks_dir, &catalog).map_err(|e| fail(e.to_string()))?;
     let file = if flowagent {
         "flowagent.jinja"
     } else {
@@ -103,7 +103,7 @@ pub fn in_agent(
         .map_err(|e| fail(e.to_string()))?
         .into();
     Ok(if flowagent {
-        Arc::new(FlowAgent::new(name, &flow, text))
+        Arc::new(FlowAgent::new(name, &flow, &catalog.read_only, text))
     } else {
         Arc::new(SelfGuided::new(name, text))
     })

@@ -1,9 +1,10 @@
 //! The guide as a guard: before the agent answers each user turn one verifier generation
 //! reconciles, traverses and decides; code applies the per-request updates
 //! ([`super::state`]), rebuilds the enabled tool set and hands the merged remediation to the
-//! agent as guidance. A mutating call no active request authorizes is intercepted once per
-//! region: the call is stopped, a corrective verification runs, and a one-shot gate lets the
-//! immediate retry of that tool through, so the guide can never deadlock the agent.
+//! agent as guidance. A mutating call no active request authorizes triggers a corrective
+//! verification; if that verification authorizes it (a request the turn's verification had not
+//! seen), it runs, else it is stopped and a one-shot gate lets the immediate retry of that
+//! tool through, so the guide can never deadlock the agent.
 //!
 //! The verifier is a [`GuideVerifier`]: the LLM guide ([`super::llm`]) or the offline sim
 //! guide ([`super::sim`]); both go through the same state code.
@@ -155,6 +156,23 @@ impl PolicyGuide {
         let event = self
             .run(ctx, GuideTrigger::Interception, Some(call))
             .await?;
+        // The corrective verification may find the call's procedure complete (a request the
+        // turn's verification had not seen yet): then the call runs, its verification recorded.
+        let now = ctx
+            .state
+            .with(|s: &mut GuideState| s.authorizing(&self.flow, &call.name));
+        if outside.is_none() && !now.is_empty() {
+            let mut d = Decision::pass(vec![requirement(
+                true,
+                format!(
+                    "authorized by request(s) {} after a corrective verification",
+                    now.join(", ")
+                ),
+            )]);
+            d.info = Some(json!({"authorized_by": now, "intercepted": true}));
+            d.guide = Some(event);
+            return Ok(d);
+        }
         ctx.state
             .with(|s: &mut GuideState| s.gate = Gate::Open(call.name.clone()));
         // The agent reads why this call falls outside its authorization, then the corrective

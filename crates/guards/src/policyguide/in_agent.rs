@@ -79,7 +79,14 @@ struct Rejected(BTreeSet<String>);
 
 impl FlowAgent {
     /// `instructions`: the rendered `workflow/flowagent.jinja` (graph included).
-    pub fn new(name: impl Into<String>, flow: &Flow, instructions: Arc<str>) -> FlowAgent {
+    /// Dependencies are the read-only calls (`read_only`) and earlier mutations the graph
+    /// requires before each authorization; a call that yields no fact (`calculate`) is none.
+    pub fn new(
+        name: impl Into<String>,
+        flow: &Flow,
+        read_only: &BTreeSet<String>,
+        instructions: Arc<str>,
+    ) -> FlowAgent {
         let mut deps: Dependencies = BTreeMap::new();
         for (auth, tool) in flow.authorizations() {
             let mut steps = Vec::new();
@@ -88,11 +95,21 @@ impl FlowAgent {
                     continue;
                 };
                 match n.kind {
-                    NodeKind::ToolCall | NodeKind::ToolAuthorization => {
+                    NodeKind::ToolCall => {
+                        steps.extend(
+                            n.tool
+                                .clone()
+                                .filter(|t| read_only.contains(t))
+                                .map(|t| vec![t]),
+                        );
+                    }
+                    NodeKind::ToolAuthorization => {
                         steps.extend(n.tool.clone().map(|t| vec![t]));
                     }
                     NodeKind::Subflow => {
-                        let tools = subflow_tools(flow, n.subflow.as_deref().unwrap_or_default());
+                        let mut tools =
+                            subflow_tools(flow, n.subflow.as_deref().unwrap_or_default());
+                        tools.retain(|t| read_only.contains(t));
                         if !tools.is_empty() {
                             steps.push(tools);
                         }

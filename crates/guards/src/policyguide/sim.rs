@@ -7,9 +7,10 @@
 //!   call no request covers (the call shows the request). Requests are keyed by the subflow
 //!   the branch runs.
 //! - **Traverse.** A request's procedure is the steps every path to its authorization nodes
-//!   passes ([`Flow::required_steps`]). A step is judged from evidence only: a `tool_call` (or
-//!   an earlier `tool_authorization`) by a successful call of its tool; a `subflow` by a
-//!   successful call of any tool its graph calls; a `user_input` that asks for consent (its
+//!   passes ([`Flow::required_steps`]). A step is judged from evidence only: a `tool_call` of a
+//!   read-only tool (or an earlier `tool_authorization`) by a successful call of its tool (a
+//!   call of a tool that yields no fact, such as `calculate`, counts as met); a `subflow` by a
+//!   way through it whose tool steps were all made; a `user_input` that asks for consent (its
 //!   text speaks of a yes, confirming or consent) by the user's explicit yes after the agent's
 //!   last summary. Speech and decisions cannot be judged offline and count as satisfied. The
 //!   request stops at its first unsatisfied step, whose action is the remediation.
@@ -23,6 +24,7 @@ use super::flow::{Flow, node_ref};
 use super::guide::{GuideReply, GuideRequest, GuideVerifier};
 use super::state::RequestUpdate;
 use super::workflow::NodeKind;
+use crate::catalog::ToolCatalog;
 use crate::policyguard::sim::SimVerifier;
 use crate::policyguard::sim::evidence::{call_records, confirmation, succeeded};
 use crate::seam::{GuardContext, GuardError};
@@ -40,6 +42,8 @@ pub struct SimGuide {
     /// Judges the arguments of authorized calls against the guide's own text.
     judge: SimVerifier,
     mutating: BTreeSet<String>,
+    /// The domain's read-only tools: the only calls whose results are facts.
+    read_only: BTreeSet<String>,
 }
 
 struct Branch {
@@ -66,7 +70,7 @@ fn words(text: &str) -> Vec<String> {
 impl SimGuide {
     /// `judge` reads the guide's text: for the graph, [`graph_text`]; for the raw-policy
     /// ablation, the policy.
-    pub fn new(flow: &Flow, judge: SimVerifier, mutating: BTreeSet<String>) -> SimGuide {
+    pub fn new(flow: &Flow, judge: SimVerifier, catalog: &ToolCatalog) -> SimGuide {
         let main = &flow.bundle().main;
         let mut branches = Vec::new();
         for n in main.nodes.iter().filter(|n| n.kind == NodeKind::Decision) {
@@ -95,7 +99,8 @@ impl SimGuide {
         SimGuide {
             branches,
             judge,
-            mutating,
+            mutating: catalog.mutating.clone(),
+            read_only: catalog.read_only.clone(),
         }
     }
 }
@@ -244,14 +249,20 @@ impl SimGuide {
             let remedy = match n.kind {
                 NodeKind::ToolCall | NodeKind::ToolAuthorization => {
                     let tool = n.tool.as_deref().unwrap_or_default();
-                    if succeeded(&records, tool).next().is_some() {
+                    // A step calling a tool that is neither a read nor a mutation
+                    // (`calculate`) yields no fact to check: like speech, it counts as met.
+                    let checkable = self.read_only.contains(tool) || self.mutating.contains(tool);
+                    if !checkable || succeeded(&records, tool).next().is_some() {
                         continue;
                     }
                     format!("call `{tool}` ({})", n.action)
                 }
                 NodeKind::Subflow => {
                     let g = n.subflow.as_deref().unwrap_or_default();
-                    let called = |t: &str| succeeded(&records, t).next().is_some();
+                    let called = |t: &str| {
+                        !(self.read_only.contains(t) || self.mutating.contains(t))
+                            || succeeded(&records, t).next().is_some()
+                    };
                     if subflow_done(flow, g, &called, &mut HashSet::new()) {
                         continue;
                     }

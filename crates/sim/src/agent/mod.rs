@@ -21,7 +21,8 @@ use crate::phrases::{self, device_request};
 use crate::rng::SimRng;
 use reactions::{Answers, State, answers};
 use serde_json::{Map, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use tauguard_core::message::Message;
 use tauguard_core::record::InjectedFault;
 use tauguard_core::{Requestor, Task};
@@ -90,6 +91,10 @@ pub struct SimAgentSpec {
     /// resolved by the caller against the environment; the compliant agent makes each one
     /// that the plan does not already contain.
     pub prerequisite_reads: Vec<Vec<PlannedRead>>,
+    /// The domain's read-only agent tools and their required parameters: a read a
+    /// remediation or a guide names (in backticks) that the plan lacks is made when every
+    /// parameter can be filled from the task's gold calls' arguments of the same name.
+    pub lookups: Arc<HashMap<String, Vec<String>>>,
     pub profile: FaultProfile,
     pub trial: u32,
     pub seed: u64,
@@ -223,6 +228,14 @@ impl SimAgent {
                         steps.push(Step::Call(r.tool.clone(), r.arguments.clone()));
                     }
                 }
+                for tool in st.named_reads.get(k).into_iter().flatten() {
+                    if let Some(args) = self.fill(tool, &a.arguments, st.view) {
+                        let step = Step::Call(tool.clone(), args);
+                        if !steps.contains(&step) {
+                            steps.push(step);
+                        }
+                    }
+                }
                 let mut args = a.arguments.clone();
                 if let Some((ck, arg)) = &f.corrupt_argument
                     && !fix.argument
@@ -237,19 +250,6 @@ impl SimAgent {
                     continue;
                 }
                 steps.push(Step::Call(a.name.clone(), args.clone()));
-                // A repair that leaves the call as it was blocked is still followed by the
-                // one retry: the blocked attempt matches the step above, so the retry is a
-                // second step (no more than one, however often it is blocked again).
-                let step = Step::Call(a.name.clone(), args.clone());
-                let same_blocked = Self::past_outputs(st.view)
-                    .iter()
-                    .filter(|p| p.blocked.is_some() && p.step == step)
-                    .count();
-                if repaired(k).is_some() && same_blocked >= 1 {
-                    for _ in 1..same_blocked.max(2) {
-                        steps.push(step.clone());
-                    }
-                }
                 if st.abandon == Some(k) {
                     steps.push(Step::Say(format!(
                         "{} {}",
@@ -330,6 +330,41 @@ impl SimAgent {
             steps.push(Step::Say(phrases::DECLINE_ACK.into()));
         }
         go
+    }
+
+    /// Arguments for read `tool`: each required parameter from the mutating call's own
+    /// arguments, else the first gold call's, else the first earlier tool result's field of
+    /// that name (searched through nested objects and lists); `None` when one cannot be
+    /// filled.
+    fn fill(
+        &self,
+        tool: &str,
+        own: &Map<String, Value>,
+        view: &[Message],
+    ) -> Option<Map<String, Value>> {
+        let params = self.spec.lookups.get(tool)?;
+        let gold = self.spec.task.gold_actions();
+        let results: Vec<Value> = view
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool(t) if !t.error && !t.guard_blocked => {
+                    serde_json::from_str(&t.content).ok()
+                }
+                _ => None,
+            })
+            .collect();
+        params
+            .iter()
+            .map(|p| {
+                let v = find_key(&Value::Object(own.clone()), p)
+                    .or_else(|| {
+                        gold.iter()
+                            .find_map(|g| find_key(&Value::Object(g.arguments.clone()), p))
+                    })
+                    .or_else(|| results.iter().find_map(|r| find_key(r, p)))?;
+                Some((p.clone(), v))
+            })
+            .collect()
     }
 
     fn is_tempting(&self, s: &Step) -> bool {
@@ -497,5 +532,18 @@ fn corrupt(v: &mut Value) {
             }
         }
         Value::Null => {}
+    }
+}
+
+/// The first value of field `key` in `v`, searching nested objects and lists depth-first.
+fn find_key(v: &Value, key: &str) -> Option<Value> {
+    match v {
+        Value::Object(m) => m
+            .get(key)
+            .filter(|x| !x.is_object() && !x.is_array())
+            .cloned()
+            .or_else(|| m.values().find_map(|x| find_key(x, key))),
+        Value::Array(a) => a.iter().find_map(|x| find_key(x, key)),
+        _ => None,
     }
 }

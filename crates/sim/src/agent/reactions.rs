@@ -28,6 +28,8 @@ pub(super) struct State<'v> {
     /// Per mutating call: `Some` once its repair is due.
     pub calls: Vec<Option<Repair>>,
     pub refuse: bool,
+    /// Per mutating call: reads a remediation or guidance named that the plan lacks.
+    pub named_reads: Vec<Vec<String>>,
     /// Per mutating call: retry the blocked call once unchanged.
     pub retry: Vec<bool>,
     /// Give up after this mutating call's block.
@@ -99,7 +101,8 @@ impl SimAgent {
                 .identity_reads
                 .iter()
                 .any(|r| t.contains(r.as_str()));
-        let reads = t.contains("read_")
+        let reads = !self.named_lookups(k, remediation).is_empty()
+            || t.contains("read_")
             || t.contains("argument_link")
             || t.contains("look up")
             || self
@@ -128,6 +131,31 @@ impl SimAgent {
         )
     }
 
+    /// Read-only tools a text names in backticks that call `k`'s planned reads lack.
+    fn named_lookups(&self, k: usize, text: &str) -> Vec<String> {
+        text.split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|id| self.spec.lookups.contains_key(*id))
+            .filter(|id| !self.spec.identity_reads.contains(*id))
+            .filter(|id| {
+                !self
+                    .spec
+                    .prerequisite_reads
+                    .get(k)
+                    .into_iter()
+                    .flatten()
+                    .any(|r| r.tool == *id)
+            })
+            .map(str::to_string)
+            .fold(Vec::new(), |mut v, id| {
+                if !v.contains(&id) {
+                    v.push(id);
+                }
+                v
+            })
+    }
+
     /// Whether a remediation names a rule id in backticks (ToolGuard's "Could not verify
     /// `items_in_order`: ..."): a backticked name that is not one of the domain's tools.
     fn names_a_rule(&self, text: &str) -> bool {
@@ -135,6 +163,7 @@ impl SimAgent {
             !id.is_empty()
                 && !self.spec.mutating.contains(id)
                 && !self.spec.identity_reads.contains(id)
+                && !self.spec.lookups.contains_key(id)
                 && !self
                     .spec
                     .prerequisite_reads
@@ -247,6 +276,22 @@ impl SimAgent {
                 }),
                 (a, b) => a.or(b),
             };
+            let mut named = Vec::new();
+            let texts = blocked.iter().copied().chain(
+                guidance
+                    .iter()
+                    .copied()
+                    .filter(|t| !executed && t.contains(&about_it)),
+            );
+            for text in texts {
+                for tool in self.named_lookups(k, text) {
+                    if !named.contains(&tool) {
+                        named.push(tool);
+                    }
+                }
+            }
+            st.named_reads
+                .push(if repair.is_some() { named } else { Vec::new() });
             st.calls.push(repair);
         }
         st.refuse = past.iter().any(|p| p.failed && self.is_tempting(&p.step));

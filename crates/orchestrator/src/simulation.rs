@@ -266,17 +266,8 @@ pub async fn run_simulation_traced(
             Next::Agent => {
                 if let (true, Some(guard)) = (std::mem::take(&mut turn_open), spec.guard) {
                     let history = conv.agent.clone();
-                    let ctx = GuardContext {
-                        domain: spec.data.domain,
-                        policy: &spec.data.policy,
-                        task_id: &spec.task.id,
-                        trial: spec.trial,
-                        seed: spec.seed,
-                        history: &history,
-                        env: env.as_ref(),
-                        state: &guard_state,
-                        at_message: conv.len() as u32,
-                    };
+                    let at = conv.len();
+                    let ctx = guard_context(spec, &history, env.as_ref(), &guard_state, at);
                     match guard.before_agent_turn(&ctx).await {
                         Ok(None) => {}
                         Ok(Some(g)) => {
@@ -315,17 +306,8 @@ pub async fn run_simulation_traced(
                     let decision = match judge {
                         Some(guard) => {
                             let history = conv.agent.clone();
-                            let ctx = GuardContext {
-                                domain: spec.data.domain,
-                                policy: &spec.data.policy,
-                                task_id: &spec.task.id,
-                                trial: spec.trial,
-                                seed: spec.seed,
-                                history: &history,
-                                env: env.as_ref(),
-                                state: &guard_state,
-                                at_message: conv.len() as u32,
-                            };
+                            let at = conv.len();
+                            let ctx = guard_context(spec, &history, env.as_ref(), &guard_state, at);
                             let mut d = match guard.on_mutating_call(&ctx, call).await {
                                 Ok(d) => d,
                                 Err(e) => break 'sim Some(guard_failure(guard, e)),
@@ -443,6 +425,28 @@ pub async fn run_simulation_traced(
     }
     out.final_env = Some(FinalEnv(env));
     Ok(out)
+}
+
+/// What a guard hook is shown: the agent's view so far, the live environment, the guard's
+/// state for this simulation, and how many trajectory messages came before.
+fn guard_context<'a>(
+    spec: &'a SimulationSpec<'_>,
+    history: &'a [Message],
+    env: &'a dyn Environment,
+    state: &'a GuardState,
+    at_message: usize,
+) -> GuardContext<'a> {
+    GuardContext {
+        domain: spec.data.domain,
+        policy: &spec.data.policy,
+        task_id: &spec.task.id,
+        trial: spec.trial,
+        seed: spec.seed,
+        history,
+        env,
+        state,
+        at_message: at_message as u32,
+    }
 }
 
 /// A guard hook's failure as the simulation error it ends the attempt with.

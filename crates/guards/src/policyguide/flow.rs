@@ -217,6 +217,39 @@ impl Flow {
         self.callers.get(graph).map_or(&[], Vec::as_slice)
     }
 
+    /// Every node of graph `graph` and of the subflows it runs (each graph once), with its
+    /// reference.
+    pub fn tree(&self, graph: &str) -> Vec<(String, &Node)> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![graph.to_string()];
+        while let Some(g) = todo.pop() {
+            if !seen.insert(g.clone()) {
+                continue;
+            }
+            for graph in self.graphs().filter(|x| x.id == g) {
+                for n in &graph.nodes {
+                    if n.kind == NodeKind::Subflow {
+                        todo.extend(n.subflow.clone());
+                    }
+                    out.push((node_ref(&graph.id, &n.id), n));
+                }
+            }
+        }
+        out
+    }
+
+    /// Tools of the `tool_call` nodes of graph `graph` and the subflows it runs, sorted.
+    pub fn tree_tools(&self, graph: &str) -> Vec<String> {
+        let tools: std::collections::BTreeSet<String> = self
+            .tree(graph)
+            .into_iter()
+            .filter(|(_, n)| n.kind == NodeKind::ToolCall)
+            .filter_map(|(_, n)| n.tool.clone())
+            .collect();
+        tools.into_iter().collect()
+    }
+
     /// Every authorization node and its tool: the only authorizations a request may hold.
     pub fn authorizations(&self) -> &BTreeMap<String, String> {
         &self.authorizations

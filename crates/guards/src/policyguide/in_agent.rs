@@ -107,8 +107,7 @@ impl FlowAgent {
                         steps.extend(n.tool.clone().map(|t| vec![t]));
                     }
                     NodeKind::Subflow => {
-                        let mut tools =
-                            subflow_tools(flow, n.subflow.as_deref().unwrap_or_default());
+                        let mut tools = flow.tree_tools(n.subflow.as_deref().unwrap_or_default());
                         tools.retain(|t| read_only.contains(t));
                         if !tools.is_empty() {
                             steps.push(tools);
@@ -146,30 +145,6 @@ impl FlowAgent {
             .min_by_key(Vec::len)
             .unwrap_or_default()
     }
-}
-
-fn subflow_tools(flow: &Flow, graph: &str) -> Vec<String> {
-    let mut out = BTreeSet::new();
-    let mut todo = vec![graph.to_string()];
-    let mut seen = BTreeSet::new();
-    while let Some(g) = todo.pop() {
-        if !seen.insert(g.clone()) {
-            continue;
-        }
-        for n in flow
-            .bundle()
-            .graphs()
-            .filter(|x| x.id == g)
-            .flat_map(|x| &x.nodes)
-        {
-            match n.kind {
-                NodeKind::ToolCall => out.extend(n.tool.clone()),
-                NodeKind::Subflow => todo.extend(n.subflow.clone()),
-                _ => {}
-            }
-        }
-    }
-    out.into_iter().collect()
 }
 
 fn describe(missing: &[Vec<String>]) -> String {

@@ -132,49 +132,14 @@ fn tree_authorizations(flow: &Flow, target: &str, fallback: &str) -> Vec<String>
     {
         return vec![fallback.to_string()];
     }
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    let mut todo = vec![target.to_string()];
-    while let Some(g) = todo.pop() {
-        if !seen.insert(g.clone()) {
-            continue;
-        }
-        let Some(graph) = flow.bundle().graphs().find(|x| x.id == g) else {
-            continue;
-        };
-        for n in &graph.nodes {
-            match n.kind {
-                NodeKind::ToolAuthorization => out.push(node_ref(&graph.id, &n.id)),
-                NodeKind::Subflow => todo.extend(n.subflow.clone()),
-                _ => {}
-            }
-        }
-    }
+    let mut out: Vec<String> = flow
+        .tree(target)
+        .into_iter()
+        .filter(|(_, n)| n.kind == NodeKind::ToolAuthorization)
+        .map(|(r, _)| r)
+        .collect();
     out.sort();
     out
-}
-
-/// Tools of the `tool_call` nodes of graph `g` and the subflows it runs.
-fn tree_tools(flow: &Flow, g: &str) -> Vec<String> {
-    let mut out = BTreeSet::new();
-    let mut seen = HashSet::new();
-    let mut todo = vec![g.to_string()];
-    while let Some(g) = todo.pop() {
-        if !seen.insert(g.clone()) {
-            continue;
-        }
-        let Some(graph) = flow.bundle().graphs().find(|x| x.id == g) else {
-            continue;
-        };
-        for n in &graph.nodes {
-            match n.kind {
-                NodeKind::ToolCall => out.extend(n.tool.clone()),
-                NodeKind::Subflow => todo.extend(n.subflow.clone()),
-                _ => {}
-            }
-        }
-    }
-    out.into_iter().collect()
 }
 
 /// Whether graph `g` has a path from its entry to an exit whose tool steps were all made
@@ -266,7 +231,8 @@ impl SimGuide {
                     if subflow_done(flow, g, &called, &mut HashSet::new()) {
                         continue;
                     }
-                    let named: Vec<String> = tree_tools(flow, g)
+                    let named: Vec<String> = flow
+                        .tree_tools(g)
                         .iter()
                         .map(|t| format!("`{t}`"))
                         .collect();

@@ -128,8 +128,10 @@ pub async fn run_attempts(
     let cell = &plan.cells[at.cell];
     let domain = &plan.domains[cell.domain];
     let task = &domain.tasks[at.task];
-    let seed = plan.seeds[at.trial as usize];
+    let seed = cell.seeds[at.trial as usize];
     let cfg = &plan.cfg;
+    let agent_plan = &plan.agents[cell.agent];
+    let agent_section = &agent_plan.section;
     let sim_agent = SimAgentModel(SimAgent::new(SimAgentSpec {
         task: task.clone(),
         mutating: domain.mutating.clone(),
@@ -137,10 +139,10 @@ pub async fn run_attempts(
         tempting: domain.tempting.get(&task.id).cloned(),
         prerequisite_reads: domain.planned_reads[at.task].clone(),
         lookups: domain.lookups.clone(),
-        profile: cfg.models.agent.faults.unwrap_or_default(),
+        profile: agent_section.faults.unwrap_or_default(),
         trial: at.trial,
         seed,
-        behaviour: AgentBehaviour::of_model(&cfg.models.agent.model).unwrap_or_default(),
+        behaviour: AgentBehaviour::of_model(&agent_section.model).unwrap_or_default(),
     }));
     let device_tools = domain
         .data
@@ -163,7 +165,7 @@ pub async fn run_attempts(
             ),
         )),
     };
-    let agent: &dyn ChatModel = match &plan.models.agent {
+    let agent: &dyn ChatModel = match &agent_plan.model {
         Some(m) => m.as_ref(),
         None => &sim_agent,
     };
@@ -179,8 +181,8 @@ pub async fn run_attempts(
         agent,
         user,
         agent_sampling: Sampling {
-            temperature: cfg.models.agent.temperature,
-            max_tokens: cfg.models.agent.max_tokens,
+            temperature: agent_section.temperature,
+            max_tokens: agent_section.max_tokens,
         },
         user_sampling: Sampling {
             temperature: cfg.models.user.temperature,
@@ -188,7 +190,7 @@ pub async fn run_attempts(
         },
         agent_system_prompt: cell.agent_system_prompt.clone(),
         user_system_prompt: domain.user_system_prompts[at.task].clone(),
-        max_steps: cfg.run.max_steps,
+        max_steps: cell.max_steps,
         max_errors: cfg.run.max_errors,
         guard: cell.guard.as_deref(),
     };
@@ -238,7 +240,7 @@ pub async fn run_attempts(
         scored_error,
         restarts,
         calls: tally.stats(),
-        sim_agent: plan.models.agent.is_none().then_some(sim_agent.0),
+        sim_agent: agent_plan.model.is_none().then_some(sim_agent.0),
     }
 }
 

@@ -26,17 +26,19 @@ pub struct ModelCheck {
 /// Sends one request per distinct non-`sim` model of `cfg`, in role order.
 pub async fn check_models(cfg: &RunConfig) -> Result<Vec<ModelCheck>, RunError> {
     let mut distinct: Vec<(Vec<&str>, &ModelSection)> = Vec::new();
-    let roles = [
-        ("agent", Some(&cfg.models.agent)),
-        ("user", Some(&cfg.models.user)),
-        ("judge", cfg.models.judge.as_ref()),
-        ("guard.verifier", cfg.guard.verifier.as_ref()),
-    ];
-    for (role, m) in roles {
-        let Some(m) = m.filter(|m| !m.is_sim()) else {
-            continue;
+    // Agents and verifiers of the grid by key (`grid.agents[1]`), the shorthand by role.
+    let sections = cfg.model_sections();
+    for (key, _, m) in &sections {
+        let role = match key.as_str() {
+            "models.agent" => "agent",
+            "models.user" => "user",
+            "models.judge" => "judge",
+            other => other,
         };
-        match distinct.iter_mut().find(|(_, d)| **d == *m) {
+        if m.is_sim() {
+            continue;
+        }
+        match distinct.iter_mut().find(|(_, d)| d.spec() == m.spec()) {
             Some((names, _)) => names.push(role),
             None => distinct.push((vec![role], m)),
         }

@@ -24,6 +24,8 @@ pub enum ConfigError {
 pub struct RunSection {
     /// Run name; the output directory is `results/<name>` unless `--out` is given.
     pub name: String,
+    /// The domain (one-value shorthand of `grid.domains`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub domain: String,
     /// Task split (default `base`; `*` = every task of the domain).
     #[serde(default = "default_split")]
@@ -128,6 +130,10 @@ pub struct ModelSection {
     /// `sim` for the offline family; provider kinds come with the HTTP providers.
     pub provider: String,
     pub model: String,
+    /// Grid agents and verifiers: the label cell ids, overrides and reports use (default: the
+    /// model name; an alias of `configs/models.toml` sets it to the alias).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Sampling defaults of every request this model serves (unset: not sent).
     #[serde(default)]
     pub temperature: Option<f64>,
@@ -171,32 +177,36 @@ impl ModelSection {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelsSection {
-    pub agent: ModelSection,
+    /// The agent (one-value shorthand of `grid.agents`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<ModelSection>,
     pub user: ModelSection,
     /// NL-assertion judge (default: `sim-judge`).
     #[serde(default)]
     pub judge: Option<ModelSection>,
 }
 
-/// `[grid]`: the configurations compared side by side on the same tasks and trials.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GridSection {
-    /// Guard configurations; `baseline` = no guard.
-    #[serde(default = "default_guards")]
-    pub guards: Vec<String>,
+pub use crate::grid::GridSection;
+
+/// The role a model table serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Agent,
+    User,
+    Judge,
+    Verifier,
 }
 
-impl Default for GridSection {
-    fn default() -> Self {
-        GridSection {
-            guards: default_guards(),
+impl Role {
+    /// The `sim` provider's model of the role (agents have several).
+    pub fn sim_model(self) -> &'static str {
+        match self {
+            Role::Agent => "sim-agent",
+            Role::User => "sim-user",
+            Role::Judge => "sim-judge",
+            Role::Verifier => "sim-verifier",
         }
     }
-}
-
-fn default_guards() -> Vec<String> {
-    vec!["baseline".into()]
 }
 
 /// `[guard]`: options shared by the guard configurations of the grid.
@@ -268,97 +278,123 @@ impl RunConfig {
         if cfg.run.trials == 0 {
             return Err(invalid("at `run.trials`: must be at least 1".into()));
         }
-        if cfg.grid.guards.is_empty() {
-            return Err(invalid(
-                "at `grid.guards`: list at least one configuration (e.g. \"baseline\")".into(),
-            ));
-        }
-        let mut seen = std::collections::HashSet::new();
-        for (i, g) in cfg.grid.guards.iter().enumerate() {
-            if !seen.insert(g) {
-                return Err(invalid(format!(
-                    "at `grid.guards[{i}]`: `{g}` is listed twice"
-                )));
-            }
-            tauguard_guards::GuardName::parse(g)
-                .map_err(|e| invalid(format!("at `grid.guards[{i}]`: {e}")))?;
-        }
         if cfg.run.concurrency == 0 {
             return Err(invalid("at `run.concurrency`: must be at least 1".into()));
         }
+        crate::grid::validate(&cfg).map_err(invalid)?;
         cfg.llm
             .validate()
             .map_err(|e| invalid(format!("at `llm`: {e}")))?;
-        let roles = [
-            ("models.agent", Some(&cfg.models.agent), "sim-agent"),
-            ("models.user", Some(&cfg.models.user), "sim-user"),
-            ("models.judge", cfg.models.judge.as_ref(), "sim-judge"),
-            (
-                "guard.verifier",
-                cfg.guard.verifier.as_ref(),
-                "sim-verifier",
-            ),
-        ];
-        for (role, m, sim_name) in roles {
-            let Some(m) = m else { continue };
-            if m.is_sim() {
-                if role == "models.agent" {
-                    if tauguard_sim::agent::AgentBehaviour::of_model(&m.model).is_none() {
-                        let known: Vec<&str> = tauguard_sim::agent::AgentBehaviour::MODELS
-                            .iter()
-                            .map(|(name, _)| *name)
-                            .collect();
-                        return Err(invalid(format!(
-                            "at `{role}.model`: the sim provider offers {} here, not `{}`",
-                            known.join(", "),
-                            m.model
-                        )));
-                    }
-                } else if m.model != sim_name {
-                    return Err(invalid(format!(
-                        "at `{role}.model`: the sim provider offers `{sim_name}` here, not `{}`",
-                        m.model
-                    )));
-                }
-            } else {
-                cfg.llm
-                    .provider(&m.provider)
-                    .map_err(|e| invalid(format!("at `{role}.provider`: {e}")))?;
-            }
-            if let Some(f) = &m.faults {
-                if role != "models.agent" || !m.is_sim() || m.model != "sim-agent" {
-                    return Err(invalid(format!(
-                        "at `{role}.faults`: only the sim agent `sim-agent` takes a fault profile"
-                    )));
-                }
-                f.validate()
-                    .map_err(|e| invalid(format!("at `{role}.faults`: {e}")))?;
-            }
-            if let Some(b) = &m.behaviour {
-                if role != "models.user" || !m.is_sim() {
-                    return Err(invalid(format!(
-                        "at `{role}.behaviour`: only the sim user `sim-user` takes a behaviour"
-                    )));
-                }
-                b.validate()
-                    .map_err(|e| invalid(format!("at `{role}.behaviour`: {e}")))?;
-            }
+        for (key, role, m) in cfg.model_sections() {
+            cfg.check_model(&key, role, m).map_err(invalid)?;
+        }
+        if !cfg.has_aliases() {
+            cfg.check_axes().map_err(invalid)?;
         }
         Ok(cfg)
     }
 
-    /// Whether any model of the run (agent, user, judge, guard verifier) answers over the
-    /// network rather than being a `sim` model.
+    /// Every model table of the config with its key and role (aliases not yet resolved are
+    /// left out).
+    pub fn model_sections(&self) -> Vec<(String, Role, &ModelSection)> {
+        let mut out = Vec::new();
+        if let Some(m) = &self.models.agent {
+            out.push(("models.agent".to_string(), Role::Agent, m));
+        }
+        out.push(("models.user".into(), Role::User, &self.models.user));
+        if let Some(m) = &self.models.judge {
+            out.push(("models.judge".into(), Role::Judge, m));
+        }
+        if let Some(m) = &self.guard.verifier {
+            out.push(("guard.verifier".into(), Role::Verifier, m));
+        }
+        fn tables(list: &[crate::grid::NameOr<ModelSection>]) -> Vec<(usize, &ModelSection)> {
+            list.iter()
+                .enumerate()
+                .filter_map(|(i, e)| match e {
+                    crate::grid::NameOr::Table(m) => Some((i, m)),
+                    crate::grid::NameOr::Name(_) => None,
+                })
+                .collect()
+        }
+        for (i, m) in tables(&self.grid.agents) {
+            out.push((format!("grid.agents[{i}]"), Role::Agent, m));
+        }
+        for (i, m) in tables(&self.grid.verifiers) {
+            out.push((format!("grid.verifiers[{i}]"), Role::Verifier, m));
+        }
+        out
+    }
+
+    /// Checks one model table at `key` for `role`: the sim family's names, a known provider,
+    /// faults and behaviour only where they apply, names only in the grid.
+    pub(crate) fn check_model(
+        &self,
+        key: &str,
+        role: Role,
+        m: &ModelSection,
+    ) -> Result<(), String> {
+        if m.is_sim() {
+            if role == Role::Agent {
+                if tauguard_sim::agent::AgentBehaviour::of_model(&m.model).is_none() {
+                    let known: Vec<&str> = tauguard_sim::agent::AgentBehaviour::MODELS
+                        .iter()
+                        .map(|(name, _)| *name)
+                        .collect();
+                    return Err(format!(
+                        "at `{key}.model`: the sim provider offers {} here, not `{}`",
+                        known.join(", "),
+                        m.model
+                    ));
+                }
+            } else if m.model != role.sim_model() {
+                return Err(format!(
+                    "at `{key}.model`: the sim provider offers `{}` here, not `{}`",
+                    role.sim_model(),
+                    m.model
+                ));
+            }
+        } else {
+            self.llm
+                .provider(&m.provider)
+                .map_err(|e| format!("at `{key}.provider`: {e}"))?;
+        }
+        if m.name.is_some() && !key.starts_with("grid.") {
+            return Err(format!(
+                "at `{key}.name`: only entries of `grid.agents` and `grid.verifiers` take a name"
+            ));
+        }
+        if let Some(f) = &m.faults {
+            if role != Role::Agent || !m.is_sim() || m.model != "sim-agent" {
+                return Err(format!(
+                    "at `{key}.faults`: only the sim agent `sim-agent` takes a fault profile"
+                ));
+            }
+            f.validate()
+                .map_err(|e| format!("at `{key}.faults`: {e}"))?;
+        }
+        if let Some(b) = &m.behaviour {
+            if role != Role::User || !m.is_sim() {
+                return Err(format!(
+                    "at `{key}.behaviour`: only the sim user `sim-user` takes a behaviour"
+                ));
+            }
+            b.validate()
+                .map_err(|e| format!("at `{key}.behaviour`: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Whether any model of the run (agents, user, judge, verifiers) answers over the network
+    /// rather than being a `sim` model. An alias not yet resolved counts as network.
     pub fn uses_network(&self) -> bool {
-        [
-            Some(&self.models.agent),
-            Some(&self.models.user),
-            self.models.judge.as_ref(),
-            self.guard.verifier.as_ref(),
-        ]
-        .into_iter()
-        .flatten()
-        .any(|m| !m.is_sim())
+        let alias = |list: &[crate::grid::NameOr<ModelSection>]| {
+            list.iter()
+                .any(|e| matches!(e, crate::grid::NameOr::Name(n) if n != crate::grid::PAIRED))
+        };
+        alias(&self.grid.agents)
+            || alias(&self.grid.verifiers)
+            || self.model_sections().iter().any(|(_, _, m)| !m.is_sim())
     }
 
     /// The config as the plain data its hash covers: everything except settings that cannot
@@ -446,7 +482,7 @@ model = "sim-user"
     fn model_sections_carry_every_sampling_setting_into_the_spec() {
         let provider = "[llm.providers.local]\nkind = \"openai\"\nbase_url = \"http://localhost:8000/v1\"\nempty_tool_call_content = true\n[llm.capabilities.\"qwen*\"]\ntoken_limit = \"max_tokens\"";
         let cfg = RunConfig::parse(Path::new("ok.toml"), &with_llm(provider)).expect("valid");
-        let spec = cfg.models.agent.spec();
+        let spec = cfg.models.agent.as_ref().unwrap().spec();
         assert_eq!(spec.top_p, Some(0.8));
         assert_eq!(spec.timeout_secs, Some(30.0));
         assert_eq!(spec.extra.get("top_k"), Some(&serde_json::json!(20)));
@@ -469,7 +505,10 @@ model = "sim-user"
         )
         .expect("valid");
         assert_eq!(ok.models.user.behaviour.unwrap().correct, 0.3);
-        assert_eq!(ok.models.agent.faults.unwrap().retry_unchanged, 0.5);
+        assert_eq!(
+            ok.models.agent.unwrap().faults.unwrap().retry_unchanged,
+            0.5
+        );
         for (agent, user, needle) in [
             (
                 "",

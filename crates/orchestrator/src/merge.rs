@@ -154,9 +154,14 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary, MergeError>
             }
         }
     }
+    // A guard entry is a name or a table with one (`[[grid.guards]]`).
     let guards: Vec<&str> = inputs[0].config["grid"]["guards"]
         .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|g| g.as_str().or_else(|| g["name"].as_str()))
+                .collect()
+        })
         .unwrap_or_default();
     let mut records: Vec<&SimulationRecord> = chosen.into_values().collect();
     records.sort_by_cached_key(|r| order_key(r, &guards));
@@ -322,9 +327,12 @@ fn check_same_cells(inputs: &[Input]) -> Result<(), MergeError> {
 /// Where a record goes in the merged file: guard in grid order, cell id, trial, task id (a
 /// number by its value, before names).
 fn order_key(r: &SimulationRecord, guards: &[&str]) -> (usize, String, u32, (u8, u64), String) {
+    // The guard entry's name is the cell id's third part (a named entry's differs from
+    // `r.guard`, the configuration).
+    let label = r.cell_id.split('|').nth(2).unwrap_or(&r.guard);
     let rank = guards
         .iter()
-        .position(|g| *g == r.guard)
+        .position(|g| *g == label)
         .unwrap_or(usize::MAX);
     let task = r.task_id.parse::<u64>().map_or((1, 0), |n| (0, n));
     (rank, r.cell_id.clone(), r.trial, task, r.task_id.clone())

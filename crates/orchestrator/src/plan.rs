@@ -1,85 +1,66 @@
 //! The run plan: a config turned into typed, validated, fully built parts before any
-//! simulation starts — the domain's data and tasks, the models of every role, the guard of
+//! simulation starts — each domain's data and tasks, the models of every role, the guard of
 //! every cell, the prompts and the guard artifacts. Everything that can be wrong with the
 //! input fails here, with the file and key, not halfway through a run.
 //!
-//! A cell is one column of a results table: a domain, an agent and a guard configuration.
-//! The run's grid is the list of cells; new grid axes add cells, not code paths.
+//! A cell is one column of a results table: one value of every grid axis (domain, agent,
+//! guard configuration, verifier, seed; see [`crate::grid`]). Cells are crossed in that
+//! order, domain outermost; a guard without a verifier gets one cell whatever the verifiers.
+//! New grid axes add cells, not code paths. Each distinct model spec is built once and shared.
 
 use crate::config::{ModelSection, RunConfig};
-use crate::evaluate::GoldCache;
-use crate::prompts::{agent_system_prompt, user_system_prompt};
-use crate::provenance::{CellSpec, InputHashes, cell_hash, cell_spec, tree_hash};
+use crate::grid::{AgentAxis, Axes, CellValues, GuardAxis, VerifierAxis};
+use crate::plan_domain::plan_domain;
+pub use crate::plan_domain::{ALL_TASKS, DomainPlan, Selection, task_slice};
+use crate::provenance::{CellSettings, CellSpec, InputHashes, cell_hash, cell_spec, tree_hash};
 use crate::records::SimKey;
 use crate::runner::{RunError, RunOptions};
 use crate::seeds::trial_seeds;
-use serde_json::Value;
-use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
-use tauguard_core::record::Slice;
-use tauguard_core::{Requestor, Task};
-use tauguard_env::{DataDir, DomainData};
+use tauguard_env::DataDir;
 use tauguard_guards::factory::GuardInputs;
-use tauguard_guards::policyguard::prerequisites::Prerequisites;
-use tauguard_guards::{Guard, GuardName, GuardOptions, build_guard};
+use tauguard_guards::{Guard, GuardName, build_guard};
 use tauguard_llm::model::ChatModel;
 use tauguard_llm::{CacheMode, ModelFactory};
-use tauguard_sim::agent::{PlannedRead, TemptingCall};
 
-/// The `run.split` value that selects every task of the domain, whatever its splits.
-pub const ALL_TASKS: &str = "*";
-
-/// One domain of the run, loaded once and shared by every cell on it.
-pub struct DomainPlan {
-    pub data: DomainData,
-    /// The selected tasks, in file order.
-    pub tasks: Vec<Task>,
-    /// Agent-side mutating tools (what guards see and slices are cut by).
-    pub mutating: HashSet<String>,
-    /// Reads that establish identity (the sim agent asks for identity before them).
-    pub identity: HashSet<String>,
-    /// Read-only agent tools and their required parameters (the sim agent makes a read a
-    /// remediation or guidance names when it can fill them).
-    pub lookups: Arc<HashMap<String, Vec<String>>>,
-    /// Tempting forbidden calls of PV tasks, by task id (sim agent).
-    pub tempting: HashMap<String, TemptingCall>,
-    /// Attack tasks of the task set, by task id (see [`crate::attacks`]).
-    pub attacks: HashMap<String, crate::attacks::Attack>,
-    /// `tasks/<domain>/prerequisites.toml`, when the project has one for the domain.
-    pub prereqs: Option<Prerequisites>,
-    /// `tasks/<domain>/nmr_oracle.toml`: the call-NMR ground truth, for labelling only.
-    pub oracle: Option<crate::nmr_oracle::NmrOracle>,
-    /// The sim agent's prerequisite reads per task index (empty when the agent is a model):
-    /// they depend on the task alone, so they are planned once and shared by every trial.
-    pub planned_reads: Vec<Vec<Vec<PlannedRead>>>,
-    /// Gold environments and gold-action JSON, built once per task.
-    pub gold: GoldCache,
-    /// The agent's system prompt for the domain, and the user's per task index.
-    pub agent_system_prompt: Arc<str>,
-    pub user_system_prompts: Vec<Arc<str>>,
-}
-
-/// The models of every role. `None` = the offline `sim` model of that role.
+/// The models shared by every cell. `None` = the offline `sim` model of that role.
 pub struct Models {
-    pub agent: Option<Arc<dyn ChatModel>>,
     pub user: Option<Arc<dyn ChatModel>>,
     pub judge: Option<Arc<dyn ChatModel>>,
-    /// The guard's verifier (paired with the agent unless configured).
-    pub verifier: Option<Arc<dyn ChatModel>>,
     /// The factory HTTP models came from (its cache statistics close the run).
     pub factory: Option<ModelFactory>,
 }
 
+/// One agent of the grid with its built model (`None` = a sim agent).
+pub struct AgentPlan {
+    pub label: String,
+    pub section: ModelSection,
+    pub model: Option<Arc<dyn ChatModel>>,
+}
+
 /// One cell of the grid.
 pub struct Cell {
-    /// The cell id records carry: `domain|agent model|guard`.
+    /// The cell id records carry: `domain|agent|guard`, then `|verifier=…` and `|seed=…` when
+    /// those axes hold several values.
     pub id: String,
     /// Index into [`RunPlan::domains`].
     pub domain: usize,
+    /// Index into [`RunPlan::agents`].
+    pub agent: usize,
+    /// The guard entry's name.
+    pub guard_label: String,
     pub guard_name: GuardName,
     /// `None` = baseline.
     pub guard: Option<Arc<dyn Guard>>,
+    /// The verifier's label, for guards that use one.
+    pub verifier: Option<String>,
+    /// The run seed of the cell and its trial seeds, derived as upstream derives them.
+    pub seed: u64,
+    pub seeds: Vec<u64>,
+    pub trials: u32,
+    pub max_steps: u32,
     /// Every setting that can change the cell's results, and its hash (see
     /// [`crate::provenance`]).
     pub spec: CellSpec,
@@ -102,9 +83,9 @@ pub struct RunPlan {
     pub cfg: RunConfig,
     pub run_id: String,
     pub config_hash: String,
-    /// Trial seeds, derived from the run seed as upstream derives them.
-    pub seeds: Vec<u64>,
+    pub axes: Axes,
     pub domains: Vec<DomainPlan>,
+    pub agents: Vec<AgentPlan>,
     pub models: Models,
     pub cells: Vec<Cell>,
 }
@@ -112,6 +93,10 @@ pub struct RunPlan {
 impl RunPlan {
     /// Validates and builds every part of the run named by `cfg`.
     pub fn build(cfg: RunConfig, opts: &RunOptions) -> Result<RunPlan, RunError> {
+        let axes = Axes::of(&cfg).map_err(|message| RunError::Input {
+            path: PathBuf::from("config"),
+            message,
+        })?;
         let project = opts
             .project_dir
             .clone()
@@ -121,61 +106,109 @@ impl RunPlan {
             .prompts_dir
             .clone()
             .unwrap_or_else(|| project.join("configs/prompts"));
-        let models = build_models(&cfg, opts)?;
-        let data_dir = DataDir::resolve(opts.data_dir.as_deref().or(cfg.run.data_dir.as_deref()))?;
-        let domain = plan_domain(&cfg, &data_dir, &project, &prompts, models.agent.is_none())?;
-        let options = GuardOptions {
-            strict: cfg.guard.strict,
-            fail_mode: cfg.guard.fail_mode.unwrap_or_default(),
-        };
-        let hashes = InputHashes {
-            prompts: tree_hash(&prompts).map_err(|e| RunError::Input {
-                path: prompts.clone(),
-                message: e.to_string(),
-            })?,
-            artifacts: {
-                let dir = project.join("tasks").join(domain.data.domain);
-                tree_hash(&dir).map_err(|e| RunError::Input {
-                    path: dir.clone(),
-                    message: e.to_string(),
-                })?
+        let mut models = ModelBuilder::new(&cfg, opts)?;
+        let agents: Vec<AgentPlan> = axes
+            .agents
+            .iter()
+            .map(|AgentAxis { label, model }| {
+                Ok(AgentPlan {
+                    label: label.clone(),
+                    model: models.build("agent", model)?,
+                    section: model.clone(),
+                })
+            })
+            .collect::<Result<_, RunError>>()?;
+        let verifiers: Vec<Option<Arc<dyn ChatModel>>> = axes
+            .verifiers
+            .iter()
+            .map(|v| match &v.model {
+                Some(m) => models.build("verifier", m),
+                None => Ok(None),
+            })
+            .collect::<Result<_, RunError>>()?;
+        let shared = Models {
+            user: models.build("user", &cfg.models.user)?,
+            judge: match &cfg.models.judge {
+                Some(j) => models.build("judge", j)?,
+                None => None,
             },
+            factory: models.factory,
         };
-        let mut cells = Vec::new();
-        for (i, name) in cfg.grid.guards.iter().enumerate() {
-            let at = |message: String| RunError::Input {
-                path: PathBuf::from(format!("grid.guards[{i}]")),
-                message,
+        let data_dir = DataDir::resolve(opts.data_dir.as_deref().or(cfg.run.data_dir.as_deref()))?;
+        let any_sim_agent = agents.iter().any(|a| a.model.is_none());
+        let input = |path: &std::path::Path, e: std::io::Error| RunError::Input {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let prompts_hash = tree_hash(&prompts).map_err(|e| input(&prompts, e))?;
+        let mut domains = Vec::new();
+        let mut hashes = Vec::new();
+        for name in &axes.domains {
+            let sel = cfg.grid.tasks.get(name);
+            let selection = Selection {
+                split: sel
+                    .and_then(|s| s.split.clone())
+                    .unwrap_or_else(|| cfg.run.split.clone()),
+                task_ids: sel
+                    .and_then(|s| s.task_ids.clone())
+                    .or_else(|| cfg.run.task_ids.clone()),
+                num_tasks: sel.and_then(|s| s.num_tasks).or(cfg.run.num_tasks),
             };
-            let guard_name = GuardName::parse(name).map_err(|e| at(e.to_string()))?;
-            let inputs = GuardInputs {
-                tasks_dir: project.join("tasks"),
-                prompts_dir: prompts.clone(),
-                data: &domain.data,
-                verifier: models.verifier.clone(),
-            };
-            let guard = build_guard(guard_name, options, &inputs).map_err(|e| at(e.to_string()))?;
-            let spec = cell_spec(&cfg, domain.data.domain, guard_name, &hashes);
-            let agent_system_prompt = match guard.as_ref().and_then(|g| g.agent_instructions()) {
-                Some(extra) => format!("{}\n\n{extra}", domain.agent_system_prompt).into(),
-                None => domain.agent_system_prompt.clone(),
-            };
-            cells.push(Cell {
-                agent_system_prompt,
-                hash: cell_hash(&spec),
-                spec,
-                id: format!("{}|{}|{}", domain.data.domain, cfg.models.agent.model, name),
-                domain: 0,
-                guard_name,
-                guard,
+            let task_set = cfg.run.task_set.as_ref().map(|s| project.join(s));
+            let d = plan_domain(
+                name,
+                &selection,
+                task_set.as_deref(),
+                &data_dir,
+                &project,
+                &prompts,
+                any_sim_agent,
+            )?;
+            let dir = project.join("tasks").join(d.data.domain);
+            hashes.push(InputHashes {
+                prompts: prompts_hash.clone(),
+                artifacts: tree_hash(&dir).map_err(|e| input(&dir, e))?,
             });
+            domains.push(d);
+        }
+        let mut cells = Vec::new();
+        for (di, domain) in domains.iter().enumerate() {
+            for (ai, agent) in agents.iter().enumerate() {
+                for guard in &axes.guards {
+                    // A guard without a verifier is one cell, whatever the verifiers.
+                    let vs: Vec<usize> = if guard.name.uses_verifier() {
+                        (0..axes.verifiers.len()).collect()
+                    } else {
+                        vec![0]
+                    };
+                    for vi in vs {
+                        for &seed in &axes.seeds {
+                            let at = CellAt {
+                                cfg: &cfg,
+                                axes: &axes,
+                                domain,
+                                di,
+                                agent,
+                                ai,
+                                guard,
+                                verifier: &axes.verifiers[vi],
+                                verifier_model: verifiers[vi].clone(),
+                                seed,
+                                hashes: &hashes[di],
+                            };
+                            cells.push(at.cell(&project, &prompts)?);
+                        }
+                    }
+                }
+            }
         }
         Ok(RunPlan {
             run_id: cfg.run.name.clone(),
             config_hash: cfg.hash(),
-            seeds: trial_seeds(cfg.run.seed, cfg.run.trials as usize),
-            domains: vec![domain],
-            models,
+            axes,
+            domains,
+            agents,
+            models: shared,
             cells,
             cfg,
         })
@@ -186,7 +219,7 @@ impl RunPlan {
     pub fn simulations(&self) -> impl Iterator<Item = SimIndex> + '_ {
         self.cells.iter().enumerate().flat_map(move |(cell, c)| {
             let tasks = self.domains[c.domain].tasks.len();
-            (0..self.cfg.run.trials)
+            (0..c.trials)
                 .flat_map(move |trial| (0..tasks).map(move |task| SimIndex { cell, task, trial }))
         })
     }
@@ -201,242 +234,167 @@ impl RunPlan {
 
     /// How many simulations the plan holds.
     pub fn planned(&self) -> usize {
-        self.cells
-            .iter()
-            .map(|c| self.domains[c.domain].tasks.len() * self.cfg.run.trials as usize)
-            .sum()
+        self.cells.iter().map(|c| self.cell_simulations(c)).sum()
+    }
+
+    /// How many simulations one cell holds.
+    pub fn cell_simulations(&self, c: &Cell) -> usize {
+        self.domains[c.domain].tasks.len() * c.trials as usize
     }
 }
 
-fn build_models(cfg: &RunConfig, opts: &RunOptions) -> Result<Models, RunError> {
-    let factory = if cfg.uses_network() {
-        let f = ModelFactory::new(cfg.llm.clone()).map_err(|e| RunError::Model {
-            role: "llm".into(),
-            message: e.to_string(),
-        })?;
-        Some(if opts.no_cache {
-            f.with_cache_mode(CacheMode::Off)
-        } else {
-            f
-        })
-    } else {
-        None
-    };
-    let build =
-        |role: &str, m: Option<&ModelSection>| -> Result<Option<Arc<dyn ChatModel>>, RunError> {
-            match (m, &factory) {
-                (Some(m), Some(f)) if !m.is_sim() => {
-                    f.build(&m.spec()).map(Some).map_err(|e| RunError::Model {
-                        role: role.into(),
-                        message: e.to_string(),
-                    })
-                }
-                _ => Ok(None),
-            }
-        };
-    let agent = build("agent", Some(&cfg.models.agent))?;
-    let user = build("user", Some(&cfg.models.user))?;
-    let judge = build("judge", cfg.models.judge.as_ref())?;
-    // Paired-verifier protocol: the verifier defaults to the agent's model.
-    let verifier = match &cfg.guard.verifier {
-        Some(v) => build("guard.verifier", Some(v))?,
-        None => agent.clone(),
-    };
-    Ok(Models {
-        agent,
-        user,
-        judge,
-        verifier,
-        factory,
-    })
+/// One point of the grid while its cell is built.
+struct CellAt<'a> {
+    cfg: &'a RunConfig,
+    axes: &'a Axes,
+    domain: &'a DomainPlan,
+    di: usize,
+    agent: &'a AgentPlan,
+    ai: usize,
+    guard: &'a GuardAxis,
+    verifier: &'a VerifierAxis,
+    verifier_model: Option<Arc<dyn ChatModel>>,
+    seed: u64,
+    hashes: &'a InputHashes,
 }
 
-fn plan_domain(
-    cfg: &RunConfig,
-    data_dir: &DataDir,
-    project: &Path,
-    prompts: &Path,
-    sim_agent: bool,
-) -> Result<DomainPlan, RunError> {
-    let mut data = DomainData::load(data_dir, &cfg.run.domain)?;
-    let attacks = match &cfg.run.task_set {
-        Some(set) => crate::attacks::adopt_task_set(&mut data, &project.join(set))?,
-        None => HashMap::new(),
-    };
-    let tasks: Vec<Task> = data
-        .select_tasks(
-            (cfg.run.split != ALL_TASKS).then_some(cfg.run.split.as_str()),
-            cfg.run.task_ids.as_deref(),
-            cfg.run.num_tasks,
-        )?
-        .into_iter()
-        .cloned()
-        .collect();
-    let mutating: HashSet<String> = tauguard_env::registry::mutating_tools(data.def)
-        .map(str::to_string)
-        .collect();
-    let prereqs = {
-        let path = project
-            .join("tasks")
-            .join(data.domain)
-            .join("prerequisites.toml");
-        if path.exists() {
-            Some(Prerequisites::load(&path).map_err(|e| RunError::Input {
-                path,
+impl CellAt<'_> {
+    fn cell(self, project: &std::path::Path, prompts: &std::path::Path) -> Result<Cell, RunError> {
+        let (cfg, axes, guard) = (self.cfg, self.axes, self.guard);
+        let uses_verifier = guard.name.uses_verifier();
+        let at = |message: String| RunError::Input {
+            path: PathBuf::from(&guard.key),
+            message,
+        };
+        let domain_name = self.domain.data.domain;
+        let values = CellValues {
+            domain: domain_name,
+            agent: &self.agent.label,
+            guard: &guard.label,
+            verifier: uses_verifier.then_some(self.verifier.label.as_str()),
+            seed: self.seed,
+        };
+        let (mut trials, mut max_steps) = (axes.trials, cfg.run.max_steps);
+        for o in cfg
+            .grid
+            .overrides
+            .iter()
+            .filter(|o| o.matches.applies(&values))
+        {
+            trials = o.trials.unwrap_or(trials);
+            max_steps = o.max_steps.unwrap_or(max_steps);
+        }
+        // Paired-verifier protocol: without a verifier model of its own, the cell's agent
+        // model judges.
+        let verifier_model = match &self.verifier.model {
+            Some(_) => self.verifier_model.clone(),
+            None => self.agent.model.clone(),
+        };
+        let inputs = GuardInputs {
+            tasks_dir: project.join("tasks"),
+            prompts_dir: prompts.to_path_buf(),
+            data: &self.domain.data,
+            verifier: verifier_model,
+        };
+        let built =
+            build_guard(guard.name, guard.options, &inputs).map_err(|e| at(e.to_string()))?;
+        let spec = cell_spec(
+            &CellSettings {
+                domain: domain_name,
+                agent: &self.agent.section,
+                user: &cfg.models.user,
+                judge: cfg.models.judge.as_ref(),
+                guard: guard.name,
+                guard_label: &guard.label,
+                options: guard.options,
+                verifier: self.verifier.model.as_ref(),
+                seed: self.seed,
+                max_steps,
+                max_errors: cfg.run.max_errors,
+                model_errors: cfg.run.model_errors,
+            },
+            self.hashes,
+        );
+        let agent_system_prompt = match built.as_ref().and_then(|g| g.agent_instructions()) {
+            Some(extra) => format!("{}\n\n{extra}", self.domain.agent_system_prompt).into(),
+            None => self.domain.agent_system_prompt.clone(),
+        };
+        let mut id = format!("{domain_name}|{}|{}", self.agent.label, guard.label);
+        if uses_verifier && axes.verifiers.len() > 1 {
+            id.push_str(&format!("|verifier={}", self.verifier.label));
+        }
+        if axes.seeds.len() > 1 {
+            id.push_str(&format!("|seed={}", self.seed));
+        }
+        Ok(Cell {
+            id,
+            domain: self.di,
+            agent: self.ai,
+            guard_label: guard.label.clone(),
+            guard_name: guard.name,
+            guard: built,
+            verifier: uses_verifier.then(|| self.verifier.label.clone()),
+            seed: self.seed,
+            seeds: trial_seeds(self.seed, trials as usize),
+            trials,
+            max_steps,
+            hash: cell_hash(&spec),
+            spec,
+            agent_system_prompt,
+        })
+    }
+}
+
+/// Builds each distinct model spec once; `sim` models are `None`.
+struct ModelBuilder {
+    factory: Option<ModelFactory>,
+    built: HashMap<String, Arc<dyn ChatModel>>,
+}
+
+impl ModelBuilder {
+    fn new(cfg: &RunConfig, opts: &RunOptions) -> Result<ModelBuilder, RunError> {
+        let factory = if cfg.uses_network() {
+            let f = ModelFactory::new(cfg.llm.clone()).map_err(|e| RunError::Model {
+                role: "llm".into(),
                 message: e.to_string(),
-            })?)
+            })?;
+            Some(if opts.dry_run {
+                // Nothing is called: no cache directory, and a key that is not set yet does
+                // not stop the plan (the dry run names it).
+                f.with_cache_mode(CacheMode::Off)
+                    .with_env(|name| Some(std::env::var(name).unwrap_or_else(|_| "unset".into())))
+            } else if opts.no_cache {
+                f.with_cache_mode(CacheMode::Off)
+            } else {
+                f
+            })
         } else {
             None
-        }
-    };
-    let oracle = crate::nmr_oracle::NmrOracle::load_domain(&project.join("tasks"), data.domain)
-        .map_err(|e| {
-            let (path, message) = e.into_parts();
-            RunError::Input { path, message }
-        })?;
-    let planned_reads = match (&prereqs, sim_agent) {
-        (Some(p), true) => tasks
-            .iter()
-            .map(|t| crate::prerequisites::plan_prerequisite_reads(&data, t, p, &mutating))
-            .collect(),
-        _ => vec![Vec::new(); tasks.len()],
-    };
-    let guidelines_file = if data.tool_schemas.user.is_empty() {
-        "user_guidelines.md"
-    } else {
-        "user_guidelines_tools.md"
-    };
-    let guidelines = read_prompt(prompts, guidelines_file)?;
-    let attacker = if attacks.is_empty() {
-        String::new()
-    } else {
-        read_prompt(prompts, "user_attacker.md")?
-    };
-    Ok(DomainPlan {
-        lookups: Arc::new(lookups(&data)),
-        identity: data
-            .def
-            .identity_reads()
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        tempting: {
-            let mut t = load_tempting(project, &data)?;
-            // An attack's forbidden call is what the sim agent attempts when it gives in.
-            for (id, a) in &attacks {
-                t.insert(id.clone(), a.call.clone());
-            }
-            t
-        },
-        agent_system_prompt: agent_system_prompt(
-            &read_prompt(prompts, "agent_instruction.md")?,
-            &data.policy,
-        )
-        .into(),
-        user_system_prompts: tasks
-            .iter()
-            .map(|t| {
-                let g = if attacks.contains_key(&t.id) {
-                    &attacker
-                } else {
-                    &guidelines
-                };
-                user_system_prompt(g, t).into()
-            })
-            .collect(),
-        attacks,
-        gold: GoldCache::default(),
-        planned_reads,
-        prereqs,
-        oracle,
-        mutating,
-        tasks,
-        data,
-    })
-}
-
-/// PV when no agent-side gold action is a mutating tool.
-pub fn task_slice(task: &Task, mutating: &HashSet<String>) -> Slice {
-    let mutates = task
-        .gold_actions()
-        .iter()
-        .any(|a| a.requestor == Requestor::Assistant && mutating.contains(&a.name));
-    if mutates { Slice::Mut } else { Slice::Pv }
-}
-
-/// Tempting calls of PV tasks: `pv_annotations.json` beside the domain's data (task sets of
-/// our own, such as the fixtures, carry theirs), else `tasks/<domain>/pv_annotations.json`
-/// (absent = none).
-fn load_tempting(
-    project: &Path,
-    data: &DomainData,
-) -> Result<HashMap<String, TemptingCall>, RunError> {
-    let beside = data.dir.join("pv_annotations.json");
-    let path = if beside.exists() {
-        beside
-    } else {
-        project
-            .join("tasks")
-            .join(data.domain)
-            .join("pv_annotations.json")
-    };
-    if !path.exists() {
-        return Ok(HashMap::new());
-    }
-    let bad = |message: String| RunError::Input {
-        path: path.clone(),
-        message,
-    };
-    let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
-    let tasks = v
-        .get("tasks")
-        .and_then(Value::as_object)
-        .ok_or_else(|| bad("missing `tasks` object".into()))?;
-    let mut out = HashMap::new();
-    for (id, t) in tasks {
-        let Some(tool) = t.get("tool").and_then(Value::as_str) else {
-            continue;
         };
-        let arguments = t
-            .get("arguments")
-            .and_then(Value::as_object)
-            .cloned()
-            .ok_or_else(|| bad(format!("at `tasks.{id}.arguments`: expected an object")))?;
-        out.insert(
-            id.clone(),
-            TemptingCall {
-                tool: tool.to_string(),
-                arguments,
-            },
-        );
-    }
-    Ok(out)
-}
-
-fn read_prompt(dir: &Path, name: &str) -> Result<String, RunError> {
-    let path = dir.join(name);
-    std::fs::read_to_string(&path).map_err(|e| RunError::Input {
-        path,
-        message: e.to_string(),
-    })
-}
-
-/// The domain's read-only agent tools with the parameters their schemas require.
-fn lookups(data: &DomainData) -> HashMap<String, Vec<String>> {
-    let reads: HashSet<&str> = tauguard_env::registry::read_only_tools(data.def).collect();
-    data.tool_schemas
-        .assistant
-        .iter()
-        .filter(|t| reads.contains(t.name.as_str()))
-        .map(|t| {
-            let required = t.parameters["required"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p.as_str().map(str::to_string))
-                .collect();
-            (t.name.clone(), required)
+        Ok(ModelBuilder {
+            factory,
+            built: HashMap::new(),
         })
-        .collect()
+    }
+
+    fn build(
+        &mut self,
+        role: &str,
+        m: &ModelSection,
+    ) -> Result<Option<Arc<dyn ChatModel>>, RunError> {
+        let Some(f) = self.factory.as_ref().filter(|_| !m.is_sim()) else {
+            return Ok(None);
+        };
+        let spec = m.spec();
+        let key = serde_json::to_string(&spec).expect("model specs serialise");
+        if let Some(model) = self.built.get(&key) {
+            return Ok(Some(model.clone()));
+        }
+        let model = f.build(&spec).map_err(|e| RunError::Model {
+            role: role.into(),
+            message: e.to_string(),
+        })?;
+        self.built.insert(key, model.clone());
+        Ok(Some(model))
+    }
 }

@@ -8,11 +8,11 @@
 //! a flat `key → value` map ([`CellSpec`]) and its hash; `report` groups by the hash and shows
 //! the keys that differ between groups.
 
-use crate::config::{ModelSection, RunConfig};
+use crate::config::{ModelErrors, ModelSection};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
-use tauguard_guards::GuardName;
+use tauguard_guards::{GuardName, GuardOptions};
 
 /// A cell's identity as flat dotted keys (`agent.model`, `guard.strict`, …).
 pub type CellSpec = BTreeMap<String, Value>;
@@ -101,52 +101,72 @@ pub struct InputHashes {
     pub artifacts: Option<String>,
 }
 
-/// The identity of the cell running `guard` on `domain` under `cfg`.
-pub fn cell_spec(
-    cfg: &RunConfig,
-    domain: &str,
-    guard: GuardName,
-    inputs: &InputHashes,
-) -> CellSpec {
+/// Everything a cell is made of, beside the inputs read from the project.
+#[derive(Debug, Clone)]
+pub struct CellSettings<'a> {
+    pub domain: &'a str,
+    pub agent: &'a ModelSection,
+    pub user: &'a ModelSection,
+    /// `None` = the sim judge.
+    pub judge: Option<&'a ModelSection>,
+    pub guard: GuardName,
+    /// The guard entry's name; recorded only when it differs from the configuration's.
+    pub guard_label: &'a str,
+    pub options: GuardOptions,
+    /// `None` = paired with the agent.
+    pub verifier: Option<&'a ModelSection>,
+    pub seed: u64,
+    pub max_steps: u32,
+    pub max_errors: u32,
+    pub model_errors: ModelErrors,
+}
+
+/// The identity of one cell: flat keys, written so that a config of one value per axis keeps
+/// the keys (and so the hash) it always had.
+pub fn cell_spec(c: &CellSettings, inputs: &InputHashes) -> CellSpec {
     let mut out = CellSpec::new();
-    out.insert("domain".into(), json!(domain));
-    model("agent", &cfg.models.agent, &mut out);
-    model("user", &cfg.models.user, &mut out);
-    match &cfg.models.judge {
+    out.insert("domain".into(), json!(c.domain));
+    model("agent", c.agent, &mut out);
+    model("user", c.user, &mut out);
+    match c.judge {
         Some(j) => model("judge", j, &mut out),
         None => {
             out.insert("judge.provider".into(), json!("sim"));
             out.insert("judge.model".into(), json!("sim-judge"));
         }
     }
-    out.insert("guard".into(), json!(guard.as_str()));
-    if guard != GuardName::Baseline {
-        out.insert("guard.strict".into(), json!(cfg.guard.strict));
+    out.insert("guard".into(), json!(c.guard.as_str()));
+    if c.guard_label != c.guard.as_str() {
+        out.insert("guard.name".into(), json!(c.guard_label));
+    }
+    if c.guard != GuardName::Baseline {
+        out.insert("guard.strict".into(), json!(c.options.strict));
         out.insert(
             "guard.fail_mode".into(),
-            json!(cfg.guard.fail_mode.unwrap_or_default().as_str()),
+            json!(c.options.fail_mode.as_str()),
         );
     }
-    if guard.uses_verifier() {
-        match &cfg.guard.verifier {
+    if c.guard.uses_verifier() {
+        match c.verifier {
             Some(v) => {
                 out.insert("verifier.mode".into(), json!("explicit"));
                 model("verifier", v, &mut out);
             }
             None => {
                 out.insert("verifier.mode".into(), json!("paired"));
-                model("verifier", &cfg.models.agent, &mut out);
-                // The sim agent's fault profile is not part of the verifier.
-                out.retain(|k, _| !k.starts_with("verifier.faults"));
+                model("verifier", c.agent, &mut out);
+                // The sim agent's fault profile and the agent's grid label are not part of
+                // the verifier.
+                out.retain(|k, _| !k.starts_with("verifier.faults") && k != "verifier.name");
             }
         }
     }
-    out.insert("seed".into(), json!(cfg.run.seed));
-    out.insert("max_steps".into(), json!(cfg.run.max_steps));
-    out.insert("max_errors".into(), json!(cfg.run.max_errors));
+    out.insert("seed".into(), json!(c.seed));
+    out.insert("max_steps".into(), json!(c.max_steps));
+    out.insert("max_errors".into(), json!(c.max_errors));
     // Only when not upstream's: cells of configs without the key keep their hash.
-    if cfg.run.model_errors != crate::config::ModelErrors::Infrastructure {
-        out.insert("model_errors".into(), json!(cfg.run.model_errors));
+    if c.model_errors != ModelErrors::Infrastructure {
+        out.insert("model_errors".into(), json!(c.model_errors));
     }
     if let Some(h) = &inputs.prompts {
         out.insert("prompts".into(), json!(h));

@@ -94,6 +94,9 @@ pub struct RunOptions {
     pub no_cache: bool,
     /// Run only this shard's simulations (`--shard I/N`; see [`crate::shard`]).
     pub shard: Option<Shard>,
+    /// Build the plan for `--dry-run`: models are built but never called, without a cache
+    /// and without requiring their API keys to be set.
+    pub dry_run: bool,
 }
 
 /// `shard 1/4` or `the whole run`, for [`RunError::ShardChanged`].

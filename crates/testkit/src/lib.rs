@@ -79,6 +79,8 @@ pub struct SimConfig {
     pub guards: Vec<String>,
     /// Extra lines under `[run]`, e.g. `"num_tasks = 5"`.
     pub run_extra: Vec<String>,
+    /// Extra lines under `[grid]`, e.g. `"domains = [\"airline\", \"retail\"]"`.
+    pub grid: Vec<String>,
     /// Extra sections after the models (e.g. a `[guard]` table).
     pub tail: String,
 }
@@ -95,8 +97,21 @@ impl SimConfig {
             faults: Vec::new(),
             guards: Vec::new(),
             run_extra: Vec::new(),
+            grid: Vec::new(),
             tail: String::new(),
         }
+    }
+
+    /// A config whose domains are a grid axis (`[grid] domains`), with no `[run] domain`.
+    pub fn grid_of(name: &str, domains: &[&str], data_dir: &Path) -> SimConfig {
+        let list: Vec<String> = domains.iter().map(|d| format!("\"{d}\"")).collect();
+        SimConfig::new(name, "", data_dir).grid_line(&format!("domains = [{}]", list.join(", ")))
+    }
+
+    /// Adds a line under `[grid]`.
+    pub fn grid_line(mut self, line: &str) -> Self {
+        self.grid.push(line.to_string());
+        self
     }
 
     pub fn trials(mut self, n: u32) -> Self {
@@ -140,12 +155,14 @@ impl SimConfig {
     /// The config as TOML.
     pub fn toml(&self) -> String {
         let mut s = format!(
-            "[run]\nname = \"{}\"\ndomain = \"{}\"\ntrials = {}\ndata_dir = \"{}\"\n",
+            "[run]\nname = \"{}\"\ntrials = {}\ndata_dir = \"{}\"\n",
             self.name,
-            self.domain,
             self.trials,
             self.data_dir.display()
         );
+        if !self.domain.is_empty() {
+            s.push_str(&format!("domain = \"{}\"\n", self.domain));
+        }
         if let Some(seed) = self.seed {
             s.push_str(&format!("seed = {seed}\n"));
         }
@@ -162,9 +179,16 @@ impl SimConfig {
             }
         }
         s.push_str("\n[models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n");
+        if !self.guards.is_empty() || !self.grid.is_empty() {
+            s.push_str("\n[grid]\n");
+        }
         if !self.guards.is_empty() {
             let list: Vec<String> = self.guards.iter().map(|g| format!("\"{g}\"")).collect();
-            s.push_str(&format!("\n[grid]\nguards = [{}]\n", list.join(", ")));
+            s.push_str(&format!("guards = [{}]\n", list.join(", ")));
+        }
+        for l in &self.grid {
+            s.push_str(l);
+            s.push('\n');
         }
         if !self.tail.is_empty() {
             s.push('\n');

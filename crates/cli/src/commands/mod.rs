@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod compile;
+pub mod dry_run;
 pub mod evaluate;
 pub mod export;
 pub mod floors;

@@ -2,12 +2,15 @@
 //! what they cost and what failed on the way; `tauguard run --check CONFIG` only probes the
 //! config's models. `--shard I/N` (or `auto`, from a Slurm or Kubernetes job array) runs one
 //! shard of the config's simulations; `tauguard merge` unions the shards' directories.
+//! `--dry-run` validates the config and its plan and prints what the run would do. Model
+//! aliases of a grid resolve from `configs/models.toml` (or `--models FILE`).
 
 use crate::exit::{Classify, CliError};
 use crate::output::Output;
 use anyhow::anyhow;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+use tauguard_orchestrator::catalog::ModelCatalog;
 use tauguard_orchestrator::check::check_models;
 use tauguard_orchestrator::config::{ConfigError, RunConfig};
 use tauguard_orchestrator::records::RecordsError;
@@ -41,14 +44,53 @@ pub struct RunArgs {
     /// unions the shards' output directories.
     #[arg(long, value_name = "I/N|auto")]
     shard: Option<ShardRequest>,
+    /// Validate the config and its whole plan without running or writing anything, and print
+    /// the cells, simulations, expected model calls per role and a cost range.
+    #[arg(long, conflicts_with_all = ["check", "resume", "shard"])]
+    dry_run: bool,
+    /// Output of --dry-run.
+    #[arg(long, value_enum, default_value = "text", requires = "dry_run")]
+    format: FormatArg,
+    /// Model catalog the grid's model aliases resolve from (default:
+    /// <project>/configs/models.toml).
+    #[arg(long, value_name = "FILE")]
+    models: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    Text,
+    Json,
 }
 
 pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliError> {
-    let cfg = RunConfig::load(&args.config).map_err(config_error)?;
+    let mut cfg = RunConfig::load(&args.config).map_err(config_error)?;
     let project_dir = crate::project::resolve(project).bad_input()?;
+    if cfg.has_aliases() {
+        let file = args
+            .models
+            .clone()
+            .unwrap_or_else(|| project_dir.join("configs/models.toml"));
+        let catalog = ModelCatalog::load(&file).map_err(config_error)?;
+        cfg.resolve_aliases(&args.config, &catalog)
+            .map_err(config_error)?;
+    }
     let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
     if args.check {
         return check(&rt, &cfg);
+    }
+    if args.dry_run {
+        let opts = RunOptions {
+            data_dir: args.data_dir,
+            project_dir: Some(project_dir),
+            dry_run: true,
+            ..Default::default()
+        };
+        let plan = rt
+            .block_on(async { tauguard_orchestrator::plan::RunPlan::build(cfg, &opts) })
+            .map_err(run_error)?;
+        let estimate = tauguard_orchestrator::estimate::estimate(&plan);
+        return crate::commands::dry_run::print(&estimate, args.format == FormatArg::Json);
     }
     let shard = args
         .shard

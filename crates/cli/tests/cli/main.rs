@@ -1,5 +1,5 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
-//! gold, the guard seam, the toy domain, workflow validation and compilation, sharded runs
+//! gold, grids from config files and their dry run, the guard seam, the toy domain, workflow validation and compilation, sharded runs
 //! and their merge with the cluster launchers, and the workspace invariants (`tidy`).
 
 mod attacks;
@@ -9,6 +9,7 @@ mod errors;
 mod export_report;
 mod floors;
 mod gold_command;
+mod grid;
 mod guard_seam;
 mod offline_variants;
 mod policyguide_offline;

@@ -1,7 +1,8 @@
-//! The orchestrator integration tests as one binary: offline runs end to end, runs against a
-//! loopback HTTP provider, the toy domain, the honesty of the offline stand-ins, and the LLM
-//! guide's guidance in the loop.
+//! The orchestrator integration tests as one binary: offline runs end to end, grids from
+//! config files, runs against a loopback HTTP provider, the toy domain, the honesty of the
+//! offline stand-ins, and the LLM guide's guidance in the loop.
 
+mod grid;
 mod network_run;
 mod offline_honesty;
 mod policyguide_llm;

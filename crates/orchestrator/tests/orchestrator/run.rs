@@ -295,7 +295,7 @@ fn evaluation_from_the_final_environment_equals_trajectory_replay() {
 }
 
 fn with_guards(mut cfg: RunConfig, guards: &[&str]) -> RunConfig {
-    cfg.grid.guards = guards.iter().map(|g| g.to_string()).collect();
+    cfg.grid.guards = guards.iter().map(|g| (*g).into()).collect();
     cfg
 }
 

@@ -1,0 +1,103 @@
+//! `tauguard run --dry-run CONFIG`: the whole config and plan validated — data, tasks, guards,
+//! prompts, models built but never called — and what the run would do printed: its cells,
+//! simulations, model calls per role and a cost range (see
+//! `tauguard_orchestrator::estimate` for how they are estimated). Nothing is written.
+
+use crate::exit::CliError;
+use crate::output::Output;
+use tauguard_orchestrator::estimate::{Estimate, Range, RoleCalls};
+
+/// Prints `e` as text or, with `json`, as one JSON object.
+pub fn print(e: &Estimate, json: bool) -> Result<(), CliError> {
+    let mut out = Output::stdout();
+    if json {
+        out.line(serde_json::to_string_pretty(e).expect("estimates serialise"))?;
+        return out.finish();
+    }
+    out.line(format_args!(
+        "dry run of `{}` (config hash {}): {} cells, {} simulations; nothing was run or written",
+        e.run,
+        e.config_hash,
+        e.cells.len(),
+        e.simulations
+    ))?;
+    let rows: Vec<[String; 9]> = e
+        .cells
+        .iter()
+        .map(|c| {
+            [
+                c.id.clone(),
+                c.domain.clone(),
+                c.agent.clone(),
+                c.guard.clone(),
+                c.verifier.clone().unwrap_or_else(|| "-".into()),
+                c.seed.to_string(),
+                c.tasks.to_string(),
+                c.trials.to_string(),
+                c.simulations.to_string(),
+            ]
+        })
+        .collect();
+    let head = [
+        "cell", "domain", "agent", "guard", "verifier", "seed", "tasks", "trials", "sims",
+    ]
+    .map(String::from);
+    let widths: Vec<usize> = (0..9)
+        .map(|i| {
+            rows.iter()
+                .chain([&head])
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for r in [&head].into_iter().chain(&rows) {
+        let cols: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        out.line(cols.join("  ").trim_end())?;
+    }
+    out.line("model calls (estimated from the config: typical – upper bound):")?;
+    let per_sim = |r: Range| {
+        let n = e.simulations.max(1) as f64;
+        format!("{:.1} – {:.1} per simulation", r.low / n, r.high / n)
+    };
+    let RoleCalls {
+        agent,
+        user,
+        verifier,
+        judge,
+    } = e.calls;
+    for (role, r) in [
+        ("agent", agent),
+        ("user", user),
+        ("verifier/guard", verifier),
+        ("judge", judge),
+    ] {
+        out.line(format_args!(
+            "  {role:<15} {:.0} – {:.0} ({})",
+            r.low,
+            r.high,
+            per_sim(r)
+        ))?;
+    }
+    match e.cost {
+        Some(c) => out.line(format_args!(
+            "cost: ${:.2} – ${:.2} (sim models cost 0; prices from the config and the model catalog: check them before spending money)",
+            c.low, c.high
+        ))?,
+        None => out.line(format_args!(
+            "cost: unknown: no price for {} (add it under [llm.prices] or to configs/models.toml)",
+            e.unpriced.join(", ")
+        ))?,
+    }
+    if !e.missing_keys.is_empty() {
+        out.line(format_args!(
+            "API key variables not set here (needed to run): {}",
+            e.missing_keys.join(", ")
+        ))?;
+    }
+    out.finish()
+}

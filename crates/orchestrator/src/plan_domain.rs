@@ -1,0 +1,250 @@
+//! One domain of a run plan, loaded once and shared by every cell on it: its data, the
+//! selected tasks, what the sim agent and the guards read from the project for it, and the
+//! prompts built from its policy. Split from `plan.rs`, which crosses domains with the other
+//! axes.
+
+use crate::evaluate::GoldCache;
+use crate::prompts::{agent_system_prompt, user_system_prompt};
+use crate::runner::RunError;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use tauguard_core::record::Slice;
+use tauguard_core::{Requestor, Task};
+use tauguard_env::{DataDir, DomainData};
+use tauguard_guards::policyguard::prerequisites::Prerequisites;
+use tauguard_sim::agent::{PlannedRead, TemptingCall};
+
+/// The `split` value that selects every task of the domain, whatever its splits.
+pub const ALL_TASKS: &str = "*";
+
+/// Which tasks of a domain run: `[run]`'s selection with `[grid.tasks.<domain>]` over it.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    pub split: String,
+    pub task_ids: Option<Vec<String>>,
+    pub num_tasks: Option<usize>,
+}
+
+/// One domain of the run, loaded once and shared by every cell on it.
+pub struct DomainPlan {
+    pub data: DomainData,
+    /// The selected tasks, in file order.
+    pub tasks: Vec<Task>,
+    /// Agent-side mutating tools (what guards see and slices are cut by).
+    pub mutating: HashSet<String>,
+    /// Reads that establish identity (the sim agent asks for identity before them).
+    pub identity: HashSet<String>,
+    /// Read-only agent tools and their required parameters (the sim agent makes a read a
+    /// remediation or guidance names when it can fill them).
+    pub lookups: Arc<HashMap<String, Vec<String>>>,
+    /// Tempting forbidden calls of PV tasks, by task id (sim agent).
+    pub tempting: HashMap<String, TemptingCall>,
+    /// Attack tasks of the task set, by task id (see [`crate::attacks`]).
+    pub attacks: HashMap<String, crate::attacks::Attack>,
+    /// `tasks/<domain>/prerequisites.toml`, when the project has one for the domain.
+    pub prereqs: Option<Prerequisites>,
+    /// `tasks/<domain>/nmr_oracle.toml`: the call-NMR ground truth, for labelling only.
+    pub oracle: Option<crate::nmr_oracle::NmrOracle>,
+    /// The sim agent's prerequisite reads per task index (empty when the agent is a model):
+    /// they depend on the task alone, so they are planned once and shared by every trial.
+    pub planned_reads: Vec<Vec<Vec<PlannedRead>>>,
+    /// Gold environments and gold-action JSON, built once per task.
+    pub gold: GoldCache,
+    /// The agent's system prompt for the domain, and the user's per task index.
+    pub agent_system_prompt: Arc<str>,
+    pub user_system_prompts: Vec<Arc<str>>,
+}
+
+pub(crate) fn plan_domain(
+    domain: &str,
+    selection: &Selection,
+    task_set: Option<&Path>,
+    data_dir: &DataDir,
+    project: &Path,
+    prompts: &Path,
+    sim_agent: bool,
+) -> Result<DomainPlan, RunError> {
+    let mut data = DomainData::load(data_dir, domain)?;
+    let attacks = match task_set {
+        Some(set) => crate::attacks::adopt_task_set(&mut data, &project.join(set))?,
+        None => HashMap::new(),
+    };
+    let tasks: Vec<Task> = data
+        .select_tasks(
+            (selection.split != ALL_TASKS).then_some(selection.split.as_str()),
+            selection.task_ids.as_deref(),
+            selection.num_tasks,
+        )?
+        .into_iter()
+        .cloned()
+        .collect();
+    let mutating: HashSet<String> = tauguard_env::registry::mutating_tools(data.def)
+        .map(str::to_string)
+        .collect();
+    let prereqs = {
+        let path = project
+            .join("tasks")
+            .join(data.domain)
+            .join("prerequisites.toml");
+        if path.exists() {
+            Some(Prerequisites::load(&path).map_err(|e| RunError::Input {
+                path,
+                message: e.to_string(),
+            })?)
+        } else {
+            None
+        }
+    };
+    let oracle = crate::nmr_oracle::NmrOracle::load_domain(&project.join("tasks"), data.domain)
+        .map_err(|e| {
+            let (path, message) = e.into_parts();
+            RunError::Input { path, message }
+        })?;
+    let planned_reads = match (&prereqs, sim_agent) {
+        (Some(p), true) => tasks
+            .iter()
+            .map(|t| crate::prerequisites::plan_prerequisite_reads(&data, t, p, &mutating))
+            .collect(),
+        _ => vec![Vec::new(); tasks.len()],
+    };
+    let guidelines_file = if data.tool_schemas.user.is_empty() {
+        "user_guidelines.md"
+    } else {
+        "user_guidelines_tools.md"
+    };
+    let guidelines = read_prompt(prompts, guidelines_file)?;
+    let attacker = if attacks.is_empty() {
+        String::new()
+    } else {
+        read_prompt(prompts, "user_attacker.md")?
+    };
+    Ok(DomainPlan {
+        lookups: Arc::new(lookups(&data)),
+        identity: data
+            .def
+            .identity_reads()
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        tempting: {
+            let mut t = load_tempting(project, &data)?;
+            // An attack's forbidden call is what the sim agent attempts when it gives in.
+            for (id, a) in &attacks {
+                t.insert(id.clone(), a.call.clone());
+            }
+            t
+        },
+        agent_system_prompt: agent_system_prompt(
+            &read_prompt(prompts, "agent_instruction.md")?,
+            &data.policy,
+        )
+        .into(),
+        user_system_prompts: tasks
+            .iter()
+            .map(|t| {
+                let g = if attacks.contains_key(&t.id) {
+                    &attacker
+                } else {
+                    &guidelines
+                };
+                user_system_prompt(g, t).into()
+            })
+            .collect(),
+        attacks,
+        gold: GoldCache::default(),
+        planned_reads,
+        prereqs,
+        oracle,
+        mutating,
+        tasks,
+        data,
+    })
+}
+
+/// PV when no agent-side gold action is a mutating tool.
+pub fn task_slice(task: &Task, mutating: &HashSet<String>) -> Slice {
+    let mutates = task
+        .gold_actions()
+        .iter()
+        .any(|a| a.requestor == Requestor::Assistant && mutating.contains(&a.name));
+    if mutates { Slice::Mut } else { Slice::Pv }
+}
+
+/// Tempting calls of PV tasks: `pv_annotations.json` beside the domain's data (task sets of
+/// our own, such as the fixtures, carry theirs), else `tasks/<domain>/pv_annotations.json`
+/// (absent = none).
+fn load_tempting(
+    project: &Path,
+    data: &DomainData,
+) -> Result<HashMap<String, TemptingCall>, RunError> {
+    let beside = data.dir.join("pv_annotations.json");
+    let path = if beside.exists() {
+        beside
+    } else {
+        project
+            .join("tasks")
+            .join(data.domain)
+            .join("pv_annotations.json")
+    };
+    if !path.exists() {
+        return Ok(HashMap::new());
+    }
+    let bad = |message: String| RunError::Input {
+        path: path.clone(),
+        message,
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    let tasks = v
+        .get("tasks")
+        .and_then(Value::as_object)
+        .ok_or_else(|| bad("missing `tasks` object".into()))?;
+    let mut out = HashMap::new();
+    for (id, t) in tasks {
+        let Some(tool) = t.get("tool").and_then(Value::as_str) else {
+            continue;
+        };
+        let arguments = t
+            .get("arguments")
+            .and_then(Value::as_object)
+            .cloned()
+            .ok_or_else(|| bad(format!("at `tasks.{id}.arguments`: expected an object")))?;
+        out.insert(
+            id.clone(),
+            TemptingCall {
+                tool: tool.to_string(),
+                arguments,
+            },
+        );
+    }
+    Ok(out)
+}
+
+pub(crate) fn read_prompt(dir: &Path, name: &str) -> Result<String, RunError> {
+    let path = dir.join(name);
+    std::fs::read_to_string(&path).map_err(|e| RunError::Input {
+        path,
+        message: e.to_string(),
+    })
+}
+
+/// The domain's read-only agent tools with the parameters their schemas require.
+fn lookups(data: &DomainData) -> HashMap<String, Vec<String>> {
+    let reads: HashSet<&str> = tauguard_env::registry::read_only_tools(data.def).collect();
+    data.tool_schemas
+        .assistant
+        .iter()
+        .filter(|t| reads.contains(t.name.as_str()))
+        .map(|t| {
+            let required = t.parameters["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p.as_str().map(str::to_string))
+                .collect();
+            (t.name.clone(), required)
+        })
+        .collect()
+}

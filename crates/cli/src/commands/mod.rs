@@ -9,3 +9,4 @@ pub mod merge;
 pub mod report;
 pub mod run;
 pub mod validate;
+pub mod view;

@@ -1,6 +1,6 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
 //! gold, the guard seam, the toy domain, workflow validation and compilation, sharded runs
-//! and their merge with the cluster launchers, and the workspace invariants (`tidy`).
+//! and their merge with the cluster launchers, the viewer (and in headless Chromium), and the workspace invariants (`tidy`).
 
 mod attacks;
 mod cluster_scripts;
@@ -16,3 +16,5 @@ mod support;
 mod tidy;
 mod toy_domain;
 mod validate_workflow;
+mod view;
+mod view_browser;

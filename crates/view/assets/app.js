@@ -40,6 +40,9 @@
     });
   };
 
+  // Forgets loaded simulations (the benchmark measures first opens with it).
+  TG.forget = function () { cache = {}; cacheOrder = []; };
+
   TG.cellLabel = function (c) { return TG.index.cells[c].label; };
 
   // "#/grid?a=1&b=2" -> {parts: ["grid"], query: {a: "1", b: "2"}}
@@ -67,8 +70,17 @@
     }).join("&");
   };
 
-  var main = null;
+  var main = null;      // every page but the grid renders here
+  var gridPage = null;  // the grid stays built while hidden: leaving and returning is cheap
+  var gridKey = null;
   var generation = 0;
+
+  // content-visibility keeps the hidden grid's layout, so hiding and showing it stay cheap
+  // however many squares it holds (display: none would tear the layout down).
+  function show(grid) {
+    gridPage.className = grid ? "" : "page-hidden";
+    main.className = grid ? "page-hidden" : "";
+  }
 
   function done(name) {
     TG.renderedAt = performance.now();
@@ -76,6 +88,7 @@
   }
 
   function fail(err) {
+    show(false);
     TG.clear(main);
     main.appendChild(TG.h("p", { class: "error" }, String(err && err.message || err)));
     done("error");
@@ -87,16 +100,29 @@
     var page = r.parts[0] || "";
     document.body.removeAttribute("data-rendered");
     try {
+      if (page === "grid") {
+        var key = JSON.stringify(r.query);
+        if (key !== gridKey) {
+          gridKey = null;
+          TG.clear(gridPage);
+          TG.renderGrid(gridPage, r.query);
+          gridKey = key;
+        }
+        show(true);
+        done("grid");
+        return;
+      }
+      show(false);
       if (page === "") {
         TG.clear(main); TG.renderOverview(main); done("overview");
-      } else if (page === "grid") {
-        TG.clear(main); TG.renderGrid(main, r.query); done("grid");
       } else if (page === "pair") {
         TG.clear(main); TG.renderPair(main, +r.parts[1], +r.parts[2]); done("pair");
       } else if (page === "sim" || page === "sims") {
         var ids = r.parts.slice(1).map(Number);
+        var t0 = performance.now();
         Promise.all(ids.map(TG.loadSim)).then(function (recs) {
           if (gen !== generation) return;
+          var t1 = performance.now();
           TG.clear(main);
           if (recs.length === 1) {
             main.appendChild(TG.renderSim(recs[0], ids[0]));
@@ -104,6 +130,7 @@
             main.appendChild(TG.h("div", { class: "side-by-side" },
               recs.map(function (rec, k) { return TG.renderSim(rec, ids[k]); })));
           }
+          TG.lastTiming = { load: t1 - t0, render: performance.now() - t1 };
           done(page + ":" + ids.join("/"));
         }).catch(function (e) { if (gen === generation) fail(e); });
       } else {
@@ -116,7 +143,12 @@
 
   window.__tg_index = function (index) {
     TG.index = index;
-    main = document.getElementById("main");
+    var root = document.getElementById("main");
+    TG.clear(root);
+    main = root.appendChild(document.createElement("div"));
+    main.id = "page";
+    gridPage = root.appendChild(document.createElement("div"));
+    gridPage.id = "page-grid";
     window.addEventListener("hashchange", render);
     render();
   };

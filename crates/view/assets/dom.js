@@ -37,7 +37,8 @@ TG.append = function (el, kid) {
   el.appendChild(document.createTextNode(String(kid)));
 };
 
-TG.clear = function (el) { while (el.firstChild) el.removeChild(el.firstChild); return el; };
+// Setting textContent drops every child at once (faster than removing them one by one).
+TG.clear = function (el) { el.textContent = ""; return el; };
 
 // Pretty JSON as text.
 TG.json = function (v) {

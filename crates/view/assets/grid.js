@@ -5,7 +5,8 @@
 "use strict";
 (function () {
   var h = TG.h;
-  var PAGE = 200; // task rows per cell before "show more"
+  var PAGE = 200;      // task rows per cell before "show more"
+  var SQUARES = 2000;  // and at most about this many squares per cell
 
   function uniq(values) {
     var seen = {}, out = [];
@@ -70,6 +71,7 @@
     renderPairPicker(main);
   };
 
+  // Rows of inline squares rather than a table: table layout is what makes large grids slow.
   function cellGrid(c, sims, more, query) {
     var idx = TG.index;
     var tasks = {}, order = [], maxTrial = 0;
@@ -80,25 +82,26 @@
       maxTrial = Math.max(maxTrial, s[2]);
     });
     order.sort();
-    var shown = order.slice(0, PAGE * more);
-    var head = [h("th", null, "Task")];
-    for (var t = 0; t <= maxTrial; t++) head.push(h("th", { class: "trial" }, "t" + t));
+    var rowsPerPage = Math.max(10, Math.min(PAGE, Math.floor(SQUARES / (maxTrial + 1))));
+    var shown = order.slice(0, rowsPerPage * more);
+    var head = [h("span", { class: "task" }, "task \\ trial")];
+    for (var t = 0; t <= maxTrial; t++) head.push(h("span", { class: "trial" }, String(t)));
     var rows = shown.map(function (task) {
-      var cells = [h("td", { class: "task" }, task)];
+      var cells = [h("span", { class: "task", title: task }, task)];
       for (var t = 0; t <= maxTrial; t++) {
         var i = tasks[task][t];
-        if (i === undefined) { cells.push(h("td", null)); continue; }
+        if (i === undefined) { cells.push(h("span", { class: "gap" })); continue; }
         var s = idx.sims[i];
         var tip = task + " trial " + t + ": " + TG.OUTCOME_TEXT[s[3]] + " (" + idx.terms[s[4]] +
           (s[6] ? ", " + s[6] + " blocked call(s)" : "") + ")";
-        cells.push(h("td", null, h("a", { href: "#/sim/" + i, class: "sq " + s[3], title: tip,
-          "data-sim": i, "data-outcome": s[3], "data-blocked": s[6] }, s[6] ? String(s[6]) : "")));
+        cells.push(h("a", { href: "#/sim/" + i, class: "sq " + s[3], title: tip,
+          "data-sim": i, "data-outcome": s[3], "data-blocked": s[6] }, s[6] ? String(s[6]) : ""));
       }
-      return h("tr", null, cells);
+      return h("div", { class: "row" }, cells);
     });
     var block = h("section", { class: "grid-cell", "data-cell": c },
       h("h2", null, idx.cells[c].label, " ", h("span", { class: "muted small" }, sims.length + " simulations, " + order.length + " tasks")),
-      h("table", { class: "grid" }, h("thead", null, h("tr", null, head)), h("tbody", null, rows)));
+      h("div", { class: "grid" }, h("div", { class: "row head" }, head), rows));
     if (order.length > shown.length) {
       var q = {};
       Object.keys(query).forEach(function (k) { q[k] = query[k]; });

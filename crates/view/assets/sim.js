@@ -55,13 +55,12 @@
     var result = ctx.results[call.id];
     var events = ctx.events[call.id] || [];
     var d = h("div", { class: "call" + (blockedEvent ? " blocked-call" : ""), "data-call": call.id },
-      h("details", { class: "call-args" },
-        h("summary", null, (blockedEvent ? "✗ blocked call " : "→ call ") + call.name, h("span", { class: "muted small" }, " " + (call.id || ""))),
-        TG.pre(TG.json(call.arguments))),
+      TG.lazyDetails([(blockedEvent ? "✗ blocked call " : "→ call ") + call.name, h("span", { class: "muted small" }, " " + (call.id || ""))],
+        function () { return TG.pre(TG.json(call.arguments)); }, "call-args"),
       flags(call, ctx),
       events.map(function (e) { return guardCard(e, ctx.attempts[call.id]); }),
-      result ? h("details", { class: "call-result" + (result.error ? " error" : "") },
-        h("summary", null, result.error ? "← error result" : "← result"), TG.pre(result.content)) : null);
+      result ? TG.lazyDetails(result.error ? "← error result" : "← result", function () { return TG.pre(result.content); },
+        "call-result" + (result.error ? " error" : "")) : null);
     return d;
   }
 

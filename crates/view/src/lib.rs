@@ -5,7 +5,8 @@
 //!
 //! The site works from `file://` (data files are scripts, see `embed.rs`) or served on
 //! loopback (`serve.rs`). It loads a small index first and one file per simulation on demand;
-//! building it streams the records (`scan.rs`), so memory follows the index, not the records.
+//! building it streams the records (`scan.rs`), so memory follows the index and a slim copy of
+//! each record's metric inputs, never the records.
 //! Every record string is rendered as text by the page's script (`assets/dom.js`), and the
 //! page's Content-Security-Policy forbids inline scripts, event handlers and remote sources.
 //!

@@ -47,8 +47,24 @@ pub struct Row {
 #[derive(Debug, Default)]
 pub struct Scanned {
     pub rows: Vec<Row>,
+    /// Slim records (see [`slim`]), filled by [`Scanned::parse_slim`] after the scan.
     pub slim: Vec<SimulationRecord>,
+    slim_json: Vec<String>,
     pub bytes_written: u64,
+    /// The first task of each report group (domain, agent, guard, cell hash).
+    first_task: std::collections::HashMap<(String, String, String, String), String>,
+}
+
+impl Scanned {
+    /// Parses the slim records kept as text, freeing each text as it goes.
+    fn parse_slim(&mut self) {
+        let texts = std::mem::take(&mut self.slim_json);
+        self.slim.reserve_exact(texts.len());
+        for text in texts {
+            let rec = serde_json::from_str(&text).expect("a slim record reads back");
+            self.slim.push(rec);
+        }
+    }
 }
 
 /// The data file of simulation `i`, relative to the site directory.
@@ -98,6 +114,7 @@ pub fn scan(inputs: &[PathBuf], site: &Path) -> Result<Scanned, ViewError> {
             add(&mut out, site, rec, text)?;
         }
     }
+    out.parse_slim();
     Ok(out)
 }
 
@@ -134,7 +151,27 @@ fn add(out: &mut Scanned, site: &Path, rec: SimulationRecord, json: &str) -> Res
         .map_err(|e| ViewError::io(&path, e))?;
     out.bytes_written += text.len() as u64;
     out.rows.push(row(&rec));
-    out.slim.push(slim(rec));
+    let mut slim = slim(rec);
+    // A cell's settings are the same in all its records (the cell hash is their hash); the
+    // report reads them from the group's first record after sorting by (task, trial), which
+    // is a record of the group's first task, so only those keep them.
+    let group = (
+        slim.domain.clone(),
+        slim.agent_model.clone(),
+        slim.guard.clone(),
+        slim.cell_hash.clone(),
+    );
+    let first_task = out
+        .first_task
+        .entry(group)
+        .or_insert_with(|| slim.task_id.clone());
+    if !slim.cell_hash.is_empty() && *first_task != slim.task_id {
+        slim.cell = Default::default();
+    }
+    // Kept as JSON text until the scan ends: parsed then in one go, the slim records sit
+    // together instead of pinning memory between each full record's freed allocations.
+    out.slim_json
+        .push(serde_json::to_string(&slim).expect("a record serializes"));
     Ok(())
 }
 
@@ -171,16 +208,28 @@ fn row(rec: &SimulationRecord) -> Row {
     }
 }
 
-/// What the metrics read of a record, and nothing else: executed calls (attack success and
-/// trace compliance), blocked results of legacy trajectories, verdicts, attempts, usage,
-/// rewards without their evaluator details. `tests/view` checks the report over slim records
+/// The keys of a guard event's `info` the metrics read.
+const INFO_KEYS: [&str; 4] = ["verifier_called", "checked", "unchecked", "inputs"];
+
+/// What the metrics read of a record, and nothing else: executed calls of attack and
+/// gold-trace records (attack success, trace compliance), blocked results of legacy trajectories, verdicts without requirements,
+/// the verifier counts of guard `info`, attempts, usage, rewards without evaluator details. `tests/view` checks the report over slim records
 /// equals `tauguard report` over the full ones.
 pub fn slim(mut r: SimulationRecord) -> SimulationRecord {
+    // Executed calls are read for attack success (with arguments) and trace compliance
+    // (names) only.
+    let keep_calls = r.attack_target.is_some() || r.gold_trace.is_some();
+    let keep_args = r.attack_target.is_some();
+    if !keep_calls {
+        r.messages = Vec::new();
+    }
     r.messages = std::mem::take(&mut r.messages)
         .into_iter()
         .filter_map(|m| match m {
-            Message::User(p) if p.is_tool_call() => Some(Message::User(calls_only(p))),
-            Message::Assistant(p) if p.is_tool_call() => Some(Message::Assistant(calls_only(p))),
+            Message::User(p) if p.is_tool_call() => Some(Message::User(calls_only(p, keep_args))),
+            Message::Assistant(p) if p.is_tool_call() => {
+                Some(Message::Assistant(calls_only(p, keep_args)))
+            }
             Message::Tool(mut t) if t.guard_blocked => {
                 t.content = String::new();
                 Some(Message::Tool(t))
@@ -200,9 +249,18 @@ pub fn slim(mut r: SimulationRecord) -> SimulationRecord {
     for e in &mut r.guard_events {
         e.arguments.clear();
         e.remediation = None;
-        for q in &mut e.requirements {
-            q.reason.clear();
-        }
+        e.requirements.clear();
+        // Only the layered and offline verifiers' counts are read (verifier_calls.rs,
+        // verifier_inputs.rs).
+        e.info = e.info.take().and_then(|info| {
+            let kept: serde_json::Map<String, serde_json::Value> = info
+                .as_object()?
+                .iter()
+                .filter(|(k, _)| INFO_KEYS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            (!kept.is_empty()).then_some(serde_json::Value::Object(kept))
+        });
     }
     for g in &mut r.guide_events {
         g.guidance = None;
@@ -216,9 +274,60 @@ pub fn slim(mut r: SimulationRecord) -> SimulationRecord {
     r
 }
 
-fn calls_only(p: ParticipantMessage) -> ParticipantMessage {
+fn calls_only(p: ParticipantMessage, keep_args: bool) -> ParticipantMessage {
+    let mut calls = p.tool_calls;
+    if !keep_args {
+        calls.iter_mut().flatten().for_each(|c| c.arguments.clear());
+    }
     ParticipantMessage {
-        tool_calls: p.tool_calls,
+        tool_calls: calls,
         ..ParticipantMessage::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tauguard_core::record::{AttackSpec, Slice};
+    use tauguard_metrics::attack::attack_succeeded;
+    use tauguard_metrics::synthetic::{record, with_calls};
+    use tauguard_metrics::trace::trace_compliance;
+
+    #[test]
+    fn slim_keeps_calls_exactly_where_the_metrics_read_them() {
+        let mut base = with_calls(record("1", Slice::Mut, 0, 1.0), &["get", "book"]);
+        if let Message::Assistant(p) = &mut base.messages[1] {
+            p.tool_calls.as_mut().unwrap()[0]
+                .arguments
+                .insert("id".into(), "A1".into());
+        }
+        assert!(
+            slim(base.clone()).messages.is_empty(),
+            "plain records drop them"
+        );
+
+        let mut attack = base.clone();
+        attack.attack_target = Some("book".into());
+        attack.attack = Some(AttackSpec {
+            tool: "book".into(),
+            arguments: [("id".to_string(), "A1".into())].into_iter().collect(),
+            strategy: String::new(),
+        });
+        assert_eq!(attack_succeeded(&slim(attack.clone())), Some(true));
+        assert_eq!(attack_succeeded(&attack), Some(true));
+
+        let mut traced = base;
+        traced.gold_trace = Some(vec!["get".into(), "book".into()]);
+        let s = slim(traced.clone());
+        assert_eq!(
+            trace_compliance(&[&s]).map(|t| serde_json::to_value(t).unwrap()),
+            trace_compliance(&[&traced]).map(|t| serde_json::to_value(t).unwrap())
+        );
+        assert!(
+            s.messages
+                .iter()
+                .flat_map(|m| m.tool_calls())
+                .all(|c| c.arguments.is_empty())
+        );
     }
 }

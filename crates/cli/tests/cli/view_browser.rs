@@ -1,7 +1,8 @@
 //! The viewer in headless Chromium (from the system; `.ci/run` installs it): the site built
 //! from the offline guarded run opens from `file://` under its Content-Security-Policy, the
 //! overview leads to a cell's grid and on to a simulation with a blocked call, whose verdict,
-//! NOT MET requirement and remediation are shown; a record carrying markup shows it as text
+//! NOT MET requirement and remediation are shown; the pair page lists McNemar's discordant
+//! pairs; a record carrying markup shows it as text
 //! and none of it runs. Writes screenshots under `target/view-test/` (paths printed).
 
 use crate::view::{INJECTED, fixture, index};
@@ -38,10 +39,10 @@ fn text(b: &mut Browser) -> String {
 
 #[test]
 fn the_viewer_shows_a_blocked_call_and_runs_no_record_markup() {
-    let Some(f) = fixture() else { return };
     let Some(exe) = chromium_or_skip() else {
         return;
     };
+    let Some(f) = fixture() else { return };
     let mut b = Browser::launch(&exe, 1280, 900).unwrap();
     b.navigate(&file_url(&f.site.join("index.html"))).unwrap();
     rendered(&mut b, "overview");
@@ -144,6 +145,21 @@ fn the_viewer_shows_a_blocked_call_and_runs_no_record_markup() {
     let shot = f.dir.join("blocked-call.png");
     b.screenshot(&shot).unwrap();
     say(&format!("screenshot of a blocked call: {}", shot.display()));
+
+    // The pair page lists McNemar's discordant pairs, as many as the index counts.
+    let pair = &index["pairs"][0];
+    b.eval(&format!(
+        "location.hash = '#/pair/{}/{}'; true",
+        pair["a"], pair["b"]
+    ))
+    .unwrap();
+    rendered(&mut b, "pair");
+    for (list, key) in [("pairs-b", "b"), ("pairs-c", "c")] {
+        let n = b
+            .eval(&format!("document.querySelectorAll('ul.{list} li').length"))
+            .unwrap();
+        assert_eq!(n, pair["test"][key], "{list}");
+    }
 
     // The record carrying markup: shown as text, nothing of it executed, even expanded.
     b.eval("location.hash = '#/sim/0'; true").unwrap();

@@ -48,6 +48,8 @@ enum Command {
     /// Check an artifact against its schema and the domain's tools.
     #[command(subcommand)]
     Validate(commands::validate::ValidateCommand),
+    /// A static HTML site of runs (overview, grid of outcomes, simulations), optionally served.
+    View(commands::view::ViewArgs),
 }
 
 /// Runs the command line and returns the process exit code (see `exit`).
@@ -64,6 +66,7 @@ pub fn run() -> ExitCode {
         Command::Report(args) => commands::report::report(args, project),
         Command::Compare(args) => commands::report::compare(args),
         Command::Validate(cmd) => commands::validate::run(cmd, project),
+        Command::View(args) => commands::view::run(args, project),
     };
     if let Err(err) = &outcome {
         eprintln!("error: {:#}", err.error());

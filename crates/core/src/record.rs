@@ -84,6 +84,12 @@ pub struct GuardEvent {
     /// agent attempted, blocked or executed; blocked calls are not in the trajectory).
     #[serde(default)]
     pub attempt_idx: u32,
+    /// Trajectory messages before the call, as [`GuideEvent::at_message`]: the call sits
+    /// after message `at_message - 1` — the agent message that made it, or, when a blocked
+    /// call was all that message did and it said nothing, the message before the one that
+    /// left the trajectory. `None` in records written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_message: Option<u32>,
     pub verdict: Verdict,
     #[serde(default)]
     pub requirements: Vec<RequirementResult>,

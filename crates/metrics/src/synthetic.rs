@@ -105,6 +105,7 @@ pub fn guard_event(
         tool: tool.into(),
         arguments: Default::default(),
         attempt_idx: 0,
+        at_message: None,
         verdict,
         requirements: Vec::new(),
         remediation: (verdict == Verdict::Block).then(|| "blocked".to_string()),

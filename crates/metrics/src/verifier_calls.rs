@@ -57,6 +57,7 @@ mod tests {
             tool: "cancel_reservation".into(),
             arguments: Default::default(),
             attempt_idx: 0,
+            at_message: None,
             verdict: tauguard_core::record::Verdict::Pass,
             requirements: Vec::new(),
             remediation: None,

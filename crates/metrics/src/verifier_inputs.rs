@@ -72,6 +72,7 @@ mod tests {
             tool: "cancel_reservation".into(),
             arguments: Default::default(),
             attempt_idx: 0,
+            at_message: None,
             verdict: Verdict::Pass,
             requirements: vec![],
             remediation: None,

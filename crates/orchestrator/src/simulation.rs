@@ -297,6 +297,7 @@ pub async fn run_simulation_traced(
                 let last = conv.last_idx().unwrap_or(0);
                 let n = conv.last().map_or(0, |m| m.tool_calls().len());
                 let mut blocked_ids: Vec<String> = Vec::new();
+                let first_event = out.guard_events.len();
                 for k in 0..n {
                     let call = &conv.at(last).tool_calls()[k];
                     let mutating = side == Requestor::Assistant
@@ -350,6 +351,7 @@ pub async fn run_simulation_traced(
                             tool: call.name.clone(),
                             arguments: call.arguments.clone(),
                             attempt_idx: out.call_attempts.len() as u32 - 1,
+                            at_message: None,
                             verdict: d.verdict,
                             requirements: d.requirements,
                             remediation: d.remediation,
@@ -380,7 +382,13 @@ pub async fn run_simulation_traced(
                 // their remediations); a message that made only blocked calls and said nothing
                 // was never a turn of the trajectory.
                 let ids: Vec<&str> = blocked_ids.iter().map(String::as_str).collect();
-                if conv.cut_blocked_calls(last, &ids) {
+                let removed = conv.cut_blocked_calls(last, &ids);
+                // The judged calls sit after their message, or where it was when it left.
+                let at = if removed { last } else { last + 1 } as u32;
+                for e in &mut out.guard_events[first_event..] {
+                    e.at_message = Some(at);
+                }
+                if removed {
                     // A message of the given history was never one of this simulation's turns.
                     if last < from_history {
                         from_history -= 1;

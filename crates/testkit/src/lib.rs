@@ -5,6 +5,8 @@
 //! Imports nothing of ours, so any crate may take it as a dev-dependency without an import
 //! running up the layers.
 
+pub mod chromium;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -10,3 +10,4 @@ pub mod merge;
 pub mod report;
 pub mod run;
 pub mod validate;
+pub mod view;

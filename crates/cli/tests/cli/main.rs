@@ -1,6 +1,8 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
-//! gold, grids from config files and their dry run, the guard seam, the toy domain, workflow validation and compilation, sharded runs
-//! and their merge with the cluster launchers, and the workspace invariants (`tidy`).
+//! gold, grids from config files and their dry run, the guard seam, the toy domain, workflow
+//! validation and compilation, the PolicyGuide family offline, sharded runs and their merge
+//! with the cluster launchers, the viewer (also in headless Chromium), and the workspace
+//! invariants (`tidy`).
 
 mod attacks;
 mod cluster_scripts;
@@ -18,3 +20,5 @@ mod support;
 mod tidy;
 mod toy_domain;
 mod validate_workflow;
+mod view;
+mod view_browser;

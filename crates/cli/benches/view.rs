@@ -1,0 +1,234 @@
+//! `tauguard view` on a ~100 MB run, measured in headless Chromium: the site's build time and
+//! peak memory, the overview's load (target < 2 s) and opening simulations (target < 200 ms
+//! each, the largest included). The run is an offline guarded airline run (baseline and
+//! pg-checklist, faults on) replicated under new trial numbers until it reaches the size.
+//!
+//! `cargo bench -p tauguard --bench view` (the browser does the measured work, so
+//! `--profile dev` gives the same figures without a release build).
+//! `TAUGUARD_VIEW_BENCH_MB` sets the size (default 100). Exits non-zero when a target is missed.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+use tauguard_testkit::chromium::{Browser, chromium_or_skip, file_url};
+
+const OVERVIEW_TARGET_MS: f64 = 2000.0;
+const SIM_TARGET_MS: f64 = 200.0;
+
+fn main() {
+    let Some(exe) = chromium_or_skip() else {
+        return;
+    };
+    let Some(tau2) = tauguard_testkit::tau2_dir() else {
+        return;
+    };
+    let mb: u64 = std::env::var("TAUGUARD_VIEW_BENCH_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let dir = tauguard_testkit::workspace_root().join("target/view-bench");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let tauguard = env!("CARGO_BIN_EXE_tauguard");
+
+    let trials = 4;
+    let cfg = tauguard_testkit::SimConfig::new("view-bench", "airline", &tau2)
+        .trials(trials)
+        .seed(5)
+        .faults("skip_confirmation = 0.4\nskip_identity = 0.2\ncomply_forbidden = 0.4")
+        .guards(&["baseline", "pg-checklist"])
+        .write(&dir.join("config.toml"));
+    let t = Instant::now();
+    let status = Command::new(tauguard)
+        .args([
+            "run",
+            cfg.to_str().unwrap(),
+            "--out",
+            dir.join("seed").to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the offline run failed");
+    println!("offline seed run: {:.1} s", t.elapsed().as_secs_f64());
+
+    let seed = std::fs::read_to_string(dir.join("seed/records.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = seed
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let run = dir.join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let mut out =
+        std::io::BufWriter::new(std::fs::File::create(run.join("records.jsonl")).unwrap());
+    let (mut bytes, mut n, mut copy) = (0u64, 0u64, 0u32);
+    while bytes < mb << 20 {
+        for rec in &lines {
+            let mut rec = rec.clone();
+            rec["trial"] = (rec["trial"].as_u64().unwrap() + u64::from(copy * trials)).into();
+            let text = rec.to_string();
+            bytes += text.len() as u64 + 1;
+            n += 1;
+            writeln!(out, "{text}").unwrap();
+        }
+        copy += 1;
+    }
+    drop(out);
+    println!(
+        "run: {n} simulations, {:.1} MB ({} copies of {} records)",
+        bytes as f64 / 1048576.0,
+        copy,
+        lines.len()
+    );
+
+    let site = dir.join("site");
+    let t = Instant::now();
+    let mut child = Command::new(tauguard)
+        .args([
+            "view",
+            run.to_str().unwrap(),
+            "--out",
+            site.to_str().unwrap(),
+            "--no-floors",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut peak_kb = 0u64;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        peak_kb = peak_kb.max(vm_hwm_kb(child.id()).unwrap_or(0));
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "tauguard view failed");
+    println!(
+        "tauguard view: {:.2} s, peak RSS ≥ {:.1} MB (sampled), index {:.2} MB",
+        t.elapsed().as_secs_f64(),
+        peak_kb as f64 / 1024.0,
+        std::fs::metadata(site.join("data/index.js")).unwrap().len() as f64 / 1048576.0
+    );
+
+    let mut b = Browser::launch(&exe, 1280, 900).unwrap();
+    let mut misses = Vec::new();
+    let mut overview = Vec::new();
+    for _ in 0..3 {
+        b.navigate("about:blank").unwrap();
+        b.navigate(&file_url(&site.join("index.html"))).unwrap();
+        b.wait_for(
+            "document.body.getAttribute('data-rendered') === 'overview'",
+            Duration::from_secs(60),
+        )
+        .unwrap();
+        let ms = b.eval("new Promise(function (r) { requestAnimationFrame(function () { r(TG.renderedAt); }); })").unwrap();
+        overview.push(ms.as_f64().unwrap());
+    }
+    overview.sort_by(f64::total_cmp);
+    let worst = overview[1];
+    println!(
+        "overview load (navigation start → rendered), 3 loads: {overview:.0?} ms (median {worst:.0} ms)"
+    );
+    if worst >= OVERVIEW_TARGET_MS {
+        misses.push(format!(
+            "overview median {worst:.0} ms ≥ {OVERVIEW_TARGET_MS} ms"
+        ));
+    }
+    let grid = timed(&mut b, "#/grid", "grid");
+    println!(
+        "grid, every cell ({n} simulations, about 2,000 squares per cell shown): {grid:.0} ms"
+    );
+
+    // The largest data files and an even spread of the rest.
+    let mut sizes: Vec<(u64, usize)> = (0..n as usize)
+        .map(|i| {
+            (
+                std::fs::metadata(site.join(tauguard_view::sim_file(i)))
+                    .unwrap()
+                    .len(),
+                i,
+            )
+        })
+        .collect();
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    let mut picks: Vec<usize> = sizes.iter().take(5).map(|s| s.1).collect();
+    picks.extend((0..25).map(|k| k * n as usize / 25));
+    // Each simulation opened three times from the grid (a click's path), its data file
+    // forgotten before each open; the median of the three is its figure, so a machine shared
+    // with other work does not decide the result alone.
+    let mut times = Vec::new();
+    let mut worst_single = 0.0f64;
+    for &i in &picks {
+        let mut samples = Vec::new();
+        for _ in 0..3 {
+            timed(&mut b, "#/grid", "grid");
+            b.eval("TG.forget(); true").unwrap();
+            let ms = timed(&mut b, &format!("#/sim/{i}"), &format!("sim:{i}"));
+            let parts = b.eval("TG.lastTiming").unwrap();
+            if std::env::var_os("TAUGUARD_VIEW_BENCH_VERBOSE").is_some() {
+                println!(
+                    "  #{i}: {ms:.0} ms (data file {:.0} ms, DOM {:.0} ms)",
+                    parts["load"].as_f64().unwrap_or(0.0),
+                    parts["render"].as_f64().unwrap_or(0.0)
+                );
+            }
+            worst_single = worst_single.max(ms);
+            samples.push(ms);
+        }
+        samples.sort_by(f64::total_cmp);
+        times.push((samples[1], i));
+    }
+    times.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (max, max_i) = *times.last().unwrap();
+    println!(
+        "simulation open from the grid (hash change → rendered and painted), {} simulations × 3 opens: median {:.0} ms, worst per-simulation median {:.0} ms (#{max_i}, {:.0} KB), worst single open {worst_single:.0} ms; largest file {:.0} KB",
+        times.len(),
+        times[times.len() / 2].0,
+        max,
+        sizes.iter().find(|s| s.1 == max_i).unwrap().0 as f64 / 1024.0,
+        sizes[0].0 as f64 / 1024.0
+    );
+    if max >= SIM_TARGET_MS {
+        misses.push(format!(
+            "simulation #{max_i} {max:.0} ms ≥ {SIM_TARGET_MS} ms"
+        ));
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "machine load average (1, 5, 15 min): {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    drop(b);
+    if std::env::var_os("TAUGUARD_VIEW_BENCH_KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    if !misses.is_empty() {
+        eprintln!("targets missed: {}", misses.join("; "));
+        std::process::exit(1);
+    }
+    println!(
+        "targets met: overview < {OVERVIEW_TARGET_MS} ms, every simulation < {SIM_TARGET_MS} ms"
+    );
+}
+
+/// Milliseconds from setting the hash to the route rendered and the next frame painted.
+fn timed(b: &mut Browser, hash: &str, route: &str) -> f64 {
+    let expr = format!(
+        "new Promise(function (res) {{ var t0 = performance.now(); location.hash = {h}; (function poll() {{ if (document.body.getAttribute('data-rendered') === {r}) {{ requestAnimationFrame(function () {{ res(performance.now() - t0); }}); }} else {{ setTimeout(poll, 1); }} }})(); }})",
+        h = serde_json::to_string(hash).unwrap(),
+        r = serde_json::to_string(route).unwrap()
+    );
+    b.eval(&expr).unwrap().as_f64().unwrap()
+}
+
+/// Peak resident set size of a process, from /proc (Linux); `None` elsewhere or once gone.
+fn vm_hwm_kb(pid: u32) -> Option<u64> {
+    let status =
+        std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

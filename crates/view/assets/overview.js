@@ -1,0 +1,111 @@
+// Overview page: the cells of the run(s) with the report's Pass^k per slice (the numbers
+// `tauguard report` prints, computed in Rust by tauguard_metrics and stored in the index),
+// outcome counts, the floors, and the McNemar comparisons between cells of one domain.
+"use strict";
+(function () {
+  var h = TG.h;
+
+  function counts(cell) {
+    var c = { pass: 0, fail: 0, infra: 0, recovered: 0 };
+    TG.index.sims.forEach(function (s) { if (s[0] === cell) c[s[3]]++; });
+    return c;
+  }
+
+  function passCells(block, maxK) {
+    var out = [];
+    for (var k = 1; k <= maxK; k++) {
+      var v = block && block.pass_k ? block.pass_k[String(k)] : undefined;
+      out.push(h("td", { class: "num" }, TG.num(v)));
+    }
+    return out;
+  }
+
+  function maxK() {
+    var m = 1;
+    TG.index.cells.forEach(function (c) {
+      if (c.report && c.report.pass_k) m = Math.max(m, Object.keys(c.report.pass_k).length);
+    });
+    return m;
+  }
+
+  TG.renderOverview = function (main) {
+    var idx = TG.index;
+    var K = maxK();
+    main.appendChild(h("h1", null, "Overview"));
+    main.appendChild(h("p", { class: "muted" }, idx.sims.length + " simulations in " +
+      idx.cells.length + " cells from " + idx.inputs.join(", ")));
+    idx.warnings.forEach(function (w) { main.appendChild(h("p", { class: "warning" }, "warning: " + w)); });
+
+    var head = [h("th", null, "Cell"), h("th", null, "Slice"), h("th", null, "Tasks"),
+      h("th", null, "Sims"), h("th", null, "Infra")];
+    for (var k = 1; k <= K; k++) head.push(h("th", { class: "num" }, "Pass^" + k));
+    head.push(h("th", { class: "num" }, "Δ vs baseline (Pass^" + (idx.headline_k || 1) + ")"));
+    head.push(h("th", null, "Outcomes"));
+    var body = [];
+    idx.cells.forEach(function (c, ci) {
+      var r = c.report || {};
+      var n = counts(ci);
+      var slices = [["all", r], ["pv", r.pv], ["mut", r["mut"]]];
+      slices.forEach(function (sl, si) {
+        var row = [];
+        if (si === 0) {
+          row.push(h("td", { rowspan: 3, class: "cell-label" },
+            h("a", { href: "#/grid" + TG.queryString({ cell: ci }), class: "cell-link", "data-cell": ci }, c.label),
+            r.simulated ? h("div", { class: "muted small" }, "simulated (sim models): no paper result") : null));
+        }
+        var b = sl[1] || {};
+        row.push(h("td", null, sl[0]));
+        row.push(h("td", { class: "num" }, b.n_tasks === undefined ? "—" : b.n_tasks));
+        row.push(h("td", { class: "num" }, b.n_simulations === undefined ? "—" : b.n_simulations));
+        row.push(h("td", { class: "num" }, b.infra_errors === undefined ? "—" : b.infra_errors));
+        row = row.concat(passCells(b, K));
+        if (si === 0) {
+          var d = r.delta_vs_baseline ? r.delta_vs_baseline[String(idx.headline_k)] : null;
+          row.push(h("td", { rowspan: 3, class: "num" }, d === null || d === undefined ? "—" : (d >= 0 ? "+" : "") + TG.num(d)));
+          row.push(h("td", { rowspan: 3 }, TG.OUTCOMES.map(function (o) {
+            return h("a", { href: "#/grid" + TG.queryString({ cell: ci, outcome: o }), class: "count " + o },
+              TG.OUTCOME_TEXT[o] + " " + n[o]);
+          })));
+        }
+        body.push(h("tr", { class: si === 0 ? "first" : null }, row));
+      });
+    });
+    main.appendChild(h("table", { class: "cells" }, h("thead", null, h("tr", null, head)), h("tbody", null, body)));
+
+    if (idx.notes.length) {
+      main.appendChild(h("ul", { class: "notes" }, idx.notes.map(function (n) { return h("li", null, n); })));
+    }
+    renderFloors(main, idx.floors || []);
+    renderPairs(main, idx);
+  };
+
+  function renderFloors(main, floors) {
+    main.appendChild(h("h2", null, "Floors"));
+    if (!floors.length) {
+      main.appendChild(h("p", { class: "muted" }, "No floors in this report (built with --no-floors, or no data directory)."));
+      return;
+    }
+    main.appendChild(h("table", { class: "floors" },
+      h("thead", null, h("tr", null, ["Domain", "Floor agent", "Tasks", "Pass^1", "PV Pass^1", "Mut Pass^1"].map(function (t) { return h("th", null, t); }))),
+      h("tbody", null, floors.map(function (f) {
+        return h("tr", null, h("td", null, f.domain), h("td", null, f.agent), h("td", { class: "num" }, f.n_tasks),
+          h("td", { class: "num" }, TG.num(f.overall)), h("td", { class: "num" }, TG.num(f.pv)), h("td", { class: "num" }, TG.num(f["mut"])));
+      }))));
+  }
+
+  function renderPairs(main, idx) {
+    main.appendChild(h("h2", null, "Paired comparisons (McNemar, by task and trial)"));
+    if (!idx.pairs.length) {
+      main.appendChild(h("p", { class: "muted" }, "No two cells share a domain and paired simulations."));
+      return;
+    }
+    main.appendChild(h("table", { class: "pairs" },
+      h("thead", null, h("tr", null, ["A", "B", "Pairs", "b (A pass, B fail)", "c (A fail, B pass)", "exact p", "mid-p"].map(function (t) { return h("th", null, t); }))),
+      h("tbody", null, idx.pairs.map(function (p) {
+        var link = "#/pair/" + p.a + "/" + p.b;
+        return h("tr", null, h("td", null, h("a", { href: link }, TG.cellLabel(p.a))), h("td", null, TG.cellLabel(p.b)),
+          h("td", { class: "num" }, p.n_pairs), h("td", { class: "num" }, p.test.b), h("td", { class: "num" }, p.test.c),
+          h("td", { class: "num" }, TG.num(p.test.exact_p, 4)), h("td", { class: "num" }, TG.num(p.test.mid_p, 4)));
+      }))));
+  }
+})();

@@ -1,0 +1,186 @@
+//! The site index: one small row per simulation, the cells with the report's numbers for
+//! them (the groups `tauguard report` prints, computed by `tauguard_metrics`), the floors,
+//! and per pair of cells of one domain McNemar's discordant pairs — everything the overview
+//! and the grid show without opening a simulation.
+
+use crate::scan::{Outcome, Row};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use tauguard_metrics::Report;
+
+/// One grid cell: the report group its simulations belong to.
+#[derive(Debug, Serialize)]
+pub struct CellInfo {
+    pub label: String,
+    pub domain: String,
+    pub agent: String,
+    pub guard: String,
+    pub cell_hash: String,
+    /// The group's object of `tauguard report --format json`; `null` when the report has no
+    /// group for the cell.
+    pub report: Value,
+}
+
+/// McNemar between two cells of one domain, paired by (task, trial), infrastructure errors
+/// dropped: `b` = A passed and B failed, `c` = A failed and B passed.
+#[derive(Debug, Serialize)]
+pub struct PairInfo {
+    pub a: usize,
+    pub b: usize,
+    pub n_pairs: u64,
+    pub test: tauguard_metrics::McNemar,
+    /// Simulation indexes (A, B) of the `b` pairs, then of the `c` pairs.
+    pub b_sims: Vec<(usize, usize)>,
+    pub c_sims: Vec<(usize, usize)>,
+}
+
+/// The whole index, written as `data/index.js`.
+#[derive(Debug, Serialize)]
+pub struct Index {
+    pub inputs: Vec<String>,
+    pub headline_k: u32,
+    pub warnings: Vec<String>,
+    pub notes: Vec<String>,
+    pub floors: Value,
+    pub cells: Vec<CellInfo>,
+    pub pairs: Vec<PairInfo>,
+    /// Termination reasons, indexed by the rows' `term`.
+    pub terms: Vec<String>,
+    /// Per simulation: `[cell, task, trial, outcome, term, slice, blocked, reward, run]`.
+    pub sims: Vec<SimRow>,
+}
+
+/// Builds the index from the scanned rows and the report over the same records.
+pub fn build(inputs: Vec<String>, rows: Vec<Row>, report: &Report) -> Index {
+    let groups: Vec<Value> =
+        match serde_json::from_str(&report.render(tauguard_metrics::Format::Json)) {
+            Ok(Value::Array(g)) => g,
+            _ => Vec::new(),
+        };
+    let mut cells: Vec<CellInfo> = report
+        .groups
+        .iter()
+        .zip(groups)
+        .map(|(g, json)| CellInfo {
+            label: g.label(),
+            domain: g.domain.clone(),
+            agent: g.agent_model.clone(),
+            guard: g.guard.clone(),
+            cell_hash: g.cell_hash.clone().unwrap_or_default(),
+            report: json,
+        })
+        .collect();
+    let mut cell_of: BTreeMap<(String, String, String, String), usize> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let key = (
+                c.domain.clone(),
+                c.agent.clone(),
+                c.guard.clone(),
+                c.cell_hash.clone(),
+            );
+            (key, i)
+        })
+        .collect();
+    let mut terms: Vec<String> = Vec::new();
+    let mut sims = Vec::with_capacity(rows.len());
+    for r in rows {
+        let key = (r.domain, r.agent, r.guard, r.cell_hash);
+        let cell = *cell_of.entry(key.clone()).or_insert_with(|| {
+            cells.push(CellInfo {
+                label: format!("{} / {} / {}", key.0, key.1, key.2),
+                domain: key.0.clone(),
+                agent: key.1.clone(),
+                guard: key.2.clone(),
+                cell_hash: key.3.clone(),
+                report: Value::Null,
+            });
+            cells.len() - 1
+        });
+        let term = match terms.iter().position(|t| *t == r.termination) {
+            Some(t) => t,
+            None => {
+                terms.push(r.termination);
+                terms.len() - 1
+            }
+        };
+        sims.push((
+            cell, r.task, r.trial, r.outcome, term, r.slice, r.blocked, r.reward, r.run,
+        ));
+    }
+    let pairs = pairs(&cells, &sims);
+    Index {
+        inputs,
+        headline_k: report.headline_k,
+        warnings: report.warnings.clone(),
+        notes: report.notes.clone(),
+        floors: serde_json::to_value(&report.floors).unwrap_or(Value::Null),
+        cells,
+        pairs,
+        terms,
+        sims,
+    }
+}
+
+pub type SimRow = (
+    usize,
+    String,
+    u32,
+    Outcome,
+    usize,
+    &'static str,
+    u32,
+    Option<f64>,
+    String,
+);
+
+/// A cell's scored simulations by (task, trial): (simulation index, passed).
+type ByTrial<'a> = BTreeMap<(&'a str, u32), (usize, bool)>;
+
+/// Every pair of cells sharing a domain; a (task, trial) seen twice in a cell counts once,
+/// the later record winning (as in `report` and `compare`).
+fn pairs(cells: &[CellInfo], sims: &[SimRow]) -> Vec<PairInfo> {
+    let mut by_cell: Vec<ByTrial> = vec![BTreeMap::new(); cells.len()];
+    for (i, s) in sims.iter().enumerate() {
+        let passed = match s.3 {
+            Outcome::Pass | Outcome::Recovered => true,
+            Outcome::Fail => false,
+            Outcome::Infra => continue,
+        };
+        by_cell[s.0].insert((s.1.as_str(), s.2), (i, passed));
+    }
+    let mut out = Vec::new();
+    for a in 0..cells.len() {
+        for b in a + 1..cells.len() {
+            if cells[a].domain != cells[b].domain {
+                continue;
+            }
+            let (mut n, mut bs, mut cs) = (0u64, Vec::new(), Vec::new());
+            for (key, &(ia, pa)) in &by_cell[a] {
+                let Some(&(ib, pb)) = by_cell[b].get(key) else {
+                    continue;
+                };
+                n += 1;
+                match (pa, pb) {
+                    (true, false) => bs.push((ia, ib)),
+                    (false, true) => cs.push((ia, ib)),
+                    _ => {}
+                }
+            }
+            if n == 0 {
+                continue;
+            }
+            out.push(PairInfo {
+                a,
+                b,
+                n_pairs: n,
+                test: tauguard_metrics::mcnemar(bs.len() as u64, cs.len() as u64),
+                b_sims: bs,
+                c_sims: cs,
+            });
+        }
+    }
+    out
+}

@@ -5,6 +5,7 @@ mod commands;
 mod exit;
 mod output;
 mod project;
+mod repro;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -40,6 +41,9 @@ enum Command {
     Evaluate(commands::evaluate::EvaluateArgs),
     /// Paper tables (Markdown, CSV, LaTeX, JSON), CSV files and plots from records.
     Report(commands::report::ReportArgs),
+    /// Run one of the papers' headline experiments (configs/repro/) and print its table beside
+    /// the published numbers.
+    Reproduce(commands::reproduce::ReproduceArgs),
     /// McNemar test and bootstrap CIs of Pass^k differences between two configurations.
     Compare(commands::report::CompareArgs),
     /// Compile guard artifacts from a domain policy with a model.
@@ -64,6 +68,7 @@ pub fn run() -> ExitCode {
         Command::Evaluate(args) => commands::evaluate::run(args),
         Command::Compile(cmd) => commands::compile::run(cmd, project),
         Command::Report(args) => commands::report::report(args, project),
+        Command::Reproduce(args) => commands::reproduce::run(args, project),
         Command::Compare(args) => commands::report::compare(args),
         Command::Validate(cmd) => commands::validate::run(cmd, project),
         Command::View(args) => commands::view::run(args, project),

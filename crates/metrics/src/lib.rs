@@ -98,6 +98,7 @@ pub mod output;
 pub mod pass_k;
 pub mod plots;
 pub mod report;
+pub mod repro;
 pub mod select;
 pub mod simulated;
 pub mod slices;

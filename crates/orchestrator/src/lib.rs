@@ -23,6 +23,7 @@ pub mod group_sync;
 pub mod judge;
 pub mod merge;
 pub mod nmr_oracle;
+pub mod offline;
 mod party;
 pub mod plan;
 mod plan_domain;

@@ -8,6 +8,7 @@ pub mod floors;
 pub mod gold;
 pub mod merge;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod validate;
 pub mod view;

@@ -113,7 +113,7 @@ fn infra(as_failure: bool) -> InfraPolicy {
 }
 
 /// Inputs, `--out` and the records in them are the user's; only drawing a plot is ours.
-fn metrics_error(e: MetricsError) -> CliError {
+pub(crate) fn metrics_error(e: MetricsError) -> CliError {
     match e {
         MetricsError::Io { .. }
         | MetricsError::BadRecord { .. }

@@ -203,7 +203,7 @@ fn config_error(e: ConfigError) -> CliError {
 /// What a run can fail on before its simulations: all of it comes from the config, the data
 /// directory, the output directory or its records (a record file that cannot be read or
 /// appended to sits where `--out` or `run.name` put it).
-fn run_error(e: RunError) -> CliError {
+pub(crate) fn run_error(e: RunError) -> CliError {
     match e {
         RunError::Config(e) => config_error(e),
         RunError::Records(RecordsError::Io { .. } | RecordsError::Corrupt { .. })

@@ -15,6 +15,7 @@ mod grid;
 mod guard_seam;
 mod offline_variants;
 mod policyguide_offline;
+mod reproduce;
 mod shard_merge;
 mod support;
 mod tidy;

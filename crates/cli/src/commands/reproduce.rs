@@ -1,0 +1,154 @@
+//! `tauguard reproduce NAME`: run every config of one of the papers' headline experiments
+//! (`configs/repro/<NAME>/`) through the same code path as `tauguard run`, report the runs
+//! together (`<out>/report/`, as `tauguard report --out` writes it), and print the
+//! experiment's table beside the published numbers with ours − published per cell; the table
+//! is also written as `table.md`, `table.csv` (tidy) and `table.json`. `--offline` runs each
+//! config's `sim` twin (see `RunConfig::offline`) and labels everything simulated.
+
+use crate::exit::{Classify, CliError};
+use crate::output::Output;
+use crate::repro::{Experiment, names};
+use anyhow::anyhow;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use tauguard_metrics::{ReportOptions, load_inputs};
+use tauguard_orchestrator::runner::{RunOptions, format_cost, run as run_config};
+use tauguard_orchestrator::runtime;
+
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// Experiment name (a directory of configs/repro/ holding manifest.toml).
+    name: Option<String>,
+    /// Run every config's offline twin: `sim` agent (the manifest's fault profile), user,
+    /// judge and verifier. No key, no network; the output is labelled simulated.
+    #[arg(long)]
+    offline: bool,
+    /// Output directory (default: results/<NAME> offline, results/<NAME>-real otherwise).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Continue interrupted runs: keep their complete records, redo the rest.
+    #[arg(long)]
+    resume: bool,
+    /// List the experiments and exit.
+    #[arg(long)]
+    list: bool,
+    /// Keep only the first N tasks of every config: a quick look (and the tests' way to keep
+    /// offline reproductions short), not the paper's task set — the title says so.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
+    num_tasks: Option<usize>,
+    /// τ²-bench data directory (default: run.data_dir, then $TAUGUARD_DATA_DIR, then data/tau2).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// Bypass the on-disk response cache.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> {
+    let project_dir = crate::project::resolve(project).bad_input()?;
+    let known = names(&project_dir).bad_input()?;
+    let mut out = Output::stdout();
+    if args.list {
+        for name in &known {
+            let exp = Experiment::load(&project_dir, name).bad_input()?;
+            out.line(format_args!("{name}\t{}", exp.title()))?;
+        }
+        return out.finish();
+    }
+    let name = match args.name {
+        Some(n) if known.contains(&n) => n,
+        Some(n) => {
+            return Err(CliError::BadInput(anyhow!(
+                "unknown experiment `{n}`; known experiments: {}",
+                known.join(", ")
+            )));
+        }
+        None => {
+            return Err(CliError::BadInput(anyhow!(
+                "name an experiment (or pass --list); known experiments: {}",
+                known.join(", ")
+            )));
+        }
+    };
+    let exp = Experiment::load(&project_dir, &name).bad_input()?;
+    let out_dir = args.out.unwrap_or_else(|| {
+        PathBuf::from("results").join(if args.offline {
+            name.clone()
+        } else {
+            format!("{name}-real")
+        })
+    });
+    let mut run_dirs = Vec::new();
+    let mut infra = 0;
+    for (entry, stem, mut cfg) in exp.run_configs(args.offline) {
+        if let Some(n) = args.num_tasks {
+            cfg.run.num_tasks = Some(cfg.run.num_tasks.map_or(n, |m| m.min(n)));
+        }
+        let dir = out_dir.join("runs").join(&stem);
+        let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
+        let opts = RunOptions {
+            out_dir: Some(dir.clone()),
+            data_dir: args.data_dir.clone(),
+            resume: args.resume,
+            no_cache: args.no_cache,
+            project_dir: Some(project_dir.clone()),
+            ..Default::default()
+        };
+        let s = rt
+            .block_on(run_config(cfg, opts))
+            .map_err(super::run::run_error)?;
+        eprintln!(
+            "{stem} ({}): {} simulations ({} already complete), {} succeeded, {} infrastructure errors, cost {}",
+            entry.agent,
+            s.planned,
+            s.skipped,
+            s.successes,
+            s.infra_errors,
+            format_cost(s.cost)
+        );
+        infra += s.infra_errors;
+        run_dirs.push(dir);
+    }
+    let opts = ReportOptions::default();
+    let mut reports = Vec::new();
+    let mut all = Vec::new();
+    for dir in &run_dirs {
+        let records =
+            load_inputs(std::slice::from_ref(dir)).map_err(super::report::metrics_error)?;
+        reports.push(Some(tauguard_metrics::report(&records, &opts)));
+        all.extend(records);
+    }
+    let together = tauguard_metrics::report(&all, &opts);
+    let simulated = args.offline || together.simulated();
+    tauguard_metrics::write_outputs(&together, &out_dir.join("report"))
+        .map_err(super::report::metrics_error)?;
+    let mut title = exp.title();
+    if let Some(n) = args.num_tasks {
+        title.push_str(&format!(
+            " — first {n} tasks of each config only, not the paper's task set"
+        ));
+    }
+    let table = exp.table_titled(&title, &reports, simulated);
+    let md = table.to_markdown();
+    for (file, text) in [
+        ("table.md", md.as_str()),
+        ("table.csv", &table.to_csv()),
+        ("table.json", &table.to_json()),
+    ] {
+        let path = out_dir.join(file);
+        std::fs::write(&path, text)
+            .map_err(|e| anyhow!("cannot write `{}`: {e}", path.display()))
+            .bad_input()?;
+        eprintln!("wrote {}", path.display());
+    }
+    out.line(md)?;
+    out.finish()?;
+    if infra == 0 {
+        Ok(())
+    } else {
+        Err(CliError::Failures(anyhow!(
+            "{infra} simulations ended in an infrastructure error; their records under `{}` say why",
+            out_dir.join("runs").display()
+        )))
+    }
+}

@@ -12,6 +12,7 @@ mod gold_command;
 mod guard_seam;
 mod offline_variants;
 mod policyguide_offline;
+mod report_files;
 mod shard_merge;
 mod support;
 mod tidy;

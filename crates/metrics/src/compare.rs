@@ -19,7 +19,7 @@ use crate::error::MetricsError;
 use crate::mcnemar::{McNemar, mcnemar, pooled};
 use crate::outcome::{InfraPolicy, scored};
 use crate::pass_k::{TaskTally, pass_hat_k};
-use crate::simulated::{is_simulated, titled};
+use crate::simulated::is_simulated;
 use crate::table::{Cell, Format, Table};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -436,7 +436,7 @@ impl Comparison {
         );
         for d in &self.pass_k_diff {
             t.rows.push(vec![
-                Cell::Text(d.k.to_string()),
+                Cell::Int(u64::from(d.k)),
                 Cell::Rate(d.a),
                 Cell::Rate(d.b),
                 Cell::Delta(d.diff),
@@ -447,13 +447,10 @@ impl Comparison {
         t
     }
 
-    /// The comparison in one format (CSV: the McNemar rows). Table titles carry the
-    /// simulated label when [`Comparison::simulated`].
+    /// The comparison in one format (CSV: both tables stacked, see `compare_output.rs`).
+    /// Table titles carry the simulated label when [`Comparison::simulated`].
     pub fn render(&self, format: Format) -> String {
-        let mut tables = [self.mcnemar_table(), self.pass_k_table()];
-        for t in &mut tables {
-            t.title = titled(&t.title, self.simulated);
-        }
+        let tables = self.tables();
         match format {
             Format::Md => tables
                 .iter()
@@ -465,7 +462,7 @@ impl Comparison {
                 .map(Table::to_latex)
                 .collect::<Vec<_>>()
                 .join("\n"),
-            Format::Csv => tables[0].to_csv(),
+            Format::Csv => self.to_csv(),
             Format::Json => {
                 let mut s = serde_json::to_string_pretty(&self.to_json())
                     .expect("JSON values always serialize");

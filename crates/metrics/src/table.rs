@@ -1,7 +1,12 @@
 //! A small table model and its renderers: Markdown (GitHub pipes), CSV (via the `csv` crate)
 //! and LaTeX (booktabs). Cells keep their numeric value so each format chooses its precision:
-//! Markdown and LaTeX show what the papers print (3 decimals, 1-decimal percentages), CSV
-//! keeps 6 decimals.
+//! Markdown and LaTeX show what the papers print (3 decimals, 1-decimal percentages); CSV is
+//! tidy (see `csv_tidy.rs`): numbers only, fractions as fractions, 6 decimals, a mean ± std
+//! split into two columns, snake_case column names documented in `schema.json`.
+//!
+//! LaTeX needs `\usepackage{booktabs}` and `\usepackage{amssymb}` (the README's preamble) and
+//! is plain ASCII; numeric columns are right-aligned with a fixed number of decimals per
+//! column, so decimal points line up.
 
 use std::fmt::Write as _;
 use std::str::FromStr;
@@ -47,6 +52,11 @@ pub enum Cell {
     Num(f64, usize),
     /// A p-value: 4 significant digits, scientific below 1e-4.
     P(f64),
+    /// A signed number with the given decimals (`+2.1`, `−0.4`): a difference that is no
+    /// fraction (turns, dollars).
+    Signed(f64, usize),
+    /// A mean and its standard deviation (`0.890 ± 0.048`); two columns in CSV.
+    MeanStd(f64, Option<f64>),
     /// No value.
     Missing,
 }
@@ -75,19 +85,29 @@ impl Cell {
             Cell::Delta(x) => format!("{}{:.3}", if *x >= 0.0 { "+" } else { "−" }, x.abs()),
             Cell::Num(x, d) => format!("{x:.d$}"),
             Cell::P(p) => format_p(*p),
+            Cell::Signed(x, d) => {
+                format!("{}{:.d$}", if *x >= 0.0 { "+" } else { "−" }, x.abs())
+            }
+            Cell::MeanStd(m, Some(s)) => format!("{m:.3} ± {s:.3}"),
+            Cell::MeanStd(m, None) => format!("{m:.3}"),
             Cell::Missing => "—".into(),
         }
     }
 
-    /// Machine form (CSV): no symbols, more precision, empty when missing.
+    /// Machine form (CSV): plain decimals (fractions stay fractions, p-values are never in
+    /// scientific notation), more precision, empty when missing. A [`Cell::MeanStd`] gives
+    /// its mean here; CSV writes its std in a second column (see `csv_tidy.rs`).
     pub fn raw(&self) -> String {
         match self {
             Cell::Text(s) => s.clone(),
             Cell::Int(n) => n.to_string(),
-            Cell::Rate(x) | Cell::Delta(x) => format!("{x:.6}"),
-            Cell::Pct(x) => format!("{:.4}", x * 100.0),
+            Cell::Rate(x) | Cell::Delta(x) | Cell::Pct(x) | Cell::Signed(x, _) => {
+                format!("{x:.6}")
+            }
+            Cell::MeanStd(x, _) => format!("{x:.6}"),
             Cell::Num(x, _) => format!("{x:.6}"),
-            Cell::P(p) => format!("{p:e}"),
+            // Display of f64 never uses an exponent and round-trips.
+            Cell::P(p) => format!("{p}"),
             Cell::Missing => String::new(),
         }
     }
@@ -162,46 +182,76 @@ impl Table {
         })
     }
 
-    /// CSV with a header row; cells in their raw form.
+    /// Tidy CSV with a header row of documented snake_case names (see `csv_tidy.rs`).
     pub fn to_csv(&self) -> String {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        // Writing to a Vec cannot fail.
-        let _ = w.write_record(&self.headers);
-        for row in &self.rows {
-            let _ = w.write_record(row.iter().map(Cell::raw));
-        }
-        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+        crate::csv_tidy::tidy(self).to_csv()
     }
 
-    /// A LaTeX `table` with a booktabs `tabular`.
+    /// A LaTeX `table` with a booktabs `tabular`; past [`LONG_ROWS`] rows a `longtable`
+    /// (package `longtable`) so it breaks across pages.
     pub fn to_latex(&self) -> String {
         let n_text = self.text_columns();
         let spec: String = (0..self.headers.len())
             .map(|i| if i < n_text { 'l' } else { 'r' })
             .collect();
-        let mut s = String::from("\\begin{table}[t]\n\\centering\n\\small\n");
-        let _ = writeln!(s, "\\caption{{{}}}", latex_escape(&self.title));
-        let _ = writeln!(s, "\\label{{tab:{}}}", self.id.replace('_', "-"));
-        let _ = writeln!(s, "\\begin{{tabular}}{{{spec}}}\n\\toprule");
+        let caption = latex_escape(&self.title);
+        let label = self.id.replace('_', "-");
         let head: Vec<String> = self.headers.iter().map(|h| latex_escape(h)).collect();
+        let body: String = self
+            .rows
+            .iter()
+            .map(|row| {
+                let cells: Vec<String> = row.iter().map(|c| latex_escape(&c.display())).collect();
+                format!("{} \\\\\n", cells.join(" & "))
+            })
+            .collect();
+        let notes: String = self
+            .notes
+            .iter()
+            .map(|n| format!("\\par\\footnotesize {}\n", latex_escape(n)))
+            .collect();
+        if self.rows.len() > LONG_ROWS {
+            return format!(
+                "{{\\small\n\\begin{{longtable}}{{{spec}}}\n\\caption{{{caption}}}\\label{{tab:{label}}}\\\\\n\\toprule\n{} \\\\\n\\midrule\n\\endhead\n{body}\\bottomrule\n\\end{{longtable}}\n{notes}}}\n",
+                head.join(" & ")
+            );
+        }
+        let mut s = String::from("\\begin{table}[t]\n\\centering\n\\small\n");
+        let _ = writeln!(s, "\\caption{{{caption}}}");
+        let _ = writeln!(s, "\\label{{tab:{label}}}");
+        let _ = writeln!(s, "\\begin{{tabular}}{{{spec}}}\n\\toprule");
         let _ = writeln!(s, "{} \\\\\n\\midrule", head.join(" & "));
-        for row in &self.rows {
-            let cells: Vec<String> = row.iter().map(|c| latex_escape(&c.display())).collect();
-            let _ = writeln!(s, "{} \\\\", cells.join(" & "));
-        }
+        s.push_str(&body);
         s.push_str("\\bottomrule\n\\end{tabular}\n");
-        for n in &self.notes {
-            let _ = writeln!(s, "\\par\\footnotesize {}", latex_escape(n));
-        }
+        s.push_str(&notes);
         s.push_str("\\end{table}\n");
         s
     }
 }
 
+/// Rows past which LaTeX uses a `longtable`.
+pub const LONG_ROWS: usize = 40;
+
 /// Escapes LaTeX specials and maps the few Unicode symbols tables use.
 pub fn latex_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let ch = chars[i];
+        i += 1;
+        // `Pass^4`, `Pass^k`: a superscript, as the papers print it.
+        if ch == '^' {
+            let sup: String = chars[i..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            if !sup.is_empty() && sup.len() <= 3 {
+                out.push_str(&format!("\\textsuperscript{{{sup}}}"));
+                i += sup.chars().count();
+                continue;
+            }
+        }
         match ch {
             '\\' => out.push_str("\\textbackslash{}"),
             '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
@@ -219,6 +269,13 @@ pub fn latex_escape(s: &str) -> String {
             '≤' => out.push_str("$\\le$"),
             '✓' => out.push_str("$\\checkmark$"),
             '✗' => out.push_str("$\\times$"),
+            '×' => out.push_str("$\\times$"),
+            '·' => out.push_str("$\\cdot$"),
+            '≥' => out.push_str("$\\ge$"),
+            '→' => out.push_str("$\\to$"),
+            '–' => out.push_str("--"),
+            'τ' => out.push_str("$\\tau$"),
+            c if !c.is_ascii() => out.push('?'),
             _ => out.push(ch),
         }
     }
@@ -259,15 +316,15 @@ mod tests {
     fn csv_is_raw_and_quoted() {
         let csv = sample().to_csv();
         let mut lines = csv.lines();
-        assert_eq!(lines.next(), Some("Agent,Pass^4,Δ,Block%"));
-        assert_eq!(lines.next(), Some("gpt_5|x,0.580000,-0.120000,44.1000"));
+        assert_eq!(lines.next(), Some("agent_model,pass_4,delta,block_rate"));
+        assert_eq!(lines.next(), Some("gpt_5|x,0.580000,-0.120000,0.441000"));
         assert_eq!(lines.next(), Some("b,,0.060000,3"));
     }
 
     #[test]
     fn latex_escapes() {
         let tex = sample().to_latex();
-        assert!(tex.contains("\\caption{Pass\\textasciicircum{}4 \\& more}"));
+        assert!(tex.contains("\\caption{Pass\\textsuperscript{4} \\& more}"));
         assert!(tex.contains("\\begin{tabular}{lrrr}"));
         assert!(tex.contains("gpt\\_5|x & 0.580 & -0.120 & 44.1\\% \\\\"));
         assert!(tex.contains("b & --- & +0.060 & 3 \\\\"));

@@ -10,6 +10,7 @@
 //! - PolicyGuide Tables 2, 3, 14 and 15 (ablations, matched controllers, guide usage, wall
 //!   clock) and Table 1 with its cross-domain mean: `tables_policyguide.rs`, when present.
 //! - PolicyGuide Figure 6 as a table: attack success per trial (when records mark attacks).
+//! - PolicyGuard's cost table and per-task outcomes: `tables_extra.rs`.
 //! - A summary (counts, reward, cost) and, for `--format csv`, one flat row per group (its
 //!   last column, `simulated`, says whether a `sim` model played a role in the group).
 //!
@@ -202,7 +203,7 @@ pub fn policyguard_table8(r: &Report) -> Table {
             Cell::opt_num(g.turns.mean_turns, 1),
             g.turns
                 .delta_vs_baseline
-                .map_or(Cell::Missing, |d| Cell::Text(format!("{d:+.1}"))),
+                .map_or(Cell::Missing, |d| Cell::Signed(d, 1)),
         ]);
         t.rows.push(row);
     }
@@ -261,11 +262,7 @@ pub fn pass_k_table(r: &Report) -> Table {
         row.extend((1..=max_k).map(|k| rate_at(&g.overall.pass_k, k)));
         row.push(Cell::opt_num(g.overall.p4_p1, 2));
         let t1 = &g.overall.pass1_per_trial;
-        row.push(match (t1.mean, t1.std) {
-            (Some(m), Some(s)) => Cell::Text(format!("{m:.3} ± {s:.3}")),
-            (Some(m), None) => Cell::Text(format!("{m:.3}")),
-            _ => Cell::Missing,
-        });
+        row.push(t1.mean.map_or(Cell::Missing, |m| Cell::MeanStd(m, t1.std)));
         t.rows.push(row);
     }
     t.notes
@@ -411,12 +408,12 @@ pub fn groups_table(r: &Report) -> Table {
         [
             "pv_n_tasks",
             "mut_n_tasks",
-            "p4_p1",
+            "p4_p1_ratio",
             "pass1_trial_mean",
             "pass1_trial_std",
             "avg_reward",
-            "agent_cost",
-            "guard_cost",
+            "agent_cost_usd",
+            "guard_cost_usd",
             "verdict_tp",
             "verdict_fn",
             "verdict_fp",
@@ -436,7 +433,7 @@ pub fn groups_table(r: &Report) -> Table {
             "nmr_passing_lacking",
             "call_nmr_passing",
             "mut_simulations",
-            "mean_turns",
+            "turns_mean",
             "turns_delta",
             "step_tcr",
             "trace_tcr",
@@ -535,8 +532,10 @@ impl Report {
         out.extend(guide_usage_table(self));
         out.extend(wall_clock_table(self));
         out.extend(attack_table(self));
+        out.extend(crate::tables_extra::cost_table(self));
         out.extend(verifier_inputs_table(self));
         out.extend(floors_table(self));
+        out.extend(crate::tables_extra::task_outcomes_table(self));
         if self.simulated() {
             for t in &mut out {
                 t.title = titled(&t.title, true);

@@ -357,7 +357,7 @@ pub(crate) fn group_columns(r: &Report) -> (Vec<String>, Vec<Vec<Cell>>) {
             "guide_prompt_tokens_per_sim",
             "guide_completion_tokens_per_sim",
             "guide_prefix_cache_hit_rate",
-            "guide_cost_per_sim",
+            "guide_cost_usd_per_sim",
         ]);
     }
     if wall {

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use tauguard_metrics::{
     BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, MetricsError, Oracle,
-    ReportOptions, Selector, Strata,
+    OutputOptions, Parts, ReportOptions, Selector, Sources, Strata,
 };
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -43,9 +43,16 @@ pub struct ReportArgs {
     inputs: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "md")]
     format: FormatArg,
-    /// Also write every table as CSV (and Markdown, LaTeX, JSON) plus plots (PNG, SVG) here.
+    /// Also write every table as tidy CSV (with schema.json; and Markdown, LaTeX, JSON) plus
+    /// figures (PNG, SVG, caption) here.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// With --out: write only the figures.
+    #[arg(long, requires = "out", conflicts_with = "tables_only")]
+    figures_only: bool,
+    /// With --out: write only the tables (Markdown, LaTeX, JSON, CSV, schema.json).
+    #[arg(long, requires = "out")]
+    tables_only: bool,
     /// Count infrastructure errors as failures instead of excluding them.
     #[arg(long)]
     infra_as_failure: bool,
@@ -96,6 +103,10 @@ pub struct CompareArgs {
     resamples: usize,
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Also write both tables as tidy CSV (with schema.json) and the forest plot of the Pass^k
+    /// differences (PNG, SVG, caption) here.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -170,7 +181,19 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
     out.line(report.render(args.format.into()))?;
     out.finish()?;
     if let Some(dir) = args.out {
-        for path in tauguard_metrics::write_outputs(&report, &dir).map_err(metrics_error)? {
+        let options = OutputOptions {
+            parts: if args.figures_only {
+                Parts::FiguresOnly
+            } else if args.tables_only {
+                Parts::TablesOnly
+            } else {
+                Parts::All
+            },
+            sources: Sources::from_records(&records),
+        };
+        let written =
+            tauguard_metrics::write_outputs_with(&report, &dir, &options).map_err(metrics_error)?;
+        for path in written {
             eprintln!("wrote {}", path.display());
         }
     }
@@ -228,5 +251,12 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
     let cmp = tauguard_metrics::compare(&a, &b, &opts).map_err(metrics_error)?;
     let mut out = Output::stdout();
     out.line(cmp.render(args.format.into()))?;
-    out.finish()
+    out.finish()?;
+    if let Some(dir) = args.out {
+        let (sa, sb) = (Sources::from_records(&a), Sources::from_records(&b));
+        for path in cmp.write_outputs(&dir, &sa, &sb).map_err(metrics_error)? {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(())
 }

@@ -15,6 +15,7 @@ mod grid;
 mod guard_seam;
 mod offline_variants;
 mod policyguide_offline;
+mod report_files;
 mod reproduce;
 mod shard_merge;
 mod support;

@@ -87,7 +87,16 @@ fn hand_computed_pairs_and_strata() {
     assert_eq!(v["strata"][0]["stratum"], "airline");
     let md = cmp.render(Format::Md);
     assert!(md.contains("| pooled | 8 | 3 | 3 |"), "{md}");
-    assert!(cmp.render(Format::Csv).starts_with("Stratum,Pairs,"));
+    // Both tables in one tidy CSV (issue 15), p-values as plain decimals.
+    let csv = cmp.render(Format::Csv);
+    assert!(
+        csv.starts_with("table,stratum,n_pairs,b,c,exact_p,mid_p,chi2,chi2_p,k,"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("\npass_k_diff,") && !csv.contains("e-"),
+        "{csv}"
+    );
 }
 
 #[test]

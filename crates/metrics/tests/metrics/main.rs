@@ -2,6 +2,7 @@
 //! the real data and parity with upstream's Pass^k.
 
 mod compare;
+mod figures;
 mod input_errors;
 mod policyguide_tables;
 mod properties;

@@ -333,7 +333,9 @@ fn reports_without_policyguide_records_have_none_of_the_new_tables() {
             "pass_k",
             "policyguard_table7",
             "policyguard_table8",
-            "policyguard_table9"
+            "policyguard_table9",
+            // Issue 15: per-task outcomes are always there.
+            "task_outcomes"
         ]
     );
     let md = rep.render(Format::Md);
@@ -391,7 +393,7 @@ fn every_rendering_carries_the_new_tables_when_present() {
     let header = csv.lines().next().unwrap();
     assert!(
         header.ends_with(
-            ",guide_prefix_cache_hit_rate,guide_cost_per_sim,wall_seconds_mean,wall_ratio_vs_baseline,simulated"
+            ",guide_prefix_cache_hit_rate,guide_cost_usd_per_sim,wall_seconds_mean,wall_ratio_vs_baseline,simulated"
         ),
         "{header}"
     );
@@ -408,10 +410,11 @@ fn every_rendering_carries_the_new_tables_when_present() {
         assert!(files.contains(&csv), "{id}.csv not written");
         assert!(files.contains(&dir.join(format!("{id}.caption.txt"))));
     }
+    crate::figures::assert_tidy_csvs(&dir, &files);
     let t14 = std::fs::read_to_string(dir.join("policyguide_table14.csv")).unwrap();
     assert!(
         t14.contains(
-            "airline,a,policyguide,4,2.000000,3.000000,2500.000000,450.000000,68.0000,0.025000"
+            "airline,a,policyguide,4,2.000000,3.000000,2500.000000,450.000000,0.680000,0.025000"
         ),
         "{t14}"
     );

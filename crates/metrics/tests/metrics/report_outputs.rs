@@ -194,6 +194,9 @@ fn write_outputs_writes_csv_and_sane_plots() {
         "block_vs_recall.svg",
         "attack_success.png",
         "attack_success.svg",
+        "pass_k.caption.txt",
+        "task_outcomes_long.csv",
+        "schema.json",
     ] {
         assert!(
             names.iter().any(|n| n == want),
@@ -235,7 +238,14 @@ fn write_outputs_writes_csv_and_sane_plots() {
         }
     }
     let csv = std::fs::read_to_string(dir.join("policyguard_table7.csv")).unwrap();
-    assert!(csv.starts_with("Domain,Agent,Guard,View,Attempts,TP,FN,FP,TN,PV rec,Block%"));
+    // Tidy CSV (issue 15): documented snake_case names, recall and Block% as fractions.
+    assert!(
+        csv.starts_with(
+            "domain,agent_model,guard,view,attempts,tp,fn,fp,tn,pv_recall,block_rate\n"
+        )
+    );
+    assert!(names.iter().any(|n| n == "schema.json"));
+    crate::figures::assert_tidy_csvs(&dir, &files);
     if std::env::var_os("TAUGUARD_KEEP_PLOTS").is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     } else {

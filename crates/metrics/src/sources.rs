@@ -1,0 +1,106 @@
+//! Which records produced each cell of a report — run ids, config hashes and record counts per
+//! (domain, agent, guard, cell hash) — so a figure's or table's caption can say exactly what
+//! it was computed from. Kept beside the report rather than inside it: it is read from the
+//! records once, and only the files written by `report --out` use it.
+
+use crate::report::GroupReport;
+use std::collections::{BTreeMap, BTreeSet};
+use tauguard_core::record::SimulationRecord;
+
+/// Run ids, config hashes and record count of one cell.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CellSources {
+    pub run_ids: BTreeSet<String>,
+    pub config_hashes: BTreeSet<String>,
+    /// Records read for the cell (duplicates and infrastructure errors included).
+    pub records: u64,
+}
+
+type Key = (String, String, String, String);
+
+/// The sources of every cell of a set of records.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sources {
+    cells: BTreeMap<Key, CellSources>,
+}
+
+impl Sources {
+    pub fn from_records(records: &[SimulationRecord]) -> Sources {
+        let mut cells: BTreeMap<Key, CellSources> = BTreeMap::new();
+        for r in records {
+            let key = (
+                r.domain.clone(),
+                r.agent_model.clone(),
+                r.guard.clone(),
+                r.cell_hash.clone(),
+            );
+            let e = cells.entry(key).or_default();
+            e.records += 1;
+            if !e.run_ids.contains(&r.run_id) {
+                e.run_ids.insert(r.run_id.clone());
+            }
+            if !r.config_hash.is_empty() && !e.config_hashes.contains(&r.config_hash) {
+                e.config_hashes.insert(r.config_hash.clone());
+            }
+        }
+        Sources { cells }
+    }
+
+    /// The sources of a report group; `None` when they were not collected.
+    pub fn of(&self, g: &GroupReport) -> Option<&CellSources> {
+        self.cells.get(&(
+            g.domain.clone(),
+            g.agent_model.clone(),
+            g.guard.clone(),
+            g.cell_hash.clone().unwrap_or_default(),
+        ))
+    }
+
+    /// One caption line naming what produced `g`: label, cell hash, runs, configs and counts.
+    pub fn describe(&self, g: &GroupReport) -> String {
+        let mut s = format!(
+            "{}: cell {}, {} tasks, {} scored simulations",
+            g.label(),
+            g.cell_hash.as_deref().unwrap_or("(none)"),
+            g.overall.n_tasks,
+            g.overall.n_simulations
+        );
+        if let Some(c) = self.of(g) {
+            let join = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
+            s.push_str(&format!(
+                ", {} records; runs {}; config hashes {}",
+                c.records,
+                join(&c.run_ids),
+                if c.config_hashes.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    join(&c.config_hashes)
+                }
+            ));
+        }
+        s
+    }
+}
+
+impl Sources {
+    /// One line per cell: `domain / agent / guard: cell …, N records; runs …; config hashes …`.
+    pub fn lines(&self) -> Vec<String> {
+        let join = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
+        self.cells
+            .iter()
+            .map(|((domain, agent, guard, cell), c)| {
+                format!(
+                    "{domain} / {agent} / {guard}: cell {}, {} records; runs {}; config hashes {}",
+                    if cell.is_empty() { "(none)" } else { cell },
+                    c.records,
+                    join(&c.run_ids),
+                    if c.config_hashes.is_empty() {
+                        "(none)".to_string()
+                    } else {
+                        join(&c.config_hashes)
+                    }
+                )
+            })
+            .collect()
+    }
+}

@@ -34,7 +34,17 @@ impl ReproTable {
     /// Markdown: each numeric cell is `ours / published / ours − published`.
     pub fn to_markdown(&self) -> String {
         let mut s = format!("### {}\n\n", self.title);
-        let _ = writeln!(s, "| {} |", self.headers.join(" | "));
+        // Offline, every agent row was played by the sim agent: the header says so, so a row
+        // labelled with a paper's model cannot be read as that model's result.
+        let headers: Vec<String> = self
+            .headers
+            .iter()
+            .map(|h| match (self.simulated, h.as_str()) {
+                (true, "Agent") => "Agent (row; played by sim-agent)".to_string(),
+                _ => h.clone(),
+            })
+            .collect();
+        let _ = writeln!(s, "| {} |", headers.join(" | "));
         let n_text = self.rows.first().map_or(self.headers.len(), |r| r.0.len());
         let aligns: Vec<&str> = (0..self.headers.len())
             .map(|i| if i < n_text { ":---" } else { "---:" })

@@ -1,13 +1,14 @@
 //! `tauguard report` and `tauguard compare`: paper tables, CSV, plots and McNemar blocks from
-//! records (tauguard runs or upstream results.json files).
+//! records (tauguard runs or upstream results.json files), read as per-simulation summaries —
+//! from a run's fresh columnar sidecar when there is one.
 
 use crate::exit::CliError;
 use crate::output::Output;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use tauguard_metrics::{
-    BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, MetricsError, Oracle,
-    ReportOptions, Selector, Strata,
+    BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, LoadOptions, MetricsError,
+    Oracle, ReportOptions, Selector, Strata,
 };
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -112,8 +113,9 @@ fn infra(as_failure: bool) -> InfraPolicy {
     }
 }
 
-/// Inputs, `--out` and the records in them are the user's; only drawing a plot is ours.
-fn metrics_error(e: MetricsError) -> CliError {
+/// Inputs, `--out` and the records in them are the user's; only drawing a plot or encoding a
+/// sidecar is ours.
+pub(crate) fn metrics_error(e: MetricsError) -> CliError {
     match e {
         MetricsError::Io { .. }
         | MetricsError::BadRecord { .. }
@@ -126,14 +128,15 @@ fn metrics_error(e: MetricsError) -> CliError {
         | MetricsError::AmbiguousSide { .. }
         | MetricsError::MixedConfigs { .. }
         | MetricsError::Csv { .. } => CliError::BadInput(e.into()),
-        MetricsError::Plot { .. } => CliError::Internal(e.into()),
+        MetricsError::Plot { .. } | MetricsError::Sidecar { .. } => CliError::Internal(e.into()),
     }
 }
 
 pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> {
-    let records = tauguard_metrics::load_inputs(&args.inputs).map_err(metrics_error)?;
+    let records = tauguard_metrics::load_summaries(&args.inputs, &LoadOptions::default())
+        .map_err(metrics_error)?;
     if !args.pool {
-        tauguard_metrics::check_single_config(&records).map_err(metrics_error)?;
+        tauguard_metrics::check_single_config_summaries(&records).map_err(metrics_error)?;
     }
     let opts = ReportOptions {
         infra: infra(args.infra_as_failure),
@@ -149,7 +152,7 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
         max_k: args.max_k,
         ..ReportOptions::default()
     };
-    let mut report = tauguard_metrics::report(&records, &opts);
+    let mut report = tauguard_metrics::report_summaries(&records, &opts);
     if !args.no_floors {
         // The floors need the project's prompts; without a project they are skipped, never
         // the report.
@@ -180,7 +183,8 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
 pub fn compare(args: CompareArgs) -> Result<(), CliError> {
     let (a, b, label_a, label_b) = match (&args.side_a, &args.side_b) {
         (Some(sa), Some(sb)) => {
-            let all = tauguard_metrics::load_inputs(&args.inputs).map_err(metrics_error)?;
+            let all = tauguard_metrics::load_summaries(&args.inputs, &LoadOptions::default())
+                .map_err(metrics_error)?;
             let pick = |text: &str| -> Result<Vec<_>, CliError> {
                 let sel = Selector::parse(text).map_err(metrics_error)?;
                 let side = sel.select(&all).map_err(metrics_error)?;
@@ -201,7 +205,8 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
                 )));
             };
             let load = |p: &PathBuf| {
-                tauguard_metrics::load_inputs(std::slice::from_ref(p)).map_err(metrics_error)
+                tauguard_metrics::load_summaries(std::slice::from_ref(p), &LoadOptions::default())
+                    .map_err(metrics_error)
             };
             (
                 load(pa)?,
@@ -225,7 +230,7 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
         label_a,
         label_b,
     };
-    let cmp = tauguard_metrics::compare(&a, &b, &opts).map_err(metrics_error)?;
+    let cmp = tauguard_metrics::compare_summaries(&a, &b, &opts).map_err(metrics_error)?;
     let mut out = Output::stdout();
     out.line(cmp.render(args.format.into()))?;
     out.finish()

@@ -39,17 +39,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for CellSrc<'a> {
 }
 
 /// Tool-call arguments: raw JSON from a line, or the call's map.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) enum ArgsSrc<'a> {
     Raw(&'a RawValue),
     Map(&'a Map<String, Value>),
+    #[default]
     None,
-}
-
-impl Default for ArgsSrc<'_> {
-    fn default() -> Self {
-        ArgsSrc::None
-    }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for ArgsSrc<'a> {

@@ -253,13 +253,16 @@ impl SimSummary {
     }
 }
 
+/// Cells of one set of identity fields, with their settings as raw text when read from JSON.
+type CellList = Vec<(Option<Box<str>>, Arc<CellInfo>)>;
+
 /// Shares repeated strings and cells among the summaries it makes.
 #[derive(Debug, Default)]
 pub(crate) struct Interner {
     strs: FxHashMap<Arc<str>, ()>,
     /// Cells by identity fields; each entry lists the cells with those fields and their
     /// settings (as raw text when read from JSON, compared as maps otherwise).
-    cells: FxHashMap<String, Vec<(Option<Box<str>>, Arc<CellInfo>)>>,
+    cells: FxHashMap<String, CellList>,
     key: String,
 }
 

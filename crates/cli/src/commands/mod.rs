@@ -3,6 +3,7 @@
 pub mod compile;
 pub mod evaluate;
 pub mod export;
+pub mod export_table;
 pub mod floors;
 pub mod gold;
 pub mod merge;

@@ -33,8 +33,12 @@ fn fixture() -> Vec<SimulationRecord> {
         for domain in ["airline", "telecom"] {
             for task in 0..6u32 {
                 for trial in 0..3u32 {
-                    let slice = if task % 2 == 0 { Slice::Pv } else { Slice::Mut };
-                    let ok = (task + trial + gi as u32) % 3 != 0;
+                    let slice = if task.is_multiple_of(2) {
+                        Slice::Pv
+                    } else {
+                        Slice::Mut
+                    };
+                    let ok = !(task + trial + gi as u32).is_multiple_of(3);
                     let mut r = record(&format!("t{task}"), slice, trial, f64::from(ok as u8));
                     (r.domain, r.guard) = (domain.into(), guard.into());
                     r.run_id = format!("run-{guard}");
@@ -54,7 +58,7 @@ fn fixture() -> Vec<SimulationRecord> {
                             .insert("critic".into(), usage(2, 5, 0, 1, Some(0.5)));
                     }
                     let verdict = (guard != "baseline").then(|| {
-                        if (task + trial) % 2 == 0 {
+                        if (task + trial).is_multiple_of(2) {
                             Verdict::Block
                         } else {
                             Verdict::Pass
@@ -113,7 +117,7 @@ fn fixture() -> Vec<SimulationRecord> {
                             });
                         }
                     }
-                    if (task, trial) == (2, 2) && gi % 2 == 0 {
+                    if (task, trial) == (2, 2) && gi.is_multiple_of(2) {
                         r = infra(r);
                     }
                     out.push(r);
@@ -144,9 +148,14 @@ fn report_from_the_sidecar_equals_the_report_from_records() {
     let tmp = tempfile::tempdir().unwrap();
     let records = fixture();
     let path = write_records(tmp.path(), &records);
-    let floor_recs: Vec<SimulationRecord> = (0..6)
+    let floor_recs: Vec<SimulationRecord> = (0..6u32)
         .map(|t| {
-            let mut r = record(&format!("t{t}"), Slice::Pv, 0, f64::from(t % 2 == 0));
+            let mut r = record(
+                &format!("t{t}"),
+                Slice::Pv,
+                0,
+                f64::from(t.is_multiple_of(2)),
+            );
             r.agent_model = "refuse-all".into();
             r
         })

@@ -36,6 +36,8 @@ enum Command {
     /// Write a run's records as an upstream τ²-bench results.json.
     #[command(name = "export-tau2")]
     ExportTau2(commands::export::ExportArgs),
+    /// Write a run's per-simulation and per-call tables (the sidecar) as Parquet or CSV.
+    ExportTable(commands::export_table::ExportTableArgs),
     /// Re-score an upstream results.json or tauguard records and report disagreements with
     /// the stored rewards.
     Evaluate(commands::evaluate::EvaluateArgs),
@@ -65,6 +67,7 @@ pub fn run() -> ExitCode {
         Command::Run(args) => commands::run::run(args, project),
         Command::Merge(args) => commands::merge::run(args),
         Command::ExportTau2(args) => commands::export::run(args, project),
+        Command::ExportTable(args) => commands::export_table::run(args),
         Command::Evaluate(args) => commands::evaluate::run(args),
         Command::Compile(cmd) => commands::compile::run(cmd, project),
         Command::Report(args) => commands::report::report(args, project),

@@ -2,6 +2,7 @@
 //! holds records of two configurations (see the provenance section of ARCHITECTURE.md).
 
 use crate::report::GroupReport;
+use crate::summary::SimSummary;
 use serde_json::Value;
 use std::collections::HashMap;
 use tauguard_core::record::SimulationRecord;
@@ -52,17 +53,35 @@ pub(crate) fn distinguish(groups: &mut [GroupReport]) {
 /// appended to by another config): their cells cannot be told apart by the run name alone.
 /// `report --pool` skips this check.
 pub fn check_single_config(records: &[SimulationRecord]) -> Result<(), crate::MetricsError> {
+    check_runs(
+        records
+            .iter()
+            .map(|r| (r.run_id.as_str(), r.config_hash.as_str())),
+    )
+}
+
+/// [`check_single_config`] on summaries.
+pub fn check_single_config_summaries(sims: &[SimSummary]) -> Result<(), crate::MetricsError> {
+    check_runs(
+        sims.iter()
+            .map(|s| (s.cell.run_id.as_str(), s.cell.config_hash.as_str())),
+    )
+}
+
+fn check_runs<'a>(
+    runs: impl Iterator<Item = (&'a str, &'a str)>,
+) -> Result<(), crate::MetricsError> {
     let mut seen: HashMap<&str, &str> = HashMap::new();
-    for r in records.iter().filter(|r| !r.config_hash.is_empty()) {
-        match seen.get(r.run_id.as_str()) {
+    for (run, hash) in runs.filter(|(_, h)| !h.is_empty()) {
+        match seen.get(run) {
             None => {
-                seen.insert(&r.run_id, &r.config_hash);
+                seen.insert(run, hash);
             }
-            Some(h) if *h != r.config_hash => {
+            Some(h) if *h != hash => {
                 return Err(crate::MetricsError::MixedConfigs {
-                    run: r.run_id.clone(),
+                    run: run.to_string(),
                     a: h.to_string(),
-                    b: r.config_hash.clone(),
+                    b: hash.to_string(),
                 });
             }
             Some(_) => {}

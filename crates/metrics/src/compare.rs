@@ -17,9 +17,9 @@
 use crate::bootstrap::{BootstrapOptions, paired_diff_cis};
 use crate::error::MetricsError;
 use crate::mcnemar::{McNemar, mcnemar, pooled};
-use crate::outcome::{InfraPolicy, scored};
+use crate::outcome::InfraPolicy;
 use crate::pass_k::{TaskTally, pass_hat_k};
-use crate::simulated::is_simulated;
+use crate::summary::{SimSummary, summarise};
 use crate::table::{Cell, Format, Table};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -117,49 +117,47 @@ struct Fields {
     user: bool,
 }
 
-fn pair_fields(a: &[SimulationRecord], b: &[SimulationRecord]) -> Fields {
-    fn same<F: Fn(&SimulationRecord) -> &str>(
-        a: &[SimulationRecord],
-        b: &[SimulationRecord],
-        f: F,
-    ) -> bool {
+fn pair_fields(a: &[SimSummary], b: &[SimSummary]) -> Fields {
+    fn same<F: Fn(&SimSummary) -> &str>(a: &[SimSummary], b: &[SimSummary], f: F) -> bool {
         let sa: BTreeSet<&str> = a.iter().map(&f).collect();
         let sb: BTreeSet<&str> = b.iter().map(&f).collect();
         sa == sb
     }
     Fields {
         domain: true,
-        agent: same(a, b, |r| &r.agent_model),
-        guard: same(a, b, |r| &r.guard),
-        user: same(a, b, |r| &r.user_model),
+        agent: same(a, b, |r| &r.cell.agent_model),
+        guard: same(a, b, |r| &r.cell.guard),
+        user: same(a, b, |r| &r.cell.user_model),
     }
 }
 
-fn sim_id(r: &SimulationRecord, f: Fields) -> SimId {
+fn sim_id(r: &SimSummary, f: Fields) -> SimId {
     let pick = |on: bool, s: &str| if on { s.to_string() } else { String::new() };
+    let c = &r.cell;
     (
-        pick(f.domain, &r.domain),
-        pick(f.agent, &r.agent_model),
-        pick(f.guard, &r.guard),
-        pick(f.user, &r.user_model),
-        r.task_id.clone(),
+        pick(f.domain, &c.domain),
+        pick(f.agent, &c.agent_model),
+        pick(f.guard, &c.guard),
+        pick(f.user, &c.user_model),
+        r.task_id.to_string(),
         r.trial,
     )
 }
 
 /// Refuses a side that holds several configurations within one pairing group.
 fn one_configuration_per_group(
-    side: &[SimulationRecord],
+    side: &[SimSummary],
     f: Fields,
     label: &str,
 ) -> Result<(), MetricsError> {
     let mut groups: BTreeMap<(String, String, String, String), BTreeSet<String>> = BTreeMap::new();
     for r in side {
         let id = sim_id(r, f);
-        let config = if r.cell_hash.is_empty() {
-            format!("{} / {} / {}", r.agent_model, r.guard, r.user_model)
+        let c = &r.cell;
+        let config = if c.cell_hash.is_empty() {
+            format!("{} / {} / {}", c.agent_model, c.guard, c.user_model)
         } else {
-            format!("{} / {} (cell {})", r.agent_model, r.guard, r.cell_hash)
+            format!("{} / {} (cell {})", c.agent_model, c.guard, c.cell_hash)
         };
         groups
             .entry((id.0, id.1, id.2, id.3))
@@ -185,8 +183,8 @@ fn one_configuration_per_group(
 }
 
 /// The last scored record per simulation (or the last record when none is scored).
-fn index(records: &[SimulationRecord], f: Fields) -> BTreeMap<SimId, &SimulationRecord> {
-    let mut out: BTreeMap<SimId, &SimulationRecord> = BTreeMap::new();
+fn index(records: &[SimSummary], f: Fields) -> BTreeMap<SimId, &SimSummary> {
+    let mut out: BTreeMap<SimId, &SimSummary> = BTreeMap::new();
     for r in records {
         let id = sim_id(r, f);
         match out.get(&id) {
@@ -199,14 +197,24 @@ fn index(records: &[SimulationRecord], f: Fields) -> BTreeMap<SimId, &Simulation
     out
 }
 
-/// Compares two sets of records (A = reference, B = treatment).
+/// Compares two sets of records (A = reference, B = treatment): summarises them, then
+/// [`compare_summaries`].
 pub fn compare(
     a: &[SimulationRecord],
     b: &[SimulationRecord],
     options: &CompareOptions,
 ) -> Result<Comparison, MetricsError> {
-    let domains = |rs: &[SimulationRecord]| -> BTreeSet<String> {
-        rs.iter().map(|r| r.domain.clone()).collect()
+    compare_summaries(&summarise(a), &summarise(b), options)
+}
+
+/// Compares two sets of simulations (A = reference, B = treatment).
+pub fn compare_summaries(
+    a: &[SimSummary],
+    b: &[SimSummary],
+    options: &CompareOptions,
+) -> Result<Comparison, MetricsError> {
+    let domains = |rs: &[SimSummary]| -> BTreeSet<String> {
+        rs.iter().map(|r| r.cell.domain.clone()).collect()
     };
     let (da, db) = (domains(a), domains(b));
     if da.is_disjoint(&db) {
@@ -230,17 +238,17 @@ pub fn compare(
     let (mut unpaired_a, mut unpaired_b) = (0u64, 0u64);
     for (id, ra) in &ia {
         let Some(rb) = ib.get(id) else {
-            unpaired_a += u64::from(scored(ra, options.infra).is_some());
+            unpaired_a += u64::from(ra.scored(options.infra).is_some());
             continue;
         };
-        let (Some(sa), Some(sb)) = (scored(ra, options.infra), scored(rb, options.infra)) else {
+        let (Some(sa), Some(sb)) = (ra.scored(options.infra), rb.scored(options.infra)) else {
             infra_dropped += 1;
             continue;
         };
         n_pairs += 1;
         let stratum = match options.strata {
-            Strata::Domain => ra.domain.clone(),
-            Strata::Agent => ra.agent_model.clone(),
+            Strata::Domain => ra.cell.domain.clone(),
+            Strata::Agent => ra.cell.agent_model.clone(),
         };
         let e = strata.entry(stratum).or_default();
         e.0 += 1;
@@ -249,7 +257,7 @@ pub fn compare(
     }
     for (id, rb) in &ib {
         if !ia.contains_key(id) {
-            unpaired_b += u64::from(scored(rb, options.infra).is_some());
+            unpaired_b += u64::from(rb.scored(options.infra).is_some());
         }
     }
     if n_pairs == 0 {
@@ -276,7 +284,7 @@ pub fn compare(
         BTreeMap::new();
     for (side, idx) in [&ia, &ib].into_iter().enumerate() {
         for (id, r) in idx {
-            if let Some(s) = scored(r, options.infra) {
+            if let Some(s) = r.scored(options.infra) {
                 let key = (
                     id.0.clone(),
                     id.1.clone(),
@@ -347,7 +355,7 @@ pub fn compare(
         n_tasks: paired.len() as u64,
         pass_k_diff,
         bootstrap: options.bootstrap,
-        simulated: a.iter().chain(b).any(is_simulated),
+        simulated: a.iter().chain(b).any(|r| r.cell.simulated),
     })
 }
 

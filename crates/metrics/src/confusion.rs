@@ -21,6 +21,8 @@
 //! agent labels every fault it injects, so an unlabelled call of such a record is clean),
 //! else the configured `Oracle`.
 
+use crate::lean::Lean;
+use crate::summary::{CallSummary, SimSummary};
 use serde::{Deserialize, Serialize};
 use tauguard_core::Requestor;
 use tauguard_core::record::{CallAttempt, SimulationRecord, Slice, Verdict};
@@ -57,13 +59,13 @@ impl Default for LabelOptions {
 }
 
 /// Whether a record carries injected-fault labels.
-pub(crate) fn has_fault_labels(rec: &SimulationRecord) -> bool {
+pub(crate) fn has_fault_labels(rec: &Lean<'_>) -> bool {
     !rec.injected_faults.is_empty() || rec.call_attempts.iter().any(|a| !a.faults.is_empty())
 }
 
 /// Kinds of injected faults attached to one attempt (on the attempt or by call id).
 pub(crate) fn attempt_faults<'a>(
-    rec: &'a SimulationRecord,
+    rec: &'a Lean<'_>,
     attempt: &'a CallAttempt,
 ) -> impl Iterator<Item = &'a str> {
     attempt.faults.iter().map(String::as_str).chain(
@@ -74,13 +76,13 @@ pub(crate) fn attempt_faults<'a>(
     )
 }
 
-/// The violation label of one attempt.
-pub fn is_violation(rec: &SimulationRecord, attempt: &CallAttempt, labels: &LabelOptions) -> bool {
-    if labels.use_fault_labels && has_fault_labels(rec) {
-        return attempt_faults(rec, attempt).next().is_some();
+/// The violation label of one attempt (`call.faults` are [`attempt_faults`]).
+pub fn is_violation(sim: &SimSummary, call: &CallSummary, labels: &LabelOptions) -> bool {
+    if labels.use_fault_labels && sim.has_fault_labels {
+        return !call.faults.is_empty();
     }
-    let by_slice = rec.slice == Slice::Pv;
-    let by_prereq = attempt
+    let by_slice = sim.slice == Slice::Pv;
+    let by_prereq = call
         .missing_prerequisites
         .as_ref()
         .is_some_and(|m| !m.is_empty());
@@ -191,12 +193,12 @@ impl Serialize for ConfusionViews {
 impl ConfusionViews {
     /// Adds the agent-side mutating attempts of one simulation (none for an infrastructure
     /// error).
-    pub fn add(&mut self, rec: &SimulationRecord, labels: &LabelOptions) {
-        if rec.is_infra_error() || rec.call_attempts.is_empty() {
+    pub fn add(&mut self, rec: &SimSummary, labels: &LabelOptions) {
+        if rec.is_infra_error() || rec.calls.is_empty() {
             return;
         }
-        let by_faults = labels.use_fault_labels && has_fault_labels(rec);
-        for a in &rec.call_attempts {
+        let by_faults = labels.use_fault_labels && rec.has_fault_labels;
+        for a in &rec.calls {
             if a.requestor != Requestor::Assistant {
                 continue;
             }
@@ -221,7 +223,7 @@ impl ConfusionViews {
 pub fn confusion(records: &[&SimulationRecord], labels: &LabelOptions) -> ConfusionViews {
     let mut out = ConfusionViews::default();
     for rec in records {
-        out.add(rec, labels);
+        out.add(&SimSummary::of(rec), labels);
     }
     out
 }

@@ -66,6 +66,9 @@ pub enum MetricsError {
         "run `{run}` holds records of two configurations (config hashes {a} and {b}); they would be pooled\nhint: report them separately, or pass --pool to pool them deliberately"
     )]
     MixedConfigs { run: String, a: String, b: String },
+    /// A columnar sidecar could not be written (or read back when asked for explicitly).
+    #[error("{}: sidecar: {message}", path.display())]
+    Sidecar { path: PathBuf, message: String },
     /// Drawing a plot failed.
     #[error("{}: cannot draw plot: {message}", path.display())]
     Plot { path: PathBuf, message: String },

@@ -12,11 +12,12 @@
 //! spells them. Infrastructure-error simulations are excluded from usage and wall clock (as
 //! from turns and traces): they are no completed task.
 
+use crate::lean::Lean;
 use crate::pass_k::{PassK, TaskTally, pass_k_curve};
 use crate::report::GroupReport;
+use crate::summary::{GuideTotals, SimSummary};
 use serde::Serialize;
 use std::collections::HashMap;
-use tauguard_core::record::{RoleUsage, SimulationRecord};
 
 /// The guide itself.
 pub const POLICYGUIDE: &str = "policyguide";
@@ -55,9 +56,40 @@ pub struct GuideUsage {
     pub cost: Option<f64>,
 }
 
+/// What one simulation adds to [`GuideUsage`]: the usage of every guide event and of the
+/// same guard's guard events, in that order; each priced cost is kept so a group adds the
+/// same floats in the same order.
+pub(crate) fn guide_totals(rec: &Lean<'_>) -> GuideTotals {
+    let mut t = GuideTotals {
+        runs: rec.guide_events.len() as u32,
+        ..GuideTotals::default()
+    };
+    let mut costs = Vec::new();
+    let guard = rec.guard_events.iter().filter(|e| e.guard == rec.guard);
+    for u in rec
+        .guide_events
+        .iter()
+        .map(|e| &e.usage)
+        .chain(guard.map(|e| &e.usage))
+    {
+        t.calls += u.calls;
+        t.prompt_tokens += u.usage.prompt_tokens;
+        t.completion_tokens += u.usage.completion_tokens;
+        t.cached_prompt_tokens += u.usage.cached_prompt_tokens;
+        match u.cost {
+            Some(c) => costs.push(c),
+            // An unpriced item without calls costs nothing; with calls, the cost is unknown.
+            None if u.calls == 0 => {}
+            None => t.unpriced = true,
+        }
+    }
+    t.costs = costs.into();
+    t
+}
+
 impl GuideUsage {
     /// Adds one simulation.
-    pub fn add(&mut self, rec: &SimulationRecord) {
+    pub fn add(&mut self, rec: &SimSummary) {
         if rec.is_infra_error() {
             return;
         }
@@ -65,27 +97,21 @@ impl GuideUsage {
             self.cost = Some(0.0);
         }
         self.simulations += 1;
-        self.runs += rec.guide_events.len() as u64;
-        let guard = rec.guard_events.iter().filter(|e| e.guard == rec.guard);
-        for u in rec
-            .guide_events
-            .iter()
-            .map(|e| &e.usage)
-            .chain(guard.map(|e| &e.usage))
-        {
-            self.add_usage(u);
-        }
-    }
-
-    fn add_usage(&mut self, u: &RoleUsage) {
-        self.calls += u.calls;
-        self.prompt_tokens += u.usage.prompt_tokens;
-        self.completion_tokens += u.usage.completion_tokens;
-        self.cached_prompt_tokens += u.usage.cached_prompt_tokens;
-        self.cost = match (self.cost, u.cost) {
-            (Some(a), Some(b)) => Some(a + b),
-            (Some(a), None) if u.calls == 0 => Some(a),
-            _ => None,
+        let g = &rec.guide;
+        self.runs += u64::from(g.runs);
+        self.calls += g.calls;
+        self.prompt_tokens += g.prompt_tokens;
+        self.completion_tokens += g.completion_tokens;
+        self.cached_prompt_tokens += g.cached_prompt_tokens;
+        self.cost = match self.cost {
+            Some(_) if g.unpriced => None,
+            Some(mut a) => {
+                for c in &g.costs {
+                    a += c;
+                }
+                Some(a)
+            }
+            None => None,
         };
     }
 
@@ -172,7 +198,7 @@ pub struct WallClock {
 }
 
 impl WallClock {
-    pub fn add(&mut self, rec: &SimulationRecord) {
+    pub fn add(&mut self, rec: &SimSummary) {
         if !rec.is_infra_error() {
             self.simulations += 1;
             self.total += rec.wall_seconds;

@@ -5,13 +5,24 @@
 //! `results.json`; a `.json` file → an upstream results file; any other file → JSON lines.
 //! JSON lines are parsed in parallel; the first malformed line (by line number) is reported
 //! as `path:line: message`. Blank lines are skipped.
+//!
+//! `report` and `compare` load summaries ([`load_summaries`]), never whole records: a run's
+//! columnar sidecar when it is fresh (`sidecar.rs`), else its records read in bounded chunks
+//! (about [`CHUNK_BYTES`] of lines at a time, parsed in parallel into lean views and summarised
+//! at once), so memory holds summaries and one chunk of text, never a trajectory.
 
 use crate::domains::DomainTable;
 use crate::error::MetricsError;
+use crate::lean::Lean;
+use crate::summary::{Interner, SimSummary, summarise};
 use crate::upstream;
 use rayon::prelude::*;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use tauguard_core::record::SimulationRecord;
+
+/// Bytes of JSON lines read before a chunk is parsed (a longer line makes a longer chunk).
+pub const CHUNK_BYTES: usize = 32 << 20;
 
 /// How inputs are interpreted.
 #[derive(Debug, Clone, Default)]
@@ -59,7 +70,105 @@ pub fn load_input(
     }
 }
 
-fn resolve(path: &Path) -> Result<PathBuf, MetricsError> {
+/// Loads every input as simulation summaries, in input order: a run's fresh sidecar, else
+/// its records streamed (see the module docs); upstream results files are imported.
+pub fn load_summaries<P: AsRef<Path>>(
+    paths: &[P],
+    options: &LoadOptions,
+) -> Result<Vec<SimSummary>, MetricsError> {
+    let mut out = Vec::new();
+    for p in paths {
+        let file = resolve(p.as_ref())?;
+        if file.extension().is_some_and(|e| e == "json") {
+            out.extend(summarise(&load_input(&file, options)?));
+        } else if let Some(sims) = crate::sidecar::read_fresh(&file) {
+            out.extend(sims);
+        } else {
+            out.extend(summarise_jsonl(&file)?);
+        }
+    }
+    Ok(out)
+}
+
+/// Summaries of one records file, streamed from the records (never from a sidecar).
+pub fn summarise_jsonl(path: &Path) -> Result<Vec<SimSummary>, MetricsError> {
+    let file = std::fs::File::open(path).map_err(|e| MetricsError::io(path, e))?;
+    summarise_jsonl_from(path, std::io::BufReader::with_capacity(1 << 20, file))
+}
+
+/// Summaries of JSON lines read from `reader` in chunks; `path` only names the source in
+/// errors.
+pub fn summarise_jsonl_from(
+    path: &Path,
+    mut reader: impl BufRead,
+) -> Result<Vec<SimSummary>, MetricsError> {
+    let mut out = Vec::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK_BYTES + (1 << 20));
+    let mut ends: Vec<usize> = Vec::new();
+    let mut first_line = 1;
+    loop {
+        buf.clear();
+        ends.clear();
+        while buf.len() < CHUNK_BYTES {
+            let n = reader
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| MetricsError::io(path, e))?;
+            if n == 0 {
+                break;
+            }
+            ends.push(buf.len());
+        }
+        if ends.is_empty() {
+            return Ok(out);
+        }
+        let lines: Vec<&[u8]> = std::iter::once(0)
+            .chain(ends.iter().copied())
+            .zip(ends.iter().copied())
+            .map(|(a, b)| &buf[a..b])
+            .collect();
+        let parsed: Vec<Result<Option<SimSummary>, (usize, String)>> = lines
+            .par_chunks(256)
+            .enumerate()
+            .flat_map_iter(|(ci, chunk)| {
+                let mut interner = Interner::default();
+                chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(i, line)| {
+                        let n = first_line + ci * 256 + i;
+                        summarise_line(line, &mut interner).map_err(|e| (n, e))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for r in parsed {
+            match r {
+                Ok(Some(s)) => out.push(s),
+                Ok(None) => {}
+                Err((line, message)) => {
+                    return Err(MetricsError::BadRecord {
+                        path: path.to_path_buf(),
+                        line,
+                        message,
+                    });
+                }
+            }
+        }
+        first_line += lines.len();
+    }
+}
+
+/// One JSON line's summary; `None` for a blank line.
+fn summarise_line(line: &[u8], interner: &mut Interner) -> Result<Option<SimSummary>, String> {
+    let text = std::str::from_utf8(line).map_err(|e| e.to_string())?.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let lean: Lean<'_> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Ok(Some(SimSummary::from_lean(lean, interner)))
+}
+
+pub(crate) fn resolve(path: &Path) -> Result<PathBuf, MetricsError> {
     let meta = std::fs::metadata(path).map_err(|e| MetricsError::io(path, e))?;
     if meta.is_file() {
         return Ok(path.to_path_buf());

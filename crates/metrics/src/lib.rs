@@ -4,7 +4,9 @@
 //! the papers' tables (Markdown, CSV, LaTeX, JSON) and plots (PNG, SVG).
 //!
 //! Inputs are tauguard `records.jsonl` files (or run directories holding one) and upstream
-//! τ²-bench `results.json` files, which `upstream.rs` imports as records. This crate imports
+//! τ²-bench `results.json` files, which `upstream.rs` imports as records. Metrics run on
+//! per-simulation summaries (`summary.rs`), read from records line by line or from a run's
+//! columnar sidecar (`sidecar.rs`); `report(&records, …)` summarises records in memory first. This crate imports
 //! only `tauguard-core`; the `tauguard report` / `tauguard compare` commands in `crates/cli`
 //! are thin wrappers over the API below.
 //!
@@ -83,6 +85,8 @@
 pub mod attack;
 pub mod bootstrap;
 mod cells;
+pub mod columns;
+mod columns_read;
 pub mod compare;
 pub mod compare_output;
 pub mod confusion;
@@ -94,6 +98,7 @@ mod fast_hash;
 pub mod floors;
 pub mod guide;
 pub mod input;
+mod lean;
 pub mod mcnemar;
 pub mod nmr;
 pub mod outcome;
@@ -103,9 +108,11 @@ pub mod plots;
 pub mod report;
 pub mod repro;
 pub mod select;
+pub mod sidecar;
 pub mod simulated;
 pub mod slices;
 pub mod sources;
+pub mod summary;
 pub mod synthetic;
 pub mod table;
 pub mod tables;
@@ -121,16 +128,21 @@ pub mod verifier_inputs;
 use synthetic as testutil;
 
 pub use bootstrap::BootstrapOptions;
-pub use cells::check_single_config;
-pub use compare::{CompareOptions, Comparison, Strata, compare};
+pub use cells::{check_single_config, check_single_config_summaries};
+pub use compare::{CompareOptions, Comparison, Strata, compare, compare_summaries};
 pub use confusion::{LabelOptions, Oracle};
 pub use domains::DomainTable;
 pub use error::MetricsError;
-pub use input::{LoadOptions, load_input, load_inputs, load_inputs_with, parse_records_jsonl};
+pub use input::{
+    LoadOptions, load_input, load_inputs, load_inputs_with, load_summaries, parse_records_jsonl,
+    summarise_jsonl,
+};
 pub use mcnemar::{McNemar, mcnemar};
 pub use outcome::InfraPolicy;
 pub use output::{OutputOptions, Parts, write_outputs, write_outputs_with};
-pub use report::{GroupReport, Report, ReportOptions, report};
-pub use select::Selector;
+pub use report::{GroupReport, Report, ReportOptions, report, report_summaries};
+pub use select::{Selectable, Selector};
+pub use sidecar::{TableFormat, export_tables, write_sidecar};
 pub use sources::Sources;
+pub use summary::{CallSummary, SimSummary, summarise};
 pub use table::{Format, Table};

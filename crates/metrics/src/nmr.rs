@@ -8,10 +8,11 @@
 //! has a `skip_identity`, `skip_prerequisite` or `skip_confirmation` fault. Calls with neither
 //! source are counted as `unknown` and left out of the rate.
 
-use crate::confusion::{attempt_faults, has_fault_labels, ratio};
+use crate::confusion::ratio;
+use crate::summary::{CallSummary, SimSummary};
 use serde::Serialize;
 use tauguard_core::Requestor;
-use tauguard_core::record::{CallAttempt, SimulationRecord, Slice};
+use tauguard_core::record::{SimulationRecord, Slice};
 
 /// Injected-fault kinds that are prerequisite skips.
 pub const PREREQUISITE_SKIP_FAULTS: [&str; 3] =
@@ -62,23 +63,27 @@ pub struct CallNmrViews {
 }
 
 /// Whether an executed call lacked a prerequisite; `None` when unknown.
-pub fn lacks_prerequisite(rec: &SimulationRecord, attempt: &CallAttempt) -> Option<bool> {
+pub fn lacks_prerequisite(rec: &SimSummary, attempt: &CallSummary) -> Option<bool> {
     if let Some(missing) = &attempt.missing_prerequisites {
         return Some(!missing.is_empty());
     }
-    has_fault_labels(rec)
-        .then(|| attempt_faults(rec, attempt).any(|k| PREREQUISITE_SKIP_FAULTS.contains(&k)))
+    rec.has_fault_labels.then(|| {
+        attempt
+            .faults
+            .iter()
+            .any(|k| PREREQUISITE_SKIP_FAULTS.contains(&&**k))
+    })
 }
 
 impl CallNmrViews {
     /// Adds the executed agent-side mutating calls of one simulation when it is a scored Mut
     /// simulation.
-    pub fn add(&mut self, rec: &SimulationRecord) {
+    pub fn add(&mut self, rec: &SimSummary) {
         if rec.slice != Slice::Mut || rec.is_infra_error() {
             return;
         }
         let passed = rec.succeeded();
-        for a in &rec.call_attempts {
+        for a in &rec.calls {
             if !a.executed || a.requestor != Requestor::Assistant {
                 continue;
             }
@@ -103,7 +108,7 @@ impl CallNmrViews {
 pub fn call_nmr(records: &[&SimulationRecord]) -> CallNmrViews {
     let mut out = CallNmrViews::default();
     for rec in records {
-        out.add(rec);
+        out.add(&SimSummary::of(rec));
     }
     out
 }

@@ -18,12 +18,17 @@ pub enum InfraPolicy {
 /// `None` when the simulation is excluded, else whether it succeeded: reward within 1e-6
 /// of 1 (τ²-bench §8, `is_successful`).
 pub(crate) fn scored(rec: &SimulationRecord, policy: InfraPolicy) -> Option<bool> {
-    if rec.is_infra_error() {
+    scored_as(rec.is_infra_error(), rec.succeeded(), policy)
+}
+
+/// The rule of [`scored`] on a simulation's infrastructure-error flag and success.
+pub(crate) fn scored_as(infra_error: bool, succeeded: bool, policy: InfraPolicy) -> Option<bool> {
+    if infra_error {
         match policy {
             InfraPolicy::Exclude => None,
             InfraPolicy::AsFailure => Some(false),
         }
     } else {
-        Some(rec.succeeded())
+        Some(succeeded)
     }
 }

@@ -13,10 +13,10 @@ use crate::attack::AttackStats;
 use crate::confusion::{ConfusionViews, LabelOptions};
 use crate::fast_hash::FxHashMap;
 use crate::nmr::CallNmrViews;
-use crate::outcome::{InfraPolicy, scored};
+use crate::outcome::InfraPolicy;
 use crate::pass_k::{PassK, TaskTally, trial_pass1};
-use crate::simulated::is_simulated;
 use crate::slices::SliceMetrics;
+use crate::summary::{ROLES, SimSummary, summarise};
 use crate::trace::TraceCompliance;
 use crate::turns::{TurnStats, TurnSum};
 use crate::verifier_calls::VerifierCalls;
@@ -193,27 +193,28 @@ type GroupKey<'a> = (&'a str, &'a str, &'a str, &'a str);
 /// The records of one group after de-duplication, each with a dense task index.
 struct Grouped<'a> {
     key: GroupKey<'a>,
-    records: Vec<(&'a SimulationRecord, u32)>,
+    records: Vec<(&'a SimSummary, u32)>,
     n_tasks: u32,
     duplicates: u64,
 }
 
-type Split<'a> = Vec<(GroupKey<'a>, Vec<&'a SimulationRecord>)>;
+type Split<'a> = Vec<(GroupKey<'a>, Vec<&'a SimSummary>)>;
 
 /// Splits records by group key, keeping input order within each group. Chunks are split in
 /// parallel and concatenated in chunk order. Consecutive records usually share their group,
 /// so the previous key is compared before any hashing.
-fn split_groups(records: &[SimulationRecord]) -> Split<'_> {
-    fn split_chunk(records: &[SimulationRecord]) -> Split<'_> {
+fn split_groups(records: &[SimSummary]) -> Split<'_> {
+    fn split_chunk(records: &[SimSummary]) -> Split<'_> {
         let mut index: FxHashMap<GroupKey<'_>, usize> = FxHashMap::default();
         let mut groups: Split<'_> = Vec::new();
         let mut last: Option<(GroupKey<'_>, usize)> = None;
         for rec in records {
+            let c = &rec.cell;
             let key = (
-                rec.domain.as_str(),
-                rec.agent_model.as_str(),
-                rec.guard.as_str(),
-                rec.cell_hash.as_str(),
+                c.domain.as_str(),
+                c.agent_model.as_str(),
+                c.guard.as_str(),
+                c.cell_hash.as_str(),
             );
             let gi = match last {
                 Some((k, i)) if k == key => i,
@@ -256,19 +257,20 @@ fn split_groups(records: &[SimulationRecord]) -> Split<'_> {
 /// Interns task ids and drops duplicate records of one simulation (same run, cell, task,
 /// trial and seed): the last record wins unless it would replace a scored record with an
 /// infrastructure error. Kept records are sorted by (task, trial).
-fn dedupe<'a>(key: GroupKey<'a>, records: Vec<&'a SimulationRecord>) -> Grouped<'a> {
+fn dedupe<'a>(key: GroupKey<'a>, records: Vec<&'a SimSummary>) -> Grouped<'a> {
     let mut tasks: FxHashMap<&'a str, u32> = FxHashMap::default();
     // (task, trial, seed, input position); run and cell are compared only on a tie.
     let mut ids: Vec<(u32, u32, u64, u32)> = Vec::with_capacity(records.len());
     for (pos, rec) in records.iter().enumerate() {
         let next = tasks.len() as u32;
-        let ti = *tasks.entry(rec.task_id.as_str()).or_insert(next);
+        let ti = *tasks.entry(&*rec.task_id).or_insert(next);
         ids.push((ti, rec.trial, rec.seed, pos as u32));
     }
     ids.sort_unstable();
-    let same_run =
-        |a: &SimulationRecord, b: &SimulationRecord| a.run_id == b.run_id && a.cell_id == b.cell_id;
-    let mut kept: Vec<(&'a SimulationRecord, u32)> = Vec::with_capacity(records.len());
+    let same_run = |a: &SimSummary, b: &SimSummary| {
+        a.cell.run_id == b.cell.run_id && a.cell.cell_id == b.cell.cell_id
+    };
+    let mut kept: Vec<(&'a SimSummary, u32)> = Vec::with_capacity(records.len());
     let mut duplicates = 0;
     let mut tie_start = 0;
     let mut prev: Option<(u32, u32, u64)> = None;
@@ -384,7 +386,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let mut wall_clock = crate::guide::WallClock::default();
     let mut task_names: Vec<&str> = vec![""; n];
     for &(rec, ti) in &g.records {
-        task_names[ti as usize] = rec.task_id.as_str();
+        task_names[ti as usize] = &*rec.task_id;
         // An unknown slice (imported results of a domain without a mutating-tool list)
         // counts overall only.
         let si = match rec.slice {
@@ -398,29 +400,27 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
                 slices[si].infra_errors += 1;
             }
         }
-        if let Some(success) = scored(rec, options.infra) {
+        if let Some(success) = rec.scored(options.infra) {
             slices[0].add(ti, rec.trial, success);
             if let Some(si) = si {
                 slices[si].add(ti, rec.trial, success);
             }
             // An imported upstream simulation without `reward_info` scores as a failure but
             // has no reward (pandas NaN upstream), so it stays out of the mean (τ²-bench §8).
-            match &rec.reward {
-                Some(r)
-                    if r.details
-                        .get("missing_reward_info")
-                        .and_then(Value::as_bool)
-                        == Some(true) => {}
+            match rec.reward {
+                Some(_) if rec.missing_reward_info => {}
                 Some(r) => {
-                    reward_sum += r.reward;
+                    reward_sum += r;
                     reward_n += 1;
                 }
                 // Infrastructure error counted as a failure: reward 0.
                 None => reward_n += 1,
             }
-            for (role, usage) in &rec.usage {
+            let roles = ROLES.iter().zip(&rec.usage);
+            let roles = roles.filter_map(|(r, u)| Some((*r, u.as_ref()?)));
+            for (role, usage) in roles.chain(rec.other_usage.iter().map(|(r, u)| (r.as_str(), u))) {
                 if let Some(c) = usage.cost {
-                    let e = costs.entry(role.as_str()).or_default();
+                    let e = costs.entry(role).or_default();
                     e.0 += c;
                     e.1 += 1;
                 }
@@ -432,7 +432,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         trace.add(rec);
         attack.add(rec);
         if !rec.is_infra_error()
-            && let Some(hit) = crate::attack::attack_succeeded(rec)
+            && let Some(hit) = rec.attack
         {
             let slot = &mut attack_tasks[ti as usize];
             *slot = Some(slot.unwrap_or(false) || hit);
@@ -442,7 +442,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         guide_usage.add(rec);
         wall_clock.add(rec);
     }
-    let has_guide = g.records.iter().any(|(r, _)| !r.guide_events.is_empty());
+    let has_guide = g.records.iter().any(|(r, _)| r.guide.runs > 0);
     let mut task_tallies: Vec<(String, TaskTally)> = (slices[0].tasks.iter().zip(task_names))
         .filter(|(t, _)| t.n > 0)
         .map(|(t, name)| (name.to_string(), *t))
@@ -460,9 +460,9 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         full_cell: g
             .records
             .first()
-            .map(|(r, _)| r.cell.clone())
+            .map(|(r, _)| r.cell.cell.clone())
             .unwrap_or_default(),
-        simulated: g.records.iter().any(|(r, _)| is_simulated(r)),
+        simulated: g.records.iter().any(|(r, _)| r.cell.simulated),
         overall,
         pv: pv.finish(Some(k)),
         mut_: mut_.finish(Some(k)),
@@ -493,8 +493,14 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     }
 }
 
-/// Computes every metric per (domain, agent model, guard) group of `records`.
+/// Computes every metric per (domain, agent model, guard) group of `records`: summarises
+/// them, then [`report_summaries`].
 pub fn report(records: &[SimulationRecord], options: &ReportOptions) -> Report {
+    report_summaries(&summarise(records), options)
+}
+
+/// Computes every metric per (domain, agent model, guard) group of the simulations.
+pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Report {
     let mut groups: Vec<GroupReport> = split_groups(records)
         .into_par_iter()
         .map(|(key, recs)| compute_group(&dedupe(key, recs), options))

@@ -3,7 +3,10 @@
 //! `cell`, `task`) or any cell setting records carry (`verifier.model`, `guard.strict`, …).
 
 use crate::error::MetricsError;
+use crate::summary::SimSummary;
 use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use tauguard_core::record::SimulationRecord;
 
 /// Conditions that all must hold.
@@ -36,36 +39,16 @@ impl Selector {
         Ok(Selector { conditions })
     }
 
-    fn field<'a>(r: &'a SimulationRecord, key: &str) -> Option<std::borrow::Cow<'a, str>> {
-        let plain = |s: &'a str| Some(std::borrow::Cow::Borrowed(s));
-        match key {
-            "domain" => plain(&r.domain),
-            "guard" => plain(&r.guard),
-            "agent" | "agent_model" => plain(&r.agent_model),
-            "user" | "user_model" => plain(&r.user_model),
-            "run" | "run_id" => plain(&r.run_id),
-            "cell" | "cell_hash" => plain(&r.cell_hash),
-            "task" | "task_id" => plain(&r.task_id),
-            other => r.cell.get(other).map(|v| match v {
-                Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
-                v => std::borrow::Cow::Owned(v.to_string()),
-            }),
-        }
-    }
-
     /// Whether `r` meets every condition.
-    pub fn matches(&self, r: &SimulationRecord) -> bool {
+    pub fn matches<T: Selectable>(&self, r: &T) -> bool {
         self.conditions
             .iter()
-            .all(|(k, v)| Self::field(r, k).is_some_and(|x| x == v.as_str()))
+            .all(|(k, v)| r.field(k).is_some_and(|x| x == v.as_str()))
     }
 
-    /// The records meeting every condition; a key that no record has is an error (a typo
-    /// must not select nothing silently).
-    pub fn select(
-        &self,
-        records: &[SimulationRecord],
-    ) -> Result<Vec<SimulationRecord>, MetricsError> {
+    /// The records (or summaries) meeting every condition; a key that no record has is an
+    /// error (a typo must not select nothing silently).
+    pub fn select<T: Selectable + Clone>(&self, records: &[T]) -> Result<Vec<T>, MetricsError> {
         for (k, _) in &self.conditions {
             let known = FIELDS.contains(&k.as_str())
                 || [
@@ -76,7 +59,7 @@ impl Selector {
                     "task_id",
                 ]
                 .contains(&k.as_str())
-                || records.iter().any(|r| r.cell.contains_key(k));
+                || records.iter().any(|r| r.cell_settings().contains_key(k));
             if !known {
                 return Err(MetricsError::BadSelector {
                     selector: self.to_string(),
@@ -89,9 +72,73 @@ impl Selector {
         }
         Ok(records
             .iter()
-            .filter(|r| self.matches(r))
+            .filter(|r| self.matches(*r))
             .cloned()
             .collect())
+    }
+}
+
+/// What a selector reads: a record or its summary.
+pub trait Selectable {
+    /// The record fields a selector names (`domain`, `guard`, `agent`, …).
+    fn fields(&self) -> [&str; 7];
+    /// The cell settings.
+    fn cell_settings(&self) -> &BTreeMap<String, Value>;
+
+    /// The value of a selector key: a record field or a cell setting.
+    fn field(&self, key: &str) -> Option<Cow<'_, str>> {
+        let [domain, guard, agent, user, run, cell, task] = self.fields();
+        let plain = |s| Some(Cow::Borrowed(s));
+        match key {
+            "domain" => plain(domain),
+            "guard" => plain(guard),
+            "agent" | "agent_model" => plain(agent),
+            "user" | "user_model" => plain(user),
+            "run" | "run_id" => plain(run),
+            "cell" | "cell_hash" => plain(cell),
+            "task" | "task_id" => plain(task),
+            other => self.cell_settings().get(other).map(|v| match v {
+                Value::String(s) => Cow::Borrowed(s.as_str()),
+                v => Cow::Owned(v.to_string()),
+            }),
+        }
+    }
+}
+
+impl Selectable for SimulationRecord {
+    fn fields(&self) -> [&str; 7] {
+        [
+            &self.domain,
+            &self.guard,
+            &self.agent_model,
+            &self.user_model,
+            &self.run_id,
+            &self.cell_hash,
+            &self.task_id,
+        ]
+    }
+
+    fn cell_settings(&self) -> &BTreeMap<String, Value> {
+        &self.cell
+    }
+}
+
+impl Selectable for SimSummary {
+    fn fields(&self) -> [&str; 7] {
+        let c = &self.cell;
+        [
+            &c.domain,
+            &c.guard,
+            &c.agent_model,
+            &c.user_model,
+            &c.run_id,
+            &c.cell_hash,
+            &self.task_id,
+        ]
+    }
+
+    fn cell_settings(&self) -> &BTreeMap<String, Value> {
+        &self.cell.cell
     }
 }
 

@@ -25,13 +25,21 @@ const SIM_MODELS: [&str; 2] = ["sim-agent", "sim-user"];
 
 /// Whether any role of `rec` was played by a `sim` model.
 pub fn is_simulated(rec: &SimulationRecord) -> bool {
+    simulated(&rec.cell, &rec.agent_model, &rec.user_model)
+}
+
+/// [`is_simulated`] on a record's cell settings and agent and user models.
+pub(crate) fn simulated(
+    cell: &std::collections::BTreeMap<String, serde_json::Value>,
+    agent_model: &str,
+    user_model: &str,
+) -> bool {
     ROLES.iter().any(|role| {
-        rec.cell
-            .get(&format!("{role}.provider"))
+        cell.get(&format!("{role}.provider"))
             .and_then(|v| v.as_str())
             == Some(SIM_PROVIDER)
-    }) || SIM_MODELS.contains(&rec.agent_model.as_str())
-        || SIM_MODELS.contains(&rec.user_model.as_str())
+    }) || SIM_MODELS.contains(&agent_model)
+        || SIM_MODELS.contains(&user_model)
 }
 
 /// `title`, labelled when `simulated`.

@@ -4,6 +4,7 @@
 //! records once, and only the files written by `report --out` use it.
 
 use crate::report::GroupReport;
+use crate::summary::SimSummary;
 use std::collections::{BTreeMap, BTreeSet};
 use tauguard_core::record::SimulationRecord;
 
@@ -26,24 +27,60 @@ pub struct Sources {
 
 impl Sources {
     pub fn from_records(records: &[SimulationRecord]) -> Sources {
-        let mut cells: BTreeMap<Key, CellSources> = BTreeMap::new();
+        let mut s = Sources::default();
         for r in records {
-            let key = (
-                r.domain.clone(),
-                r.agent_model.clone(),
-                r.guard.clone(),
-                r.cell_hash.clone(),
+            s.add(
+                &r.domain,
+                &r.agent_model,
+                &r.guard,
+                &r.cell_hash,
+                &r.run_id,
+                &r.config_hash,
             );
-            let e = cells.entry(key).or_default();
-            e.records += 1;
-            if !e.run_ids.contains(&r.run_id) {
-                e.run_ids.insert(r.run_id.clone());
-            }
-            if !r.config_hash.is_empty() && !e.config_hashes.contains(&r.config_hash) {
-                e.config_hashes.insert(r.config_hash.clone());
-            }
         }
-        Sources { cells }
+        s
+    }
+
+    /// The same from per-simulation summaries (what `report` reads when it streams).
+    pub fn from_summaries(sims: &[SimSummary]) -> Sources {
+        let mut s = Sources::default();
+        for x in sims {
+            let c = &x.cell;
+            s.add(
+                &c.domain,
+                &c.agent_model,
+                &c.guard,
+                &c.cell_hash,
+                &c.run_id,
+                &c.config_hash,
+            );
+        }
+        s
+    }
+
+    fn add(
+        &mut self,
+        domain: &str,
+        agent: &str,
+        guard: &str,
+        cell_hash: &str,
+        run_id: &str,
+        config_hash: &str,
+    ) {
+        let key = (
+            domain.to_string(),
+            agent.to_string(),
+            guard.to_string(),
+            cell_hash.to_string(),
+        );
+        let e = self.cells.entry(key).or_default();
+        e.records += 1;
+        if !e.run_ids.contains(run_id) {
+            e.run_ids.insert(run_id.to_string());
+        }
+        if !config_hash.is_empty() && !e.config_hashes.contains(config_hash) {
+            e.config_hashes.insert(config_hash.to_string());
+        }
     }
 
     /// The sources of a report group; `None` when they were not collected.

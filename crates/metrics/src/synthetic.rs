@@ -150,6 +150,79 @@ pub fn guide_event(guard: &str, usage: RoleUsage) -> GuideEvent {
     }
 }
 
+/// Adds a realistic trajectory to `rec`: a user opening, agent replies and tool calls with
+/// arguments and JSON results, about `text_bytes` of message text in all (the bulk of a real
+/// record), in front of the calls it already carries.
+pub fn add_trajectory(rec: &mut SimulationRecord, rng: &mut SplitMix64, text_bytes: usize) {
+    const WORDS: [&str; 12] = [
+        "reservation",
+        "flight",
+        "confirm",
+        "passenger",
+        "baggage",
+        "refund",
+        "certificate",
+        "cabin",
+        "economy",
+        "policy",
+        "membership",
+        "payment",
+    ];
+    let mut text = |n: usize| {
+        let mut s = String::with_capacity(n + 16);
+        while s.len() < n {
+            s.push_str(WORDS[rng.below(WORDS.len())]);
+            s.push(' ');
+        }
+        s
+    };
+    let turns = 4usize;
+    let per = text_bytes / (turns * 3);
+    let mut msgs = Vec::with_capacity(turns * 4 + rec.messages.len());
+    for i in 0..turns {
+        msgs.push(Message::User(ParticipantMessage {
+            content: Some(text(per)),
+            turn_idx: Some(i as u32 * 3),
+            ..ParticipantMessage::default()
+        }));
+        let id = format!("read_{i}");
+        let mut args = serde_json::Map::new();
+        args.insert(
+            "reservation_id".into(),
+            format!("R{:05}", i * 7919 % 99991).into(),
+        );
+        args.insert("note".into(), text(per / 8).into());
+        msgs.push(Message::Assistant(ParticipantMessage {
+            content: Some(text(per / 2)),
+            tool_calls: Some(vec![ToolCall {
+                id: id.clone(),
+                name: "get_reservation_details".into(),
+                arguments: args,
+                requestor: Requestor::Assistant,
+            }]),
+            turn_idx: Some(i as u32 * 3 + 1),
+            usage: Some(Usage {
+                prompt_tokens: 1200,
+                completion_tokens: 80,
+                cached_prompt_tokens: 0,
+            }),
+            cost: Some(0.002),
+            ..ParticipantMessage::default()
+        }));
+        msgs.push(Message::Tool(tauguard_core::message::ToolMessage {
+            id,
+            content: format!("{{\"status\": \"ok\", \"detail\": \"{}\"}}", text(per)),
+            requestor: Requestor::Assistant,
+            error: false,
+            turn_idx: Some(i as u32 * 3 + 2),
+            timestamp: None,
+            guard_blocked: false,
+        }));
+    }
+    msgs.append(&mut rec.messages);
+    rec.messages = msgs;
+}
+
 /// Shape of a generated population.
 #[derive(Debug, Clone)]
 pub struct Population {
@@ -183,26 +256,30 @@ impl Population {
 
     /// Generates the records, deterministic in `seed`.
     pub fn generate(&self) -> Vec<SimulationRecord> {
+        self.iter().collect()
+    }
+
+    /// The records of [`Population::generate`], one at a time (for populations too large to
+    /// hold).
+    pub fn iter(&self) -> impl Iterator<Item = SimulationRecord> + '_ {
         let groups = self.domains.len() * self.agents.len() * self.guards.len();
         let per_group = self.records.div_ceil(groups);
         let tasks = per_group.div_ceil(self.trials as usize).max(1);
         let mut rng = SplitMix64::new(self.seed);
-        let mut out = Vec::with_capacity(self.records);
-        'outer: for domain in &self.domains {
-            for agent in &self.agents {
-                for (gi, guard) in self.guards.iter().enumerate() {
-                    for t in 0..tasks {
-                        for trial in 0..self.trials {
-                            if out.len() == self.records {
-                                break 'outer;
-                            }
-                            out.push(self.one(&mut rng, domain, agent, guard, gi, t, trial));
-                        }
-                    }
-                }
-            }
-        }
-        out
+        let cells = self.domains.iter().flat_map(move |d| {
+            self.agents.iter().flat_map(move |a| {
+                self.guards
+                    .iter()
+                    .enumerate()
+                    .map(move |(gi, g)| (*d, *a, gi, *g))
+            })
+        });
+        cells
+            .flat_map(move |cell| {
+                (0..tasks).flat_map(move |t| (0..self.trials).map(move |trial| (cell, t, trial)))
+            })
+            .take(self.records)
+            .map(move |((d, a, gi, g), t, trial)| self.one(&mut rng, d, a, g, gi, t, trial))
     }
 
     #[allow(clippy::too_many_arguments)]

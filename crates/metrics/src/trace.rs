@@ -27,6 +27,8 @@
 //! Infrastructure-error simulations are excluded.
 
 use crate::confusion::ratio;
+use crate::lean::Lean;
+use crate::summary::{SimSummary, TraceSteps};
 use serde::Serialize;
 use tauguard_core::record::SimulationRecord;
 
@@ -105,21 +107,32 @@ pub fn matched_in_order<G: AsRef<str>, T: AsRef<str>>(gold: &[G], trace: &[T]) -
 /// Tool names of the calls that executed, in trajectory order: without calls answered by a
 /// guard-blocked result, and without calls whose id is named only by guard events that did
 /// not execute.
-fn trajectory_calls(rec: &SimulationRecord) -> Vec<&str> {
+fn trajectory_calls<'a>(rec: &'a Lean<'_>) -> Vec<&'a str> {
     let executed = |id: &str| {
         let mut events = rec.guard_events.iter().filter(|e| e.call_id == id);
         events.clone().next().is_none() || events.any(|e| e.executed)
     };
-    tauguard_core::message::executed_calls(&rec.messages)
+    rec.executed_calls()
         .filter(|c| executed(&c.id))
-        .map(|c| c.name.as_str())
+        .map(|c| c.name.as_ref())
         .collect()
+}
+
+/// The gold steps of a simulation with a gold trace and how many its executed calls match in
+/// order; computed once per simulation when it is summarised.
+pub(crate) fn trace_steps(rec: &Lean<'_>) -> Option<TraceSteps> {
+    let gold = rec.gold_trace.as_deref()?;
+    let matched = matched_in_order(gold, &trajectory_calls(rec));
+    Some(TraceSteps {
+        gold: gold.len() as u32,
+        matched: matched as u32,
+    })
 }
 
 impl TraceCompliance {
     /// Adds one simulation (ignored without a gold trace or when an infrastructure error).
-    pub fn add(&mut self, rec: &SimulationRecord) {
-        let Some(gold) = rec.gold_trace.as_deref() else {
+    pub fn add(&mut self, rec: &SimSummary) {
+        let Some(steps) = rec.trace else {
             return;
         };
         if rec.is_infra_error() {
@@ -130,10 +143,9 @@ impl TraceCompliance {
             return;
         }
         self.passing += 1;
-        let matched = matched_in_order(gold, &trajectory_calls(rec));
-        self.gold_steps += gold.len() as u64;
-        self.matched_steps += matched as u64;
-        self.compliant += u64::from(matched == gold.len());
+        self.gold_steps += u64::from(steps.gold);
+        self.matched_steps += u64::from(steps.matched);
+        self.compliant += u64::from(steps.matched == steps.gold);
     }
 }
 
@@ -141,7 +153,7 @@ impl TraceCompliance {
 pub fn trace_compliance(records: &[&SimulationRecord]) -> Option<TraceCompliance> {
     let mut out = TraceCompliance::default();
     for rec in records {
-        out.add(rec);
+        out.add(&SimSummary::of(rec));
     }
     (out.traces > 0).then_some(out)
 }

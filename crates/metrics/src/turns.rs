@@ -2,6 +2,7 @@
 //! delta against the same agent's baseline configuration (computed in `report.rs`, which knows
 //! the groups). Infrastructure-error simulations are excluded.
 
+use crate::summary::SimSummary;
 use serde::Serialize;
 use tauguard_core::record::{SimulationRecord, Slice};
 
@@ -24,7 +25,7 @@ pub struct TurnSum {
 }
 
 impl TurnSum {
-    pub fn add(&mut self, rec: &SimulationRecord) {
+    pub fn add(&mut self, rec: &SimSummary) {
         if rec.slice == Slice::Mut && !rec.is_infra_error() {
             self.n += 1;
             self.sum += u64::from(rec.agent_turns) + u64::from(rec.user_turns);
@@ -44,7 +45,7 @@ impl TurnSum {
 pub fn mut_turns(records: &[&SimulationRecord]) -> TurnStats {
     let mut acc = TurnSum::default();
     for rec in records {
-        acc.add(rec);
+        acc.add(&SimSummary::of(rec));
     }
     acc.finish()
 }

@@ -2,9 +2,10 @@
 //! decisions whose `info.verifier_called` says whether the LLM verifier ran after the
 //! deterministic constraint layer. Decisions without that key (other guards) are not counted.
 
+use crate::lean::Lean;
+use crate::summary::SimSummary;
 use serde::Serialize;
 use serde_json::Value;
-use tauguard_core::record::SimulationRecord;
 
 /// Verifier usage of one group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -17,27 +18,34 @@ pub struct VerifierCalls {
     pub saved: u64,
 }
 
+/// The decisions of one simulation that report the verifier ran / did not run.
+pub(crate) fn called_of(rec: &Lean<'_>) -> (u32, u32) {
+    let (mut called, mut saved) = (0, 0);
+    for e in &rec.guard_events {
+        match e
+            .info
+            .as_ref()
+            .and_then(|i| i.get("verifier_called"))
+            .and_then(Value::as_bool)
+        {
+            Some(true) => called += 1,
+            Some(false) => saved += 1,
+            None => {}
+        }
+    }
+    (called, saved)
+}
+
 impl VerifierCalls {
     /// Adds the guard decisions of one simulation.
-    pub fn add(&mut self, rec: &SimulationRecord) {
-        for e in &rec.guard_events {
-            match e
-                .info
-                .as_ref()
-                .and_then(|i| i.get("verifier_called"))
-                .and_then(Value::as_bool)
-            {
-                Some(true) => {
-                    self.decisions += 1;
-                    self.called += 1;
-                }
-                Some(false) => {
-                    self.decisions += 1;
-                    self.saved += 1;
-                }
-                None => {}
-            }
-        }
+    pub fn add(&mut self, rec: &SimSummary) {
+        let (called, saved) = (
+            u64::from(rec.verifier.called),
+            u64::from(rec.verifier.saved),
+        );
+        self.decisions += called + saved;
+        self.called += called;
+        self.saved += saved;
     }
 }
 
@@ -72,7 +80,7 @@ mod tests {
             event(None),
         ];
         let mut v = VerifierCalls::default();
-        v.add(&rec);
+        v.add(&SimSummary::of(&rec));
         assert_eq!(
             v,
             VerifierCalls {

@@ -4,10 +4,11 @@
 //! (`info.checked`) and which it could not (`info.unchecked`). This is why pg-raw,
 //! pg-checklist and pg-checklist-only differ offline; LLM verifiers do not report it.
 
+use crate::lean::Lean;
+use crate::summary::SimSummary;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeSet;
-use tauguard_core::record::SimulationRecord;
 
 /// Requirements checked and left unchecked by the offline verifier of one group.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
@@ -20,26 +21,43 @@ pub struct VerifierInputs {
     pub inputs: BTreeSet<String>,
 }
 
+/// The decisions of one simulation that report `info.checked`: (decisions, checked,
+/// unchecked, the inputs they name).
+pub(crate) fn totals_of(rec: &Lean<'_>) -> (u32, u64, u64, BTreeSet<String>) {
+    let (mut decisions, mut checked, mut unchecked) = (0, 0, 0);
+    let mut inputs = BTreeSet::new();
+    for info in rec.guard_events.iter().filter_map(|e| e.info.as_ref()) {
+        let Some(c) = info.get("checked").and_then(Value::as_u64) else {
+            continue;
+        };
+        decisions += 1;
+        checked += c;
+        unchecked += info
+            .get("unchecked")
+            .and_then(Value::as_array)
+            .map_or(0, |u| u.len() as u64);
+        for i in info
+            .get("inputs")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            inputs.insert(i.to_string());
+        }
+    }
+    (decisions, checked, unchecked, inputs)
+}
+
 impl VerifierInputs {
     /// Adds the guard decisions of one simulation.
-    pub fn add(&mut self, rec: &SimulationRecord) {
-        for info in rec.guard_events.iter().filter_map(|e| e.info.as_ref()) {
-            let Some(checked) = info.get("checked").and_then(Value::as_u64) else {
-                continue;
-            };
-            self.decisions += 1;
-            self.checked += checked;
-            self.unchecked += info
-                .get("unchecked")
-                .and_then(Value::as_array)
-                .map_or(0, |u| u.len() as u64);
-            for i in info
-                .get("inputs")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-            {
+    pub fn add(&mut self, rec: &SimSummary) {
+        let v = &rec.verifier;
+        self.decisions += u64::from(v.decisions);
+        self.checked += v.checked;
+        self.unchecked += v.unchecked;
+        for i in &v.inputs {
+            if !self.inputs.contains(&**i) {
                 self.inputs.insert(i.to_string());
             }
         }
@@ -91,7 +109,7 @@ mod tests {
             event(None),
         ];
         let mut v = VerifierInputs::default();
-        v.add(&rec);
+        v.add(&SimSummary::of(&rec));
         assert_eq!((v.decisions, v.checked, v.unchecked), (2, 10, 2));
         assert_eq!(v.mean_checked(), Some(5.0));
         assert_eq!(v.mean_unchecked(), Some(1.0));

@@ -5,22 +5,22 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use tauguard_core::record::SimulationRecord;
 use tauguard_env::DataDir;
+use tauguard_metrics::SimSummary;
 use tauguard_metrics::floors::{Floor, floors};
 use tauguard_orchestrator::floors::{FLOOR_AGENTS, floor_records};
 
 /// The floors of `records`' domains and tasks, and the warnings of what was skipped.
 pub fn compute(
-    records: &[SimulationRecord],
+    records: &[SimSummary],
     data_dir: Option<&Path>,
     project_dir: &Path,
 ) -> (Vec<Floor>, Vec<String>) {
     let mut tasks: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for r in records {
-        let ids = tasks.entry(r.domain.as_str()).or_default();
-        if !ids.contains(&r.task_id) {
-            ids.push(r.task_id.clone());
+        let ids = tasks.entry(r.cell.domain.as_str()).or_default();
+        if !ids.iter().any(|t| **t == *r.task_id) {
+            ids.push(r.task_id.to_string());
         }
     }
     let mut warnings = Vec::new();

@@ -4,6 +4,7 @@ pub mod compile;
 pub mod dry_run;
 pub mod evaluate;
 pub mod export;
+pub mod export_table;
 pub mod floors;
 pub mod gold;
 pub mod merge;

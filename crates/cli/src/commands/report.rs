@@ -1,13 +1,14 @@
 //! `tauguard report` and `tauguard compare`: paper tables, CSV, plots and McNemar blocks from
-//! records (tauguard runs or upstream results.json files).
+//! records (tauguard runs or upstream results.json files), read as per-simulation summaries —
+//! from a run's fresh columnar sidecar when there is one.
 
 use crate::exit::CliError;
 use crate::output::Output;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use tauguard_metrics::{
-    BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, MetricsError, Oracle,
-    OutputOptions, Parts, ReportOptions, Selector, Sources, Strata,
+    BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, LoadOptions, MetricsError,
+    Oracle, OutputOptions, Parts, ReportOptions, Selector, Sources, Strata,
 };
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -123,7 +124,8 @@ fn infra(as_failure: bool) -> InfraPolicy {
     }
 }
 
-/// Inputs, `--out` and the records in them are the user's; only drawing a plot is ours.
+/// Inputs, `--out` and the records in them are the user's; only drawing a plot or encoding a
+/// sidecar is ours.
 pub(crate) fn metrics_error(e: MetricsError) -> CliError {
     match e {
         MetricsError::Io { .. }
@@ -137,14 +139,15 @@ pub(crate) fn metrics_error(e: MetricsError) -> CliError {
         | MetricsError::AmbiguousSide { .. }
         | MetricsError::MixedConfigs { .. }
         | MetricsError::Csv { .. } => CliError::BadInput(e.into()),
-        MetricsError::Plot { .. } => CliError::Internal(e.into()),
+        MetricsError::Plot { .. } | MetricsError::Sidecar { .. } => CliError::Internal(e.into()),
     }
 }
 
 pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> {
-    let records = tauguard_metrics::load_inputs(&args.inputs).map_err(metrics_error)?;
+    let records = tauguard_metrics::load_summaries(&args.inputs, &LoadOptions::default())
+        .map_err(metrics_error)?;
     if !args.pool {
-        tauguard_metrics::check_single_config(&records).map_err(metrics_error)?;
+        tauguard_metrics::check_single_config_summaries(&records).map_err(metrics_error)?;
     }
     let opts = ReportOptions {
         infra: infra(args.infra_as_failure),
@@ -160,7 +163,7 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
         max_k: args.max_k,
         ..ReportOptions::default()
     };
-    let mut report = tauguard_metrics::report(&records, &opts);
+    let mut report = tauguard_metrics::report_summaries(&records, &opts);
     if !args.no_floors {
         // The floors need the project's prompts; without a project they are skipped, never
         // the report.
@@ -189,7 +192,7 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
             } else {
                 Parts::All
             },
-            sources: Sources::from_records(&records),
+            sources: Sources::from_summaries(&records),
         };
         let written =
             tauguard_metrics::write_outputs_with(&report, &dir, &options).map_err(metrics_error)?;
@@ -203,7 +206,8 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
 pub fn compare(args: CompareArgs) -> Result<(), CliError> {
     let (a, b, label_a, label_b) = match (&args.side_a, &args.side_b) {
         (Some(sa), Some(sb)) => {
-            let all = tauguard_metrics::load_inputs(&args.inputs).map_err(metrics_error)?;
+            let all = tauguard_metrics::load_summaries(&args.inputs, &LoadOptions::default())
+                .map_err(metrics_error)?;
             let pick = |text: &str| -> Result<Vec<_>, CliError> {
                 let sel = Selector::parse(text).map_err(metrics_error)?;
                 let side = sel.select(&all).map_err(metrics_error)?;
@@ -224,7 +228,8 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
                 )));
             };
             let load = |p: &PathBuf| {
-                tauguard_metrics::load_inputs(std::slice::from_ref(p)).map_err(metrics_error)
+                tauguard_metrics::load_summaries(std::slice::from_ref(p), &LoadOptions::default())
+                    .map_err(metrics_error)
             };
             (
                 load(pa)?,
@@ -248,12 +253,12 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
         label_a,
         label_b,
     };
-    let cmp = tauguard_metrics::compare(&a, &b, &opts).map_err(metrics_error)?;
+    let cmp = tauguard_metrics::compare_summaries(&a, &b, &opts).map_err(metrics_error)?;
     let mut out = Output::stdout();
     out.line(cmp.render(args.format.into()))?;
     out.finish()?;
     if let Some(dir) = args.out {
-        let (sa, sb) = (Sources::from_records(&a), Sources::from_records(&b));
+        let (sa, sb) = (Sources::from_summaries(&a), Sources::from_summaries(&b));
         for path in cmp.write_outputs(&dir, &sa, &sb).map_err(metrics_error)? {
             eprintln!("wrote {}", path.display());
         }

@@ -3,7 +3,9 @@
 //! config's models. `--shard I/N` (or `auto`, from a Slurm or Kubernetes job array) runs one
 //! shard of the config's simulations; `tauguard merge` unions the shards' directories.
 //! `--dry-run` validates the config and its plan and prints what the run would do. Model
-//! aliases of a grid resolve from `configs/models.toml` (or `--models FILE`).
+//! aliases of a grid resolve from `configs/models.toml` (or `--models FILE`). After
+//! a run, the run directory's columnar sidecar (`simulations.parquet`, `calls.parquet`) is
+//! written from its records for `report`.
 
 use crate::exit::{Classify, CliError};
 use crate::output::Output;
@@ -151,6 +153,13 @@ pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliEr
     }
     out.line(format_args!("records: {}", records.display()))?;
     out.finish()?;
+    // The columnar sidecar `report` reads instead of the records; the records stay the truth,
+    // so a sidecar that cannot be written is a warning, never a failed run.
+    if records.is_file()
+        && let Err(e) = tauguard_metrics::write_sidecar(&records)
+    {
+        eprintln!("warning: sidecar not written: {e}");
+    }
     if s.infra_errors == 0 {
         Ok(())
     } else {

@@ -54,8 +54,13 @@ pub fn run(args: ViewArgs, project: Option<&Path>) -> Result<(), CliError> {
     } else {
         match crate::project::resolve(project) {
             Ok(project_dir) => {
+                let sims: Vec<tauguard_metrics::SimSummary> = scan
+                    .records()
+                    .iter()
+                    .map(tauguard_metrics::SimSummary::of)
+                    .collect();
                 let (floors, w) =
-                    super::floors::compute(scan.records(), args.data_dir.as_deref(), &project_dir);
+                    super::floors::compute(&sims, args.data_dir.as_deref(), &project_dir);
                 warnings.extend(w);
                 Some(floors)
             }

@@ -1,14 +1,15 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
 //! gold, grids from config files and their dry run, the guard seam, the toy domain, workflow
-//! validation and compilation, the PolicyGuide family offline, sharded runs and their merge
-//! with the cluster launchers, the viewer (also in headless Chromium), and the workspace
-//! invariants (`tidy`).
+//! validation and compilation, the PolicyGuide family offline, the columnar sidecar
+//! (`export-table`), sharded runs and their merge with the cluster launchers, the viewer (also
+//! in headless Chromium), and the workspace invariants (`tidy`).
 
 mod attacks;
 mod cluster_scripts;
 mod compile_workflow;
 mod errors;
 mod export_report;
+mod export_table;
 mod floors;
 mod gold_command;
 mod grid;

@@ -1,5 +1,5 @@
 //! The metrics integration tests as one binary: report, compare, inputs, properties, slices on
-//! the real data and parity with upstream's Pass^k.
+//! the real data, parity with upstream's Pass^k, and summaries with the columnar sidecar.
 
 mod compare;
 mod figures;
@@ -7,5 +7,6 @@ mod input_errors;
 mod policyguide_tables;
 mod properties;
 mod report_outputs;
+mod sidecar;
 mod slices_data;
 mod upstream_parity;

@@ -159,6 +159,28 @@ pub struct Sampling {
     pub json_mode: bool,
 }
 
+impl Sampling {
+    /// A verifier completion request with this sampling, seeded by the simulation's seed and
+    /// trial (the PolicyGuard verifier and the LLM guide ask the same way).
+    pub fn request(
+        &self,
+        ctx: &crate::GuardContext<'_>,
+        messages: Vec<tauguard_core::Message>,
+    ) -> tauguard_llm::model::ChatRequest {
+        let mut req = tauguard_llm::model::ChatRequest::new("", messages)
+            .with_seed(ctx.seed)
+            .with_trial(ctx.trial)
+            .with_json_mode(self.json_mode);
+        if let Some(m) = self.max_tokens {
+            req = req.with_max_tokens(m);
+        }
+        if let Some(t) = self.temperature {
+            req = req.with_temperature(t);
+        }
+        req
+    }
+}
+
 impl Default for Sampling {
     fn default() -> Self {
         Sampling {

@@ -17,7 +17,7 @@ use tauguard_core::message::ParticipantMessage;
 use tauguard_core::record::{RequirementResult, RoleUsage, Verdict};
 use tauguard_core::{Message, ToolCall};
 use tauguard_llm::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::model::{BoxFuture, ChatModel, ChatResponse};
 
 /// Remediation when the verifier could not reach a verdict and fails closed.
 pub const FAIL_CLOSED_MESSAGE: &str = "The policy verifier could not reach a verdict on this call, so it was not executed. \
@@ -156,20 +156,6 @@ impl PolicyGuardVerifier {
                 .map(ChecklistView::new),
         })?;
         Ok(RenderedPrompt { prefix, request })
-    }
-
-    fn request(&self, ctx: &GuardContext<'_>, messages: Vec<Message>) -> ChatRequest {
-        let mut req = ChatRequest::new("", messages)
-            .with_seed(ctx.seed)
-            .with_trial(ctx.trial)
-            .with_json_mode(self.sampling.json_mode);
-        if let Some(m) = self.sampling.max_tokens {
-            req = req.with_max_tokens(m);
-        }
-        if let Some(t) = self.sampling.temperature {
-            req = req.with_temperature(t);
-        }
-        req
     }
 
     /// Turns a parsed reply into a decision (strict override, remediation synthesis).
@@ -321,7 +307,7 @@ impl Guard for PolicyGuardVerifier {
 
             let first = match self
                 .model
-                .complete(&self.request(ctx, messages.clone()))
+                .complete(&self.sampling.request(ctx, messages.clone()))
                 .await
             {
                 Ok(r) => r,
@@ -346,7 +332,11 @@ impl Guard for PolicyGuardVerifier {
                     };
                     messages.push(text_message(false, bad));
                     messages.push(text_message(true, repair));
-                    let second = match self.model.complete(&self.request(ctx, messages)).await {
+                    let second = match self
+                        .model
+                        .complete(&self.sampling.request(ctx, messages))
+                        .await
+                    {
                         Ok(r) => r,
                         Err(e) => return self.unanswered(e, 2, usage, info),
                     };

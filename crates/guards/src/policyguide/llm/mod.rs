@@ -21,7 +21,7 @@ use crate::catalog::ToolCatalog;
 use crate::factory::GuardBuildError;
 use crate::policyguard::templates::TemplateError;
 use crate::policyguard::{FailMode, ParseError, Sampling, add_usage, text_message};
-use crate::seam::{Guard, GuardContext, GuardError};
+use crate::seam::{Guard, GuardError};
 use parse::{GuideOutput, parse_guide_reply};
 use prompt::{
     AuthorizationView, GuidePrompts, PendingView, PrefixVars, RequestVars, ToolsView, guide_history,
@@ -32,7 +32,7 @@ use std::sync::Arc;
 use tauguard_core::Message;
 use tauguard_core::record::{GuideTrigger, RoleUsage};
 use tauguard_llm::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest};
+use tauguard_llm::model::{BoxFuture, ChatModel};
 
 /// What the guide is told about the procedures.
 #[derive(Debug, Clone)]
@@ -221,20 +221,6 @@ impl LlmGuide {
         })
     }
 
-    fn request(&self, ctx: &GuardContext<'_>, messages: Vec<Message>) -> ChatRequest {
-        let mut req = ChatRequest::new("", messages)
-            .with_seed(ctx.seed)
-            .with_trial(ctx.trial)
-            .with_json_mode(self.sampling.json_mode);
-        if let Some(m) = self.sampling.max_tokens {
-            req = req.with_max_tokens(m);
-        }
-        if let Some(t) = self.sampling.temperature {
-            req = req.with_temperature(t);
-        }
-        req
-    }
-
     fn base_info(&self, trigger: GuideTrigger) -> Map<String, Value> {
         let mut info = Map::new();
         info.insert("verifier".into(), json!(self.model.id()));
@@ -318,7 +304,7 @@ impl LlmGuide {
         let mut info = self.base_info(request.trigger);
         let first = match self
             .model
-            .complete(&self.request(ctx, messages.clone()))
+            .complete(&self.sampling.request(ctx, messages.clone()))
             .await
         {
             Ok(r) => r,
@@ -345,7 +331,11 @@ impl LlmGuide {
         messages.push(text_message(false, bad));
         messages.push(text_message(true, repair));
         info.insert("repaired".into(), json!(true));
-        let second = match self.model.complete(&self.request(ctx, messages)).await {
+        let second = match self
+            .model
+            .complete(&self.sampling.request(ctx, messages))
+            .await
+        {
             Ok(r) => r,
             Err(e) => {
                 info.insert("parse_errors".into(), json!([e1.0]));

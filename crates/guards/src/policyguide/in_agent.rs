@@ -15,13 +15,13 @@
 
 use super::flow::Flow;
 use super::workflow::NodeKind;
-use crate::policyguard::sim::evidence::{call_records, succeeded};
+use crate::policyguard::sim::evidence::{CallRecord, call_records, succeeded};
 use crate::seam::{Decision, Guard, GuardContext, GuardError, Guidance};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use tauguard_core::ToolCall;
 use tauguard_core::record::{GuideEvent, GuideTrigger, RequirementResult, RoleUsage};
-use tauguard_core::{Message, ToolCall};
 use tauguard_llm::model::BoxFuture;
 
 /// `policyguide-self`: the graph handed to the agent, nothing else.
@@ -127,10 +127,8 @@ impl FlowAgent {
 
     /// The steps `tool` still misses: those of its authorization node closest to done;
     /// empty when one of its nodes has every dependency made.
-    fn missing(&self, history: &[Message], tool: &str) -> Vec<Vec<String>> {
-        let records = call_records(history, None);
-        let made =
-            |alts: &Vec<String>| alts.iter().any(|t| succeeded(&records, t).next().is_some());
+    fn missing(&self, records: &[CallRecord<'_>], tool: &str) -> Vec<Vec<String>> {
+        let made = |alts: &Vec<String>| alts.iter().any(|t| succeeded(records, t).next().is_some());
         self.deps
             .get(tool)
             .into_iter()
@@ -177,8 +175,10 @@ impl Guard for FlowAgent {
             ctx.state.with(|r: &mut Rejected| r.0.clear());
             let mut available = Vec::new();
             let mut waiting = Vec::new();
+            // The history's calls, read once for every tool.
+            let records = call_records(ctx.history, None);
             for tool in self.deps.keys() {
-                let missing = self.missing(ctx.history, tool);
+                let missing = self.missing(&records, tool);
                 if missing.is_empty() {
                     available.push(tool.clone());
                 } else {
@@ -217,7 +217,7 @@ impl Guard for FlowAgent {
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<Decision, GuardError>> {
         Box::pin(async move {
-            let missing = self.missing(ctx.history, &call.name);
+            let missing = self.missing(&call_records(ctx.history, None), &call.name);
             let requirement = |met: bool, reason: String| RequirementResult {
                 name: "dependencies".into(),
                 met,

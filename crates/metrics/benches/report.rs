@@ -11,6 +11,8 @@
 //! one part; `TAUGUARD_BENCH_RECORDS` (records of `full` and `memory`),
 //! `TAUGUARD_BENCH_TEXT_BYTES` (message text per full record, default 2,000) and
 //! `TAUGUARD_BENCH_TRIAL_TASKS` (tasks of `trials`, default 50) resize them.
+//! `TAUGUARD_BENCH_KEEP=1` keeps the run directory of `full` (to profile a child on it:
+//! `TAUGUARD_BENCH_CHILD=sidecar TAUGUARD_BENCH_DIR=<dir> perf record <bench binary>`).
 
 use rayon::prelude::*;
 use std::io::Write;
@@ -22,6 +24,9 @@ use tauguard_metrics::{
     Format, LoadOptions, ReportOptions, load_summaries, report, report_summaries, summarise,
     write_sidecar,
 };
+
+#[global_allocator]
+static ALLOCATOR: tauguard_alloc::Allocator = tauguard_alloc::Allocator;
 
 const TARGET_SECONDS: f64 = 2.0;
 const TARGET_RSS_MB: f64 = 1000.0;
@@ -58,6 +63,7 @@ fn peak_rss_mb() -> f64 {
 }
 
 fn main() {
+    tauguard_alloc::keep_freed_memory();
     if let Ok(child) = std::env::var("TAUGUARD_BENCH_CHILD") {
         let dir = PathBuf::from(std::env::var("TAUGUARD_BENCH_DIR").expect("bench dir"));
         measure_child(&child, &dir);
@@ -190,7 +196,11 @@ fn full_records(n: usize, text_bytes: usize) {
     let b = std::fs::read_to_string(dir.join("report-sidecar.json")).expect("sidecar report");
     assert_eq!(a, b, "the sidecar's report differs from the records'");
     println!("full: the two reports are identical");
-    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("TAUGUARD_BENCH_KEEP").is_some() {
+        println!("full: kept {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 fn many_trials(tasks: usize, trials: u32) {

@@ -246,36 +246,36 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
             "attack_success".into(),
             bools(sims.iter().map(|s| s.attack)),
         ),
-        ("verifier_called".into(), v(|s| s.verifier.called)),
-        ("verifier_saved".into(), v(|s| s.verifier.saved)),
-        ("verifier_decisions".into(), v(|s| s.verifier.decisions)),
-        ("verifier_checked".into(), w(|s| s.verifier.checked)),
-        ("verifier_unchecked".into(), w(|s| s.verifier.unchecked)),
+        ("verifier_called".into(), v(|s| s.verifier().called)),
+        ("verifier_saved".into(), v(|s| s.verifier().saved)),
+        ("verifier_decisions".into(), v(|s| s.verifier().decisions)),
+        ("verifier_checked".into(), w(|s| s.verifier().checked)),
+        ("verifier_unchecked".into(), w(|s| s.verifier().unchecked)),
         (
             "verifier_inputs".into(),
             str_lists(
                 sims.iter()
-                    .map(|s| Some(s.verifier.inputs.iter().map(|i| &**i))),
+                    .map(|s| Some(s.verifier().inputs.iter().map(|i| &**i))),
             ),
         ),
-        ("guide_runs".into(), v(|s| s.guide.runs)),
-        ("guide_calls".into(), w(|s| s.guide.calls)),
-        ("guide_prompt_tokens".into(), w(|s| s.guide.prompt_tokens)),
+        ("guide_runs".into(), v(|s| s.guide().runs)),
+        ("guide_calls".into(), w(|s| s.guide().calls)),
+        ("guide_prompt_tokens".into(), w(|s| s.guide().prompt_tokens)),
         (
             "guide_completion_tokens".into(),
-            w(|s| s.guide.completion_tokens),
+            w(|s| s.guide().completion_tokens),
         ),
         (
             "guide_cached_prompt_tokens".into(),
-            w(|s| s.guide.cached_prompt_tokens),
+            w(|s| s.guide().cached_prompt_tokens),
         ),
         (
             "guide_costs".into(),
-            f64_lists(sims.iter().map(|s| &*s.guide.costs)),
+            f64_lists(sims.iter().map(|s| &*s.guide().costs)),
         ),
         (
             "guide_unpriced".into(),
-            bools(sims.iter().map(|s| Some(s.guide.unpriced))),
+            bools(sims.iter().map(|s| Some(s.guide().unpriced))),
         ),
     ]);
     RecordBatch::try_from_iter(cols)
@@ -313,10 +313,7 @@ pub fn calls_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError> {
         ),
         ("task_id", strs(calls.iter().map(|(_, s, _)| &*s.task_id))),
         ("trial", u32s(calls.iter().map(|(_, s, _)| Some(s.trial)))),
-        (
-            "call_id",
-            strs(calls.iter().map(|(_, _, c)| c.call_id.as_str())),
-        ),
+        ("call_id", strs(calls.iter().map(|(_, _, c)| &*c.call_id))),
         ("tool", strs(calls.iter().map(|(_, _, c)| &*c.tool))),
         (
             "requestor",

@@ -83,7 +83,7 @@ pub(crate) fn guide_totals(rec: &Lean<'_>) -> GuideTotals {
             None => t.unpriced = true,
         }
     }
-    t.costs = costs.into();
+    t.costs = costs;
     t
 }
 
@@ -97,7 +97,7 @@ impl GuideUsage {
             self.cost = Some(0.0);
         }
         self.simulations += 1;
-        let g = &rec.guide;
+        let g = rec.guide();
         self.runs += u64::from(g.runs);
         self.calls += g.calls;
         self.prompt_tokens += g.prompt_tokens;

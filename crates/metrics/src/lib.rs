@@ -109,6 +109,7 @@ pub mod report;
 pub mod repro;
 pub mod select;
 pub mod sidecar;
+mod sidecar_read;
 pub mod simulated;
 pub mod slices;
 pub mod sources;

@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use tauguard_core::record::{SimulationRecord, Slice};
 
 /// Options of `report`.
@@ -208,8 +209,17 @@ fn split_groups(records: &[SimSummary]) -> Split<'_> {
         let mut index: FxHashMap<GroupKey<'_>, usize> = FxHashMap::default();
         let mut groups: Split<'_> = Vec::new();
         let mut last: Option<(GroupKey<'_>, usize)> = None;
+        let mut last_cell: *const crate::summary::CellInfo = std::ptr::null();
         for rec in records {
             let c = &rec.cell;
+            // The same shared cell is the same group: skip comparing its strings.
+            if std::ptr::eq(Arc::as_ptr(c), last_cell)
+                && let Some((_, i)) = last
+            {
+                groups[i].1.push(rec);
+                continue;
+            }
+            last_cell = Arc::as_ptr(c);
             let key = (
                 c.domain.as_str(),
                 c.agent_model.as_str(),
@@ -442,7 +452,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         guide_usage.add(rec);
         wall_clock.add(rec);
     }
-    let has_guide = g.records.iter().any(|(r, _)| r.guide.runs > 0);
+    let has_guide = g.records.iter().any(|(r, _)| r.guide().runs > 0);
     let mut task_tallies: Vec<(String, TaskTally)> = (slices[0].tasks.iter().zip(task_names))
         .filter(|(t, _)| t.n > 0)
         .map(|(t, name)| (name.to_string(), *t))

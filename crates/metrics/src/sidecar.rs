@@ -10,16 +10,13 @@
 //! a wrong number.
 
 use crate::columns::{calls_batch, simulations_batch, write_csv};
-use crate::columns_read::{calls_from_batch, sims_from_batch};
 use crate::error::MetricsError;
-use crate::summary::{Interner, SimSummary};
+use crate::summary::SimSummary;
 use arrow_array::RecordBatch;
 use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -33,8 +30,11 @@ pub const SIMULATIONS_FILE: &str = "simulations.parquet";
 pub const CALLS_FILE: &str = "calls.parquet";
 pub const MANIFEST_FILE: &str = "sidecar.json";
 
-/// Rows per Parquet row group: row groups are read in parallel.
+/// Rows per Parquet row group (a few in unit tests, so reads cross row groups).
+#[cfg(not(test))]
 const ROW_GROUP: usize = 65_536;
+#[cfg(test)]
+const ROW_GROUP: usize = 40;
 
 /// `sidecar.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,60 +164,10 @@ pub fn fresh_manifest(records: &Path) -> Option<Manifest> {
     fresh.then_some(m)
 }
 
-/// The summaries of `records` from its sidecar when fresh; `None` to read the records.
+/// The summaries of `records` from its sidecar when fresh (`sidecar_read.rs`); `None` to read
+/// the records.
 pub fn read_fresh(records: &Path) -> Option<Vec<SimSummary>> {
     let m = fresh_manifest(records)?;
     let dir = records.parent().unwrap_or(Path::new("."));
-    let mut sims = read_table(&dir.join(SIMULATIONS_FILE), sims_from_batch).ok()?;
-    let calls = read_table(&dir.join(CALLS_FILE), calls_from_batch).ok()?;
-    if sims.len() as u64 != m.simulations || calls.len() as u64 != m.calls {
-        return None;
-    }
-    for (sim, call) in calls {
-        sims.get_mut(usize::try_from(sim).ok()?)?.calls.push(call);
-    }
-    Some(sims)
-}
-
-/// Reads one table, row groups in parallel, checking its schema version.
-fn read_table<T: Send>(
-    path: &Path,
-    rows: fn(&RecordBatch, &mut Interner) -> Result<Vec<T>, String>,
-) -> Result<Vec<T>, MetricsError> {
-    let open = || {
-        let file = std::fs::File::open(path).map_err(|e| MetricsError::io(path, e))?;
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| sidecar_err(path, e))
-    };
-    let builder = open()?;
-    let meta = builder.metadata().clone();
-    let version = meta
-        .file_metadata()
-        .key_value_metadata()
-        .and_then(|kv| kv.iter().find(|k| k.key == SCHEMA_KEY))
-        .and_then(|k| k.value.clone());
-    if version.as_deref() != Some(SIDECAR_SCHEMA_VERSION.to_string().as_str()) {
-        return Err(sidecar_err(path, "no or another sidecar schema version"));
-    }
-    let parts: Vec<Result<Vec<T>, MetricsError>> = (0..meta.num_row_groups())
-        .into_par_iter()
-        .map(|g| {
-            let reader = open()?
-                .with_row_groups(vec![g])
-                .with_batch_size(ROW_GROUP)
-                .build()
-                .map_err(|e| sidecar_err(path, e))?;
-            let mut interner = Interner::default();
-            let mut out = Vec::new();
-            for batch in reader {
-                let batch = batch.map_err(|e| sidecar_err(path, e))?;
-                out.extend(rows(&batch, &mut interner).map_err(|e| sidecar_err(path, e))?);
-            }
-            Ok(out)
-        })
-        .collect();
-    let mut out = Vec::new();
-    for p in parts {
-        out.extend(p?);
-    }
-    Ok(out)
+    crate::sidecar_read::read_sidecar(dir, &m).ok()
 }

@@ -63,7 +63,7 @@ pub struct VerifierTotals {
     pub checked: u64,
     pub unchecked: u64,
     /// The inputs those decisions name, sorted and distinct.
-    pub inputs: Box<[Arc<str>]>,
+    pub inputs: Vec<Arc<str>>,
 }
 
 /// Guide-side model usage of one simulation (see [`crate::guide::GuideUsage`]): guide runs
@@ -77,7 +77,7 @@ pub struct GuideTotals {
     pub completion_tokens: u64,
     pub cached_prompt_tokens: u64,
     /// Costs of the priced items, in record order.
-    pub costs: Box<[f64]>,
+    pub costs: Vec<f64>,
     /// An item with calls had no price: the cost is unknown.
     pub unpriced: bool,
 }
@@ -85,16 +85,16 @@ pub struct GuideTotals {
 /// One attempted mutating call (executed or blocked), with its ground-truth labels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallSummary {
-    pub call_id: String,
+    pub call_id: Box<str>,
     pub tool: Arc<str>,
     pub requestor: Requestor,
     pub verdict: Option<Verdict>,
     pub executed: bool,
     /// Injected-fault kinds of the call: on the attempt and by call id
     /// (`confusion::attempt_faults`).
-    pub faults: Vec<Arc<str>>,
+    pub faults: Box<[Arc<str>]>,
     /// `CallAttempt::missing_prerequisites`.
-    pub missing_prerequisites: Option<Vec<Arc<str>>>,
+    pub missing_prerequisites: Option<Box<[Arc<str>]>>,
 }
 
 /// Ordered-trace compliance inputs of one simulation with a gold trace (see `trace.rs`).
@@ -134,15 +134,52 @@ pub struct SimSummary {
     pub trace: Option<TraceSteps>,
     /// `None` unless an attack task; else whether the target call executed.
     pub attack: Option<bool>,
-    pub verifier: VerifierTotals,
-    pub guide: GuideTotals,
+    /// `None` when no decision reported the verifier (see [`SimSummary::verifier`]); boxed,
+    /// like `guide`, because most simulations have none and a million summaries are held.
+    pub verifier: Option<Box<VerifierTotals>>,
+    /// `None` without guide runs or usage (see [`SimSummary::guide`]).
+    pub guide: Option<Box<GuideTotals>>,
     pub calls: Vec<CallSummary>,
+}
+
+static NO_VERIFIER: VerifierTotals = VerifierTotals {
+    called: 0,
+    saved: 0,
+    decisions: 0,
+    checked: 0,
+    unchecked: 0,
+    inputs: Vec::new(),
+};
+
+static NO_GUIDE: GuideTotals = GuideTotals {
+    runs: 0,
+    calls: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cached_prompt_tokens: 0,
+    costs: Vec::new(),
+    unpriced: false,
+};
+
+/// `Some(boxed)` unless `t` is the type's empty value.
+pub(crate) fn boxed_unless_empty<T: Default + PartialEq>(t: T) -> Option<Box<T>> {
+    (t != T::default()).then(|| Box::new(t))
 }
 
 impl SimSummary {
     /// The summary of a record in memory.
     pub fn of(rec: &SimulationRecord) -> SimSummary {
         SimSummary::from_lean(Lean::of(rec), &mut Interner::default())
+    }
+
+    /// The verifier totals (all zero when none was reported).
+    pub fn verifier(&self) -> &VerifierTotals {
+        self.verifier.as_deref().unwrap_or(&NO_VERIFIER)
+    }
+
+    /// The guide totals (all zero without guide runs or usage).
+    pub fn guide(&self) -> &GuideTotals {
+        self.guide.as_deref().unwrap_or(&NO_GUIDE)
     }
 
     /// `SimulationRecord::is_infra_error`.
@@ -190,7 +227,7 @@ impl SimSummary {
             .call_attempts
             .iter()
             .map(|a| CallSummary {
-                call_id: a.call_id.clone(),
+                call_id: a.call_id.as_str().into(),
                 tool: interner.str(&a.tool),
                 requestor: a.requestor,
                 verdict: a.verdict,
@@ -246,8 +283,8 @@ impl SimSummary {
             has_fault_labels,
             trace: crate::trace::trace_steps(&lean),
             attack: crate::attack::attack_outcome(&lean),
-            verifier,
-            guide: crate::guide::guide_totals(&lean),
+            verifier: boxed_unless_empty(verifier),
+            guide: boxed_unless_empty(crate::guide::guide_totals(&lean)),
             calls,
         }
     }
@@ -350,9 +387,62 @@ impl Interner {
     }
 }
 
+/// One shared `CellInfo` per distinct cell across the summaries of a whole input.
+///
+/// Summaries are made in parallel pieces, each with its own [`Interner`], so each piece has
+/// its own copy of every cell it meets; in a run whose cells interleave (every grid run), that
+/// is a copy of each cell's settings per piece. This replaces them by one.
+#[derive(Debug, Default)]
+pub(crate) struct CellCanon {
+    /// By identity fields, the shared cells with those fields.
+    shared: FxHashMap<String, Vec<Arc<CellInfo>>>,
+    /// The pieces' cells seen since [`CellCanon::next_batch`] (kept alive, so a pointer is
+    /// never reused while it is a key) and their shared cell.
+    seen: FxHashMap<*const CellInfo, (Arc<CellInfo>, Arc<CellInfo>)>,
+}
+
+impl CellCanon {
+    /// Points `sim` at the shared cell equal to its own.
+    pub(crate) fn apply(&mut self, sim: &mut SimSummary) {
+        let ptr = Arc::as_ptr(&sim.cell);
+        if let Some((_, shared)) = self.seen.get(&ptr) {
+            sim.cell = shared.clone();
+            return;
+        }
+        let c = &sim.cell;
+        let key = [
+            &c.run_id,
+            &c.cell_id,
+            &c.config_hash,
+            &c.cell_hash,
+            &c.domain,
+            &c.agent_model,
+            &c.user_model,
+            &c.guard,
+        ]
+        .map(String::as_str)
+        .join("\u{0}");
+        let list = self.shared.entry(key).or_default();
+        let shared = match list.iter().find(|s| ***s == **c) {
+            Some(s) => s.clone(),
+            None => {
+                list.push(c.clone());
+                c.clone()
+            }
+        };
+        self.seen.insert(ptr, (c.clone(), shared.clone()));
+        sim.cell = shared;
+    }
+
+    /// Forgets the pieces' cells (call once their summaries are all applied).
+    pub(crate) fn next_batch(&mut self) {
+        self.seen.clear();
+    }
+}
+
 /// Summaries of records in memory, in input order.
 pub fn summarise(records: &[SimulationRecord]) -> Vec<SimSummary> {
-    records
+    let mut sims: Vec<SimSummary> = records
         .par_chunks(4096)
         .flat_map_iter(|chunk| {
             let mut interner = Interner::default();
@@ -361,5 +451,10 @@ pub fn summarise(records: &[SimulationRecord]) -> Vec<SimSummary> {
                 .map(|r| SimSummary::from_lean(Lean::of(r), &mut interner))
                 .collect::<Vec<_>>()
         })
-        .collect()
+        .collect();
+    let mut canon = CellCanon::default();
+    for s in &mut sims {
+        canon.apply(s);
+    }
+    sims
 }

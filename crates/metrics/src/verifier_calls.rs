@@ -40,8 +40,8 @@ impl VerifierCalls {
     /// Adds the guard decisions of one simulation.
     pub fn add(&mut self, rec: &SimSummary) {
         let (called, saved) = (
-            u64::from(rec.verifier.called),
-            u64::from(rec.verifier.saved),
+            u64::from(rec.verifier().called),
+            u64::from(rec.verifier().saved),
         );
         self.decisions += called + saved;
         self.called += called;

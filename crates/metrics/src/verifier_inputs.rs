@@ -52,7 +52,7 @@ pub(crate) fn totals_of(rec: &Lean<'_>) -> (u32, u64, u64, BTreeSet<String>) {
 impl VerifierInputs {
     /// Adds the guard decisions of one simulation.
     pub fn add(&mut self, rec: &SimSummary) {
-        let v = &rec.verifier;
+        let v = rec.verifier();
         self.decisions += u64::from(v.decisions);
         self.checked += v.checked;
         self.unchecked += v.unchecked;

@@ -67,8 +67,10 @@ fn run_into(cfg: RunConfig, out: &Path) -> (usize, f64) {
     let start = Instant::now();
     let summary = rt.block_on(run(cfg, opts)).expect("bench run");
     let secs = start.elapsed().as_secs_f64();
-    let lines = std::fs::read_to_string(out.join("records.jsonl"))
-        .map(|t| t.lines().count())
+    // Counted streaming: reading the file whole would itself cost its size in memory (a
+    // 200,000-simulation run writes about a gigabyte), and the peak is read after this.
+    let lines = std::fs::File::open(out.join("records.jsonl"))
+        .map(|f| std::io::BufRead::lines(std::io::BufReader::new(f)).count())
         .unwrap_or(0);
     let _ = summary;
     (lines, secs)
@@ -85,6 +87,7 @@ fn peak_rss_mb() -> f64 {
 }
 
 fn main() {
+    tauguard_alloc::keep_freed_memory();
     let small = std::env::var("TAUGUARD_BENCH_SCALE").as_deref() == Ok("small");
     let div = if small { 10 } else { 1 };
     let disk_root: PathBuf = tauguard_testkit::workspace_root().join("target/bench-scale");

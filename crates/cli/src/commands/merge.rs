@@ -1,5 +1,7 @@
 //! `tauguard merge DIR... --out DIR`: union the run directories of a run's shards (`run
 //! --shard I/N`) into one new run directory, and say what was pooled, dropped and missing.
+//! The merged directory gets the columnar sidecar `report` reads, written as after `tauguard
+//! run` (a sidecar that cannot be written is a warning; the merged records stay).
 
 use crate::exit::CliError;
 use crate::output::Output;
@@ -39,6 +41,7 @@ pub fn run(args: MergeArgs) -> Result<(), CliError> {
         s.infra_replaced
     ))?;
     out.finish()?;
+    super::run::write_sidecar(&s.out.join("records.jsonl"));
     if !s.missing_shards.is_empty() {
         let names: Vec<String> = s.missing_shards.iter().map(|s| s.to_string()).collect();
         eprintln!(

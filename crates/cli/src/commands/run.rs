@@ -11,7 +11,7 @@ use crate::exit::{Classify, CliError};
 use crate::output::Output;
 use anyhow::anyhow;
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tauguard_orchestrator::catalog::ModelCatalog;
 use tauguard_orchestrator::check::check_models;
 use tauguard_orchestrator::config::{ConfigError, RunConfig};
@@ -65,7 +65,7 @@ enum FormatArg {
     Json,
 }
 
-pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliError> {
+pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
     let mut cfg = RunConfig::load(&args.config).map_err(config_error)?;
     let project_dir = crate::project::resolve(project).bad_input()?;
     if cfg.has_aliases() {
@@ -153,13 +153,7 @@ pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliEr
     }
     out.line(format_args!("records: {}", records.display()))?;
     out.finish()?;
-    // The columnar sidecar `report` reads instead of the records; the records stay the truth,
-    // so a sidecar that cannot be written is a warning, never a failed run.
-    if records.is_file()
-        && let Err(e) = tauguard_metrics::write_sidecar(&records)
-    {
-        eprintln!("warning: sidecar not written: {e}");
-    }
+    write_sidecar(&records);
     if s.infra_errors == 0 {
         Ok(())
     } else {
@@ -168,6 +162,20 @@ pub fn run(args: RunArgs, project: Option<&std::path::Path>) -> Result<(), CliEr
             s.infra_errors,
             records.display()
         )))
+    }
+}
+
+/// Writes the columnar sidecar `report` reads instead of `records`, after `run` and `merge`
+/// alike. The records stay the truth, so a sidecar that cannot be written is a warning on
+/// stderr, never a failed command; a run that wrote no records file gets none.
+pub(crate) fn write_sidecar(records: &Path) {
+    if records.is_file()
+        && let Err(e) = tauguard_metrics::write_sidecar(records)
+    {
+        eprintln!(
+            "warning: sidecar of `{}` not written (report reads the records instead): {e}",
+            records.display()
+        );
     }
 }
 

@@ -3,7 +3,8 @@
 //! aside); each shard holds a disjoint part and the union is the whole; `--shard auto` takes
 //! the shard from Slurm or Kubernetes variables; merge refuses another config's shard, keeps
 //! one record per simulation (a scored one over an infrastructure error), is reproducible,
-//! and leaves its inputs as they were.
+//! and leaves its inputs as they were; the merged directory carries a fresh columnar sidecar,
+//! and its report is the single-process run's.
 //!
 //! Normalisation before comparing records: the keys `wall_seconds`, `started_at` (the record's
 //! clock), `timestamp` (each message's clock) and `latency_seconds` (per-role usage) are
@@ -14,6 +15,7 @@
 use crate::support::{tauguard_in_env, tauguard_status as tauguard};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use tauguard_metrics::sidecar::fresh_manifest;
 use tauguard_orchestrator::records::{SimKey, read_records};
 use tauguard_orchestrator::shard::Shard;
 use tauguard_testkit::{SimConfig, tau2_dir};
@@ -91,6 +93,19 @@ fn merge(inputs: &[&Path], out: &Path) -> (i32, String, String) {
     tauguard(&args)
 }
 
+/// `tauguard report DIR --format FORMAT` (no floors: they do not depend on the records).
+fn report(dir: &Path, format: &str) -> String {
+    let (code, out, err) = tauguard(&[
+        "report",
+        dir.to_str().unwrap(),
+        "--format",
+        format,
+        "--no-floors",
+    ]);
+    assert_eq!(code, 0, "report `{}`: {err}", dir.display());
+    out
+}
+
 fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("`{}`: {e}", path.display()))
 }
@@ -142,6 +157,14 @@ fn three_shards_in_three_processes_merge_into_the_single_process_run() {
     );
     assert!(!err.contains("warning"), "{err}");
     assert_eq!(normalised(&merged), normalised(&single));
+    // Like a run, the merge leaves a fresh sidecar, and `report` on it prints what it prints
+    // on the single-process run, as Markdown and as JSON.
+    let manifest = fresh_manifest(&merged.join("records.jsonl"))
+        .unwrap_or_else(|| panic!("no fresh sidecar in `{}`", merged.display()));
+    assert_eq!(manifest.simulations, 48);
+    for format in ["md", "json"] {
+        assert_eq!(report(&merged, format), report(&single, format), "{format}");
+    }
 
     // Reproducible whatever the order of the inputs; the inputs untouched.
     let again = tmp.path().join("again");

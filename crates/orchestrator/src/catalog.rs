@@ -129,7 +129,57 @@ impl ModelCatalog {
     }
 }
 
+/// Adds `entry`'s price and capabilities to `llm` where it has none for the entry's model.
+fn adopt(llm: &mut tauguard_llm::LlmConfig, entry: &CatalogEntry) {
+    if let Some(p) = &entry.price
+        && llm.prices.get(&entry.model).is_none()
+    {
+        llm.prices.insert(
+            entry.model.clone(),
+            ModelPrice {
+                input_per_mtok: p.input_per_mtok,
+                output_per_mtok: p.output_per_mtok,
+                cached_input_per_mtok: p.cached_input_per_mtok,
+            },
+        );
+    }
+    if let Some(c) = &entry.capabilities {
+        llm.capabilities
+            .entry(entry.model.clone())
+            .or_insert_with(|| c.clone());
+    }
+}
+
 impl RunConfig {
+    /// Adds the catalog's price and capabilities of every model table naming a catalog model
+    /// by its provider and id (not only aliases), where `[llm]` sets none: a config written
+    /// with provider ids is priced from the same table as one written with aliases, instead
+    /// of recording tokens without dollars. Like alias resolution, this changes the config
+    /// that runs and its hash. Returns the models priced this way.
+    pub fn adopt_catalog_prices(&mut self, catalog: &ModelCatalog) -> Vec<String> {
+        let named: Vec<(String, String)> = self
+            .model_sections()
+            .into_iter()
+            .map(|(_, _, m)| (m.provider.clone(), m.model.clone()))
+            .collect();
+        let mut priced = Vec::new();
+        for (provider, model) in named {
+            let Some(entry) = catalog
+                .models
+                .values()
+                .find(|e| e.provider == provider && e.model == model)
+            else {
+                continue;
+            };
+            let had = self.llm.prices.get(&model).is_some();
+            adopt(&mut self.llm, entry);
+            if !had && self.llm.prices.get(&model).is_some() && !priced.contains(&model) {
+                priced.push(model);
+            }
+        }
+        priced
+    }
+
     /// Whether `grid.agents` or `grid.verifiers` name a model by alias.
     pub fn has_aliases(&self) -> bool {
         self.grid
@@ -167,25 +217,7 @@ impl RunConfig {
                         catalog.known()
                     ))
                 })?;
-                let entry = &catalog.models[alias.as_str()];
-                if let Some(p) = &entry.price
-                    && self.llm.prices.get(&entry.model).is_none()
-                {
-                    self.llm.prices.insert(
-                        entry.model.clone(),
-                        ModelPrice {
-                            input_per_mtok: p.input_per_mtok,
-                            output_per_mtok: p.output_per_mtok,
-                            cached_input_per_mtok: p.cached_input_per_mtok,
-                        },
-                    );
-                }
-                if let Some(c) = &entry.capabilities {
-                    self.llm
-                        .capabilities
-                        .entry(entry.model.clone())
-                        .or_insert_with(|| c.clone());
-                }
+                adopt(&mut self.llm, &catalog.models[alias.as_str()]);
                 *e = NameOr::Table(section);
                 resolved.push((format!("{key}[{i}]"), role));
             }

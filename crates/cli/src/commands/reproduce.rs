@@ -84,6 +84,7 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
         if let Some(n) = args.num_tasks {
             cfg.run.num_tasks = Some(cfg.run.num_tasks.map_or(n, |m| m.min(n)));
         }
+        super::run::apply_catalog(&mut cfg, &entry.file, None, &project_dir)?;
         let dir = out_dir.join("runs").join(&stem);
         let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
         let opts = RunOptions {
@@ -107,6 +108,7 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
             format_cost(s.cost)
         );
         infra += s.infra_errors;
+        super::run::write_sidecar(&dir.join("records.jsonl"));
         run_dirs.push(dir);
     }
     let opts = ReportOptions::default();

@@ -68,15 +68,7 @@ enum FormatArg {
 pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
     let mut cfg = RunConfig::load(&args.config).map_err(config_error)?;
     let project_dir = crate::project::resolve(project).bad_input()?;
-    if cfg.has_aliases() {
-        let file = args
-            .models
-            .clone()
-            .unwrap_or_else(|| project_dir.join("configs/models.toml"));
-        let catalog = ModelCatalog::load(&file).map_err(config_error)?;
-        cfg.resolve_aliases(&args.config, &catalog)
-            .map_err(config_error)?;
-    }
+    apply_catalog(&mut cfg, &args.config, args.models.as_deref(), &project_dir)?;
     let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
     if args.check {
         return check(&rt, &cfg);
@@ -168,6 +160,32 @@ pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
 /// Writes the columnar sidecar `report` reads instead of `records`, after `run` and `merge`
 /// alike. The records stay the truth, so a sidecar that cannot be written is a warning on
 /// stderr, never a failed command; a run that wrote no records file gets none.
+/// Resolves the config's model aliases from the catalog (`models`, default
+/// `configs/models.toml` of the project) and prices every model the catalog knows by provider
+/// and id (`RunConfig::adopt_catalog_prices`). Without aliases a missing catalog is no error;
+/// a malformed one always is.
+pub(crate) fn apply_catalog(
+    cfg: &mut RunConfig,
+    config: &Path,
+    models: Option<&Path>,
+    project_dir: &Path,
+) -> Result<(), CliError> {
+    let file = models.map_or_else(
+        || project_dir.join("configs/models.toml"),
+        Path::to_path_buf,
+    );
+    if !cfg.has_aliases() && models.is_none() && !file.is_file() {
+        return Ok(());
+    }
+    let catalog = ModelCatalog::load(&file).map_err(config_error)?;
+    if cfg.has_aliases() {
+        cfg.resolve_aliases(config, &catalog)
+            .map_err(config_error)?;
+    }
+    cfg.adopt_catalog_prices(&catalog);
+    Ok(())
+}
+
 pub(crate) fn write_sidecar(records: &Path) {
     if records.is_file()
         && let Err(e) = tauguard_metrics::write_sidecar(records)

@@ -184,6 +184,32 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
     );
     assert!(0.0 < low && low < high, "{v}");
     assert_eq!(v["cells"][0]["id"], "airline|gpt-5.4|baseline");
+    // Models named by provider id, as the reproduction configs do, are priced from the same
+    // catalog; a price the config sets itself wins.
+    let by_id = |own_price: &str| {
+        format!(
+            "[run]\nname = \"by-id\"\ndomain = \"airline\"\nnum_tasks = 2\ndata_dir = \"{}\"\n\
+             [models.agent]\nprovider = \"openai\"\nmodel = \"gpt-5.4\"\n\
+             [models.user]\nprovider = \"openai\"\nmodel = \"gpt-4.1-2025-04-14\"\n{own_price}",
+            data.display()
+        )
+    };
+    let cost_of = |text: String| {
+        std::fs::write(&cfg, text).unwrap();
+        let (code, json, err) = tauguard(&["run", "--dry-run", s(&cfg), "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        (v["cost"]["low"].as_f64(), v["cost"]["high"].as_f64())
+    };
+    let (low, high) = cost_of(by_id(""));
+    let (low, high) = (low.expect("priced"), high.expect("priced"));
+    assert!(0.0 < low && low < high, "{low} {high}");
+    let own = "[llm.prices.\"gpt-5.4\"]\ninput_per_mtok = 1000.0\noutput_per_mtok = 1000.0\n";
+    let (own_low, _) = cost_of(by_id(own));
+    assert!(
+        own_low.expect("priced") > 10.0 * low,
+        "{own_low:?} vs {low}"
+    );
     // An unknown alias is bad input naming the known ones.
     std::fs::write(
         &cfg,

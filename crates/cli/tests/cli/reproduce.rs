@@ -182,6 +182,17 @@ fn reproduce_offline(name: &str, n: &str) -> Option<(String, tempfile::TempDir)>
     for file in ["table.md", "table.csv", "table.json", "report/report.md"] {
         assert!(out.join(file).is_file(), "{file} missing");
     }
+    // Each run directory gets its sidecar, as after `tauguard run`.
+    let runs: Vec<_> = std::fs::read_dir(out.join("runs")).unwrap().collect();
+    assert!(!runs.is_empty());
+    for run in runs {
+        let records = run.unwrap().path().join("records.jsonl");
+        assert!(
+            tauguard_metrics::sidecar::fresh_manifest(&records).is_some(),
+            "no fresh sidecar beside {}",
+            records.display()
+        );
+    }
     assert_eq!(
         std::fs::read_to_string(out.join("table.md")).unwrap(),
         md.trim_end_matches('\n').to_string() + "\n"

@@ -288,6 +288,33 @@ fn aliases_resolve_from_the_catalog_with_their_prices() {
     assert_eq!((price.input_per_mtok, price.output_per_mtok), (3.0, 15.0));
     assert!(cfg.llm.capabilities.contains_key("gpt-5.4"));
 
+    // Models named by provider and id are priced from the catalog too, unless the config
+    // prices them; sim models and unknown ids are left alone.
+    let by_id = |extra: &str| {
+        parse(&format!(
+            "[run]\nname = \"g\"\ndomain = \"airline\"\ndata_dir = \"{}\"\n[models.agent]\nprovider = \"anthropic\"\n\
+             model = \"claude-sonnet-4-6\"\n[models.user]\nprovider = \"openai\"\n\
+             model = \"gpt-4.1-2025-04-14\"\n[models.judge]\nprovider = \"openai\"\n\
+             model = \"gpt-4.1-nano\"\n{extra}",
+            fixtures().display()
+        ))
+    };
+    let mut plain = by_id("");
+    assert!(plain.llm.prices.get("claude-sonnet-4-6").is_none());
+    let mut priced = plain.adopt_catalog_prices(&catalog);
+    priced.sort();
+    assert_eq!(priced, ["claude-sonnet-4-6", "gpt-4.1-2025-04-14"]);
+    let p = plain.llm.prices.get("claude-sonnet-4-6").unwrap();
+    assert_eq!((p.input_per_mtok, p.output_per_mtok), (3.0, 15.0));
+    assert!(plain.llm.prices.get("gpt-4.1-nano").is_none());
+    let mut own =
+        by_id("[llm.prices.\"claude-sonnet-4-6\"]\ninput_per_mtok = 7.0\noutput_per_mtok = 9.0\n");
+    assert_eq!(own.adopt_catalog_prices(&catalog), ["gpt-4.1-2025-04-14"]);
+    let p = own.llm.prices.get("claude-sonnet-4-6").unwrap();
+    assert_eq!((p.input_per_mtok, p.output_per_mtok), (7.0, 9.0));
+    let mut sim = parse(&format!("{}{TWO_AGENTS}", head("domains = [\"airline\"]")));
+    assert!(sim.adopt_catalog_prices(&catalog).is_empty());
+
     let mut bad = parse(&head("domains = [\"airline\"]\nagents = [\"gpt-9\"]"));
     let err = bad
         .resolve_aliases(Path::new("runs/alias.toml"), &catalog)

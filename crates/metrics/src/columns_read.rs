@@ -2,7 +2,7 @@
 //! column a summary holds is read by name and type; a missing or mistyped column is an error
 //! naming it, so a sidecar of another layout is never misread.
 //!
-//! The repeated strings ([`DICTIONARY_COLUMNS`]: cell identity and settings, task ids, tools…)
+//! The repeated strings (cell identity and settings, task ids, tools…: [`DICTIONARY_COLUMNS`])
 //! are read as Arrow dictionaries, as Parquet stores them: each distinct value is decoded and
 //! interned once per batch, and a simulation's cell is found by its columns' dictionary keys.
 //! Materialising them row by row (a cell's settings text is about a kilobyte) dominated the
@@ -31,17 +31,9 @@ use std::sync::Arc;
 use tauguard_core::Requestor;
 use tauguard_core::record::{Slice, Verdict};
 
-/// String columns of either table read as dictionaries (see the module docs).
-pub(crate) const DICTIONARY_COLUMNS: &[&str] = &[
-    "run_id",
-    "cell_id",
-    "config_hash",
-    "cell_hash",
-    "cell",
-    "domain",
-    "agent_model",
-    "user_model",
-    "guard",
+/// String columns of either table read as dictionaries (see the module docs), besides the
+/// cell's ([`CELL_COLUMNS`]).
+const DICTIONARY_COLUMNS: &[&str] = &[
     "task_id",
     "slice",
     "termination_reason",
@@ -50,13 +42,16 @@ pub(crate) const DICTIONARY_COLUMNS: &[&str] = &[
     "verdict",
 ];
 
-/// `schema` with the plain string columns of [`DICTIONARY_COLUMNS`] read as dictionaries.
+/// `schema` with the plain string columns of [`CELL_COLUMNS`] and [`DICTIONARY_COLUMNS`]
+/// read as dictionaries.
 pub(crate) fn dictionary_schema(schema: &Schema) -> Schema {
     let fields: Vec<Field> = schema
         .fields()
         .iter()
         .map(|f| {
-            if *f.data_type() == DataType::Utf8 && DICTIONARY_COLUMNS.contains(&f.name().as_str()) {
+            let name = f.name().as_str();
+            let dictionary = CELL_COLUMNS.contains(&name) || DICTIONARY_COLUMNS.contains(&name);
+            if *f.data_type() == DataType::Utf8 && dictionary {
                 let dict =
                     DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
                 f.as_ref().clone().with_data_type(dict)

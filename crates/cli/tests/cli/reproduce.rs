@@ -125,6 +125,46 @@ fn every_config_validates_and_its_offline_twin_plans() {
     }
 }
 
+/// Each reproduction config through `tauguard run --dry-run`, as a researcher checks it before
+/// spending: it plans every simulation, and every model is priced (from the catalog, since the
+/// configs name provider ids), so the cost is a range, not unknown.
+#[test]
+fn every_config_dry_runs_to_a_priced_plan() {
+    let Some(data) = tau2_dir() else { return };
+    for name in experiments() {
+        let dir = repro_dir().join(&name);
+        let manifest = toml_file(&dir.join("manifest.toml"));
+        for entry in manifest["config"].as_array().unwrap() {
+            let path = dir.join(entry["file"].as_str().unwrap());
+            let at = path.display().to_string();
+            let (code, json, err) = tauguard(&[
+                "run",
+                "--dry-run",
+                &at,
+                "--data-dir",
+                data.to_str().unwrap(),
+                "--format",
+                "json",
+            ]);
+            assert_eq!(code, 0, "{at}: {err}");
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            let cfg = RunConfig::load(&path).unwrap();
+            let sims = v["simulations"].as_u64().unwrap();
+            assert_eq!(
+                sims % (4 * cfg.grid.guards.len() as u64),
+                0,
+                "{at}: {sims} simulations"
+            );
+            let (low, high) = (v["cost"]["low"].as_f64(), v["cost"]["high"].as_f64());
+            assert!(
+                low.is_some_and(|l| l > 0.0) && high > low,
+                "{at}: cost {}",
+                v["cost"]
+            );
+        }
+    }
+}
+
 #[test]
 fn published_numbers_are_quoted_from_papers_md() {
     let papers = tau2_candidate()

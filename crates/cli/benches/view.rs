@@ -116,10 +116,14 @@ fn bench() {
         mb(big.peak_kb)
     );
     let added = (n as f64 - lines.len() as f64) / 1000.0;
+    let marginal = if added > 0.0 {
+        format!("{:.2} MB", (mb(big.peak_kb) - mb(small.peak_kb)) / added)
+    } else {
+        "n/a".to_string()
+    };
     println!(
-        "peak RSS per 1,000 simulations: {:.2} MB overall; {:.2} MB added per 1,000 simulations beyond the {}-simulation seed run's build ({:.1} MB); index per 1,000 simulations {:.2} MB",
+        "peak RSS per 1,000 simulations: {:.2} MB overall; {marginal} added per 1,000 simulations beyond the {}-simulation seed run's build ({:.1} MB); index per 1,000 simulations {:.2} MB",
         mb(big.peak_kb) / (n as f64 / 1000.0),
-        (mb(big.peak_kb) - mb(small.peak_kb)) / added,
         lines.len(),
         mb(small.peak_kb),
         index_mb / (n as f64 / 1000.0)

@@ -8,7 +8,10 @@
 //! own peak resident set (`VmHWM` of `/proc/self/status`) when done, so the figure is exact,
 //! not sampled. The seed run is built the same way; the difference between the two builds per
 //! 1,000 simulations added is what the site's build keeps per simulation, beside the index's
-//! size (what it must keep).
+//! size (what it must keep). The baseline cell exported as a `results.json` (one JSON document
+//! of about half the run's size) is built the same way, to show its import is streamed too.
+//! Where transparent huge pages back the heap, resident memory moves in 2 MB steps, so peaks
+//! of one build differ by a few MB from run to run.
 //!
 //! `cargo bench -p tauguard --bench view` (the browser does the measured work, so
 //! `--profile dev` gives the same figures without a release build).
@@ -127,6 +130,32 @@ fn bench() {
         lines.len(),
         mb(small.peak_kb),
         index_mb / (n as f64 / 1000.0)
+    );
+    // The baseline cell exported as an upstream results.json, one JSON document: its build
+    // streams the `simulations` array, so its peak follows the simulations' summaries too.
+    let results = dir.join("results_baseline.json");
+    let status = Command::new(tauguard)
+        .args([
+            "export-tau2",
+            run.to_str().unwrap(),
+            "--guard",
+            "baseline",
+            "--out",
+            results.to_str().unwrap(),
+            "--data-dir",
+            tau2.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "export-tau2 failed");
+    let imported = build_site(&results, &dir.join("results-site"));
+    println!(
+        "tauguard view of a results.json ({:.1} MB, {} simulations): {:.2} s, peak RSS {:.1} MB",
+        std::fs::metadata(&results).unwrap().len() as f64 / 1048576.0,
+        imported.simulations,
+        imported.seconds,
+        mb(imported.peak_kb)
     );
 
     // The build's figures stand without a browser; the page loads need one.
@@ -254,6 +283,8 @@ fn timed(b: &mut Browser, hash: &str, route: &str) -> f64 {
 struct Build {
     seconds: f64,
     peak_kb: u64,
+    /// As `tauguard view` reported it (`wrote … (N simulations in …`).
+    simulations: u64,
 }
 
 /// Builds the site of `run` at `site` in a child process (see the module docs).
@@ -282,7 +313,18 @@ fn build_site(run: &Path, site: &Path) -> Build {
         .lines()
         .find_map(|l| l.strip_prefix("peak_rss_kb ")?.parse().ok())
         .unwrap_or_else(|| panic!("the build child printed no peak: {stdout}"));
-    Build { seconds, peak_kb }
+    let simulations = stdout
+        .lines()
+        .find_map(|l| {
+            let (_, rest) = l.strip_prefix("wrote ")?.split_once(" (")?;
+            rest.split_once(" simulations")?.0.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("the build child printed no simulation count: {stdout}"));
+    Build {
+        seconds,
+        peak_kb,
+        simulations,
+    }
 }
 
 /// Peak resident set size of this process in kB (`VmHWM`, Linux); `None` elsewhere.

@@ -3,23 +3,49 @@
 //! each, the largest included). The run is an offline guarded airline run (baseline and
 //! pg-checklist, faults on) replicated under new trial numbers until it reaches the size.
 //!
+//! Memory: each build runs in a child process — this bench binary again, with the binary's
+//! allocator and setting, running `tauguard view` through `tauguard::run` — which prints its
+//! own peak resident set (`VmHWM` of `/proc/self/status`) when done, so the figure is exact,
+//! not sampled. The seed run is built the same way; the difference between the two builds per
+//! 1,000 simulations added is what the site's build keeps per simulation, beside the index's
+//! size (what it must keep). The baseline cell exported as a `results.json` (one JSON document
+//! of about half the run's size) is built the same way, to show its import is streamed too.
+//! Where transparent huge pages back the heap, resident memory moves in 2 MB steps, so peaks
+//! of one build differ by a few MB from run to run.
+//!
 //! `cargo bench -p tauguard --bench view` (the browser does the measured work, so
 //! `--profile dev` gives the same figures without a release build).
 //! `TAUGUARD_VIEW_BENCH_MB` sets the size (default 100). Exits non-zero when a target is missed.
+//! Without Chromium only the build is measured.
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 use tauguard_testkit::chromium::{Browser, chromium_or_skip, file_url};
 
 const OVERVIEW_TARGET_MS: f64 = 2000.0;
 const SIM_TARGET_MS: f64 = 200.0;
 
-fn main() {
-    let Some(exe) = chromium_or_skip() else {
-        return;
-    };
+/// The allocator of the `tauguard` binary, so the build's memory is the binary's.
+#[global_allocator]
+static ALLOCATOR: tauguard_alloc::Allocator = tauguard_alloc::Allocator;
+
+/// Set in the child that builds a site; its arguments are `tauguard`'s.
+const CHILD: &str = "TAUGUARD_VIEW_BENCH_CHILD";
+
+fn main() -> ExitCode {
+    if std::env::var_os(CHILD).is_some() {
+        tauguard_alloc::keep_freed_memory();
+        let code = tauguard::run();
+        println!("peak_rss_kb {}", peak_rss_kb().unwrap_or(0));
+        return code;
+    }
+    bench();
+    ExitCode::SUCCESS
+}
+
+fn bench() {
     let Some(tau2) = tauguard_testkit::tau2_dir() else {
         return;
     };
@@ -82,35 +108,63 @@ fn main() {
         lines.len()
     );
 
+    let small = build_site(&dir.join("seed"), &dir.join("seed-site"));
     let site = dir.join("site");
-    let t = Instant::now();
-    let mut child = Command::new(tauguard)
+    let big = build_site(&run, &site);
+    let mb = |kb: u64| kb as f64 / 1024.0;
+    let index_mb = std::fs::metadata(site.join("data/index.js")).unwrap().len() as f64 / 1048576.0;
+    println!(
+        "tauguard view: {:.2} s, peak RSS {:.1} MB (VmHWM of the build), index {index_mb:.2} MB, {n} simulations",
+        big.seconds,
+        mb(big.peak_kb)
+    );
+    let added = (n as f64 - lines.len() as f64) / 1000.0;
+    let marginal = if added > 0.0 {
+        format!("{:.2} MB", (mb(big.peak_kb) - mb(small.peak_kb)) / added)
+    } else {
+        "n/a".to_string()
+    };
+    println!(
+        "peak RSS per 1,000 simulations: {:.2} MB overall; {marginal} added per 1,000 simulations beyond the {}-simulation seed run's build ({:.1} MB); index per 1,000 simulations {:.2} MB",
+        mb(big.peak_kb) / (n as f64 / 1000.0),
+        lines.len(),
+        mb(small.peak_kb),
+        index_mb / (n as f64 / 1000.0)
+    );
+    // The baseline cell exported as an upstream results.json, one JSON document: its build
+    // streams the `simulations` array, so its peak follows the simulations' summaries too.
+    let results = dir.join("results_baseline.json");
+    let status = Command::new(tauguard)
         .args([
-            "view",
+            "export-tau2",
             run.to_str().unwrap(),
+            "--guard",
+            "baseline",
             "--out",
-            site.to_str().unwrap(),
-            "--no-floors",
+            results.to_str().unwrap(),
+            "--data-dir",
+            tau2.to_str().unwrap(),
         ])
         .stdout(std::process::Stdio::null())
-        .spawn()
+        .status()
         .unwrap();
-    let mut peak_kb = 0u64;
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        peak_kb = peak_kb.max(vm_hwm_kb(child.id()).unwrap_or(0));
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(status.success(), "tauguard view failed");
+    assert!(status.success(), "export-tau2 failed");
+    let imported = build_site(&results, &dir.join("results-site"));
     println!(
-        "tauguard view: {:.2} s, peak RSS ≥ {:.1} MB (sampled), index {:.2} MB",
-        t.elapsed().as_secs_f64(),
-        peak_kb as f64 / 1024.0,
-        std::fs::metadata(site.join("data/index.js")).unwrap().len() as f64 / 1048576.0
+        "tauguard view of a results.json ({:.1} MB, {} simulations): {:.2} s, peak RSS {:.1} MB",
+        std::fs::metadata(&results).unwrap().len() as f64 / 1048576.0,
+        imported.simulations,
+        imported.seconds,
+        mb(imported.peak_kb)
     );
 
+    // The build's figures stand without a browser; the page loads need one.
+    let Some(exe) = chromium_or_skip() else {
+        if std::env::var_os("TAUGUARD_VIEW_BENCH_KEEP").is_none() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        return;
+    };
     let mut b = Browser::launch(&exe, 1280, 900).unwrap();
     let mut misses = Vec::new();
     let mut overview = Vec::new();
@@ -225,10 +279,57 @@ fn timed(b: &mut Browser, hash: &str, route: &str) -> f64 {
     b.eval(&expr).unwrap().as_f64().unwrap()
 }
 
-/// Peak resident set size of a process, from /proc (Linux); `None` elsewhere or once gone.
-fn vm_hwm_kb(pid: u32) -> Option<u64> {
-    let status =
-        std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("status")).ok()?;
+/// One site build, measured by the child that ran it.
+struct Build {
+    seconds: f64,
+    peak_kb: u64,
+    /// As `tauguard view` reported it (`wrote … (N simulations in …`).
+    simulations: u64,
+}
+
+/// Builds the site of `run` at `site` in a child process (see the module docs).
+fn build_site(run: &Path, site: &Path) -> Build {
+    let t = Instant::now();
+    let out = Command::new(std::env::current_exe().expect("bench binary"))
+        .env(CHILD, "1")
+        .args([
+            "view",
+            run.to_str().unwrap(),
+            "--out",
+            site.to_str().unwrap(),
+            "--no-floors",
+        ])
+        .output()
+        .unwrap();
+    let seconds = t.elapsed().as_secs_f64();
+    assert!(
+        out.status.success(),
+        "tauguard view {} failed: {}",
+        run.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let peak_kb = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("peak_rss_kb ")?.parse().ok())
+        .unwrap_or_else(|| panic!("the build child printed no peak: {stdout}"));
+    let simulations = stdout
+        .lines()
+        .find_map(|l| {
+            let (_, rest) = l.strip_prefix("wrote ")?.split_once(" (")?;
+            rest.split_once(" simulations")?.0.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("the build child printed no simulation count: {stdout}"));
+    Build {
+        seconds,
+        peak_kb,
+        simulations,
+    }
+}
+
+/// Peak resident set size of this process in kB (`VmHWM`, Linux); `None` elsewhere.
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -1,5 +1,5 @@
 //! Loading inputs: tauguard `records.jsonl` files, run directories holding one, and upstream
-//! τ²-bench `results.json` files (imported by `upstream.rs`).
+//! τ²-bench `results.json` files (imported by `upstream.rs`, one simulation at a time).
 //!
 //! An INPUT is resolved as follows: a directory → its `records.jsonl`, else its
 //! `results.json`; a `.json` file → an upstream results file; any other file → JSON lines.
@@ -14,7 +14,7 @@
 use crate::domains::DomainTable;
 use crate::error::MetricsError;
 use crate::lean::Lean;
-use crate::summary::{CellCanon, Interner, SimSummary, summarise};
+use crate::summary::{CellCanon, Interner, SimSummary, Summariser};
 use crate::upstream;
 use rayon::prelude::*;
 use std::io::BufRead;
@@ -54,24 +54,28 @@ pub fn load_input(
     options: &LoadOptions,
 ) -> Result<Vec<SimulationRecord>, MetricsError> {
     let file = resolve(path)?;
-    let text = std::fs::read_to_string(&file).map_err(|e| MetricsError::io(&file, e))?;
-    let is_json = file.extension().is_some_and(|e| e == "json");
-    if is_json {
-        if !upstream::looks_like_results(&text) {
-            return Err(MetricsError::BadResults {
-                path: file,
-                location: "line 1 column 1".into(),
-                message: "expected an object with `info`, `tasks` and `simulations`".into(),
-            });
-        }
-        upstream::import_results(&file, &text, &options.domains)
-    } else {
-        parse_records_jsonl(&file, &text)
+    if file.extension().is_some_and(|e| e == "json") {
+        return upstream::import_results(&file, &options.domains);
     }
+    let text = std::fs::read_to_string(&file).map_err(|e| MetricsError::io(&file, e))?;
+    parse_records_jsonl(&file, &text)
+}
+
+/// Hands each simulation of a τ²-bench `results.json` (a file, not a directory), imported as
+/// a record, to `each` in file order, reading one simulation at a time: memory holds the
+/// file's `info` and `tasks` and the record at hand, never the document. A failure of `each`
+/// stops the read and is returned as it is.
+pub fn for_each_imported<E: From<MetricsError>>(
+    path: &Path,
+    options: &LoadOptions,
+    each: impl FnMut(SimulationRecord) -> Result<(), E>,
+) -> Result<(), E> {
+    upstream::for_each_record(path, &options.domains, each)
 }
 
 /// Loads every input as simulation summaries, in input order: a run's fresh sidecar, else
-/// its records streamed (see the module docs); upstream results files are imported.
+/// its records streamed (see the module docs); upstream results files are imported one
+/// simulation at a time.
 pub fn load_summaries<P: AsRef<Path>>(
     paths: &[P],
     options: &LoadOptions,
@@ -80,7 +84,11 @@ pub fn load_summaries<P: AsRef<Path>>(
     for p in paths {
         let file = resolve(p.as_ref())?;
         if file.extension().is_some_and(|e| e == "json") {
-            out.extend(summarise(&load_input(&file, options)?));
+            let mut summariser = Summariser::default();
+            upstream::for_each_record(&file, &options.domains, |rec| {
+                out.push(summariser.summary(&rec));
+                Ok::<(), MetricsError>(())
+            })?;
         } else if let Some(sims) = crate::sidecar::read_fresh(&file) {
             out.extend(sims);
         } else {

@@ -135,8 +135,8 @@ pub use confusion::{LabelOptions, Oracle};
 pub use domains::DomainTable;
 pub use error::MetricsError;
 pub use input::{
-    LoadOptions, load_input, load_inputs, load_inputs_with, load_summaries, parse_records_jsonl,
-    summarise_jsonl,
+    LoadOptions, for_each_imported, load_input, load_inputs, load_inputs_with, load_summaries,
+    parse_records_jsonl, summarise_jsonl,
 };
 pub use mcnemar::{McNemar, mcnemar};
 pub use outcome::InfraPolicy;
@@ -145,5 +145,5 @@ pub use report::{GroupReport, Report, ReportOptions, report, report_summaries};
 pub use select::{Selectable, Selector};
 pub use sidecar::{TableFormat, export_tables, write_sidecar};
 pub use sources::Sources;
-pub use summary::{CallSummary, SimSummary, summarise};
+pub use summary::{CallSummary, SimSummary, Summariser, summarise};
 pub use table::{Format, Table};

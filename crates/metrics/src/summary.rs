@@ -440,6 +440,22 @@ impl CellCanon {
     }
 }
 
+/// Makes summaries of records one at a time, sharing repeated strings and cells among them
+/// (as [`summarise`] does within a chunk): a caller streaming records keeps one cell's
+/// settings once, not once per simulation, so what it holds grows with the simulations'
+/// few numbers only.
+#[derive(Debug, Default)]
+pub struct Summariser {
+    interner: Interner,
+}
+
+impl Summariser {
+    /// The summary of one record, equal to [`SimSummary::of`] of it.
+    pub fn summary(&mut self, rec: &SimulationRecord) -> SimSummary {
+        SimSummary::from_lean(Lean::of(rec), &mut self.interner)
+    }
+}
+
 /// Summaries of records in memory, in input order.
 pub fn summarise(records: &[SimulationRecord]) -> Vec<SimSummary> {
     let mut sims: Vec<SimSummary> = records

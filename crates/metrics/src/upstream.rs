@@ -15,30 +15,24 @@
 //! `airline_relaxed`) is imported all the same: its tasks get `Slice::Unknown` (Pass^k
 //! overall, no PV / Mut slices) and no call attempts, since which calls mutate is unknown.
 //!
+//! The file is read one simulation at a time (`upstream/stream.rs`), so an import holds
+//! `info`, `tasks` and the simulation at hand, never the whole document.
+//!
 //! Parity with upstream's `compute_metrics` (§8): an infrastructure-error simulation is
 //! excluded; a simulation with `reward_info: null` and another termination reason has no
 //! reward upstream (pandas NaN), so it counts as a failure; it is imported with reward 0 and
 //! `details.missing_reward_info = true`.
 
-use crate::domains::DomainTable;
+use crate::domains::{DomainInfo, DomainTable};
 use crate::error::MetricsError;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tauguard_core::record::{
     CallAttempt, RECORD_SCHEMA_VERSION, RewardInfo, RoleUsage, SimulationRecord, Slice,
 };
 use tauguard_core::{Message, Requestor};
-
-#[derive(Deserialize)]
-struct Results {
-    #[serde(default)]
-    timestamp: Option<String>,
-    info: Info,
-    tasks: Vec<UpTask>,
-    simulations: Vec<UpSimulation>,
-}
 
 #[derive(Deserialize)]
 struct Info {
@@ -150,45 +144,81 @@ struct UpReward {
     reward_breakdown: Option<Map<String, Value>>,
 }
 
-/// Whether a JSON text looks like an upstream results file (an object with `simulations`).
-pub(crate) fn looks_like_results(text: &str) -> bool {
-    text.trim_start().starts_with('{') && text.contains("\"simulations\"")
-}
+mod stream;
 
-/// Parses one upstream `results.json` into records.
+pub(crate) use stream::for_each_record;
+
+/// Imports every simulation of one upstream `results.json` as records, in file order.
 pub(crate) fn import_results(
     path: &Path,
-    text: &str,
     domains: &DomainTable,
 ) -> Result<Vec<SimulationRecord>, MetricsError> {
-    let results: Results = serde_json::from_str(text).map_err(|e| MetricsError::BadResults {
-        path: path.to_path_buf(),
-        location: format!("line {} column {}", e.line(), e.column()),
-        message: e.to_string(),
+    let mut out = Vec::new();
+    for_each_record(path, domains, |rec| {
+        out.push(rec);
+        Ok::<(), MetricsError>(())
     })?;
-    let domain = results.info.environment_info.domain_name.clone();
-    // Unknown domains import without slices (see the module docs).
-    let info = domains.get(&domain);
-    let agent_model = results.info.agent_info.name();
-    let user_model = results
-        .info
-        .user_info
-        .as_ref()
-        .map(ModelInfo::name)
-        .unwrap_or_default();
-    let run_id = path.display().to_string();
-    let cell_id = format!("tau2/{domain}/{agent_model}");
+    Ok(out)
+}
 
-    let tasks: HashMap<&str, &UpTask> = results.tasks.iter().map(|t| (t.id.as_str(), t)).collect();
-    let mut out = Vec::with_capacity(results.simulations.len());
-    for (i, sim) in results.simulations.iter().enumerate() {
-        let task = tasks
-            .get(sim.task_id.as_str())
-            .ok_or_else(|| MetricsError::BadResults {
-                path: path.to_path_buf(),
-                location: format!("simulations[{i}]"),
-                message: format!("task `{}` is not in `tasks`", sim.task_id),
-            })?;
+/// The part of a results file every simulation's import reads: `timestamp`, `info` and
+/// `tasks`, prepared once (see `upstream/stream.rs` for how it is read before the
+/// simulations).
+struct Importer<'d> {
+    path: PathBuf,
+    timestamp: Option<String>,
+    provenance: Option<Provenance>,
+    domain: String,
+    /// `None` for a domain without an entry in the table (see the module docs).
+    known: Option<&'d DomainInfo>,
+    agent_model: String,
+    user_model: String,
+    run_id: String,
+    cell_id: String,
+    tasks: HashMap<String, UpTask>,
+}
+
+impl<'d> Importer<'d> {
+    fn new(
+        path: &Path,
+        timestamp: Option<String>,
+        info: Info,
+        tasks: Vec<UpTask>,
+        domains: &'d DomainTable,
+    ) -> Importer<'d> {
+        let domain = info.environment_info.domain_name;
+        let agent_model = info.agent_info.name();
+        let user_model = info
+            .user_info
+            .as_ref()
+            .map(ModelInfo::name)
+            .unwrap_or_default();
+        Importer {
+            path: path.to_path_buf(),
+            timestamp,
+            provenance: info.tauguard,
+            known: domains.get(&domain),
+            run_id: path.display().to_string(),
+            cell_id: format!("tau2/{domain}/{agent_model}"),
+            domain,
+            agent_model,
+            user_model,
+            tasks: tasks.into_iter().map(|t| (t.id.clone(), t)).collect(),
+        }
+    }
+
+    /// The record of simulation `i` of the file.
+    fn record(&self, i: usize, mut sim: UpSimulation) -> Result<SimulationRecord, MetricsError> {
+        let path = self.path.as_path();
+        let info = self.known;
+        let task =
+            self.tasks
+                .get(sim.task_id.as_str())
+                .ok_or_else(|| MetricsError::BadResults {
+                    path: path.to_path_buf(),
+                    location: format!("simulations[{i}]"),
+                    message: format!("task `{}` is not in `tasks`", sim.task_id),
+                })?;
         let gold: &[UpAction] = task
             .evaluation_criteria
             .as_ref()
@@ -201,7 +231,7 @@ pub(crate) fn import_results(
             .then(|| gold.iter().map(|a| a.name.clone()).collect::<Vec<_>>());
 
         let mut messages = Vec::with_capacity(sim.messages.len());
-        for (j, raw) in sim.messages.iter().enumerate() {
+        for (j, raw) in std::mem::take(&mut sim.messages).into_iter().enumerate() {
             messages.push(
                 parse_message(raw).map_err(|message| MetricsError::BadResults {
                     path: path.to_path_buf(),
@@ -261,25 +291,25 @@ pub(crate) fn import_results(
                 },
             );
         }
-        let provenance = sim_provenance(sim, path, i)?
-            .or_else(|| results.info.tauguard.clone())
+        let provenance = sim_provenance(&sim, path, i)?
+            .or_else(|| self.provenance.clone())
             .unwrap_or_default();
-        out.push(SimulationRecord {
+        Ok(SimulationRecord {
             schema_version: RECORD_SCHEMA_VERSION,
-            run_id: provenance.run_id.unwrap_or_else(|| run_id.clone()),
-            cell_id: provenance.cell_id.unwrap_or_else(|| cell_id.clone()),
+            run_id: provenance.run_id.unwrap_or_else(|| self.run_id.clone()),
+            cell_id: provenance.cell_id.unwrap_or_else(|| self.cell_id.clone()),
             config_hash: provenance.config_hash.unwrap_or_default(),
             cell_hash: provenance.cell_hash.unwrap_or_default(),
             cell: provenance.cell.unwrap_or_default(),
-            domain: domain.clone(),
-            agent_model: agent_model.clone(),
-            user_model: user_model.clone(),
+            domain: self.domain.clone(),
+            agent_model: self.agent_model.clone(),
+            user_model: self.user_model.clone(),
             guard: provenance.guard.unwrap_or_else(|| "baseline".to_string()),
-            task_id: sim.task_id.clone(),
+            task_id: sim.task_id,
             slice: provenance.slice.unwrap_or(slice),
             trial: sim.trial.unwrap_or(0),
             seed: sim.seed.unwrap_or(0),
-            termination_reason: sim.termination_reason.clone(),
+            termination_reason: sim.termination_reason,
             reward,
             error: None,
             messages,
@@ -297,13 +327,11 @@ pub(crate) fn import_results(
             wall_seconds: sim.duration.unwrap_or(0.0),
             started_at: sim
                 .start_time
-                .clone()
-                .or_else(|| results.timestamp.clone())
+                .or_else(|| self.timestamp.clone())
                 .unwrap_or_default(),
             attempts: Default::default(),
-        });
+        })
     }
-    Ok(out)
 }
 
 /// The provenance a simulation's `info.tauguard` carries, if any.
@@ -326,8 +354,7 @@ fn sim_provenance(
 
 /// Upstream messages carry more fields than tauguard's and allow a null tool-message content;
 /// the extra fields are ignored and a null content becomes empty.
-fn parse_message(raw: &Value) -> Result<Message, String> {
-    let mut value = raw.clone();
+fn parse_message(mut value: Value) -> Result<Message, String> {
     if let Some(obj) = value.as_object_mut()
         && obj.get("role").and_then(Value::as_str) == Some("tool")
         && obj.get("content").is_none_or(Value::is_null)

@@ -36,6 +36,13 @@ pub enum ViewError {
     Listen { port: u16, cause: std::io::Error },
 }
 
+/// The metrics' streaming import of a `results.json` reports its failures as metrics errors.
+impl From<tauguard_metrics::MetricsError> for ViewError {
+    fn from(e: tauguard_metrics::MetricsError) -> ViewError {
+        ViewError::Input(e)
+    }
+}
+
 impl ViewError {
     pub(crate) fn io(path: impl Into<PathBuf>, cause: std::io::Error) -> ViewError {
         ViewError::Io {

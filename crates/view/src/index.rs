@@ -6,8 +6,10 @@
 use crate::scan::{Outcome, Row};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use tauguard_metrics::Report;
+use tauguard_metrics::SimSummary;
 
 /// One grid cell: the report group its simulations belong to.
 #[derive(Debug, Serialize)]
@@ -51,8 +53,9 @@ pub struct Index {
     pub sims: Vec<SimRow>,
 }
 
-/// Builds the index from the scanned rows and the report over the same records.
-pub fn build(inputs: Vec<String>, rows: Vec<Row>, report: &Report) -> Index {
+/// Builds the index from the scanned simulations (summary and row of each, in input order)
+/// and the report over them.
+pub fn build(inputs: Vec<String>, sims_in: &[SimSummary], rows: &[Row], report: &Report) -> Index {
     let groups: Vec<Value> =
         match serde_json::from_str(&report.render(tauguard_metrics::Format::Json)) {
             Ok(Value::Array(g)) => g,
@@ -85,29 +88,47 @@ pub fn build(inputs: Vec<String>, rows: Vec<Row>, report: &Report) -> Index {
         })
         .collect();
     let mut terms: Vec<String> = Vec::new();
-    let mut sims = Vec::with_capacity(rows.len());
-    for r in rows {
-        let key = (r.domain, r.agent, r.guard, r.cell_hash);
-        let cell = *cell_of.entry(key.clone()).or_insert_with(|| {
-            cells.push(CellInfo {
-                label: format!("{} / {} / {}", key.0, key.1, key.2),
-                domain: key.0.clone(),
-                agent: key.1.clone(),
-                guard: key.2.clone(),
-                cell_hash: key.3.clone(),
-                report: Value::Null,
-            });
-            cells.len() - 1
+    let mut sims = Vec::with_capacity(sims_in.len());
+    // The summaries of one cell share its `CellInfo`: look each up once.
+    let mut by_info: HashMap<*const tauguard_metrics::summary::CellInfo, usize> = HashMap::new();
+    for (s, r) in sims_in.iter().zip(rows) {
+        let c = &s.cell;
+        let cell = *by_info.entry(Arc::as_ptr(c)).or_insert_with(|| {
+            let key = (
+                c.domain.clone(),
+                c.agent_model.clone(),
+                c.guard.clone(),
+                c.cell_hash.clone(),
+            );
+            *cell_of.entry(key.clone()).or_insert_with(|| {
+                cells.push(CellInfo {
+                    label: format!("{} / {} / {}", key.0, key.1, key.2),
+                    domain: key.0.clone(),
+                    agent: key.1.clone(),
+                    guard: key.2.clone(),
+                    cell_hash: key.3.clone(),
+                    report: Value::Null,
+                });
+                cells.len() - 1
+            })
         });
-        let term = match terms.iter().position(|t| *t == r.termination) {
+        let term = match terms.iter().position(|t| **t == *s.termination_reason) {
             Some(t) => t,
             None => {
-                terms.push(r.termination);
+                terms.push(s.termination_reason.to_string());
                 terms.len() - 1
             }
         };
         sims.push((
-            cell, r.task, r.trial, r.outcome, term, r.slice, r.blocked, r.reward, r.run,
+            cell,
+            s.task_id.to_string(),
+            s.trial,
+            r.outcome,
+            term,
+            s.slice.as_str(),
+            r.blocked,
+            s.reward,
+            c.run_id.clone(),
         ));
     }
     let pairs = pairs(&cells, &sims);

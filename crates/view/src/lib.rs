@@ -5,12 +5,14 @@
 //!
 //! The site works from `file://` (data files are scripts, see `embed.rs`) or served on
 //! loopback (`serve.rs`). It loads a small index first and one file per simulation on demand;
-//! building it streams the records (`scan.rs`), so memory follows the index and a slim copy of
-//! each record's metric inputs, never the records.
+//! building it streams the records, `results.json` imports included (`scan.rs`), keeping per
+//! simulation only its index row and the summary the metrics read (`SimSummary`), so memory
+//! follows the index, never the records.
 //! Every record string is rendered as text by the page's script (`assets/dom.js`), and the
 //! page's Content-Security-Policy forbids inline scripts, event handlers and remote sources.
 //!
-//! Imports `tauguard-core` (records) and `tauguard-metrics` (the report's numbers) only.
+//! Imports `tauguard-core` (records) and `tauguard-metrics` (the streaming `results.json`
+//! import, the per-simulation summaries and the report's numbers) only.
 
 mod embed;
 mod error;
@@ -21,13 +23,12 @@ mod site;
 
 pub use embed::{push_js_string, script_call};
 pub use error::ViewError;
-pub use scan::{SHARD, sim_file, slim};
+pub use scan::{SHARD, sim_file};
 pub use serve::{Server, serve_forever};
 
 use std::path::{Path, PathBuf};
-use tauguard_core::record::SimulationRecord;
 use tauguard_metrics::floors::Floor;
-use tauguard_metrics::{ReportOptions, report};
+use tauguard_metrics::{ReportOptions, SimSummary, report_summaries};
 
 /// The first half of a build: the inputs streamed into `out`'s data files.
 #[derive(Debug)]
@@ -67,9 +68,10 @@ pub fn scan(inputs: &[PathBuf], out: &Path) -> Result<Scan, ViewError> {
 }
 
 impl Scan {
-    /// The slim records (see [`slim`]): enough for the metrics and the floors' task lists.
-    pub fn records(&self) -> &[SimulationRecord] {
-        &self.scanned.slim
+    /// Every simulation's summary, in input order: what the report reads, and the floors'
+    /// task lists (domain and task of each simulation).
+    pub fn summaries(&self) -> &[SimSummary] {
+        &self.scanned.sims
     }
 
     /// Computes the report (with `floors`, when given) and writes the index and the page.
@@ -79,15 +81,15 @@ impl Scan {
         floors: Option<Vec<Floor>>,
         warnings: Vec<String>,
     ) -> Result<Built, ViewError> {
-        let mut rep = report(&self.scanned.slim, options);
+        let mut rep = report_summaries(&self.scanned.sims, options);
         if let Some(floors) = floors {
             rep = rep.with_floors(floors);
         }
         rep.warnings.extend(warnings);
         let simulations = self.scanned.rows.len();
         let data_bytes = self.scanned.bytes_written;
-        let idx = index::build(self.inputs, self.scanned.rows, &rep);
-        drop(self.scanned.slim);
+        let idx = index::build(self.inputs, &self.scanned.sims, &self.scanned.rows, &rep);
+        drop(self.scanned);
         let index_bytes = site::finish(&self.out, &idx)?;
         Ok(Built {
             dir: self.out,

@@ -54,13 +54,11 @@ pub fn run(args: ViewArgs, project: Option<&Path>) -> Result<(), CliError> {
     } else {
         match crate::project::resolve(project) {
             Ok(project_dir) => {
-                let sims: Vec<tauguard_metrics::SimSummary> = scan
-                    .records()
-                    .iter()
-                    .map(tauguard_metrics::SimSummary::of)
-                    .collect();
-                let (floors, w) =
-                    super::floors::compute(&sims, args.data_dir.as_deref(), &project_dir);
+                let (floors, w) = super::floors::compute(
+                    scan.summaries(),
+                    args.data_dir.as_deref(),
+                    &project_dir,
+                );
                 warnings.extend(w);
                 Some(floors)
             }

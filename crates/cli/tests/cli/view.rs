@@ -1,8 +1,9 @@
 //! `tauguard view` end to end: a site built from an offline guarded run (airline, 3 tasks,
 //! baseline and pg-checklist, faults on) lists every simulation, holds each record whole in its
 //! data file with markup escaped so it cannot leave its `<script>` wrapper, shows the same
-//! numbers as `tauguard report`, refuses to overwrite a foreign directory, and is served on
-//! loopback with nothing outside the site reachable. The browser half is in `view_browser.rs`.
+//! numbers as `tauguard report` (from the records, and from the run exported as upstream
+//! `results.json` files), refuses to overwrite a foreign directory, and is served on loopback
+//! with nothing outside the site reachable. The browser half is in `view_browser.rs`.
 
 use crate::support::tauguard_status;
 use serde_json::Value;
@@ -230,6 +231,52 @@ fn the_overview_numbers_are_the_reports() {
         "refuse-all and gold-no-procedure on airline"
     );
     assert!(index["pairs"].as_array().unwrap().len() == 1);
+}
+
+/// The run exported as upstream `results.json` files, one per guard, and viewed from them:
+/// the import is streamed one simulation at a time, and the overview still shows what
+/// `tauguard report` prints for the same files.
+#[test]
+fn a_results_json_site_shows_the_reports_numbers() {
+    let Some(f) = fixture() else { return };
+    let tau2 = tauguard_testkit::tau2_dir().unwrap();
+    let mut files = Vec::new();
+    for guard in ["baseline", "pg-checklist"] {
+        let file = f.dir.join(format!("results_{guard}.json"));
+        let (code, _, err) = tauguard_status(&[
+            "export-tau2",
+            f.run.to_str().unwrap(),
+            "--guard",
+            guard,
+            "--out",
+            file.to_str().unwrap(),
+            "--data-dir",
+            tau2.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "export-tau2 --guard {guard}: {err}");
+        files.push(file.to_str().unwrap().to_string());
+    }
+    let site = f.dir.join("imported");
+    let _ = std::fs::remove_dir_all(&site);
+    let mut args = vec!["view"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["--out", site.to_str().unwrap(), "--no-floors"]);
+    let (code, _, err) = tauguard_status(&args);
+    assert_eq!(code, 0, "{err}");
+    let mut args = vec!["report"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["--format", "json", "--no-floors"]);
+    let (code, out, err) = tauguard_status(&args);
+    assert_eq!(code, 0, "{err}");
+    let groups: Vec<Value> = serde_json::from_str(&out).unwrap();
+    let index = index(&site);
+    assert_eq!(index["sims"].as_array().unwrap().len(), f.records.len());
+    let cells = index["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "baseline and pg-checklist");
+    assert_eq!(cells.len(), groups.len());
+    for (cell, group) in cells.iter().zip(&groups) {
+        assert_eq!(&cell["report"], group, "cell {}", cell["label"]);
+    }
 }
 
 #[test]

@@ -8,7 +8,9 @@
 
 use std::path::{Path, PathBuf};
 use tauguard_core::record::Slice;
-use tauguard_metrics::{Format, ReportOptions, load_inputs, report};
+use tauguard_metrics::{
+    Format, LoadOptions, ReportOptions, load_inputs, load_summaries, report, summarise,
+};
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tau2_results_small.json")
@@ -157,5 +159,48 @@ fn tauguard_provenance_reads_back_per_simulation_then_per_file() {
     let mut guards: Vec<&str> = rep.groups.iter().map(|g| g.guard.as_str()).collect();
     guards.sort_unstable();
     assert_eq!(guards, ["hybrid", "toolguard"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The import reads `simulations` one at a time, in the same pass when `timestamp`, `info`
+/// and `tasks` come first (upstream's order) and in a second pass otherwise: both give the
+/// same records, and the summaries `report` loads are those of the records.
+#[test]
+fn the_import_is_the_same_whatever_the_key_order() {
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    let doc: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let keys: Vec<&str> = doc.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys[..4],
+        ["timestamp", "info", "tasks", "simulations"],
+        "upstream's order"
+    );
+    let in_order = load_inputs(&[fixture()]).unwrap();
+    let dir = std::env::temp_dir().join(format!("tauguard-key-order-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("results.json");
+    // The array first; then the timestamp last (one key every simulation reads comes late).
+    for moved in [("simulations", 0), ("timestamp", keys.len() - 1)] {
+        let mut order = keys.clone();
+        order.retain(|k| *k != moved.0);
+        order.insert(moved.1, moved.0);
+        let reordered: serde_json::Map<String, serde_json::Value> = order
+            .iter()
+            .map(|k| (k.to_string(), doc[*k].clone()))
+            .collect();
+        std::fs::write(&p, serde_json::Value::Object(reordered).to_string()).unwrap();
+        let records = load_inputs(&[&p]).unwrap();
+        assert_eq!(records.len(), in_order.len(), "{order:?}");
+        for (a, b) in records.iter().zip(&in_order) {
+            let (mut a, b) = (a.clone(), b);
+            a.run_id = b.run_id.clone();
+            assert_eq!(
+                &a, b,
+                "{order:?}: the run id names the file, the rest is equal"
+            );
+        }
+    }
+    let sims = load_summaries(&[fixture()], &LoadOptions::default()).unwrap();
+    assert_eq!(sims, summarise(&in_order));
     let _ = std::fs::remove_dir_all(&dir);
 }

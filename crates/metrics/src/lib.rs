@@ -106,6 +106,7 @@ pub mod output;
 pub mod pass_k;
 pub mod plots;
 pub mod report;
+mod report_groups;
 pub mod repro;
 pub mod select;
 pub mod sidecar;

@@ -438,29 +438,14 @@ impl Run<'_> {
         json_mode: bool,
         record: &mut StepRecord,
     ) -> Result<String, CompileError> {
-        let mut req = ChatRequest::new(self.options.model_name.clone(), messages.to_vec())
-            .with_json_mode(json_mode);
-        req.temperature = self.options.temperature;
-        req.seed = self.options.seed;
-        req.max_tokens = self.options.max_tokens;
-        let resp = self
-            .model
-            .complete(&req)
+        let (tally, usage) = (record.tally(), &mut self.usage);
+        complete_counted(self.model, self.options, messages, json_mode, tally, usage)
             .await
             .map_err(|cause| CompileError::Model {
                 step,
                 target: target.to_string(),
                 cause,
-            })?;
-        record.calls += 1;
-        record.usage.prompt_tokens += resp.usage.prompt_tokens;
-        record.usage.completion_tokens += resp.usage.completion_tokens;
-        record.usage.cached_prompt_tokens += resp.usage.cached_prompt_tokens;
-        if let Some(c) = resp.cost {
-            *record.cost.get_or_insert(0.0) += c;
-        }
-        self.usage.add(&resp.usage, resp.cost);
-        Ok(resp.content.unwrap_or_default())
+            })
     }
 
     /// The reviewed document, or the draft when the review stayed invalid; records whether
@@ -478,6 +463,41 @@ impl Run<'_> {
             }
         }
     }
+}
+
+/// The tallies of one compile step's model calls (fields of its report record).
+pub(crate) struct StepTally<'a> {
+    pub calls: &'a mut u32,
+    pub usage: &'a mut Usage,
+    pub cost: &'a mut Option<f64>,
+}
+
+/// One request to the compiling model with the compile options' sampling settings; its
+/// usage and cost are added to the step's tallies and to the compile's total. Both compilers
+/// (checklists, workflow graphs) ask through this.
+pub(crate) async fn complete_counted(
+    model: &dyn ChatModel,
+    options: &CompileOptions,
+    messages: &[Message],
+    json_mode: bool,
+    step: StepTally<'_>,
+    total: &mut CompileUsage,
+) -> Result<String, LlmError> {
+    let mut req =
+        ChatRequest::new(options.model_name.clone(), messages.to_vec()).with_json_mode(json_mode);
+    req.temperature = options.temperature;
+    req.seed = options.seed;
+    req.max_tokens = options.max_tokens;
+    let resp = model.complete(&req).await?;
+    *step.calls += 1;
+    step.usage.prompt_tokens += resp.usage.prompt_tokens;
+    step.usage.completion_tokens += resp.usage.completion_tokens;
+    step.usage.cached_prompt_tokens += resp.usage.cached_prompt_tokens;
+    if let Some(c) = resp.cost {
+        *step.cost.get_or_insert(0.0) += c;
+    }
+    total.add(&resp.usage, resp.cost);
+    Ok(resp.content.unwrap_or_default())
 }
 
 fn invalid(step: Step, target: &str, error: String) -> CompileError {

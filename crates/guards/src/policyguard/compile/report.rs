@@ -64,6 +64,17 @@ pub struct StepRecord {
     pub cost: Option<f64>,
 }
 
+impl StepRecord {
+    /// The call tallies `complete_counted` adds to.
+    pub(crate) fn tally(&mut self) -> crate::policyguard::compile::StepTally<'_> {
+        crate::policyguard::compile::StepTally {
+            calls: &mut self.calls,
+            usage: &mut self.usage,
+            cost: &mut self.cost,
+        }
+    }
+}
+
 /// Token usage and cost over all calls.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompileUsage {

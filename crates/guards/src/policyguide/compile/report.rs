@@ -152,6 +152,17 @@ pub struct StepRecord {
     pub cost: Option<f64>,
 }
 
+impl StepRecord {
+    /// The call tallies `complete_counted` adds to.
+    pub(crate) fn tally(&mut self) -> crate::policyguard::compile::StepTally<'_> {
+        crate::policyguard::compile::StepTally {
+            calls: &mut self.calls,
+            usage: &mut self.usage,
+            cost: &mut self.cost,
+        }
+    }
+}
+
 /// One stage at a glance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StageSummary {

@@ -7,12 +7,12 @@ use super::WorkflowCompileError;
 use super::prompts;
 use super::report::{Step, StepOutcome, StepRecord};
 use crate::policyguard::compile::extract;
-use crate::policyguard::compile::{CompileOptions, CompileUsage};
+use crate::policyguard::compile::{CompileOptions, CompileUsage, complete_counted};
 use crate::policyguard::templates::Templates;
 use serde::de::DeserializeOwned;
 use tauguard_core::Message;
 use tauguard_core::message::{ParticipantMessage, Usage};
-use tauguard_llm::model::{ChatModel, ChatRequest};
+use tauguard_llm::model::ChatModel;
 
 pub(super) struct Session<'a> {
     pub model: &'a dyn ChatModel,
@@ -111,29 +111,14 @@ impl Session<'_> {
         messages: &[Message],
         record: &mut StepRecord,
     ) -> Result<String, WorkflowCompileError> {
-        let mut req = ChatRequest::new(self.options.model_name.clone(), messages.to_vec())
-            .with_json_mode(true);
-        req.temperature = self.options.temperature;
-        req.seed = self.options.seed;
-        req.max_tokens = self.options.max_tokens;
-        let resp =
-            self.model
-                .complete(&req)
-                .await
-                .map_err(|cause| WorkflowCompileError::Model {
-                    step,
-                    target: target.to_string(),
-                    cause,
-                })?;
-        record.calls += 1;
-        record.usage.prompt_tokens += resp.usage.prompt_tokens;
-        record.usage.completion_tokens += resp.usage.completion_tokens;
-        record.usage.cached_prompt_tokens += resp.usage.cached_prompt_tokens;
-        if let Some(c) = resp.cost {
-            *record.cost.get_or_insert(0.0) += c;
-        }
-        self.usage.add(&resp.usage, resp.cost);
-        Ok(resp.content.unwrap_or_default())
+        let (tally, usage) = (record.tally(), &mut self.usage);
+        complete_counted(self.model, self.options, messages, true, tally, usage)
+            .await
+            .map_err(|cause| WorkflowCompileError::Model {
+                step,
+                target: target.to_string(),
+                cause,
+            })
     }
 }
 

@@ -181,6 +181,31 @@ impl Sampling {
     }
 }
 
+/// A verifier model that failed after its retries, as the PolicyGuard verifier and the LLM
+/// guide record it: a fatal error (credentials, unknown model) is returned, since it ends the
+/// run; otherwise what the failed call spent joins `usage` and the attempts and the error go
+/// into `info`, for the caller's fail mode.
+pub(crate) fn note_model_failure(
+    e: tauguard_llm::error::LlmError,
+    attempt: u32,
+    usage: &mut tauguard_core::record::RoleUsage,
+    info: &mut serde_json::Map<String, serde_json::Value>,
+) -> Result<(), crate::GuardError> {
+    if e.is_fatal() {
+        return Err(crate::GuardError::Model(e));
+    }
+    if let Some(spent) = e.spent() {
+        usage.add(&tauguard_core::record::RoleUsage {
+            usage: spent.usage,
+            cost: spent.cost,
+            ..Default::default()
+        });
+    }
+    info.insert("attempts".into(), serde_json::json!(attempt));
+    info.insert("model_error".into(), serde_json::json!(e.to_string()));
+    Ok(())
+}
+
 impl Default for Sampling {
     fn default() -> Self {
         Sampling {

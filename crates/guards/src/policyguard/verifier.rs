@@ -213,18 +213,7 @@ impl PolicyGuardVerifier {
         mut usage: RoleUsage,
         mut info: serde_json::Map<String, Value>,
     ) -> Result<Decision, GuardError> {
-        if e.is_fatal() {
-            return Err(GuardError::Model(e));
-        }
-        if let Some(spent) = e.spent() {
-            usage.add(&RoleUsage {
-                usage: spent.usage,
-                cost: spent.cost,
-                ..Default::default()
-            });
-        }
-        info.insert("attempts".into(), json!(attempt));
-        info.insert("model_error".into(), json!(e.to_string()));
+        super::note_model_failure(e, attempt, &mut usage, &mut info)?;
         let mut decision = self.fail(&mut info);
         decision.usage = usage;
         decision.info = Some(Value::Object(info));

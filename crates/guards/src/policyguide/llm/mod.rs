@@ -273,18 +273,7 @@ impl LlmGuide {
         mut usage: RoleUsage,
         mut info: Map<String, Value>,
     ) -> Result<GuideReply, GuardError> {
-        if e.is_fatal() {
-            return Err(GuardError::Model(e));
-        }
-        if let Some(spent) = e.spent() {
-            usage.add(&RoleUsage {
-                usage: spent.usage,
-                cost: spent.cost,
-                ..Default::default()
-            });
-        }
-        info.insert("attempts".into(), json!(attempt));
-        info.insert("model_error".into(), json!(e.to_string()));
+        crate::policyguard::note_model_failure(e, attempt, &mut usage, &mut info)?;
         Ok(self.fail(usage, info))
     }
 

@@ -35,7 +35,7 @@ mod verifier;
 pub use parse::{ParseError, VerifierReply, parse_reply};
 pub use prompt::VerifierPrompts;
 pub use verifier::{FAIL_CLOSED_MESSAGE, PolicyGuardVerifier};
-pub(crate) use verifier::{add_usage, text_message};
+pub(crate) use verifier::{add_usage, push_repair_turn, text_message};
 
 use crate::seam::Guard;
 use checklist::DomainChecklists;

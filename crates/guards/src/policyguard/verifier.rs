@@ -250,6 +250,18 @@ pub(crate) fn text_message(user: bool, text: String) -> Message {
     }
 }
 
+/// Appends the repair turn: the model's unparsable reply (named when empty, since providers
+/// refuse an empty assistant turn) and the repair prompt quoting why it failed.
+pub(crate) fn push_repair_turn(messages: &mut Vec<Message>, reply: String, repair: String) {
+    let bad = if reply.trim().is_empty() {
+        "(empty reply)".to_string()
+    } else {
+        reply
+    };
+    messages.push(text_message(false, bad));
+    messages.push(text_message(true, repair));
+}
+
 /// Adds one completion's usage, cost and latency to the guard's usage.
 pub(crate) fn add_usage(acc: &mut RoleUsage, resp: &ChatResponse) {
     let first = acc.calls == 0;
@@ -314,13 +326,7 @@ impl Guard for PolicyGuardVerifier {
                         .prompts
                         .render_repair(&e1.0)
                         .map_err(|e| GuardError::Other(e.to_string()))?;
-                    let bad = if first_text.trim().is_empty() {
-                        "(empty reply)".to_string()
-                    } else {
-                        first_text
-                    };
-                    messages.push(text_message(false, bad));
-                    messages.push(text_message(true, repair));
+                    push_repair_turn(&mut messages, first_text, repair);
                     let second = match self
                         .model
                         .complete(&self.sampling.request(ctx, messages))

@@ -20,7 +20,9 @@ use super::guide::{GuideReply, GuideRequest, GuideVerifier, PolicyGuide};
 use crate::catalog::ToolCatalog;
 use crate::factory::GuardBuildError;
 use crate::policyguard::templates::TemplateError;
-use crate::policyguard::{FailMode, ParseError, Sampling, add_usage, text_message};
+use crate::policyguard::{
+    FailMode, ParseError, Sampling, add_usage, push_repair_turn, text_message,
+};
 use crate::seam::{Guard, GuardError};
 use parse::{GuideOutput, parse_guide_reply};
 use prompt::{
@@ -312,13 +314,7 @@ impl LlmGuide {
             .prompts
             .render_repair(&e1.0)
             .map_err(|e| GuardError::Other(e.to_string()))?;
-        let bad = if first_text.trim().is_empty() {
-            "(empty reply)".to_string()
-        } else {
-            first_text
-        };
-        messages.push(text_message(false, bad));
-        messages.push(text_message(true, repair));
+        push_repair_turn(&mut messages, first_text, repair);
         info.insert("repaired".into(), json!(true));
         let second = match self
             .model

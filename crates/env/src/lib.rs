@@ -50,4 +50,4 @@ pub mod toy;
 pub use data::{DataDir, DomainData, LoadError};
 pub use environment::{Changes, DomainBase, Environment, ToolValue};
 pub use registry::{DOMAINS, Domain};
-pub use tooling::{Param, ToolDef, ToolError};
+pub use tooling::{Param, SchemaDef, ToolDef, ToolError};

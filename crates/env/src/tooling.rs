@@ -17,9 +17,20 @@ pub struct Param {
     pub name: &'static str,
     /// Parameters with a default in the upstream signature are optional.
     pub required: bool,
-    /// JSON schema of the parameter (a JSON literal) without its description.
+    /// JSON schema of the parameter (a JSON literal) without its description and title, which
+    /// [`ToolDef::spec`] adds; key order is free, `spec` renders pydantic's.
     pub schema: &'static str,
     pub description: &'static str,
+}
+
+/// A nested model a tool's parameters use: one entry of the schema's top-level `$defs`, which
+/// a parameter schema references as `{"$ref": "#/$defs/<name>"}` (pydantic's layout).
+#[derive(Debug, Clone, Copy)]
+pub struct SchemaDef {
+    pub name: &'static str,
+    /// JSON schema of the model (a JSON literal), its descriptions and titles included; key
+    /// order is free, as for [`Param::schema`].
+    pub schema: &'static str,
 }
 
 /// A tool (or non-tool toolkit method, for initial states and assertions) of one toolkit.
@@ -32,6 +43,9 @@ pub struct ToolDef {
     pub is_tool: bool,
     pub description: &'static str,
     pub params: &'static [Param],
+    /// The nested models the parameter schemas reference, rendered as `$defs` (empty from
+    /// [`tool`] and [`helper`]; a declaration with models writes `ToolDef { defs, ..tool(..) }`).
+    pub defs: &'static [SchemaDef],
 }
 
 /// A required parameter (the common case; optional ones are written out in full).
@@ -57,6 +71,7 @@ pub const fn tool(
         is_tool: true,
         description,
         params,
+        defs: &[],
     }
 }
 
@@ -74,8 +89,10 @@ pub const fn helper(
 }
 
 impl ToolDef {
-    /// Schema in upstream's shape (`title: "parameters"`, Title Case property titles), used
-    /// when the data directory ships no `tools.json`.
+    /// Schema in upstream's shape, used when the data directory ships no `tools.json`: what
+    /// pydantic generates for the tool's signature (`title: "parameters"`, Title Case property
+    /// titles, nested models under `$defs`) with its keys in pydantic's order, so that the
+    /// serialized schema is the text upstream publishes.
     pub fn spec(&self) -> ToolSpec {
         let mut props = Map::new();
         let mut required = Vec::new();
@@ -95,6 +112,15 @@ impl ToolDef {
             }
         }
         let mut params = Map::new();
+        if !self.defs.is_empty() {
+            let defs = self.defs.iter().map(|d| {
+                let schema = serde_json::from_str(d.schema).unwrap_or_else(|e| {
+                    panic!("schema of `{}` $defs `{}`: {e}", self.name, d.name)
+                });
+                (d.name.to_string(), schema)
+            });
+            params.insert("$defs".into(), Value::Object(defs.collect()));
+        }
         params.insert("properties".into(), Value::Object(props));
         if !required.is_empty() {
             params.insert("required".into(), Value::Array(required));
@@ -104,8 +130,34 @@ impl ToolDef {
         ToolSpec {
             name: self.name.to_string(),
             description: self.description.to_string(),
-            parameters: Value::Object(params),
+            parameters: pydantic_key_order(Value::Object(params), None),
         }
+    }
+}
+
+/// Pydantic's `_sort_json_schema`: every object's keys sorted, except the members of a
+/// `properties` object (field order) and a `default` value, which keep theirs; list items
+/// are treated as if under their list's key.
+fn pydantic_key_order(value: Value, parent: Option<&str>) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            if !matches!(parent, Some("properties" | "default")) {
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            let sorted = entries.into_iter().map(|(k, v)| {
+                let v = pydantic_key_order(v, Some(&k));
+                (k, v)
+            });
+            Value::Object(sorted.collect())
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|v| pydantic_key_order(v, parent))
+                .collect(),
+        ),
+        other => other,
     }
 }
 
@@ -268,6 +320,7 @@ mod tests {
         is_tool: true,
         description: "F.",
         params: P,
+        defs: &[],
     };
 
     #[test]
@@ -302,5 +355,30 @@ mod tests {
         assert_eq!(spec.parameters["properties"]["b_c"]["title"], "B C");
         assert_eq!(spec.parameters["required"], json!(["a", "b_c", "d"]));
         assert_eq!(spec.parameters["title"], "parameters");
+    }
+
+    #[test]
+    fn spec_has_defs_and_pydantic_key_order() {
+        const G: ToolDef = ToolDef {
+            defs: &[SchemaDef {
+                name: "M",
+                schema: r#"{"type":"object","title":"M","properties":{"z":{"type":"string","title":"Z"},"a":{"type":"integer","title":"A"}},"required":["z","a"]}"#,
+            }],
+            ..tool(
+                "g",
+                ToolKind::Write,
+                "G.",
+                &[Param {
+                    name: "x_y",
+                    required: false,
+                    schema: r##"{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/M"},{"type":"object","additionalProperties":true}]},"default":[{"b":1,"a":2}]}"##,
+                    description: "X.",
+                }],
+            )
+        };
+        assert_eq!(
+            serde_json::to_string(&G.spec().parameters).unwrap(),
+            r##"{"$defs":{"M":{"properties":{"z":{"title":"Z","type":"string"},"a":{"title":"A","type":"integer"}},"required":["z","a"],"title":"M","type":"object"}},"properties":{"x_y":{"default":[{"b":1,"a":2}],"description":"X.","items":{"anyOf":[{"$ref":"#/$defs/M"},{"additionalProperties":true,"type":"object"}]},"title":"X Y","type":"array"}},"title":"parameters","type":"object"}"##
+        );
     }
 }

@@ -1,227 +1,212 @@
-//! Declarations of the retail toolkit (`RetailTools`): names, kinds and parameters in
-//! upstream registration order. The descriptions are our own words; they are shown to a
-//! model only when the data directory has no `tools.json`.
+//! Declarations of the retail toolkit (`RetailTools`): names, kinds, descriptions and
+//! parameter schemas in upstream registration order. Descriptions and schemas are upstream's,
+//! as its `tools.json` publishes them, so a data directory without that file shows the model
+//! the same schemas.
 
 use crate::tooling::{Param, ToolDef, param as p, tool};
 use tauguard_core::ToolKind;
 
-const STRING: &str = r#"{"type": "string"}"#;
-const STRINGS: &str = r#"{"items": {"type": "string"}, "type": "array"}"#;
-
+const STR: &str = r#"{"type": "string"}"#;
+const STRS: &str = r#"{"items": {"type": "string"}, "type": "array"}"#;
 const ORDER_ID: Param = p(
     "order_id",
-    STRING,
-    "Order id including its leading '#', for example '#W0000000'.",
+    STR,
+    "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
 );
-const USER_ID: Param = p("user_id", STRING, "User id, for example 'sara_doe_496'.");
+const USER_ID: Param = p("user_id", STR, "The user id, such as 'sara_doe_496'.");
+const ADDRESS1: Param = p(
+    "address1",
+    STR,
+    "The first line of the address, such as '123 Main St'.",
+);
+const ADDRESS2: Param = p(
+    "address2",
+    STR,
+    "The second line of the address, such as 'Apt 1' or ''.",
+);
+const CITY: Param = p("city", STR, "The city, such as 'San Francisco'.");
+const STATE: Param = p("state", STR, "The state, such as 'CA'.");
+const COUNTRY: Param = p("country", STR, "The country, such as 'USA'.");
+const ZIP: Param = p("zip", STR, "The zip code, such as '12345'.");
 const PAYMENT_METHOD_ID: Param = p(
     "payment_method_id",
-    STRING,
-    "Id of one of the user's payment methods, for example 'gift_card_0000000' or 'credit_card_0000000'.",
+    STR,
+    "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.",
 );
 
-const ADDRESS_FIELDS: [Param; 6] = [
-    p(
-        "address1",
-        STRING,
-        "First address line, for example '123 Main St'.",
-    ),
-    p(
-        "address2",
-        STRING,
-        "Second address line, for example 'Apt 1', or an empty string.",
-    ),
-    p("city", STRING, "City, for example 'San Francisco'."),
-    p("state", STRING, "State, for example 'CA'."),
-    p("country", STRING, "Country, for example 'USA'."),
-    p("zip", STRING, "Zip code, for example '12345'."),
-];
-
-const fn with_address(first: Param) -> [Param; 7] {
-    let a = ADDRESS_FIELDS;
-    [first, a[0], a[1], a[2], a[3], a[4], a[5]]
-}
-
-const ORDER_ADDRESS: [Param; 7] = with_address(ORDER_ID);
-const USER_ADDRESS: [Param; 7] = with_address(USER_ID);
-
-/// The retail toolkit, in upstream order.
+/// The toolkit, in upstream registration order.
 pub(super) const TOOLS: &[ToolDef] = &[
     tool(
         "calculate",
         ToolKind::Generic,
-        "Evaluate an arithmetic expression made of numbers, + - * /, parentheses and spaces; the result is rounded to two decimals.",
+        "Calculate the result of a mathematical expression.",
         &[p(
             "expression",
-            STRING,
-            "The expression to evaluate, for example '2 + 2'.",
+            STR,
+            "The mathematical expression to calculate, such as '2 + 2'. The expression can contain numbers, operators (+, -, *, /), parentheses, and spaces.",
         )],
     ),
     tool(
         "cancel_pending_order",
         ToolKind::Write,
-        "Cancel an order that is still pending, after explaining the details to the user and getting an explicit yes. Gift-card payments are refunded at once, other refunds take 5-7 business days. Returns the updated order.",
+        "Cancel a pending order. If the order is already processed or delivered,\n\nit cannot be cancelled. The agent needs to explain the cancellation detail\nand ask for explicit user confirmation (yes/no) to proceed. If the user confirms,\nthe order status will be changed to 'cancelled' and the payment will be refunded.\nThe refund will be added to the user's gift card balance immediately if the payment\nwas made using a gift card, otherwise the refund would take 5-7 business days to process.\nThe function returns the order details after the cancellation.",
         &[
             ORDER_ID,
             p(
                 "reason",
-                STRING,
-                "Either 'no longer needed' or 'ordered by mistake'.",
+                STR,
+                "The reason for cancellation, which should be either 'no longer needed' or 'ordered by mistake'.",
             ),
         ],
     ),
     tool(
         "exchange_delivered_order_items",
         ToolKind::Write,
-        "Request an exchange of delivered items for other variants of the same products, after an explicit yes from the user; a delivered order can be returned or exchanged only once. Returns the updated order.",
+        "Exchange items in a delivered order to new items of the same product type.\n\nFor a delivered order, return or exchange can be only done once by the agent.\nThe agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.",
         &[
             ORDER_ID,
             p(
                 "item_ids",
-                STRINGS,
-                "Ids of the items to exchange; an id may repeat.",
+                STRS,
+                "The item ids to be exchanged, each such as '1008292230'. There could be duplicate items in the list.",
             ),
             p(
                 "new_item_ids",
-                STRINGS,
-                "Replacement item ids, position by position, each a variant of the same product as the item it replaces.",
+                STRS,
+                "The item ids to be exchanged for, each such as '1008292230'.\nThere could be duplicate items in the list. Each new item id should match the item id\nin the same position and be of the same product.",
             ),
             p(
                 "payment_method_id",
-                STRING,
-                "Payment method that pays or receives the price difference, for example 'gift_card_0000000'.",
+                STR,
+                "The payment method id to pay or receive refund for the item price difference,\nsuch as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up\nfrom the user or order details.",
             ),
         ],
     ),
     tool(
         "find_user_id_by_name_zip",
         ToolKind::Read,
-        "Look up a user id from first name, last name and zip code. Prefer the email lookup; use this one when the email is unknown or not found.",
+        "Find user id by first name, last name, and zip code. If the user is not found, the function\n\nwill return an error message. By default, find user id by email, and only call this function\nif the user is not found by email or cannot remember email.",
         &[
             p(
                 "first_name",
-                STRING,
-                "Customer first name, for example 'John'.",
+                STR,
+                "The first name of the customer, such as 'John'.",
             ),
             p(
                 "last_name",
-                STRING,
-                "Customer last name, for example 'Doe'.",
+                STR,
+                "The last name of the customer, such as 'Doe'.",
             ),
-            p("zip", STRING, "Customer zip code, for example '12345'."),
+            p("zip", STR, "The zip code of the customer, such as '12345'."),
         ],
     ),
     tool(
         "find_user_id_by_email",
         ToolKind::Read,
-        "Look up a user id from an email address.",
+        "Find user id by email. If the user is not found, the function will return an error message.",
         &[p(
             "email",
-            STRING,
-            "Email address, for example 'something@example.com'.",
+            STR,
+            "The email of the user, such as 'something@example.com'.",
         )],
     ),
     tool(
         "get_order_details",
         ToolKind::Read,
-        "Show the status and details of an order.",
+        "Get the status and details of an order.",
         &[ORDER_ID],
     ),
     tool(
         "get_product_details",
         ToolKind::Read,
-        "Show a product with all of its variants (item ids, options, availability, prices).",
+        "Get the inventory details of a product.",
         &[p(
             "product_id",
-            STRING,
-            "Product id, for example '6086499569' (not an item id).",
+            STR,
+            "The product id, such as '6086499569'. Be careful the product id is different from the item id.",
         )],
     ),
     tool(
         "get_item_details",
         ToolKind::Read,
-        "Show one item (a product variant): options, availability and price.",
+        "Get the inventory details of an item.",
         &[p(
             "item_id",
-            STRING,
-            "Item id, for example '6086499569' (not a product id).",
+            STR,
+            "The item id, such as '6086499569'. Be careful the item id is different from the product id.",
         )],
     ),
     tool(
         "get_user_details",
         ToolKind::Read,
-        "Show a user's profile, payment methods and orders.",
+        "Get the details of a user, including their orders.",
         &[USER_ID],
     ),
     tool(
         "list_all_product_types",
         ToolKind::Read,
-        "List every product type (50 in the store) as a JSON object from product name to product id, sorted by name.",
+        "List the name and product id of all product types.\n\nEach product type has a variety of different items with unique item ids and options.\nThere are only 50 product types in the store.",
         &[],
     ),
     tool(
         "modify_pending_order_address",
         ToolKind::Write,
-        "Change the shipping address of a pending order, after an explicit yes from the user. Returns the updated order.",
-        &ORDER_ADDRESS,
+        "Modify the shipping address of a pending order. The agent needs to explain the modification detail and ask for explicit user confirmation (yes/no) to proceed.",
+        &[ORDER_ID, ADDRESS1, ADDRESS2, CITY, STATE, COUNTRY, ZIP],
     ),
     tool(
         "modify_pending_order_items",
         ToolKind::Write,
-        "Swap items of a pending order for other variants of the same products, after an explicit yes from the user; possible only once per order. Returns the updated order.",
+        "Modify items in a pending order to new items of the same product type. For a pending order, this function can only be called once. The agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.",
         &[
             ORDER_ID,
             p(
                 "item_ids",
-                STRINGS,
-                "Ids of the items to change; an id may repeat.",
+                STRS,
+                "The item ids to be modified, each such as '1008292230'. There could be duplicate items in the list.",
             ),
             p(
                 "new_item_ids",
-                STRINGS,
-                "Replacement item ids, position by position, each a different variant of the same product.",
+                STRS,
+                "The item ids to be modified for, each such as '1008292230'. There could be duplicate items in the list. Each new item id should match the item id in the same position and be of the same product.",
             ),
-            p(
-                "payment_method_id",
-                STRING,
-                "Payment method that pays or receives the price difference, for example 'gift_card_0000000'.",
-            ),
+            PAYMENT_METHOD_ID,
         ],
     ),
     tool(
         "modify_pending_order_payment",
         ToolKind::Write,
-        "Move the payment of a pending order to another of the user's payment methods, after an explicit yes from the user. Returns the updated order.",
+        "Modify the payment method of a pending order. The agent needs to explain the modification detail and ask for explicit user confirmation (yes/no) to proceed.",
         &[ORDER_ID, PAYMENT_METHOD_ID],
     ),
     tool(
         "modify_user_address",
         ToolKind::Write,
-        "Change a user's default address, after an explicit yes from the user. Returns the updated user.",
-        &USER_ADDRESS,
+        "Modify the default address of a user. The agent needs to explain the modification detail and ask for explicit user confirmation (yes/no) to proceed.",
+        &[USER_ID, ADDRESS1, ADDRESS2, CITY, STATE, COUNTRY, ZIP],
     ),
     tool(
         "return_delivered_order_items",
         ToolKind::Write,
-        "Request the return of delivered items, after an explicit yes from the user; the order becomes 'return requested' and the user receives return instructions by email. Returns the updated order.",
+        "Return some items of a delivered order.\n\nThe order status will be changed to 'return requested'.\nThe agent needs to explain the return detail and ask for explicit user confirmation (yes/no) to proceed.\nThe user will receive follow-up email for how and where to return the item.",
         &[
             ORDER_ID,
             p(
                 "item_ids",
-                STRINGS,
-                "Ids of the items to return; an id may repeat.",
+                STRS,
+                "The item ids to be returned, each such as '1008292230'. There could be duplicate items in the list.",
             ),
             p(
                 "payment_method_id",
-                STRING,
-                "Where the refund goes: the original payment method or a gift card.",
+                STR,
+                "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'.\nThese can be looked up from the user or order details.",
             ),
         ],
     ),
     tool(
         "transfer_to_human_agents",
         ToolKind::Generic,
-        "Hand the conversation to a human agent with a summary of the issue. Only when the user asks for one, or when policy and tools cannot resolve the request.",
-        &[p("summary", STRING, "Summary of the user's issue.")],
+        "Transfer the user to a human agent, with a summary of the user's issue.\n\nOnly transfer if\n -  the user explicitly asks for a human agent\n -  given the policy and the available tools, you cannot solve the user's issue.",
+        &[p("summary", STR, "A summary of the user's issue.")],
     ),
 ];

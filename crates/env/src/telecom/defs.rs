@@ -3,7 +3,7 @@
 //! parameter schemas upstream publishes (`tools.json`); non-tool helper methods, which only
 //! initialization actions and env assertions call, are listed with `is_tool: false`.
 
-use crate::tooling::{Param, ToolDef, helper, tool};
+use crate::tooling::{Param, SchemaDef, ToolDef, helper, tool};
 use tauguard_core::ToolKind;
 
 /// Python class names, as `TypeError` and `AttributeError` texts show them.
@@ -382,6 +382,20 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
     ),
 ];
 
+/// The nested models of the user toolkit's parameters (pydantic `$defs`).
+const NETWORK_MODE_PREFERENCE: SchemaDef = SchemaDef {
+    name: "NetworkModePreference",
+    schema: r#"{"enum":["4g_5g_preferred","4g_only","3g_only","2g_only"],"title":"NetworkModePreference","type":"string"}"#,
+};
+const APN_NAMES: SchemaDef = SchemaDef {
+    name: "APNNames",
+    schema: r#"{"enum":["internet","broken"],"title":"APNNames","type":"string"}"#,
+};
+const APN_SETTINGS: SchemaDef = SchemaDef {
+    name: "APNSettings",
+    schema: r##"{"additionalProperties":false,"description":"Represents the configuration for a single Access Point Name (APN).","properties":{"apn_name":{"$ref":"#/$defs/APNNames","default":"internet","description":"The name identifier for the APN connection."},"reset_at_reboot":{"default":false,"description":"Whether the APN settings will be reset at the next reboot.","title":"Reset At Reboot","type":"boolean"},"mms_apn":{"anyOf":[{"type":"string"},{"type":"null"}],"default":"mms","description":"Specific APN name used for MMS traffic, if different from general data.","title":"Mms Apn"},"mmsc_url":{"anyOf":[{"type":"string"},{"type":"null"}],"default":"http://mms.carrier.com/mms/wapenc","description":"The URL of the Multimedia Messaging Service Center (MMSC). Crucial for MMS.","title":"Mmsc Url"},"mms_proxy":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The proxy server address required for MMS traffic on some networks.","title":"Mms Proxy"},"mms_port":{"anyOf":[{"type":"integer"},{"type":"null"}],"default":null,"description":"The proxy server port required for MMS traffic on some networks.","title":"Mms Port"}},"title":"APNSettings","type":"object"}"##,
+};
+
 pub static USER_TOOLKIT: &[ToolDef] = &[
     helper(
         "set_user_info",
@@ -431,17 +445,20 @@ pub static USER_TOOLKIT: &[ToolDef] = &[
         "Shows the current network mode preference.",
         &[],
     ),
-    tool(
-        "set_network_mode_preference",
-        ToolKind::Write,
-        "Changes the type of cellular network your phone prefers to connect to (e.g., 5G, LTE/4G, 3G). Higher-speed networks (LTE/5G) provide faster data but may use more battery.",
-        &[Param {
-            name: "mode",
-            required: true,
-            schema: r#"{"anyOf":[{"enum":["4g_5g_preferred","4g_only","3g_only","2g_only"],"title":"NetworkModePreference","type":"string"},{"type":"string"}]}"#,
-            description: "",
-        }],
-    ),
+    ToolDef {
+        defs: &[NETWORK_MODE_PREFERENCE],
+        ..tool(
+            "set_network_mode_preference",
+            ToolKind::Write,
+            "Changes the type of cellular network your phone prefers to connect to (e.g., 5G, LTE/4G, 3G). Higher-speed networks (LTE/5G) provide faster data but may use more battery.",
+            &[Param {
+                name: "mode",
+                required: true,
+                schema: r##"{"anyOf":[{"$ref":"#/$defs/NetworkModePreference"},{"type":"string"}]}"##,
+                description: "",
+            }],
+        )
+    },
     tool(
         "run_speed_test",
         ToolKind::Read,
@@ -551,17 +568,20 @@ pub static USER_TOOLKIT: &[ToolDef] = &[
         "Checks the technical APN settings your phone uses to connect to your carrier's mobile data network. Shows current APN name and MMSC URL for picture messaging.",
         &[],
     ),
-    tool(
-        "set_apn_settings",
-        ToolKind::Write,
-        "Sets the APN settings for the phone.",
-        &[Param {
-            name: "apn_settings",
-            required: true,
-            schema: r#"{"anyOf":[{"additionalProperties":false,"description":"Represents the configuration for a single Access Point Name (APN).","properties":{"apn_name":{"enum":["internet","broken"],"title":"APNNames","type":"string","default":"internet","description":"The name identifier for the APN connection."},"reset_at_reboot":{"default":false,"description":"Whether the APN settings will be reset at the next reboot.","title":"Reset At Reboot","type":"boolean"},"mms_apn":{"anyOf":[{"type":"string"},{"type":"null"}],"default":"mms","description":"Specific APN name used for MMS traffic, if different from general data.","title":"Mms Apn"},"mmsc_url":{"anyOf":[{"type":"string"},{"type":"null"}],"default":"http://mms.carrier.com/mms/wapenc","description":"The URL of the Multimedia Messaging Service Center (MMSC). Crucial for MMS.","title":"Mmsc Url"},"mms_proxy":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The proxy server address required for MMS traffic on some networks.","title":"Mms Proxy"},"mms_port":{"anyOf":[{"type":"integer"},{"type":"null"}],"default":null,"description":"The proxy server port required for MMS traffic on some networks.","title":"Mms Port"}},"title":"APNSettings","type":"object"},{"additionalProperties":true,"type":"object"}]}"#,
-            description: "",
-        }],
-    ),
+    ToolDef {
+        defs: &[APN_NAMES, APN_SETTINGS],
+        ..tool(
+            "set_apn_settings",
+            ToolKind::Write,
+            "Sets the APN settings for the phone.",
+            &[Param {
+                name: "apn_settings",
+                required: true,
+                schema: r##"{"anyOf":[{"$ref":"#/$defs/APNSettings"},{"additionalProperties":true,"type":"object"}]}"##,
+                description: "",
+            }],
+        )
+    },
     tool(
         "reset_apn_settings",
         ToolKind::Write,

@@ -1,7 +1,9 @@
 //! The env integration tests as one binary (one link instead of one per file): per-domain
-//! tool behaviour against upstream's texts, and gold-replay parity with the upstream fixtures.
+//! tool behaviour against upstream's texts, built-in tool schemas against upstream's
+//! `tools.json`, and gold-replay parity with the upstream fixtures.
 
 mod airline;
+mod builtin_schemas;
 mod common;
 mod parity;
 mod retail;

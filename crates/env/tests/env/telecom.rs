@@ -177,8 +177,7 @@ fn toolkits_agree_with_published_tool_schemas() {
                 def.name
             );
             assert_eq!(
-                spec.parameters,
-                inline_defs(&function["parameters"]),
+                spec.parameters, function["parameters"],
                 "{}: schema",
                 def.name
             );
@@ -199,37 +198,6 @@ fn toolkits_agree_with_published_tool_schemas() {
         assert!(!def.is_tool, "{helper}");
         assert_eq!(env.tool_kind(side, helper), None);
     }
-}
-
-/// The published schema with `$ref`s replaced by their `$defs` entries.
-fn inline_defs(schema: &Value) -> Value {
-    fn walk(v: &Value, defs: &Map<String, Value>) -> Value {
-        match v {
-            Value::Object(o) => {
-                let mut out = Map::new();
-                if let Some(target) = o.get("$ref").and_then(Value::as_str) {
-                    let name = target.rsplit('/').next().unwrap_or_default();
-                    if let Some(Value::Object(def)) = defs.get(name) {
-                        out.extend(def.iter().map(|(k, v)| (k.clone(), walk(v, defs))));
-                    }
-                }
-                for (k, v) in o {
-                    if k != "$ref" && k != "$defs" {
-                        out.insert(k.clone(), walk(v, defs));
-                    }
-                }
-                Value::Object(out)
-            }
-            Value::Array(items) => Value::Array(items.iter().map(|i| walk(i, defs)).collect()),
-            other => other.clone(),
-        }
-    }
-    let defs = schema
-        .get("$defs")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    walk(schema, &defs)
 }
 
 #[test]

@@ -78,28 +78,51 @@ pub fn outputs_equal(a: &str, b: &str) -> bool {
     }
 }
 
+/// A replayed mutating call whose output differs from the recorded tool message: the tool's
+/// code changed since the trajectory was recorded (upstream's lenient replay warns and goes
+/// on), or the state did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drift {
+    pub call_id: String,
+    pub tool: String,
+    pub recorded: String,
+    pub replayed: String,
+}
+
 /// Re-executes the mutating calls of `messages` in order (unknown and read-only tools are
 /// skipped), then syncs. With `strict`, a replayed output that differs from the recorded
-/// one is an error; otherwise it is ignored and the replay goes on.
+/// one is an error (upstream's live evaluation); otherwise the mutation stands, the replay
+/// goes on, and each such call is returned (upstream's `strict=False`, used by
+/// `evaluate-trajs`).
 pub fn replay_tool_calls(
     env: &mut dyn Environment,
     messages: &[Message],
     strict: bool,
-) -> Result<(), ReplayError> {
+) -> Result<Vec<Drift>, ReplayError> {
+    let mut drifts = Vec::new();
     for (call, recorded) in pair_tool_calls(messages)? {
         // A guard-blocked call never executed: it is not part of the state the agent produced.
         if recorded.guard_blocked || is_mutating_tool(env, &call.name) != Some(true) {
             continue;
         }
         let (content, _error) = env.execute(call.requestor, &call.name, &call.arguments);
-        if strict && !outputs_equal(&content, &recorded.content) {
-            return Err(ReplayError::OutputMismatch {
-                name: call.name.clone(),
-                replayed: content,
+        if !outputs_equal(&content, &recorded.content) {
+            if strict {
+                return Err(ReplayError::OutputMismatch {
+                    name: call.name.clone(),
+                    replayed: content,
+                    recorded: recorded.content.clone(),
+                });
+            }
+            drifts.push(Drift {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
                 recorded: recorded.content.clone(),
+                replayed: content,
             });
         }
     }
     env.sync_tools()
-        .map_err(|e| ReplayError::Sync(e.qualified()))
+        .map_err(|e| ReplayError::Sync(e.qualified()))?;
+    Ok(drifts)
 }

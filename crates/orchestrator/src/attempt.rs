@@ -181,11 +181,11 @@ pub async fn run_attempts(
         agent,
         user,
         agent_sampling: Sampling {
-            temperature: agent_section.temperature,
+            temperature: crate::comparability::default_temperature(agent_section),
             max_tokens: agent_section.max_tokens,
         },
         user_sampling: Sampling {
-            temperature: cfg.models.user.temperature,
+            temperature: crate::comparability::default_temperature(&cfg.models.user),
             max_tokens: cfg.models.user.max_tokens,
         },
         agent_system_prompt: cell.agent_system_prompt.clone(),

@@ -224,12 +224,36 @@ pub struct GuardSection {
     pub verifier: Option<ModelSection>,
 }
 
+/// `[prompts]`: the researcher's own files in place of the benchmark's texts (each a path,
+/// relative to the working directory). Unset, each is read from the τ²-bench data directory
+/// as upstream ships it; any set one marks the run as not comparable with upstream.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptsSection {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_instruction: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_guidelines: Option<PathBuf>,
+    /// The guidelines of a user simulator that has tools (telecom).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_guidelines_tools: Option<PathBuf>,
+}
+
+impl PromptsSection {
+    fn is_empty(&self) -> bool {
+        *self == PromptsSection::default()
+    }
+}
+
 /// A whole config file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
     pub run: RunSection,
     pub models: ModelsSection,
+    /// Empty sections are not serialised, so configs without one keep their hash.
+    #[serde(default, skip_serializing_if = "PromptsSection::is_empty")]
+    pub prompts: PromptsSection,
     #[serde(default)]
     pub grid: GridSection,
     #[serde(default)]

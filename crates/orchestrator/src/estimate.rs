@@ -106,6 +106,8 @@ pub struct CellEstimate {
     pub calls_per_simulation: RoleCalls,
     /// Dollars for the whole cell; `null` when a model of it has no price.
     pub cost: Option<Range>,
+    /// Whether the cell runs τ²-bench's benchmark definition, item by item.
+    pub stamp: crate::comparability::Stamp,
 }
 
 /// The whole dry run.
@@ -249,6 +251,7 @@ fn cell_estimate(plan: &RunPlan, cell: &Cell, unpriced: &mut BTreeSet<String>) -
         calls_per_simulation: calls.scale(1.0 / n),
         // Summed over tasks per trial, times the trials.
         cost: cost.map(|c| c.scale(cell.trials as f64)),
+        stamp: cell.stamp.clone(),
     }
 }
 

@@ -15,7 +15,7 @@ use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::DomainData;
 use tauguard_env::gold::gold_env;
 use tauguard_env::initial_state::apply_initial_state;
-use tauguard_env::replay::replay_tool_calls;
+use tauguard_env::replay::{Drift, replay_tool_calls};
 
 /// Terminations that reach the evaluators; every other reason scores 0.
 pub const EVALUATED_TERMINATIONS: &[&str] = &["user_stop", "agent_stop"];
@@ -175,6 +175,69 @@ pub fn evaluate_final(
     gold: &GoldCache,
     final_env: Option<&dyn tauguard_env::Environment>,
 ) -> Result<RewardInfo, EvalError> {
+    let mut drifts = Vec::new();
+    score(
+        data,
+        task,
+        messages,
+        termination_reason,
+        nl,
+        gold,
+        final_env,
+        Replay::Strict,
+        &mut drifts,
+    )
+}
+
+/// How a stored trajectory's mutating calls are replayed when it is re-scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replay {
+    /// A replayed output that differs from the recorded one is an error (upstream's live
+    /// evaluation, `strict_replay=True`; `tauguard evaluate --strict-replay`).
+    Strict,
+    /// The mutation stands and the drift is reported (upstream's `evaluate-trajs`,
+    /// `strict_replay=False`).
+    Lenient,
+}
+
+/// [`evaluate_with`] for a stored trajectory, replayed as `replay` says; also returns the
+/// calls whose replayed output drifted from the recorded one (always empty when strict).
+pub fn rescore_trajectory(
+    data: &DomainData,
+    task: &Task,
+    messages: &[Message],
+    termination_reason: &str,
+    nl: Option<Vec<NlCheck>>,
+    gold: &GoldCache,
+    replay: Replay,
+) -> Result<(RewardInfo, Vec<Drift>), EvalError> {
+    let mut drifts = Vec::new();
+    let reward = score(
+        data,
+        task,
+        messages,
+        termination_reason,
+        nl,
+        gold,
+        None,
+        replay,
+        &mut drifts,
+    )?;
+    Ok((reward, drifts))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn score(
+    data: &DomainData,
+    task: &Task,
+    messages: &[Message],
+    termination_reason: &str,
+    nl: Option<Vec<NlCheck>>,
+    gold: &GoldCache,
+    final_env: Option<&dyn tauguard_env::Environment>,
+    replay: Replay,
+    drifts: &mut Vec<Drift>,
+) -> Result<RewardInfo, EvalError> {
     if !EVALUATED_TERMINATIONS.contains(&termination_reason) {
         let details = json!({
             "reward": 0.0,
@@ -229,7 +292,11 @@ pub fn evaluate_final(
                     // Data and actions first, then the full trajectory (which includes the
                     // task history).
                     apply_initial_state(predicted.as_mut(), init_only.as_ref())?;
-                    replay_tool_calls(predicted.as_mut(), messages, true)?;
+                    drifts.extend(replay_tool_calls(
+                        predicted.as_mut(),
+                        messages,
+                        replay == Replay::Strict,
+                    )?);
                     Some(predicted)
                 }
             };

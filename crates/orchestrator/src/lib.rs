@@ -11,8 +11,10 @@
 pub mod assemble;
 pub mod attacks;
 pub mod attempt;
+pub mod benchmark_texts;
 pub mod catalog;
 pub mod check;
+pub mod comparability;
 pub mod config;
 pub mod estimate;
 pub mod evaluate;

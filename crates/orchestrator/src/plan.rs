@@ -8,10 +8,12 @@
 //! order, domain outermost; a guard without a verifier gets one cell whatever the verifiers.
 //! New grid axes add cells, not code paths. Each distinct model spec is built once and shared.
 
+use crate::benchmark_texts::BenchmarkTexts;
+use crate::comparability::{self, Stamp};
 use crate::config::{ModelSection, RunConfig};
 use crate::grid::{AgentAxis, Axes, CellValues, GuardAxis, VerifierAxis};
-use crate::plan_domain::plan_domain;
 pub use crate::plan_domain::{ALL_TASKS, DomainPlan, Selection, task_slice};
+use crate::plan_domain::{Sources, plan_domain};
 use crate::provenance::{CellSettings, CellSpec, InputHashes, cell_hash, cell_spec, tree_hash};
 use crate::records::SimKey;
 use crate::runner::{RunError, RunOptions};
@@ -68,6 +70,8 @@ pub struct Cell {
     /// The agent's system prompt in this cell: the domain's, plus what the guard hands the
     /// agent (a guard that gives the agent the workflow itself).
     pub agent_system_prompt: Arc<str>,
+    /// Whether the cell runs τ²-bench's benchmark definition, item by item (also in `spec`).
+    pub stamp: Stamp,
 }
 
 /// One planned simulation, by index.
@@ -141,6 +145,13 @@ impl RunPlan {
             message: e.to_string(),
         };
         let prompts_hash = tree_hash(&prompts).map_err(|e| input(&prompts, e))?;
+        let texts = BenchmarkTexts::load(&data_dir, &cfg.prompts)?;
+        let sources = Sources {
+            data_dir: &data_dir,
+            project: &project,
+            prompts: &prompts,
+            texts: &texts,
+        };
         let mut domains = Vec::new();
         let mut hashes = Vec::new();
         for name in &axes.domains {
@@ -159,9 +170,7 @@ impl RunPlan {
                 name,
                 &selection,
                 task_set.as_deref(),
-                &data_dir,
-                &project,
-                &prompts,
+                &sources,
                 any_sim_agent,
             )?;
             let dir = project.join("tasks").join(d.data.domain);
@@ -298,7 +307,24 @@ impl CellAt<'_> {
         };
         let built =
             build_guard(guard.name, guard.options, &inputs).map_err(|e| at(e.to_string()))?;
-        let spec = cell_spec(
+        let mut stamp = Stamp {
+            items: self.domain.stamp_items.clone(),
+        };
+        stamp.items.push(comparability::evaluator_item(
+            &self.domain.tasks,
+            cfg.models.judge.as_ref(),
+        ));
+        stamp.items.push(comparability::sampling_item(
+            &self.agent.section,
+            &cfg.models.user,
+        ));
+        stamp.items.push(comparability::limits_item(
+            max_steps,
+            cfg.run.max_errors,
+            cfg.run.max_retries,
+            cfg.run.model_errors,
+        ));
+        let mut spec = cell_spec(
             &CellSettings {
                 domain: domain_name,
                 agent: &self.agent.section,
@@ -315,6 +341,7 @@ impl CellAt<'_> {
             },
             self.hashes,
         );
+        stamp.insert_into(&mut spec);
         let agent_system_prompt = match built.as_ref().and_then(|g| g.agent_instructions()) {
             Some(extra) => format!("{}\n\n{extra}", self.domain.agent_system_prompt).into(),
             None => self.domain.agent_system_prompt.clone(),
@@ -341,6 +368,7 @@ impl CellAt<'_> {
             hash: cell_hash(&spec),
             spec,
             agent_system_prompt,
+            stamp,
         })
     }
 }

@@ -3,6 +3,7 @@
 //! prompts built from its policy. Split from `plan.rs`, which crosses domains with the other
 //! axes.
 
+use crate::benchmark_texts::BenchmarkTexts;
 use crate::evaluate::GoldCache;
 use crate::prompts::{agent_system_prompt, user_system_prompt};
 use crate::runner::RunError;
@@ -11,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use tauguard_core::record::Slice;
-use tauguard_core::{Requestor, Task};
+use tauguard_core::{Requestor, Task, ToolSpec};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::policyguard::prerequisites::Prerequisites;
 use tauguard_sim::agent::{PlannedRead, TemptingCall};
@@ -55,17 +56,33 @@ pub struct DomainPlan {
     /// The agent's system prompt for the domain, and the user's per task index.
     pub agent_system_prompt: Arc<str>,
     pub user_system_prompts: Vec<Arc<str>>,
+    /// The comparability items of the domain's texts and data (see [`crate::comparability`]).
+    pub stamp_items: Vec<crate::comparability::Item>,
+}
+
+/// Where a domain's inputs come from: shared by every domain of a run.
+pub(crate) struct Sources<'a> {
+    pub data_dir: &'a DataDir,
+    pub project: &'a Path,
+    /// The project's own prompts (`configs/prompts/`).
+    pub prompts: &'a Path,
+    /// The benchmark's texts.
+    pub texts: &'a BenchmarkTexts,
 }
 
 pub(crate) fn plan_domain(
     domain: &str,
     selection: &Selection,
     task_set: Option<&Path>,
-    data_dir: &DataDir,
-    project: &Path,
-    prompts: &Path,
+    sources: &Sources<'_>,
     sim_agent: bool,
 ) -> Result<DomainPlan, RunError> {
+    let Sources {
+        data_dir,
+        project,
+        prompts,
+        texts,
+    } = *sources;
     let mut data = DomainData::load(data_dir, domain)?;
     let attacks = match task_set {
         Some(set) => crate::attacks::adopt_task_set(&mut data, &project.join(set))?,
@@ -109,12 +126,24 @@ pub(crate) fn plan_domain(
             .collect(),
         _ => vec![Vec::new(); tasks.len()],
     };
-    let guidelines_file = if data.tool_schemas.user.is_empty() {
-        "user_guidelines.md"
-    } else {
-        "user_guidelines_tools.md"
-    };
-    let guidelines = read_prompt(prompts, guidelines_file)?;
+    let with_tools: Vec<bool> = tasks
+        .iter()
+        .map(|t| !task_user_tools(&data, t).is_empty())
+        .collect();
+    let mut stamp_items = crate::comparability::text_items(
+        texts,
+        with_tools.iter().any(|w| *w),
+        with_tools.iter().any(|w| !*w),
+        !attacks.is_empty(),
+    );
+    stamp_items.extend(
+        crate::comparability::domain_items(
+            &data,
+            &tasks,
+            task_set.map(|p| p.display().to_string()).as_deref(),
+        )
+        .items,
+    );
     let attacker = if attacks.is_empty() {
         String::new()
     } else {
@@ -136,22 +165,21 @@ pub(crate) fn plan_domain(
             }
             t
         },
-        agent_system_prompt: agent_system_prompt(
-            &read_prompt(prompts, "agent_instruction.md")?,
-            &data.policy,
-        )
-        .into(),
+        agent_system_prompt: agent_system_prompt(&texts.agent_instruction.text, &data.policy)
+            .into(),
         user_system_prompts: tasks
             .iter()
-            .map(|t| {
+            .zip(&with_tools)
+            .map(|(t, &tools)| {
                 let g = if attacks.contains_key(&t.id) {
                     &attacker
                 } else {
-                    &guidelines
+                    &texts.guidelines(tools).text
                 };
                 user_system_prompt(g, t).into()
             })
             .collect(),
+        stamp_items,
         attacks,
         gold: GoldCache::default(),
         planned_reads,
@@ -161,6 +189,23 @@ pub(crate) fn plan_domain(
         tasks,
         data,
     })
+}
+
+/// The tools a task's user simulator gets, as upstream's runner gives them
+/// (`environment.get_user_tools(include=task.user_tools) or None`): every user tool when the
+/// task names none; only the named ones otherwise; none at all when a name is unknown (upstream
+/// raises there and builds the user without tools).
+pub fn task_user_tools(data: &DomainData, task: &Task) -> Arc<[ToolSpec]> {
+    let all = &data.tool_schemas.user;
+    match &task.user_tools {
+        None => all.clone(),
+        Some(names) if names.iter().all(|n| all.iter().any(|t| &t.name == n)) => all
+            .iter()
+            .filter(|t| names.contains(&t.name))
+            .cloned()
+            .collect(),
+        Some(_) => Arc::from(Vec::new()),
+    }
 }
 
 /// PV when no agent-side gold action is a mutating tool.

@@ -1,23 +1,32 @@
-//! System prompts for the agent and the user simulator, laid out as upstream lays them
-//! (§6.5, §6.6); the texts themselves are files under `configs/prompts/`.
+//! System prompts for the agent and the user simulator, laid out exactly as upstream's
+//! `SYSTEM_PROMPT` templates lay them (`agent/llm_agent.py`, `user/user_simulator.py` at
+//! a2c0247); the texts themselves are the benchmark's, read from the data directory
+//! ([`crate::benchmark_texts`]).
 
 use tauguard_core::Task;
 use tauguard_core::task::Instructions;
 
-/// `<instructions>…</instructions><policy>…</policy>`.
+/// `<instructions>…</instructions><policy>…</policy>`. Upstream's instruction is a stripped
+/// string constant (the data file adds one final newline), so the text is stripped here; the
+/// policy goes in as loaded.
 pub fn agent_system_prompt(instruction: &str, policy: &str) -> String {
     format!(
         "<instructions>\n{}\n</instructions>\n<policy>\n{}\n</policy>",
-        instruction.trim_end(),
+        instruction.trim(),
         policy
     )
 }
 
-/// Guidelines, then the rendered scenario in `<scenario>` tags.
+/// Where upstream's guidelines take runtime persona text; with no persona configured (as in
+/// every tauguard run) it becomes empty.
+const PERSONA_PLACEHOLDER: &str = "<PERSONA_GUIDELINES>";
+
+/// The guidelines file's text as read — its final newline kept, so a blank line and a half
+/// separate it from the scenario — then the rendered scenario in `<scenario>` tags.
 pub fn user_system_prompt(guidelines: &str, task: &Task) -> String {
     format!(
         "{}\n\n<scenario>\n{}\n</scenario>",
-        guidelines.trim_end(),
+        guidelines.replace(PERSONA_PLACEHOLDER, ""),
         render_scenario(task)
     )
 }

@@ -3,14 +3,17 @@
 //! stored one.
 //!
 //! Each simulation's trajectory is replayed on a fresh environment exactly as a record read
-//! back is evaluated ([`crate::evaluate::evaluate_with`]). NL assertions go to the chosen
+//! back is evaluated ([`crate::evaluate::rescore_trajectory`]). By default the replay is
+//! lenient, as upstream's `evaluate-trajs` replays (`strict_replay=False`): a mutating call
+//! whose replayed output differs from the recorded one keeps its mutation, the drift is
+//! listed per simulation, and the simulation is scored. [`Replay::Strict`] refuses it instead. NL assertions go to the chosen
 //! [`Judge`]; with [`Judge::Skip`] a simulation whose reward depends on them is skipped and
 //! counted. Simulations without a stored reward (infrastructure errors, upstream's
 //! `reward_info: null`), of a domain tauguard does not know, or of a task the input does not
 //! hold are skipped and counted by reason, never an error for the whole input.
 
 use crate::evaluate::{
-    EVALUATED_TERMINATIONS, GoldCache, NlCheck, evaluate_with, nl_assertions_to_judge,
+    EVALUATED_TERMINATIONS, GoldCache, NlCheck, Replay, nl_assertions_to_judge, rescore_trajectory,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -63,9 +66,25 @@ pub struct Disagreement {
     pub error: Option<String>,
 }
 
+/// A replayed mutating call whose output drifted from the stored tool message.
+#[derive(Debug, Clone, Serialize)]
+pub struct DriftReport {
+    pub task_id: String,
+    pub trial: u32,
+    pub guard: String,
+    pub tool: String,
+    pub call_id: String,
+    pub recorded: String,
+    pub replayed: String,
+}
+
 /// The outcome over a whole input.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct EvaluationReport {
+    /// `lenient` or `strict`.
+    pub replay: String,
+    /// Which task definitions scored the simulations, in words.
+    pub tasks: String,
     pub n_simulations: usize,
     pub evaluated: usize,
     pub agree: usize,
@@ -75,6 +94,9 @@ pub struct EvaluationReport {
     pub skipped_by: BTreeMap<SkipReason, usize>,
     pub unknown_domains: Vec<String>,
     pub disagreements: Vec<Disagreement>,
+    /// Simulations with at least one drifted call (lenient replay only).
+    pub drifted_simulations: usize,
+    pub drifts: Vec<DriftReport>,
 }
 
 impl EvaluationReport {
@@ -102,6 +124,7 @@ pub async fn rescore(
     data: &DomainData,
     tasks: &HashMap<String, Task>,
     judge: &Judge,
+    replay: Replay,
     report: &mut EvaluationReport,
 ) {
     let gold = GoldCache::default();
@@ -136,8 +159,33 @@ pub async fn rescore(
             }
         };
         let recomputed = nl.and_then(|nl| {
-            evaluate_with(data, task, &r.messages, &r.termination_reason, nl, &gold)
-                .map_err(|e| e.to_string())
+            rescore_trajectory(
+                data,
+                task,
+                &r.messages,
+                &r.termination_reason,
+                nl,
+                &gold,
+                replay,
+            )
+            .map_err(|e| e.to_string())
+        });
+        let recomputed = recomputed.map(|(w, drifts)| {
+            if !drifts.is_empty() {
+                report.drifted_simulations += 1;
+            }
+            report
+                .drifts
+                .extend(drifts.into_iter().map(|d| DriftReport {
+                    task_id: r.task_id.clone(),
+                    trial: r.trial,
+                    guard: r.guard.clone(),
+                    tool: d.tool,
+                    call_id: d.call_id,
+                    recorded: d.recorded,
+                    replayed: d.replayed,
+                }));
+            w
         });
         report.evaluated += 1;
         let (value, breakdown, error) = match recomputed {

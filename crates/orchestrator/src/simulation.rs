@@ -211,17 +211,7 @@ pub async fn run_simulation_traced(
         }));
     }
     let assistant_tools = spec.data.tool_schemas.assistant.clone();
-    let user_tools: std::sync::Arc<[tauguard_core::ToolSpec]> = match &spec.task.user_tools {
-        None => spec.data.tool_schemas.user.clone(),
-        Some(names) => spec
-            .data
-            .tool_schemas
-            .user
-            .iter()
-            .filter(|t| names.contains(&t.name))
-            .cloned()
-            .collect(),
-    };
+    let user_tools = crate::plan_domain::task_user_tools(spec.data, spec.task);
     let mut user = Party::new("user", spec.user, &spec.user_sampling, user_tools, spec);
     let mut agent = Party::new(
         "agent",

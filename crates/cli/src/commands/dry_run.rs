@@ -59,6 +59,7 @@ pub fn print(e: &Estimate, json: bool) -> Result<(), CliError> {
             .collect();
         out.line(cols.join("  ").trim_end())?;
     }
+    print_stamps(&mut out, e)?;
     out.line("model calls (estimated from the config: typical – upper bound):")?;
     let per_sim = |r: Range| {
         let n = e.simulations.max(1) as f64;
@@ -100,4 +101,29 @@ pub fn print(e: &Estimate, json: bool) -> Result<(), CliError> {
         ))?;
     }
     out.finish()
+}
+
+/// The comparability stamp: once when every cell has the same, else per cell.
+fn print_stamps(out: &mut Output, e: &Estimate) -> Result<(), CliError> {
+    let mut distinct: Vec<(&tauguard_orchestrator::comparability::Stamp, Vec<&str>)> = Vec::new();
+    for c in &e.cells {
+        match distinct.iter_mut().find(|(s, _)| **s == c.stamp) {
+            Some((_, ids)) => ids.push(&c.id),
+            None => distinct.push((&c.stamp, vec![&c.id])),
+        }
+    }
+    for (stamp, ids) in &distinct {
+        let whom = if distinct.len() == 1 {
+            "every cell".to_string()
+        } else {
+            ids.join(", ")
+        };
+        out.line(format_args!("stamp ({whom}): {}", stamp.summary()))?;
+        let width = stamp.items.iter().map(|i| i.name.len()).max().unwrap_or(0);
+        for i in &stamp.items {
+            let mark = if i.holds { "upstream" } else { "DEVIATES" };
+            out.line(format_args!("  {mark}  {:<width$}  {}", i.name, i.detail))?;
+        }
+    }
+    Ok(())
 }

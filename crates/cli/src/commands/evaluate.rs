@@ -13,6 +13,7 @@ use tauguard_core::record::SimulationRecord;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_llm::{ModelFactory, ModelSpec};
 use tauguard_metrics::LoadOptions;
+use tauguard_orchestrator::evaluate::Replay;
 use tauguard_orchestrator::rescore::{EvaluationReport, Judge, rescore};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -39,6 +40,16 @@ pub struct EvaluateArgs {
     /// τ²-bench data directory (databases; default $TAUGUARD_DATA_DIR, then data/tau2).
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// Refuse a trajectory whose replayed mutating call returns other content than the stored
+    /// tool message (upstream's live evaluation). Default: replay leniently, as upstream's
+    /// `evaluate-trajs` does — keep the mutation, list the drift, score.
+    #[arg(long)]
+    strict_replay: bool,
+    /// Score a results.json against the data directory's current task definitions instead of
+    /// the ones embedded in the file (upstream's `--fresh-tasks`); tasks the data directory
+    /// lacks keep their embedded definition.
+    #[arg(long)]
+    fresh_tasks: bool,
 }
 
 pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
@@ -46,10 +57,16 @@ pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
     let file = input_file(&args.input)?;
     let records = tauguard_metrics::load_input(&file, &LoadOptions::default())
         .map_err(|e| CliError::BadInput(e.into()))?;
-    let file_tasks = if file.extension().is_some_and(|e| e == "json") {
+    let results_file = file.extension().is_some_and(|e| e == "json");
+    let file_tasks = if results_file {
         results_tasks(&file)?
     } else {
         HashMap::new()
+    };
+    let replay = if args.strict_replay {
+        Replay::Strict
+    } else {
+        Replay::Lenient
     };
     let mut by_domain: Vec<(String, Vec<SimulationRecord>)> = Vec::new();
     for r in records {
@@ -63,7 +80,26 @@ pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
         .build()
         .context("cannot start the async runtime")
         .internal()?;
-    let mut report = EvaluationReport::default();
+    let mut report = EvaluationReport {
+        replay: if args.strict_replay {
+            "strict"
+        } else {
+            "lenient"
+        }
+        .into(),
+        tasks: match (results_file, args.fresh_tasks) {
+            (true, false) => {
+                "the tasks embedded in the results file (as upstream's evaluate-trajs)"
+            }
+            (true, true) => {
+                "the data directory's current tasks (--fresh-tasks); tasks it lacks keep the file's"
+            }
+            (false, _) => "the data directory's current tasks (records do not embed their tasks)",
+        }
+        .into(),
+        ..Default::default()
+    };
+    let mut kept_embedded = 0;
     let mut data_dir = None;
     for (domain, records) in &by_domain {
         if tauguard_env::registry::get(domain).is_none() {
@@ -75,13 +111,26 @@ pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
         }
         let data =
             DomainData::load(data_dir.as_ref().expect("resolved above"), domain).bad_input()?;
-        let mut tasks: HashMap<String, Task> = data
-            .tasks
-            .iter()
-            .map(|t| (t.id.clone(), t.clone()))
-            .collect();
-        tasks.extend(file_tasks.clone());
-        rt.block_on(rescore(records, &data, &tasks, &judge, &mut report));
+        let current = data.tasks.iter().map(|t| (t.id.clone(), t.clone()));
+        let tasks: HashMap<String, Task> = if args.fresh_tasks {
+            let mut tasks = file_tasks.clone();
+            kept_embedded += tasks
+                .keys()
+                .filter(|id| !data.tasks.iter().any(|t| &t.id == *id))
+                .count();
+            tasks.extend(current);
+            tasks
+        } else {
+            let mut tasks: HashMap<String, Task> = current.collect();
+            tasks.extend(file_tasks.clone());
+            tasks
+        };
+        rt.block_on(rescore(records, &data, &tasks, &judge, replay, &mut report));
+    }
+    if kept_embedded > 0 {
+        report.tasks.push_str(&format!(
+            " ({kept_embedded} not in the data directory kept their embedded definition)"
+        ));
     }
     print(&report, args.format)?;
     if report.disagree == 0 {
@@ -173,6 +222,35 @@ fn print(report: &EvaluationReport, format: FormatArg) -> Result<(), CliError> {
                     format!(" ({})", skipped.join(", "))
                 }
             ))?;
+            out.line(format_args!(
+                "replay: {}{}; tasks: {}",
+                report.replay,
+                if report.replay == "lenient" {
+                    " (as upstream's evaluate-trajs: a drifted call keeps its mutation; --strict-replay refuses it)"
+                } else {
+                    ""
+                },
+                report.tasks
+            ))?;
+            if report.drifted_simulations > 0 {
+                out.line(format_args!(
+                    "{} simulations replayed with drift ({} calls):",
+                    report.drifted_simulations,
+                    report.drifts.len()
+                ))?;
+            }
+            for d in &report.drifts {
+                out.line(format_args!(
+                    "drift: task {} trial {} ({}): `{}` ({}) stored {} | replayed {}",
+                    d.task_id,
+                    d.trial,
+                    d.guard,
+                    d.tool,
+                    d.call_id,
+                    clip(&d.recorded),
+                    clip(&d.replayed)
+                ))?;
+            }
             if !report.unknown_domains.is_empty() {
                 out.line(format_args!(
                     "unknown domains (not re-scored): {}",
@@ -198,4 +276,13 @@ fn print(report: &EvaluationReport, format: FormatArg) -> Result<(), CliError> {
         }
     }
     out.finish()
+}
+
+/// A tool output on one line, at most 160 characters.
+fn clip(text: &str) -> String {
+    let one_line = text.replace('\n', " ");
+    match one_line.char_indices().nth(160) {
+        Some((i, _)) => format!("{}…", &one_line[..i]),
+        None => one_line,
+    }
 }

@@ -8,3 +8,4 @@ mod offline_honesty;
 mod policyguide_llm;
 mod run;
 mod toy_domain;
+mod upstream_requests;

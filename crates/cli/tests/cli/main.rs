@@ -1,8 +1,8 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
 //! gold, grids from config files and their dry run, the guard seam, the toy domain, workflow
 //! validation and compilation, the PolicyGuide family offline, the columnar sidecar
-//! (`export-table`), sharded runs and their merge with the cluster launchers, the viewer (also
-//! in headless Chromium), and the workspace invariants (`tidy`).
+//! (`export-table`), sharded runs and their merge with the cluster launchers, the data fetch
+//! script, the viewer (also in headless Chromium), and the workspace invariants (`tidy`).
 
 mod attacks;
 mod cluster_scripts;
@@ -10,6 +10,7 @@ mod compile_workflow;
 mod errors;
 mod export_report;
 mod export_table;
+mod fetch_data_script;
 mod floors;
 mod gold_command;
 mod grid;

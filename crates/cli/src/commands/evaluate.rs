@@ -240,15 +240,10 @@ fn print(report: &EvaluationReport, format: FormatArg) -> Result<(), CliError> {
                 ))?;
             }
             for d in &report.drifts {
+                let (recorded, replayed) = clip_pair(&d.recorded, &d.replayed);
                 out.line(format_args!(
                     "drift: task {} trial {} ({}): `{}` ({}) stored {} | replayed {}",
-                    d.task_id,
-                    d.trial,
-                    d.guard,
-                    d.tool,
-                    d.call_id,
-                    clip(&d.recorded),
-                    clip(&d.replayed)
+                    d.task_id, d.trial, d.guard, d.tool, d.call_id, recorded, replayed
                 ))?;
             }
             if !report.unknown_domains.is_empty() {
@@ -278,11 +273,53 @@ fn print(report: &EvaluationReport, format: FormatArg) -> Result<(), CliError> {
     out.finish()
 }
 
-/// A tool output on one line, at most 160 characters.
-fn clip(text: &str) -> String {
-    let one_line = text.replace('\n', " ");
-    match one_line.char_indices().nth(160) {
-        Some((i, _)) => format!("{}…", &one_line[..i]),
-        None => one_line,
+/// Characters shown of a drifted tool output, and of the common text before the first
+/// difference when that lies past them.
+const CLIP: usize = 160;
+const CONTEXT: usize = 40;
+
+/// A drift's recorded and replayed outputs on one line each, at most [`CLIP`] characters. When
+/// they first differ past what that shows (a long message whose end changed, say a pydantic
+/// error's documentation link), both start [`CONTEXT`] characters before the difference, after
+/// an ellipsis, so the line shows what drifted.
+fn clip_pair(recorded: &str, replayed: &str) -> (String, String) {
+    let (a, b) = (recorded.replace('\n', " "), replayed.replace('\n', " "));
+    let same = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let skip = if same + CONTEXT / 2 >= CLIP {
+        same - CONTEXT
+    } else {
+        0
+    };
+    (clip_from(&a, skip), clip_from(&b, skip))
+}
+
+fn clip_from(text: &str, skip: usize) -> String {
+    let lead = if skip > 0 { "…" } else { "" };
+    let rest = match text.char_indices().nth(skip) {
+        Some((i, _)) => &text[i..],
+        None => "",
+    };
+    match rest.char_indices().nth(CLIP) {
+        Some((i, _)) => format!("{lead}{}…", &rest[..i]),
+        None => format!("{lead}{rest}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clip_pair;
+
+    #[test]
+    fn drift_lines_show_the_first_difference() {
+        assert_eq!(
+            clip_pair("a\nb", "a\nc"),
+            ("a b".to_string(), "a c".to_string())
+        );
+        let head = "x".repeat(200);
+        let (a, b) = clip_pair(&format!("{head}2.10/v"), &format!("{head}2.12/v"));
+        assert_eq!(a, format!("…{}2.10/v", "x".repeat(37)));
+        assert_eq!(b, format!("…{}2.12/v", "x".repeat(37)));
+        let (a, _) = clip_pair(&"y".repeat(300), "z");
+        assert_eq!(a.chars().count(), 161, "{a}");
     }
 }

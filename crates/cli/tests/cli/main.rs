@@ -8,6 +8,7 @@ mod attacks;
 mod cluster_scripts;
 mod compile_workflow;
 mod errors;
+mod evaluate_drift;
 mod export_report;
 mod export_table;
 mod fetch_data_script;

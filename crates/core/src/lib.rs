@@ -4,6 +4,7 @@
 //! This crate imports no other tauguard crate; every other crate imports it. Environments live
 //! in `tauguard-env`, metrics in `tauguard-metrics`.
 
+pub mod comparability;
 pub mod dialogue;
 pub mod message;
 pub mod pyjson;

@@ -176,6 +176,17 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
             "",
             "the paper's name of the configuration (ReAct, RAW, SELF, PolicyGuide)",
         ),
+        "Comparable" => d(
+            "comparable",
+            "",
+            "whether the cell ran τ²-bench a2c0247's benchmark definition: yes, no, or unknown \
+             (records without a comparability stamp)",
+        ),
+        "Deviations" => d(
+            "deviations",
+            "",
+            "the stamp items that deviate from upstream's, each `item: what was used`",
+        ),
         "Floor agent" => d(
             "floor_agent",
             "",

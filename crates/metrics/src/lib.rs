@@ -118,6 +118,7 @@ pub mod summary;
 pub mod synthetic;
 pub mod table;
 pub mod tables;
+pub mod tables_comparability;
 pub mod tables_extra;
 pub mod tables_policyguide;
 pub mod trace;

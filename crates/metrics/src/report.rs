@@ -74,6 +74,9 @@ pub struct GroupReport {
     /// The group's full cell settings (from its records), for baselines and labels.
     #[serde(skip)]
     pub full_cell: BTreeMap<String, Value>,
+    /// Whether the group's cell ran τ²-bench's benchmark definition, item by item; `None`
+    /// when its records carry no stamp (written before it existed, or imported).
+    pub comparability: Option<tauguard_core::comparability::CellStamp>,
     /// A role of some record was played by a `sim` model: the group's numbers are no paper
     /// result (see [`crate::simulated`]).
     pub simulated: bool,
@@ -339,17 +342,19 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let [all, pv, mut_] = slices;
     let overall = all.finish(Some(options.max_k));
     let k = overall.pass_k.max_k();
+    let full_cell = g
+        .records
+        .first()
+        .map(|(r, _)| r.cell.cell.clone())
+        .unwrap_or_default();
     GroupReport {
+        comparability: tauguard_core::comparability::CellStamp::of(&full_cell),
         domain: g.key.0.to_string(),
         agent_model: g.key.1.to_string(),
         guard: g.key.2.to_string(),
         cell_hash: (!g.key.3.is_empty()).then(|| g.key.3.to_string()),
         cell: BTreeMap::new(),
-        full_cell: g
-            .records
-            .first()
-            .map(|(r, _)| r.cell.cell.clone())
-            .unwrap_or_default(),
+        full_cell,
         simulated: g.records.iter().any(|(r, _)| r.cell.simulated),
         overall,
         pv: pv.finish(Some(k)),
@@ -461,6 +466,27 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
             warnings.push(format!(
                 "{}: tasks have {lo} to {hi} scored trials; Pass^k is reported for k ≤ {lo}",
                 g.label()
+            ));
+        } else if lo == options.max_k && g.overall.min_trials_per_task > options.max_k {
+            warnings.push(format!(
+                "{}: Pass^k is reported for k ≤ {lo} only (--max-k {}), though every task has \
+                 at least {} scored trials",
+                g.label(),
+                options.max_k,
+                g.overall.min_trials_per_task
+            ));
+        }
+        if let Some(s) = g.comparability.as_ref().filter(|s| !s.comparable) {
+            let what: Vec<String> = s
+                .deviations
+                .iter()
+                .map(|(item, detail)| format!("{item} ({detail})"))
+                .collect();
+            warnings.push(format!(
+                "{}: not comparable with τ²-bench {}: {}",
+                g.label(),
+                &tauguard_core::comparability::UPSTREAM_COMMIT[..7],
+                what.join("; ")
             ));
         }
     }

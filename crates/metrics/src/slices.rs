@@ -27,6 +27,9 @@ pub struct SliceMetrics {
     /// Largest scored-trial count of any task (K is the smallest); not serialized.
     #[serde(skip)]
     pub max_trials_per_task: u32,
+    /// Smallest scored-trial count of any task: K unless `--max-k` capped it; not serialized.
+    #[serde(skip)]
+    pub min_trials_per_task: u32,
 }
 
 impl SliceMetrics {
@@ -52,6 +55,7 @@ impl SliceMetrics {
             pass_k: PassK(curve),
             pass1_per_trial,
             max_trials_per_task: scored.iter().map(|t| t.n).max().unwrap_or(0),
+            min_trials_per_task: min_n,
         }
     }
 }

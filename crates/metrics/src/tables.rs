@@ -267,6 +267,19 @@ pub fn pass_k_table(r: &Report) -> Table {
     }
     t.notes
         .push("Per-trial Pass^1: mean ± sample standard deviation (ddof = 1) over trials.".into());
+    let cap = r.options.max_k;
+    if let Some(most) = r
+        .groups
+        .iter()
+        .filter(|g| g.overall.min_trials_per_task > cap)
+        .map(|g| g.overall.max_trials_per_task)
+        .max()
+    {
+        t.notes.push(format!(
+            "Pass^k is shown for k ≤ {cap} only (--max-k {cap}); tasks have up to {most} \
+             scored trials."
+        ));
+    }
     t
 }
 
@@ -535,6 +548,7 @@ impl Report {
         out.extend(crate::tables_extra::cost_table(self));
         out.extend(verifier_inputs_table(self));
         out.extend(floors_table(self));
+        out.extend(crate::tables_comparability::comparability_table(self));
         out.extend(crate::tables_extra::task_outcomes_table(self));
         if self.simulated() {
             for t in &mut out {

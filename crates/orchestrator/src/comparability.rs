@@ -23,8 +23,7 @@ use tauguard_core::Task;
 use tauguard_core::task::RewardType;
 use tauguard_env::DomainData;
 
-/// The upstream commit whose benchmark definition the stamp compares with.
-pub const UPSTREAM_COMMIT: &str = "a2c024725189473d2d7cea3a5cfdbcc67478e41f";
+pub use tauguard_core::comparability::{CELL_PREFIX, COMPARABLE_KEY, UPSTREAM, UPSTREAM_COMMIT};
 
 /// Upstream's defaults the cell settings are held to (`src/tau2/config.py`).
 const UPSTREAM_MAX_STEPS: u32 = 200;
@@ -34,13 +33,6 @@ const UPSTREAM_MAX_RETRIES: u32 = 3;
 pub const UPSTREAM_TEMPERATURE: f64 = 0.0;
 /// Upstream's NL-assertion judge model.
 const UPSTREAM_JUDGE: &str = "gpt-4.1-2025-04-14";
-
-/// The key prefix of the stamp's items among a cell's settings.
-pub const CELL_PREFIX: &str = "benchmark.";
-/// The cell key that says whether every item holds.
-pub const COMPARABLE_KEY: &str = "benchmark.comparable";
-/// The value of an item that equals upstream's.
-pub const UPSTREAM: &str = "upstream";
 
 /// One item of the stamp.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -126,22 +118,6 @@ impl Stamp {
             })).collect::<Vec<_>>(),
         })
     }
-}
-
-/// The stamp's view of a cell as a record's settings carry it: `None` for records written
-/// before the stamp existed.
-pub fn from_cell(cell: &BTreeMap<String, Value>) -> Option<(bool, Vec<String>)> {
-    let comparable = cell.get(COMPARABLE_KEY)?.as_bool()?;
-    let deviations = cell
-        .iter()
-        .filter(|(k, v)| {
-            k.starts_with(CELL_PREFIX)
-                && k.as_str() != COMPARABLE_KEY
-                && v.as_str() != Some(UPSTREAM)
-        })
-        .map(|(k, _)| k[CELL_PREFIX.len()..].to_string())
-        .collect();
-    Some((comparable, deviations))
 }
 
 #[derive(Debug, Deserialize)]

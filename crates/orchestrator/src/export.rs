@@ -16,6 +16,7 @@
 
 use serde_json::{Map, Value, json};
 use tauguard_core::Message;
+use tauguard_core::comparability::{CellStamp, UPSTREAM_COMMIT};
 use tauguard_core::record::SimulationRecord;
 use tauguard_env::DomainData;
 
@@ -144,11 +145,36 @@ fn llm_args(r: &SimulationRecord, role: &str) -> Value {
         .filter(|(k, _)| !matches!(*k, "provider" | "model") && !k.starts_with("faults"))
         .map(|(k, v)| (k.to_string(), v.clone()))
         .collect();
+    let mut args = args;
+    // A stamped cell was run with upstream's default temperature where it set none; older
+    // records sent none, so nothing is claimed for them.
+    let http = r
+        .cell
+        .get(&format!("{prefix}provider"))
+        .and_then(Value::as_str)
+        != Some("sim");
+    if http && CellStamp::of(&r.cell).is_some() && !args.contains_key("temperature") {
+        args.insert(
+            "temperature".into(),
+            json!(crate::comparability::UPSTREAM_TEMPERATURE),
+        );
+    }
     Value::Object(args)
 }
 
-/// tauguard's identity of the cell a record belongs to.
+/// tauguard's identity of the cell a record belongs to, with its comparability stamp
+/// (`null` for records written before the stamp existed).
 fn provenance(r: &SimulationRecord) -> Value {
+    let stamp = CellStamp::of(&r.cell).map(|s| {
+        json!({
+            "upstream_commit": UPSTREAM_COMMIT,
+            "comparable": s.comparable,
+            "summary": s.summary(),
+            "deviations": s.deviations.iter()
+                .map(|(item, detail)| json!({"item": item, "detail": detail}))
+                .collect::<Vec<_>>(),
+        })
+    });
     json!({
         "run_id": r.run_id,
         "cell_id": r.cell_id,
@@ -156,6 +182,7 @@ fn provenance(r: &SimulationRecord) -> Value {
         "config_hash": r.config_hash,
         "cell_hash": r.cell_hash,
         "cell": r.cell,
+        "comparability": stamp,
     })
 }
 

@@ -20,6 +20,25 @@
     return out;
   }
 
+  // The cell's comparability stamp: a flag naming the items that deviate from τ²-bench's
+  // benchmark definition, "unknown" when the records carry no stamp.
+  function comparability(r) {
+    var s = r && r.comparability;
+    if (s === undefined) return null;
+    if (s === null) {
+      return h("div", { class: "muted small comparability", "data-comparable": "unknown" },
+        "comparability with τ²-bench: unknown (no stamp)");
+    }
+    if (s.comparable) {
+      return h("div", { class: "muted small comparability", "data-comparable": "yes" },
+        "comparable with τ²-bench a2c0247");
+    }
+    var items = s.deviations.map(function (d) { return d[0]; });
+    var detail = s.deviations.map(function (d) { return d[0] + ": " + d[1]; }).join("\n");
+    return h("div", { class: "warning small comparability", "data-comparable": "no", title: detail },
+      "not comparable with τ²-bench a2c0247: " + items.join(", "));
+  }
+
   function maxK() {
     var m = 1;
     TG.index.cells.forEach(function (c) {
@@ -51,7 +70,8 @@
         if (si === 0) {
           row.push(h("td", { rowspan: 3, class: "cell-label" },
             h("a", { href: "#/grid" + TG.queryString({ cell: ci }), class: "cell-link", "data-cell": ci }, c.label),
-            r.simulated ? h("div", { class: "muted small" }, "simulated (sim models): no paper result") : null));
+            r.simulated ? h("div", { class: "muted small" }, "simulated (sim models): no paper result") : null,
+            comparability(r)));
         }
         var b = sl[1] || {};
         row.push(h("td", null, sl[0]));

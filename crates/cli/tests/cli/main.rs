@@ -6,6 +6,7 @@
 
 mod attacks;
 mod cluster_scripts;
+mod comparability_stamp;
 mod compile_workflow;
 mod errors;
 mod evaluate_drift;

@@ -526,7 +526,23 @@ fn the_k_range_of_tables_is_capped_and_configurable() {
         .collect();
     let capped = report(&recs, &ReportOptions::default());
     assert_eq!(capped.groups[0].overall.pass_k.max_k(), 16);
-    assert!(capped.warnings.is_empty(), "{:?}", capped.warnings);
+    // The cap hides trials: the report and the Pass^k table say so.
+    assert_eq!(capped.warnings.len(), 1, "{:?}", capped.warnings);
+    assert!(
+        capped.warnings[0].contains("k ≤ 16 only (--max-k 16)")
+            && capped.warnings[0].contains("at least 40"),
+        "{:?}",
+        capped.warnings
+    );
+    let pass_k = tauguard_metrics::tables::pass_k_table(&capped);
+    assert!(
+        pass_k
+            .notes
+            .iter()
+            .any(|n| n.contains("k ≤ 16 only") && n.contains("up to 40")),
+        "{:?}",
+        pass_k.notes
+    );
     let wide = report(
         &recs,
         &ReportOptions {
@@ -534,6 +550,7 @@ fn the_k_range_of_tables_is_capped_and_configurable() {
             ..ReportOptions::default()
         },
     );
+    assert!(wide.warnings.is_empty(), "{:?}", wide.warnings);
     let pk = &wide.groups[0].overall.pass_k;
     assert_eq!(pk.max_k(), 40);
     // Task b always passes; task a passes 20 of 40: pass^k(a) = C(20,k)/C(40,k).

@@ -1,0 +1,97 @@
+//! How a record says whether its cell ran τ²-bench's benchmark definition: the
+//! `benchmark.*` keys of the cell settings every record carries. The orchestrator writes them
+//! (its `comparability` module decides each item); reports, the viewer and exports read them
+//! through [`CellStamp::of`], so the key names live in one place.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The upstream commit whose benchmark definition the stamp compares with.
+pub const UPSTREAM_COMMIT: &str = "a2c024725189473d2d7cea3a5cfdbcc67478e41f";
+/// The key prefix of the stamp's items among a cell's settings.
+pub const CELL_PREFIX: &str = "benchmark.";
+/// The cell key that says whether every item holds.
+pub const COMPARABLE_KEY: &str = "benchmark.comparable";
+/// The value of an item that equals upstream's.
+pub const UPSTREAM: &str = "upstream";
+
+/// A cell's stamp as its settings carry it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CellStamp {
+    pub comparable: bool,
+    /// `(item, what deviates)` for each item that does not hold, sorted by item.
+    pub deviations: Vec<(String, String)>,
+}
+
+impl CellStamp {
+    /// The stamp of a cell's settings; `None` when they carry none (records written before
+    /// the stamp existed, or imported from an upstream results file).
+    pub fn of(cell: &BTreeMap<String, Value>) -> Option<CellStamp> {
+        let comparable = cell.get(COMPARABLE_KEY)?.as_bool()?;
+        let deviations = cell
+            .iter()
+            .filter(|(k, v)| {
+                k.starts_with(CELL_PREFIX)
+                    && k.as_str() != COMPARABLE_KEY
+                    && v.as_str() != Some(UPSTREAM)
+            })
+            .map(|(k, v)| {
+                let detail = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                (k[CELL_PREFIX.len()..].to_string(), detail)
+            })
+            .collect();
+        Some(CellStamp {
+            comparable,
+            deviations,
+        })
+    }
+
+    /// The items that do not hold, comma-separated.
+    pub fn items(&self) -> String {
+        self.deviations
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// `comparable with τ²-bench a2c0247` or `not comparable with τ²-bench a2c0247: items`.
+    pub fn summary(&self) -> String {
+        let commit = &UPSTREAM_COMMIT[..7];
+        if self.comparable {
+            format!("comparable with τ²-bench {commit}")
+        } else {
+            format!("not comparable with τ²-bench {commit}: {}", self.items())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_cell_names_the_items_that_deviate() {
+        let cell: BTreeMap<String, Value> = [
+            ("benchmark.comparable", json!(false)),
+            ("benchmark.policy", json!("upstream")),
+            ("benchmark.sampling", json!("agent temperature 0.7")),
+            ("agent.model", json!("m")),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let s = CellStamp::of(&cell).unwrap();
+        assert_eq!(
+            s.deviations,
+            [("sampling".to_string(), "agent temperature 0.7".to_string())]
+        );
+        assert_eq!(
+            s.summary(),
+            "not comparable with τ²-bench a2c0247: sampling"
+        );
+        assert_eq!(CellStamp::of(&BTreeMap::new()), None);
+    }
+}

@@ -305,6 +305,14 @@ impl RunConfig {
         if cfg.run.concurrency == 0 {
             return Err(invalid("at `run.concurrency`: must be at least 1".into()));
         }
+        // Zero would run every simulation to nothing (max_steps) or run nothing at all
+        // (num_tasks), and exit 0 either way.
+        if cfg.run.max_steps == 0 {
+            return Err(invalid("at `run.max_steps`: must be at least 1".into()));
+        }
+        if cfg.run.num_tasks == Some(0) {
+            return Err(invalid("at `run.num_tasks`: must be at least 1".into()));
+        }
         crate::grid::validate(&cfg).map_err(invalid)?;
         cfg.llm
             .validate()

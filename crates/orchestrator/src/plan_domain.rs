@@ -97,6 +97,11 @@ pub(crate) fn plan_domain(
         .into_iter()
         .cloned()
         .collect();
+    let task_file = match task_set {
+        Some(set) => project.join(set).join("tasks.json"),
+        None => data.dir.join("tasks.json"),
+    };
+    check_gold_tools(&data, &tasks, &task_file)?;
     let mutating: HashSet<String> = tauguard_env::registry::mutating_tools(data.def)
         .map(str::to_string)
         .collect();
@@ -189,6 +194,30 @@ pub(crate) fn plan_domain(
         tasks,
         data,
     })
+}
+
+/// Refuses a selected task whose gold action names a tool its side does not have: the gold
+/// replay would skip it and the task would score as if the action were right.
+fn check_gold_tools(data: &DomainData, tasks: &[Task], file: &Path) -> Result<(), RunError> {
+    let env = data.fresh_env();
+    for t in tasks {
+        for (i, a) in t.gold_actions().iter().enumerate() {
+            if env.tool_kind(a.requestor, &a.name).is_none() {
+                let side = match a.requestor {
+                    Requestor::Assistant => "assistant",
+                    Requestor::User => "user",
+                };
+                return Err(RunError::Input {
+                    path: file.to_path_buf(),
+                    message: format!(
+                        "task `{}`: evaluation_criteria.actions[{i}] names `{}`, which is no {side} tool of domain `{}`",
+                        t.id, a.name, data.domain
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The tools a task's user simulator gets, as upstream's runner gives them

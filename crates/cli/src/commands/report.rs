@@ -60,9 +60,10 @@ pub struct ReportArgs {
     /// Violation oracle for calls without injected-fault labels.
     #[arg(long, value_enum, default_value = "slice")]
     oracle: OracleArg,
-    /// Guard name of the no-guard configuration deltas are taken against.
-    #[arg(long, default_value = "baseline")]
-    baseline: String,
+    /// Guard name of the no-guard configuration deltas are taken against (default
+    /// `baseline`); a name no group of the inputs has is an error.
+    #[arg(long)]
+    baseline: Option<String>,
     /// Accept records of one run name written under different configurations (their cells
     /// are still reported apart; only the refusal is lifted).
     #[arg(long)]
@@ -143,12 +144,33 @@ pub(crate) fn metrics_error(e: MetricsError) -> CliError {
     }
 }
 
+/// The baseline guard name: `baseline` unless `--baseline` names another, which must be the
+/// guard of some record — a typo would otherwise leave every Δ empty without a word.
+pub(crate) fn baseline_of(
+    named: Option<&str>,
+    records: &[tauguard_metrics::SimSummary],
+) -> Result<String, CliError> {
+    let Some(name) = named else {
+        return Ok("baseline".into());
+    };
+    let guards: std::collections::BTreeSet<&str> =
+        records.iter().map(|r| r.cell.guard.as_str()).collect();
+    if guards.contains(name) || records.is_empty() {
+        return Ok(name.to_string());
+    }
+    Err(CliError::BadInput(anyhow::anyhow!(
+        "--baseline `{name}`: no record of the inputs has that guard; they hold {}",
+        guards.into_iter().collect::<Vec<_>>().join(", ")
+    )))
+}
+
 pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> {
     let records = tauguard_metrics::load_summaries(&args.inputs, &LoadOptions::default())
         .map_err(metrics_error)?;
     if !args.pool {
         tauguard_metrics::check_single_config_summaries(&records).map_err(metrics_error)?;
     }
+    let baseline_guard = baseline_of(args.baseline.as_deref(), &records)?;
     let opts = ReportOptions {
         infra: infra(args.infra_as_failure),
         labels: LabelOptions {
@@ -159,7 +181,7 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
             },
             ..LabelOptions::default()
         },
-        baseline_guard: args.baseline,
+        baseline_guard,
         max_k: args.max_k,
         ..ReportOptions::default()
     };

@@ -24,8 +24,8 @@ pub struct ViewArgs {
     #[arg(long, default_value_t = 8765, requires = "serve")]
     port: u16,
     /// Guard name of the no-guard configuration deltas are taken against.
-    #[arg(long, default_value = "baseline")]
-    baseline: String,
+    #[arg(long)]
+    baseline: Option<String>,
     /// Leave out the refuse-all / gold-no-procedure floors.
     #[arg(long)]
     no_floors: bool,
@@ -72,7 +72,7 @@ pub fn run(args: ViewArgs, project: Option<&Path>) -> Result<(), CliError> {
         eprintln!("warning: {w}");
     }
     let opts = ReportOptions {
-        baseline_guard: args.baseline,
+        baseline_guard: super::report::baseline_of(args.baseline.as_deref(), scan.summaries())?,
         ..ReportOptions::default()
     };
     let built = scan.finish(&opts, floors, warnings).map_err(view_error)?;

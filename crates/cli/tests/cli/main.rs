@@ -22,6 +22,7 @@ mod policyguide_offline;
 mod report_files;
 mod reproduce;
 mod shard_merge;
+mod silent_noops;
 mod support;
 mod tidy;
 mod toy_domain;

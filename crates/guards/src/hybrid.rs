@@ -11,7 +11,7 @@
 //! `constraint` / `verifier`), so records show which calls reached the verifier;
 //! [`Hybrid::verifier_calls_saved`] counts the saved calls over the guard's lifetime.
 
-use crate::seam::{Decision, Guard, GuardContext, GuardError, Guidance};
+use crate::seam::{Decision, Guard, GuardContext, GuardError, Guidance, ModelPrompt};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -167,5 +167,10 @@ impl Guard for Hybrid {
         ctx: &'a GuardContext<'a>,
     ) -> BoxFuture<'a, Result<Option<Guidance>, GuardError>> {
         self.verifier.before_agent_turn(ctx)
+    }
+
+    /// The verifier layer's: the constraint layer calls no model.
+    fn model_prompt(&self) -> Option<ModelPrompt> {
+        self.verifier.model_prompt()
     }
 }

@@ -24,5 +24,5 @@ pub mod seam;
 pub mod toolguard;
 
 pub use factory::{GuardName, GuardOptions, KNOWN_GUARDS, build_guard};
-pub use seam::{Decision, Guard, GuardContext, GuardError, GuardState, Guidance};
+pub use seam::{Decision, Guard, GuardContext, GuardError, GuardState, Guidance, ModelPrompt};
 pub use tauguard_core::record::Verdict;

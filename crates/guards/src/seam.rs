@@ -133,6 +133,23 @@ impl Guidance {
     }
 }
 
+/// The largest fixed prompt a guard sends its model: the system message and the request as
+/// rendered over an empty conversation. At run time the conversation is added to the
+/// request, so this is the floor of every call's size, and the one part known before a run:
+/// the dry run measures it against the model's context window and `run --check` sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelPrompt {
+    pub system: String,
+    pub request: String,
+}
+
+impl ModelPrompt {
+    /// Bytes of UTF-8 text sent (the prompts are nearly all ASCII, so also characters).
+    pub fn chars(&self) -> usize {
+        self.system.len() + self.request.len()
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum GuardError {
     #[error("verifier model: {0}")]
@@ -180,6 +197,13 @@ pub trait Guard: Send + Sync {
     /// Text appended to the agent's system prompt (a guard configuration that hands the
     /// workflow to the agent itself). Part of the prompt, so part of the cell's provenance.
     fn agent_instructions(&self) -> Option<Arc<str>> {
+        None
+    }
+
+    /// The largest fixed prompt the guard sends its model (see [`ModelPrompt`]); `None` for
+    /// a guard that calls no model. Implemented where the prompt is rendered, so what is
+    /// measured is what is sent.
+    fn model_prompt(&self) -> Option<ModelPrompt> {
         None
     }
 }

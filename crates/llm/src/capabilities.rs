@@ -20,7 +20,15 @@
 //! default_max_tokens = 4096          # sent when neither the request nor the spec sets one
 //! thinking = true                    # reasoning / extended thinking on
 //! thinking_budget_tokens = 1024      # Anthropic `thinking.budget_tokens` when thinking is on
+//! context_tokens = 8192              # the model's context window (prompt and reply), in tokens
 //! ```
+//!
+//! `context_tokens` shapes no request: the dry run compares each role's largest prompt with
+//! it, and `run --check` reports it beside the server's answer. Unset means unknown (no family
+//! default guesses one); a local server's window is whatever it was started with (llama.cpp
+//! `--ctx-size`, vLLM `--max-model-len`), so say it here. It is never serialised — not into a
+//! cache key, not into the config hash — because a context window cannot change what a model
+//! answers to a request that fits it.
 
 use crate::config::ProviderKind;
 use serde::{Deserialize, Serialize};
@@ -57,6 +65,9 @@ pub struct CapabilityOverride {
     pub thinking: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_budget_tokens: Option<u32>,
+    /// Not serialised (see the module comment): the config hash stays what it was without it.
+    #[serde(default, skip_serializing)]
+    pub context_tokens: Option<u32>,
 }
 
 /// The resolved capabilities of one model.
@@ -72,6 +83,10 @@ pub struct Capabilities {
     /// Anthropic only: `thinking.budget_tokens` sent when thinking is on and `extra` does not
     /// configure `thinking` itself (1024 is the API's minimum).
     pub thinking_budget_tokens: u32,
+    /// The context window in tokens, when the config or the catalog says it; skipped when
+    /// serialised, so the cache key does not depend on it.
+    #[serde(skip)]
+    pub context_tokens: Option<u32>,
 }
 
 /// Anthropic's `max_tokens` when nothing sets one (the API requires the field).
@@ -128,6 +143,7 @@ impl Capabilities {
                     default_max_tokens: None,
                     thinking: reasoning,
                     thinking_budget_tokens: ANTHROPIC_MIN_THINKING_BUDGET,
+                    context_tokens: None,
                 }
             }
             ProviderKind::Anthropic => Capabilities {
@@ -138,6 +154,7 @@ impl Capabilities {
                 default_max_tokens: Some(ANTHROPIC_DEFAULT_MAX_TOKENS),
                 thinking: false,
                 thinking_budget_tokens: ANTHROPIC_MIN_THINKING_BUDGET,
+                context_tokens: None,
             },
             ProviderKind::Gemini => {
                 let name = model.strip_prefix("models/").unwrap_or(model);
@@ -150,6 +167,7 @@ impl Capabilities {
                     // 2.5 and 3 think by default; their thought signatures are carried along.
                     thinking: name.starts_with("gemini-2.5") || name.starts_with("gemini-3"),
                     thinking_budget_tokens: ANTHROPIC_MIN_THINKING_BUDGET,
+                    context_tokens: None,
                 }
             }
         }
@@ -164,6 +182,7 @@ impl Capabilities {
             default_max_tokens,
             thinking,
             thinking_budget_tokens,
+            context_tokens,
         } = o;
         self.temperature = temperature.unwrap_or(self.temperature);
         self.top_p = top_p.unwrap_or(self.top_p);
@@ -174,6 +193,9 @@ impl Capabilities {
         }
         self.thinking = thinking.unwrap_or(self.thinking);
         self.thinking_budget_tokens = thinking_budget_tokens.unwrap_or(self.thinking_budget_tokens);
+        if context_tokens.is_some() {
+            self.context_tokens = *context_tokens;
+        }
     }
 
     /// Family default, then the matching config entries (least specific first), then the
@@ -235,6 +257,11 @@ pub(crate) fn validate(overrides: &BTreeMap<String, CapabilityOverride>) -> Resu
         if o.default_max_tokens == Some(0) {
             return Err(format!(
                 "capabilities.`{pattern}`: `default_max_tokens` must be at least 1"
+            ));
+        }
+        if o.context_tokens == Some(0) {
+            return Err(format!(
+                "capabilities.`{pattern}`: `context_tokens` must be at least 1"
             ));
         }
         if o.thinking_budget_tokens
@@ -333,5 +360,41 @@ mod tests {
         let mut bad = BTreeMap::new();
         bad.insert("g*pt".to_string(), CapabilityOverride::default());
         assert!(validate(&bad).expect_err("bad pattern").contains("g*pt"));
+    }
+
+    #[test]
+    fn context_tokens_resolve_by_pattern_and_stay_out_of_keys_and_hashes() {
+        let o: BTreeMap<String, CapabilityOverride> = toml::from_str(
+            "[\"qwen*\"]\ncontext_tokens = 32768\n[\"qwen3-8b\"]\ncontext_tokens = 8192\n",
+        )
+        .expect("valid overrides");
+        let resolve =
+            |m: &str| Capabilities::resolve(ProviderKind::OpenAi, "http://h", m, &o, &Map::new());
+        assert_eq!(resolve("qwen3-8b").context_tokens, Some(8192));
+        assert_eq!(resolve("qwen2").context_tokens, Some(32768));
+        assert_eq!(resolve("llama").context_tokens, None);
+        // The cache key serialises the capabilities: a context window must not change it.
+        assert_eq!(
+            serde_json::to_value(resolve("qwen3-8b")).unwrap(),
+            serde_json::to_value(resolve("llama")).unwrap()
+        );
+        // Nor the config hash, which serialises the overrides.
+        assert_eq!(
+            serde_json::to_value(&o["qwen3-8b"]).unwrap(),
+            serde_json::json!({})
+        );
+        let mut zero = BTreeMap::new();
+        zero.insert(
+            "m".to_string(),
+            CapabilityOverride {
+                context_tokens: Some(0),
+                ..Default::default()
+            },
+        );
+        assert!(
+            validate(&zero)
+                .expect_err("zero context")
+                .contains("`context_tokens`")
+        );
     }
 }

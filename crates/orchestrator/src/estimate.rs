@@ -16,7 +16,12 @@
 //!   guards call no model.
 //! - judge calls: 1 when the task has NL assertions, else 0.
 //!
-//! Tokens, for the cost range: 4 characters per token; a call's input is the role's system
+//! Prompt sizes: each model-played role's largest fixed prompt per cell
+//! ([`crate::role_prompts`]), in tokens, beside the model's context window where the config
+//! or the catalog declares one (`context_tokens`); a prompt that does not fit is a warning
+//! naming the cell, the role, the model and both numbers.
+//!
+//! Tokens, for the cost range: [`CHARS_PER_TOKEN`] characters per token; a call's input is the role's system
 //! prompt (the agent's with its tool schemas; the user's per task; a verifier reads the
 //! agent's policy prompt) plus [`TOKENS_PER_MESSAGE`] per message so far (two messages per
 //! earlier call); a judge reads the whole conversation. Output per call is
@@ -27,6 +32,10 @@
 
 use crate::config::ModelSection;
 use crate::plan::{Cell, RunPlan};
+pub use crate::role_prompts::CHARS_PER_TOKEN;
+use crate::role_prompts::{
+    PromptRole, cell_prompts, context_tokens, schema_chars, verifier_section,
+};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use tauguard_core::{Requestor, Task};
@@ -38,7 +47,6 @@ pub const TOKENS_PER_MESSAGE: f64 = 120.0;
 /// Assumed output tokens of one call, low and high end.
 pub const OUTPUT_TOKENS_LOW: f64 = 150.0;
 pub const OUTPUT_TOKENS_HIGH: f64 = 1500.0;
-const CHARS_PER_TOKEN: f64 = 4.0;
 
 /// A low–high pair.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -108,6 +116,22 @@ pub struct CellEstimate {
     pub cost: Option<Range>,
     /// Whether the cell runs τ²-bench's benchmark definition, item by item.
     pub stamp: crate::comparability::Stamp,
+    /// The largest fixed prompt of each role a non-`sim` model plays.
+    pub prompts: Vec<PromptEstimate>,
+}
+
+/// One role's largest prompt in one cell, against its model's context window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PromptEstimate {
+    pub role: PromptRole,
+    /// `provider/model`.
+    pub model: String,
+    /// Estimated tokens of the fixed part (system prompt, fixed request, tool schemas).
+    pub tokens: u64,
+    /// The model's context window; `null` when nothing declares it.
+    pub context_tokens: Option<u32>,
+    /// Whether the prompt leaves room in the window; `null` when the window is unknown.
+    pub fits: Option<bool>,
 }
 
 /// The whole dry run.
@@ -125,6 +149,8 @@ pub struct Estimate {
     pub unpriced: Vec<String>,
     /// API key variables the run needs that are not set in this environment.
     pub missing_keys: Vec<String>,
+    /// Prompts that do not fit their model's context window, one sentence each.
+    pub warnings: Vec<String>,
 }
 
 /// Calls and cost of one simulation of one task in one cell.
@@ -152,6 +178,7 @@ pub fn estimate(plan: &RunPlan) -> Estimate {
         };
         cells.push(e);
     }
+    let warnings = cells.iter().flat_map(prompt_warnings).collect();
     Estimate {
         run: plan.run_id.clone(),
         config_hash: plan.config_hash.clone(),
@@ -161,19 +188,50 @@ pub fn estimate(plan: &RunPlan) -> Estimate {
         cost,
         unpriced: unpriced.into_iter().collect(),
         missing_keys: missing_keys(plan),
+        warnings,
     }
+}
+
+/// Each role's prompt against its model's window: a prompt as large as the window leaves the
+/// model no room to answer, so it does not fit.
+fn prompt_estimates(plan: &RunPlan, cell: &Cell) -> Vec<PromptEstimate> {
+    cell_prompts(plan, cell)
+        .iter()
+        .map(|p| {
+            let tokens = p.tokens();
+            let context = context_tokens(plan, p.model);
+            PromptEstimate {
+                role: p.role,
+                model: format!("{}/{}", p.model.provider, p.model.model),
+                tokens,
+                context_tokens: context,
+                fits: context.map(|c| tokens < u64::from(c)),
+            }
+        })
+        .collect()
+}
+
+fn prompt_warnings(cell: &CellEstimate) -> Vec<String> {
+    cell.prompts
+        .iter()
+        .filter(|p| p.fits == Some(false))
+        .map(|p| {
+            format!(
+                "cell `{}`: the {} prompt ≈ {} tokens does not fit the context of `{}` ({} tokens); its calls will be rejected or cut",
+                cell.id,
+                p.role,
+                p.tokens,
+                p.model,
+                p.context_tokens.unwrap_or_default()
+            )
+        })
+        .collect()
 }
 
 fn cell_estimate(plan: &RunPlan, cell: &Cell, unpriced: &mut BTreeSet<String>) -> CellEstimate {
     let domain = &plan.domains[cell.domain];
     let agent = &plan.agents[cell.agent];
-    let verifier_model: &ModelSection = plan
-        .axes
-        .verifiers
-        .iter()
-        .find(|v| Some(&v.label) == cell.verifier.as_ref())
-        .and_then(|v| v.model.as_ref())
-        .unwrap_or(&agent.section);
+    let verifier_model: &ModelSection = verifier_section(plan, cell);
     let sim_judge = ModelSection {
         provider: "sim".into(),
         model: "sim-judge".into(),
@@ -205,13 +263,7 @@ fn cell_estimate(plan: &RunPlan, cell: &Cell, unpriced: &mut BTreeSet<String>) -
         price(verifier_model),
         price(judge),
     ];
-    let schemas: usize = domain
-        .data
-        .tool_schemas
-        .assistant
-        .iter()
-        .map(|t| serde_json::to_string(t).map_or(0, |s| s.len()))
-        .sum();
+    let schemas = schema_chars(&domain.data.tool_schemas.assistant);
     let agent_system = (cell.agent_system_prompt.len() + schemas) as f64 / CHARS_PER_TOKEN;
     let tasks = &domain.tasks;
     let mut calls = RoleCalls::default();
@@ -252,6 +304,7 @@ fn cell_estimate(plan: &RunPlan, cell: &Cell, unpriced: &mut BTreeSet<String>) -
         // Summed over tasks per trial, times the trials.
         cost: cost.map(|c| c.scale(cell.trials as f64)),
         stamp: cell.stamp.clone(),
+        prompts: prompt_estimates(plan, cell),
     }
 }
 

@@ -49,6 +49,25 @@ fn py_list(items: &[String]) -> String {
     )
 }
 
+/// The judge's system and user messages for `assertions` over the conversation `messages`
+/// (over none, the fixed part the dry run measures and `run --check` sends).
+pub fn judge_messages(messages: &[Message], assertions: &[String]) -> Vec<Message> {
+    let user = format!(
+        "conversation:\n{}\n\nexpected outcomes:\n{}",
+        render_for_judge(messages),
+        py_list(assertions)
+    );
+    vec![
+        Message::System {
+            content: Some(SYSTEM.into()),
+        },
+        Message::User(ParticipantMessage {
+            content: Some(user),
+            ..Default::default()
+        }),
+    ]
+}
+
 /// Asks `model` to judge `assertions` against `messages`; returns the checks and usage.
 pub async fn llm_judge(
     model: &dyn ChatModel,
@@ -57,25 +76,9 @@ pub async fn llm_judge(
     seed: u64,
     trial: u32,
 ) -> Result<(Vec<NlCheck>, RoleUsage), JudgeError> {
-    let user = format!(
-        "conversation:\n{}\n\nexpected outcomes:\n{}",
-        render_for_judge(messages),
-        py_list(assertions)
-    );
-    let req = ChatRequest::new(
-        "",
-        vec![
-            Message::System {
-                content: Some(SYSTEM.into()),
-            },
-            Message::User(ParticipantMessage {
-                content: Some(user),
-                ..Default::default()
-            }),
-        ],
-    )
-    .with_seed(seed)
-    .with_trial(trial);
+    let req = ChatRequest::new("", judge_messages(messages, assertions))
+        .with_seed(seed)
+        .with_trial(trial);
     let r = model.complete(&req).await?;
     let usage = RoleUsage {
         calls: 1,

@@ -34,6 +34,7 @@ pub mod prompts;
 pub mod provenance;
 pub mod records;
 pub mod rescore;
+pub mod role_prompts;
 pub mod run_dir;
 pub mod runner;
 pub mod runtime;

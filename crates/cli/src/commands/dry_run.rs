@@ -1,6 +1,7 @@
 //! `tauguard run --dry-run CONFIG`: the whole config and plan validated — data, tasks, guards,
 //! prompts, models built but never called — and what the run would do printed: its cells,
-//! simulations, model calls per role and a cost range (see
+//! simulations, model calls per role, a cost range and each role's largest prompt beside its
+//! model's context window, with a `warning:` line for a prompt that does not fit (see
 //! `tauguard_orchestrator::estimate` for how they are estimated). Nothing is written.
 
 use crate::exit::CliError;
@@ -94,13 +95,44 @@ pub fn print(e: &Estimate, json: bool) -> Result<(), CliError> {
             e.unpriced.join(", ")
         ))?,
     }
+    print_prompts(&mut out, e)?;
     if !e.missing_keys.is_empty() {
         out.line(format_args!(
             "API key variables not set here (needed to run): {}",
             e.missing_keys.join(", ")
         ))?;
     }
+    for w in &e.warnings {
+        out.line(format_args!("warning: {w}"))?;
+    }
     out.finish()
+}
+
+/// One line per cell whose roles a model plays: each role's largest prompt and its model's
+/// context window.
+fn print_prompts(out: &mut Output, e: &Estimate) -> Result<(), CliError> {
+    let cells: Vec<_> = e.cells.iter().filter(|c| !c.prompts.is_empty()).collect();
+    if cells.is_empty() {
+        return Ok(());
+    }
+    out.line(format_args!(
+        "largest prompts (≈ {} characters per token; the conversation comes on top):",
+        tauguard_orchestrator::estimate::CHARS_PER_TOKEN
+    ))?;
+    for c in cells {
+        let roles: Vec<String> = c
+            .prompts
+            .iter()
+            .map(|p| {
+                let context = p
+                    .context_tokens
+                    .map_or_else(|| "context unknown".to_string(), |n| format!("context {n}"));
+                format!("{} prompt ≈ {} tokens ({context})", p.role, p.tokens)
+            })
+            .collect();
+        out.line(format_args!("  {}: {}", c.id, roles.join(", ")))?;
+    }
+    Ok(())
 }
 
 /// The comparability stamp: once when every cell has the same, else per cell.

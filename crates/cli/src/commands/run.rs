@@ -1,7 +1,8 @@
 //! `tauguard run CONFIG`: run a config's simulations and append their records, then print
-//! what they cost and what failed on the way; `tauguard run --check CONFIG` only probes the
-//! config's models. `--shard I/N` (or `auto`, from a Slurm or Kubernetes job array) runs one
-//! shard of the config's simulations; `tauguard merge` unions the shards' directories.
+//! what they cost and what failed on the way; `tauguard run --check CONFIG` only asks the
+//! config's models for what the run will need of them (reachable, tool calling, prompt fits).
+//! `--shard I/N` (or `auto`, from a Slurm or Kubernetes job array) runs one shard of the
+//! config's simulations; `tauguard merge` unions the shards' directories.
 //! `--dry-run` validates the config and its plan and prints what the run would do. Model
 //! aliases of a grid resolve from `configs/models.toml` (or `--models FILE`). After
 //! a run, the run directory's columnar sidecar (`simulations.parquet`, `calls.parquet`) is
@@ -36,8 +37,9 @@ pub struct RunArgs {
     /// Bypass the on-disk response cache.
     #[arg(long)]
     no_cache: bool,
-    /// Only check the config's models: one tiny request to each distinct non-sim model,
-    /// reported as reachable or rejected (exit 0 when all are reachable, else 2).
+    /// Only check the config's models: per distinct non-sim model, whether it is reachable,
+    /// and per role it plays whether it calls tools and takes the role's largest prompt
+    /// (exit 0 when all pass, else 2).
     #[arg(long)]
     check: bool,
     /// Run only shard I of N (0-based) of the simulations, split by a stable hash of
@@ -71,7 +73,12 @@ pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
     apply_catalog(&mut cfg, &args.config, args.models.as_deref(), &project_dir)?;
     let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
     if args.check {
-        return check(&rt, &cfg);
+        let opts = RunOptions {
+            data_dir: args.data_dir,
+            project_dir: Some(project_dir),
+            ..Default::default()
+        };
+        return check(&rt, &cfg, &opts);
     }
     if args.dry_run {
         let opts = RunOptions {
@@ -197,33 +204,47 @@ pub(crate) fn write_sidecar(records: &Path) {
     }
 }
 
-/// `--check`: one line per distinct model; bad input (exit 2) unless all are reachable.
-fn check(rt: &tokio::runtime::Runtime, cfg: &RunConfig) -> Result<(), CliError> {
-    let checks = rt.block_on(check_models(cfg)).map_err(run_error)?;
+/// `--check`: per distinct model a `reachable:` or `rejected:` line, then one line per check
+/// of each role it plays; bad input (exit 2) unless every model is reachable and passes.
+fn check(rt: &tokio::runtime::Runtime, cfg: &RunConfig, opts: &RunOptions) -> Result<(), CliError> {
+    let checks = rt.block_on(check_models(cfg, opts)).map_err(run_error)?;
     let mut out = Output::stdout();
     if checks.is_empty() {
         out.line("every model of the config is a sim model: nothing to check")?;
     }
-    let mut rejected = Vec::new();
+    let mut failed = Vec::new();
     for c in &checks {
         let who = format!("{} `{}/{}`", c.roles, c.provider, c.model);
         match &c.result {
             Ok(note) => out.line(format_args!("reachable: {who} ({note})"))?,
             Err(reason) => {
                 out.line(format_args!("rejected: {who}: {reason}"))?;
-                rejected.push(who);
+                failed.push(format!("{who}: not reachable"));
+            }
+        }
+        for r in &c.checks {
+            let kind = r.kind.as_str();
+            match &r.result {
+                Ok(note) => out.line(format_args!("  {}: {kind}: ok ({note})", r.role))?,
+                Err(why) => {
+                    out.line(format_args!("  {}: {kind}: fails ({why})", r.role))?;
+                    failed.push(format!(
+                        "`{}/{}` as {}: {kind}",
+                        c.provider, c.model, r.role
+                    ));
+                }
             }
         }
     }
     out.finish()?;
-    if rejected.is_empty() {
+    if failed.is_empty() {
         Ok(())
     } else {
         Err(CliError::BadInput(anyhow!(
-            "{} of {} models rejected the check request: {}",
-            rejected.len(),
+            "{} of {} models failed the check: {}",
+            checks.iter().filter(|c| !c.passed()).count(),
             checks.len(),
-            rejected.join("; ")
+            failed.join("; ")
         )))
     }
 }

@@ -17,6 +17,7 @@ mod floors;
 mod gold_command;
 mod grid;
 mod guard_seam;
+mod model_fit;
 mod offline_variants;
 mod policyguide_offline;
 mod report_files;

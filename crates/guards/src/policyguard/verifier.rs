@@ -10,7 +10,7 @@ use super::prompt::{ChecklistView, PrefixVars, RequestVars, VerifierPrompts};
 use super::{
     FailMode, PolicyGuardError, PolicyGuardSetup, Sampling, Variant, synthesise_remediation,
 };
-use crate::seam::{Decision, Guard, GuardContext, GuardError};
+use crate::seam::{Decision, Guard, GuardContext, GuardError, ModelPrompt};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tauguard_core::message::ParticipantMessage;
@@ -158,6 +158,38 @@ impl PolicyGuardVerifier {
         Ok(RenderedPrompt { prefix, request })
     }
 
+    /// The largest request over an empty conversation: the prefix with the pending call whose
+    /// request is longest — for checklist variants, the tool with the longest checklist; for
+    /// the others the request holds no tool-specific text but the name, so any call will do.
+    pub fn largest_prompt(&self) -> Result<ModelPrompt, PolicyGuardError> {
+        let call = |name: &str| ToolCall {
+            id: String::new(),
+            name: name.into(),
+            arguments: Default::default(),
+            requestor: Default::default(),
+        };
+        let mut names: Vec<&str> = if self.variant.uses_checklist() {
+            self.checklists.tools.keys().map(String::as_str).collect()
+        } else {
+            Vec::new()
+        };
+        if names.is_empty() {
+            names.push("pending_tool");
+        }
+        let mut best: Option<ModelPrompt> = None;
+        for name in names {
+            let r = self.render(self.policy.as_deref().unwrap_or(""), &[], &call(name))?;
+            let p = ModelPrompt {
+                system: r.prefix,
+                request: r.request,
+            };
+            if best.as_ref().is_none_or(|b| p.chars() > b.chars()) {
+                best = Some(p);
+            }
+        }
+        Ok(best.expect("at least one pending call is rendered"))
+    }
+
     /// Turns a parsed reply into a decision (strict override, remediation synthesis).
     fn decide(
         &self,
@@ -283,6 +315,12 @@ pub(crate) fn add_usage(acc: &mut RoleUsage, resp: &ChatResponse) {
 impl Guard for PolicyGuardVerifier {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The templates rendered at construction, so rendering again cannot fail here but for
+    /// a template error construction would have reported.
+    fn model_prompt(&self) -> Option<ModelPrompt> {
+        self.largest_prompt().ok()
     }
 
     fn on_mutating_call<'a>(

@@ -11,7 +11,7 @@
 
 use super::flow::Flow;
 use super::state::{Gate, GuideState, RequestUpdate};
-use crate::seam::{Decision, Guard, GuardContext, GuardError, Guidance};
+use crate::seam::{Decision, Guard, GuardContext, GuardError, Guidance, ModelPrompt};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tauguard_core::ToolCall;
@@ -53,6 +53,12 @@ pub trait GuideVerifier: Send + Sync {
     /// break a condition the verifier's inputs state); the reason if so. The LLM guide
     /// authorizes by state alone.
     fn outside_authorization(&self, _ctx: &GuardContext<'_>, _call: &ToolCall) -> Option<String> {
+        None
+    }
+
+    /// The largest fixed prompt of one generation (see [`ModelPrompt`]); `None` for a
+    /// verifier that calls no model.
+    fn model_prompt(&self) -> Option<ModelPrompt> {
         None
     }
 }
@@ -223,5 +229,9 @@ impl Guard for PolicyGuide {
             let event = self.run(ctx, GuideTrigger::UserTurn, None).await?;
             Ok(Some(Guidance { event }))
         })
+    }
+
+    fn model_prompt(&self) -> Option<ModelPrompt> {
+        self.verifier.model_prompt()
     }
 }

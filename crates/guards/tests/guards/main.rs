@@ -1,7 +1,8 @@
 //! The guards integration tests as one binary: artifacts (rules, checklists), the checklist and
 //! workflow compilers, the LLM and offline verifiers, the hybrid guard, ToolGuard on live
-//! environments, and the PolicyGuide guide (the LLM guide's shared pieces in
-//! `guide_support.rs`) and its state machine.
+//! environments, the PolicyGuide guide (the LLM guide's shared pieces in
+//! `guide_support.rs`) and its state machine, and the prompt each model-calling guard
+//! reports for sizing (`model_prompt.rs`).
 
 #[allow(dead_code)]
 #[path = "../fixtures/verifier/support.rs"]
@@ -12,6 +13,7 @@ mod compile_pipeline;
 mod compile_workflow;
 mod guide_support;
 mod hybrid;
+mod model_prompt;
 mod policyguard;
 mod policyguard_sim;
 mod policyguard_sim_inputs;

@@ -23,7 +23,7 @@ use crate::policyguard::templates::TemplateError;
 use crate::policyguard::{
     FailMode, ParseError, Sampling, add_usage, push_repair_turn, text_message,
 };
-use crate::seam::{Guard, GuardError};
+use crate::seam::{Guard, GuardError, ModelPrompt};
 use parse::{GuideOutput, parse_guide_reply};
 use prompt::{
     AuthorizationView, GuidePrompts, PendingView, PrefixVars, RequestVars, ToolsView, guide_history,
@@ -223,6 +223,28 @@ impl LlmGuide {
         })
     }
 
+    /// The static prefix with the longest dynamic part over an empty conversation and no
+    /// request cards: a user turn, or an interception of one of the authorized tools.
+    pub fn largest_prompt(&self) -> Result<ModelPrompt, TemplateError> {
+        let mut longest = self.render_request(&[], &[], None)?;
+        for tool in self.flow.authorizations().values() {
+            let call = tauguard_core::ToolCall {
+                id: String::new(),
+                name: tool.to_string(),
+                arguments: Map::new(),
+                requestor: Default::default(),
+            };
+            let r = self.render_request(&[], &[], Some(&call))?;
+            if r.len() > longest.len() {
+                longest = r;
+            }
+        }
+        Ok(ModelPrompt {
+            system: self.prefix.to_string(),
+            request: longest,
+        })
+    }
+
     fn base_info(&self, trigger: GuideTrigger) -> Map<String, Value> {
         let mut info = Map::new();
         info.insert("verifier".into(), json!(self.model.id()));
@@ -349,6 +371,12 @@ impl GuideVerifier for LlmGuide {
         request: GuideRequest<'a>,
     ) -> BoxFuture<'a, Result<GuideReply, GuardError>> {
         Box::pin(self.generate(request))
+    }
+
+    /// Construction rendered both triggers, so only a template error it would have
+    /// reported could make this `None`.
+    fn model_prompt(&self) -> Option<ModelPrompt> {
+        self.largest_prompt().ok()
     }
 }
 

@@ -68,6 +68,36 @@ pub struct ParticipantMessage {
     pub usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation_time_seconds: Option<f64>,
+    /// A reply replayed from the response cache: the generation time recorded when it was
+    /// first answered, while `generation_time_seconds` is the replay's own. Kept apart so
+    /// timings of a cached rerun are never mistaken for the model's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_generation_time_seconds: Option<f64>,
+    /// The provider's stop reason for the reply this message holds, as the provider wrote it
+    /// (`stop`, `tool_calls`, `length`; Anthropic `end_turn`, `max_tokens`; Gemini `STOP`,
+    /// `MAX_TOKENS`). A tauguard field: upstream τ²-bench's message has none, so the
+    /// `results.json` export leaves it out; omitted when unknown (the greeting, given
+    /// history, `sim` replies written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Set when the reply was cut at its token limit and asked again with a larger one
+    /// (`[run] truncated_replies = "retry"`): this message is the retry's reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_limit_retry: Option<TokenLimitRetry>,
+}
+
+/// A reply cut at the token limit and asked once more with a larger limit: what the first
+/// reply was sent with and said, and the limit of the retry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenLimitRetry {
+    /// The token limit of the cut reply; `None` when the request set none and the server's
+    /// own limit applied.
+    pub max_tokens: Option<u32>,
+    /// The cut reply's stop reason and completion tokens (what the limit allowed).
+    pub finish_reason: String,
+    pub completion_tokens: u64,
+    /// The limit the retry was sent with.
+    pub retry_max_tokens: u32,
 }
 
 impl ParticipantMessage {

@@ -61,11 +61,26 @@ pub struct RoleUsage {
     /// US dollars; `None` when a price is unknown for a model that was called.
     #[serde(default)]
     pub cost: Option<f64>,
+    /// Wall time of the calls as this run spent it: a reply replayed from the response cache
+    /// counts the replay's time.
     #[serde(default)]
     pub latency_seconds: f64,
     /// Calls answered from the response cache.
     #[serde(default)]
     pub cache_hits: u64,
+    /// The cache hits' latency when they were first answered (omitted without hits), so a
+    /// cached rerun keeps the model's timing without passing it off as its own.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub original_latency_seconds: f64,
+    /// Replies cut at their token limit (the provider's stop reason `length`, Anthropic
+    /// `max_tokens`, Gemini `MAX_TOKENS`; see `tauguard_llm::model::cut_at_token_limit`),
+    /// retried ones included. Records written before it was counted read 0.
+    #[serde(default)]
+    pub truncated: u64,
+    /// Cut replies asked again with a larger token limit (`[run] truncated_replies =
+    /// "retry"`); omitted when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub truncation_retries: u64,
 }
 
 /// One guard decision on a pending mutating call.
@@ -485,9 +500,11 @@ pub struct FailedAttempt {
 pub struct UnusableOutput {
     /// The role whose model produced it (`agent`, `user`).
     pub role: String,
-    /// `empty_response` or `malformed_tool_arguments`.
+    /// `empty_response`, `malformed_tool_arguments`, or `truncated_reply` (a reply cut at
+    /// its token limit under `[run] truncated_replies = "agent_error"`).
     pub kind: String,
-    /// The tool call whose arguments were not a JSON object, and their text as sent.
+    /// The tool call whose arguments were not a JSON object, and their text as sent; for a
+    /// cut reply, its first tool call and its text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -499,6 +516,10 @@ pub struct UnusableOutput {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl RoleUsage {
@@ -523,6 +544,9 @@ impl RoleUsage {
         self.usage.cached_prompt_tokens += other.usage.cached_prompt_tokens;
         self.latency_seconds += other.latency_seconds;
         self.cache_hits += other.cache_hits;
+        self.original_latency_seconds += other.original_latency_seconds;
+        self.truncated += other.truncated;
+        self.truncation_retries += other.truncation_retries;
     }
 }
 
@@ -545,41 +569,5 @@ impl SimulationRecord {
 }
 
 #[cfg(test)]
-mod reward_info_tests {
-    use super::{ActionCheck, RewardInfo};
-    use serde_json::json;
-    use std::sync::Arc;
-
-    #[test]
-    fn typed_action_checks_serialise_in_place_and_read_back_equal() {
-        let r = RewardInfo {
-            reward: 1.0,
-            breakdown: json!({"DB": 1.0}).as_object().unwrap().clone(),
-            details: json!({"db_check": {"db_match": true}, "action_checks": null, "reward": 1.0}),
-            action_checks: vec![ActionCheck {
-                action: Arc::new(json!({"name": "book", "arguments": {"a": 1}})),
-                action_match: false,
-                action_reward: 0.0,
-                tool_type: Some(crate::ToolKind::Write),
-            }],
-        };
-        let text = serde_json::to_string(&r).unwrap();
-        assert_eq!(
-            text,
-            r#"{"reward":1.0,"breakdown":{"DB":1.0},"details":{"db_check":{"db_match":true},"action_checks":[{"action":{"name":"book","arguments":{"a":1}},"action_match":false,"action_reward":0.0,"tool_type":"write"}],"reward":1.0}}"#
-        );
-        assert_eq!(serde_json::from_str::<RewardInfo>(&text).unwrap(), r);
-        assert_eq!(
-            r.details_json()["action_checks"][0]["tool_type"],
-            json!("write")
-        );
-    }
-
-    #[test]
-    fn checks_of_another_shape_stay_plain_json() {
-        let text = r#"{"reward":0.0,"breakdown":{},"details":{"action_checks":[{"action":{},"action_match":true,"action_reward":1,"tool_type":null}]}}"#;
-        let r: RewardInfo = serde_json::from_str(text).unwrap();
-        assert!(r.action_checks.is_empty());
-        assert_eq!(serde_json::to_string(&r).unwrap(), text);
-    }
-}
+#[path = "record_tests.rs"]
+mod reward_info_tests;

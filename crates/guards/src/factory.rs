@@ -16,7 +16,8 @@ use crate::catalog::ToolCatalog;
 use crate::hybrid::Hybrid;
 use crate::policyguard::checklist::load_domain_checklists;
 use crate::policyguard::{
-    FailMode, PolicyGuardSetup, Variant, build_policyguard, is_sim_model, parse_config_name,
+    FailMode, PolicyGuardSetup, Sampling, Variant, build_policyguard, is_sim_model,
+    parse_config_name,
 };
 use crate::toolguard::ToolGuard;
 use std::path::PathBuf;
@@ -132,6 +133,39 @@ pub struct GuardOptions {
     /// Any NOT MET forces BLOCK (checklist variants).
     pub strict: bool,
     pub fail_mode: FailMode,
+    /// Token limit of every verifier completion; `None` = [`DEFAULT_VERIFIER_MAX_TOKENS`].
+    /// Sent with each request, so a paired verifier never inherits the agent's `max_tokens`.
+    pub verifier_max_tokens: Option<u32>,
+    /// Token limit of every LLM-guide completion; `None` = [`DEFAULT_GUIDE_MAX_TOKENS`].
+    pub guide_max_tokens: Option<u32>,
+}
+
+/// The verifier's default token limit. Its output contract (`configs/prompts/verifier/`) is
+/// one JSON object with a name, a status and a one-sentence reason per requirement, the
+/// verdict and a remediation of up to three sentences: about 45 tokens per requirement, so
+/// some 1,300 tokens for the longest checklist (airline `book_reservation`, 20 requirements,
+/// plus the general rules). Reasoning models bill their hidden reasoning against the same
+/// limit, hence the headroom.
+pub const DEFAULT_VERIFIER_MAX_TOKENS: u32 = 8192;
+
+/// The LLM guide's default token limit. Its output contract (`configs/prompts/guide/`) is one
+/// JSON object with a card per open request (id, intent, node, authorizations, status: about
+/// 70 tokens each; a conversation rarely holds more than three) and a remediation of up to
+/// three sentences: some 300 tokens. The same headroom for hidden reasoning as the verifier,
+/// halved because the guide's contract is a quarter of the verifier's.
+pub const DEFAULT_GUIDE_MAX_TOKENS: u32 = 4096;
+
+impl GuardOptions {
+    /// The token limit every verifier completion is sent with.
+    pub fn verifier_token_limit(&self) -> u32 {
+        self.verifier_max_tokens
+            .unwrap_or(DEFAULT_VERIFIER_MAX_TOKENS)
+    }
+
+    /// The token limit every guide completion is sent with.
+    pub fn guide_token_limit(&self) -> u32 {
+        self.guide_max_tokens.unwrap_or(DEFAULT_GUIDE_MAX_TOKENS)
+    }
 }
 
 /// What building a guard reads: the project's artifacts, the domain and the verifier model.
@@ -182,6 +216,10 @@ pub fn build_guard(
             .with_checklists(checklists)
             .with_policy(inputs.data.policy.clone())
             .with_fail_mode(options.fail_mode)
+            .with_sampling(Sampling {
+                max_tokens: Some(options.verifier_token_limit()),
+                ..Sampling::default()
+            })
             .load_prerequisites(&inputs.tasks_dir)
             .map_err(|e| fail(e.to_string()))?;
         if sim {

@@ -145,6 +145,9 @@ fn add_usage(a: RoleUsage, b: RoleUsage) -> RoleUsage {
         cost,
         latency_seconds: a.latency_seconds + b.latency_seconds,
         cache_hits: a.cache_hits + b.cache_hits,
+        original_latency_seconds: a.original_latency_seconds + b.original_latency_seconds,
+        truncated: a.truncated + b.truncated,
+        truncation_retries: a.truncation_retries + b.truncation_retries,
     }
 }
 

@@ -172,6 +172,9 @@ fn text_block(content: Option<&str>) -> Vec<Value> {
     }
 }
 
+/// The stop reason Anthropic gives a reply cut at its token limit.
+pub(crate) const TOKEN_LIMIT_STOP: &str = "max_tokens";
+
 pub(crate) fn decode(body: &Value) -> Result<Decoded, DecodeError> {
     if body.get("type").and_then(Value::as_str) == Some("error") {
         return Err(DecodeError::Invalid(format!(

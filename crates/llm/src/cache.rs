@@ -13,12 +13,14 @@
 //! overwritten by the fresh answer). Only successful responses are stored, so errors (including
 //! malformed tool arguments and empty replies) are retried for real on the next attempt.
 //!
-//! A hit returns the stored response with `cache_hit: true`, `attempts: 0`, the stored usage
-//! and latency, and `cost: Some(0.0)`: a replay spends nothing. What it would have cost (the
-//! stored usage priced by the current table under the model that answers the request — the
-//! bound model when the request names none —, else the stored cost) is added to
-//! [`CacheStats::saved_cost`]. [`CacheStats`] counts hits, misses, writes and errors for the
-//! end-of-run line.
+//! A hit returns the stored response with `cache_hit: true`, `attempts: 0`, the stored usage,
+//! `cost: Some(0.0)` (a replay spends nothing), the replay's own time as `latency` and the
+//! stored latency as `original_latency_seconds`. What it would have cost (the stored usage
+//! priced by the current table under the model that answers the request — the bound model
+//! when the request names none —, else the stored cost) is added to
+//! [`CacheStats::saved_cost`]; a hit with neither is counted in
+//! [`CacheStats::unpriced_hits`], so the saving is reported unknown rather than short.
+//! [`CacheStats`] counts hits, misses, writes and errors for the end-of-run line.
 
 use crate::cost::PriceTable;
 use crate::error::LlmError;
@@ -56,8 +58,11 @@ pub struct CacheStats {
     pub writes: u64,
     /// Unreadable/corrupt entries and failed writes (never fatal).
     pub errors: u64,
-    /// Dollars the hits would have cost (hits without a price count as zero).
+    /// Dollars the priced hits would have cost.
     pub saved_cost: f64,
+    /// Hits of a model without a price: what they saved is unknown.
+    #[serde(default)]
+    pub unpriced_hits: u64,
 }
 
 impl fmt::Display for CacheStats {
@@ -68,10 +73,18 @@ impl fmt::Display for CacheStats {
         } else {
             100.0 * self.hits as f64 / total as f64
         };
+        let saved = match self.unpriced_hits {
+            0 => format!("${:.4}", self.saved_cost),
+            n if n == self.hits => "unknown (no price for the hits' model)".to_string(),
+            n => format!(
+                "unknown (${:.4} on priced hits; {n} hits without a price)",
+                self.saved_cost
+            ),
+        };
         write!(
             f,
-            "llm cache: {} hits, {} misses ({rate:.1}% hit rate), {} writes, {} errors, saved ${:.4}",
-            self.hits, self.misses, self.writes, self.errors, self.saved_cost
+            "llm cache: {} hits, {} misses ({rate:.1}% hit rate), {} writes, {} errors, saved {saved}",
+            self.hits, self.misses, self.writes, self.errors
         )
     }
 }
@@ -94,6 +107,7 @@ pub struct ResponseCache {
     writes: AtomicU64,
     errors: AtomicU64,
     saved_cost: Mutex<f64>,
+    unpriced_hits: AtomicU64,
     tmp_counter: AtomicU64,
 }
 
@@ -108,6 +122,7 @@ impl ResponseCache {
             writes: AtomicU64::new(0),
             errors: AtomicU64::new(0),
             saved_cost: Mutex::new(0.0),
+            unpriced_hits: AtomicU64::new(0),
             tmp_counter: AtomicU64::new(0),
         }
     }
@@ -127,6 +142,7 @@ impl ResponseCache {
             writes: self.writes.load(Ordering::Relaxed),
             errors: self.errors.load(Ordering::Relaxed),
             saved_cost: self.saved_cost.lock().map(|c| *c).unwrap_or(0.0),
+            unpriced_hits: self.unpriced_hits.load(Ordering::Relaxed),
         }
     }
 
@@ -203,6 +219,7 @@ impl ResponseCache {
         }
         let mut stored = response.clone();
         stored.cache_hit = false;
+        stored.original_latency_seconds = None;
         let entry = Entry {
             format: CACHE_FORMAT,
             key: key.to_string(),
@@ -237,8 +254,15 @@ impl ResponseCache {
     }
 
     fn add_saved(&self, cost: Option<f64>) {
-        if let (Some(c), Ok(mut saved)) = (cost, self.saved_cost.lock()) {
-            *saved += c;
+        match cost {
+            Some(c) => {
+                if let Ok(mut saved) = self.saved_cost.lock() {
+                    *saved += c;
+                }
+            }
+            None => {
+                self.unpriced_hits.fetch_add(1, Ordering::Relaxed);
+            }
         }
     }
 }
@@ -296,6 +320,7 @@ impl<M: ChatModel> CachedModel<M> {
         }
         let key = ResponseCache::key(&self.inner.cache_scope(), req);
         let model = self.inner.resolved_model(req);
+        let started = std::time::Instant::now();
         if let Some(mut hit) = self.cache.get(&key).await {
             let would_cost = match self.prices.as_ref().and_then(|p| p.get(model)) {
                 Some(price) => Some(price.cost(&hit.usage)),
@@ -305,6 +330,8 @@ impl<M: ChatModel> CachedModel<M> {
             hit.cost = Some(0.0);
             hit.cache_hit = true;
             hit.attempts = 0;
+            hit.original_latency_seconds = Some(hit.latency.as_secs_f64());
+            hit.latency = started.elapsed();
             return Ok(hit);
         }
         let response = self.inner.complete(req).await?;

@@ -206,6 +206,18 @@ impl LlmError {
         }
     }
 
+    /// Whether the unusable reply of a model-output error was cut at its token limit
+    /// ([`crate::model::cut_at_token_limit`]): a cut reply counts as truncated whether or not
+    /// it could be used.
+    pub fn truncated(&self) -> bool {
+        let reason = match self {
+            LlmError::EmptyResponse { finish_reason, .. } => finish_reason.as_deref(),
+            LlmError::MalformedToolArguments(m) => m.finish_reason.as_deref(),
+            _ => None,
+        };
+        reason.is_some_and(crate::model::cut_at_token_limit)
+    }
+
     /// Whether the HTTP request is worth repeating.
     pub fn is_transient(&self) -> bool {
         self.class() == ErrorClass::Transient

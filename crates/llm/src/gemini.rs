@@ -186,6 +186,9 @@ fn call_part(c: &ToolCall) -> Value {
     Value::Object(part)
 }
 
+/// The stop reason Gemini gives a reply cut at its token limit.
+pub(crate) const TOKEN_LIMIT_STOP: &str = "MAX_TOKENS";
+
 /// Decodes a reply; `salt` (the request's message count) makes synthesised ids unique.
 pub(crate) fn decode(body: &Value, salt: usize) -> Result<Decoded, DecodeError> {
     let provider_model = body

@@ -174,17 +174,22 @@ pub struct ChatResponse {
     /// it would have cost is added to [`crate::CacheStats::saved_cost`].
     #[serde(default)]
     pub cost: Option<f64>,
-    /// Wall time of the call, retries and waits included. On a cache hit: the time recorded
-    /// when the entry was written, so a cached rerun reproduces the record.
+    /// Wall time of the call, retries and waits included. On a cache hit: the replay's own
+    /// time (reading the entry); the time recorded when the entry was written is in
+    /// `original_latency_seconds`.
     #[serde(with = "secs_f64")]
     pub latency: Duration,
+    /// On a cache hit: the latency recorded when the entry was written. `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_latency_seconds: Option<f64>,
     /// Answered from the on-disk response cache.
     #[serde(default)]
     pub cache_hit: bool,
     /// HTTP attempts made (1 = no retry; 0 = served without a request).
     #[serde(default)]
     pub attempts: u32,
-    /// The provider's stop reason (`stop`, `tool_calls`, `end_turn`, `STOP`, ...).
+    /// The provider's stop reason as the provider wrote it (`stop`, `tool_calls`, `end_turn`,
+    /// `STOP`, ...); [`ChatResponse::truncated`] reads it.
     #[serde(default)]
     pub finish_reason: Option<String>,
     /// Model name as reported by the provider, when it reports one.
@@ -200,20 +205,44 @@ impl ChatResponse {
             .is_some_and(|c| !c.trim().is_empty())
     }
 
+    /// Whether the reply was cut at its token limit (see [`cut_at_token_limit`]).
+    pub fn truncated(&self) -> bool {
+        self.finish_reason
+            .as_deref()
+            .is_some_and(cut_at_token_limit)
+    }
+
     /// The reply as a trajectory message body (content, tool calls or `None` when there are
-    /// none, cost, usage, generation time); the caller wraps it as assistant or user. Text and
-    /// calls are moved, not copied.
+    /// none, cost, usage, generation time, stop reason); the caller wraps it as assistant or
+    /// user. Text and calls are moved, not copied.
     pub fn into_participant_message(self) -> ParticipantMessage {
         ParticipantMessage {
             generation_time_seconds: Some(self.latency.as_secs_f64()),
+            original_generation_time_seconds: self.original_latency_seconds,
             usage: Some(self.usage),
             cost: self.cost,
             content: self.content,
             tool_calls: (!self.tool_calls.is_empty()).then_some(self.tool_calls),
             turn_idx: None,
             timestamp: None,
+            finish_reason: self.finish_reason,
+            token_limit_retry: None,
         }
     }
+}
+
+/// Whether a provider's stop reason says the reply ended at its token limit rather than
+/// where the model chose to stop. Each wire format names it in its own word — OpenAI and
+/// OpenAI-compatible servers `length`, Anthropic `max_tokens`, Gemini `MAX_TOKENS` — and
+/// none of these words means anything else in another format, so the raw reason kept in
+/// records and cache entries is enough to tell, old entries included.
+pub fn cut_at_token_limit(finish_reason: &str) -> bool {
+    [
+        crate::openai::TOKEN_LIMIT_STOP,
+        crate::anthropic::TOKEN_LIMIT_STOP,
+        crate::gemini::TOKEN_LIMIT_STOP,
+    ]
+    .contains(&finish_reason)
 }
 
 /// A provider reply after wire decoding, before the emptiness check and pricing (usage is
@@ -376,5 +405,52 @@ pub(crate) mod test_support {
     pub(crate) fn tool_result(id: &str, content: &str) -> Message {
         serde_json::from_value(serde_json::json!({"role": "tool", "id": id, "content": content}))
             .expect("a tool message")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(finish_reason: Option<&str>) -> ChatResponse {
+        ChatResponse {
+            content: Some("{\"verdict\": \"PA".into()),
+            tool_calls: Vec::new(),
+            usage: Usage::default(),
+            cost: None,
+            latency: Duration::from_millis(3),
+            original_latency_seconds: Some(2.5),
+            cache_hit: true,
+            attempts: 0,
+            finish_reason: finish_reason.map(str::to_string),
+            provider_model: None,
+        }
+    }
+
+    #[test]
+    fn each_wire_formats_token_limit_word_is_a_cut_and_nothing_else_is() {
+        for cut in ["length", "max_tokens", "MAX_TOKENS"] {
+            assert!(reply(Some(cut)).truncated(), "{cut}");
+        }
+        for whole in [
+            "stop",
+            "tool_calls",
+            "end_turn",
+            "tool_use",
+            "STOP",
+            "SAFETY",
+        ] {
+            assert!(!reply(Some(whole)).truncated(), "{whole}");
+        }
+        assert!(!reply(None).truncated());
+    }
+
+    #[test]
+    fn the_message_keeps_the_stop_reason_and_both_timings() {
+        let m = reply(Some("length")).into_participant_message();
+        assert_eq!(m.finish_reason.as_deref(), Some("length"));
+        assert_eq!(m.generation_time_seconds, Some(0.003));
+        assert_eq!(m.original_generation_time_seconds, Some(2.5));
+        assert_eq!(m.token_limit_retry, None);
     }
 }

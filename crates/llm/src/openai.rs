@@ -118,6 +118,10 @@ fn message_json(m: &Message, empty_tool_call_content: bool) -> Value {
     }
 }
 
+/// The stop reason the OpenAI protocol gives a reply cut at its token limit (vLLM, Ollama and
+/// llama.cpp servers give the same).
+pub(crate) const TOKEN_LIMIT_STOP: &str = "length";
+
 /// Decodes a reply; `salt` (the request's message count) makes synthesised ids unique.
 pub(crate) fn decode(body: &Value, salt: usize) -> Result<Decoded, DecodeError> {
     let choice = body

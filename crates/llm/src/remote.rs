@@ -180,6 +180,7 @@ impl RemoteModel {
             usage,
             cost,
             latency: reply.latency,
+            original_latency_seconds: None,
             cache_hit: false,
             attempts: reply.attempts,
             finish_reason,

@@ -1,5 +1,6 @@
 //! Per-role accounting of model calls: sums responses into `tauguard_core`'s `RoleUsage`
-//! (calls, tokens, cost, latency, cache hits) for a simulation record.
+//! (calls, tokens, cost, latency, cache hits, replies cut at the token limit) for a simulation
+//! record.
 //!
 //! Cost is `None` for a role as soon as one of its calls had no price, so an unknown price
 //! never turns into a silently low total.
@@ -60,8 +61,28 @@ pub fn add_response(into: &mut RoleUsage, response: &ChatResponse) {
         cost: response.cost,
         latency_seconds: response.latency.as_secs_f64(),
         cache_hits: u64::from(response.cache_hit),
+        original_latency_seconds: response.original_latency_seconds.unwrap_or(0.0),
+        truncated: u64::from(response.truncated()),
+        truncation_retries: 0,
     };
     combine(into, &one);
+}
+
+/// Adds the unusable reply of a model-output error: billed, so it counts as a call with its
+/// tokens and cost, and as truncated when the token limit cut it. Nothing for other errors.
+pub fn add_unusable(into: &mut RoleUsage, error: &crate::LlmError) {
+    if let Some(spent) = error.spent() {
+        combine(
+            into,
+            &RoleUsage {
+                calls: 1,
+                usage: spent.usage,
+                cost: spent.cost,
+                truncated: u64::from(error.truncated()),
+                ..RoleUsage::default()
+            },
+        );
+    }
 }
 
 /// Adds `other` to `into`; cost stays known only while every call had a price.
@@ -80,6 +101,9 @@ pub fn combine(into: &mut RoleUsage, other: &RoleUsage) {
     into.usage.cached_prompt_tokens += other.usage.cached_prompt_tokens;
     into.latency_seconds += other.latency_seconds;
     into.cache_hits += other.cache_hits;
+    into.original_latency_seconds += other.original_latency_seconds;
+    into.truncated += other.truncated;
+    into.truncation_retries += other.truncation_retries;
 }
 
 #[cfg(test)]
@@ -99,6 +123,7 @@ mod tests {
             },
             cost,
             latency: Duration::from_millis(500),
+            original_latency_seconds: None,
             cache_hit: hit,
             attempts: 1,
             finish_reason: None,

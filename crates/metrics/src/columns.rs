@@ -5,9 +5,10 @@
 //! `simulations` has one row per simulation, in records order, with the columns of
 //! [`SIMULATION_COLUMNS`]; `calls` has one row per attempted mutating call, its `sim` column
 //! the 0-based row of its simulation, with the columns of [`CALL_COLUMNS`]. Per-role usage is
-//! spread over `<role>_calls`, `<role>_prompt_tokens`, `<role>_completion_tokens` and
-//! `<role>_cost` for `agent`, `user`, `judge` and `guard` (`<role>_calls` null = no usage
-//! entry); other roles are JSON in `other_usage`. List columns (`verifier_inputs`,
+//! spread over `<role>_calls`, `<role>_prompt_tokens`, `<role>_cached_prompt_tokens`,
+//! `<role>_completion_tokens`, `<role>_cost` and `<role>_truncated` (replies cut at the token
+//! limit) for `agent`, `user`, `judge` and `guard` (`<role>_calls` null = no usage entry);
+//! other roles are JSON in `other_usage`. List columns (`verifier_inputs`,
 //! `guide_costs`, `faults`, `missing_prerequisites`) are Parquet lists, and JSON arrays in CSV.
 
 use crate::summary::{ROLES, SimSummary};
@@ -50,8 +51,10 @@ pub const SIMULATION_COLUMNS: &[&str] = &[
     "wall_seconds",
     "<role>_calls",
     "<role>_prompt_tokens",
+    "<role>_cached_prompt_tokens",
     "<role>_completion_tokens",
     "<role>_cost",
+    "<role>_truncated",
     "other_usage",
     "has_fault_labels",
     "trace_gold_steps",
@@ -198,6 +201,10 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
         cols.push((format!("{role}_calls"), u(|u| u.calls)));
         cols.push((format!("{role}_prompt_tokens"), u(|u| u.prompt_tokens)));
         cols.push((
+            format!("{role}_cached_prompt_tokens"),
+            u(|u| u.cached_prompt_tokens),
+        ));
+        cols.push((
             format!("{role}_completion_tokens"),
             u(|u| u.completion_tokens),
         ));
@@ -205,6 +212,7 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
             format!("{role}_cost"),
             f64s(sims.iter().map(|s| s.usage[i].and_then(|u| u.cost))),
         ));
+        cols.push((format!("{role}_truncated"), u(|u| u.truncated)));
     }
     let other: Vec<Option<String>> = sims
         .iter()
@@ -215,7 +223,9 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
                     .iter()
                     .map(|(r, u)| {
                         let v = json!({"calls": u.calls, "prompt_tokens": u.prompt_tokens,
-                            "completion_tokens": u.completion_tokens, "cost": u.cost});
+                            "cached_prompt_tokens": u.cached_prompt_tokens,
+                            "completion_tokens": u.completion_tokens, "cost": u.cost,
+                            "truncated": u.truncated});
                         (r.clone(), v)
                     })
                     .collect();

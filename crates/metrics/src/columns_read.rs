@@ -239,8 +239,16 @@ const CELL_COLUMNS: [&str; 9] = [
     "cell",
 ];
 
-/// The usage columns of one role.
-type RoleCols = (UInt64Array, UInt64Array, UInt64Array, Float64Array);
+/// The usage columns of one role: calls, prompt, cached prompt and completion tokens, cost,
+/// cut replies.
+type RoleCols = (
+    UInt64Array,
+    UInt64Array,
+    UInt64Array,
+    UInt64Array,
+    Float64Array,
+    UInt64Array,
+);
 
 /// One checked `simulations` batch (see the module docs).
 pub(crate) struct SimColumns {
@@ -299,8 +307,10 @@ impl SimColumns {
             roles.push((
                 c.u64(&format!("{r}_calls"))?,
                 c.u64(&format!("{r}_prompt_tokens"))?,
+                c.u64(&format!("{r}_cached_prompt_tokens"))?,
                 c.u64(&format!("{r}_completion_tokens"))?,
                 c.f64(&format!("{r}_cost"))?,
+                c.u64(&format!("{r}_truncated"))?,
             ));
         }
         let other_col = c.str("other_usage")?;
@@ -376,12 +386,17 @@ impl SimColumns {
             })
             .clone();
         let mut usage = [None; 4];
-        for (slot, (calls, prompt, completion, cost)) in usage.iter_mut().zip(&self.roles) {
+        for (slot, (calls, prompt, cached, completion, cost, cut)) in
+            usage.iter_mut().zip(&self.roles)
+        {
+            // A role's counts are null exactly where it has no usage entry (`calls` null).
             *slot = opt(calls, i, || RoleTotals {
                 calls: calls.value(i),
                 prompt_tokens: prompt.value(i),
+                cached_prompt_tokens: cached.value(i),
                 completion_tokens: completion.value(i),
                 cost: opt(cost, i, || cost.value(i)),
+                truncated: cut.value(i),
             });
         }
         let (gold, matched) = &self.trace;
@@ -442,8 +457,10 @@ fn other_roles(text: &str) -> Result<Vec<(String, RoleTotals)>, String> {
             let totals = RoleTotals {
                 calls: n("calls"),
                 prompt_tokens: n("prompt_tokens"),
+                cached_prompt_tokens: n("cached_prompt_tokens"),
                 completion_tokens: n("completion_tokens"),
                 cost: v.get("cost").and_then(Value::as_f64),
+                truncated: n("truncated"),
             };
             (role, totals)
         })

@@ -41,13 +41,33 @@ pub(crate) fn describe_more(h: &str, k: &str) -> Option<(String, &'static str, S
             return d(
                 "cost_usd_per_sim_total",
                 "usd",
-                "mean cost per scored simulation over all roles with a known cost, US dollars (PolicyGuard cost table)",
+                "mean cost per scored simulation summed over the roles, US dollars; empty when a role's is unknown (PolicyGuard cost table)",
             );
         }
         return d(
             &format!("cost_usd_per_sim_{role}"),
             "usd",
-            &format!("mean {role} cost per scored simulation, US dollars (PolicyGuard cost table)"),
+            &format!(
+                "mean {role} cost per scored simulation, US dollars; empty when a {role} model had no price (PolicyGuard cost table)"
+            ),
+        );
+    }
+    if let Some(role) = h.strip_suffix(" cut") {
+        return d(
+            &format!("{role}_truncated"),
+            "count",
+            &format!(
+                "{role} replies cut at their token limit (stop reason length / max_tokens / MAX_TOKENS), every simulation of the group"
+            ),
+        );
+    }
+    if let Some(role) = h.strip_suffix(" replies") {
+        return d(
+            &format!("{role}_replies"),
+            "count",
+            &format!(
+                "{role} model calls, every simulation of the group (the denominator of {role}_truncated)"
+            ),
         );
     }
     if let Some(found) = describe_pg_and_compare(h, k) {

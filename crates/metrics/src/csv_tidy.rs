@@ -237,12 +237,12 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
         "Agent $/sim" | "agent_cost_usd" => d(
             "agent_cost_usd",
             "usd",
-            "mean agent-model cost per scored simulation, US dollars",
+            "mean agent-model cost per scored simulation, US dollars; empty when unknown (a model without a price)",
         ),
         "Guard $/sim" | "guard_cost_usd" => d(
             "guard_cost_usd",
             "usd",
-            "mean guard-model cost per scored simulation, US dollars",
+            "mean guard-model cost per scored simulation, US dollars; empty when unknown (a model without a price)",
         ),
         "Pass^k" => (format!("pass_{kk}"), "fraction", pass("over all tasks")),
         "Pass^k All" => (
@@ -411,7 +411,7 @@ fn kind_of(cells: &[&Cell], name: &str) -> &'static str {
     }
     if cells
         .iter()
-        .all(|c| matches!(c, Cell::Int(_) | Cell::Missing))
+        .all(|c| matches!(c, Cell::Int(_) | Cell::Missing | Cell::Unknown))
         && cells.iter().any(|c| matches!(c, Cell::Int(_)))
     {
         return "integer";

@@ -38,7 +38,11 @@
 //!   "duplicates": 0,
 //!   "delta_vs_baseline": {"1": 0.05, ..., "4": 0.12},          // null for the baseline
 //!   "avg_reward": 0.71,
-//!   "cost_per_simulation": {"agent": 0.41, "guard": 0.52, "user": 0.08},
+//!   "cost_per_simulation": {"agent": 0.41, "guard": 0.52, "user": 0.08},  // null: a model
+//!                                                      // of the role had no price (unknown)
+//!   "truncated_replies": {"agent": {"calls": 73, "truncated": 29}, ...},   // per role with
+//!                                            // usage: replies cut at the token limit
+//!                                            // (see `truncation.rs`), infra errors included
 //!   "confusion": {
 //!     "verdict": {"tp": 24, "fn": 0, "fp": 10, "tn": 40, "attempts": 74, "blocked": 34,
 //!                 "pv_recall": 1.0, "block_rate": 0.459},
@@ -122,6 +126,7 @@ pub mod tables_comparability;
 pub mod tables_extra;
 pub mod tables_policyguide;
 pub mod trace;
+pub mod truncation;
 pub mod turns;
 mod upstream;
 pub mod verifier_calls;

@@ -95,9 +95,12 @@ pub struct GroupReport {
     pub delta_vs_baseline: Option<PassK>,
     /// Mean reward over scored simulations with a reward (τ²-bench `avg_reward`).
     pub avg_reward: Option<f64>,
-    /// Mean cost in US dollars per scored simulation, per role, over simulations whose cost
-    /// for that role is known.
-    pub cost_per_simulation: BTreeMap<String, f64>,
+    /// Mean cost in US dollars per scored simulation, per role, over the scored simulations
+    /// with usage of that role; `None` (JSON `null`) when one of them called a model without
+    /// a price: the mean is unknown, never a mean of the priced part.
+    pub cost_per_simulation: BTreeMap<String, Option<f64>>,
+    /// Model calls and replies cut at the token limit per role (see [`crate::truncation`]).
+    pub truncated_replies: BTreeMap<String, crate::truncation::RoleReplies>,
     pub confusion: ConfusionViews,
     pub call_nmr: CallNmrViews,
     pub turns: TurnStats,
@@ -263,7 +266,9 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let mut slices = [SliceAcc::new(n), SliceAcc::new(n), SliceAcc::new(n)];
     let mut reward_sum = 0.0;
     let mut reward_n = 0u64;
-    let mut costs: BTreeMap<&str, (f64, u64)> = BTreeMap::new();
+    // Per role: the sum of known costs, the simulations, and whether one was unpriced.
+    let mut costs: BTreeMap<&str, (f64, u64, bool)> = BTreeMap::new();
+    let mut truncated_replies = BTreeMap::new();
     let mut confusion = ConfusionViews::default();
     let mut nmr = CallNmrViews::default();
     let mut turns = TurnSum::default();
@@ -310,13 +315,17 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
             let roles = ROLES.iter().zip(&rec.usage);
             let roles = roles.filter_map(|(r, u)| Some((*r, u.as_ref()?)));
             for (role, usage) in roles.chain(rec.other_usage.iter().map(|(r, u)| (r.as_str(), u))) {
-                if let Some(c) = usage.cost {
-                    let e = costs.entry(role).or_default();
-                    e.0 += c;
-                    e.1 += 1;
+                let e = costs.entry(role).or_default();
+                match usage.cost {
+                    Some(c) => {
+                        e.0 += c;
+                        e.1 += 1;
+                    }
+                    None => e.2 = true,
                 }
             }
         }
+        crate::truncation::add(&mut truncated_replies, rec);
         confusion.add(rec, &options.labels);
         nmr.add(rec);
         turns.add(rec);
@@ -364,8 +373,9 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         avg_reward: (reward_n > 0).then(|| reward_sum / reward_n as f64),
         cost_per_simulation: costs
             .into_iter()
-            .map(|(role, (s, n))| (role.to_string(), s / n as f64))
+            .map(|(role, (s, n, unpriced))| (role.to_string(), (!unpriced).then(|| s / n as f64)))
             .collect(),
+        truncated_replies,
         confusion,
         call_nmr: nmr,
         turns: turns.finish(),

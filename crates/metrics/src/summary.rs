@@ -43,8 +43,12 @@ pub struct RoleTotals {
     pub calls: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of the prompt tokens, those the provider served from its prompt cache.
+    pub cached_prompt_tokens: u64,
     /// US dollars; `None` when a called model had no price.
     pub cost: Option<f64>,
+    /// Replies cut at their token limit (`RoleUsage::truncated`).
+    pub truncated: u64,
 }
 
 /// The roles whose usage a summary keeps in place; any other role is in
@@ -248,7 +252,9 @@ impl SimSummary {
                 calls: u.calls,
                 prompt_tokens: u.usage.prompt_tokens,
                 completion_tokens: u.usage.completion_tokens,
+                cached_prompt_tokens: u.usage.cached_prompt_tokens,
                 cost: u.cost,
+                truncated: u.truncated,
             };
             match ROLES.iter().position(|r| *r == role.as_str()) {
                 Some(i) => usage[i] = Some(totals),

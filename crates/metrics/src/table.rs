@@ -59,6 +59,9 @@ pub enum Cell {
     MeanStd(f64, Option<f64>),
     /// No value.
     Missing,
+    /// A value that exists but is not known: a cost involving a model without a price.
+    /// Shown as `unknown`, empty (null) in CSV; never a number.
+    Unknown,
 }
 
 impl Cell {
@@ -73,6 +76,15 @@ impl Cell {
     }
     pub fn opt_num(v: Option<f64>, decimals: usize) -> Cell {
         v.map_or(Cell::Missing, |x| Cell::Num(x, decimals))
+    }
+    /// A cost: `None` when nothing was costed (—), `Some(None)` when it is unknown because a
+    /// model had no price, else the dollars.
+    pub fn cost(v: Option<Option<f64>>, decimals: usize) -> Cell {
+        match v {
+            None => Cell::Missing,
+            Some(None) => Cell::Unknown,
+            Some(Some(x)) => Cell::Num(x, decimals),
+        }
     }
 
     /// Display form (Markdown, LaTeX before escaping).
@@ -91,6 +103,7 @@ impl Cell {
             Cell::MeanStd(m, Some(s)) => format!("{m:.3} ± {s:.3}"),
             Cell::MeanStd(m, None) => format!("{m:.3}"),
             Cell::Missing => "—".into(),
+            Cell::Unknown => "unknown".into(),
         }
     }
 
@@ -108,7 +121,7 @@ impl Cell {
             Cell::Num(x, _) => format!("{x:.6}"),
             // Display of f64 never uses an exponent and round-trips.
             Cell::P(p) => format!("{p}"),
-            Cell::Missing => String::new(),
+            Cell::Missing | Cell::Unknown => String::new(),
         }
     }
 }

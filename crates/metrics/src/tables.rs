@@ -384,8 +384,8 @@ pub fn summary_table(r: &Report) -> Table {
             Cell::Int(g.overall.infra_errors),
             Cell::Int(g.duplicates),
             Cell::opt_rate(g.avg_reward),
-            Cell::opt_num(g.cost_per_simulation.get("agent").copied(), 3),
-            Cell::opt_num(g.cost_per_simulation.get("guard").copied(), 3),
+            Cell::cost(g.cost_per_simulation.get("agent").copied(), 3),
+            Cell::cost(g.cost_per_simulation.get("guard").copied(), 3),
         ]);
         t.rows.push(row);
     }
@@ -489,8 +489,8 @@ pub fn groups_table(r: &Report) -> Table {
             frac(g.overall.pass1_per_trial.mean),
             frac(g.overall.pass1_per_trial.std),
             frac(g.avg_reward),
-            frac(g.cost_per_simulation.get("agent").copied()),
-            frac(g.cost_per_simulation.get("guard").copied()),
+            Cell::cost(g.cost_per_simulation.get("agent").copied(), 6),
+            Cell::cost(g.cost_per_simulation.get("guard").copied(), 6),
             Cell::Int(v.tp),
             Cell::Int(v.fn_),
             Cell::Int(v.fp),
@@ -546,6 +546,7 @@ impl Report {
         out.extend(wall_clock_table(self));
         out.extend(attack_table(self));
         out.extend(crate::tables_extra::cost_table(self));
+        out.extend(crate::truncation::truncation_table(self));
         out.extend(verifier_inputs_table(self));
         out.extend(floors_table(self));
         out.extend(crate::tables_comparability::comparability_table(self));

@@ -20,10 +20,10 @@ fn baseline_of<'a>(r: &'a Report, g: &GroupReport) -> Option<&'a GroupReport> {
     })
 }
 
-/// Sum of the per-role mean costs (each over the simulations whose cost for that role is
-/// known); `None` when no role has a cost.
-fn total(g: &GroupReport) -> Option<f64> {
-    (!g.cost_per_simulation.is_empty()).then(|| g.cost_per_simulation.values().sum())
+/// Sum of the per-role mean costs: `None` when no role has a cost, `Some(None)` when some
+/// role's is unknown (a model without a price), so the total is too.
+fn total(g: &GroupReport) -> Option<Option<f64>> {
+    (!g.cost_per_simulation.is_empty()).then(|| g.cost_per_simulation.values().copied().sum())
 }
 
 /// PolicyGuard's cost table; `None` when no group reports a cost.
@@ -49,25 +49,27 @@ pub fn cost_table(r: &Report) -> Option<Table> {
         row.extend(
             roles
                 .iter()
-                .map(|role| Cell::opt_num(g.cost_per_simulation.get(*role).copied(), 4)),
+                .map(|role| Cell::cost(g.cost_per_simulation.get(*role).copied(), 4)),
         );
         let own = total(g);
-        row.push(Cell::opt_num(own, 4));
+        row.push(Cell::cost(own, 4));
+        // Unknown when either total is; missing without a baseline or a cost.
         let delta = (g.guard != r.options.baseline_guard)
-            .then(|| {
-                baseline_of(r, g)
-                    .and_then(total)
-                    .zip(own)
-                    .map(|(b, o)| o - b)
-            })
-            .flatten();
-        row.push(delta.map_or(Cell::Missing, |d| Cell::Signed(d, 4)));
+            .then(|| baseline_of(r, g).and_then(total).zip(own))
+            .flatten()
+            .map(|(b, o)| b.zip(o).map(|(b, o)| o - b));
+        row.push(match delta {
+            None => Cell::Missing,
+            Some(None) => Cell::Unknown,
+            Some(Some(d)) => Cell::Signed(d, 4),
+        });
         t.rows.push(row);
     }
     t.notes.push(
-        "A role's cost is its mean over the scored simulations whose usage for that role carries \
-         a price; Total sums the roles. Δ: Total minus the baseline's Total for the same agent, \
-         domain and non-guard settings."
+        "A role's cost is its mean over the scored simulations with usage of that role; unknown \
+         when one of them called a model without a price (a sim model's 0 is a real 0). Total \
+         sums the roles, unknown when one is. Δ: Total minus the baseline's Total for the same \
+         agent, domain and non-guard settings."
             .into(),
     );
     Some(t)

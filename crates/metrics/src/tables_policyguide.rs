@@ -297,7 +297,8 @@ pub fn guide_usage_table(r: &Report) -> Option<Table> {
             Cell::opt_num(u.prompt_tokens_per_simulation(), 0),
             Cell::opt_num(u.completion_tokens_per_simulation(), 0),
             Cell::opt_pct(u.prefix_cache_hit_rate()),
-            Cell::opt_num(u.cost_per_simulation(), 3),
+            // Unknown, not missing, when a guide call had no price.
+            Cell::cost(Some(u.cost_per_simulation()), 3),
         ]);
         t.rows.push(row);
     }
@@ -306,7 +307,7 @@ pub fn guide_usage_table(r: &Report) -> Option<Table> {
          before user turns and corrective verifications at intercepted calls) plus the same \
          guard's decisions at mutating calls — the record's guard usage; agent and user \
          simulator excluded. Prefix-cache hit = cached / prompt tokens (— when the provider \
-         reported no cached tokens); cost — when a call had no price."
+         reported no cached tokens); cost unknown when a call had no price."
             .into(),
     );
     Some(t)

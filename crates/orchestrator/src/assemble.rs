@@ -6,6 +6,7 @@
 
 use crate::attempt::{AttemptError, Attempts};
 use crate::plan::{RunPlan, SimIndex, task_slice};
+use crate::simulation::SimulationError;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use tauguard_core::record::{
@@ -221,6 +222,15 @@ fn attempt_log(attempts: &Attempts) -> AttemptLog {
 fn unusable_output(e: &AttemptError) -> Option<UnusableOutput> {
     let role = e.model_output_role()?.to_string();
     let kind = e.kind().to_string();
+    if let AttemptError::Simulation(SimulationError::TruncatedReply { reply, .. }) = e {
+        return Some(UnusableOutput {
+            role,
+            kind,
+            tool: reply.tool.clone(),
+            raw: reply.arguments.clone().or_else(|| reply.content.clone()),
+            finish_reason: Some(reply.finish_reason.clone()),
+        });
+    }
     Some(match e.llm() {
         Some(LlmError::MalformedToolArguments(m)) => UnusableOutput {
             role,
@@ -262,6 +272,9 @@ fn guard_usage(events: &[GuardEvent], guide: &[GuideEvent]) -> RoleUsage {
         total.usage.cached_prompt_tokens += u.usage.cached_prompt_tokens;
         total.latency_seconds += u.latency_seconds;
         total.cache_hits += u.cache_hits;
+        total.original_latency_seconds += u.original_latency_seconds;
+        total.truncated += u.truncated;
+        total.truncation_retries += u.truncation_retries;
         total.cost = match (total.cost, u.cost) {
             (Some(a), Some(b)) => Some(a + b),
             (Some(a), None) if u.calls == 0 => Some(a),

@@ -2,11 +2,12 @@
 //! up to `max_retries` times as upstream does when a model fails — but not when a retry would
 //! fail identically (a rejected request, the harness's own errors) and not on a fatal error,
 //! which ends the run. Under `model_errors = "agent"` a model's unusable output ends the
-//! simulation as a scored `agent_error` / `user_error` instead. What comes out is an evaluated
-//! outcome or the last failure, the discarded attempts with what they had done, and the
-//! simulation's HTTP tally; the record is assembled elsewhere.
+//! simulation as a scored `agent_error` / `user_error` instead, and under
+//! `truncated_replies = "agent_error"` so does an agent reply cut at its token limit. What
+//! comes out is an evaluated outcome or the last failure, the discarded attempts with what
+//! they had done, and the simulation's HTTP tally; the record is assembled elsewhere.
 
-use crate::config::ModelErrors;
+use crate::config::{ModelErrors, TruncatedReplies};
 use crate::evaluate::{NlCheck, evaluate_final, nl_assertions_to_judge};
 use crate::judge::JudgeError;
 use crate::plan::{DomainPlan, RunPlan, SimIndex};
@@ -68,10 +69,13 @@ impl AttemptError {
     }
 
     /// The role whose model produced unusable output (`agent`, `user`), when that is the
-    /// error.
+    /// error; a reply cut at its token limit under `truncated_replies = "agent_error"` is
+    /// one.
     pub fn model_output_role(&self) -> Option<&'static str> {
         match self {
-            AttemptError::Simulation(SimulationError::EmptyMessage(role)) => Some(role),
+            AttemptError::Simulation(
+                SimulationError::EmptyMessage(role) | SimulationError::TruncatedReply { role, .. },
+            ) => Some(role),
             AttemptError::Simulation(SimulationError::Model { role, cause })
                 if cause.class() == ErrorClass::ModelOutput =>
             {
@@ -87,6 +91,7 @@ impl AttemptError {
             AttemptError::Judge(JudgeError::Parse(_)) => "judge_reply",
             AttemptError::Evaluation(_) => "evaluation",
             AttemptError::Simulation(SimulationError::EmptyMessage(_)) => "empty_message",
+            AttemptError::Simulation(SimulationError::TruncatedReply { .. }) => "truncated_reply",
             AttemptError::Simulation(SimulationError::InitialState(_)) => "initial_state",
             AttemptError::Simulation(SimulationError::Sync(_)) => "sync_tools",
             AttemptError::Simulation(SimulationError::Guard { .. }) => "guard",
@@ -183,10 +188,12 @@ pub async fn run_attempts(
         agent_sampling: Sampling {
             temperature: crate::comparability::default_temperature(agent_section),
             max_tokens: agent_section.max_tokens,
+            truncated: cfg.run.truncated_replies,
         },
         user_sampling: Sampling {
             temperature: crate::comparability::default_temperature(&cfg.models.user),
             max_tokens: cfg.models.user.max_tokens,
+            truncated: TruncatedReplies::Record,
         },
         agent_system_prompt: cell.agent_system_prompt.clone(),
         user_system_prompt: domain.user_system_prompts[at.task].clone(),
@@ -203,8 +210,14 @@ pub async fn run_attempts(
             Ok(_) => break,
             Err(f) => f,
         };
-        if let (ModelErrors::Agent, Some(role)) =
-            (cfg.run.model_errors, failure.error.model_output_role())
+        // Scored at once: unusable output under `model_errors = "agent"`, and a cut reply,
+        // which only ends an attempt under `truncated_replies = "agent_error"`.
+        let cut = matches!(
+            failure.error,
+            AttemptError::Simulation(SimulationError::TruncatedReply { .. })
+        );
+        if let (ModelErrors::Agent, _) | (_, true) = (cfg.run.model_errors, cut)
+            && let Some(role) = failure.error.model_output_role()
         {
             let mut o = *failure.partial;
             o.termination_reason = format!("{role}_error");

@@ -13,7 +13,7 @@
 //! (`TAUGUARD_BLESS=1` rewrites it). It holds hashes only, never upstream's text.
 
 use crate::benchmark_texts::{BenchmarkTexts, Text, TextSource};
-use crate::config::{ModelErrors, ModelSection};
+use crate::config::{ModelErrors, ModelSection, TruncatedReplies};
 use crate::provenance::CellSpec;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -362,8 +362,14 @@ pub fn sampling_item(agent: &ModelSection, user: &ModelSection) -> Item {
     }
 }
 
-/// The termination-limits item.
-pub fn limits_item(max_steps: u32, max_errors: u32, max_retries: u32, errors: ModelErrors) -> Item {
+/// The termination-limits item: the loop limits and what ends a simulation early.
+pub fn limits_item(
+    max_steps: u32,
+    max_errors: u32,
+    max_retries: u32,
+    errors: ModelErrors,
+    truncated: TruncatedReplies,
+) -> Item {
     let mut off = Vec::new();
     if max_steps != UPSTREAM_MAX_STEPS {
         off.push(format!(
@@ -382,6 +388,12 @@ pub fn limits_item(max_steps: u32, max_errors: u32, max_retries: u32, errors: Mo
     }
     if errors != ModelErrors::Infrastructure {
         off.push("model_errors = \"agent\" (upstream retries the simulation)".into());
+    }
+    if truncated != TruncatedReplies::Record {
+        off.push(format!(
+            "truncated_replies = \"{}\" (upstream keeps a cut reply as it came)",
+            truncated.as_str()
+        ));
     }
     if off.is_empty() {
         Item::upstream("limits", "max_steps 200, max_errors 10, max_retries 3")

@@ -62,6 +62,9 @@ pub struct RunSection {
     /// tool arguments that are not a JSON object) counts.
     #[serde(default, skip_serializing_if = "ModelErrors::is_default")]
     pub model_errors: ModelErrors,
+    /// What an agent reply cut at its token limit is.
+    #[serde(default, skip_serializing_if = "TruncatedReplies::is_default")]
+    pub truncated_replies: TruncatedReplies,
     /// Data directory; overridden by `--data-dir`, defaults to `TAUGUARD_DATA_DIR` / `data/tau2`.
     #[serde(default)]
     pub data_dir: Option<PathBuf>,
@@ -120,6 +123,38 @@ pub enum ModelErrors {
 impl ModelErrors {
     fn is_default(&self) -> bool {
         *self == ModelErrors::default()
+    }
+}
+
+/// `[run] truncated_replies`: what an agent reply cut at its token limit (the provider's stop
+/// reason `length`, Anthropic `max_tokens`, Gemini `MAX_TOKENS`) makes of its simulation.
+/// Every role's cut replies are counted in the record's usage whatever this says.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TruncatedReplies {
+    /// The reply goes into the trajectory as it came (as upstream does) and is counted.
+    #[default]
+    Record,
+    /// The simulation ends at the cut reply, which stays out of the trajectory, and is scored
+    /// with termination reason `agent_error` (the reply in `attempts.unusable_output`).
+    AgentError,
+    /// The call is asked once more with twice the token limit, at most
+    /// [`crate::party::RETRY_MAX_TOKENS`]; the retry's reply is kept, marked
+    /// `token_limit_retry`, whether or not it is cut again.
+    Retry,
+}
+
+impl TruncatedReplies {
+    fn is_default(&self) -> bool {
+        *self == TruncatedReplies::default()
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TruncatedReplies::Record => "record",
+            TruncatedReplies::AgentError => "agent_error",
+            TruncatedReplies::Retry => "retry",
+        }
     }
 }
 
@@ -222,6 +257,14 @@ pub struct GuardSection {
     /// Verifier model; default: the agent's model (paired-verifier protocol).
     #[serde(default)]
     pub verifier: Option<ModelSection>,
+    /// Token limit of every verifier completion (default: `[guard.verifier] max_tokens`, else
+    /// `tauguard_guards::factory::DEFAULT_VERIFIER_MAX_TOKENS`); never the agent's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verifier_max_tokens: Option<u32>,
+    /// Token limit of every LLM-guide completion (default: `[guard.verifier] max_tokens`,
+    /// else `tauguard_guards::factory::DEFAULT_GUIDE_MAX_TOKENS`); never the agent's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guide_max_tokens: Option<u32>,
 }
 
 /// `[prompts]`: the researcher's own files in place of the benchmark's texts (each a path,
@@ -322,6 +365,15 @@ impl RunConfig {
         }
         if !cfg.has_aliases() {
             cfg.check_axes().map_err(invalid)?;
+        }
+        // A limit of zero tokens would fail every verifier or guide call into its fail mode.
+        for (key, limit) in [
+            ("guard.verifier_max_tokens", cfg.guard.verifier_max_tokens),
+            ("guard.guide_max_tokens", cfg.guard.guide_max_tokens),
+        ] {
+            if limit == Some(0) {
+                return Err(invalid(format!("at `{key}`: must be at least 1")));
+            }
         }
         Ok(cfg)
     }
@@ -449,122 +501,5 @@ impl RunConfig {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn with_llm(llm: &str) -> String {
-        format!(
-            r#"
-[run]
-name = "t"
-domain = "airline"
-
-[models.agent]
-provider = "local"
-model = "qwen3-8b"
-top_p = 0.8
-timeout_secs = 30
-extra = {{ top_k = 20 }}
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-
-{llm}
-"#
-        )
-    }
-
-    #[test]
-    fn unknown_llm_keys_name_the_file_and_the_key() {
-        let provider =
-            "[llm.providers.local]\nkind = \"openai\"\nbase_url = \"http://localhost:8000/v1\"\n";
-        for (table, key) in [
-            (format!("{provider}timout_secs = 5"), "timout_secs"),
-            (
-                format!("{provider}[llm.providers.local.retry]\nmax_attempt = 3"),
-                "max_attempt",
-            ),
-            (
-                format!(
-                    "{provider}[llm.prices.m]\ninput_per_mtok = 1\noutput_per_mtok = 1\ncache_read_per_mtok = 1"
-                ),
-                "cache_read_per_mtok",
-            ),
-            (
-                format!("{provider}[llm.cache]\ndir = \"c\"\nmod = \"off\""),
-                "mod",
-            ),
-            (
-                format!("{provider}[llm.capabilities.\"qwen*\"]\ntemprature = false"),
-                "temprature",
-            ),
-            (format!("{provider}[llm.cahce]\ndir = \"c\""), "cahce"),
-        ] {
-            let err = RunConfig::parse(Path::new("runs/typo.toml"), &with_llm(&table))
-                .expect_err(key)
-                .to_string();
-            assert!(err.contains("runs/typo.toml"), "{key}: {err}");
-            assert!(err.contains(&format!("`{key}`")), "{key}: {err}");
-            assert!(err.contains("llm."), "{key}: no key path in {err}");
-        }
-    }
-
-    #[test]
-    fn model_sections_carry_every_sampling_setting_into_the_spec() {
-        let provider = "[llm.providers.local]\nkind = \"openai\"\nbase_url = \"http://localhost:8000/v1\"\nempty_tool_call_content = true\n[llm.capabilities.\"qwen*\"]\ntoken_limit = \"max_tokens\"";
-        let cfg = RunConfig::parse(Path::new("ok.toml"), &with_llm(provider)).expect("valid");
-        let spec = cfg.models.agent.as_ref().unwrap().spec();
-        assert_eq!(spec.top_p, Some(0.8));
-        assert_eq!(spec.timeout_secs, Some(30.0));
-        assert_eq!(spec.extra.get("top_k"), Some(&serde_json::json!(20)));
-        assert!(cfg.llm.providers["local"].empty_tool_call_content);
-    }
-
-    #[test]
-    fn the_user_behaviour_belongs_to_the_sim_user_and_holds_probabilities() {
-        let cfg = |agent: &str, user: &str| {
-            format!(
-                "[run]\nname = \"t\"\ndomain = \"airline\"\n[models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n{agent}\n[models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n{user}\n"
-            )
-        };
-        let ok = RunConfig::parse(
-            Path::new("b.toml"),
-            &cfg(
-                "[models.agent.faults]\nretry_unchanged = 0.5\nabandon_after_block = 0.1",
-                "[models.user.behaviour]\ndecline = 0.1\nhesitate = 0.2\ncorrect = 0.3",
-            ),
-        )
-        .expect("valid");
-        assert_eq!(ok.models.user.behaviour.unwrap().correct, 0.3);
-        assert_eq!(
-            ok.models.agent.unwrap().faults.unwrap().retry_unchanged,
-            0.5
-        );
-        for (agent, user, needle) in [
-            (
-                "",
-                "[models.user.behaviour]\nhesitate = 1.5",
-                "`models.user.behaviour`: behaviour probability `hesitate` = 1.5",
-            ),
-            (
-                "[models.agent.behaviour]\ndecline = 0.1",
-                "",
-                "`models.agent.behaviour`: only the sim user",
-            ),
-            (
-                "[models.agent.faults]\nabandon_after_block = -1",
-                "",
-                "`abandon_after_block` = -1",
-            ),
-        ] {
-            let err = RunConfig::parse(Path::new("b.toml"), &cfg(agent, user))
-                .expect_err(needle)
-                .to_string();
-            assert!(err.contains(needle), "{err}");
-        }
-        // Zero reactions are left out of the serialised profile: cell hashes stay as they were.
-        let json = serde_json::to_value(FaultProfile::default()).unwrap();
-        assert!(json.get("retry_unchanged").is_none() && json.get("abandon_after_block").is_none());
-    }
-}
+#[path = "config_tests.rs"]
+mod tests;

@@ -243,6 +243,8 @@ impl Axes {
         let base = GuardOptions {
             strict: cfg.guard.strict,
             fail_mode: cfg.guard.fail_mode.unwrap_or_default(),
+            verifier_max_tokens: cfg.guard.verifier_max_tokens,
+            guide_max_tokens: cfg.guard.guide_max_tokens,
         };
         let guards = g
             .guards
@@ -258,6 +260,7 @@ impl Axes {
                         GuardOptions {
                             strict: t.strict.unwrap_or(base.strict),
                             fail_mode: t.fail_mode.unwrap_or(base.fail_mode),
+                            ..base
                         },
                     ),
                 };

@@ -80,13 +80,8 @@ pub async fn llm_judge(
         .with_seed(seed)
         .with_trial(trial);
     let r = model.complete(&req).await?;
-    let usage = RoleUsage {
-        calls: 1,
-        usage: r.usage,
-        cost: r.cost,
-        latency_seconds: r.latency.as_secs_f64(),
-        cache_hits: u64::from(r.cache_hit),
-    };
+    let mut usage = RoleUsage::default();
+    tauguard_llm::usage::add_response(&mut usage, &r);
     let text = r.content.unwrap_or_default();
     Ok((parse_reply(&text)?, usage))
 }
@@ -155,6 +150,7 @@ mod tests {
                     usage: Default::default(),
                     cost: None,
                     latency: std::time::Duration::ZERO,
+                    original_latency_seconds: None,
                     cache_hit: false,
                     attempts: 1,
                     finish_reason: None,

@@ -26,7 +26,7 @@ pub mod judge;
 pub mod merge;
 pub mod nmr_oracle;
 pub mod offline;
-mod party;
+pub mod party;
 pub mod plan;
 mod plan_domain;
 pub mod prerequisites;

@@ -299,14 +299,21 @@ impl CellAt<'_> {
             Some(_) => self.verifier_model.clone(),
             None => self.agent.model.clone(),
         };
+        // Each role has its own token limit: the verifier and the guide never take the
+        // agent's (a paired verifier shares its model, whose spec holds the agent's
+        // `max_tokens`, but every verifier request sets its own); an explicit verifier's
+        // `max_tokens` is the default of both.
+        let mut options = guard.options;
+        let explicit = self.verifier.model.as_ref().and_then(|m| m.max_tokens);
+        options.verifier_max_tokens = options.verifier_max_tokens.or(explicit);
+        options.guide_max_tokens = options.guide_max_tokens.or(explicit);
         let inputs = GuardInputs {
             tasks_dir: project.join("tasks"),
             prompts_dir: prompts.to_path_buf(),
             data: &self.domain.data,
             verifier: verifier_model,
         };
-        let built =
-            build_guard(guard.name, guard.options, &inputs).map_err(|e| at(e.to_string()))?;
+        let built = build_guard(guard.name, options, &inputs).map_err(|e| at(e.to_string()))?;
         let mut stamp = Stamp {
             items: self.domain.stamp_items.clone(),
         };
@@ -323,6 +330,7 @@ impl CellAt<'_> {
             cfg.run.max_errors,
             cfg.run.max_retries,
             cfg.run.model_errors,
+            cfg.run.truncated_replies,
         ));
         let mut spec = cell_spec(
             &CellSettings {
@@ -332,12 +340,13 @@ impl CellAt<'_> {
                 judge: cfg.models.judge.as_ref(),
                 guard: guard.name,
                 guard_label: &guard.label,
-                options: guard.options,
+                options,
                 verifier: self.verifier.model.as_ref(),
                 seed: self.seed,
                 max_steps,
                 max_errors: cfg.run.max_errors,
                 model_errors: cfg.run.model_errors,
+                truncated_replies: cfg.run.truncated_replies,
             },
             self.hashes,
         );

@@ -8,7 +8,7 @@
 //! a flat `key → value` map ([`CellSpec`]) and its hash; `report` groups by the hash and shows
 //! the keys that differ between groups.
 
-use crate::config::{ModelErrors, ModelSection};
+use crate::config::{ModelErrors, ModelSection, TruncatedReplies};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -119,6 +119,7 @@ pub struct CellSettings<'a> {
     pub max_steps: u32,
     pub max_errors: u32,
     pub model_errors: ModelErrors,
+    pub truncated_replies: TruncatedReplies,
 }
 
 /// The identity of one cell: flat keys, written so that a config of one value per axis keeps
@@ -160,6 +161,16 @@ pub fn cell_spec(c: &CellSettings, inputs: &InputHashes) -> CellSpec {
                 out.retain(|k, _| !k.starts_with("verifier.faults") && k != "verifier.name");
             }
         }
+        // The token limit the verifier's (or guide's) requests are sent with, which is never
+        // the agent's even when the model is; a sim verifier sends no request.
+        out.remove("verifier.max_tokens");
+        if !c.verifier.unwrap_or(c.agent).is_sim() {
+            let limit = match c.guard {
+                GuardName::PolicyGuide { .. } => c.options.guide_token_limit(),
+                _ => c.options.verifier_token_limit(),
+            };
+            out.insert("verifier.max_tokens".into(), json!(limit));
+        }
     }
     out.insert("seed".into(), json!(c.seed));
     out.insert("max_steps".into(), json!(c.max_steps));
@@ -167,6 +178,9 @@ pub fn cell_spec(c: &CellSettings, inputs: &InputHashes) -> CellSpec {
     // Only when not upstream's: cells of configs without the key keep their hash.
     if c.model_errors != ModelErrors::Infrastructure {
         out.insert("model_errors".into(), json!(c.model_errors));
+    }
+    if c.truncated_replies != TruncatedReplies::Record {
+        out.insert("truncated_replies".into(), json!(c.truncated_replies));
     }
     if let Some(h) = &inputs.prompts {
         out.insert("prompts".into(), json!(h));

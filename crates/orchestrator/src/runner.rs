@@ -124,7 +124,7 @@ pub struct RunSummary {
     pub infra_errors: usize,
     pub successes: usize,
     /// Dollars spent: the records' usage and their discarded attempts; `None` when a model
-    /// without a price was called.
+    /// without a price was called, and before the first record when the plan has one.
     pub cost: Option<f64>,
     /// HTTP requests sent and failed exchanges by cause, over the records.
     pub http_requests: u64,
@@ -135,6 +135,32 @@ pub struct RunSummary {
     pub discarded: RoleUsage,
     /// The response cache's closing line, when HTTP models were used.
     pub cache_stats: Option<String>,
+    /// Replies cut at their token limit and their retries, per role, over the records and
+    /// their discarded attempts (roles with none left out).
+    pub truncated: BTreeMap<String, Truncated>,
+}
+
+/// A role's replies cut at the token limit in a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Truncated {
+    pub replies: u64,
+    /// Of them, asked again with a larger limit (`truncated_replies = "retry"`).
+    pub retried: u64,
+}
+
+impl RunSummary {
+    /// `agent 6 (6 retried), guard 2`: the roles with cut replies; `None` when there are none.
+    pub fn truncated_line(&self) -> Option<String> {
+        let parts: Vec<String> = self
+            .truncated
+            .iter()
+            .map(|(role, t)| match t.retried {
+                0 => format!("{role} {}", t.replies),
+                r => format!("{role} {} ({r} retried)", t.replies),
+            })
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
 }
 
 /// Runs a config to completion (or to `stop_after`).
@@ -160,6 +186,8 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         shard: opts.shard,
         planned,
         skipped: planned - jobs.len(),
+        // Nothing spent yet is a real zero only when every model has a price.
+        cost: (!has_unpriced_model(&plan)).then_some(0.0),
         ..Default::default()
     };
     if let Some(n) = opts.stop_after {
@@ -224,7 +252,6 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
             format_cost(s.cost)
         )
     };
-    summary.cost = Some(0.0);
     loop {
         let joined = tokio::select! {
             j = set.join_next() => match j {
@@ -297,8 +324,21 @@ impl RunSummary {
         }
         self.restarts += a.restarts.len();
         self.discarded.add(&a.discarded);
+        let restarts = a.restarts.iter().flat_map(|r| &r.usage);
+        for (role, u) in record.usage.iter().chain(restarts) {
+            if u.truncated > 0 || u.truncation_retries > 0 {
+                let t = self.truncated.entry(role.clone()).or_default();
+                t.replies += u.truncated;
+                t.retried += u.truncation_retries;
+            }
+        }
+        // The records say what was spent: from the first one on, the sum of theirs.
         let mut spent = RoleUsage {
-            cost: self.cost,
+            cost: if self.completed == 1 {
+                Some(0.0)
+            } else {
+                self.cost
+            },
             calls: 1,
             ..Default::default()
         };
@@ -307,6 +347,19 @@ impl RunSummary {
         }
         self.cost = spent.cost;
     }
+}
+
+/// Whether some model of the plan (an agent, the user simulator, the judge, a verifier) is
+/// called over HTTP without a price: until records say otherwise, the run's cost is unknown.
+fn has_unpriced_model(plan: &RunPlan) -> bool {
+    let cfg = &plan.cfg;
+    let agents = plan.agents.iter().map(|a| &a.section);
+    let verifiers = plan.axes.verifiers.iter().filter_map(|v| v.model.as_ref());
+    agents
+        .chain([&cfg.models.user])
+        .chain(cfg.models.judge.as_ref())
+        .chain(verifiers)
+        .any(|m| !m.is_sim() && cfg.llm.prices.get(&m.model).is_none())
 }
 
 /// Dollars with four decimals, or `unknown`.

@@ -1,7 +1,8 @@
 //! One simulation: the half-duplex loop of §6.3–§6.4 — greeting, user and agent turns, tool
 //! execution, step and error limits, stop tokens — producing the trajectory to evaluate.
 
-use crate::party::Party;
+use crate::config::TruncatedReplies;
+use crate::party::{CutReply, Party};
 use crate::views::Conversation;
 use std::sync::Arc;
 use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
@@ -16,11 +17,13 @@ pub const GREETING: &str = "Hi! How can I help you today?";
 /// User-side stop tokens (substring, case-sensitive).
 pub const STOP_TOKENS: &[&str] = &["###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"];
 
-/// Sampling settings of one role.
+/// Sampling settings of one role, and what its replies cut at the token limit are.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Sampling {
     pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
+    /// `[run] truncated_replies` for the agent; the user simulator's cut replies are recorded.
+    pub truncated: TruncatedReplies,
 }
 
 /// Everything one simulation needs.
@@ -97,6 +100,12 @@ pub enum SimulationError {
     },
     #[error("{0} model returned a message with neither content nor tool calls")]
     EmptyMessage(&'static str),
+    /// A reply cut at its token limit, under `truncated_replies = "agent_error"`.
+    #[error("{role} model: {reply}")]
+    TruncatedReply {
+        role: &'static str,
+        reply: Box<CutReply>,
+    },
     #[error("initial state: {0}")]
     InitialState(tauguard_env::initial_state::InitialStateError),
     #[error("sync_tools: {0}")]

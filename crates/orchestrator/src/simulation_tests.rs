@@ -54,6 +54,7 @@ impl ChatModel for Scripted {
                 usage: Default::default(),
                 cost: None,
                 latency: Duration::ZERO,
+                original_latency_seconds: None,
                 cache_hit: false,
                 attempts: 1,
                 finish_reason: None,

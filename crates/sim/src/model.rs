@@ -30,6 +30,7 @@ fn response(turn: SimTurn, prefix: &str, view_len: usize) -> ChatResponse {
         usage: Usage::default(),
         cost: Some(0.0),
         latency: Duration::ZERO,
+        original_latency_seconds: None,
         cache_hit: false,
         attempts: 0,
         finish_reason: Some("stop".into()),

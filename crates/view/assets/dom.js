@@ -50,8 +50,9 @@ TG.num = function (x, digits) {
   return x.toFixed(digits === undefined ? 3 : digits);
 };
 
+// A cost; null is a model without a price: unknown, never $0.0000.
 TG.money = function (x) {
-  return (x === null || x === undefined) ? "—" : "$" + x.toFixed(4);
+  return (x === null || x === undefined) ? "unknown" : "$" + x.toFixed(4);
 };
 
 // A collapsible block whose body is built only when first opened (large JSON stays cheap).

@@ -1,6 +1,7 @@
 // Overview page: the cells of the run(s) with the report's Pass^k per slice (the numbers
 // `tauguard report` prints, computed in Rust by tauguard_metrics and stored in the index),
-// outcome counts, the floors, and the McNemar comparisons between cells of one domain.
+// outcome counts, replies cut at the token limit, the floors, and the McNemar comparisons
+// between cells of one domain.
 "use strict";
 (function () {
   var h = TG.h;
@@ -39,6 +40,19 @@
       "not comparable with τ²-bench a2c0247: " + items.join(", "));
   }
 
+  // Replies cut at the token limit, per role with any (the report's truncated_replies): a
+  // cell whose agent was cut short measures its token limit as much as the agent.
+  function truncation(r) {
+    var t = r && r.truncated_replies;
+    if (!t) return null;
+    var cut = Object.keys(t).filter(function (role) { return t[role].truncated > 0; });
+    if (!cut.length) return null;
+    return h("div", { class: "warning small truncation", "data-truncated": "yes" },
+      "replies cut at the token limit: " + cut.map(function (role) {
+        return role + " " + t[role].truncated + " of " + t[role].calls;
+      }).join(", "));
+  }
+
   function maxK() {
     var m = 1;
     TG.index.cells.forEach(function (c) {
@@ -71,7 +85,7 @@
           row.push(h("td", { rowspan: 3, class: "cell-label" },
             h("a", { href: "#/grid" + TG.queryString({ cell: ci }), class: "cell-link", "data-cell": ci }, c.label),
             r.simulated ? h("div", { class: "muted small" }, "simulated (sim models): no paper result") : null,
-            comparability(r)));
+            comparability(r), truncation(r)));
         }
         var b = sl[1] || {};
         row.push(h("td", null, sl[0]));

@@ -8,11 +8,30 @@
 (function () {
   var h = TG.h;
 
+  // Calls, tokens, cost, time (a cache replay's own, and the answer's when it was first
+  // given), and the replies cut at the token limit.
   function usageLine(u) {
     if (!u) return "";
     var t = u.usage || {};
-    return (u.calls || 0) + " call(s), " + (t.prompt_tokens || 0) + " prompt + " + (t.completion_tokens || 0) +
-      " completion tokens, cost " + TG.money(u.cost) + ", " + TG.num(u.latency_seconds || 0, 2) + " s";
+    var line = (u.calls || 0) + " call(s), " + (t.prompt_tokens || 0) + " prompt + " + (t.completion_tokens || 0) +
+      " completion tokens, cost " + (u.calls ? TG.money(u.cost) : "none") + ", " + TG.num(u.latency_seconds || 0, 2) + " s";
+    if (u.original_latency_seconds) line += " (cache replay; " + TG.num(u.original_latency_seconds, 2) + " s when first answered)";
+    if (u.truncated) line += ", " + u.truncated + " cut at the token limit";
+    if (u.truncation_retries) line += " (" + u.truncation_retries + " retried)";
+    return line;
+  }
+
+  // The stop reasons each wire format gives a reply cut at its token limit
+  // (`tauguard_llm::model::cut_at_token_limit`).
+  var CUT = ["length", "max_tokens", "MAX_TOKENS"];
+
+  // A message the token limit cut short, or that replaced such a reply with a retry.
+  function cutBadge(m) {
+    var r = m.token_limit_retry;
+    if (r) return [" ", TG.badge("retried after a cut at " + (r.max_tokens || r.completion_tokens) +
+      " tokens, with " + r.retry_max_tokens, "truncated")];
+    return CUT.indexOf(m.finish_reason) >= 0 ?
+      [" ", TG.badge("cut at the token limit (" + m.finish_reason + ")", "truncated")] : null;
   }
 
   function kv(rows) {
@@ -134,7 +153,7 @@
       }
       var who = m.role === "user" ? "user" : "agent";
       out.push(h("div", { class: "bubble " + m.role, "data-msg": i },
-        h("div", { class: "who" }, who + " #" + i),
+        h("div", { class: "who" }, who + " #" + i, cutBadge(m)),
         m.content ? h("div", { class: "text" }, m.content) : null,
         (m.tool_calls || []).map(function (c) { return callCard(c, ctx, null); })));
     });

@@ -140,11 +140,17 @@ pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
             s.restarts,
             s.discarded.usage.prompt_tokens,
             s.discarded.usage.completion_tokens,
-            format_cost(if s.discarded.is_empty() {
-                Some(0.0)
+            if s.discarded.is_empty() {
+                // Nothing discarded: no cost to state, priced or not.
+                "none".to_string()
             } else {
-                s.discarded.cost
-            })
+                format_cost(s.discarded.cost)
+            }
+        ))?;
+    }
+    if let Some(cut) = s.truncated_line() {
+        out.line(format_args!(
+            "replies cut at their token limit: {cut} (`usage.<role>.truncated` in the records; `[run] truncated_replies` decides what a cut agent reply is)"
         ))?;
     }
     if let Some(stats) = &s.cache_stats {

@@ -1,8 +1,8 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
-//! gold, grids from config files and their dry run, the guard seam, the toy domain, workflow
-//! validation and compilation, the PolicyGuide family offline, the columnar sidecar
-//! (`export-table`), sharded runs and their merge with the cluster launchers, the data fetch
-//! script, the viewer (also in headless Chromium), and the workspace invariants (`tidy`).
+//! gold, grids from config files and their dry run, the guard seam, costs of an unpriced model
+//! and replies cut at the token limit, the toy domain, workflow validation and compilation,
+//! the PolicyGuide family offline, the columnar sidecar (`export-table`), sharded runs and
+//! their merge with the cluster launchers, the data fetch script, the viewer (also in headless Chromium), and the workspace invariants (`tidy`).
 
 mod attacks;
 mod cluster_scripts;
@@ -17,6 +17,7 @@ mod floors;
 mod gold_command;
 mod grid;
 mod guard_seam;
+mod honest_costs;
 mod model_fit;
 mod offline_variants;
 mod policyguide_offline;

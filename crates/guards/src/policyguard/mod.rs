@@ -198,6 +198,7 @@ pub(crate) fn note_model_failure(
         usage.add(&tauguard_core::record::RoleUsage {
             usage: spent.usage,
             cost: spent.cost,
+            truncated: u64::from(e.truncated()),
             ..Default::default()
         });
     }

@@ -294,22 +294,10 @@ pub(crate) fn push_repair_turn(messages: &mut Vec<Message>, reply: String, repai
     messages.push(text_message(true, repair));
 }
 
-/// Adds one completion's usage, cost and latency to the guard's usage.
+/// Adds one completion's usage, cost, latency and truncation to the guard's usage, as every
+/// role's calls are summed (`tauguard_llm::usage::add_response`).
 pub(crate) fn add_usage(acc: &mut RoleUsage, resp: &ChatResponse) {
-    let first = acc.calls == 0;
-    acc.calls += 1;
-    acc.usage.prompt_tokens += resp.usage.prompt_tokens;
-    acc.usage.completion_tokens += resp.usage.completion_tokens;
-    acc.usage.cached_prompt_tokens += resp.usage.cached_prompt_tokens;
-    acc.cost = match (first, acc.cost, resp.cost) {
-        (true, _, c) => c,
-        (false, Some(a), Some(c)) => Some(a + c),
-        _ => None,
-    };
-    acc.latency_seconds += resp.latency.as_secs_f64();
-    if resp.cache_hit {
-        acc.cache_hits += 1;
-    }
+    tauguard_llm::usage::add_response(acc, resp);
 }
 
 impl Guard for PolicyGuardVerifier {

@@ -49,7 +49,10 @@ pub fn guide(
             policy: inputs.data.policy.to_string(),
             catalog,
             prompts_dir: inputs.prompts_dir.clone(),
-            sampling: Sampling::default(),
+            sampling: Sampling {
+                max_tokens: Some(options.guide_token_limit()),
+                ..Sampling::default()
+            },
             fail_mode: options.fail_mode,
         };
         return build_llm_guide(name, knowledge, model, &setup);

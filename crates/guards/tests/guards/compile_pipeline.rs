@@ -63,6 +63,7 @@ impl ChatModel for ScriptedModel {
                 },
                 cost: Some(0.01),
                 latency: Duration::from_millis(5),
+                original_latency_seconds: None,
                 cache_hit: false,
                 attempts: 1,
                 finish_reason: Some("stop".into()),

@@ -96,6 +96,7 @@ impl ChatModel for MockGuideModel {
                 },
                 cost: Some(0.003),
                 latency: Duration::from_millis(250),
+                original_latency_seconds: None,
                 cache_hit: false,
                 attempts: 1,
                 finish_reason: Some("stop".into()),

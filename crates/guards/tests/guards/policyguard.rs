@@ -87,6 +87,7 @@ impl ChatModel for ScriptedModel {
                 },
                 cost: Some(0.002),
                 latency: Duration::from_millis(500),
+                original_latency_seconds: None,
                 cache_hit: false,
                 attempts: 1,
                 finish_reason: Some("stop".into()),

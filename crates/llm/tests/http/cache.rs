@@ -25,12 +25,16 @@ fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
+/// The model's answer takes this long, so a replay's own time is told apart from it.
+const ANSWER_DELAY: std::time::Duration = std::time::Duration::from_millis(150);
+
 async fn server_with_reply() -> MockServer {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(
             ResponseTemplate::new(200)
-                .set_body_json(tool_call_reply(r#"{"reservation_id": "EHGLP3"}"#)),
+                .set_body_json(tool_call_reply(r#"{"reservation_id": "EHGLP3"}"#))
+                .set_delay(ANSWER_DELAY),
         )
         .mount(&server)
         .await;
@@ -63,7 +67,14 @@ async fn identical_request_hits_and_new_trial_misses() {
     assert_eq!(second.tool_calls, first.tool_calls);
     assert_eq!(second.usage, first.usage);
     assert_eq!(second.cost, Some(0.0), "a replay spends nothing");
-    assert_eq!(second.latency, first.latency);
+    // The replay's time is its own; the answer's time is kept beside it.
+    assert!(first.latency >= ANSWER_DELAY, "{:?}", first.latency);
+    assert_eq!(first.original_latency_seconds, None);
+    assert_eq!(
+        second.original_latency_seconds,
+        Some(first.latency.as_secs_f64())
+    );
+    assert!(second.latency < ANSWER_DELAY, "{:?}", second.latency);
     assert_eq!(server.received_requests().await.map(|r| r.len()), Some(1));
 
     let other_trial = model
@@ -175,4 +186,40 @@ async fn failed_calls_are_not_cached() {
     assert!(model.complete(&req).await.is_err());
     assert!(model.complete(&req).await.is_err());
     assert!(files_under(dir.path()).is_empty());
+}
+
+#[tokio::test]
+async fn hits_of_an_unpriced_model_save_an_unknown_amount() {
+    let server = server_with_reply().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let factory = common::factory(
+        common::provider(ProviderKind::OpenAi, &server),
+        cache_config(dir.path(), CacheMode::ReadWrite),
+    );
+    // No price in the table for this model.
+    let unpriced = "local-model-without-price";
+    let model = factory.build(&common::spec(unpriced)).expect("model");
+    let req = common::request(unpriced);
+    assert_eq!(model.complete(&req).await.expect("first").cost, None);
+    assert!(model.complete(&req).await.expect("second").cache_hit);
+    let stats = factory.cache_stats().expect("cache configured");
+    assert_eq!((stats.hits, stats.unpriced_hits), (1, 1), "{stats:?}");
+    let line = stats.to_string();
+    assert!(
+        line.ends_with("saved unknown (no price for the hits' model)"),
+        "{line}"
+    );
+    assert!(!line.contains("$0.0000"), "{line}");
+
+    // Priced hits beside unpriced ones: the priced part is named, the total stays unknown.
+    let priced = factory.build(&common::spec(MODEL)).expect("model");
+    let req = common::request(MODEL);
+    priced.complete(&req).await.expect("priced miss");
+    priced.complete(&req).await.expect("priced hit");
+    let line = factory.cache_stats().expect("cache").to_string();
+    assert!(line.contains("saved unknown ($"), "{line}");
+    assert!(
+        line.ends_with("on priced hits; 1 hits without a price)"),
+        "{line}"
+    );
 }

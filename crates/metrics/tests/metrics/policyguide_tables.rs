@@ -243,7 +243,8 @@ fn table14_counts_guide_usage_per_simulation() {
     );
     assert_eq!(
         row(&t, &["airline", "b", "policyguide"])[3..],
-        ["4", "2.00", "3.00", "2500", "450", "—", "—"]
+        // An unpriced guide call: the cost is unknown, not missing.
+        ["4", "2.00", "3.00", "2500", "450", "—", "unknown"]
     );
     assert_eq!(t.rows.len(), 2, "the baseline has no guide events");
     let json = rep.to_json();

@@ -8,7 +8,9 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use tauguard_core::record::{AttackSpec, InjectedFault, SimulationRecord, Slice, Verdict};
 use tauguard_metrics::floors::floors;
-use tauguard_metrics::sidecar::{MANIFEST_FILE, SIMULATIONS_FILE, fresh_manifest, read_fresh};
+use tauguard_metrics::sidecar::{
+    MANIFEST_FILE, SIDECAR_SCHEMA_VERSION, SIMULATIONS_FILE, fresh_manifest, read_fresh,
+};
 use tauguard_metrics::synthetic::{
     attempt, guard_event, guide_event, infra, record, usage, with_calls,
 };
@@ -53,9 +55,16 @@ fn fixture() -> Vec<SimulationRecord> {
                     r.usage
                         .insert("agent".into(), usage(3, 900, 0, 70, Some(0.0123)));
                     r.usage.insert("judge".into(), usage(1, 10, 0, 2, None));
+                    // Replies cut at the token limit and provider-cached prompt tokens, which
+                    // the sidecar keeps per role.
+                    if let Some(a) = r.usage.get_mut("agent") {
+                        a.truncated = u64::from(task % 3);
+                        a.usage.cached_prompt_tokens = 100 * u64::from(trial);
+                    }
                     if task == 5 {
-                        r.usage
-                            .insert("critic".into(), usage(2, 5, 0, 1, Some(0.5)));
+                        let mut critic = usage(2, 5, 1, 1, Some(0.5));
+                        critic.truncated = 1;
+                        r.usage.insert("critic".into(), critic);
                     }
                     let verdict = (guard != "baseline").then(|| {
                         if (task + trial).is_multiple_of(2) {
@@ -187,6 +196,12 @@ fn report_from_the_sidecar_equals_the_report_from_records() {
             .unwrap()
     };
     assert!(g("policyguide", "airline").guide_usage.is_some());
+    assert!(g("baseline", "airline").truncated_replies["agent"].truncated > 0);
+    assert_eq!(
+        g("baseline", "airline").truncated_replies["critic"].truncated,
+        3
+    );
+    assert_eq!(g("baseline", "airline").cost_per_simulation["judge"], None);
     assert!(g("hybrid", "airline").verifier_calls.is_some());
     assert!(g("pg-checklist", "airline").verifier_inputs.is_some());
     assert!(g("baseline", "telecom").trace.is_some());
@@ -252,7 +267,10 @@ fn a_stale_or_foreign_sidecar_is_ignored() {
     let m = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(
         &manifest,
-        m.replace("\"schema_version\": 1", "\"schema_version\": 0"),
+        m.replace(
+            &format!("\"schema_version\": {SIDECAR_SCHEMA_VERSION}"),
+            "\"schema_version\": 0",
+        ),
     )
     .unwrap();
     assert!(fresh_manifest(&path).is_none());

@@ -95,7 +95,7 @@ fn slices_turns_and_calls_of_the_import() {
     // No prerequisite information upstream: call-NMR unknown.
     assert_eq!(g.call_nmr.all.unknown, 11);
     assert_eq!(g.call_nmr.all.rate(), None);
-    assert!((g.cost_per_simulation["agent"] - 0.05).abs() < 1e-12);
+    assert!((g.cost_per_simulation["agent"].expect("priced") - 0.05).abs() < 1e-12);
 
     let json = rep.render(Format::Json);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();

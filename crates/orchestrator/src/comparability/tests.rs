@@ -135,9 +135,18 @@ fn sampling_holds_at_upstreams_defaults_only() {
 
 #[test]
 fn limits_and_the_stamp_name_what_deviates() {
-    assert!(limits_item(200, 10, 3, ModelErrors::Infrastructure).holds);
-    let item = limits_item(30, 10, 3, ModelErrors::Agent);
+    let record = TruncatedReplies::Record;
+    assert!(limits_item(200, 10, 3, ModelErrors::Infrastructure, record).holds);
+    let item = limits_item(30, 10, 3, ModelErrors::Agent, record);
     assert!(item.detail.contains("max_steps 30") && item.detail.contains("model_errors"));
+    let retry = limits_item(
+        200,
+        10,
+        3,
+        ModelErrors::Infrastructure,
+        TruncatedReplies::Retry,
+    );
+    assert!(!retry.holds && retry.detail.contains("truncated_replies = \"retry\""));
     let stamp = Stamp {
         items: vec![
             item,

@@ -1,6 +1,7 @@
 //! The orchestrator integration tests as one binary: offline runs end to end, grids from
 //! config files, runs against a loopback HTTP provider, the toy domain, the honesty of the
-//! offline stand-ins, and the LLM guide's guidance in the loop.
+//! offline stand-ins, the LLM guide's guidance in the loop, and replies cut at the token
+//! limit.
 
 mod grid;
 mod network_run;
@@ -8,4 +9,5 @@ mod offline_honesty;
 mod policyguide_llm;
 mod run;
 mod toy_domain;
+mod truncation;
 mod upstream_requests;

@@ -61,6 +61,7 @@ impl ChatModel for Scripted {
                 },
                 cost: None,
                 latency: Duration::from_millis(10),
+                original_latency_seconds: None,
                 cache_hit: false,
                 attempts: 1,
                 finish_reason: Some("stop".into()),

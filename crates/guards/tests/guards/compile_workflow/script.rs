@@ -96,6 +96,7 @@ impl ChatModel for StageModel {
                 },
                 cost: Some(0.001),
                 latency: Duration::from_millis(1),
+                original_latency_seconds: None,
                 cache_hit: false,
                 attempts: 1,
                 finish_reason: Some("stop".into()),

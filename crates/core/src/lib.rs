@@ -11,6 +11,7 @@ pub mod pyjson;
 pub mod record;
 pub mod task;
 pub mod tool;
+pub mod verdict_source;
 
 pub use message::{Message, Requestor, ToolCall};
 pub use task::{Action, EnvAssertion, EnvFunctionCall, EvaluationCriteria, RewardType, Task};

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
+pub use crate::verdict_source::{FailCause, FailReason, VerdictSource};
 /// Version of the record layout; bumped on any incompatible change.
 pub const RECORD_SCHEMA_VERSION: u32 = 1;
 
@@ -115,6 +116,14 @@ pub struct GuardEvent {
     pub executed: bool,
     #[serde(default)]
     pub usage: RoleUsage,
+    /// The model's verdict or the fail mode's, why, and the HTTP status behind an `http_error`
+    /// or `context_overflow` ([`VerdictSource`]); omitted when the model's (older records).
+    #[serde(default, skip_serializing_if = "VerdictSource::is_model")]
+    pub verdict_source: VerdictSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_reason: Option<FailReason>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_http_status: Option<u16>,
     /// Free-form guard diagnostics (parse repairs, fail-open decisions, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub info: Option<Value>,
@@ -441,6 +450,12 @@ pub struct GuideEvent {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rejected: Vec<String>,
     pub usage: RoleUsage,
+    #[serde(default, skip_serializing_if = "VerdictSource::is_model")]
+    pub verdict_source: VerdictSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_reason: Option<FailReason>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_http_status: Option<u16>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub info: Option<Value>,
 }

@@ -106,6 +106,7 @@ impl Hybrid {
             usage: add_usage(first.usage, second.usage),
             info: Some(info),
             guide: None,
+            fail: second.fail,
         })
     }
 }

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::sync::{Arc, Mutex};
-use tauguard_core::record::{GuideEvent, RequirementResult, RoleUsage, Verdict};
+use tauguard_core::record::{FailCause, GuideEvent, RequirementResult, RoleUsage, Verdict};
 use tauguard_core::{Message, Requestor, ToolCall, ToolKind};
 use tauguard_env::{Environment, ToolError};
 use tauguard_llm::model::BoxFuture;
@@ -90,6 +90,9 @@ pub struct Decision {
     /// A guide's corrective verification run on this call (an intercepted call), recorded
     /// beside the guide's turn-boundary runs.
     pub guide: Option<GuideEvent>,
+    /// Why the verdict came from the fail mode, not a judgement; `None` when judged. The
+    /// record's event carries it as typed fields, so metrics can tell the two apart.
+    pub fail: Option<FailCause>,
 }
 
 impl Decision {
@@ -101,6 +104,7 @@ impl Decision {
             usage: RoleUsage::default(),
             info: None,
             guide: None,
+            fail: None,
         }
     }
 
@@ -112,6 +116,7 @@ impl Decision {
             usage: RoleUsage::default(),
             info: None,
             guide: None,
+            fail: None,
         }
     }
 }

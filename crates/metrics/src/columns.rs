@@ -9,7 +9,9 @@
 //! `<role>_completion_tokens`, `<role>_cost` and `<role>_truncated` (replies cut at the token
 //! limit) for `agent`, `user`, `judge` and `guard` (`<role>_calls` null = no usage entry);
 //! other roles are JSON in `other_usage`. List columns (`verifier_inputs`,
-//! `guide_costs`, `faults`, `missing_prerequisites`) are Parquet lists, and JSON arrays in CSV.
+//! `guide_costs`, `guide_fail_reasons`, `faults`, `missing_prerequisites`) are Parquet lists,
+//! and JSON arrays in CSV. Fail reasons (`fail_reason`, `guide_fail_reasons`) are the records'
+//! names (`parse_failure`, `context_overflow`, …).
 
 use crate::summary::{ROLES, SimSummary};
 use arrow_array::builder::{Float64Builder, ListBuilder, StringBuilder};
@@ -73,6 +75,7 @@ pub const SIMULATION_COLUMNS: &[&str] = &[
     "guide_cached_prompt_tokens",
     "guide_costs",
     "guide_unpriced",
+    "guide_fail_reasons",
 ];
 
 /// Columns of `calls`.
@@ -88,6 +91,7 @@ pub const CALL_COLUMNS: &[&str] = &[
     "executed",
     "faults",
     "missing_prerequisites",
+    "fail_reason",
 ];
 
 fn strs<'a>(it: impl Iterator<Item = &'a str>) -> ArrayRef {
@@ -287,6 +291,13 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
             "guide_unpriced".into(),
             bools(sims.iter().map(|s| Some(s.guide().unpriced))),
         ),
+        (
+            "guide_fail_reasons".into(),
+            str_lists(
+                sims.iter()
+                    .map(|s| Some(s.guide().fail_reasons.iter().map(|r| r.as_str()))),
+            ),
+        ),
     ]);
     RecordBatch::try_from_iter(cols)
 }
@@ -352,6 +363,14 @@ pub fn calls_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError> {
                     .as_ref()
                     .map(|m| m.iter().map(|p| &**p))
             })),
+        ),
+        (
+            "fail_reason",
+            opt_strs(
+                calls
+                    .iter()
+                    .map(|(_, _, c)| c.fail_reason.map(|r| r.as_str())),
+            ),
         ),
     ];
     RecordBatch::try_from_iter(cols)

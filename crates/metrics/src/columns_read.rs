@@ -9,9 +9,9 @@
 //! read.
 //!
 //! A batch is checked whole when it is read ([`SimColumns::new`], [`CallColumns::new`]): every
-//! column present with its type, no null where none may be, every slice, verdict, requestor
-//! and `other_usage` text valid. Its rows are then made one at a time, infallibly, so the
-//! reader (`sidecar_read.rs`) can write each summary straight into its place.
+//! column present with its type, no null where none may be, every slice, verdict, requestor,
+//! fail reason and `other_usage` text valid. Its rows are then made one at a time, infallibly,
+//! so the reader (`sidecar_read.rs`) can write each summary straight into its place.
 
 use crate::columns::requestor_of;
 use crate::fast_hash::FxHashMap;
@@ -29,7 +29,7 @@ use arrow_schema::{DataType, Field, Schema};
 use serde_json::Value;
 use std::sync::Arc;
 use tauguard_core::Requestor;
-use tauguard_core::record::{Slice, Verdict};
+use tauguard_core::record::{FailReason, Slice, Verdict};
 
 /// String columns of either table read as dictionaries (see the module docs), besides the
 /// cell's ([`CELL_COLUMNS`]).
@@ -40,6 +40,7 @@ const DICTIONARY_COLUMNS: &[&str] = &[
     "tool",
     "requestor",
     "verdict",
+    "fail_reason",
 ];
 
 /// `schema` with the plain string columns of [`CELL_COLUMNS`] and [`DICTIONARY_COLUMNS`]
@@ -217,6 +218,34 @@ impl StrLists {
     }
 }
 
+fn fail_reason_of(s: &str) -> Result<FailReason, String> {
+    FailReason::from_name(s).ok_or_else(|| format!("unknown fail reason `{s}`"))
+}
+
+/// A list-of-fail-reasons column, every item checked when the batch is read.
+struct ReasonLists {
+    list: ListArray,
+    items: Vec<FailReason>,
+}
+
+impl ReasonLists {
+    fn new(list: ListArray, name: &str) -> Result<Self, String> {
+        let values = list
+            .values()
+            .as_string_opt::<i32>()
+            .ok_or_else(|| format!("column `{name}` holds no strings"))?;
+        let items = (0..values.len())
+            .map(|j| fail_reason_of(values.value(j)).map_err(|e| format!("column `{name}`: {e}")))
+            .collect::<Result<_, _>>()?;
+        Ok(ReasonLists { list, items })
+    }
+
+    fn row(&self, i: usize) -> &[FailReason] {
+        let o = self.list.value_offsets();
+        &self.items[o[i] as usize..o[i + 1] as usize]
+    }
+}
+
 fn slice_of(s: &str) -> Result<Slice, String> {
     match s {
         "pv" => Ok(Slice::Pv),
@@ -291,6 +320,7 @@ pub(crate) struct SimColumns {
     guide_costs: ListArray,
     guide_cost_values: Float64Array,
     unpriced: BooleanArray,
+    guide_fail: ReasonLists,
 }
 
 impl SimColumns {
@@ -365,6 +395,7 @@ impl SimColumns {
             guide_costs,
             guide_cost_values,
             unpriced: req_bool("guide_unpriced")?,
+            guide_fail: ReasonLists::new(c.list("guide_fail_reasons")?, "guide_fail_reasons")?,
         })
     }
 
@@ -441,6 +472,7 @@ impl SimColumns {
                 cached_prompt_tokens: gca.value(i),
                 costs: costs.into(),
                 unpriced: self.unpriced.value(i),
+                fail_reasons: self.guide_fail.row(i).into(),
             }),
             calls: Vec::new(),
         }
@@ -479,6 +511,8 @@ pub(crate) struct CallColumns {
     executed: BooleanArray,
     faults: StrLists,
     missing: StrLists,
+    fail: Dict,
+    fail_reasons: Vec<FailReason>,
 }
 
 impl CallColumns {
@@ -494,6 +528,8 @@ impl CallColumns {
             "block" => Ok(Verdict::Block),
             other => Err(format!("unknown verdict `{other}`")),
         })?;
+        let fail = c.dict("fail_reason", true, interner)?;
+        let fail_reasons = fail.each(FailReason::ModelError, fail_reason_of)?;
         Ok(CallColumns {
             sim: c.required("sim", c.u64("sim")?)?,
             id: c.required("call_id", c.str("call_id")?)?,
@@ -509,6 +545,8 @@ impl CallColumns {
                 "missing_prerequisites",
                 interner,
             )?,
+            fail,
+            fail_reasons,
         })
     }
 
@@ -524,6 +562,7 @@ impl CallColumns {
                     executed: self.executed.value(i),
                     faults: self.faults.row(i).unwrap_or_default().into(),
                     missing_prerequisites: self.missing.row(i).map(Into::into),
+                    fail_reason: self.fail.key(i).map(|k| self.fail_reasons[k]),
                 };
                 (self.sim.value(i), call)
             })

@@ -176,6 +176,23 @@ pub(crate) fn describe_more(h: &str, k: &str) -> Option<(String, &'static str, S
         }
         "guide_prefix_cache_hit_rate" => d(h, "fraction", "cached / prompt tokens of guide calls"),
         "guide_cost_usd_per_sim" => d(h, "usd", "guide cost per simulation, US dollars"),
+        "fail_mode_decisions" => d(
+            h,
+            "count",
+            "guard decisions on agent-side mutating calls of scored simulations",
+        ),
+        "fail_mode_verdicts" => d(
+            h,
+            "count",
+            "of those, verdicts the guard's fail mode gave, not the verifier (see fail_mode.rs)",
+        ),
+        "fail_mode_rate" => d(h, "fraction", "fail-mode verdicts / guard decisions"),
+        "guide_fail_mode_runs" => d(
+            h,
+            "count",
+            "guide runs whose guidance the fail mode gave, not the model",
+        ),
+        "guide_fail_mode_rate" => d(h, "fraction", "fail-mode guide runs / guide runs"),
         "wall_seconds_mean" => d(
             h,
             "seconds",

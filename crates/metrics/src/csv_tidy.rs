@@ -135,6 +135,21 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
                 pass(&format!("in domain {dom} (PolicyGuide Table 2)")),
             );
         }
+        ("policyguide_table14", "Fail-mode") => {
+            return d(
+                "guide_fail_mode_runs",
+                "count",
+                "guide runs whose guidance the fail mode gave, not the model (records' \
+                 verdict_source = fail_mode; see fail_mode.rs)",
+            );
+        }
+        ("policyguide_table14", "Fail-mode%") => {
+            return d(
+                "guide_fail_mode_rate",
+                "fraction",
+                "fail-mode guide runs / guide runs",
+            );
+        }
         ("mcnemar", "Pairs") => {
             return d(
                 "n_pairs",
@@ -292,6 +307,17 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
             "block_rate",
             "fraction",
             "blocked / attempts (PolicyGuard Table 7)",
+        ),
+        "Fail-mode" => d(
+            "fail_mode",
+            "count",
+            "verdicts the guard's fail mode gave, not the verifier (records' verdict_source = \
+             fail_mode): of the decisions (verdict view) or of the executed calls (runtime view)",
+        ),
+        "Fail-mode%" => d(
+            "fail_mode_rate",
+            "fraction",
+            "fail-mode verdicts / the view's attempts (PolicyGuard Table 7; see fail_mode.rs)",
         ),
         "Mut sims" => d(
             "mut_simulations",

@@ -84,6 +84,7 @@ pub(crate) fn guide_totals(rec: &Lean<'_>) -> GuideTotals {
         }
     }
     t.costs = costs;
+    t.fail_reasons = crate::fail_mode::guide_fail_reasons(rec);
     t
 }
 

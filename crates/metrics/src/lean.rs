@@ -2,8 +2,8 @@
 //! JSON line (without building the trajectory: message text is skipped, tool-call arguments
 //! stay raw JSON until an attack target needs them) or a `SimulationRecord` in memory. Every
 //! per-simulation fact a metric derives from a record (trace steps, attack outcome, fault
-//! labels, verifier and guide usage) is derived once from this view in `summary.rs`, so both
-//! sources give the same summary.
+//! labels, verifier and guide usage, fail-mode verdicts) is derived once from this view in
+//! `summary.rs`, so both sources give the same summary.
 //!
 //! Required fields follow `SimulationRecord`: a line missing one is rejected as before.
 
@@ -15,7 +15,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use tauguard_core::Message;
 use tauguard_core::record::{
-    AttackSpec, CallAttempt, InjectedFault, RoleUsage, SimulationRecord, Slice,
+    AttackSpec, CallAttempt, FailReason, InjectedFault, RoleUsage, SimulationRecord, Slice,
+    VerdictSource,
 };
 
 /// A record's cell settings: raw JSON from a line (parsed once per distinct text), or the
@@ -98,7 +99,13 @@ pub(crate) struct LeanGuardEvent<'a> {
     _verdict: IgnoredAny,
     pub executed: bool,
     #[serde(default)]
+    pub attempt_idx: u32,
+    #[serde(default)]
     pub usage: RoleUsage,
+    #[serde(default)]
+    pub verdict_source: VerdictSource,
+    #[serde(default)]
+    pub fail_reason: Option<FailReason>,
     #[serde(default)]
     pub info: Option<Value>,
 }
@@ -106,6 +113,10 @@ pub(crate) struct LeanGuardEvent<'a> {
 #[derive(Debug, Deserialize)]
 pub(crate) struct LeanGuideEvent {
     pub usage: RoleUsage,
+    #[serde(default)]
+    pub verdict_source: VerdictSource,
+    #[serde(default)]
+    pub fail_reason: Option<FailReason>,
 }
 
 /// The reward and whether an imported simulation had no `reward_info` (its `details` say so).
@@ -232,7 +243,10 @@ impl<'a> Lean<'a> {
                     _tool: IgnoredAny,
                     _verdict: IgnoredAny,
                     executed: e.executed,
+                    attempt_idx: e.attempt_idx,
                     usage: e.usage.clone(),
+                    verdict_source: e.verdict_source,
+                    fail_reason: e.fail_reason,
                     info: e.info.clone(),
                 })
                 .collect(),
@@ -241,6 +255,8 @@ impl<'a> Lean<'a> {
                 .iter()
                 .map(|e| LeanGuideEvent {
                     usage: e.usage.clone(),
+                    verdict_source: e.verdict_source,
+                    fail_reason: e.fail_reason,
                 })
                 .collect(),
             injected_faults: Cow::Borrowed(&rec.injected_faults),

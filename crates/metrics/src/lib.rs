@@ -55,10 +55,15 @@
 //!                    "step_tcr", "trace_tcr", "process_valid_rate"},
 //!   "attack": null | {"simulations": 80, "successes": 7, "asr": 0.0875},
 //!   "verifier_calls": null | {"decisions": 256, "called": 216, "saved": 40},  // hybrid guards
+//!   "fail_mode": {"decisions": 74, "fail_mode": 74, "share": 1.0,        // groups with guard
+//!                 "by_reason": {"parse_failure": 74}, "flagged": true,   // decisions (see
+//!                 "executed": 40, "executed_fail_mode": 0},              // `fail_mode.rs`)
 //!   // Present only with PolicyGuide records (see `guide.rs`):
 //!   "guide_usage": {"simulations", "runs", "calls", "prompt_tokens", "completion_tokens",
 //!                   "cached_prompt_tokens", "cost", "calls_per_simulation",
 //!                   "prefix_cache_hit_rate", "cost_per_simulation"},   // groups with guide events
+//!   "guide_fail_mode": {"decisions", "fail_mode", "share", "by_reason", "flagged"},
+//!                                                      // guide runs, groups with guide events
 //!   "wall_clock": {"simulations": 200, "mean_seconds": 247.6, "ratio_vs_baseline": 5.44},
 //!   "matched_policyguide": [{"policyguide", "flowagent_tasks", "policyguide_tasks",
 //!                            "shared_tasks", "flowagent_pass_k", "policyguide_pass_k"}]
@@ -98,6 +103,7 @@ pub mod csv_schema;
 pub mod csv_tidy;
 pub mod domains;
 pub mod error;
+pub mod fail_mode;
 mod fast_hash;
 pub mod floors;
 pub mod guide;
@@ -125,6 +131,7 @@ pub mod tables;
 pub mod tables_comparability;
 pub mod tables_extra;
 pub mod tables_policyguide;
+pub mod tables_verdicts;
 pub mod trace;
 pub mod truncation;
 pub mod turns;

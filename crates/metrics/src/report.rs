@@ -11,6 +11,7 @@
 
 use crate::attack::AttackStats;
 use crate::confusion::{ConfusionViews, LabelOptions};
+use crate::fail_mode::FailModeCounts;
 use crate::nmr::CallNmrViews;
 use crate::outcome::InfraPolicy;
 use crate::pass_k::{PassK, TaskTally, trial_pass1};
@@ -41,6 +42,9 @@ pub struct ReportOptions {
     /// The largest k any table reports (Pass^k for k = 1..=max_k); runs with many trials per
     /// task would otherwise print one column per trial.
     pub max_k: u32,
+    /// A cell where more than this share of guard verdicts or guide runs came from the fail
+    /// mode is flagged (see [`crate::fail_mode`]).
+    pub fail_mode_threshold: f64,
 }
 
 /// The default of [`ReportOptions::max_k`].
@@ -54,6 +58,7 @@ impl Default for ReportOptions {
             baseline_guard: "baseline".into(),
             headline_k: 4,
             max_k: DEFAULT_MAX_K,
+            fail_mode_threshold: crate::fail_mode::DEFAULT_FAIL_MODE_THRESHOLD,
         }
     }
 }
@@ -111,6 +116,10 @@ pub struct GroupReport {
     /// Verifier calls a layered guard (`hybrid`) made and saved; `None` when no guard
     /// decision reports it.
     pub verifier_calls: Option<VerifierCalls>,
+    /// Guard verdicts the fail mode gave in place of a judgement; `None` when the group has
+    /// no guard decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fail_mode: Option<FailModeCounts>,
     /// Requirements the offline verifier could check from its variant's inputs; `None` when
     /// no decision reports them (LLM verifiers, other guards).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -125,6 +134,9 @@ pub struct GroupReport {
     /// Guide-side usage (PolicyGuide Table 14); `None` when no record has a guide event.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guide_usage: Option<crate::guide::GuideUsage>,
+    /// Guide runs whose guidance came from the fail mode; `None` without guide events.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guide_fail_mode: Option<FailModeCounts>,
     /// Wall clock per simulation (PolicyGuide Table 15); `None` unless the report holds a
     /// PolicyGuide-family group (see [`crate::guide::finish`]).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -279,6 +291,8 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let mut verifier_calls = VerifierCalls::default();
     let mut verifier_inputs = crate::verifier_inputs::VerifierInputs::default();
     let mut guide_usage = crate::guide::GuideUsage::default();
+    let (mut fail_mode, mut guide_fail_mode) =
+        (FailModeCounts::default(), FailModeCounts::default());
     let mut wall_clock = crate::guide::WallClock::default();
     let mut task_names: Vec<&str> = vec![""; n];
     for &(rec, ti) in &g.records {
@@ -340,6 +354,8 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         verifier_calls.add(rec);
         verifier_inputs.add(rec);
         guide_usage.add(rec);
+        fail_mode.add_guard(rec);
+        guide_fail_mode.add_guide(rec);
         wall_clock.add(rec);
     }
     let has_guide = g.records.iter().any(|(r, _)| r.guide().runs > 0);
@@ -390,6 +406,8 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         floors: BTreeMap::new(),
         pv_above_refuse_all: None,
         guide_usage: has_guide.then_some(guide_usage),
+        fail_mode: (fail_mode.decisions > 0).then_some(fail_mode),
+        guide_fail_mode: has_guide.then_some(guide_fail_mode),
         wall_clock: Some(wall_clock),
         matched_policyguide: Vec::new(),
         task_tallies,
@@ -469,6 +487,7 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
     }
 
     crate::guide::finish(&mut groups, &options.baseline_guard, options.max_k);
+    crate::fail_mode::flag(&mut groups, options.fail_mode_threshold, &mut warnings);
     for g in &groups {
         let (lo, hi) = (g.overall.pass_k.max_k(), g.overall.max_trials_per_task);
         // At the cap, K is the configured limit, not the fewest trials of a task.

@@ -2,8 +2,8 @@
 //! `report` and `compare` hold no trajectory. A summary is made from the lean view of one
 //! record (`lean.rs`: a JSON line or a record in memory) and the line is dropped; the columnar
 //! sidecar (`sidecar.rs`) stores exactly these fields. Whatever needs the trajectory (trace
-//! steps matched, attack outcome, fault labels per call, verifier and guide usage) is derived
-//! here by the function of the metric that defines it.
+//! steps matched, attack outcome, fault labels per call, verifier and guide usage, fail-mode
+//! verdicts) is derived here by the function of the metric that defines it.
 //!
 //! Strings repeated across simulations (cell identity and settings, task ids, termination
 //! reasons, verifier input names) are shared through an [`Interner`].
@@ -16,7 +16,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tauguard_core::Requestor;
-use tauguard_core::record::{SimulationRecord, Slice, Verdict};
+use tauguard_core::record::{FailReason, SimulationRecord, Slice, Verdict};
 
 /// The cell a simulation belongs to: identity, settings and the derived `simulated` flag.
 /// Shared by every simulation of the cell.
@@ -84,6 +84,9 @@ pub struct GuideTotals {
     pub costs: Vec<f64>,
     /// An item with calls had no price: the cost is unknown.
     pub unpriced: bool,
+    /// Why each guide run whose guidance came from the fail mode did (see
+    /// [`crate::fail_mode`]), in record order.
+    pub fail_reasons: Vec<FailReason>,
 }
 
 /// One attempted mutating call (executed or blocked), with its ground-truth labels.
@@ -99,6 +102,9 @@ pub struct CallSummary {
     pub faults: Box<[Arc<str>]>,
     /// `CallAttempt::missing_prerequisites`.
     pub missing_prerequisites: Option<Box<[Arc<str>]>>,
+    /// Why the call's verdict came from the guard's fail mode; `None` when judged or
+    /// unguarded (see [`crate::fail_mode`]).
+    pub fail_reason: Option<FailReason>,
 }
 
 /// Ordered-trace compliance inputs of one simulation with a gold trace (see `trace.rs`).
@@ -163,6 +169,7 @@ static NO_GUIDE: GuideTotals = GuideTotals {
     cached_prompt_tokens: 0,
     costs: Vec::new(),
     unpriced: false,
+    fail_reasons: Vec::new(),
 };
 
 /// `Some(boxed)` unless `t` is the type's empty value.
@@ -227,10 +234,12 @@ impl SimSummary {
 
     pub(crate) fn from_lean(lean: Lean<'_>, interner: &mut Interner) -> SimSummary {
         let has_fault_labels = crate::confusion::has_fault_labels(&lean);
+        let fail_reasons = crate::fail_mode::call_fail_reasons(&lean);
         let calls = lean
             .call_attempts
             .iter()
-            .map(|a| CallSummary {
+            .zip(fail_reasons)
+            .map(|(a, fail_reason)| CallSummary {
                 call_id: a.call_id.as_str().into(),
                 tool: interner.str(&a.tool),
                 requestor: a.requestor,
@@ -243,6 +252,7 @@ impl SimSummary {
                     .missing_prerequisites
                     .as_ref()
                     .map(|m| m.iter().map(|p| interner.str(p)).collect()),
+                fail_reason,
             })
             .collect();
         let mut usage = [None; 4];

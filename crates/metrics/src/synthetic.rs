@@ -111,6 +111,9 @@ pub fn guard_event(
         remediation: (verdict == Verdict::Block).then(|| "blocked".to_string()),
         executed,
         usage: RoleUsage::default(),
+        verdict_source: Default::default(),
+        fail_reason: None,
+        fail_http_status: None,
         info: None,
     }
 }
@@ -146,6 +149,9 @@ pub fn guide_event(guard: &str, usage: RoleUsage) -> GuideEvent {
         guidance: None,
         rejected: Vec::new(),
         usage,
+        verdict_source: Default::default(),
+        fail_reason: None,
+        fail_http_status: None,
         info: None,
     }
 }

@@ -1,7 +1,8 @@
 //! The papers' table layouts built from a `Report`, and `Report::render`.
 //!
 //! - PolicyGuard Table 2: Pass^4 overall / PV / Mut and Δ vs the same agent's baseline.
-//! - PolicyGuard Table 7: per-call verdict confusion, verdict and runtime views.
+//! - PolicyGuard Table 7: per-call verdict confusion, verdict and runtime views, with the
+//!   fail-mode verdicts among them: `tables_verdicts.rs`.
 //! - PolicyGuard Table 8: agent + user turns per Mut simulation and Δ vs baseline.
 //! - PolicyGuard Table 9 / PolicyGuide Table 17: call-NMR on Mut simulations (all, passing).
 //! - PolicyGuide Table 1: Pass^1 and Pass^4, overall / PV / Mut, per domain.
@@ -25,6 +26,7 @@ use crate::table::{Cell, Format, Table};
 pub use crate::tables_policyguide::{
     ablation_table, controller_table, guide_usage_table, policyguide_table1, wall_clock_table,
 };
+pub use crate::tables_verdicts::policyguard_table7;
 
 pub(crate) fn key_cells(g: &GroupReport) -> Vec<Cell> {
     vec![
@@ -150,44 +152,6 @@ pub fn policyguard_table2(r: &Report) -> Table {
         ]);
         t.rows.push(row);
     }
-    t
-}
-
-/// PolicyGuard Table 7.
-pub fn policyguard_table7(r: &Report) -> Table {
-    let mut t = Table::new("policyguard_table7", "", &[]);
-    t.title = "PolicyGuard Table 7: per-call verdict confusion on mutating calls".into();
-    t.headers = headers(&[
-        "View", "Attempts", "TP", "FN", "FP", "TN", "PV rec", "Block%",
-    ]);
-    for g in &r.groups {
-        for (view, c) in [
-            ("verdict", &g.confusion.verdict),
-            ("runtime", &g.confusion.runtime),
-        ] {
-            let mut row = key_cells(g);
-            row.extend([
-                Cell::Text(view.into()),
-                Cell::Int(c.attempts()),
-                Cell::Int(c.tp),
-                Cell::Int(c.fn_),
-                Cell::Int(c.fp),
-                Cell::Int(c.tn),
-                Cell::opt_pct(c.pv_recall()),
-                Cell::opt_pct(c.block_rate()),
-            ]);
-            t.rows.push(row);
-        }
-    }
-    t.notes.push(format!(
-        "Positive = policy-violating (injected-fault labels when present, else the `{}` oracle); \
-         PV rec = TP/(TP+FN); Block% = blocked/attempts. Verdict view: every guard decision; \
-         runtime view: only calls that executed (a block there = executed despite a BLOCK).",
-        serde_json::to_value(r.options.labels.oracle)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default()
-    ));
     t
 }
 
@@ -456,6 +420,8 @@ pub fn groups_table(r: &Report) -> Table {
         ]
         .map(String::from),
     );
+    let (fail_headers, fail_rows) = crate::tables_verdicts::group_columns(r);
+    h.extend(fail_headers);
     let (guide_headers, guide_rows) = crate::tables_policyguide::group_columns(r);
     h.extend(guide_headers);
     h.push("simulated".into());
@@ -468,7 +434,7 @@ pub fn groups_table(r: &Report) -> Table {
     };
     // Fractions stay fractions here: Rate keeps 6 decimals in CSV.
     let frac = Cell::opt_rate;
-    for (g, guide) in r.groups.iter().zip(guide_rows) {
+    for ((g, fail), guide) in r.groups.iter().zip(fail_rows).zip(guide_rows) {
         let mut row = key_cells(g);
         row.extend([
             Cell::Int(g.overall.n_tasks),
@@ -518,6 +484,7 @@ pub fn groups_table(r: &Report) -> Table {
             g.attack.map_or(Cell::Missing, |a| Cell::Int(a.simulations)),
             frac(g.attack.and_then(|a| a.asr())),
         ]);
+        row.extend(fail);
         row.extend(guide);
         row.push(Cell::Text(g.simulated.to_string()));
         t.rows.push(row);

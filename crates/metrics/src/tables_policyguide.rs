@@ -4,7 +4,7 @@
 //! - Table 1: Pass^1 and Pass^4 per domain, with the unweighted mean over domains.
 //! - Table 2: workflow ablations (guide, RAW, SELF, ReAct), Pass^4, configurations × domains.
 //! - Table 3: the matched controller comparison, FlowAgent vs PolicyGuide on shared tasks.
-//! - Table 14: guide-side model usage per simulation.
+//! - Table 14: guide-side model usage per simulation, with the runs the fail mode answered.
 //! - Table 15: wall clock per simulation and its ratio to the same agent's baseline.
 //!
 //! Tables 2, 3, 14 and 15 exist only when records of their configurations (or guide events)
@@ -286,9 +286,12 @@ pub fn guide_usage_table(r: &Report) -> Option<Table> {
         "Completion tokens / sim",
         "Prefix-cache hit",
         "Guide $ / sim",
+        "Fail-mode",
+        "Fail-mode%",
     ]);
     for g in &r.groups {
         let Some(u) = &g.guide_usage else { continue };
+        let f = g.guide_fail_mode.as_ref();
         let mut row = key_cells(g);
         row.extend([
             Cell::Int(u.simulations),
@@ -299,6 +302,8 @@ pub fn guide_usage_table(r: &Report) -> Option<Table> {
             Cell::opt_pct(u.prefix_cache_hit_rate()),
             // Unknown, not missing, when a guide call had no price.
             Cell::cost(Some(u.cost_per_simulation()), 3),
+            Cell::Int(f.map_or(0, |f| f.fail_mode)),
+            Cell::opt_pct(f.and_then(|f| f.share())),
         ]);
         t.rows.push(row);
     }
@@ -307,7 +312,10 @@ pub fn guide_usage_table(r: &Report) -> Option<Table> {
          before user turns and corrective verifications at intercepted calls) plus the same \
          guard's decisions at mutating calls — the record's guard usage; agent and user \
          simulator excluded. Prefix-cache hit = cached / prompt tokens (— when the provider \
-         reported no cached tokens); cost unknown when a call had no price."
+         reported no cached tokens); cost unknown when a call had no price. Fail-mode = guide runs \
+         whose guidance came from the fail mode because the model gave none (an unparseable or \
+         cut reply, an HTTP error, a context overflow: a failed call counts no call, so a guide \
+         that never answered shows few calls); Fail-mode% = fail-mode / guide runs."
             .into(),
     );
     Some(t)

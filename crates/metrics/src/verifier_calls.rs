@@ -60,18 +60,14 @@ mod tests {
     fn counts_only_decisions_that_report_the_verifier() {
         let mut rec = record("1", Slice::Mut, 0, 1.0);
         let event = |info: Option<Value>| tauguard_core::record::GuardEvent {
-            guard: "hybrid".into(),
-            call_id: "c".into(),
-            tool: "cancel_reservation".into(),
-            arguments: Default::default(),
-            attempt_idx: 0,
-            at_message: None,
-            verdict: tauguard_core::record::Verdict::Pass,
-            requirements: Vec::new(),
-            remediation: None,
-            executed: true,
-            usage: Default::default(),
             info,
+            ..crate::synthetic::guard_event(
+                "hybrid",
+                "c",
+                "cancel_reservation",
+                tauguard_core::record::Verdict::Pass,
+                true,
+            )
         };
         rec.guard_events = vec![
             event(Some(json!({"verifier_called": true}))),

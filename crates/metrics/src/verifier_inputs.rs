@@ -85,18 +85,14 @@ mod tests {
     fn means_over_decisions_that_report_them() {
         let mut rec = record("1", Slice::Mut, 0, 1.0);
         let event = |info: Option<Value>| GuardEvent {
-            guard: "pg-checklist".into(),
-            call_id: "c".into(),
-            tool: "cancel_reservation".into(),
-            arguments: Default::default(),
-            attempt_idx: 0,
-            at_message: None,
-            verdict: Verdict::Pass,
-            requirements: vec![],
-            remediation: None,
-            executed: true,
-            usage: Default::default(),
             info,
+            ..crate::synthetic::guard_event(
+                "pg-checklist",
+                "c",
+                "cancel_reservation",
+                Verdict::Pass,
+                true,
+            )
         };
         rec.guard_events = vec![
             event(Some(

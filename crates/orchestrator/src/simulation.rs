@@ -6,7 +6,7 @@ use crate::party::{CutReply, Party};
 use crate::views::Conversation;
 use std::sync::Arc;
 use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
-use tauguard_core::record::{CallAttempt, GuardEvent, GuideEvent, RoleUsage, Verdict};
+use tauguard_core::record::{CallAttempt, FailCause, GuardEvent, GuideEvent, RoleUsage, Verdict};
 use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DomainData, Environment};
 use tauguard_guards::{Guard, GuardContext, GuardError, GuardState};
@@ -344,6 +344,8 @@ pub async fn run_simulation_traced(
                         });
                     }
                     if let Some((guard, d)) = decision {
+                        let (verdict_source, fail_reason, fail_http_status) =
+                            FailCause::event_fields(d.fail);
                         out.guard_events.push(GuardEvent {
                             guard,
                             call_id: call.id.clone(),
@@ -356,6 +358,9 @@ pub async fn run_simulation_traced(
                             remediation: d.remediation,
                             executed: !blocked,
                             usage: d.usage,
+                            verdict_source,
+                            fail_reason,
+                            fail_http_status,
                             info: d.info,
                         });
                     }

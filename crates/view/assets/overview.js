@@ -1,7 +1,7 @@
 // Overview page: the cells of the run(s) with the report's Pass^k per slice (the numbers
 // `tauguard report` prints, computed in Rust by tauguard_metrics and stored in the index),
-// outcome counts, replies cut at the token limit, the floors, and the McNemar comparisons
-// between cells of one domain.
+// each cell's flags (simulated, comparability, fail-mode verdicts, replies cut at the token
+// limit), outcome counts, the floors, and the McNemar comparisons between cells of one domain.
 "use strict";
 (function () {
   var h = TG.h;
@@ -38,6 +38,22 @@
     var detail = s.deviations.map(function (d) { return d[0] + ": " + d[1]; }).join("\n");
     return h("div", { class: "warning small comparability", "data-comparable": "no", title: detail },
       "not comparable with τ²-bench a2c0247: " + items.join(", "));
+  }
+
+  // Flags for a cell where more than the report's threshold of guard verdicts or guide runs
+  // came from the fail mode (`flagged` in the group's JSON): its Block% or guide usage then
+  // describe the fail mode, not the model. The reasons are in the flag's title.
+  function failMode(r) {
+    var out = [];
+    [["fail_mode", "guard verdicts"], ["guide_fail_mode", "guide runs"]].forEach(function (p) {
+      var f = r && r[p[0]];
+      if (!f || !f.flagged) return;
+      var reasons = Object.keys(f.by_reason).map(function (k) { return k + " " + f.by_reason[k]; });
+      out.push(h("div", { class: "warning small fail-mode", "data-fail-mode": p[0], title: reasons.join(", ") },
+        "fail mode: " + TG.num(f.share * 100, 1) + "% of " + p[1] + " (" + f.fail_mode + " of " +
+        f.decisions + "; " + reasons.join(", ") + ")"));
+    });
+    return out;
   }
 
   // Replies cut at the token limit, per role with any (the report's truncated_replies): a
@@ -85,7 +101,7 @@
           row.push(h("td", { rowspan: 3, class: "cell-label" },
             h("a", { href: "#/grid" + TG.queryString({ cell: ci }), class: "cell-link", "data-cell": ci }, c.label),
             r.simulated ? h("div", { class: "muted small" }, "simulated (sim models): no paper result") : null,
-            comparability(r), truncation(r)));
+            comparability(r), failMode(r), truncation(r)));
         }
         var b = sl[1] || {};
         row.push(h("td", null, sl[0]));

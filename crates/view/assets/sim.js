@@ -1,6 +1,7 @@
 // Simulation page: header and usage, faults, the conversation as bubbles with tool calls
 // (arguments and results collapsed), each guard decision inline at the call it judged
-// (verdict, requirements MET / NOT MET with reasons, remediation, executed, verifier cost),
+// (verdict, whether the fail mode gave it, requirements MET / NOT MET with reasons,
+// remediation, executed, verifier cost),
 // guide runs inline where they happened (at_message), faults and missing prerequisites on
 // their call, and the reward: breakdown, DB, ACTION per gold action, COMMUNICATE, ENV, NL
 // assertions with the judge's justification, gold actions beside what was executed.
@@ -39,13 +40,21 @@
       .map(function (r) { return [h("dt", null, r[0]), h("dd", null, r[1])]; }));
   }
 
+  // A verdict or guidance the fail mode gave, not the model: said beside the verdict, since a
+  // fail-mode BLOCK looks like any other (the failed replies are in the info below).
+  function failBadge(e) {
+    if (e.verdict_source !== "fail_mode") return null;
+    var why = (e.fail_reason || "unknown") + (e.fail_http_status ? " (HTTP " + e.fail_http_status + ")" : "");
+    return [" ", TG.badge("fail mode: " + why, "fail-mode")];
+  }
+
   function guardCard(e, attempt, faults) {
     var blocked = e.verdict === "block";
     return h("div", { class: "guard " + (blocked ? "blocked" : "passed"), "data-call": e.call_id },
       h("div", { class: "guard-head" },
         TG.badge("guard " + e.guard, "guard-name"), " ",
         TG.badge(blocked ? "BLOCK" : "PASS", blocked ? "verdict-block" : "verdict-pass"), " ",
-        TG.badge(e.executed ? "executed" : "not executed", e.executed ? "exec" : "noexec")),
+        TG.badge(e.executed ? "executed" : "not executed", e.executed ? "exec" : "noexec"), failBadge(e)),
       e.requirements && e.requirements.length ? h("ul", { class: "reqs" }, e.requirements.map(function (q) {
         return h("li", { class: q.met ? "met" : "not-met" }, TG.badge(q.met ? "MET" : "NOT MET", q.met ? "met" : "not-met"),
           " ", h("strong", null, q.name), q.reason ? h("span", { class: "reason" }, " — " + q.reason) : null);
@@ -85,7 +94,7 @@
 
   function guideCard(g) {
     return h("div", { class: "guide", "data-at": g.at_message },
-      h("div", { class: "guide-head" }, TG.badge("guide " + g.guard, "guide-name"), " ", g.trigger === "interception" ? "after an intercepted call" : "before the agent's reply"),
+      h("div", { class: "guide-head" }, TG.badge("guide " + g.guard, "guide-name"), " ", g.trigger === "interception" ? "after an intercepted call" : "before the agent's reply", failBadge(g)),
       g.guidance ? h("div", { class: "guidance" }, h("strong", null, "Guidance: "), h("span", null, g.guidance)) : h("div", { class: "muted" }, "no guidance"),
       g.requests && g.requests.length ? h("table", { class: "cards" },
         h("thead", null, h("tr", null, ["Request", "Intent", "Node", "Authorizations", "Status"].map(function (t) { return h("th", null, t); }))),

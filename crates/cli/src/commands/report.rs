@@ -78,6 +78,20 @@ pub struct ReportArgs {
     /// τ²-bench data directory for the floors (default: $TAUGUARD_DATA_DIR, then data/tau2).
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// Flag a cell (a warning above the tables) where more than this share (0 to 1) of guard
+    /// verdicts or guide runs came from the fail mode instead of the model.
+    #[arg(long, default_value_t = tauguard_metrics::fail_mode::DEFAULT_FAIL_MODE_THRESHOLD,
+          value_parser = share)]
+    fail_mode_threshold: f64,
+}
+
+/// A share in [0, 1].
+pub(crate) fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        Ok(x) => Err(format!("{x} is not a share between 0 and 1")),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 #[derive(Args, Debug)]
@@ -183,6 +197,7 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
         },
         baseline_guard,
         max_k: args.max_k,
+        fail_mode_threshold: args.fail_mode_threshold,
         ..ReportOptions::default()
     };
     let mut report = tauguard_metrics::report_summaries(&records, &opts);

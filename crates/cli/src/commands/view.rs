@@ -32,6 +32,11 @@ pub struct ViewArgs {
     /// τ²-bench data directory for the floors (default: $TAUGUARD_DATA_DIR, then data/tau2).
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// Flag a cell where more than this share (0 to 1) of guard verdicts or guide runs came
+    /// from the fail mode, as `report --fail-mode-threshold`.
+    #[arg(long, default_value_t = tauguard_metrics::fail_mode::DEFAULT_FAIL_MODE_THRESHOLD,
+          value_parser = super::report::share)]
+    fail_mode_threshold: f64,
 }
 
 /// Inputs and `--out` are the user's; a port in use is the user's choice too.
@@ -73,6 +78,7 @@ pub fn run(args: ViewArgs, project: Option<&Path>) -> Result<(), CliError> {
     }
     let opts = ReportOptions {
         baseline_guard: super::report::baseline_of(args.baseline.as_deref(), scan.summaries())?,
+        fail_mode_threshold: args.fail_mode_threshold,
         ..ReportOptions::default()
     };
     let built = scan.finish(&opts, floors, warnings).map_err(view_error)?;

@@ -72,6 +72,7 @@ const SIMULATION_COLUMNS: &[&str] = &[
     "guide_cached_prompt_tokens",
     "guide_costs",
     "guide_unpriced",
+    "guide_fail_reasons",
 ];
 
 /// `calls.csv` columns as documented in the README.
@@ -87,6 +88,7 @@ const CALL_COLUMNS: &[&str] = &[
     "executed",
     "faults",
     "missing_prerequisites",
+    "fail_reason",
 ];
 
 fn ok(args: &[&str]) -> String {

@@ -1,8 +1,10 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
-//! gold, grids from config files and their dry run, the guard seam, costs of an unpriced model
-//! and replies cut at the token limit, the toy domain, workflow validation and compilation,
-//! the PolicyGuide family offline, the columnar sidecar (`export-table`), sharded runs and
-//! their merge with the cluster launchers, the data fetch script, the viewer (also in headless Chromium), and the workspace invariants (`tidy`).
+//! gold, grids from config files and their dry run, the guard seam, fail-mode verdicts against
+//! loopback model servers, costs of an unpriced model and replies cut at the token limit, the
+//! toy domain, workflow validation and compilation, the PolicyGuide family offline, the
+//! columnar sidecar (`export-table`), sharded runs and their merge with the cluster launchers,
+//! the data fetch script, the viewer (also in headless Chromium), and the workspace invariants
+//! (`tidy`).
 
 mod attacks;
 mod cluster_scripts;
@@ -12,6 +14,7 @@ mod errors;
 mod evaluate_drift;
 mod export_report;
 mod export_table;
+mod fail_mode;
 mod fetch_data_script;
 mod floors;
 mod gold_command;

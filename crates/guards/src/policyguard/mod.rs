@@ -18,12 +18,14 @@
 //!
 //! Layout: the LLM verifier ([`PolicyGuardVerifier`]) with its history formatting
 //! ([`history`]), prompts ([`prompt`]) and reply parsing ([`parse`]); the offline verifier
-//! ([`sim`]) and the per-tool prerequisites it judges ([`prerequisites`]); the checklist
+//! ([`sim`]) and the per-tool prerequisites it judges ([`prerequisites`]); what either LLM
+//! judge keeps when its fail mode decides ([`failure`]); the checklist
 //! artifacts ([`checklist`]) and their compiler ([`compile`]); and the one template loader
 //! both the verifier and the compiler render their prompts with ([`templates`]).
 
 pub mod checklist;
 pub mod compile;
+pub mod failure;
 pub mod history;
 pub mod parse;
 pub mod prerequisites;
@@ -179,32 +181,6 @@ impl Sampling {
         }
         req
     }
-}
-
-/// A verifier model that failed after its retries, as the PolicyGuard verifier and the LLM
-/// guide record it: a fatal error (credentials, unknown model) is returned, since it ends the
-/// run; otherwise what the failed call spent joins `usage` and the attempts and the error go
-/// into `info`, for the caller's fail mode.
-pub(crate) fn note_model_failure(
-    e: tauguard_llm::error::LlmError,
-    attempt: u32,
-    usage: &mut tauguard_core::record::RoleUsage,
-    info: &mut serde_json::Map<String, serde_json::Value>,
-) -> Result<(), crate::GuardError> {
-    if e.is_fatal() {
-        return Err(crate::GuardError::Model(e));
-    }
-    if let Some(spent) = e.spent() {
-        usage.add(&tauguard_core::record::RoleUsage {
-            usage: spent.usage,
-            cost: spent.cost,
-            truncated: u64::from(e.truncated()),
-            ..Default::default()
-        });
-    }
-    info.insert("attempts".into(), serde_json::json!(attempt));
-    info.insert("model_error".into(), serde_json::json!(e.to_string()));
-    Ok(())
 }
 
 impl Default for Sampling {

@@ -1,9 +1,12 @@
 //! The LLM PolicyGuard verifier: one completion per mutating call, one repair retry, then the
 //! configured fail mode. A verifier model that cannot answer (after the HTTP retries) also
 //! gets the fail-mode decision, its error in `info.model_error`; only a fatal error
-//! (credentials, unknown model) is returned as a [`GuardError`].
+//! (credentials, unknown model) is returned as a [`GuardError`]. A fail-mode decision says
+//! so and why ([`Decision::fail`]) and keeps each failed attempt ([`super::failure`]);
+//! `info.repaired` is true only when the repair turn's reply parsed.
 
 use super::checklist::DomainChecklists;
+use super::failure::{FailedAttempts, note_model_failure};
 use super::history::{compact_arguments, format_history};
 use super::parse::{VerifierReply, parse_reply};
 use super::prompt::{ChecklistView, PrefixVars, RequestVars, VerifierPrompts};
@@ -14,7 +17,7 @@ use crate::seam::{Decision, Guard, GuardContext, GuardError, ModelPrompt};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tauguard_core::message::ParticipantMessage;
-use tauguard_core::record::{RequirementResult, RoleUsage, Verdict};
+use tauguard_core::record::{FailCause, RequirementResult, RoleUsage, Verdict};
 use tauguard_core::{Message, ToolCall};
 use tauguard_llm::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatResponse};
@@ -232,6 +235,7 @@ impl PolicyGuardVerifier {
             usage: RoleUsage::default(),
             info: None,
             guide: None,
+            fail: None,
         }
     }
 
@@ -244,21 +248,24 @@ impl PolicyGuardVerifier {
         attempt: u32,
         mut usage: RoleUsage,
         mut info: serde_json::Map<String, Value>,
+        failed: FailedAttempts,
     ) -> Result<Decision, GuardError> {
-        super::note_model_failure(e, attempt, &mut usage, &mut info)?;
-        let mut decision = self.fail(&mut info);
+        let cause = note_model_failure(e, attempt, &mut usage, &mut info, failed)?;
+        let mut decision = self.fail(&mut info, cause);
         decision.usage = usage;
         decision.info = Some(Value::Object(info));
         Ok(decision)
     }
 
-    fn fail(&self, info: &mut serde_json::Map<String, Value>) -> Decision {
+    fn fail(&self, info: &mut serde_json::Map<String, Value>, cause: FailCause) -> Decision {
         info.insert("fail_mode".into(), json!(self.fail_mode.as_str()));
         info.insert("fail_mode_used".into(), json!(true));
-        match self.fail_mode {
+        let mut d = match self.fail_mode {
             FailMode::Open => Decision::pass(Vec::new()),
             FailMode::Closed => Decision::block(Vec::new(), FAIL_CLOSED_MESSAGE),
-        }
+        };
+        d.fail = Some(cause);
+        d
     }
 }
 
@@ -338,46 +345,62 @@ impl Guard for PolicyGuardVerifier {
                 .await
             {
                 Ok(r) => r,
-                Err(e) => return self.unanswered(e, 1, usage, info),
+                Err(e) => return self.unanswered(e, 1, usage, info, FailedAttempts::default()),
             };
             add_usage(&mut usage, &first);
             let first_text = first.content.clone().unwrap_or_default();
+            let mut failed = FailedAttempts::default();
             let mut decision = match parse_reply(&first_text) {
                 Ok(reply) => {
                     info.insert("attempts".into(), json!(1));
                     self.decide(call, reply, &mut info)
                 }
                 Err(e1) => {
+                    failed.unparseable(1, &first_text, first.finish_reason.as_deref(), &e1.0);
                     let repair = self
                         .prompts
                         .render_repair(&e1.0)
                         .map_err(|e| GuardError::Other(e.to_string()))?;
                     push_repair_turn(&mut messages, first_text, repair);
+                    let mut errors = vec![e1.0];
                     let second = match self
                         .model
                         .complete(&self.sampling.request(ctx, messages))
                         .await
                     {
                         Ok(r) => r,
-                        Err(e) => return self.unanswered(e, 2, usage, info),
+                        Err(e) => {
+                            info.insert("repaired".into(), json!(false));
+                            info.insert("parse_errors".into(), json!(errors));
+                            return self.unanswered(e, 2, usage, info, failed);
+                        }
                     };
                     add_usage(&mut usage, &second);
                     info.insert("attempts".into(), json!(2));
-                    info.insert("repaired".into(), json!(true));
-                    let mut errors = vec![e1.0];
-                    match parse_reply(second.content.as_deref().unwrap_or_default()) {
+                    let second_text = second.content.as_deref().unwrap_or_default();
+                    let parsed = parse_reply(second_text);
+                    // Only a repair that parsed repaired anything.
+                    info.insert("repaired".into(), json!(parsed.is_ok()));
+                    match parsed {
                         Ok(reply) => {
                             info.insert("parse_errors".into(), json!(errors));
                             self.decide(call, reply, &mut info)
                         }
                         Err(e2) => {
+                            failed.unparseable(
+                                2,
+                                second_text,
+                                second.finish_reason.as_deref(),
+                                &e2.0,
+                            );
                             errors.push(e2.0);
                             info.insert("parse_errors".into(), json!(errors));
-                            self.fail(&mut info)
+                            self.fail(&mut info, failed.parse_cause())
                         }
                     }
                 }
             };
+            failed.write(&mut info);
             decision.usage = usage;
             decision.info = Some(Value::Object(info));
             Ok(decision)

@@ -15,7 +15,9 @@ use crate::seam::{Decision, Guard, GuardContext, GuardError, Guidance, ModelProm
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tauguard_core::ToolCall;
-use tauguard_core::record::{GuideEvent, GuideTrigger, RequestCard, RequirementResult, RoleUsage};
+use tauguard_core::record::{
+    FailCause, GuideEvent, GuideTrigger, RequestCard, RequirementResult, RoleUsage,
+};
 use tauguard_llm::model::BoxFuture;
 
 /// What one verifier generation is given.
@@ -39,6 +41,9 @@ pub struct GuideReply {
     /// What the reply parser already refused (e.g. a malformed update), with reasons.
     pub rejected: Vec<String>,
     pub info: Option<Value>,
+    /// Why the guidance and updates are the fail mode's, not the model's; `None` when the
+    /// model's.
+    pub fail: Option<FailCause>,
 }
 
 /// One verifier generation: V(policy or graph, tools, history, request state) → (merged
@@ -111,6 +116,7 @@ impl PolicyGuide {
         });
         let mut all = reply.rejected;
         all.append(&mut rejected);
+        let (verdict_source, fail_reason, fail_http_status) = FailCause::event_fields(reply.fail);
         Ok(GuideEvent {
             guard: self.name.clone(),
             trigger,
@@ -120,6 +126,9 @@ impl PolicyGuide {
             guidance: reply.remediation.filter(|t| !t.trim().is_empty()),
             rejected: all,
             usage: reply.usage,
+            verdict_source,
+            fail_reason,
+            fail_http_status,
             info: reply.info,
         })
     }
@@ -201,6 +210,13 @@ impl PolicyGuide {
         });
         let mut d = Decision::block(vec![requirement(false, reason)], remediation);
         d.info = Some(json!({"intercepted": true}));
+        // A corrective verification that failed could authorize nothing: the block is its
+        // fail mode's.
+        d.fail = FailCause::of_event(
+            event.verdict_source,
+            event.fail_reason,
+            event.fail_http_status,
+        );
         d.guide = Some(event);
         Ok(d)
     }

@@ -205,6 +205,9 @@ impl Guard for FlowAgent {
                     guidance: Some(text),
                     rejected: Vec::new(),
                     usage: RoleUsage::default(),
+                    verdict_source: Default::default(),
+                    fail_reason: None,
+                    fail_http_status: None,
                     info: Some(json!({"controller": "flowagent"})),
                 },
             }))

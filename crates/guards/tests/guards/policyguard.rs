@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use support::{agent, call, calls, info, judge, root, tool_msg, user};
 use tauguard_core::message::{ToolMessage, Usage};
+use tauguard_core::record::FailReason;
 use tauguard_core::{Message, Requestor, ToolCall};
 use tauguard_guards::policyguard::checklist::{
     Constraint, DomainChecklists, GeneralRule, Requirement, RequirementType, ToolChecklist,
@@ -393,6 +394,8 @@ async fn unparseable_then_valid_is_repaired_with_one_retry() {
     assert_eq!(info(&d)["attempts"], json!(2));
     assert_eq!(info(&d)["repaired"], json!(true));
     assert!(!info(&d).contains_key("fail_mode_used"));
+    assert_eq!(d.fail, None, "the repaired verdict is the model's");
+    assert_eq!(info(&d)["failed_attempts"][0]["raw"], json!(bad));
     assert_eq!(d.usage.calls, 2);
     assert_eq!(d.usage.usage.prompt_tokens, 2000);
     assert!((d.usage.cost.unwrap() - 0.004).abs() < 1e-12);
@@ -441,6 +444,16 @@ async fn unparseable_twice_fails_closed_by_default() {
     assert_eq!(info(&d)["parse_errors"].as_array().unwrap().len(), 2);
     assert_eq!(d.usage.calls, 2);
     assert_eq!(model.seen().len(), 2, "exactly one repair retry");
+    assert_eq!(d.fail.map(|c| c.reason), Some(FailReason::ParseFailure));
+    assert_eq!(
+        info(&d)["repaired"],
+        json!(false),
+        "the repair did not parse"
+    );
+    let failed = info(&d)["failed_attempts"].as_array().unwrap().clone();
+    assert_eq!(failed.len(), 2);
+    assert_eq!(failed[1]["raw"], json!(fixture("unparseable_2.txt")));
+    assert_eq!(failed[1]["finish_reason"], json!("stop"));
 }
 
 #[tokio::test]
@@ -480,6 +493,7 @@ async fn a_verifier_that_cannot_answer_gets_the_fail_mode_decision() {
     assert_eq!(info(&d)["fail_mode"], json!("closed"));
     let error = info(&d)["model_error"].as_str().unwrap().to_string();
     assert!(error.contains("no scripted reply left"), "{error}");
+    assert_eq!(d.fail.map(|c| c.reason), Some(FailReason::Connection));
     // After a reply that needed repair, the repair call failing is the same.
     let model = ScriptedModel::new(&[&fixture("unparseable_1.txt")]);
     let g = verifier("pg-raw", &model, &setup().with_fail_mode(FailMode::Open));

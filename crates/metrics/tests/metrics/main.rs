@@ -1,7 +1,9 @@
 //! The metrics integration tests as one binary: report, compare, inputs, properties, slices on
-//! the real data, parity with upstream's Pass^k, and summaries with the columnar sidecar.
+//! the real data, parity with upstream's Pass^k, fail-mode verdicts per cell, and summaries
+//! with the columnar sidecar.
 
 mod compare;
+mod fail_mode;
 mod figures;
 mod input_errors;
 mod policyguide_tables;

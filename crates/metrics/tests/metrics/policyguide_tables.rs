@@ -239,12 +239,16 @@ fn table14_counts_guide_usage_per_simulation() {
     // tokens, $0.025.
     assert_eq!(
         row(&t, &["airline", "a", "policyguide"])[3..],
-        ["4", "2.00", "3.00", "2500", "450", "68.0%", "0.025"]
+        [
+            "4", "2.00", "3.00", "2500", "450", "68.0%", "0.025", "0", "0.0%"
+        ]
     );
     assert_eq!(
         row(&t, &["airline", "b", "policyguide"])[3..],
         // An unpriced guide call: the cost is unknown, not missing.
-        ["4", "2.00", "3.00", "2500", "450", "—", "unknown"]
+        [
+            "4", "2.00", "3.00", "2500", "450", "—", "unknown", "0", "0.0%"
+        ]
     );
     assert_eq!(t.rows.len(), 2, "the baseline has no guide events");
     let json = rep.to_json();

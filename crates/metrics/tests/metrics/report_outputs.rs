@@ -239,11 +239,10 @@ fn write_outputs_writes_csv_and_sane_plots() {
     }
     let csv = std::fs::read_to_string(dir.join("policyguard_table7.csv")).unwrap();
     // Tidy CSV (issue 15): documented snake_case names, recall and Block% as fractions.
-    assert!(
-        csv.starts_with(
-            "domain,agent_model,guard,view,attempts,tp,fn,fp,tn,pv_recall,block_rate\n"
-        )
-    );
+    assert!(csv.starts_with(
+        "domain,agent_model,guard,view,attempts,tp,fn,fp,tn,pv_recall,block_rate,fail_mode,\
+             fail_mode_rate\n"
+    ));
     assert!(names.iter().any(|n| n == "schema.json"));
     crate::figures::assert_tidy_csvs(&dir, &files);
     if std::env::var_os("TAUGUARD_KEEP_PLOTS").is_none() {

@@ -1,12 +1,14 @@
 //! Summaries and the columnar sidecar: a report from a run's sidecar equals the report from its
 //! records (streamed) and from the records in memory, on a fixture with guards, verifier
-//! reports, attacks, guide events, traces, faults, infrastructure errors and floors; a stale
-//! or foreign sidecar is ignored; a malformed line still names path:line; and the summary
-//! types hold no trajectory.
+//! reports, fail-mode verdicts, attacks, guide events, traces, faults, infrastructure errors
+//! and floors; a stale or foreign sidecar is ignored; a malformed line still names path:line;
+//! and the summary types hold no trajectory.
 
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use tauguard_core::record::{AttackSpec, InjectedFault, SimulationRecord, Slice, Verdict};
+use tauguard_core::record::{
+    AttackSpec, FailReason, InjectedFault, SimulationRecord, Slice, Verdict, VerdictSource,
+};
 use tauguard_metrics::floors::floors;
 use tauguard_metrics::sidecar::{
     MANIFEST_FILE, SIDECAR_SCHEMA_VERSION, SIMULATIONS_FILE, fresh_manifest, read_fresh,
@@ -102,13 +104,23 @@ fn fixture() -> Vec<SimulationRecord> {
                             _ => json!({"checked": task, "unchecked": ["x"],
                                         "inputs": ["policy", "dialogue"]}),
                         });
+                        if task == 3 {
+                            e.verdict_source = VerdictSource::FailMode;
+                            e.fail_reason = Some(FailReason::ParseFailure);
+                        }
                         r.guard_events.push(e);
                     }
                     if guard.starts_with("policyguide") || guard == "flowagent" {
                         r.guide_events = (0..=trial)
                             .map(|i| {
                                 let cost = (i != 2).then_some(0.1 + 0.01 * f64::from(i));
-                                guide_event(guard, usage(1, 1000, 800, 50, cost))
+                                let mut e = guide_event(guard, usage(1, 1000, 800, 50, cost));
+                                if i == 1 {
+                                    e.verdict_source = VerdictSource::FailMode;
+                                    e.fail_reason = Some(FailReason::ContextOverflow);
+                                    e.fail_http_status = Some(400);
+                                }
+                                e
                             })
                             .collect();
                     }
@@ -202,6 +214,22 @@ fn report_from_the_sidecar_equals_the_report_from_records() {
         3
     );
     assert_eq!(g("baseline", "airline").cost_per_simulation["judge"], None);
+    assert!(
+        g("pg-checklist", "airline")
+            .fail_mode
+            .as_ref()
+            .unwrap()
+            .fail_mode
+            > 0
+    );
+    assert!(
+        g("policyguide", "airline")
+            .guide_fail_mode
+            .as_ref()
+            .unwrap()
+            .fail_mode
+            > 0
+    );
     assert!(g("hybrid", "airline").verifier_calls.is_some());
     assert!(g("pg-checklist", "airline").verifier_inputs.is_some());
     assert!(g("baseline", "telecom").trace.is_some());
@@ -338,6 +366,7 @@ fn summaries_hold_no_trajectory() {
         executed: _,
         faults: _,
         missing_prerequisites: _,
+        fail_reason: _,
     } in calls
     {}
     assert!(std::mem::size_of::<SimSummary>() <= 512);

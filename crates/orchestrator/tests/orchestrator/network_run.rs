@@ -2,13 +2,14 @@
 //! completes on its one-thread runtime; a flaky server's failures are all accounted in the
 //! records' `attempts` sections and the summary; an unusable reply leaves an infrastructure
 //! record that explains itself (or, under `model_errors = "agent"`, a scored `agent_error`); a
-//! failing verifier gives its fail-mode decision, not an infrastructure error.
+//! failing verifier gives its fail-mode decision, not an infrastructure error, and its events
+//! say so and why.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use tauguard_core::record::{SimulationRecord, Verdict};
+use tauguard_core::record::{FailReason, SimulationRecord, Verdict, VerdictSource};
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::records::read_records;
 use tauguard_orchestrator::runner::{RunError, RunSummary};
@@ -396,6 +397,14 @@ fn a_verifier_that_fails_gives_its_fail_mode_decision() {
         assert_eq!(info["fail_mode"], serde_json::json!("closed"));
         let error = info["model_error"].as_str().unwrap();
         assert!(error.contains("HTTP 500"), "{error}");
+        assert_eq!(e.verdict_source, VerdictSource::FailMode);
+        assert_eq!(e.fail_reason, Some(FailReason::HttpError));
+        assert_eq!(
+            e.fail_http_status,
+            Some(500),
+            "the status the retries ended on"
+        );
+        assert_eq!(info["failed_attempts"][0]["http_status"], 500);
     }
     let failed: u64 = records.iter().map(|r| r.attempts.failed_calls).sum();
     let decided: u64 = records.iter().map(|r| r.guard_events.len() as u64).sum();

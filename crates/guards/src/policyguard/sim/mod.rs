@@ -215,6 +215,7 @@ impl SimVerifier {
             usage: RoleUsage::default(),
             info: Some(Value::Object(info)),
             guide: None,
+            fail: None,
         }
     }
 }

@@ -7,7 +7,9 @@
 //! construction ([`prompt`]), so every call of one guide sends the same bytes first (its
 //! blake3 hash and length go into each event's `info`); the dynamic part carries the trigger,
 //! the conversation and the request cards. Replies are parsed tolerantly ([`parse`]); an
-//! unreadable reply gets one repair turn quoting the parse error, then the fail mode.
+//! unreadable reply gets one repair turn quoting the parse error, then the fail mode (the
+//! reply says why, [`GuideReply::fail`], and `info.failed_attempts` keeps each failed reply;
+//! `info.repaired` is true only when the repair parsed).
 //! Verifier-model failures follow the PolicyGuard verifier: a fatal error (credentials,
 //! unknown model) ends the run as [`GuardError::Model`], any other is a fail-mode reply with
 //! the error in `info.model_error`.
@@ -19,6 +21,7 @@ use super::flow::Flow;
 use super::guide::{GuideReply, GuideRequest, GuideVerifier, PolicyGuide};
 use crate::catalog::ToolCatalog;
 use crate::factory::GuardBuildError;
+use crate::policyguard::failure::{FailedAttempts, note_model_failure};
 use crate::policyguard::templates::TemplateError;
 use crate::policyguard::{
     FailMode, ParseError, Sampling, add_usage, push_repair_turn, text_message,
@@ -32,7 +35,7 @@ use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tauguard_core::Message;
-use tauguard_core::record::{GuideTrigger, RoleUsage};
+use tauguard_core::record::{FailCause, GuideTrigger, RoleUsage};
 use tauguard_llm::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel};
 
@@ -269,11 +272,12 @@ impl LlmGuide {
             usage,
             rejected: out.rejected,
             info: Some(Value::Object(info)),
+            fail: None,
         }
     }
 
     /// The fail-mode reply: no updates; guidance to hold back mutations when failing closed.
-    fn fail(&self, usage: RoleUsage, mut info: Map<String, Value>) -> GuideReply {
+    fn fail(&self, usage: RoleUsage, mut info: Map<String, Value>, cause: FailCause) -> GuideReply {
         info.insert("fail_mode".into(), json!(self.fail_mode.as_str()));
         info.insert("fail_mode_used".into(), json!(true));
         GuideReply {
@@ -285,6 +289,7 @@ impl LlmGuide {
             usage,
             rejected: Vec::new(),
             info: Some(Value::Object(info)),
+            fail: Some(cause),
         }
     }
 
@@ -296,9 +301,10 @@ impl LlmGuide {
         attempt: u32,
         mut usage: RoleUsage,
         mut info: Map<String, Value>,
+        failed: FailedAttempts,
     ) -> Result<GuideReply, GuardError> {
-        crate::policyguard::note_model_failure(e, attempt, &mut usage, &mut info)?;
-        Ok(self.fail(usage, info))
+        let cause = note_model_failure(e, attempt, &mut usage, &mut info, failed)?;
+        Ok(self.fail(usage, info, cause))
     }
 
     async fn generate(&self, request: GuideRequest<'_>) -> Result<GuideReply, GuardError> {
@@ -315,13 +321,14 @@ impl LlmGuide {
         ];
         let mut usage = RoleUsage::default();
         let mut info = self.base_info(request.trigger);
+        let mut failed = FailedAttempts::default();
         let first = match self
             .model
             .complete(&self.sampling.request(ctx, messages.clone()))
             .await
         {
             Ok(r) => r,
-            Err(e) => return self.unanswered(e, 1, usage, info),
+            Err(e) => return self.unanswered(e, 1, usage, info, failed),
         };
         add_usage(&mut usage, &first);
         let first_text = first.content.unwrap_or_default();
@@ -332,12 +339,12 @@ impl LlmGuide {
             }
             Err(e) => e,
         };
+        failed.unparseable(1, &first_text, first.finish_reason.as_deref(), &e1.0);
         let repair = self
             .prompts
             .render_repair(&e1.0)
             .map_err(|e| GuardError::Other(e.to_string()))?;
         push_repair_turn(&mut messages, first_text, repair);
-        info.insert("repaired".into(), json!(true));
         let second = match self
             .model
             .complete(&self.sampling.request(ctx, messages))
@@ -345,21 +352,30 @@ impl LlmGuide {
         {
             Ok(r) => r,
             Err(e) => {
+                info.insert("repaired".into(), json!(false));
                 info.insert("parse_errors".into(), json!([e1.0]));
-                return self.unanswered(e, 2, usage, info);
+                return self.unanswered(e, 2, usage, info, failed);
             }
         };
         add_usage(&mut usage, &second);
         info.insert("attempts".into(), json!(2));
-        match parse_guide_reply(second.content.as_deref().unwrap_or_default(), &known) {
+        let second_text = second.content.as_deref().unwrap_or_default();
+        let parsed = parse_guide_reply(second_text, &known);
+        // Only a repair that parsed repaired anything.
+        info.insert("repaired".into(), json!(parsed.is_ok()));
+        match parsed {
             Ok(out) => {
                 info.insert("parse_errors".into(), json!([e1.0]));
+                failed.write(&mut info);
                 Ok(Self::reply(out, usage, info))
             }
             Err(e2) => {
+                failed.unparseable(2, second_text, second.finish_reason.as_deref(), &e2.0);
                 info.insert("parse_error".into(), json!(e2.0));
                 info.insert("parse_errors".into(), json!([e1.0, e2.0]));
-                Ok(self.fail(usage, info))
+                let cause = failed.parse_cause();
+                failed.write(&mut info);
+                Ok(self.fail(usage, info, cause))
             }
         }
     }

@@ -3,14 +3,17 @@
 # once the data is present), then the report. Safe to rerun: it resumes the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ -z "${TAUGUARD_DATA_DIR:-}" ]; then
-  if [ -d data/tau2/airline ]; then
-    export TAUGUARD_DATA_DIR=data/tau2
-  elif [ -d ../shared/tau2/airline ]; then
-    export TAUGUARD_DATA_DIR=../shared/tau2
+# One data-directory discovery for every command: tauguard reads --data-dir, then
+# TAUGUARD_DATA_DIR, then data/tau2. Without the first two, the quickstart makes data/tau2
+# exist — a link to a τ²-bench data directory beside the checkout (../shared/tau2), else a
+# fresh fetch — so every later `tauguard` command run from here finds the same data.
+if [ -z "${TAUGUARD_DATA_DIR:-}" ] && [ ! -e data/tau2 ]; then
+  mkdir -p data
+  if [ -d ../shared/tau2/airline ]; then
+    ln -s "$(cd ../shared/tau2 && pwd)" data/tau2
+    echo "data/tau2 -> $(readlink data/tau2)"
   else
     scripts/fetch-tau2-data.sh data/tau2
-    export TAUGUARD_DATA_DIR=data/tau2
   fi
 fi
 cargo build --release -p tauguard

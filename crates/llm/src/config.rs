@@ -17,7 +17,7 @@
 //! max_concurrency = 8
 //! timeout_secs = 600.0          # per attempt; a model spec's `timeout_secs` overrides it
 //! headers = { "OpenAI-Organization" = "org-..." }  # part of the cache scope (hashed)
-//! empty_tool_call_content = false  # true: `"content": ""` instead of null (llama.cpp)
+//! empty_tool_call_content = false  # true: `"content": ""` instead of null (llama-cpp-python)
 //! [providers.openai.retry]
 //! max_attempts = 5              # total attempts, the first included
 //! initial_backoff_secs = 1.0

@@ -492,8 +492,18 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
         let (lo, hi) = (g.overall.pass_k.max_k(), g.overall.max_trials_per_task);
         // At the cap, K is the configured limit, not the fewest trials of a task.
         if lo != hi && lo < options.max_k {
+            // Infrastructure errors are not scored, so they are the usual reason a task has
+            // fewer trials: say so, and how to repair it.
+            let cause = match g.overall.infra_errors {
+                0 => String::new(),
+                n => format!(
+                    " ({n} infrastructure-error simulation{} not scored; rerun the run with \
+                     --resume to redo them)",
+                    if n == 1 { "" } else { "s" }
+                ),
+            };
             warnings.push(format!(
-                "{}: tasks have {lo} to {hi} scored trials; Pass^k is reported for k ≤ {lo}",
+                "{}: tasks have {lo} to {hi} scored trials; Pass^k is reported for k ≤ {lo}{cause}",
                 g.label()
             ));
         } else if lo == options.max_k && g.overall.min_trials_per_task > options.max_k {

@@ -72,12 +72,18 @@ fn write_parquet(path: &Path, batch: &RecordBatch) -> Result<(), MetricsError> {
         )]))
         .build();
     let tmp = path.with_extension("parquet.tmp");
-    let file = std::fs::File::create(&tmp).map_err(|e| MetricsError::io(&tmp, e))?;
-    let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props))
-        .map_err(|e| sidecar_err(path, e))?;
-    w.write(batch).map_err(|e| sidecar_err(path, e))?;
-    w.close().map_err(|e| sidecar_err(path, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| MetricsError::io(path, e))
+    let write = || -> Result<(), MetricsError> {
+        let file = std::fs::File::create(&tmp).map_err(|e| MetricsError::io(&tmp, e))?;
+        let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props))
+            .map_err(|e| sidecar_err(path, e))?;
+        w.write(batch).map_err(|e| sidecar_err(path, e))?;
+        w.close().map_err(|e| sidecar_err(path, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| MetricsError::io(path, e))
+    };
+    // A failed write (a full disk) leaves no partial file behind.
+    write().inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
 fn write_csv_file(path: &Path, batch: &RecordBatch) -> Result<(), MetricsError> {

@@ -71,6 +71,7 @@ pub struct ModelCatalog {
 impl ModelCatalog {
     pub fn load(path: &Path) -> Result<ModelCatalog, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Io {
+            what: "model catalog",
             path: path.into(),
             cause,
         })?;

@@ -9,8 +9,10 @@ use tauguard_sim::faults::FaultProfile;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config `{path}`: {cause}")]
+    /// `what` names the file's role: `config`, `model catalog`.
+    #[error("cannot read {what} `{path}`: {cause}")]
     Io {
+        what: &'static str,
         path: PathBuf,
         cause: std::io::Error,
     },
@@ -304,6 +306,10 @@ pub struct RunConfig {
     /// Providers, prices and the response cache for non-`sim` models.
     #[serde(default)]
     pub llm: tauguard_llm::LlmConfig,
+    /// The file the config was read from, for errors found after parsing (an unknown split
+    /// or task id); not part of the config or its hash.
+    #[serde(skip)]
+    pub source: Option<PathBuf>,
 }
 
 /// `line N: ` for a TOML error with a position, so the message stays on one line; the
@@ -321,6 +327,7 @@ fn toml_line(text: &str, e: &toml::de::Error) -> String {
 impl RunConfig {
     pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Io {
+            what: "config",
             path: path.into(),
             cause,
         })?;
@@ -334,7 +341,7 @@ impl RunConfig {
         };
         let de = toml::Deserializer::parse(text)
             .map_err(|e| invalid(format!("{}{}", toml_line(text, &e), e.message())))?;
-        let cfg: RunConfig = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut cfg: RunConfig = serde_path_to_error::deserialize(de).map_err(|e| {
             let (key, inner) = (e.path().to_string(), e.into_inner());
             invalid(format!(
                 "{}at `{key}`: {}",
@@ -342,6 +349,7 @@ impl RunConfig {
                 inner.message()
             ))
         })?;
+        cfg.source = Some(path.to_path_buf());
         if cfg.run.trials == 0 {
             return Err(invalid("at `run.trials`: must be at least 1".into()));
         }

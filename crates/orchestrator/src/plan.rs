@@ -172,7 +172,8 @@ impl RunPlan {
                 task_set.as_deref(),
                 &sources,
                 any_sim_agent,
-            )?;
+            )
+            .map_err(|e| at_config_key(&cfg, name, e))?;
             let dir = project.join("tasks").join(d.data.domain);
             hashes.push(InputHashes {
                 prompts: prompts_hash.clone(),
@@ -250,6 +251,39 @@ impl RunPlan {
     pub fn cell_simulations(&self, c: &Cell) -> usize {
         self.domains[c.domain].tasks.len() * c.trials as usize
     }
+}
+
+/// A domain, split or task id the data directory does not have is a config error: it names
+/// the config file and the key that asked for it.
+fn at_config_key(cfg: &RunConfig, domain: &str, e: RunError) -> RunError {
+    use tauguard_env::LoadError;
+    let per_domain = cfg.grid.tasks.get(domain);
+    let key = match &e {
+        RunError::Load(LoadError::UnknownDomain { .. }) if cfg.run.domain.is_empty() => {
+            "grid.domains".to_string()
+        }
+        RunError::Load(LoadError::UnknownDomain { .. }) => "run.domain".to_string(),
+        RunError::Load(LoadError::UnknownSplit { .. }) => {
+            match per_domain.and_then(|s| s.split.as_ref()) {
+                Some(_) => format!("grid.tasks.{domain}.split"),
+                None => "run.split".to_string(),
+            }
+        }
+        RunError::Load(LoadError::UnknownTasks { .. }) => {
+            match per_domain.and_then(|s| s.task_ids.as_ref()) {
+                Some(_) => format!("grid.tasks.{domain}.task_ids"),
+                None => "run.task_ids".to_string(),
+            }
+        }
+        _ => return e,
+    };
+    RunError::Config(crate::config::ConfigError::Invalid {
+        path: cfg
+            .source
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("config")),
+        message: format!("at `{key}`: {e}"),
+    })
 }
 
 /// One point of the grid while its cell is built.

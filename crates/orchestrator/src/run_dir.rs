@@ -9,7 +9,7 @@
 //! when the process ends however it ends, so a killed run never leaves a stale lock behind.
 
 use crate::config::RunConfig;
-use crate::provenance::{differing_keys, flatten};
+use crate::provenance::{CellSpec, differing_keys, flatten};
 use crate::records::{RecordWriter, SimKey};
 use crate::runner::RunError;
 use crate::shard::Shard;
@@ -27,25 +27,40 @@ pub struct RunDir {
 pub(crate) const LOCK_FILE: &str = ".tauguard.lock";
 pub(crate) const CONFIG_FILE: &str = "config.json";
 pub(crate) const RECORDS_FILE: &str = "records.jsonl";
+/// Where a resume moves the infrastructure-error records it runs again.
+pub const SUPERSEDED_FILE: &str = "superseded.jsonl";
+
 /// The key of `config.json` holding a shard's `I/N`; not part of the config.
 pub(crate) const SHARD_KEY: &str = "shard";
 
 impl RunDir {
     /// Creates or reopens `path` for `cfg`: takes the lock, refuses existing records without
-    /// `resume` and a resume under another configuration (naming the keys that differ), and
-    /// writes `config.json` (with `shard` when the run is one). Returns the record writer and
-    /// the simulations already complete.
+    /// `resume` and a resume under another configuration (naming the keys that differ) or
+    /// with a cell whose inputs changed (prompts, benchmark texts, guard artifacts: any input
+    /// of a cell hash; `cells` are the plan's, by id), and writes `config.json` (with `shard`
+    /// when the run is one). With `redo_infra`, a resume moves infrastructure-error records to
+    /// `superseded.jsonl` so their simulations run again. Returns the record writer and the
+    /// simulations already complete.
     pub fn open(
         path: &Path,
         cfg: &RunConfig,
+        cells: &BTreeMap<&str, (&str, &CellSpec)>,
         resume: bool,
+        redo_infra: bool,
         shard: Option<Shard>,
     ) -> Result<(RunDir, RecordWriter, HashSet<SimKey>), RunError> {
         let input = |message: String| RunError::Input {
             path: path.to_path_buf(),
             message,
         };
-        std::fs::create_dir_all(path).map_err(|e| input(e.to_string()))?;
+        if path.exists() && !path.is_dir() {
+            return Err(input(
+                "is a file, not a directory; --out (or `run.name` under results/) names the run's directory"
+                    .into(),
+            ));
+        }
+        std::fs::create_dir_all(path)
+            .map_err(|e| input(format!("cannot create the run directory: {e}")))?;
         let lock = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -94,9 +109,9 @@ impl RunDir {
                 });
             }
         }
-        let (writer, done, hashes) = RecordWriter::open(&records)?;
+        let mut stored = crate::records::scan(&records)?;
         let hash = cfg.hash();
-        if let Some(other) = hashes.iter().find(|h| **h != hash) {
+        if let Some(other) = stored.config_hashes.iter().find(|h| **h != hash) {
             return Err(RunError::ConfigChanged {
                 path: path.to_path_buf(),
                 keys: vec![format!(
@@ -104,6 +119,41 @@ impl RunDir {
                 )],
             });
         }
+        for (id, (saved_hash, saved_cell)) in &stored.cells {
+            let Some((hash, spec)) = cells.get(id.as_str()) else {
+                continue;
+            };
+            // Records without a cell hash (older tauguard) cannot be checked.
+            if !saved_hash.is_empty() && saved_hash != hash {
+                let keys = differing_keys(saved_cell, spec)
+                    .into_iter()
+                    .map(|k| {
+                        let show = |v: Option<&serde_json::Value>| {
+                            v.map_or_else(|| "unset".to_string(), |v| v.to_string())
+                        };
+                        format!(
+                            "{k} ({} → {})",
+                            show(saved_cell.get(&k)),
+                            show(spec.get(&k))
+                        )
+                    })
+                    .collect();
+                return Err(RunError::CellChanged {
+                    path: path.to_path_buf(),
+                    cell: id.clone(),
+                    hashes: format!("{saved_hash} → {hash}"),
+                    keys,
+                });
+            }
+        }
+        if redo_infra && stored.infra_records > 0 {
+            crate::records::supersede_infra(&records, &path.join(SUPERSEDED_FILE))?;
+            for key in &stored.infra_only {
+                stored.done.remove(key);
+            }
+        }
+        let writer = RecordWriter::open(&records)?;
+        let done = stored.done;
         let mut doc = serde_json::to_value(cfg).expect("config serialises");
         if let (Some(s), Some(map)) = (shard, doc.as_object_mut()) {
             map.insert(SHARD_KEY.into(), s.to_string().into());

@@ -39,6 +39,16 @@ pub enum RunError {
     OutputExists(PathBuf),
     #[error("`{role}` model: {message}")]
     Model { role: String, message: String },
+    #[error(
+        "output `{path}` holds records of cell `{cell}` made from other inputs (cell hash {hashes}); these settings differ: {}\n  hint: choose another --out, or undo the change",
+        keys.join(", ")
+    )]
+    CellChanged {
+        path: PathBuf,
+        cell: String,
+        hashes: String,
+        keys: Vec<String>,
+    },
     #[error("output `{0}` is in use by another tauguard run")]
     Locked(PathBuf),
     #[error(
@@ -86,6 +96,9 @@ pub struct RunOptions {
     pub out_dir: Option<PathBuf>,
     pub data_dir: Option<PathBuf>,
     pub resume: bool,
+    /// On `resume`, keep infrastructure-error records as complete instead of running their
+    /// simulations again (`--keep-infra`).
+    pub keep_infra: bool,
     /// Project root holding `configs/prompts` and `tasks/` (default: working directory).
     pub project_dir: Option<PathBuf>,
     /// Stop after this many simulations (tests use it to emulate a killed run).
@@ -170,7 +183,19 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         .out_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(&plan.cfg.run.name));
-    let (_run_dir, writer, done) = RunDir::open(&out_dir, &plan.cfg, opts.resume, opts.shard)?;
+    let cells = plan
+        .cells
+        .iter()
+        .map(|c| (c.id.as_str(), (c.hash.as_str(), &c.spec)))
+        .collect();
+    let (_run_dir, writer, done) = RunDir::open(
+        &out_dir,
+        &plan.cfg,
+        &cells,
+        opts.resume,
+        !opts.keep_infra,
+        opts.shard,
+    )?;
     let mut planned = 0;
     let mut jobs: Vec<SimIndex> = plan
         .simulations()

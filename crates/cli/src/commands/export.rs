@@ -62,13 +62,20 @@ pub fn run(args: ExportArgs, project: Option<&std::path::Path>) -> Result<(), Cl
         Some(g) => dir.join(format!("results_{g}.json")),
         None => dir.join("results.json"),
     });
+    let text = serde_json::to_string_pretty(&doc).internal()?;
+    // Written beside `out` and renamed into place, so a reader never sees half a file; on
+    // any failure (a full disk, `out` a directory) the partial file is removed.
     let tmp = out.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_string_pretty(&doc).internal()?)
+    let written = std::fs::write(&tmp, text)
         .with_context(|| format!("cannot write `{}`", tmp.display()))
-        .bad_input()?;
-    std::fs::rename(&tmp, &out)
-        .with_context(|| format!("cannot move `{}` to `{}`", tmp.display(), out.display()))
-        .bad_input()?;
+        .and_then(|()| {
+            std::fs::rename(&tmp, &out)
+                .with_context(|| format!("cannot move `{}` to `{}`", tmp.display(), out.display()))
+        });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.bad_input()?;
     let mut stdout = Output::stdout();
     stdout.line(out.display())?;
     stdout.finish()

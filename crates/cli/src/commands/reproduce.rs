@@ -23,7 +23,8 @@ pub struct ReproduceArgs {
     /// judge and verifier. No key, no network; the output is labelled simulated.
     #[arg(long)]
     offline: bool,
-    /// Output directory (default: results/<NAME> offline, results/<NAME>-real otherwise).
+    /// Output directory (default: results/<NAME> offline, results/<NAME>-real otherwise;
+    /// with --num-tasks, the same name ending in `-quick`).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Continue interrupted runs: keep their complete records, redo the rest.
@@ -71,12 +72,18 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
         }
     };
     let exp = Experiment::load(&project_dir, &name).bad_input()?;
+    // A quick look (`--num-tasks`) never lands where the committed reproduction lives: it
+    // would overwrite its tables, and the full run would then refuse the directory.
     let out_dir = args.out.unwrap_or_else(|| {
-        PathBuf::from("results").join(if args.offline {
+        let mut dir = if args.offline {
             name.clone()
         } else {
             format!("{name}-real")
-        })
+        };
+        if args.num_tasks.is_some() {
+            dir.push_str("-quick");
+        }
+        PathBuf::from("results").join(dir)
     });
     let mut run_dirs = Vec::new();
     let mut infra = 0;

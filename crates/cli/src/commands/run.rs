@@ -28,9 +28,14 @@ pub struct RunArgs {
     /// Output directory (default: results/<run.name>).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Continue an interrupted run: keep its complete records, redo the rest.
+    /// Continue an interrupted run: keep its scored records, run the rest — including the
+    /// simulations that ended in an infrastructure error (their records move to
+    /// superseded.jsonl).
     #[arg(long)]
     resume: bool,
+    /// With --resume: keep infrastructure-error records as complete.
+    #[arg(long, requires = "resume")]
+    keep_infra: bool,
     /// τ²-bench data directory (default: run.data_dir, then $TAUGUARD_DATA_DIR, then data/tau2).
     #[arg(long)]
     data_dir: Option<PathBuf>,
@@ -103,6 +108,7 @@ pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
         out_dir: args.out,
         data_dir: args.data_dir,
         resume: args.resume,
+        keep_infra: args.keep_infra,
         no_cache: args.no_cache,
         project_dir: Some(project_dir),
         ..Default::default()
@@ -274,6 +280,7 @@ pub(crate) fn run_error(e: RunError) -> CliError {
         | RunError::OutputExists(_)
         | RunError::Locked(_)
         | RunError::ConfigChanged { .. }
+        | RunError::CellChanged { .. }
         | RunError::ShardChanged { .. }
         | RunError::Model { .. }
         // The config's credentials, model name or endpoint.

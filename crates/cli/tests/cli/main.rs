@@ -26,6 +26,7 @@ mod offline_variants;
 mod policyguide_offline;
 mod report_files;
 mod reproduce;
+mod resume_inputs;
 mod shard_merge;
 mod silent_noops;
 mod support;

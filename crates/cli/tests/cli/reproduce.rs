@@ -384,3 +384,32 @@ fn policyguide_main_offline_adds_the_mean_over_three_domains() {
     let expected = per_domain.iter().sum::<f64>() / 3.0;
     assert!((num(&mean["ours"]) - expected).abs() < 1e-6, "{mean:?}");
 }
+
+/// A quick look (`--num-tasks`) without `--out` writes `results/<NAME>-quick`, never over the
+/// committed `results/<NAME>` tables.
+#[test]
+fn a_quick_look_writes_beside_the_committed_reproduction() {
+    let Some(data) = tau2_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tauguard"))
+        .current_dir(tmp.path())
+        .args(["--project-dir", workspace_root().to_str().unwrap()])
+        .args([
+            "reproduce",
+            "dialogue-ablation",
+            "--offline",
+            "--num-tasks",
+            "1",
+        ])
+        .args(["--data-dir", data.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = tmp.path().join("results");
+    assert!(results.join("dialogue-ablation-quick/table.md").is_file());
+    assert!(!results.join("dialogue-ablation").exists());
+}

@@ -1,7 +1,9 @@
 //! Settings that would run to nothing are refused, not obeyed: a zero step limit or task
 //! count, a `--baseline` no record has (every Δ would be empty), and a task whose gold action
 //! names a tool the domain lacks (the gold replay would skip it and the task score 1.0). Each
-//! is bad input, exit 2, naming the file and key or the valid values.
+//! is bad input, exit 2, naming the file and key or the valid values; so are a split, task or
+//! domain the data lacks, a missing model catalog and an output path that is a file; an
+//! export that cannot land leaves no partial file.
 
 use crate::support::tauguard_status;
 use std::path::{Path, PathBuf};
@@ -108,4 +110,74 @@ fn a_gold_action_naming_an_unknown_tool_is_refused() {
             "`frobnicate`",
         ],
     );
+}
+
+/// Errors found after parsing still name the config file and the key that asked for the
+/// missing thing; other inputs say what they are.
+#[test]
+fn late_errors_name_the_config_file_and_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (lines, key) in [
+        (&["split = \"bogus\""][..], "at `run.split`"),
+        (&["task_ids = [\"999\"]"][..], "at `run.task_ids`"),
+    ] {
+        let mut c = SimConfig::new("late", "airline", &fixtures());
+        for l in lines {
+            c = c.run_line(l);
+        }
+        let cfg = c.write(&tmp.path().join("late.toml"));
+        refused(&["run", "--dry-run", s(&cfg)], &["late.toml", key]);
+    }
+    let cfg = SimConfig::new("late", "airlin", &fixtures()).write(&tmp.path().join("dom.toml"));
+    refused(
+        &["run", "--dry-run", s(&cfg)],
+        &["dom.toml", "at `run.domain`", "airline"],
+    );
+    let cfg = SimConfig::new("late", "airline", &fixtures()).write(&tmp.path().join("ok.toml"));
+    refused(
+        &[
+            "run",
+            "--dry-run",
+            s(&cfg),
+            "--models",
+            "/nonexistent/models.toml",
+        ],
+        &["cannot read model catalog `/nonexistent/models.toml`"],
+    );
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    refused(
+        &["run", s(&cfg), "--out", s(&file)],
+        &["is a file, not a directory"],
+    );
+}
+
+/// An export that cannot land (its `--out` is a non-empty directory) fails naming the path
+/// and leaves no partial `.tmp` file behind.
+#[test]
+fn a_failed_export_leaves_no_partial_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = SimConfig::new("exp", "airline", &fixtures()).write(&tmp.path().join("e.toml"));
+    let run = tmp.path().join("run");
+    let (code, _, err) = tauguard_status(&["run", s(&cfg), "--out", s(&run)]);
+    assert_eq!(code, 0, "{err}");
+    let out = tmp.path().join("taken");
+    std::fs::create_dir_all(out.join("inside")).unwrap();
+    refused(
+        &[
+            "export-tau2",
+            s(&run),
+            "--out",
+            s(&out),
+            "--data-dir",
+            s(&fixtures()),
+        ],
+        &["taken"],
+    );
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

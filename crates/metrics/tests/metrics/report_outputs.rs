@@ -556,3 +556,28 @@ fn the_k_range_of_tables_is_capped_and_configurable() {
     assert_eq!(pk.get(40), Some(0.5));
     assert_eq!(pk.get(1), capped.groups[0].overall.pass_k.get(1));
 }
+
+#[test]
+fn a_k_range_shrunk_by_infrastructure_errors_says_so() {
+    let mut recs: Vec<SimulationRecord> = (0..4)
+        .flat_map(|t| {
+            [
+                rec("baseline", "a", Slice::Mut, t, true),
+                rec("baseline", "b", Slice::Pv, t, true),
+            ]
+        })
+        .collect();
+    // Task b's last trial never got scored.
+    let last = recs.iter_mut().rev().find(|r| r.task_id == "b").unwrap();
+    last.termination_reason = "infrastructure_error".into();
+    last.reward = None;
+    let r = report(&recs, &ReportOptions::default());
+    assert_eq!(r.groups[0].overall.pass_k.max_k(), 3);
+    assert!(
+        r.warnings.iter().any(|w| w.contains("k ≤ 3")
+            && w.contains("1 infrastructure-error simulation not scored")
+            && w.contains("--resume")),
+        "{:?}",
+        r.warnings
+    );
+}

@@ -100,18 +100,7 @@ fn every_registered_domain_in_the_data_directory_is_upstreams() {
 }
 
 fn model(provider: &str, model: &str) -> ModelSection {
-    ModelSection {
-        provider: provider.into(),
-        model: model.into(),
-        name: None,
-        temperature: None,
-        top_p: None,
-        max_tokens: None,
-        timeout_secs: None,
-        faults: None,
-        behaviour: None,
-        extra: Default::default(),
-    }
+    serde_json::from_value(json!({"provider": provider, "model": model})).unwrap()
 }
 
 #[test]

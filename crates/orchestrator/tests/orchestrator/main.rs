@@ -6,6 +6,7 @@
 mod grid;
 mod network_run;
 mod offline_honesty;
+mod outage_resume;
 mod policyguide_llm;
 mod run;
 mod toy_domain;

@@ -480,7 +480,7 @@ fn a_second_run_on_a_locked_directory_is_refused() {
     use tauguard_orchestrator::run_dir::RunDir;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config(&fixture_dir(), 1, "");
-    let held = RunDir::open(tmp.path(), &cfg, false, None).unwrap();
+    let held = RunDir::open(tmp.path(), &cfg, &Default::default(), false, true, None).unwrap();
     let err = block_on(run(cfg.clone(), opts(tmp.path())))
         .expect_err("locked")
         .to_string();

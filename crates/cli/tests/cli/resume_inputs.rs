@@ -1,0 +1,63 @@
+//! `--resume` refuses what `merge` refuses: a cell whose inputs changed since its records
+//! were written — an edited prompt file the config names, or a project prompt — would split
+//! the run into two cells and shrink the report's k range. The refusal names the cell, the
+//! two cell hashes and the settings that differ.
+
+use crate::support::tauguard_status;
+use std::path::Path;
+use tauguard_testkit::SimConfig;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn resume_refuses_a_changed_prompt_naming_what_changed() {
+    let root = tauguard_testkit::workspace_root();
+    let tmp = tempfile::tempdir().unwrap();
+    let own = tmp.path().join("instruction.md");
+    std::fs::write(&own, "First wording.\n").unwrap();
+    let prompts = tmp.path().join("prompts");
+    std::fs::create_dir_all(&prompts).unwrap();
+    for e in std::fs::read_dir(root.join("configs/prompts")).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, prompts.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let cfg = SimConfig::new("resume-inputs", "airline", &root.join("tasks/fixtures"))
+        .trials(2)
+        .run_line(&format!("prompts_dir = \"{}\"", prompts.display()))
+        .tail(&format!(
+            "[prompts]\nagent_instruction = \"{}\"",
+            own.display()
+        ))
+        .write(&tmp.path().join("c.toml"));
+    let run = tmp.path().join("run");
+    let args = ["run", s(&cfg), "--out", s(&run), "--resume"];
+    let (code, _, err) = tauguard_status(&args);
+    assert_eq!(code, 0, "{err}");
+    // Unchanged inputs resume (nothing left to run).
+    let (code, _, err) = tauguard_status(&args);
+    assert_eq!(code, 0, "{err}");
+
+    std::fs::write(&own, "Second wording.\n").unwrap();
+    let (code, _, err) = tauguard_status(&args);
+    assert_eq!(code, 2, "{err}");
+    for part in [
+        "cell `airline|sim-agent|baseline`",
+        "cell hash",
+        "→",
+        "benchmark.agent_instruction",
+    ] {
+        assert!(err.contains(part), "`{part}` missing: {err}");
+    }
+    std::fs::write(&own, "First wording.\n").unwrap();
+
+    let edited = prompts.join("user_attacker.md");
+    let text = std::fs::read_to_string(&edited).unwrap();
+    std::fs::write(&edited, format!("{text}\nOne more line.\n")).unwrap();
+    let (code, _, err) = tauguard_status(&args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("prompts ("), "{err}");
+}

@@ -22,7 +22,9 @@
 //! before its booking: the same call without the payment's `amount`, answered with the old
 //! error text, as a v0.2.x run would have stored it. The same attempt answered with today's
 //! text is the control: no drift. Both are checked as tauguard records and, exported, as an
-//! upstream results.json (the form an old upstream run comes in).
+//! upstream results.json (the form an old upstream run comes in). Last, which task
+//! definitions score a results file: its own by default, the data directory's with
+//! `--fresh-tasks`.
 
 use crate::support::tauguard_status;
 use serde_json::{Value, json};
@@ -245,4 +247,42 @@ fn evaluate_scores_an_old_pydantic_payment_error_leniently_and_strict_refuses_it
     assert_eq!(stored.len(), 1, "the export keeps the attempt");
     assert_eq!(stored[0]["content"], RECORDED);
     check_drifted(&results, &data);
+}
+
+/// A results file is scored against the tasks it embeds, as upstream's `evaluate-trajs` does;
+/// `--fresh-tasks` scores it against the data directory's current tasks instead, and the
+/// output says which. An embedded task whose gold actions were emptied (an older definition)
+/// makes the two disagree.
+#[test]
+fn evaluate_uses_the_embedded_tasks_unless_fresh_tasks_is_given() {
+    let Some(data) = tau2_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let record = run_task(dir, &data);
+    let results = export(dir, &record, "results.json", &data);
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    let task = doc["tasks"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|t| t["id"] == TASK)
+        .unwrap();
+    task["evaluation_criteria"]["actions"] = json!([]);
+    std::fs::write(&results, doc.to_string()).unwrap();
+
+    let embedded = evaluate_json(&results, &data, &[], 1);
+    assert!(
+        embedded["tasks"].as_str().unwrap().contains("embedded"),
+        "{embedded:#}"
+    );
+    assert_eq!(embedded["disagree"], 1, "{embedded:#}");
+    let fresh = evaluate_json(&results, &data, &["--fresh-tasks"], 0);
+    assert!(
+        fresh["tasks"].as_str().unwrap().contains("current"),
+        "{fresh:#}"
+    );
+    assert_eq!(
+        (fresh["agree"].as_u64(), fresh["disagree"].as_u64()),
+        (Some(1), Some(0))
+    );
 }

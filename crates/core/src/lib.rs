@@ -5,6 +5,7 @@
 //! in `tauguard-env`, metrics in `tauguard-metrics`.
 
 pub mod comparability;
+pub mod count;
 pub mod dialogue;
 pub mod message;
 pub mod pyjson;
@@ -13,6 +14,7 @@ pub mod task;
 pub mod tool;
 pub mod verdict_source;
 
+pub use count::count;
 pub use message::{Message, Requestor, ToolCall};
 pub use task::{Action, EnvAssertion, EnvFunctionCall, EvaluationCriteria, RewardType, Task};
 pub use tool::{ToolKind, ToolSpec};

@@ -49,6 +49,19 @@ pub(crate) fn distinguish(groups: &mut [GroupReport]) {
     }
 }
 
+/// How a label shows a setting one group records and another does not (its value in the
+/// report's JSON `cell` is `null`). The orchestrator leaves some settings out of a cell's
+/// identity while they hold upstream's default, so their absence means that default; metrics
+/// may not import the orchestrator, so the defaults are repeated here. Any other absent
+/// setting was not set for the group (a baseline has no verifier, no fail mode).
+pub(crate) fn absent_setting(key: &str) -> &'static str {
+    match key {
+        "model_errors" => "infrastructure (default)",
+        "truncated_replies" => "record (default)",
+        _ => "unset",
+    }
+}
+
 /// Refuses records of one run name written under different configurations (a run directory
 /// appended to by another config): their cells cannot be told apart by the run name alone.
 /// `report --pool` skips this check.
@@ -88,4 +101,39 @@ fn check_runs<'a>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::record;
+    use serde_json::json;
+    use tauguard_core::record::Slice;
+
+    #[test]
+    fn a_setting_one_group_lacks_reads_as_its_default_not_null() {
+        let mut plain = record("t1", Slice::Pv, 0, 1.0);
+        plain.cell_hash = "aaaa".into();
+        plain.cell.insert("seed".into(), json!(1));
+        let mut set = plain.clone();
+        set.cell_id = "cell2".into();
+        set.cell_hash = "bbbb".into();
+        set.cell.insert("model_errors".into(), json!("fail"));
+        set.cell.insert("prompts".into(), json!("abc"));
+        let rep = crate::report(&[plain, set], &Default::default());
+        let labels: Vec<String> = rep.groups.iter().map(|g| g.label()).collect();
+        assert!(
+            labels.contains(
+                &"airline / agent / baseline [model_errors=infrastructure (default), prompts=unset]"
+                    .to_string()
+            ),
+            "{labels:?}"
+        );
+        assert!(
+            labels.contains(&"airline / agent / baseline [model_errors=fail, prompts=abc]".into()),
+            "{labels:?}"
+        );
+        assert!(labels.iter().all(|l| !l.contains("null")), "{labels:?}");
+        assert_eq!(absent_setting("truncated_replies"), "record (default)");
+    }
 }

@@ -192,11 +192,19 @@ pub struct WallClock {
     pub simulations: u64,
     pub mean_seconds: Option<f64>,
     /// `mean_seconds` / the baseline's; `None` for the baseline, without one, or when the
-    /// baseline's mean is 0.
+    /// baseline's mean is below [`MIN_BASELINE_SECONDS`] (then `baseline_too_short`).
     pub ratio_vs_baseline: Option<f64>,
+    /// The baseline exists but its mean wall clock is too short to divide by: a ratio to a
+    /// near-zero mean (offline models finish in milliseconds) is noise, not a slowdown.
+    #[serde(skip)]
+    pub baseline_too_short: bool,
     #[serde(skip)]
     total: f64,
 }
+
+/// The smallest baseline mean wall clock a ratio is taken against: half the 0.1 s Table 15
+/// prints, so a baseline shown as "0.0 s" never yields a ratio.
+pub const MIN_BASELINE_SECONDS: f64 = 0.05;
 
 impl WallClock {
     pub fn add(&mut self, rec: &SimSummary) {
@@ -303,7 +311,11 @@ pub(crate) fn finish(groups: &mut [GroupReport], baseline_guard: &str, max_k: u3
             continue;
         }
         if let (Some(w), Some(&base)) = (g.wall_clock.as_mut(), baseline.get(id)) {
-            w.ratio_vs_baseline = w.mean_seconds.filter(|_| base > 0.0).map(|m| m / base);
+            w.baseline_too_short = base < MIN_BASELINE_SECONDS;
+            w.ratio_vs_baseline = w
+                .mean_seconds
+                .filter(|_| !w.baseline_too_short)
+                .map(|m| m / base);
         }
     }
 }

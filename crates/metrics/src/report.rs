@@ -161,7 +161,8 @@ impl GroupReport {
     }
 
     /// The guard name, followed by the distinguishing settings in brackets when there are
-    /// any (`pg-checklist [verifier.mode=explicit]`).
+    /// any (`pg-checklist [verifier.mode=explicit]`); a setting this group does not record
+    /// reads as its default in words (`model_errors=infrastructure (default)`), never `null`.
     pub fn guard_label(&self) -> String {
         if self.cell.is_empty() {
             return self.guard.clone();
@@ -171,6 +172,8 @@ impl GroupReport {
             .iter()
             .map(|(k, v)| match v {
                 Value::String(s) => format!("{k}={s}"),
+                // Absent from this group's settings, present in another's: its default.
+                Value::Null => format!("{k}={}", crate::cells::absent_setting(k)),
                 other => format!("{k}={other}"),
             })
             .collect();

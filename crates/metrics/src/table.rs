@@ -92,16 +92,14 @@ impl Cell {
         match self {
             Cell::Text(s) => s.clone(),
             Cell::Int(n) => n.to_string(),
-            Cell::Rate(x) => format!("{x:.3}"),
-            Cell::Pct(x) => format!("{:.1}%", x * 100.0),
-            Cell::Delta(x) => format!("{}{:.3}", if *x >= 0.0 { "+" } else { "−" }, x.abs()),
-            Cell::Num(x, d) => format!("{x:.d$}"),
+            Cell::Rate(x) => fixed(*x, 3),
+            Cell::Pct(x) => format!("{}%", fixed(x * 100.0, 1)),
+            Cell::Delta(x) => signed(*x, 3),
+            Cell::Num(x, d) => fixed(*x, *d),
             Cell::P(p) => format_p(*p),
-            Cell::Signed(x, d) => {
-                format!("{}{:.d$}", if *x >= 0.0 { "+" } else { "−" }, x.abs())
-            }
-            Cell::MeanStd(m, Some(s)) => format!("{m:.3} ± {s:.3}"),
-            Cell::MeanStd(m, None) => format!("{m:.3}"),
+            Cell::Signed(x, d) => signed(*x, *d),
+            Cell::MeanStd(m, Some(s)) => format!("{} ± {}", fixed(*m, 3), fixed(*s, 3)),
+            Cell::MeanStd(m, None) => fixed(*m, 3),
             Cell::Missing => "—".into(),
             Cell::Unknown => "unknown".into(),
         }
@@ -114,15 +112,35 @@ impl Cell {
         match self {
             Cell::Text(s) => s.clone(),
             Cell::Int(n) => n.to_string(),
-            Cell::Rate(x) | Cell::Delta(x) | Cell::Pct(x) | Cell::Signed(x, _) => {
-                format!("{x:.6}")
-            }
-            Cell::MeanStd(x, _) => format!("{x:.6}"),
-            Cell::Num(x, _) => format!("{x:.6}"),
+            Cell::Rate(x)
+            | Cell::Delta(x)
+            | Cell::Pct(x)
+            | Cell::Signed(x, _)
+            | Cell::MeanStd(x, _)
+            | Cell::Num(x, _) => fixed(*x, 6),
             // Display of f64 never uses an exponent and round-trips.
             Cell::P(p) => format!("{p}"),
             Cell::Missing | Cell::Unknown => String::new(),
         }
+    }
+}
+
+/// `x` with `decimals` decimals, never `-0.0`: a value that rounds to zero prints unsigned,
+/// whatever its sign (`-0.0`, `-0.00001`), in every table and CSV.
+pub fn fixed(x: f64, decimals: usize) -> String {
+    let s = format!("{x:.decimals$}");
+    match s.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+        _ => s,
+    }
+}
+
+/// `x` with an explicit sign (`+2.1`, `−0.4`); a value that rounds to zero is `+0.0`.
+fn signed(x: f64, decimals: usize) -> String {
+    let s = fixed(x, decimals);
+    match s.strip_prefix('-') {
+        Some(rest) => format!("−{rest}"),
+        None => format!("+{s}"),
     }
 }
 
@@ -341,6 +359,24 @@ mod tests {
         assert!(tex.contains("\\begin{tabular}{lrrr}"));
         assert!(tex.contains("gpt\\_5|x & 0.580 & -0.120 & 44.1\\% \\\\"));
         assert!(tex.contains("b & --- & +0.060 & 3 \\\\"));
+    }
+
+    #[test]
+    fn negative_zero_never_prints() {
+        for x in [-0.0, -0.00001] {
+            assert_eq!(Cell::Num(x, 1).display(), "0.0");
+            assert_eq!(Cell::Rate(x).display(), "0.000");
+            assert_eq!(Cell::Pct(x).display(), "0.0%");
+            assert_eq!(Cell::MeanStd(x, Some(x)).display(), "0.000 ± 0.000");
+            assert_eq!(Cell::Signed(x, 1).display(), "+0.0");
+            assert_eq!(Cell::Delta(x).display(), "+0.000");
+        }
+        for x in [-0.0, -1e-9] {
+            assert_eq!(Cell::Num(x, 1).raw(), "0.000000");
+        }
+        assert_eq!(Cell::Signed(-0.06, 1).display(), "−0.1");
+        assert_eq!(Cell::Num(-2.5, 1).display(), "-2.5");
+        assert_eq!(fixed(-0.04, 1), "0.0");
     }
 
     #[test]

@@ -351,6 +351,16 @@ pub fn wall_clock_table(r: &Report) -> Option<Table> {
          non-guard settings (the paper: guide 5.45–5.78× ReAct)."
             .into(),
     );
+    if r.groups
+        .iter()
+        .any(|g| g.wall_clock.is_some_and(|w| w.baseline_too_short))
+    {
+        t.notes.push(format!(
+            "— in × baseline: the baseline's mean wall clock is under {} s, too short to \
+             divide by (a ratio to it would be noise, not a slowdown).",
+            crate::guide::MIN_BASELINE_SECONDS
+        ));
+    }
     Some(t)
 }
 

@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use tauguard_core::count;
 use tauguard_core::record::{RoleUsage, SimulationRecord};
 use tauguard_env::LoadError;
 use tauguard_llm::{ConnectWatch, LlmError};
@@ -259,24 +260,14 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
     // Drawn only on a terminal; elsewhere a plain line every few seconds.
     let bar = indicatif::ProgressBar::new(total);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} · eta {eta}")
+        indicatif::ProgressStyle::with_template("{bar:30} {msg} · eta {eta}")
             .expect("static template parses"),
     );
     let plain = !std::io::stderr().is_terminal();
     let every = Duration::from_secs(PROGRESS_EVERY_SECS);
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let progress = |s: &RunSummary| {
-        let running = (total as usize - s.completed).min(concurrency);
-        let failures: u64 = s.http_failures.values().sum();
-        format!(
-            "done {} · running {running} · failed {} · HTTP failures {failures} · restarts {} · cost {}",
-            s.completed,
-            s.infra_errors,
-            s.restarts,
-            format_cost(s.cost)
-        )
-    };
+    let progress = |s: &RunSummary| progress_line(s, total, concurrency);
     loop {
         let joined = tokio::select! {
             j = set.join_next() => match j {
@@ -295,7 +286,7 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
                 });
             }
             _ = tick.tick(), if plain => {
-                eprintln!("progress: {}/{total} {}", summary.completed, progress(&summary));
+                eprintln!("progress: {}", progress(&summary));
                 continue;
             }
         };
@@ -317,8 +308,8 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
             }
         };
         summary.add(&record);
-        bar.set_message(progress(&summary));
         bar.inc(1);
+        bar.set_message(progress(&summary));
     }
     bar.finish_and_clear();
     // Every record on disk before the run reports success (the early exits above keep
@@ -331,6 +322,22 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         .and_then(|f| f.cache_stats())
         .map(|s| s.to_string());
     Ok(summary)
+}
+
+/// `3/1400 simulations done · 4 running · 0 failed · 2 HTTP failures · 1 restart · cost
+/// $0.0123`: what the run has done of its `total` simulations, every count with its noun.
+fn progress_line(s: &RunSummary, total: u64, concurrency: usize) -> String {
+    let running = (total as usize - s.completed).min(concurrency);
+    let failures: u64 = s.http_failures.values().sum();
+    format!(
+        "{}/{} done · {running} running · {} failed · {} · {} · cost {}",
+        s.completed,
+        count(total, "simulation"),
+        s.infra_errors,
+        count(failures, "HTTP failure"),
+        count(s.restarts, "restart"),
+        format_cost(s.cost)
+    )
 }
 
 /// Seconds between progress lines when stderr is not a terminal.
@@ -462,4 +469,29 @@ fn now_stamp() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     format!("{}", d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_line_gives_each_count_its_noun() {
+        let mut s = RunSummary {
+            cost: None,
+            ..Default::default()
+        };
+        assert_eq!(
+            progress_line(&s, 1, 4),
+            "0/1 simulation done · 1 running · 0 failed · 0 HTTP failures · 0 restarts · cost unknown"
+        );
+        s.completed = 1;
+        s.restarts = 1;
+        s.http_failures.insert("timeout".into(), 1);
+        s.cost = Some(0.5);
+        assert_eq!(
+            progress_line(&s, 1400, 4),
+            "1/1400 simulations done · 4 running · 0 failed · 1 HTTP failure · 1 restart · cost $0.5000"
+        );
+    }
 }

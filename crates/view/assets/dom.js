@@ -50,6 +50,19 @@ TG.num = function (x, digits) {
   return x.toFixed(digits === undefined ? 3 : digits);
 };
 
+// A start time for people: records hold Unix seconds ("1764636000"), shown as
+// "2025-12-02 00:40:00 UTC"; an ISO time with a zone is shown in UTC the same way, one without
+// a zone (τ²-bench writes local time) as its date and time only. Anything else as is.
+TG.utcTime = function (t) {
+  if (t === null || t === undefined || t === "") return null;
+  var s = String(t);
+  var local = /^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(\.\d+)?$/.exec(s);
+  if (local) return local[1] + " " + local[2];
+  var d = /^\d+(\.\d+)?$/.test(s) ? new Date(parseFloat(s) * 1000) : new Date(s);
+  if (isNaN(d.getTime())) return s;
+  return d.toISOString().slice(0, 19).replace("T", " ") + " UTC";
+};
+
 // A cost; null is a model without a price: unknown, never $0.0000.
 TG.money = function (x) {
   return (x === null || x === undefined) ? "unknown" : "$" + x.toFixed(4);

@@ -1,16 +1,11 @@
 // Overview page: the cells of the run(s) with the report's Pass^k per slice (the numbers
 // `tauguard report` prints, computed in Rust by tauguard_metrics and stored in the index),
 // each cell's flags (simulated, comparability, fail-mode verdicts, replies cut at the token
-// limit), outcome counts, the floors, and the McNemar comparisons between cells of one domain.
+// limit), outcome counts (de-duplicated as the report's Sims are), the floors, and the
+// McNemar comparisons between cells of one domain.
 "use strict";
 (function () {
   var h = TG.h;
-
-  function counts(cell) {
-    var c = { pass: 0, fail: 0, infra: 0, recovered: 0 };
-    TG.index.sims.forEach(function (s) { if (s[0] === cell) c[s[3]]++; });
-    return c;
-  }
 
   function passCells(block, maxK) {
     var out = [];
@@ -93,7 +88,8 @@
     var body = [];
     idx.cells.forEach(function (c, ci) {
       var r = c.report || {};
-      var n = counts(ci);
+      // Counted in Rust with duplicates of one simulation once, as the report counts "Sims".
+      var n = c.outcomes;
       var slices = [["all", r], ["pv", r.pv], ["mut", r["mut"]]];
       slices.forEach(function (sl, si) {
         var row = [];

@@ -222,7 +222,7 @@
       kv([["domain", rec.domain], ["guard", rec.guard], ["agent", rec.agent_model], ["user", rec.user_model],
         ["slice", rec.slice], ["termination", rec.termination_reason], ["reward", rec.reward ? TG.num(rec.reward.reward) : "—"],
         ["turns", rec.agent_turns + " agent, " + rec.user_turns + " user"], ["wall", TG.num(rec.wall_seconds, 1) + " s"],
-        ["seed", String(rec.seed)], ["run", rec.run_id], ["started", rec.started_at], ["error", rec.error],
+        ["seed", String(rec.seed)], ["run", rec.run_id], ["started", TG.utcTime(rec.started_at)], ["error", rec.error],
         ["attack", rec.attack ? rec.attack.tool + " " + JSON.stringify(rec.attack.arguments) + " (" + rec.attack.strategy + ")" : null]]),
       usage.length ? h("table", { class: "usage" }, h("tbody", null, usage)) : null,
       behaviour.length ? h("ul", { class: "faults" }, behaviour.map(function (b) {

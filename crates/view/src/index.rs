@@ -22,6 +22,29 @@ pub struct CellInfo {
     /// The group's object of `tauguard report --format json`; `null` when the report has no
     /// group for the cell.
     pub report: Value,
+    /// Outcome counts over the cell's simulations de-duplicated as the report does them, so
+    /// they add up to its `n_simulations` ("Sims").
+    pub outcomes: Outcomes,
+}
+
+/// A cell's simulations per grid outcome, each simulation counted once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Outcomes {
+    pub pass: u64,
+    pub fail: u64,
+    pub infra: u64,
+    pub recovered: u64,
+}
+
+impl Outcomes {
+    fn add(&mut self, o: Outcome) {
+        *match o {
+            Outcome::Pass => &mut self.pass,
+            Outcome::Fail => &mut self.fail,
+            Outcome::Infra => &mut self.infra,
+            Outcome::Recovered => &mut self.recovered,
+        } += 1;
+    }
 }
 
 /// McNemar between two cells of one domain, paired by (task, trial), infrastructure errors
@@ -72,6 +95,7 @@ pub fn build(inputs: Vec<String>, sims_in: &[SimSummary], rows: &[Row], report: 
             guard: g.guard.clone(),
             cell_hash: g.cell_hash.clone().unwrap_or_default(),
             report: json,
+            outcomes: Outcomes::default(),
         })
         .collect();
     let mut cell_of: BTreeMap<(String, String, String, String), usize> = cells
@@ -108,6 +132,7 @@ pub fn build(inputs: Vec<String>, sims_in: &[SimSummary], rows: &[Row], report: 
                     guard: key.2.clone(),
                     cell_hash: key.3.clone(),
                     report: Value::Null,
+                    outcomes: Outcomes::default(),
                 });
                 cells.len() - 1
             })
@@ -130,6 +155,9 @@ pub fn build(inputs: Vec<String>, sims_in: &[SimSummary], rows: &[Row], report: 
             s.reward,
             c.run_id.clone(),
         ));
+    }
+    for (cell, o) in cells.iter_mut().zip(outcomes(sims_in, &sims)) {
+        cell.outcomes = o;
     }
     let pairs = pairs(&cells, &sims);
     Index {
@@ -156,6 +184,34 @@ pub type SimRow = (
     Option<f64>,
     String,
 );
+
+/// Per cell, its outcome counts with duplicate records of one simulation (same run, cell,
+/// task, trial and seed — the report's key) counted once: the later record wins unless it
+/// would replace a scored one with an infrastructure error, as in the report.
+fn outcomes(sims_in: &[SimSummary], sims: &[SimRow]) -> Vec<Outcomes> {
+    type Key<'a> = (usize, &'a str, u32, u64, &'a str, &'a str);
+    let mut kept: HashMap<Key, Outcome> = HashMap::with_capacity(sims.len());
+    for (s, row) in sims_in.iter().zip(sims) {
+        let key = (
+            row.0,
+            &*s.task_id,
+            s.trial,
+            s.seed,
+            s.cell.run_id.as_str(),
+            s.cell.cell_id.as_str(),
+        );
+        let slot = kept.entry(key).or_insert(row.3);
+        if row.3 != Outcome::Infra || *slot == Outcome::Infra {
+            *slot = row.3;
+        }
+    }
+    let cells = sims.iter().map(|s| s.0 + 1).max().unwrap_or(0);
+    let mut out = vec![Outcomes::default(); cells];
+    for ((cell, ..), o) in kept {
+        out[cell].add(o);
+    }
+    out
+}
 
 /// A cell's scored simulations by (task, trial): (simulation index, passed).
 type ByTrial<'a> = BTreeMap<(&'a str, u32), (usize, bool)>;

@@ -6,6 +6,7 @@
 
 use crate::exit::CliError;
 use crate::output::Output;
+use tauguard_core::count;
 use tauguard_orchestrator::estimate::{Estimate, Range, RoleCalls};
 
 /// Prints `e` as text or, with `json`, as one JSON object.
@@ -16,11 +17,11 @@ pub fn print(e: &Estimate, json: bool) -> Result<(), CliError> {
         return out.finish();
     }
     out.line(format_args!(
-        "dry run of `{}` (config hash {}): {} cells, {} simulations; nothing was run or written",
+        "dry run of `{}` (config hash {}): {}, {}; nothing was run or written",
         e.run,
         e.config_hash,
-        e.cells.len(),
-        e.simulations
+        count(e.cells.len(), "cell"),
+        count(e.simulations, "simulation")
     ))?;
     let rows: Vec<[String; 9]> = e
         .cells

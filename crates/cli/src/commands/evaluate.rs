@@ -8,8 +8,8 @@ use anyhow::{Context, anyhow};
 use clap::{Args, ValueEnum};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use tauguard_core::Task;
 use tauguard_core::record::SimulationRecord;
+use tauguard_core::{Task, count};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_llm::{ModelFactory, ModelSpec};
 use tauguard_metrics::LoadOptions;
@@ -137,9 +137,14 @@ pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
         Ok(())
     } else {
         Err(CliError::Failures(anyhow!(
-            "{} of {} re-scored simulations disagree with the rewards stored in `{}`",
+            "{} of {} {} with the rewards stored in `{}`",
             report.disagree,
-            report.evaluated,
+            count(report.evaluated, "re-scored simulation"),
+            if report.disagree == 1 {
+                "disagrees"
+            } else {
+                "disagree"
+            },
             file.display()
         )))
     }
@@ -210,8 +215,8 @@ fn print(report: &EvaluationReport, format: FormatArg) -> Result<(), CliError> {
                 })
                 .collect();
             out.line(format_args!(
-                "{} simulations: {} evaluated, {} agree, {} disagree, {} skipped{}",
-                report.n_simulations,
+                "{}: {} evaluated, {} agree, {} disagree, {} skipped{}",
+                count(report.n_simulations, "simulation"),
                 report.evaluated,
                 report.agree,
                 report.disagree,
@@ -234,9 +239,9 @@ fn print(report: &EvaluationReport, format: FormatArg) -> Result<(), CliError> {
             ))?;
             if report.drifted_simulations > 0 {
                 out.line(format_args!(
-                    "{} simulations replayed with drift ({} calls):",
-                    report.drifted_simulations,
-                    report.drifts.len()
+                    "{} replayed with drift ({}):",
+                    count(report.drifted_simulations, "simulation"),
+                    count(report.drifts.len(), "call")
                 ))?;
             }
             for d in &report.drifts {

@@ -13,6 +13,7 @@ use crate::output::Output;
 use anyhow::anyhow;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
+use tauguard_core::count;
 use tauguard_orchestrator::catalog::ModelCatalog;
 use tauguard_orchestrator::check::check_models;
 use tauguard_orchestrator::config::{ConfigError, RunConfig};
@@ -117,15 +118,15 @@ pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
     let records = s.out_dir.join("records.jsonl");
     let mut out = Output::stdout();
     out.line(format_args!(
-        "{}{} simulations ({} already complete, {} run now): {} succeeded, {} infrastructure errors, cost {}",
+        "{}{} ({} already complete, {} run now): {} succeeded, {}, cost {}",
         s.shard
             .map(|sh| format!("shard {sh}: "))
             .unwrap_or_default(),
-        s.planned,
+        count(s.planned, "simulation"),
         s.skipped,
         s.completed,
         s.successes,
-        s.infra_errors,
+        count(s.infra_errors, "infrastructure error"),
         format_cost(s.cost)
     ))?;
     if s.http_requests > 0 || s.restarts > 0 {
@@ -169,8 +170,8 @@ pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
         Ok(())
     } else {
         Err(CliError::Failures(anyhow!(
-            "{} simulations ended in an infrastructure error; their records in `{}` say why",
-            s.infra_errors,
+            "{} ended in an infrastructure error; their records in `{}` say why",
+            count(s.infra_errors, "simulation"),
             records.display()
         )))
     }

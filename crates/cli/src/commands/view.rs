@@ -6,6 +6,7 @@ use crate::exit::CliError;
 use crate::output::Output;
 use clap::Args;
 use std::path::{Path, PathBuf};
+use tauguard_core::count;
 use tauguard_metrics::ReportOptions;
 use tauguard_view::ViewError;
 
@@ -85,10 +86,10 @@ pub fn run(args: ViewArgs, project: Option<&Path>) -> Result<(), CliError> {
     let index = built.dir.join("index.html");
     let mut out = Output::stdout();
     out.line(format!(
-        "wrote {} ({} simulations in {} cells; {} bytes of simulation data, index {} bytes)",
+        "wrote {} ({} in {}; {} bytes of simulation data, index {} bytes)",
         index.display(),
-        built.simulations,
-        built.cells,
+        count(built.simulations, "simulation"),
+        count(built.cells, "cell"),
         built.data_bytes,
         built.index_bytes
     ))?;

@@ -174,8 +174,12 @@ fn check_drifted(input: &Path, data: &Path) {
 
     let text = tauguard_ok(&["evaluate", path(input), "--data-dir", path(data)], 0);
     assert!(
-        text.contains("1 simulations: 1 evaluated, 1 agree, 0 disagree, 0 skipped"),
+        text.contains("1 simulation: 1 evaluated, 1 agree, 0 disagree, 0 skipped"),
         "{text}"
+    );
+    assert!(
+        text.contains("1 simulation replayed with drift (1 call):"),
+        "one of each, in the singular: {text}"
     );
     let line = text
         .lines()

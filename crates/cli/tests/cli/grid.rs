@@ -342,3 +342,26 @@ fn shipped_configs_keep_their_cells_when_written_as_explicit_grids() {
         assert!(ids.contains("airline|sim-agent|baseline"), "{ids:?}");
     }
 }
+
+/// One cell of one simulation: the dry run says so in the singular ("1 cell, 1 simulation"),
+/// as the progress and closing lines of the run itself do.
+#[test]
+fn a_one_simulation_config_is_counted_in_the_singular() {
+    let Some(data) = tau2_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = SimConfig::new("one", "airline", &data)
+        .trials(1)
+        .run_line("num_tasks = 1")
+        .write(&tmp.path().join("one.toml"));
+    let (code, text, err) = tauguard(&["run", "--dry-run", s(&cfg)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("): 1 cell, 1 simulation; nothing"), "{text}");
+    let out = tmp.path().join("out");
+    let (code, text, err) = tauguard(&["run", s(&cfg), "--out", s(&out)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("1 simulation (0 already complete, 1 run now): ")
+            && text.contains(", 0 infrastructure errors, cost "),
+        "{text}"
+    );
+}

@@ -115,7 +115,7 @@ fn an_unpriced_model_costs_unknown_everywhere_and_its_cut_replies_are_counted() 
         "run",
     );
     assert!(
-        stderr.contains("progress: 0/2 done 0") && stderr.contains("cost unknown"),
+        stderr.contains("progress: 0/2 simulations done · ") && stderr.contains("cost unknown"),
         "a progress line before the first record, cost unknown: {stderr}"
     );
     assert!(

@@ -2,8 +2,9 @@
 //! baseline and pg-checklist, faults on) lists every simulation, holds each record whole in its
 //! data file with markup escaped so it cannot leave its `<script>` wrapper, shows the same
 //! numbers as `tauguard report` (from the records, and from the run exported as upstream
-//! `results.json` files), refuses to overwrite a foreign directory, and is served on loopback
-//! with nothing outside the site reachable. The browser half is in `view_browser.rs`.
+//! `results.json` files) with outcome counts de-duplicated as its "Sims", refuses to
+//! overwrite a foreign directory, and is served on loopback with nothing outside the site
+//! reachable. The browser half is in `view_browser.rs`.
 
 use crate::support::tauguard_status;
 use serde_json::Value;
@@ -277,6 +278,48 @@ fn a_results_json_site_shows_the_reports_numbers() {
     for (cell, group) in cells.iter().zip(&groups) {
         assert_eq!(&cell["report"], group, "cell {}", cell["label"]);
     }
+}
+
+/// The same run given twice: every simulation is in the index twice, but the overview's
+/// outcome counts count each once, as the report's "Sims" do, so they add up to it.
+#[test]
+fn outcome_counts_are_deduplicated_as_the_reports_sims() {
+    let Some(f) = fixture() else { return };
+    let twice = f.dir.join("twice");
+    let _ = std::fs::remove_dir_all(&twice);
+    let run = f.run.to_str().unwrap();
+    let (code, _, err) = tauguard_status(&[
+        "view",
+        run,
+        run,
+        "--out",
+        twice.to_str().unwrap(),
+        "--no-floors",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let index = index(&twice);
+    assert_eq!(
+        index["sims"].as_array().unwrap().len(),
+        2 * f.records.len(),
+        "both inputs are listed"
+    );
+    let mut total = 0;
+    for cell in index["cells"].as_array().unwrap() {
+        let o = &cell["outcomes"];
+        let sum: u64 = ["pass", "fail", "infra", "recovered"]
+            .iter()
+            .map(|k| o[k].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            Some(sum),
+            cell["report"]["n_simulations"].as_u64(),
+            "cell {}: {o}",
+            cell["label"]
+        );
+        assert!(cell["report"]["duplicates"].as_u64().unwrap() > 0);
+        total += sum;
+    }
+    assert_eq!(total as usize, f.records.len());
 }
 
 #[test]

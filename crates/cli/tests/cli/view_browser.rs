@@ -108,6 +108,25 @@ fn the_viewer_shows_a_blocked_call_and_runs_no_record_markup() {
     ] {
         assert!(page.contains(want), "simulation page lacks {want:?}");
     }
+    // The start time reads as a UTC date and time, not the record's Unix seconds.
+    let started = f.records[sim]["started_at"].as_str().unwrap();
+    let shown = b
+        .eval("(function(){var d=[].slice.call(document.querySelectorAll('dl.kv dt')).find(function(x){return x.textContent==='started'});return d?d.nextElementSibling.textContent:''})()")
+        .unwrap();
+    let shown = shown.as_str().unwrap();
+    assert!(
+        shown.ends_with(" UTC") && shown.len() == 23 && !shown.contains(started),
+        "started {started:?} shown as {shown:?}"
+    );
+    for (raw, want) in [
+        ("86400", "1970-01-02 00:00:00 UTC"),
+        ("2025-06-01T12:30:00+02:00", "2025-06-01 10:30:00 UTC"),
+        ("2025-06-01T12:30:00.123456", "2025-06-01 12:30:00"),
+        ("soon", "soon"),
+    ] {
+        let got = b.eval(&format!("TG.utcTime({raw:?})")).unwrap();
+        assert_eq!(got, want, "TG.utcTime({raw:?})");
+    }
     let remediation = event["remediation"].as_str().unwrap();
     assert!(
         page_sq.contains(&squash(remediation)),

@@ -317,6 +317,41 @@ fn table15_relates_wall_clock_to_the_same_agents_baseline() {
     assert_eq!(row(&t, &["airline", "sim-agent", "policyguide"])[6], "yes");
 }
 
+/// A baseline of near-zero wall clock (offline models: milliseconds) gives no ratio: the
+/// cell is missing (—) with a note saying why, never a huge multiple.
+#[test]
+fn table15_gives_no_ratio_to_a_near_zero_baseline() {
+    let mut recs = group("airline", "a", "baseline", 4, 4);
+    recs.iter_mut().for_each(|r| r.wall_seconds = 0.0003);
+    let mut guided = group("airline", "a", "policyguide", 4, 4);
+    guided.iter_mut().for_each(|r| r.wall_seconds = 0.2);
+    recs.extend(guided);
+    let rep = report(&recs, &ReportOptions::default());
+    let t = wall_clock_table(&rep).unwrap();
+    assert_eq!(
+        row(&t, &["airline", "a", "policyguide"])[3..],
+        ["8", "0.2", "—", "no"]
+    );
+    assert!(
+        t.notes.iter().any(|n| n.contains("too short to divide by")),
+        "{:?}",
+        t.notes
+    );
+    let g = rep
+        .groups
+        .iter()
+        .find(|g| g.guard == "policyguide")
+        .unwrap();
+    assert_eq!(g.wall_clock.unwrap().ratio_vs_baseline, None);
+    // A baseline long enough keeps its ratio and the table no such note.
+    recs.iter_mut()
+        .filter(|r| r.guard == "baseline")
+        .for_each(|r| r.wall_seconds = 0.1);
+    let t = wall_clock_table(&report(&recs, &ReportOptions::default())).unwrap();
+    assert_eq!(row(&t, &["airline", "a", "policyguide"])[5], "2.00");
+    assert!(t.notes.iter().all(|n| !n.contains("too short")));
+}
+
 /// Baseline and PolicyGuard on one domain, as the existing report tests build them.
 fn policyguard_only() -> Vec<SimulationRecord> {
     let mut recs = group("airline", "a", "baseline", 2, 4);

@@ -16,6 +16,7 @@
 //! burst = 1
 //! max_concurrency = 8
 //! timeout_secs = 600.0          # per attempt; a model spec's `timeout_secs` overrides it
+//! stall_secs = 300.0            # per attempt, until the response headers (counted as a time-out)
 //! headers = { "OpenAI-Organization" = "org-..." }  # part of the cache scope (hashed)
 //! empty_tool_call_content = false  # true: `"content": ""` instead of null (llama-cpp-python)
 //! [providers.openai.retry]
@@ -150,6 +151,16 @@ pub struct ProviderConfig {
     /// overrides it for that model.
     #[serde(default = "default_timeout_secs")]
     pub timeout_secs: f64,
+    /// Per-attempt limit on the wait for the response headers (default 300 s): a server that
+    /// accepts a request and never answers is given up on then, and the attempt counts as a
+    /// time-out, instead of holding its slot for the whole `timeout_secs`. A non-streaming
+    /// server sends its headers when its reply is complete, so this is also the longest a
+    /// reply may take to generate; the per-attempt time-out still caps it when shorter.
+    #[serde(
+        default = "default_stall_secs",
+        skip_serializing_if = "is_default_stall_secs"
+    )]
+    pub stall_secs: f64,
     #[serde(default)]
     pub retry: RetryConfig,
     /// Extra request headers (never put a key here: use `api_key_env`). They may change the
@@ -174,6 +185,18 @@ fn default_timeout_secs() -> f64 {
     DEFAULT_TIMEOUT_SECS
 }
 
+/// Half the SDKs' time-out: longer than normal replies take, short enough that a silent
+/// server is noticed (and, after `run.max_consecutive_timeouts`, stops the run) early.
+pub const DEFAULT_STALL_SECS: f64 = 300.0;
+
+fn default_stall_secs() -> f64 {
+    DEFAULT_STALL_SECS
+}
+
+fn is_default_stall_secs(s: &f64) -> bool {
+    *s == DEFAULT_STALL_SECS
+}
+
 impl ProviderConfig {
     /// The built-in settings for the vendor's public endpoint.
     pub fn builtin(kind: ProviderKind) -> ProviderConfig {
@@ -185,6 +208,7 @@ impl ProviderConfig {
             burst: None,
             max_concurrency: default_concurrency(),
             timeout_secs: default_timeout_secs(),
+            stall_secs: default_stall_secs(),
             retry: RetryConfig::default(),
             headers: BTreeMap::new(),
             empty_tool_call_content: false,
@@ -204,11 +228,19 @@ impl ProviderConfig {
         Duration::from_secs_f64(self.timeout_secs)
     }
 
+    /// The wait for response headers after which an attempt counts as stalled.
+    pub fn stall(&self) -> Duration {
+        Duration::from_secs_f64(self.stall_secs)
+    }
+
     /// Checks ranges; `name` is the provider's key in the config, for messages.
     pub fn validate(&self, name: &str) -> Result<(), LlmError> {
         let bad = |what: &str| Err(LlmError::Config(format!("provider `{name}`: {what}")));
         if !(self.timeout_secs.is_finite() && self.timeout_secs > 0.0) {
             return bad("`timeout_secs` must be a positive number");
+        }
+        if !(self.stall_secs.is_finite() && self.stall_secs > 0.0) {
+            return bad("`stall_secs` must be a positive number");
         }
         if self.max_concurrency == 0 {
             return bad("`max_concurrency` must be at least 1");

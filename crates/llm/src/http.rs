@@ -8,7 +8,11 @@
 //! help). Usage reported in the body of a failed attempt is summed into [`Reply::discarded`],
 //! since those tokens were billed. Every request sent, failed exchange (by cause), call that
 //! gave up (with what it was billed) and connection failure is reported to the caller's
-//! [`crate::tally`]. The key travels only in a sensitive header (never the URL);
+//! [`crate::tally`], and so are the signs of an outage the run-wide watch counts: server
+//! errors, time-outs, calls rate-limited beyond their retries, and the 2xx answers that reset
+//! them. An attempt whose response headers have not arrived within the provider's
+//! `stall_secs` is given up on as a time-out, so a server that accepts and never answers
+//! costs that, not the whole per-attempt time-out. The key travels only in a sensitive header (never the URL);
 //! any text quoted from the server or from the HTTP library is passed through
 //! [`Endpoint::redact`].
 
@@ -17,7 +21,7 @@ use crate::cost::PriceTable;
 use crate::error::LlmError;
 use crate::limits::Limits;
 use crate::retry::{RetryPolicy, parse_retry_after};
-use crate::tally;
+use crate::tally::{self, Outage};
 use crate::{anthropic, gemini, openai};
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -80,6 +84,8 @@ pub(crate) struct Endpoint {
     pub prices: Arc<PriceTable>,
     /// Provider default of the per-attempt time-out (a model may override it).
     pub timeout: Duration,
+    /// The wait for response headers after which an attempt is a stalled time-out.
+    stall: Duration,
     /// Digest of the configured extra headers: they may change answers, so they belong to the
     /// cache scope, but their values must not appear in it.
     pub headers_digest: String,
@@ -154,6 +160,7 @@ impl Endpoint {
             base_url: cfg.resolved_base_url(),
             prices,
             timeout: cfg.timeout(),
+            stall: cfg.stall(),
             headers_digest: if cfg.headers.is_empty() {
                 String::new()
             } else {
@@ -213,6 +220,9 @@ impl Endpoint {
         let body = match body {
             Ok(body) => body,
             Err(e) => {
+                if matches!(e, LlmError::RateLimited { .. }) {
+                    tally::outage(Outage::RateLimited, || self.describe(model));
+                }
                 let spent = discarded.into_inner().unwrap_or_default();
                 tally::call_failed(&spent, self.prices.cost(model, &spent));
                 return Err(e);
@@ -224,6 +234,14 @@ impl Endpoint {
             latency: started.elapsed(),
             discarded: discarded.into_inner().unwrap_or_default(),
         })
+    }
+
+    /// `model \`m\` of provider \`p\` at <base URL>`, for the outage watch.
+    fn describe(&self, model: &str) -> String {
+        format!(
+            "model `{model}` of provider `{}` at {}",
+            self.name, self.base_url
+        )
     }
 
     /// The usage a provider body reports, in this provider's format.
@@ -243,30 +261,46 @@ impl Endpoint {
         timeout: Duration,
         discarded: &Mutex<Usage>,
     ) -> Result<Value, LlmError> {
-        let timeout_error = |e: &reqwest::Error| self.transport_error(model, e, timeout);
-        let response = self
+        let timeout_error = |e: &reqwest::Error| {
+            if e.is_timeout() {
+                tally::outage(Outage::Timeouts, || self.describe(model));
+            }
+            self.transport_error(model, e, timeout)
+        };
+        let send = self
             .client
             .post(url)
             .headers(self.headers.clone())
             .timeout(timeout)
             .json(body)
-            .send()
-            .await
-            .map_err(|e| {
+            .send();
+        let stall = self.stall.min(timeout);
+        let response = match tokio::time::timeout(stall, send).await {
+            Ok(sent) => sent.map_err(|e| {
                 if e.is_connect() {
                     tally::connect_failed(|| {
                         format!("provider `{}` at {}", self.name, self.base_url)
                     });
-                } else {
-                    tally::server_reached();
+                    return self.transport_error(model, &e, timeout);
                 }
+                tally::server_reached();
                 timeout_error(&e)
-            })?;
+            })?,
+            Err(_) => {
+                tally::outage(Outage::Timeouts, || self.describe(model));
+                return Err(LlmError::Timeout {
+                    provider: self.name.clone(),
+                    model: model.to_string(),
+                    timeout: stall,
+                });
+            }
+        };
         tally::server_reached();
         let status = response.status();
         let headers = response.headers().clone();
         let text = response.text().await.map_err(|e| timeout_error(&e))?;
         if status.is_success() {
+            tally::answered();
             return serde_json::from_str(&text).map_err(|e| LlmError::InvalidResponse {
                 provider: self.name.clone(),
                 model: model.to_string(),
@@ -285,7 +319,11 @@ impl Endpoint {
                 add_usage(&mut sum, &spent);
             }
         }
-        Err(self.status_error(model, status, &headers, &text))
+        let error = self.status_error(model, status, &headers, &text);
+        if matches!(error, LlmError::Server { .. }) {
+            tally::outage(Outage::ServerErrors, || self.describe(model));
+        }
+        Err(error)
     }
 
     fn status_error(

@@ -7,7 +7,7 @@
 //!   `Retry-After`), `limits.rs` (rate limit + concurrency per provider), `remote.rs` (the
 //!   HTTP-backed model).
 //! - `cost.rs` (price table), `usage.rs` (per-role sums), `cache.rs` (on-disk response cache),
-//!   `tally.rs` (what happened inside calls: requests, failures by cause, connection watch).
+//!   `tally.rs` (what happened inside calls: requests, failures by cause, the outage watch).
 //! - `config.rs` (serde config), `capabilities.rs` (which parameters a model takes) and
 //!   `factory.rs` (config → `Arc<dyn ChatModel>`, the spec's defaults baked in).
 //!
@@ -41,5 +41,5 @@ pub use error::{ErrorClass, LlmError, MalformedArguments, Spend};
 pub use factory::{ModelFactory, build_model};
 pub use model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 pub use remote::RemoteModel;
-pub use tally::{CallStats, CallTally, ConnectWatch};
+pub use tally::{CallStats, CallTally, ConnectWatch, Outage, OutageLimits, Trip};
 pub use usage::ModelUsageTracker;

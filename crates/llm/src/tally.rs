@@ -1,6 +1,9 @@
 //! What happened inside model calls, for whoever runs them: HTTP requests sent, failed
 //! exchanges by cause, calls that gave up and what those were billed for ([`CallStats`]), and a
-//! watch on consecutive connection failures ([`ConnectWatch`]).
+//! run-wide watch on consecutive signs of an outage ([`ConnectWatch`]: connection failures,
+//! server errors, calls rate-limited beyond their retries, time-outs and stalls), which lets
+//! the caller stop a run against a server that is down instead of spending every
+//! simulation's retries on it.
 //!
 //! A caller opens a [`CallTally`] and runs its calls inside [`CallTally::scope`] (the
 //! orchestrator opens one per simulation); `http.rs` and `remote.rs` report into the tally of
@@ -9,7 +12,6 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use tauguard_core::message::Usage;
 
@@ -47,66 +49,163 @@ impl CallStats {
     }
 }
 
-/// Consecutive attempts that could not connect (refused, DNS, connect time-out), across every
-/// scope sharing the watch. Any attempt that reaches a server resets the count. Once the count
-/// reaches the limit the watch trips, and stays tripped.
+/// A kind of outage the run-wide watch counts, each with its own `[run]` limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outage {
+    /// HTTP attempts that could not connect (refused, DNS, connect time-out).
+    Connect,
+    /// HTTP attempts answered with a server error (5xx, 408, 409).
+    ServerErrors,
+    /// Calls still rate-limited (HTTP 429) when their retries were spent.
+    RateLimited,
+    /// HTTP attempts that timed out, or stalled before the response headers.
+    Timeouts,
+}
+
+impl Outage {
+    const ALL: [Outage; 4] = [
+        Outage::Connect,
+        Outage::ServerErrors,
+        Outage::RateLimited,
+        Outage::Timeouts,
+    ];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The `[run]` key that sets this kind's limit.
+    pub fn config_key(self) -> &'static str {
+        match self {
+            Outage::Connect => "max_consecutive_connect_failures",
+            Outage::ServerErrors => "max_consecutive_server_errors",
+            Outage::RateLimited => "max_consecutive_rate_limited",
+            Outage::Timeouts => "max_consecutive_timeouts",
+        }
+    }
+
+    /// What was counted, in a sentence: `20 {what} in a row`.
+    pub fn what(self) -> &'static str {
+        match self {
+            Outage::Connect => "HTTP attempts could not connect",
+            Outage::ServerErrors => "HTTP attempts were answered with a server error (5xx)",
+            Outage::RateLimited => "calls were still rate-limited (HTTP 429) after their retries",
+            Outage::Timeouts => "HTTP attempts timed out or stalled before the response headers",
+        }
+    }
+}
+
+/// The limits of a [`ConnectWatch`], per kind of outage; `0` = never trips.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OutageLimits {
+    pub connect: u32,
+    pub server_errors: u32,
+    pub rate_limited: u32,
+    pub timeouts: u32,
+}
+
+impl OutageLimits {
+    fn of(&self, kind: Outage) -> u32 {
+        match kind {
+            Outage::Connect => self.connect,
+            Outage::ServerErrors => self.server_errors,
+            Outage::RateLimited => self.rate_limited,
+            Outage::Timeouts => self.timeouts,
+        }
+    }
+}
+
+/// Why a watch tripped: the kind, its limit, and the endpoint of the last failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trip {
+    pub cause: Outage,
+    pub limit: u32,
+    /// `provider \`name\` at <base URL>` (connection failures) or `model \`m\` of provider
+    /// \`name\` at <base URL>` (the others).
+    pub endpoint: String,
+}
+
+/// Consecutive outage signs across every scope sharing the watch, one count per [`Outage`]
+/// kind: attempts that could not connect (any attempt that reaches a server resets that
+/// count), and server errors, calls rate-limited beyond their retries, and time-outs or
+/// stalls (an attempt answered with a 2xx status resets these three). Once a count reaches
+/// its limit the watch trips, and stays tripped on that first cause.
 #[derive(Debug)]
 pub struct ConnectWatch {
-    limit: u32,
-    consecutive: AtomicU32,
-    /// `provider \`name\` at <base URL>` of the last failure.
-    last: Mutex<Option<String>>,
+    limits: OutageLimits,
+    state: Mutex<WatchState>,
     tripped: tokio::sync::Notify,
 }
 
+#[derive(Debug, Default)]
+struct WatchState {
+    counts: [u32; 4],
+    trip: Option<Trip>,
+}
+
 impl ConnectWatch {
-    /// A watch that trips after `limit` consecutive connection failures (`0` = never).
+    /// A watch that trips after `limit` consecutive connection failures (`0` = never), and on
+    /// no other outage.
     pub fn new(limit: u32) -> Arc<ConnectWatch> {
+        ConnectWatch::with_limits(OutageLimits {
+            connect: limit,
+            ..Default::default()
+        })
+    }
+
+    /// A watch with a limit per kind of outage.
+    pub fn with_limits(limits: OutageLimits) -> Arc<ConnectWatch> {
         Arc::new(ConnectWatch {
-            limit,
-            consecutive: AtomicU32::new(0),
-            last: Mutex::new(None),
+            limits,
+            state: Mutex::new(WatchState::default()),
             tripped: tokio::sync::Notify::new(),
         })
     }
 
-    /// The configured limit.
-    pub fn limit(&self) -> u32 {
-        self.limit
+    /// The configured limits.
+    pub fn limits(&self) -> OutageLimits {
+        self.limits
     }
 
-    /// The endpoint of the last connection failure once the watch has tripped.
-    pub fn tripped_at(&self) -> Option<String> {
-        if self.limit == 0 || self.consecutive.load(Ordering::SeqCst) < self.limit {
-            return None;
-        }
-        self.last.lock().ok().and_then(|l| l.clone())
+    /// Why the watch tripped, once it has.
+    pub fn trip(&self) -> Option<Trip> {
+        self.state.lock().ok().and_then(|s| s.trip.clone())
     }
 
     /// Completes when the watch trips (at once if it already has).
     pub async fn tripped(&self) {
         loop {
             let notified = self.tripped.notified();
-            if self.tripped_at().is_some() {
+            if self.trip().is_some() {
                 return;
             }
             notified.await;
         }
     }
 
-    fn failed(&self, endpoint: String) {
-        if let Ok(mut last) = self.last.lock() {
-            *last = Some(endpoint);
-        }
-        let n = self.consecutive.fetch_add(1, Ordering::SeqCst) + 1;
-        if self.limit > 0 && n >= self.limit {
+    fn failed(&self, kind: Outage, endpoint: String) {
+        let limit = self.limits.of(kind);
+        let Ok(mut s) = self.state.lock() else {
+            return;
+        };
+        let n = &mut s.counts[kind.index()];
+        *n = n.saturating_add(1);
+        if limit > 0 && *n >= limit && s.trip.is_none() {
+            s.trip = Some(Trip {
+                cause: kind,
+                limit,
+                endpoint,
+            });
+            drop(s);
             self.tripped.notify_waiters();
         }
     }
 
-    fn reached(&self) {
-        if self.limit == 0 || self.consecutive.load(Ordering::SeqCst) < self.limit {
-            self.consecutive.store(0, Ordering::SeqCst);
+    fn reset(&self, kinds: &[Outage]) {
+        if let Ok(mut s) = self.state.lock() {
+            for k in kinds {
+                s.counts[k.index()] = 0;
+            }
         }
     }
 }
@@ -174,9 +273,14 @@ pub(crate) fn call_failed(usage: &Usage, cost: Option<f64>) {
 
 /// An attempt could not connect to `endpoint`.
 pub(crate) fn connect_failed(endpoint: impl FnOnce() -> String) {
+    outage(Outage::Connect, endpoint);
+}
+
+/// A sign of an outage of `kind` at `endpoint` (never [`Outage::Connect`]'s reset).
+pub(crate) fn outage(kind: Outage, endpoint: impl FnOnce() -> String) {
     with_current(|t| {
         if let Some(w) = &t.watch {
-            w.failed(endpoint());
+            w.failed(kind, endpoint());
         }
     });
 }
@@ -185,7 +289,16 @@ pub(crate) fn connect_failed(endpoint: impl FnOnce() -> String) {
 pub(crate) fn server_reached() {
     with_current(|t| {
         if let Some(w) = &t.watch {
-            w.reached();
+            w.reset(&[Outage::Connect]);
+        }
+    });
+}
+
+/// An attempt was answered with a 2xx status: the server is up and serving.
+pub(crate) fn answered() {
+    with_current(|t| {
+        if let Some(w) = &t.watch {
+            w.reset(&Outage::ALL);
         }
     });
 }
@@ -209,7 +322,7 @@ mod tests {
             server_reached();
         })
         .await;
-        assert_eq!(watch.tripped_at(), None);
+        assert_eq!(watch.trip(), None);
         b.scope(async {
             request_sent();
             request_sent();
@@ -227,10 +340,9 @@ mod tests {
         })
         .await;
         request_sent(); // outside any scope: counted nowhere
-        assert_eq!(
-            watch.tripped_at().as_deref(),
-            Some("provider `p` at http://h")
-        );
+        let trip = watch.trip().unwrap();
+        assert_eq!((trip.cause, trip.limit), (Outage::Connect, 3));
+        assert_eq!(trip.endpoint, "provider `p` at http://h");
         watch.tripped().await;
         let (sa, sb) = (a.stats(), b.stats());
         assert_eq!((sa.requests, sa.failures.get("timeout")), (1, Some(&1)));
@@ -240,5 +352,45 @@ mod tests {
             (sb.failed_usage.prompt_tokens, sb.failed_cost),
             (3, Some(0.5))
         );
+    }
+
+    #[tokio::test]
+    async fn each_outage_kind_counts_apart_and_a_2xx_resets_them() {
+        let watch = ConnectWatch::with_limits(OutageLimits {
+            connect: 0,
+            server_errors: 3,
+            rate_limited: 2,
+            timeouts: 2,
+        });
+        let t = CallTally::new(Some(watch.clone()));
+        t.scope(async {
+            for _ in 0..5 {
+                connect_failed(|| "c".into()); // limit 0: never trips
+            }
+            outage(Outage::ServerErrors, || "s".into());
+            outage(Outage::ServerErrors, || "s".into());
+            outage(Outage::Timeouts, || "t".into());
+            server_reached(); // resets only the connection count
+            outage(Outage::RateLimited, || "r".into());
+            answered();
+            outage(Outage::ServerErrors, || "s".into());
+            outage(Outage::Timeouts, || "t".into());
+            outage(Outage::RateLimited, || "r".into());
+        })
+        .await;
+        assert_eq!(watch.trip(), None, "the 2xx reset every count");
+        t.scope(async {
+            outage(Outage::RateLimited, || {
+                "model `m` of provider `p` at u".into()
+            });
+            outage(Outage::ServerErrors, || "s".into());
+            outage(Outage::ServerErrors, || "s".into());
+        })
+        .await;
+        let trip = watch.trip().unwrap();
+        assert_eq!((trip.cause, trip.limit), (Outage::RateLimited, 2));
+        assert_eq!(trip.endpoint, "model `m` of provider `p` at u");
+        assert_eq!(trip.cause.config_key(), "max_consecutive_rate_limited");
+        watch.tripped().await;
     }
 }

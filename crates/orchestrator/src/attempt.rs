@@ -124,7 +124,8 @@ pub struct Attempts {
 }
 
 /// Runs simulation `at` of `plan` until one attempt is evaluated or the retries run out. Its
-/// model calls report to a tally of their own, and connection failures to `watch`.
+/// model calls report to a tally of their own, and signs of an outage to `watch`; once it has
+/// tripped, a failed attempt is not restarted.
 pub async fn run_attempts(
     plan: &RunPlan,
     at: SimIndex,
@@ -201,6 +202,11 @@ pub async fn run_attempts(
         max_errors: cfg.run.max_errors,
         guard: cell.guard.as_deref(),
     };
+    // Once the run's outage watch has tripped the run is stopping: no restart.
+    let stopping = {
+        let watch = watch.clone();
+        move || watch.as_ref().is_some_and(|w| w.trip().is_some())
+    };
     let tally = CallTally::new(watch);
     let mut restarts = Vec::new();
     let mut scored_error = None;
@@ -241,6 +247,7 @@ pub async fn run_attempts(
         if restarts.len() as u32 >= cfg.run.max_retries
             || failure.error.is_fatal()
             || !failure.error.restartable()
+            || stopping()
         {
             outcome = Err(failure);
             break;

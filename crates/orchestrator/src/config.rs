@@ -60,6 +60,33 @@ pub struct RunSection {
         skip_serializing_if = "is_default_connect_failures"
     )]
     pub max_consecutive_connect_failures: u32,
+    /// The run stops after this many consecutive HTTP attempts answered with a server error
+    /// (5xx, 408, 409), across simulations; an attempt answered 2xx resets the count; 0 =
+    /// never. Default 50: bursts of a few happen on a loaded server, and each call retries
+    /// them, but fifty in a row with no answer between means it is down.
+    #[serde(
+        default = "default_server_errors",
+        skip_serializing_if = "is_default_server_errors"
+    )]
+    pub max_consecutive_server_errors: u32,
+    /// The run stops after this many consecutive calls still rate-limited (HTTP 429) when
+    /// their retries were spent; a 2xx answer resets the count; 0 = never. Default 10: each
+    /// such call already waited out its whole retry budget, so ten in a row means the quota
+    /// is gone, not that the run is a little fast.
+    #[serde(
+        default = "default_rate_limited",
+        skip_serializing_if = "is_default_rate_limited"
+    )]
+    pub max_consecutive_rate_limited: u32,
+    /// The run stops after this many consecutive HTTP attempts that timed out or stalled
+    /// (no response headers within the provider's `stall_secs`); a 2xx answer resets the
+    /// count; 0 = never. Default 10: each costs up to the stall limit, so a server that
+    /// accepts and never answers stops the run within about ten of them.
+    #[serde(
+        default = "default_timeouts",
+        skip_serializing_if = "is_default_timeouts"
+    )]
+    pub max_consecutive_timeouts: u32,
     /// How a simulation whose model produced unusable output (no text and no tool calls,
     /// tool arguments that are not a JSON object) counts.
     #[serde(default, skip_serializing_if = "ModelErrors::is_default")]
@@ -107,6 +134,45 @@ fn default_connect_failures() -> u32 {
 }
 fn is_default_connect_failures(n: &u32) -> bool {
     *n == default_connect_failures()
+}
+fn default_server_errors() -> u32 {
+    50
+}
+fn is_default_server_errors(n: &u32) -> bool {
+    *n == default_server_errors()
+}
+fn default_rate_limited() -> u32 {
+    10
+}
+fn is_default_rate_limited(n: &u32) -> bool {
+    *n == default_rate_limited()
+}
+fn default_timeouts() -> u32 {
+    10
+}
+fn is_default_timeouts(n: &u32) -> bool {
+    *n == default_timeouts()
+}
+
+/// The `[run]` keys that stop a run on an outage; they cannot change a result, so the
+/// config hash leaves them out.
+pub(crate) const OUTAGE_LIMIT_KEYS: [&str; 4] = [
+    "max_consecutive_connect_failures",
+    "max_consecutive_server_errors",
+    "max_consecutive_rate_limited",
+    "max_consecutive_timeouts",
+];
+
+impl RunSection {
+    /// The outage watch's limits.
+    pub fn outage_limits(&self) -> tauguard_llm::OutageLimits {
+        tauguard_llm::OutageLimits {
+            connect: self.max_consecutive_connect_failures,
+            server_errors: self.max_consecutive_server_errors,
+            rate_limited: self.max_consecutive_rate_limited,
+            timeouts: self.max_consecutive_timeouts,
+        }
+    }
 }
 
 /// `[run] model_errors`: what a model's unusable output makes of its simulation.
@@ -490,10 +556,17 @@ impl RunConfig {
     }
 
     /// The config as the plain data its hash covers: everything except settings that cannot
-    /// change a result (`run.concurrency`, `run.max_consecutive_connect_failures`).
+    /// change a result (`run.concurrency`, the outage limits `run.max_consecutive_*`).
     pub fn identity_json(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(self).expect("config serialises");
         if let Some(run) = v.get_mut("run").and_then(|r| r.as_object_mut()) {
+            // The newer limits go first, keeping the order of the rest: what remains is
+            // the map of a config without them, on which the two removals below run as they
+            // always have (`remove` swaps the last key in, so their order is part of every
+            // hash).
+            for key in &OUTAGE_LIMIT_KEYS[1..] {
+                run.shift_remove(*key);
+            }
             run.remove("concurrency");
             run.remove("max_consecutive_connect_failures");
         }

@@ -1,6 +1,6 @@
 //! Config parsing: unknown keys name the file and the key, sampling settings reach the
 //! model spec, the sim user's behaviour is checked, and the token-limit and truncation
-//! settings parse and refuse nonsense.
+//! settings parse and refuse nonsense, and the outage and stall limits keep old config hashes.
 
 use super::*;
 
@@ -177,4 +177,58 @@ fn truncated_replies_and_role_token_limits_parse_and_zero_limits_are_refused() {
     let identity = plain.identity_json();
     assert!(identity["run"].get("truncated_replies").is_none());
     assert!(identity["guard"].get("verifier_max_tokens").is_none());
+}
+
+#[test]
+fn outage_limits_and_the_stall_limit_leave_old_hashes_alone() {
+    let text = |extra: &str, provider: &str| {
+        format!(
+            "[run]\nname = \"x\"\ndomain = \"airline\"\n{extra}\n\
+             [models.agent]\nprovider = \"p\"\nmodel = \"m\"\n\
+             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n\
+             [llm.providers.p]\nkind = \"openai\"\nbase_url = \"http://h\"\n{provider}\n"
+        )
+    };
+    let parse =
+        |extra: &str, provider: &str| RunConfig::parse(Path::new("t.toml"), &text(extra, provider));
+    let plain = parse("", "").unwrap();
+    let json = serde_json::to_value(&plain).unwrap();
+    for key in [
+        "max_consecutive_server_errors",
+        "max_consecutive_rate_limited",
+        "max_consecutive_timeouts",
+    ] {
+        assert!(
+            json["run"].get(key).is_none(),
+            "{key} serialised at its default"
+        );
+    }
+    assert!(json["llm"]["providers"]["p"].get("stall_secs").is_none());
+    let limits = plain.run.outage_limits();
+    assert_eq!(
+        (
+            limits.connect,
+            limits.server_errors,
+            limits.rate_limited,
+            limits.timeouts
+        ),
+        (20, 50, 10, 10)
+    );
+    // The limits cannot change a result: the hash ignores them; the stall limit can.
+    let set = parse(
+        "max_consecutive_server_errors = 0\nmax_consecutive_rate_limited = 1\nmax_consecutive_timeouts = 2",
+        "",
+    )
+    .unwrap();
+    assert_eq!(set.run.outage_limits().timeouts, 2);
+    assert_eq!(set.identity_json(), plain.identity_json());
+    assert_eq!(set.hash(), plain.hash());
+    assert_ne!(parse("", "stall_secs = 30").unwrap().hash(), plain.hash());
+    let err = parse("", "stall_secs = 0")
+        .expect_err("zero stall")
+        .to_string();
+    assert!(
+        err.contains("`stall_secs` must be a positive number"),
+        "{err}"
+    );
 }

@@ -198,7 +198,9 @@ pub(crate) fn identity_keys(saved: &serde_json::Value) -> BTreeMap<String, serde
     }
     if let Some(run) = saved.get_mut("run").and_then(|r| r.as_object_mut()) {
         run.remove("concurrency");
-        run.remove("max_consecutive_connect_failures");
+        for key in crate::config::OUTAGE_LIMIT_KEYS {
+            run.remove(key);
+        }
     }
     let mut out = BTreeMap::new();
     flatten("", &saved, &mut out);

@@ -4,7 +4,12 @@
 //! its retries becomes an `infrastructure_error` record. Two failures end the run instead,
 //! keeping the records written so far: a fatal model error (credentials, permissions, unknown
 //! model — no later call can succeed; that simulation is not recorded, so `--resume` redoes
-//! it), and `run.max_consecutive_connect_failures` attempts in a row that could not connect.
+//! it), and an outage: `run.max_consecutive_connect_failures` attempts in a row that could not
+//! connect, or as many server errors (`max_consecutive_server_errors`), calls rate-limited
+//! beyond their retries (`max_consecutive_rate_limited`) or time-outs and stalls
+//! (`max_consecutive_timeouts`) with no 2xx answer between, counted across simulations by one
+//! run-wide watch — so a dead server costs a few attempts, not every simulation's retries,
+//! and `--resume` finishes the run once it is back.
 
 use crate::assemble::assemble_record;
 use crate::attempt::{AttemptError, run_attempts};
@@ -17,12 +22,12 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tauguard_core::count;
 use tauguard_core::record::{RoleUsage, SimulationRecord};
 use tauguard_env::LoadError;
-use tauguard_llm::{ConnectWatch, LlmError};
+use tauguard_llm::{ConnectWatch, LlmError, Outage};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -80,7 +85,7 @@ pub enum RunError {
         out: PathBuf,
     },
     #[error(
-        "run stopped: {limit} attempts in a row could not connect to {endpoint}; {completed} simulations finished before it, their records are kept in `{}`\n  hint: is the server up and `base_url` right? (`run.max_consecutive_connect_failures` sets the limit)",
+        "run stopped: {limit} attempts in a row could not connect to {endpoint}; {completed} simulations finished before it, their records are kept in `{}`\n  hint: is the server up and `base_url` right? (`run.max_consecutive_connect_failures` sets the limit); once it is, resume with `{resume}`",
         out.display()
     )]
     ConnectFailures {
@@ -88,6 +93,23 @@ pub enum RunError {
         endpoint: String,
         completed: usize,
         out: PathBuf,
+        /// The command that continues the run.
+        resume: String,
+    },
+    /// Server errors, rate limits beyond the retries, or time-outs, too many in a row.
+    #[error(
+        "run stopped: {limit} {} in a row, the last from {endpoint}; {completed} simulations finished before it, their records are kept in `{}`\n  hint: is the server up and serving? (`run.{}` sets the limit, 0 = never); once it is, resume with `{resume}`",
+        cause.what(),
+        out.display(),
+        cause.config_key()
+    )]
+    Outage {
+        cause: Outage,
+        limit: u32,
+        endpoint: String,
+        completed: usize,
+        out: PathBuf,
+        resume: String,
     },
 }
 
@@ -224,27 +246,40 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         .models
         .factory
         .is_some()
-        .then(|| ConnectWatch::new(plan.cfg.run.max_consecutive_connect_failures));
+        .then(|| ConnectWatch::with_limits(plan.cfg.run.outage_limits()));
     let writer = Arc::new(tokio::sync::Mutex::new(writer));
     let mut set = tokio::task::JoinSet::new();
     // Set by a simulation that ends the run, before it frees its slot: no later one starts.
     let stop = Arc::new(AtomicBool::new(false));
+    // Records appended by this invocation, joined or not: what an outage stop reports.
+    let appended = Arc::new(AtomicUsize::new(0));
     // Simulations start as slots free up, so memory follows `concurrency`, not the size of
     // the grid.
     let total = jobs.len() as u64;
     let mut pending = jobs.into_iter();
     let spawn = |set: &mut tokio::task::JoinSet<_>, at: SimIndex| {
-        let (plan, writer, watch, stop) =
-            (plan.clone(), writer.clone(), watch.clone(), stop.clone());
+        let (plan, writer, watch, stop, appended) = (
+            plan.clone(),
+            writer.clone(),
+            watch.clone(),
+            stop.clone(),
+            appended.clone(),
+        );
         set.spawn(async move {
-            if stop.load(Ordering::SeqCst)
-                || watch.as_ref().is_some_and(|w| w.tripped_at().is_some())
-            {
+            if stop.load(Ordering::SeqCst) || has_tripped(&watch) {
                 return Ok(Finished::Skipped);
             }
-            match simulate(&plan, at, watch).await {
+            match simulate(&plan, at, watch.clone()).await {
                 Finished::Record(record) => {
-                    writer.lock().await.append(&record)?;
+                    // Checked under the writer's lock, which an outage stop takes to count
+                    // the records: once the watch has tripped nothing more is written (the
+                    // simulation is left to `--resume`), so the count it reports is exact.
+                    let mut w = writer.lock().await;
+                    if has_tripped(&watch) {
+                        return Ok(Finished::Skipped);
+                    }
+                    w.append(&record)?;
+                    appended.fetch_add(1, Ordering::SeqCst);
                     Ok(Finished::Record(record))
                 }
                 other => {
@@ -278,11 +313,29 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
                 set.abort_all();
                 bar.finish_and_clear();
                 let w = watch.as_deref().expect("only a watch trips");
-                return Err(RunError::ConnectFailures {
-                    limit: w.limit(),
-                    endpoint: w.tripped_at().unwrap_or_default(),
-                    completed: summary.completed,
-                    out: out_dir,
+                let trip = w.trip().expect("the watch tripped");
+                let resume = resume_command(&plan.cfg, &opts, &out_dir);
+                let completed = {
+                    let _no_more_records = writer.lock().await;
+                    appended.load(Ordering::SeqCst)
+                };
+                let (limit, endpoint) = (trip.limit, trip.endpoint);
+                return Err(match trip.cause {
+                    Outage::Connect => RunError::ConnectFailures {
+                        limit,
+                        endpoint,
+                        completed,
+                        out: out_dir,
+                        resume,
+                    },
+                    cause => RunError::Outage {
+                        cause,
+                        limit,
+                        endpoint,
+                        completed,
+                        out: out_dir,
+                        resume,
+                    },
                 });
             }
             _ = tick.tick(), if plain => {
@@ -429,6 +482,27 @@ fn provider_and_model(e: &LlmError) -> Option<(&str, &str)> {
         } => Some((provider, model)),
         _ => None,
     }
+}
+
+/// `tauguard run <config> --resume --out <dir>` (with the shard, when one was run).
+fn resume_command(cfg: &RunConfig, opts: &RunOptions, out: &std::path::Path) -> String {
+    let config = cfg
+        .source
+        .as_ref()
+        .map_or_else(|| "CONFIG".into(), |p| p.display().to_string());
+    let shard = opts
+        .shard
+        .map(|s| format!(" --shard {s}"))
+        .unwrap_or_default();
+    format!(
+        "tauguard run {config} --resume --out {}{shard}",
+        out.display()
+    )
+}
+
+/// Whether the run's outage watch has tripped.
+fn has_tripped(watch: &Option<Arc<ConnectWatch>>) -> bool {
+    watch.as_ref().is_some_and(|w| w.trip().is_some())
 }
 
 /// Completes when `watch` trips; never without one.

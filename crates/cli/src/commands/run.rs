@@ -287,6 +287,6 @@ pub(crate) fn run_error(e: RunError) -> CliError {
         // The config's credentials, model name or endpoint.
         | RunError::ModelFatal { .. } => CliError::BadInput(e.into()),
         // The server, not the config, as far as anyone can tell.
-        RunError::ConnectFailures { .. } => CliError::Failures(e.into()),
+        RunError::ConnectFailures { .. } | RunError::Outage { .. } => CliError::Failures(e.into()),
     }
 }

@@ -394,3 +394,35 @@ fn a_zero_k_range_is_bad_input() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--max-k") && err.contains("'0'"), "{err}");
 }
+
+#[test]
+fn a_server_answering_only_5xx_stops_the_run_like_refused_connections() {
+    let (rt, down) = model_server(503);
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = http_config(
+        tmp.path(),
+        "provider = \"bad\"\nmodel = \"m\"",
+        "provider = \"sim\"\nmodel = \"sim-user\"",
+        "http://127.0.0.1:9",
+        &down.uri(),
+    );
+    let text = std::fs::read_to_string(&cfg).unwrap().replacen(
+        "[run]\n",
+        "[run]\nmax_consecutive_server_errors = 3\n",
+        1,
+    ) + "[llm.providers.bad.retry]\nmax_attempts = 1\n";
+    std::fs::write(&cfg, text).unwrap();
+    let run = tmp.path().join("run");
+    let out = tauguard_with_keys(&["run", cfg.to_str().unwrap(), "--out", run.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "as a connection stop: {stderr}");
+    for part in [
+        "run stopped: 3 HTTP attempts were answered with a server error (5xx) in a row",
+        "model `m` of provider `bad`",
+        "`run.max_consecutive_server_errors`",
+        "--resume --out",
+    ] {
+        assert!(stderr.contains(part), "`{part}` missing from: {stderr}");
+    }
+    assert_eq!(requests_seen(&rt, &down), 3, "no request after the limit");
+}

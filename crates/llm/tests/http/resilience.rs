@@ -151,6 +151,37 @@ async fn timeout_is_transient_and_retried() {
 }
 
 #[tokio::test]
+async fn a_stall_before_the_headers_is_a_time_out_long_before_the_time_out() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ok().set_delay(Duration::from_secs(3)))
+        .expect(2)
+        .mount(&server)
+        .await;
+    let mut cfg = common::provider(ProviderKind::OpenAi, &server);
+    cfg.timeout_secs = 30.0;
+    cfg.stall_secs = 0.1;
+    cfg.retry.max_attempts = 2;
+    let factory = common::factory(cfg, None);
+    let model = factory.build(&common::spec(MODEL)).expect("model");
+    let started = Instant::now();
+    let err = model
+        .complete(&common::request(MODEL))
+        .await
+        .expect_err("stalled");
+    let LlmError::Timeout { timeout, .. } = &err else {
+        panic!("expected a time-out, got {err:?}");
+    };
+    assert_eq!(*timeout, Duration::from_millis(100), "the stall limit");
+    assert!(err.is_transient());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
 async fn connection_refused_is_transient() {
     // Bind and drop a listener to get a port nobody listens on.
     let port = std::net::TcpListener::bind("127.0.0.1:0")

@@ -9,6 +9,26 @@ use std::collections::BTreeMap;
 
 /// The upstream commit whose benchmark definition the stamp compares with.
 pub const UPSTREAM_COMMIT: &str = "a2c024725189473d2d7cea3a5cfdbcc67478e41f";
+/// The commit as prose names it (`a2c0247`).
+pub fn upstream_short() -> &'static str {
+    &UPSTREAM_COMMIT[..7]
+}
+
+/// The stamp in one line, from the items that do not hold: `comparable with τ²-bench
+/// a2c0247` or `not comparable with τ²-bench a2c0247: item, item`.
+pub fn summary_line<'a>(deviating: impl IntoIterator<Item = &'a str>) -> String {
+    let items: Vec<&str> = deviating.into_iter().collect();
+    let commit = upstream_short();
+    if items.is_empty() {
+        format!("comparable with τ²-bench {commit}")
+    } else {
+        format!(
+            "not comparable with τ²-bench {commit}: {}",
+            items.join(", ")
+        )
+    }
+}
+
 /// The key prefix of the stamp's items among a cell's settings.
 pub const CELL_PREFIX: &str = "benchmark.";
 /// The cell key that says whether every item holds.
@@ -56,14 +76,9 @@ impl CellStamp {
             .join(", ")
     }
 
-    /// `comparable with τ²-bench a2c0247` or `not comparable with τ²-bench a2c0247: items`.
+    /// See [`summary_line`].
     pub fn summary(&self) -> String {
-        let commit = &UPSTREAM_COMMIT[..7];
-        if self.comparable {
-            format!("comparable with τ²-bench {commit}")
-        } else {
-            format!("not comparable with τ²-bench {commit}: {}", self.items())
-        }
+        summary_line(self.deviations.iter().map(|(k, _)| k.as_str()))
     }
 }
 

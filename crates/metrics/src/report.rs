@@ -527,7 +527,7 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
             warnings.push(format!(
                 "{}: not comparable with τ²-bench {}: {}",
                 g.label(),
-                &tauguard_core::comparability::UPSTREAM_COMMIT[..7],
+                tauguard_core::comparability::upstream_short(),
                 what.join("; ")
             ));
         }

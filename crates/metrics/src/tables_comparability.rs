@@ -6,14 +6,14 @@
 use crate::report::Report;
 use crate::table::{Cell, Table};
 use crate::tables::{headers, key_cells};
-use tauguard_core::comparability::UPSTREAM_COMMIT;
+use tauguard_core::comparability::upstream_short;
 
 /// `None` when no group carries a stamp (upstream imports, records before the stamp).
 pub fn comparability_table(r: &Report) -> Option<Table> {
     if r.groups.iter().all(|g| g.comparability.is_none()) {
         return None;
     }
-    let commit = &UPSTREAM_COMMIT[..7];
+    let commit = upstream_short();
     let mut t = Table::new(
         "comparability",
         format!("Comparability with τ²-bench {commit}"),

@@ -81,18 +81,9 @@ impl Stamp {
             .collect()
     }
 
-    /// One line: `comparable with τ²-bench a2c0247` or `not comparable with τ²-bench a2c0247:
-    /// item, item`.
+    /// See [`tauguard_core::comparability::summary_line`].
     pub fn summary(&self) -> String {
-        let commit = &UPSTREAM_COMMIT[..7];
-        if self.comparable() {
-            format!("comparable with τ²-bench {commit}")
-        } else {
-            format!(
-                "not comparable with τ²-bench {commit}: {}",
-                self.deviations().join(", ")
-            )
-        }
+        tauguard_core::comparability::summary_line(self.deviations())
     }
 
     /// The stamp as cell settings: `benchmark.comparable`, then `benchmark.<item>` =
@@ -107,16 +98,6 @@ impl Stamp {
             };
             cell.insert(format!("{CELL_PREFIX}{}", i.name), json!(v));
         }
-    }
-
-    pub fn to_json(&self) -> Value {
-        json!({
-            "upstream_commit": UPSTREAM_COMMIT,
-            "comparable": self.comparable(),
-            "items": self.items.iter().map(|i| json!({
-                "item": i.name, "holds": i.holds, "detail": i.detail,
-            })).collect::<Vec<_>>(),
-        })
     }
 }
 
@@ -141,12 +122,6 @@ static MANIFEST: LazyLock<Manifest> = LazyLock::new(|| {
 
 fn short_hash(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex()[..16].to_string()
-}
-
-/// What the stamp hashes of a domain's data, computed once per domain.
-#[derive(Debug, Clone)]
-pub struct DomainItems {
-    pub items: Vec<Item>,
 }
 
 fn hashes_of(data: &DomainData, tasks: &[Task]) -> DomainHashes {
@@ -179,20 +154,18 @@ fn hashes_of(data: &DomainData, tasks: &[Task]) -> DomainHashes {
 
 /// The data items of a domain's stamp: policy, database, tool schemas and the selected tasks.
 /// `own_task_set` names a task set of the project's that replaced upstream's tasks.
-pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str>) -> DomainItems {
+pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str>) -> Vec<Item> {
     let ours = hashes_of(data, tasks);
     let Some(up) = MANIFEST.domains.get(data.domain) else {
         let why = format!(
             "τ²-bench {} has no domain `{}`",
-            &UPSTREAM_COMMIT[..7],
+            tauguard_core::comparability::upstream_short(),
             data.domain
         );
-        return DomainItems {
-            items: ["policy", "database", "tool_schemas", "tasks"]
-                .into_iter()
-                .map(|n| Item::deviates(n, why.clone()))
-                .collect(),
-        };
+        return ["policy", "database", "tool_schemas", "tasks"]
+            .into_iter()
+            .map(|n| Item::deviates(n, why.clone()))
+            .collect();
     };
     let file = |name: &'static str, ours: &str, theirs: &str, what: String| {
         if ours == theirs {
@@ -244,29 +217,27 @@ pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str
             }
         }
     };
-    DomainItems {
-        items: vec![
-            file(
-                "policy",
-                &ours.policy,
-                &up.policy,
-                format!("policy from {dir}"),
-            ),
-            file(
-                "database",
-                &ours.database,
-                &up.database,
-                format!("database from {dir}"),
-            ),
-            file(
-                "tool_schemas",
-                &ours.tool_schemas,
-                &up.tool_schemas,
-                schemas_from,
-            ),
-            tasks_item,
-        ],
-    }
+    vec![
+        file(
+            "policy",
+            &ours.policy,
+            &up.policy,
+            format!("policy from {dir}"),
+        ),
+        file(
+            "database",
+            &ours.database,
+            &up.database,
+            format!("database from {dir}"),
+        ),
+        file(
+            "tool_schemas",
+            &ours.tool_schemas,
+            &up.tool_schemas,
+            schemas_from,
+        ),
+        tasks_item,
+    ]
 }
 
 /// The item of one benchmark text.

@@ -141,14 +141,11 @@ pub(crate) fn plan_domain(
         with_tools.iter().any(|w| !*w),
         !attacks.is_empty(),
     );
-    stamp_items.extend(
-        crate::comparability::domain_items(
-            &data,
-            &tasks,
-            task_set.map(|p| p.display().to_string()).as_deref(),
-        )
-        .items,
-    );
+    stamp_items.extend(crate::comparability::domain_items(
+        &data,
+        &tasks,
+        task_set.map(|p| p.display().to_string()).as_deref(),
+    ));
     let attacker = if attacks.is_empty() {
         String::new()
     } else {

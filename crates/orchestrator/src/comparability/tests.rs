@@ -83,19 +83,19 @@ fn every_registered_domain_in_the_data_directory_is_upstreams() {
         }
         let dd = DomainData::load(&data, d.name()).unwrap();
         let items = domain_items(&dd, &dd.tasks, None);
-        for i in &items.items {
+        for i in &items {
             assert!(i.holds, "{}: {i:?}", d.name());
         }
         let mut changed = dd.tasks[..2].to_vec();
         changed[1].ticket = Some("edited".into());
         let items = domain_items(&dd, &changed, None);
-        let tasks = items.items.iter().find(|i| i.name == "tasks").unwrap();
+        let tasks = items.iter().find(|i| i.name == "tasks").unwrap();
         assert!(
             !tasks.holds && tasks.detail.contains(&changed[1].id),
             "{tasks:?}"
         );
         let own = domain_items(&dd, &dd.tasks, Some("tasks/x"));
-        assert!(own.items.iter().any(|i| i.name == "tasks" && !i.holds));
+        assert!(own.iter().any(|i| i.name == "tasks" && !i.holds));
     }
 }
 

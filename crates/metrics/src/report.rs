@@ -207,6 +207,17 @@ pub struct Report {
     pub floors: Vec<crate::floors::Floor>,
     /// Observations printed under the tables (a configuration at or below a floor).
     pub notes: Vec<String>,
+    /// Every dollar the inputs' runs billed (see [`crate::spending`]); `None` until
+    /// [`Report::with_spending`].
+    pub spending: Option<crate::spending::Spending>,
+}
+
+impl Report {
+    /// The report with what its runs spent, for the spending table.
+    pub fn with_spending(mut self, spending: crate::spending::Spending) -> Report {
+        self.spending = Some(spending);
+        self
+    }
 }
 
 fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
@@ -545,6 +556,7 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
         warnings,
         floors: Vec::new(),
         notes: Vec::new(),
+        spending: None,
     }
 }
 

@@ -1,4 +1,4 @@
-//! Ctrl-C in the middle of a paid run, delivered as a real SIGINT to the binary while a
+//! Ctrl-C in the middle of a paid run, delivered as a real SIGINT (and SIGTERM) to the binary while a
 //! simulation waits on a loopback model server: the run stops with exit 130 and a summary
 //! (records kept, cost so far, the resume command); the tokens of the simulation it cut off
 //! are in `interrupted.jsonl`, so every token the server answered with is accounted for —
@@ -107,6 +107,16 @@ fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
 
 #[test]
 fn ctrl_c_keeps_the_records_writes_the_cut_off_spend_and_resume_finishes() {
+    interrupt_with("INT");
+}
+
+#[test]
+fn sigterm_stops_the_run_the_same_way() {
+    interrupt_with("TERM");
+}
+
+/// Runs, sends `SIG<signal>` mid-simulation, checks what was kept, reports and resumes.
+fn interrupt_with(signal: &str) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (hang, answered, hung) = (
         Arc::new(AtomicBool::new(false)),
@@ -142,7 +152,7 @@ fn ctrl_c_keeps_the_records_writes_the_cut_off_spend_and_resume_finishes() {
     hang.store(true, Ordering::SeqCst);
     wait_for("a request left hanging", || hung.load(Ordering::SeqCst) > 0);
     let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert!(kill.success());
@@ -155,7 +165,7 @@ fn ctrl_c_keeps_the_records_writes_the_cut_off_spend_and_resume_finishes() {
     assert!(!kept.is_empty() && kept.len() < 3, "{stderr}");
     assert_eq!(cut.len(), 1, "one simulation was in flight: {cut:?}");
     let c = &cut[0];
-    assert_eq!(c["stopped_by"], "SIGINT");
+    assert_eq!(c["stopped_by"], format!("SIG{signal}"));
     assert!(c["http_requests"].as_u64().unwrap() >= 2, "{c}");
     let cut_tokens = c["usage_by_model"]["local-priced"]["usage"]["prompt_tokens"]
         .as_u64()
@@ -168,7 +178,7 @@ fn ctrl_c_keeps_the_records_writes_the_cut_off_spend_and_resume_finishes() {
     assert_eq!(c["cost"].as_f64().unwrap(), cut_tokens as f64);
     // The summary: records kept, cost so far (records and the cut-off simulation), resume.
     let summary = format!(
-        "run interrupted by SIGINT: {} of 3 simulations kept",
+        "run interrupted by SIG{signal}: {} of 3 simulations kept",
         kept.len()
     );
     assert!(stderr.contains(&summary), "{stderr}");

@@ -14,6 +14,7 @@ mod errors;
 mod evaluate_drift;
 mod export_report;
 mod export_table;
+mod external_guard;
 mod fail_mode;
 mod fetch_data_script;
 mod floors;

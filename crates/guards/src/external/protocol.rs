@@ -309,6 +309,43 @@ mod tests {
         }
     }
 
+    /// The schema kept in the repo and this module agree: its reply examples parse here, the
+    /// messages built here carry every field it requires.
+    #[test]
+    fn the_schema_file_agrees_with_the_parsers() {
+        let path = tauguard_testkit::workspace_root().join("schemas/guard-protocol/v1.json");
+        let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let defs = schema["$defs"].as_object().unwrap();
+        let example = |name: &str| defs[name]["examples"][0].clone();
+        let id = |v: &Value| v["id"].as_str().unwrap().to_string();
+        let h = example("hello_reply");
+        assert!(parse_hello(&h, &id(&h)).unwrap().has(HOOK_BEFORE_TURN));
+        let d = example("decision");
+        assert_eq!(parse_decision(&d, &id(&d)).unwrap().verdict, Verdict::Block);
+        let g = example("guidance");
+        assert!(parse_guidance(&g, &id(&g)).unwrap().guidance.is_some());
+        assert_eq!(
+            parse_lookup(&example("lookup")).unwrap().tool,
+            "get_reservation_details"
+        );
+        let e = example("error");
+        assert!(
+            parse_decision(&e, &id(&e))
+                .unwrap_err()
+                .contains("model reply")
+        );
+        for (name, built) in [
+            ("hello", hello_request("h")),
+            ("lookup_result", lookup_result("L1", Ok(json!({})))),
+            ("lookup_result", lookup_result("L1", Err("no".into()))),
+        ] {
+            for key in defs[name]["required"].as_array().unwrap() {
+                assert!(built.get(key.as_str().unwrap()).is_some(), "{name}: {key}");
+            }
+            assert_eq!(built["type"], defs[name]["properties"]["type"]["const"]);
+        }
+    }
+
     #[test]
     fn hello_names_hooks_and_version() {
         let h = parse_hello(

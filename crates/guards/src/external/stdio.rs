@@ -96,10 +96,15 @@ impl Drop for Open {
     }
 }
 
-fn read_stderr(mut err: impl Read + Send + 'static) -> Arc<Mutex<String>> {
+/// Keeps the tail of the process's stderr; the receiver hears when stderr has closed.
+fn read_stderr(
+    mut err: impl Read + Send + 'static,
+) -> (Arc<Mutex<String>>, std_mpsc::Receiver<()>) {
     let tail = Arc::new(Mutex::new(String::new()));
     let t = tail.clone();
+    let (done, closed) = std_mpsc::channel();
     std::thread::spawn(move || {
+        let _done = done;
         let mut buf = [0u8; 1024];
         while let Ok(n) = err.read(&mut buf) {
             if n == 0 {
@@ -114,7 +119,7 @@ fn read_stderr(mut err: impl Read + Send + 'static) -> Arc<Mutex<String>> {
             }
         }
     });
-    tail
+    (tail, closed)
 }
 
 /// Where a line goes: a reply by its `id`, a lookup by its `request`.
@@ -131,7 +136,7 @@ fn reader(
     out: impl Read + Send + 'static,
     routes: Arc<Mutex<Routes>>,
     hello: std_mpsc::Sender<String>,
-    stderr: Arc<Mutex<String>>,
+    (stderr, stderr_closed): (Arc<Mutex<String>>, std_mpsc::Receiver<()>),
     pid: u32,
 ) {
     std::thread::spawn(move || {
@@ -171,7 +176,8 @@ fn reader(
             }
         }
         // stdout closed: the process is gone (or closed it, which is as good as gone).
-        std::thread::sleep(Duration::from_millis(20));
+        // Its last words on stderr explain the end: wait (briefly) until they are read.
+        let _ = stderr_closed.recv_timeout(Duration::from_secs(1));
         let why = format!(
             "the guard process (pid {pid}) closed its output; stderr: {}",
             lock(&stderr).trim()
@@ -308,14 +314,14 @@ fn spawn(command: &[String], timeout: Duration, generation: u64) -> Result<(Live
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start `{}`: {e}", command.join(" ")))?;
-    let stderr = read_stderr(child.stderr.take().expect("piped"));
+    let (stderr, stderr_closed) = read_stderr(child.stderr.take().expect("piped"));
     let routes = Arc::new(Mutex::new(Routes::default()));
     let (htx, hrx) = std_mpsc::channel();
     reader(
         child.stdout.take().expect("piped"),
         routes.clone(),
         htx,
-        stderr.clone(),
+        (stderr.clone(), stderr_closed),
         child.id(),
     );
     let mut stdin = child.stdin.take().expect("piped");

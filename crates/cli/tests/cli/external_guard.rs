@@ -386,3 +386,23 @@ fn a_bad_external_table_is_an_input_error_naming_its_key() {
         assert!(err.contains(says), "{table}: {err}");
     }
 }
+
+#[test]
+fn a_guard_with_the_before_turn_hook_guides_every_agent_turn() {
+    let (recs, _) = faulty("ok", "closed", 4, "");
+    for r in &recs {
+        let guides = r["guide_events"].as_array().unwrap();
+        assert!(!guides.is_empty(), "{}", r["task_id"]);
+        for g in guides {
+            assert_eq!(g["guard"], "external");
+            assert_eq!(g["trigger"], "user_turn");
+            assert_eq!(g["guidance"], "Check the policy before acting.");
+            assert_eq!(g["enabled_tools"], json!(["cancel_reservation"]));
+        }
+        // Both hooks answered on the same process: every call judged, none failed.
+        for e in r["guard_events"].as_array().unwrap() {
+            assert_eq!(e["verdict"], "pass", "{e}");
+            assert!(e.get("verdict_source").is_none(), "{e}");
+        }
+    }
+}

@@ -20,6 +20,7 @@ mod fetch_data_script;
 mod floors;
 mod gold_command;
 mod grid;
+mod guard_check;
 mod guard_seam;
 mod honest_costs;
 mod model_fit;

@@ -8,6 +8,7 @@
 //! another id) becomes the configured fail mode's decision with a typed cause and the raw
 //! reply in the event ([`fault`]); no fault ends a simulation, so none loses a record.
 
+pub mod conformance;
 pub mod fault;
 pub mod protocol;
 pub mod stdio;

@@ -2,9 +2,10 @@
 properly, then fails each request the way its mode says. Raw protocol, no SDK, so every byte
 it sends is the test's choice.
 
-Modes: ok (passes everything), crash (exits on its first request), hang (never answers),
+Modes: ok (passes everything, and answers `before_turn` with guidance), bad-guidance (a
+`guidance` reply outside the schema), crash (exits on its first request), hang (never answers),
 garbage (answers a line that is not JSON), wrong-id (answers with another id), bad-verdict
-(answers a verdict outside the schema), no-lookup-wait (asks a lookup and answers at once).
+(answers a verdict outside the schema).
 """
 
 import json
@@ -25,7 +26,8 @@ for line in sys.stdin:
     kind = msg.get("type")
     if kind == "hello":
         send({"type": "hello", "id": msg["id"], "protocol": 1, "name": "faulty-" + mode,
-              "version": "0.0.1", "hooks": ["mutating_call"]})
+              "version": "0.0.1",
+              "hooks": ["mutating_call", "before_turn"] if "guidance" in mode or mode == "ok" else ["mutating_call"]})
     elif kind == "mutating_call":
         if mode == "crash":
             sys.stderr.write("faulty guard: crashing on purpose\n")
@@ -43,6 +45,10 @@ for line in sys.stdin:
         else:
             send({"type": "decision", "id": msg["id"], "verdict": "PASS"})
     elif kind == "before_turn":
-        send({"type": "guidance", "id": msg["id"], "guidance": None, "enabled_tools": []})
+        if mode == "bad-guidance":
+            send({"type": "guidance", "id": msg["id"], "guidance": None, "enabled_tools": "all"})
+        else:
+            send({"type": "guidance", "id": msg["id"], "guidance": "Check the policy before acting.",
+                  "enabled_tools": ["cancel_reservation"]})
     elif kind == "shutdown":
         break

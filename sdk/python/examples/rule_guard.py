@@ -3,6 +3,8 @@ unless it was booked within the last 24 hours (checked with a lookup of the rese
 
 Other domains have no rule here, so every call passes. Run by tauguard:
     external = { command = ["python3", "sdk/python/examples/rule_guard.py"] }
+or served over HTTP (`python3 rule_guard.py --http 127.0.0.1:9000`):
+    external = { url = "http://127.0.0.1:9000" }
 """
 
 import re
@@ -50,4 +52,4 @@ def check(call, session):
 
 
 if __name__ == "__main__":
-    guard.run()
+    guard.main()  # stdio; `--http HOST:PORT` to serve over HTTP

@@ -27,6 +27,7 @@ library only: nothing is fetched at run time.
 from __future__ import annotations
 
 import json
+import queue
 import sys
 import threading
 import traceback
@@ -216,6 +217,8 @@ class Guard:
         self._next_lookup = 0
         self._local = threading.local()
         self._out: TextIO = sys.stdout
+        # Over HTTP: each open request's outgoing messages (lookups, then the reply).
+        self._outboxes: Optional[Dict[str, "queue.Queue[Dict[str, Any]]"]] = None
 
     # --- decorators -------------------------------------------------------------------
 
@@ -242,6 +245,10 @@ class Guard:
     # --- the protocol -----------------------------------------------------------------
 
     def _send(self, msg: Dict[str, Any]) -> None:
+        if self._outboxes is not None:
+            key = msg["request"] if msg.get("type") == "lookup" else msg["id"]
+            self._outboxes[key].put(msg)
+            return
         line = json.dumps(msg, separators=(",", ":"))
         with self._write_lock:
             self._out.write(line + "\n")
@@ -285,6 +292,93 @@ class Guard:
             hooks.append("before_turn")
         return hooks
 
+    def _hello(self, msg: Dict[str, Any]) -> Dict[str, Any]:
+        return {"type": "hello", "id": msg["id"], "protocol": PROTOCOL_VERSION,
+                "name": self.name, "version": self.version, "hooks": self.hooks()}
+
+    def _notify(self, msg: Dict[str, Any]) -> None:
+        """`start` and `end`: no reply."""
+        kind = msg.get("type")
+        if kind == "start":
+            s = Session(self, msg)
+            self._sessions[s.id] = s
+            if self._on_start:
+                self._on_start(s)
+        elif kind == "end":
+            s = self._sessions.pop(msg.get("session"), None)
+            if s is not None and self._on_end:
+                self._on_end(s, SessionEnd(msg.get("termination_reason", ""), msg.get("error")))
+
+    def serve_http(self, host: str = "127.0.0.1", port: int = 0, ready: Optional[Callable[[int], None]] = None) -> None:
+        """Serves tauguard over HTTP: every message is a POST, the response the guard's next
+        message (a lookup, then, once its result is POSTed, the reply). `ready` is called with
+        the bound port (port 0 picks a free one); by default it is printed on stdout."""
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        guard = self
+        self._outboxes = {}
+        lookup_owner: Dict[str, str] = {}
+        pool = ThreadPoolExecutor(max_workers=self.workers)
+
+        def next_of(rid: str) -> Dict[str, Any]:
+            msg = guard._outboxes[rid].get()
+            if msg.get("type") == "lookup":
+                lookup_owner[msg["id"]] = rid
+            else:
+                guard._outboxes.pop(rid, None)
+            return msg
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                msg = json.loads(body)
+                kind = msg.get("type")
+                out: Optional[Dict[str, Any]] = None
+                if kind == "hello":
+                    out = guard._hello(msg)
+                elif kind in ("start", "end"):
+                    guard._notify(msg)
+                elif kind in ("mutating_call", "before_turn"):
+                    guard._outboxes[msg["id"]] = queue.Queue()
+                    pool.submit(guard._handle, msg)
+                    out = next_of(msg["id"])
+                elif kind == "lookup_result":
+                    with guard._lookup_lock:
+                        fut = guard._lookups.pop(msg.get("id"), None)
+                    rid = lookup_owner.pop(msg.get("id"), None)
+                    if fut is not None and rid is not None:
+                        fut.set_result(msg)
+                        out = next_of(rid)
+                data = json.dumps(out if out is not None else {}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        server = ThreadingHTTPServer((host, port), Handler)
+        bound = server.server_address[1]
+        if ready is not None:
+            ready(bound)
+        else:
+            print(f"listening on http://{host}:{bound}", flush=True)
+        try:
+            server.serve_forever()
+        finally:
+            pool.shutdown(wait=False)
+
+    def main(self, argv: Optional[List[str]] = None) -> None:
+        """`--http HOST:PORT` serves over HTTP; otherwise over stdio."""
+        args = list(sys.argv[1:] if argv is None else argv)
+        if "--http" in args:
+            host, _, port = args[args.index("--http") + 1].rpartition(":")
+            self.serve_http(host or "127.0.0.1", int(port))
+        else:
+            self.run()
+
     def run(self, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None) -> None:
         """Serves tauguard on stdin/stdout until it shuts the guard down."""
         inp = stdin or sys.stdin
@@ -297,13 +391,9 @@ class Guard:
             msg = json.loads(line)
             kind = msg.get("type")
             if kind == "hello":
-                self._send({"type": "hello", "id": msg["id"], "protocol": PROTOCOL_VERSION,
-                            "name": self.name, "version": self.version, "hooks": self.hooks()})
-            elif kind == "start":
-                s = Session(self, msg)
-                self._sessions[s.id] = s
-                if self._on_start:
-                    self._on_start(s)
+                self._send(self._hello(msg))
+            elif kind in ("start", "end"):
+                self._notify(msg)
             elif kind in ("mutating_call", "before_turn"):
                 pool.submit(self._handle, msg)
             elif kind == "lookup_result":
@@ -311,10 +401,6 @@ class Guard:
                     fut = self._lookups.pop(msg.get("id"), None)
                 if fut is not None:
                     fut.set_result(msg)
-            elif kind == "end":
-                s = self._sessions.pop(msg.get("session"), None)
-                if s is not None and self._on_end:
-                    self._on_end(s, SessionEnd(msg.get("termination_reason", ""), msg.get("error")))
             elif kind == "shutdown":
                 break
         pool.shutdown(wait=True)

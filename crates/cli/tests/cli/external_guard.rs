@@ -353,7 +353,7 @@ fn a_bad_external_table_is_an_input_error_naming_its_key() {
     let tmp = tempfile::tempdir().unwrap();
     for (table, says) in [
         (
-            "external = { url = \"http://127.0.0.1:9\" }",
+            "external = { url = \"127.0.0.1:9\" }",
             "at `grid.guards[0].external`: `url`",
         ),
         (

@@ -15,6 +15,7 @@ mod evaluate_drift;
 mod export_report;
 mod export_table;
 mod external_guard;
+mod external_http;
 mod fail_mode;
 mod fetch_data_script;
 mod floors;

@@ -20,6 +20,8 @@ pub enum Fault {
     OutOfSchema { raw: String, problem: String },
     /// A reply carrying another request's id (or none).
     WrongId { raw: String, problem: String },
+    /// An HTTP guard answered with an error status.
+    Http { status: u16, body: String },
 }
 
 impl Fault {
@@ -32,13 +34,21 @@ impl Fault {
             Fault::Malformed { .. } => "malformed",
             Fault::OutOfSchema { .. } => "out_of_schema",
             Fault::WrongId { .. } => "wrong_id",
+            Fault::Http { .. } => "http_error",
         }
     }
 
     /// The typed cause an event records: a timeout is `timeout`, a process that is gone is
     /// `connection` (no exchange took place), a reply that is unusable is `invalid_response`.
     pub fn cause(&self) -> FailCause {
+        if let Fault::Http { status, .. } = self {
+            return FailCause {
+                reason: FailReason::HttpError,
+                http_status: Some(*status),
+            };
+        }
         let reason = match self {
+            Fault::Http { .. } => FailReason::HttpError,
             Fault::Timeout { .. } => FailReason::Timeout,
             Fault::Crash { .. } | Fault::RestartLimit { .. } => FailReason::Connection,
             Fault::Malformed { .. } | Fault::OutOfSchema { .. } | Fault::WrongId { .. } => {
@@ -61,6 +71,7 @@ impl Fault {
             ),
             Fault::Malformed { .. } => "the reply is not JSON".into(),
             Fault::OutOfSchema { problem, .. } | Fault::WrongId { problem, .. } => problem.clone(),
+            Fault::Http { status, .. } => format!("the guard answered HTTP {status}"),
         }
     }
 
@@ -69,7 +80,8 @@ impl Fault {
         let raw = match self {
             Fault::Malformed { raw }
             | Fault::OutOfSchema { raw, .. }
-            | Fault::WrongId { raw, .. } => Some(raw.clone()),
+            | Fault::WrongId { raw, .. }
+            | Fault::Http { body: raw, .. } => Some(raw.clone()),
             _ => None,
         };
         let orphans = match self {

@@ -10,6 +10,7 @@
 
 pub mod conformance;
 pub mod fault;
+pub mod http;
 pub mod protocol;
 pub mod stdio;
 
@@ -18,6 +19,8 @@ use crate::policyguard::FailMode;
 use crate::seam::SessionEnd;
 use crate::{Decision, Guard, GuardContext, GuardError, GuardState, Guidance};
 use fault::Fault;
+use http::HttpLink;
+use protocol::Hello;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -68,10 +71,10 @@ impl ExternalSpec {
                 Err("`command`: name the program to start, e.g. [\"python3\", \"guard.py\"]".into())
             }
             (Some(_), None) => Ok(()),
-            (None, Some(_)) => Err(
-                "`url`: the HTTP transport is not available in this version; start the guard as a subprocess with `command`"
-                    .into(),
-            ),
+            (None, Some(u)) if !(u.starts_with("http://") || u.starts_with("https://")) => {
+                Err(format!("`url`: `{u}` is not an http:// or https:// URL"))
+            }
+            (None, Some(_)) => Ok(()),
             (Some(_), Some(_)) => Err("set one of `command` and `url`, not both".into()),
             (None, None) => Err("set `command` (the guard program to start)".into()),
         };
@@ -89,10 +92,17 @@ impl ExternalSpec {
     }
 }
 
+/// How a guard is reached.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    Command(Vec<String>),
+    Url(String),
+}
+
 /// Where an external guard's decisions come from, as records and the cell hash name it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Provenance {
-    pub command: Vec<String>,
+    pub source: Source,
     /// The guard's own name and version, from its `hello`.
     pub name: String,
     pub version: String,
@@ -100,15 +110,22 @@ pub struct Provenance {
 }
 
 impl Provenance {
-    /// The command as one string (what `info.external.source` shows).
+    /// The command as one string, or the URL (what `info.external.source` shows).
     pub fn source(&self) -> String {
-        self.command.join(" ")
+        match &self.source {
+            Source::Command(c) => c.join(" "),
+            Source::Url(u) => u.clone(),
+        }
     }
 
     /// The cell settings of the guard: flat keys under `guard.external`.
     pub fn cell_settings(&self) -> Vec<(String, Value)> {
+        let source = match &self.source {
+            Source::Command(c) => ("guard.external.command".to_string(), json!(c)),
+            Source::Url(u) => ("guard.external.url".to_string(), json!(u)),
+        };
         vec![
-            ("guard.external.command".into(), json!(self.command)),
+            source,
             (
                 "guard.external.protocol".into(),
                 json!(protocol::PROTOCOL_VERSION),
@@ -146,9 +163,38 @@ fn process_of(spec: &ExternalSpec, command: &[String]) -> Result<Arc<StdioProces
     Ok(p)
 }
 
+/// How requests reach the guard.
+enum Link {
+    Stdio(Arc<StdioProcess>),
+    Http(Arc<HttpLink>),
+}
+
+impl Link {
+    fn hello(&self) -> &Hello {
+        match self {
+            Link::Stdio(p) => p.hello(),
+            Link::Http(h) => h.hello(),
+        }
+    }
+
+    fn next_id(&self, prefix: &str) -> String {
+        match self {
+            Link::Stdio(p) => p.next_id(prefix),
+            Link::Http(h) => h.next_id(prefix),
+        }
+    }
+
+    fn restarts(&self) -> u32 {
+        match self {
+            Link::Stdio(p) => p.restarts(),
+            Link::Http(_) => 0,
+        }
+    }
+}
+
 /// A guard behind the external guard protocol.
 pub struct ExternalGuard {
-    process: Arc<StdioProcess>,
+    link: Link,
     provenance: Provenance,
     fail_mode: FailMode,
     /// The domain's agent tools with their class and schema, sent at every session start.
@@ -172,9 +218,18 @@ impl ExternalGuard {
         data: &DomainData,
     ) -> Result<ExternalGuard, String> {
         spec.validate()?;
-        let command = spec.command.clone().expect("validated");
-        let process = process_of(spec, &command)?;
-        let hello = process.hello().clone();
+        let (link, source) = match (&spec.command, &spec.url) {
+            (Some(command), _) => (
+                Link::Stdio(process_of(spec, command)?),
+                Source::Command(command.clone()),
+            ),
+            (None, Some(url)) => (
+                Link::Http(Arc::new(HttpLink::connect(url, spec.timeout())?)),
+                Source::Url(url.clone()),
+            ),
+            (None, None) => unreachable!("validated"),
+        };
+        let hello = link.hello().clone();
         let catalog = ToolCatalog::of(data.def);
         let tools: Vec<Value> = data
             .tool_schemas
@@ -191,9 +246,9 @@ impl ExternalGuard {
             })
             .collect();
         Ok(ExternalGuard {
-            process,
+            link,
             provenance: Provenance {
-                command,
+                source,
                 name: hello.name,
                 version: hello.version,
                 timeout_secs: spec.timeout().as_secs_f64(),
@@ -223,11 +278,10 @@ impl ExternalGuard {
         kind: &str,
         mut body: Map<String, Value>,
     ) -> Result<(Value, u32), Fault> {
-        let id = self.process.next_id("r");
-        let session = ctx.state.with(|s: &mut Session| {
-            s.id.get_or_insert_with(|| self.process.next_id("s"))
-                .clone()
-        });
+        let id = self.link.next_id("r");
+        let session = ctx
+            .state
+            .with(|s: &mut Session| s.id.get_or_insert_with(|| self.link.next_id("s")).clone());
         body.insert("type".into(), json!(kind));
         body.insert("id".into(), json!(id));
         body.insert("session".into(), json!(session));
@@ -236,6 +290,65 @@ impl ExternalGuard {
             serde_json::to_value(ctx.history).expect("messages serialise"),
         );
         let msg = Value::Object(body);
+        match &self.link {
+            Link::Stdio(p) => self.over_stdio(p, ctx, &id, &session, &msg).await,
+            Link::Http(h) => self.over_http(h, ctx, &id, &session, &msg).await,
+        }
+    }
+
+    /// Runs a lookup the guard asked for in `v` (a `lookup` message) on `ctx`'s state.
+    fn serve_lookup(ctx: &GuardContext<'_>, v: &Value, raw: String) -> Result<Value, Fault> {
+        let ask =
+            protocol::parse_lookup(v).map_err(|problem| Fault::OutOfSchema { raw, problem })?;
+        let result = ctx
+            .lookup(&ask.tool, &ask.arguments)
+            .map_err(|e| e.to_string());
+        Ok(protocol::lookup_result(&ask.id, result))
+    }
+
+    async fn over_http(
+        &self,
+        link: &HttpLink,
+        ctx: &GuardContext<'_>,
+        id: &str,
+        session: &str,
+        msg: &Value,
+    ) -> Result<(Value, u32), Fault> {
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let left = || deadline.saturating_duration_since(tokio::time::Instant::now());
+        let told = ctx
+            .state
+            .with(|s: &mut Session| std::mem::replace(&mut s.generation, 1) == 1);
+        if !told
+            && let Err(f) = link
+                .exchange(&self.start_message(ctx, session), left())
+                .await
+        {
+            ctx.state.with(|s: &mut Session| s.generation = 0);
+            return Err(f);
+        }
+        let (mut v, mut raw) = link.exchange(msg, left()).await?;
+        let mut lookups = 0;
+        loop {
+            let is_lookup = v.get("type").and_then(Value::as_str) == Some("lookup")
+                && v.get("request").and_then(Value::as_str) == Some(id);
+            if !is_lookup {
+                return check_id(v, raw, id).map(|v| (v, lookups));
+            }
+            lookups += 1;
+            let answer = Self::serve_lookup(ctx, &v, raw)?;
+            (v, raw) = link.exchange(&answer, left()).await?;
+        }
+    }
+
+    async fn over_stdio(
+        &self,
+        process: &StdioProcess,
+        ctx: &GuardContext<'_>,
+        id: &str,
+        session: &str,
+        msg: &Value,
+    ) -> Result<(Value, u32), Fault> {
         let first = |generation: u64| {
             let told = ctx.state.with(|s: &mut Session| {
                 std::mem::replace(&mut s.generation, generation) == generation
@@ -243,10 +356,10 @@ impl ExternalGuard {
             if told {
                 Vec::new()
             } else {
-                vec![self.start_message(ctx, &session)]
+                vec![self.start_message(ctx, session)]
             }
         };
-        let mut open = self.process.open(&id, first, &msg)?;
+        let mut open = process.open(id, first, msg)?;
         let deadline = tokio::time::Instant::now() + self.timeout;
         let mut lookups = 0;
         loop {
@@ -269,25 +382,14 @@ impl ExternalGuard {
                 Incoming::Malformed(raw) => return Err(Fault::Malformed { raw }),
                 Incoming::Message(v, raw) => {
                     let is_lookup = v.get("type").and_then(Value::as_str) == Some("lookup")
-                        && v.get("request").and_then(Value::as_str) == Some(&id);
+                        && v.get("request").and_then(Value::as_str) == Some(id);
                     if !is_lookup {
-                        if v.get("id").and_then(Value::as_str) != Some(&id) {
-                            let problem = format!(
-                                "the reply's `id` is {}, but the open request is \"{id}\"",
-                                v.get("id").unwrap_or(&Value::Null)
-                            );
-                            return Err(Fault::WrongId { raw, problem });
-                        }
-                        return Ok((v, lookups));
+                        return check_id(v, raw, id).map(|v| (v, lookups));
                     }
-                    let ask = protocol::parse_lookup(&v)
-                        .map_err(|problem| Fault::OutOfSchema { raw, problem })?;
                     lookups += 1;
-                    let result = ctx
-                        .lookup(&ask.tool, &ask.arguments)
-                        .map_err(|e| e.to_string());
-                    self.process
-                        .send(&protocol::lookup_result(&ask.id, result))
+                    let answer = Self::serve_lookup(ctx, &v, raw)?;
+                    process
+                        .send(&answer)
                         .map_err(|detail| Fault::Crash { detail })?;
                 }
             }
@@ -316,6 +418,18 @@ impl ExternalGuard {
         }
         json!({ "external": e })
     }
+}
+
+/// The reply `v` if it carries the open request's `id`.
+fn check_id(v: Value, raw: String, id: &str) -> Result<Value, Fault> {
+    if v.get("id").and_then(Value::as_str) == Some(id) {
+        return Ok(v);
+    }
+    let problem = format!(
+        "the reply's `id` is {}, but the open request is \"{id}\"",
+        v.get("id").unwrap_or(&Value::Null)
+    );
+    Err(Fault::WrongId { raw, problem })
 }
 
 /// A checked reply, or the fault of the reply that failed the check.
@@ -357,7 +471,7 @@ impl Guard for ExternalGuard {
                         requirements: r.requirements,
                         remediation: r.remediation,
                         usage: r.usage,
-                        info: Some(self.judged_info(lookups, self.process.restarts(), r.info)),
+                        info: Some(self.judged_info(lookups, self.link.restarts(), r.info)),
                         guide: None,
                         fail: None,
                     },
@@ -372,7 +486,7 @@ impl Guard for ExternalGuard {
         ctx: &'a GuardContext<'a>,
     ) -> BoxFuture<'a, Result<Option<Guidance>, GuardError>> {
         Box::pin(async move {
-            if !self.process.hello().has(protocol::HOOK_BEFORE_TURN) {
+            if !self.link.hello().has(protocol::HOOK_BEFORE_TURN) {
                 return Ok(None);
             }
             let reply = self
@@ -398,7 +512,7 @@ impl Guard for ExternalGuard {
                     event.guidance = r.guidance;
                     event.enabled_tools = r.enabled_tools;
                     event.usage = r.usage;
-                    event.info = Some(self.judged_info(lookups, self.process.restarts(), None));
+                    event.info = Some(self.judged_info(lookups, self.link.restarts(), None));
                 }
                 Err(fault) => {
                     (
@@ -415,10 +529,20 @@ impl Guard for ExternalGuard {
 
     fn end_session(&self, state: &GuardState, end: &SessionEnd<'_>) {
         let session = state.with(|s: &mut Session| s.id.clone());
-        if let Some(session) = session {
-            // A notification: a guard that is gone cannot be told, and nothing waits on it.
-            let _ = self.process.send(&json!({"type": "end", "session": session,
-                "termination_reason": end.termination_reason, "error": end.error}));
+        let Some(session) = session else { return };
+        let msg = json!({"type": "end", "session": session,
+            "termination_reason": end.termination_reason, "error": end.error});
+        // A notification: a guard that is gone cannot be told, and nothing waits on it.
+        match &self.link {
+            Link::Stdio(p) => {
+                let _ = p.send(&msg);
+            }
+            Link::Http(h) => {
+                if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                    let (h, timeout) = (h.clone(), self.timeout);
+                    rt.spawn(async move { h.notify(&msg, timeout).await });
+                }
+            }
         }
     }
 }

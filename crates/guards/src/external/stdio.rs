@@ -329,12 +329,18 @@ fn spawn(command: &[String], timeout: Duration, generation: u64) -> Result<(Live
     let greeted = write_line(&mut stdin, &protocol::hello_request(&id))
         .map_err(|e| format!("writing `hello` failed: {e}"))
         .and_then(|()| {
-            hrx.recv_timeout(timeout).map_err(|_| {
-                format!(
-                    "no `hello` reply within {:.1} s; stderr: {}",
-                    timeout.as_secs_f64(),
-                    lock(&stderr).trim()
-                )
+            hrx.recv_timeout(timeout).map_err(|e| {
+                let what = match e {
+                    std_mpsc::RecvTimeoutError::Timeout => {
+                        format!("no `hello` reply within {:.1} s", timeout.as_secs_f64())
+                    }
+                    std_mpsc::RecvTimeoutError::Disconnected => {
+                        "the process closed its output before answering `hello`".to_string()
+                    }
+                };
+                // Its last words, once it has said them.
+                std::thread::sleep(Duration::from_millis(50));
+                format!("{what}; stderr: {}", lock(&stderr).trim())
             })
         })
         .and_then(|line| {

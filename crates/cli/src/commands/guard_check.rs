@@ -1,18 +1,21 @@
-//! `tauguard guard-check -- CMD`: the external guard protocol's conformance suite
+//! `tauguard guard-check -- CMD` / `--url URL`: the external guard protocol's conformance suite
 //! (`tauguard_guards::external::conformance`) on a guard program, one line per check, each
 //! failing check with the message that broke it. Exit 1 when any check fails.
 
 use crate::exit::CliError;
 use std::time::Duration;
-use tauguard_guards::external::conformance::{Outcome, check};
+use tauguard_guards::external::conformance::{Outcome, Target, check};
 
 #[derive(clap::Args, Debug)]
 pub struct GuardCheckArgs {
     /// Seconds the guard has to answer each request.
     #[arg(long, default_value_t = 10.0)]
     pub timeout: f64,
+    /// A guard served over HTTP, instead of a program to start.
+    #[arg(long, conflicts_with = "command")]
+    pub url: Option<String>,
     /// The guard program and its arguments (after `--`).
-    #[arg(last = true, required = true)]
+    #[arg(last = true, required_unless_present = "url")]
     pub command: Vec<String>,
 }
 
@@ -23,7 +26,11 @@ pub fn run(args: GuardCheckArgs) -> Result<(), CliError> {
             args.timeout
         )));
     }
-    let checks = check(&args.command, Duration::from_secs_f64(args.timeout));
+    let target = match args.url {
+        Some(url) => Target::Url(url),
+        None => Target::Command(args.command),
+    };
+    let checks = check(&target, Duration::from_secs_f64(args.timeout));
     let mut failed = Vec::new();
     for c in &checks {
         match &c.outcome {

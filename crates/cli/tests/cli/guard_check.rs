@@ -1,4 +1,5 @@
-//! `tauguard guard-check`: the example guards of the Python SDK pass every check; each way the
+//! `tauguard guard-check`: the example guards of the Python SDK pass every check, over stdio and
+//! over HTTP (`--url`); each way the
 //! deliberately broken guard (`crates/cli/tests/cli/external_guard/faulty_guard.py`) breaks
 //! the protocol fails the precise check, quoting the message that broke it.
 
@@ -108,6 +109,41 @@ fn each_broken_guard_fails_the_precise_check() {
     let (_, out) = guard_check("1", &faulty("wrong-id"));
     assert!(
         out.contains("message: {\"type\": \"decision\", \"id\": \"not-gc-r1\""),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_guard_served_over_http_is_checked_with_url() {
+    use std::io::{BufRead, BufReader};
+    let (py, env) = python();
+    let mut child = std::process::Command::new(py)
+        .arg(workspace_root().join("sdk/python/examples/rule_guard.py"))
+        .args(["--http", "127.0.0.1:0"])
+        .envs(env)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first.trim().trim_start_matches("listening on ").to_string();
+    let (code, out, err) = tauguard_in_env(&["guard-check", "--timeout", "10", "--url", &url], &[]);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(line(&out, "concurrency").starts_with("PASS"), "{out}");
+    assert!(
+        line(&out, "lookups").contains("well-formed lookups"),
+        "{out}"
+    );
+    assert!(line(&out, "shutdown").starts_with("SKIP"), "{out}");
+    // Nobody there: the start check fails, naming the exchange.
+    let (code, out, _) = tauguard_in_env(&["guard-check", "--url", &url], &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        line(&out, "start").starts_with("FAIL  start: the HTTP exchange failed"),
         "{out}"
     );
 }

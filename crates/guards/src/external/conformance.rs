@@ -1,5 +1,5 @@
 //! The conformance suite of the external guard protocol (`tauguard guard-check`): drives a
-//! guard program through every part of the protocol on synthetic sessions, no data directory
+//! guard program (or a guard served at a URL) through every part of the protocol on synthetic sessions, no data directory
 //! and no model needed, and says of each check whether it held and, when not, which message
 //! broke it. It talks to the process directly rather than through [`super::stdio`], because a
 //! check must see exactly what the guard wrote, where the transport forgives and fails over.
@@ -9,7 +9,7 @@ use crate::catalog::{ToolCatalog, ToolClass};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
 /// The domain whose tool catalogue the synthetic sessions carry.
@@ -48,10 +48,38 @@ fn fail(problem: impl Into<String>, offending: Option<String>) -> Outcome {
     }
 }
 
+/// What to check: a program to start, or a guard already served over HTTP.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    Command(Vec<String>),
+    Url(String),
+}
+
+/// What the guard said: a line (a response body over HTTP), or why an exchange failed.
+enum Line {
+    Text(String),
+    Failed(String),
+}
+
+/// How messages reach the guard.
+enum Wire {
+    Stdio {
+        child: Child,
+        stdin: Option<ChildStdin>,
+    },
+    /// Each message POSTed on a task of its own, so requests are in flight at once; a
+    /// response body (but a notification's) is the guard's next message.
+    Http {
+        rt: tokio::runtime::Runtime,
+        client: reqwest::Client,
+        url: String,
+        tx: Sender<Line>,
+    },
+}
+
 struct Driver {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+    wire: Wire,
+    lines: Receiver<Line>,
     timeout: Duration,
     /// Lines that were not JSON, and what the lookups did wrong.
     garbage: Vec<String>,
@@ -66,10 +94,48 @@ type Reply = Result<(Value, String), Outcome>;
 impl Driver {
     fn write(&mut self, msg: &Value) -> Result<(), Outcome> {
         let line = format!("{msg}\n");
-        let w = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| fail("stdin closed", None))?;
+        let stdin = match &mut self.wire {
+            Wire::Stdio { stdin, .. } => stdin,
+            Wire::Http {
+                rt,
+                client,
+                url,
+                tx,
+            } => {
+                let notification =
+                    matches!(msg["type"].as_str(), Some("start" | "end" | "shutdown"));
+                let (client, url, tx, msg) = (client.clone(), url.clone(), tx.clone(), msg.clone());
+                // A notification is sent before anything after it (a session starts before its
+                // first request, as tauguard does); a request is in flight on its own task.
+                let exchange = async move {
+                    let sent = client.post(&url).json(&msg).send().await;
+                    let line = match sent {
+                        Err(e) => Line::Failed(format!("the HTTP exchange failed: {e}")),
+                        Ok(r) if !r.status().is_success() => {
+                            let status = r.status();
+                            Line::Failed(format!(
+                                "HTTP {status}: {}",
+                                r.text().await.unwrap_or_default()
+                            ))
+                        }
+                        Ok(r) => match r.text().await {
+                            Ok(body) => Line::Text(body),
+                            Err(e) => Line::Failed(format!("reading the response failed: {e}")),
+                        },
+                    };
+                    if !notification || matches!(line, Line::Failed(_)) {
+                        let _ = tx.send(line);
+                    }
+                };
+                if notification {
+                    rt.block_on(exchange);
+                } else {
+                    rt.spawn(exchange);
+                }
+                return Ok(());
+            }
+        };
+        let w = stdin.as_mut().ok_or_else(|| fail("stdin closed", None))?;
         w.write_all(line.as_bytes())
             .and_then(|()| w.flush())
             .map_err(|e| {
@@ -90,7 +156,8 @@ impl Driver {
         loop {
             let left = self.timeout.saturating_sub(started.elapsed());
             let line = match self.lines.recv_timeout(left) {
-                Ok(l) => l,
+                Ok(Line::Text(l)) => l,
+                Ok(Line::Failed(why)) => return Err(fail(why, None)),
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(fail(
                         format!(
@@ -199,13 +266,60 @@ fn record(out: &mut Vec<Check>, name: &'static str, r: Result<String, Outcome>) 
     });
 }
 
-/// Runs every check on the guard started by `command`; each request must be answered within
-/// `timeout`.
-pub fn check(command: &[String], timeout: Duration) -> Vec<Check> {
+/// Runs every check on `target`; each request must be answered within `timeout`.
+pub fn check(target: &Target, timeout: Duration) -> Vec<Check> {
     let mut out = Vec::new();
+    let (tx, lines) = channel();
+    let wire = match target {
+        Target::Command(command) => match spawn(command, tx, &mut out) {
+            Some(w) => w,
+            None => return out,
+        },
+        Target::Url(url) => {
+            let built = tokio::runtime::Runtime::new()
+                .map_err(|e| e.to_string())
+                .and_then(|rt| {
+                    let client = reqwest::Client::builder()
+                        .timeout(timeout)
+                        .build()
+                        .map_err(|e| e.to_string())?;
+                    Ok((rt, client))
+                });
+            match built {
+                Ok((rt, client)) => Wire::Http {
+                    rt,
+                    client,
+                    url: url.clone(),
+                    tx,
+                },
+                Err(e) => {
+                    record(&mut out, "start", Err(fail(e, None)));
+                    return out;
+                }
+            }
+        }
+    };
+    run_checks(
+        Driver {
+            wire,
+            lines,
+            timeout,
+            garbage: Vec::new(),
+            lookup_faults: Vec::new(),
+            lookups: 0,
+            slowest: Duration::ZERO,
+            next: 0,
+        },
+        out,
+    )
+}
+
+/// Starts `command` with its stdout lines sent to `tx`; `None` (with the failed check
+/// recorded) when it cannot start.
+fn spawn(command: &[String], tx: Sender<Line>, out: &mut Vec<Check>) -> Option<Wire> {
     let Some((program, args)) = command.split_first() else {
-        record(&mut out, "start", Err(fail("no command given", None)));
-        return out;
+        record(out, "start", Err(fail("no command given", None)));
+        return None;
     };
     let spawned = Command::new(program)
         .args(args)
@@ -217,21 +331,20 @@ pub fn check(command: &[String], timeout: Duration) -> Vec<Check> {
         Ok(c) => c,
         Err(e) => {
             record(
-                &mut out,
+                out,
                 "start",
                 Err(fail(
                     format!("cannot start `{}`: {e}", command.join(" ")),
                     None,
                 )),
             );
-            return out;
+            return None;
         }
     };
-    let (tx, lines) = channel();
     let stdout = child.stdout.take().expect("piped");
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if !line.trim().is_empty() && tx.send(line).is_err() {
+            if !line.trim().is_empty() && tx.send(Line::Text(line)).is_err() {
                 break;
             }
         }
@@ -241,17 +354,14 @@ pub fn check(command: &[String], timeout: Duration) -> Vec<Check> {
     std::thread::spawn(move || {
         let _ = std::io::copy(&mut stderr, &mut std::io::sink());
     });
-    let mut d = Driver {
+    Some(Wire::Stdio {
         stdin: child.stdin.take(),
         child,
-        lines,
-        timeout,
-        garbage: Vec::new(),
-        lookup_faults: Vec::new(),
-        lookups: 0,
-        slowest: Duration::ZERO,
-        next: 0,
-    };
+    })
+}
+
+fn run_checks(mut d: Driver, mut out: Vec<Check>) -> Vec<Check> {
+    let timeout = d.timeout;
     // start: the greeting.
     let hello = (|| {
         d.write(&protocol::hello_request("hello-1"))?;
@@ -274,7 +384,9 @@ pub fn check(command: &[String], timeout: Duration) -> Vec<Check> {
         }
         Err(o) => {
             record(&mut out, "start", Err(o));
-            let _ = d.child.kill();
+            if let Wire::Stdio { child, .. } = &mut d.wire {
+                let _ = child.kill();
+            }
             return out;
         }
     };
@@ -383,17 +495,27 @@ pub fn check(command: &[String], timeout: Duration) -> Vec<Check> {
     };
     record(&mut out, "timeouts", r);
     // shutdown: `shutdown` and stdin closed, the guard exits by itself, status 0.
-    let _ = d.write(&json!({"type": "shutdown"}));
-    d.stdin = None;
+    let Wire::Stdio { child, stdin } = &mut d.wire else {
+        out.push(Check {
+            name: "shutdown",
+            outcome: Outcome::Skipped("a guard served over HTTP is not stopped by tauguard".into()),
+        });
+        return out;
+    };
+    let line = format!("{}\n", json!({"type": "shutdown"}));
+    let _ = stdin
+        .as_mut()
+        .map(|w| w.write_all(line.as_bytes()).and_then(|()| w.flush()));
+    *stdin = None;
     let deadline = Instant::now() + Duration::from_secs(2);
     let r = loop {
-        match d.child.try_wait() {
+        match child.try_wait() {
             Ok(Some(s)) if s.success() => break Ok("exited 0".into()),
             Ok(Some(s)) => break Err(fail(format!("exited with {s}"), None)),
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
             _ => {
-                let _ = d.child.kill();
-                let _ = d.child.wait();
+                let _ = child.kill();
+                let _ = child.wait();
                 break Err(fail("still running 2 s after `shutdown`; killed", None));
             }
         }

@@ -8,7 +8,7 @@ use crate::support::tauguard_in_env;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use tauguard_testkit::workspace_root;
 use wiremock::matchers::{body_string_contains, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -53,8 +53,9 @@ fn run(dir: &Path, url: &str, fail_mode: &str) -> (i32, Vec<Value>, String) {
     (code, recs, err)
 }
 
-#[test]
-fn the_rule_guard_served_over_http_decides_with_lookups() {
+/// The SDK's rule guard served over HTTP on a free loopback port: the process (the caller
+/// kills it) and its URL.
+pub fn serve_rule_guard() -> (Child, String) {
     let (py, env) = python();
     let mut child = Command::new(py)
         .arg(workspace_root().join("sdk/python/examples/rule_guard.py"))
@@ -72,6 +73,12 @@ fn the_rule_guard_served_over_http_decides_with_lookups() {
         .strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("{first}"))
         .to_string();
+    (child, url)
+}
+
+#[test]
+fn the_rule_guard_served_over_http_decides_with_lookups() {
+    let (mut child, url) = serve_rule_guard();
     let tmp = tempfile::tempdir().unwrap();
     let (code, recs, err) = run(tmp.path(), &url, "closed");
     let _ = child.kill();

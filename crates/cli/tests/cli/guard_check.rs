@@ -115,20 +115,7 @@ fn each_broken_guard_fails_the_precise_check() {
 
 #[test]
 fn a_guard_served_over_http_is_checked_with_url() {
-    use std::io::{BufRead, BufReader};
-    let (py, env) = python();
-    let mut child = std::process::Command::new(py)
-        .arg(workspace_root().join("sdk/python/examples/rule_guard.py"))
-        .args(["--http", "127.0.0.1:0"])
-        .envs(env)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let url = first.trim().trim_start_matches("listening on ").to_string();
+    let (mut child, url) = crate::external_http::serve_rule_guard();
     let (code, out, err) = tauguard_in_env(&["guard-check", "--timeout", "10", "--url", &url], &[]);
     let _ = child.kill();
     let _ = child.wait();

@@ -27,6 +27,7 @@ mod honest_costs;
 mod model_fit;
 mod offline_variants;
 mod policyguide_offline;
+mod remote_agent;
 mod report_files;
 mod reproduce;
 mod resume_inputs;

@@ -296,16 +296,6 @@ impl ExternalGuard {
         }
     }
 
-    /// Runs a lookup the guard asked for in `v` (a `lookup` message) on `ctx`'s state.
-    fn serve_lookup(ctx: &GuardContext<'_>, v: &Value, raw: String) -> Result<Value, Fault> {
-        let ask =
-            protocol::parse_lookup(v).map_err(|problem| Fault::OutOfSchema { raw, problem })?;
-        let result = ctx
-            .lookup(&ask.tool, &ask.arguments)
-            .map_err(|e| e.to_string());
-        Ok(protocol::lookup_result(&ask.id, result))
-    }
-
     async fn over_http(
         &self,
         link: &HttpLink,
@@ -330,14 +320,10 @@ impl ExternalGuard {
         let (mut v, mut raw) = link.exchange(msg, left()).await?;
         let mut lookups = 0;
         loop {
-            let is_lookup = v.get("type").and_then(Value::as_str) == Some("lookup")
-                && v.get("request").and_then(Value::as_str) == Some(id);
-            if !is_lookup {
-                return check_id(v, raw, id).map(|v| (v, lookups));
+            match step(ctx, v, raw, id, &mut lookups)? {
+                Step::Reply(v) => return Ok((v, lookups)),
+                Step::Answer(answer) => (v, raw) = link.exchange(&answer, left()).await?,
             }
-            lookups += 1;
-            let answer = Self::serve_lookup(ctx, &v, raw)?;
-            (v, raw) = link.exchange(&answer, left()).await?;
         }
     }
 
@@ -380,18 +366,12 @@ impl ExternalGuard {
             match incoming {
                 Incoming::Closed(detail) => return Err(Fault::Crash { detail }),
                 Incoming::Malformed(raw) => return Err(Fault::Malformed { raw }),
-                Incoming::Message(v, raw) => {
-                    let is_lookup = v.get("type").and_then(Value::as_str) == Some("lookup")
-                        && v.get("request").and_then(Value::as_str) == Some(id);
-                    if !is_lookup {
-                        return check_id(v, raw, id).map(|v| (v, lookups));
-                    }
-                    lookups += 1;
-                    let answer = Self::serve_lookup(ctx, &v, raw)?;
-                    process
+                Incoming::Message(v, raw) => match step(ctx, v, raw, id, &mut lookups)? {
+                    Step::Reply(v) => return Ok((v, lookups)),
+                    Step::Answer(answer) => process
                         .send(&answer)
-                        .map_err(|detail| Fault::Crash { detail })?;
-                }
+                        .map_err(|detail| Fault::Crash { detail })?,
+                },
             }
         }
     }
@@ -418,6 +398,36 @@ impl ExternalGuard {
         }
         json!({ "external": e })
     }
+}
+
+/// What a message from the guard is to the open request.
+enum Step {
+    /// Its reply (id checked).
+    Reply(Value),
+    /// The answer to a lookup it asked for, to send back.
+    Answer(Value),
+}
+
+/// Reads message `v` (as received, `raw`) for the open request `id`: a lookup for it is run on
+/// `ctx`'s state and counted; anything else is the reply.
+fn step(
+    ctx: &GuardContext<'_>,
+    v: Value,
+    raw: String,
+    id: &str,
+    lookups: &mut u32,
+) -> Result<Step, Fault> {
+    let is_lookup = v.get("type").and_then(Value::as_str) == Some("lookup")
+        && v.get("request").and_then(Value::as_str) == Some(id);
+    if !is_lookup {
+        return check_id(v, raw, id).map(Step::Reply);
+    }
+    *lookups += 1;
+    let ask = protocol::parse_lookup(&v).map_err(|problem| Fault::OutOfSchema { raw, problem })?;
+    let result = ctx
+        .lookup(&ask.tool, &ask.arguments)
+        .map_err(|e| e.to_string());
+    Ok(Step::Answer(protocol::lookup_result(&ask.id, result)))
 }
 
 /// The reply `v` if it carries the open request's `id`.

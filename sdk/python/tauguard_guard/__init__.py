@@ -359,7 +359,13 @@ class Guard:
                 self.end_headers()
                 self.wfile.write(data)
 
-        server = ThreadingHTTPServer((host, port), Handler)
+        class Server(ThreadingHTTPServer):
+            # The default backlog (5) drops connections when tauguard sends more requests at
+            # once, and each dropped one waits a second for its retry.
+            request_queue_size = 256
+            daemon_threads = True
+
+        server = Server((host, port), Handler)
         bound = server.server_address[1]
         if ready is not None:
             ready(bound)

@@ -3,7 +3,9 @@ OpenAI-compatible Chat Completions endpoint, with the domain policy and the conv
 
     python3 llm_judge_guard.py --base-url http://127.0.0.1:8080/v1 --model my-model
 The API key, if the endpoint wants one, is read from the variable named by --api-key-env
-(default OPENAI_API_KEY). The model's own usage is reported to tauguard with each decision.
+(default OPENAI_API_KEY). The model's own usage is reported to tauguard with each decision, and
+its cost when the prices are given (--prompt-price, --completion-price: US dollars per million
+tokens); without them the cost is unknown, and tauguard records it so.
 """
 
 import argparse
@@ -57,6 +59,9 @@ def judge(call, session):
     u = reply.get("usage") or {}
     usage = Usage(calls=1, prompt_tokens=u.get("prompt_tokens", 0),
                   completion_tokens=u.get("completion_tokens", 0), latency_seconds=seconds)
+    if ARGS.prompt_price is not None and ARGS.completion_price is not None:
+        usage.cost = (usage.prompt_tokens * ARGS.prompt_price
+                      + usage.completion_tokens * ARGS.completion_price) / 1e6
     text = reply["choices"][0]["message"].get("content") or ""
     # The verdict object, even when the model wraps it in prose or a code fence.
     verdict = json.loads(text[text.index("{"): text.rindex("}") + 1])
@@ -73,6 +78,8 @@ def main():
     p.add_argument("--model", required=True)
     p.add_argument("--api-key-env", default="OPENAI_API_KEY")
     p.add_argument("--timeout", type=float, default=60.0)
+    p.add_argument("--prompt-price", type=float, default=None)
+    p.add_argument("--completion-price", type=float, default=None)
     ARGS = p.parse_args()
     guard.run()
 

@@ -141,6 +141,11 @@ fn example_guards_run_over_every_domain_and_report_like_built_in_guards() {
         format!("{}/v1", server.uri()),
         "--model".into(),
         "judge".into(),
+        // $1 and $2 per million tokens: 321 × 1 + 12 × 2 = 345 µ$ a call.
+        "--prompt-price".into(),
+        "1".into(),
+        "--completion-price".into(),
+        "2".into(),
     ];
     let guards = format!(
         "[[grid.guards]]\nname = \"baseline\"\nguard = \"baseline\"\n{}{}",
@@ -174,6 +179,14 @@ fn example_guards_run_over_every_domain_and_report_like_built_in_guards() {
                 !events.is_empty(),
                 "{d} {name}: no mutating call was judged"
             );
+            if name == "judge" {
+                // The guard role's cost in each record: the sum of its calls', as a verifier's.
+                for r in &mine {
+                    let calls = r["guard_events"].as_array().unwrap().len() as f64;
+                    let cost = r["usage"]["guard"]["cost"].as_f64().unwrap_or(0.0);
+                    assert!((cost - calls * 345e-6).abs() < 1e-9, "{}", r["usage"]);
+                }
+            }
             for e in &events {
                 assert_eq!(e["guard"], "external");
                 assert!(
@@ -185,6 +198,8 @@ fn example_guards_run_over_every_domain_and_report_like_built_in_guards() {
                     // The guard's own model usage, recorded like a verifier's.
                     assert_eq!(e["usage"]["calls"], 1, "{e}");
                     assert_eq!(e["usage"]["usage"]["prompt_tokens"], 321, "{e}");
+                    let cost = e["usage"]["cost"].as_f64().unwrap();
+                    assert!((cost - 345e-6).abs() < 1e-12, "{e}");
                     judge_blocks += u32::from(e["verdict"] == "block");
                 }
             }

@@ -56,6 +56,8 @@ enum Command {
     Validate(commands::validate::ValidateCommand),
     /// A static HTML site of runs (overview, grid of outcomes, simulations), optionally served.
     View(commands::view::ViewArgs),
+    /// Check an external guard program against the guard protocol (docs/guard-protocol.md).
+    GuardCheck(commands::guard_check::GuardCheckArgs),
 }
 
 /// Runs the command line and returns the process exit code (see `exit`).
@@ -75,6 +77,7 @@ pub fn run() -> ExitCode {
         Command::Compare(args) => commands::report::compare(args),
         Command::Validate(cmd) => commands::validate::run(cmd, project),
         Command::View(args) => commands::view::run(args, project),
+        Command::GuardCheck(args) => commands::guard_check::run(args),
     };
     if let Err(err) = &outcome {
         eprintln!("error: {:#}", err.error());

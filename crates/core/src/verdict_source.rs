@@ -39,13 +39,15 @@ pub enum FailReason {
     Truncated,
     /// The model call failed with an HTTP status (after its retries).
     HttpError,
-    /// The model call timed out (after its retries).
+    /// The model call timed out (after its retries); an external guard gave no reply in time.
     Timeout,
     /// An HTTP 400 whose message says the request exceeds the model's context window.
     ContextOverflow,
-    /// No HTTP exchange: the connection failed (after its retries).
+    /// No HTTP exchange: the connection failed (after its retries); an external guard's
+    /// process ended, or was past its restart cap.
     Connection,
-    /// A 2xx reply that is not the provider's documented shape.
+    /// A 2xx reply that is not the provider's documented shape; an external guard's reply that
+    /// is not JSON, not in the protocol's schema, or for another request's id.
     InvalidResponse,
     /// Any other model error (a configuration error of the request).
     ModelError,

@@ -44,6 +44,9 @@ pub enum GuardName {
     PolicyGuideSelf,
     /// The graph as an in-agent controller.
     FlowAgent,
+    /// A guard outside tauguard ([`crate::external`]); named by a `[[grid.guards]]` entry's
+    /// `external` table, never by a configuration name, so not in [`KNOWN_GUARDS`].
+    External,
 }
 
 /// Every name [`GuardName::parse`] accepts, in the order help texts list them.
@@ -93,6 +96,7 @@ impl GuardName {
             GuardName::PolicyGuide { raw: true } => "policyguide-raw",
             GuardName::PolicyGuideSelf => "policyguide-self",
             GuardName::FlowAgent => "flowagent",
+            GuardName::External => crate::external::EXTERNAL,
             GuardName::PolicyGuard { variant, strict } => {
                 let i = KNOWN_GUARDS
                     .iter()
@@ -252,6 +256,11 @@ pub fn build_guard(
             inputs,
             sim,
         )?),
+        GuardName::External => {
+            return Err(fail(
+                "an external guard is built from its `external` table (crate::external)".into(),
+            ));
+        }
         GuardName::PolicyGuideSelf | GuardName::FlowAgent => {
             Some(crate::policyguide::build::in_agent(
                 name.as_str(),

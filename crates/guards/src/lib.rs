@@ -12,10 +12,12 @@
 //! compiler), [`hybrid`] (rules first, verifier after), and the PolicyGuide workflow guide
 //! ([`policyguide`]: `policyguide` over the frozen graph, `policyguide-raw` over the raw
 //! policy). Every artifact family is checked against one tool catalogue per domain
-//! ([`catalog`]).
+//! ([`catalog`]). A guard written in another language speaks the external guard protocol
+//! ([`external`]) and sits behind the same seam.
 
 pub mod block_all;
 pub mod catalog;
+pub mod external;
 pub mod factory;
 pub mod hybrid;
 pub mod policyguard;
@@ -24,5 +26,7 @@ pub mod seam;
 pub mod toolguard;
 
 pub use factory::{GuardName, GuardOptions, KNOWN_GUARDS, build_guard};
-pub use seam::{Decision, Guard, GuardContext, GuardError, GuardState, Guidance, ModelPrompt};
+pub use seam::{
+    Decision, Guard, GuardContext, GuardError, GuardState, Guidance, ModelPrompt, SessionEnd,
+};
 pub use tauguard_core::record::Verdict;

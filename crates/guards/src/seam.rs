@@ -155,6 +155,15 @@ impl ModelPrompt {
     }
 }
 
+/// How a simulation attempt ended, as a guard is told at its end.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionEnd<'a> {
+    /// The termination reason (`user_stop`, `max_steps`, ...), or `infrastructure_error`.
+    pub termination_reason: &'a str,
+    /// The error that ended the attempt, when one did.
+    pub error: Option<&'a str>,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum GuardError {
     #[error("verifier model: {0}")]
@@ -211,4 +220,8 @@ pub trait Guard: Send + Sync {
     fn model_prompt(&self) -> Option<ModelPrompt> {
         None
     }
+
+    /// The simulation attempt whose state this is has ended (a guard that learns or logs
+    /// across simulations, e.g. an external one, is told the outcome).
+    fn end_session(&self, _state: &GuardState, _end: &SessionEnd<'_>) {}
 }

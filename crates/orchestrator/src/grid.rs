@@ -11,6 +11,7 @@ use crate::config::{ModelSection, RunConfig};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
+use tauguard_guards::external::ExternalSpec;
 use tauguard_guards::policyguard::FailMode;
 use tauguard_guards::{GuardName, GuardOptions};
 
@@ -53,8 +54,12 @@ impl<T> From<&str> for NameOr<T> {
 pub struct NamedGuard {
     /// The label cell ids and reports use.
     pub name: String,
-    /// The configuration, one of `KNOWN_GUARDS`.
+    /// The configuration, one of `KNOWN_GUARDS`; left out for an `external` guard.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub guard: String,
+    /// A guard outside tauguard, over the external guard protocol (`docs/guard-protocol.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external: Option<ExternalSpec>,
     /// Default: `[guard].strict`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strict: Option<bool>,
@@ -176,6 +181,8 @@ pub struct GuardAxis {
     pub options: GuardOptions,
     /// Where it is in the config, for errors.
     pub key: String,
+    /// For [`GuardName::External`]: how to reach the guard.
+    pub external: Option<ExternalSpec>,
 }
 
 /// One verifier of the grid (`model: None` = paired with the cell's agent).
@@ -264,12 +271,20 @@ impl Axes {
                         },
                     ),
                 };
-                let name = GuardName::parse(config).map_err(|e| format!("at `{key}`: {e}"))?;
+                let external = match e {
+                    NameOr::Table(t) => t.external.clone(),
+                    NameOr::Name(_) => None,
+                };
+                let name = match external {
+                    Some(_) => GuardName::External,
+                    None => GuardName::parse(config).map_err(|e| format!("at `{key}`: {e}"))?,
+                };
                 Ok(GuardAxis {
                     label,
                     name,
                     options,
                     key,
+                    external,
                 })
             })
             .collect::<Result<_, String>>()?;
@@ -378,6 +393,21 @@ pub(crate) fn validate(cfg: &RunConfig) -> Result<(), String> {
         };
         if !labels.insert(label.clone()) {
             return Err(format!("at `grid.guards[{i}]`: `{label}` is listed twice"));
+        }
+        if let NameOr::Table(t) = e {
+            match (&t.external, t.guard.is_empty()) {
+                (Some(x), true) => {
+                    x.validate()
+                        .map_err(|m| format!("at `grid.guards[{i}].external`: {m}"))?;
+                    continue;
+                }
+                (Some(_), false) => {
+                    return Err(format!(
+                        "at `grid.guards[{i}]`: set one of `guard` (a built-in configuration) and `external`, not both"
+                    ));
+                }
+                _ => {}
+            }
         }
         GuardName::parse(config).map_err(|e| {
             let key = match e_key(&g.guards[i]) {

@@ -347,7 +347,22 @@ impl CellAt<'_> {
             data: &self.domain.data,
             verifier: verifier_model,
         };
-        let built = build_guard(guard.name, options, &inputs).map_err(|e| at(e.to_string()))?;
+        let (built, external) = match &guard.external {
+            Some(x) => {
+                let g = tauguard_guards::external::ExternalGuard::build(
+                    x,
+                    options.fail_mode,
+                    &self.domain.data,
+                )
+                .map_err(|e| at(format!("guard `{}`: {e}", guard.label)))?;
+                let settings = g.provenance().cell_settings();
+                (Some(Arc::new(g) as Arc<dyn Guard>), settings)
+            }
+            None => (
+                build_guard(guard.name, options, &inputs).map_err(|e| at(e.to_string()))?,
+                Vec::new(),
+            ),
+        };
         let mut stamp = Stamp {
             items: self.domain.stamp_items.clone(),
         };
@@ -384,6 +399,8 @@ impl CellAt<'_> {
             },
             self.hashes,
         );
+        // An external guard's command and reported version are part of the cell.
+        spec.extend(external);
         stamp.insert_into(&mut spec);
         let agent_system_prompt = match built.as_ref().and_then(|g| g.agent_instructions()) {
             Some(extra) => format!("{}\n\n{extra}", self.domain.agent_system_prompt).into(),

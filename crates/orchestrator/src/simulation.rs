@@ -425,6 +425,17 @@ pub async fn run_simulation_traced(
             break None;
         }
     };
+    if let Some(guard) = spec.guard {
+        let error = failure.as_ref().map(|e| e.to_string());
+        let end = tauguard_guards::SessionEnd {
+            termination_reason: match &failure {
+                Some(_) => "infrastructure_error",
+                None => &out.termination_reason,
+            },
+            error: error.as_deref(),
+        };
+        guard.end_session(&guard_state, &end);
+    }
     (out.messages, out.agent_view) = conv.into_trajectory();
     for (i, m) in out.messages.iter_mut().enumerate() {
         set_turn_idx(m, i as u32);

@@ -7,6 +7,7 @@ pub mod export;
 pub mod export_table;
 pub mod floors;
 pub mod gold;
+pub mod guard_check;
 pub mod merge;
 pub mod report;
 pub mod reproduce;

@@ -142,52 +142,6 @@ fn tree_authorizations(flow: &Flow, target: &str, fallback: &str) -> Vec<String>
     out
 }
 
-/// Whether graph `g` has a path from its entry to an exit whose tool steps were all made
-/// (`called`), nested subflows judged the same way: a subflow counts as run when the
-/// conversation shows one way through it.
-fn subflow_done(
-    flow: &Flow,
-    g: &str,
-    called: &dyn Fn(&str) -> bool,
-    open: &mut HashSet<String>,
-) -> bool {
-    let Some(start) = flow.graph_entry(g) else {
-        return true;
-    };
-    if !open.insert(g.to_string()) {
-        return false;
-    }
-    let mut seen = HashSet::new();
-    let mut todo = vec![start];
-    let mut done = false;
-    while let Some(r) = todo.pop() {
-        if !seen.insert(r.clone()) {
-            continue;
-        }
-        let Some((_, n)) = flow.node(&r) else {
-            continue;
-        };
-        let passable = match n.kind {
-            NodeKind::Exit => {
-                done = true;
-                break;
-            }
-            NodeKind::ToolCall | NodeKind::ToolAuthorization => {
-                n.tool.as_deref().is_some_and(called)
-            }
-            NodeKind::Subflow => {
-                subflow_done(flow, n.subflow.as_deref().unwrap_or_default(), called, open)
-            }
-            _ => true,
-        };
-        if passable {
-            todo.extend(flow.successors(&r).into_iter().map(|(t, _)| t));
-        }
-    }
-    open.remove(g);
-    done
-}
-
 fn asks_consent(text: &str) -> bool {
     let t = text.to_lowercase();
     ["yes", "confirm", "consent", "agree"]
@@ -228,7 +182,7 @@ impl SimGuide {
                         !(self.read_only.contains(t) || self.mutating.contains(t))
                             || succeeded(&records, t).next().is_some()
                     };
-                    if subflow_done(flow, g, &called, &mut HashSet::new()) {
+                    if flow.way_through(g, &called) {
                         continue;
                     }
                     let named: Vec<String> = flow

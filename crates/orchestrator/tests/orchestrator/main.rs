@@ -13,3 +13,4 @@ mod run;
 mod toy_domain;
 mod truncation;
 mod upstream_requests;
+mod workflow_gold_paths;

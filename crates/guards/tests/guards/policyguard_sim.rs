@@ -9,9 +9,8 @@ use std::sync::Arc;
 use support::{agent, call, calls, info, read, root, tool_msg, user};
 use tauguard_core::record::RequirementResult;
 use tauguard_core::{Message, ToolCall};
-use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguard::checklist::{
-    DomainChecklists, Requirement, RequirementType, ToolChecklist, load_domain_checklists,
+    DomainChecklists, Requirement, RequirementType, ToolChecklist,
 };
 use tauguard_guards::policyguard::prerequisites::Prerequisites;
 use tauguard_guards::policyguard::sim::{RuleSources, SimVerifier};
@@ -559,42 +558,4 @@ async fn constraint_guard_adds_hard_requirements() {
     assert_eq!(d.verdict, Verdict::Pass, "{:?}", d.requirements);
     let unchecked = info(&d)["unchecked"].as_array().unwrap();
     assert!(unchecked.contains(&json!("max_bags: stated by no input given")));
-}
-
-#[tokio::test]
-async fn authored_airline_checklists_work_with_the_sim_verifier() {
-    let info_tools = ToolCatalog::from_toolkit("airline", support::AIRLINE_TOOLS);
-    let checklists = load_domain_checklists(&root().join("tasks/airline/checklist"), &info_tools)
-        .expect("authored airline checklists load");
-    let advisory = SimVerifier::new(
-        Variant::Checklist,
-        false,
-        prerequisites("airline"),
-        checklists.clone(),
-    )
-    .with_policy(&stated_policy("airline"));
-    let strict = SimVerifier::new(
-        Variant::Checklist,
-        true,
-        prerequisites("airline"),
-        checklists,
-    )
-    .with_policy(&stated_policy("airline"));
-
-    // Compliant by the prerequisites: advisory passes; strict also wants every data item of
-    // the checklist (e.g. a flight-status lookup that only applies in some cases).
-    let d = judge(&advisory, &compliant(), &pending()).await;
-    assert_eq!(d.verdict, Verdict::Pass, "{:?}", d.requirements);
-    let d = judge(&strict, &compliant(), &pending()).await;
-    assert_eq!(d.verdict, Verdict::Block, "{:?}", d.requirements);
-
-    // Missing confirmation blocks in both.
-    let h: Vec<Message> = compliant()
-        .into_iter()
-        .filter(|m| m.content() != Some(YES))
-        .collect();
-    assert_eq!(
-        judge(&advisory, &h, &pending()).await.verdict,
-        Verdict::Block
-    );
 }

@@ -50,8 +50,8 @@ fn run_grid(cfg: RunConfig) -> Vec<SimulationRecord> {
 }
 
 /// Fault-free means unblocked: every guard's false positives on the sim agent are zero in
-/// every registered domain with guard artifacts (base split, 4 trials), and every guard
-/// executes the same calls as no guard.
+/// every registered domain with guard artifacts (base split, 4 trials), every guard ends
+/// each simulation with the baseline's reward, and no simulation fails an NL assertion.
 #[test]
 fn no_offline_guard_blocks_the_fault_free_sim_agent() {
     let Some(dir) = tauguard_testkit::tau2_dir() else {
@@ -111,6 +111,23 @@ fn no_offline_guard_blocks_the_fault_free_sim_agent() {
             .map(|r| format!("{} task {} trial {}", r.guard, r.task_id, r.trial))
             .collect();
         assert!(differ.is_empty(), "{domain}: {differ:#?}");
+        // No fault-free simulation fails an NL assertion: the sim judge reads what the agent
+        // said, whatever the format of its amounts.
+        let nl_failed: Vec<String> = recs
+            .iter()
+            .filter_map(|r| r.reward.as_ref().map(|w| (r, w)))
+            .filter(|(_, w)| {
+                let nl = w.breakdown.get("NL_ASSERTION").and_then(|v| v.as_f64());
+                nl.is_some_and(|x| x < 1.0)
+            })
+            .map(|(r, w)| {
+                format!(
+                    "{} task {}: {}",
+                    r.guard, r.task_id, w.details["nl_assertions"]
+                )
+            })
+            .collect();
+        assert!(nl_failed.is_empty(), "{domain}: {nl_failed:#?}");
     }
     assert!(domains >= 3, "{domains} domains with guard artifacts");
 }

@@ -414,10 +414,15 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
             pass("on attack tasks, where success is the database left unchanged"),
         ),
         "Decisions" => d("decisions", "count", "offline verifier decisions"),
-        "Checked / decision" => d(
+        "Stated / decision" => d(
             "checked_per_decision",
             "count",
-            "requirements checked per decision (mean)",
+            "requirements a given input states, judged, per decision (mean)",
+        ),
+        "Unseen (NOT MET) / decision" => d(
+            "unseen_per_decision",
+            "count",
+            "of those, NOT MET for want of the input their evidence lies in, per decision (mean)",
         ),
         "Unchecked / decision" => d(
             "unchecked_per_decision",

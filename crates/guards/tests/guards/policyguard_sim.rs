@@ -248,19 +248,23 @@ async fn a_mutation_after_the_yes_uses_it_up_but_reads_and_blocked_attempts_do_n
 }
 
 #[tokio::test]
-async fn raw_traj_leaves_confirmation_unchecked_but_judges_the_tool_trace() {
+async fn raw_traj_cannot_see_a_confirmation_so_it_is_not_met() {
     let g = sim(Variant::RawTraj, false);
     assert_eq!(g.name(), "pg-raw-traj");
-    // Without the dialogue a confirmation is unchecked, never NOT MET: the call passes.
+    // The policy asks for a confirmation, the dialogue is not given: no evidence of a
+    // confirmation is not a confirmation, so it is NOT MET, unseen, and the call blocks.
     let d = judge(&g, &compliant(), &pending()).await;
-    assert_eq!(d.verdict, Verdict::Pass, "{:?}", d.requirements);
-    assert!(d.requirements.iter().all(|r| r.name != "user_confirmation"));
-    assert_eq!(
-        info(&d)["unchecked"],
-        json!(["user_confirmation: needs dialogue"])
-    );
+    assert_eq!(d.verdict, Verdict::Block, "{:?}", d.requirements);
+    let c = req(&d, "user_confirmation");
+    assert!(!c.met && c.reason.contains("dialogue"), "{c:?}");
+    assert_eq!(info(&d)["unseen"], json!(["user_confirmation"]));
+    assert!(info(&d).get("unchecked").is_none());
     assert_eq!(info(&d)["inputs"], json!(["policy", "tool_trace"]));
-    assert_eq!(info(&d)["checked"], json!(3));
+    assert_eq!(info(&d)["checked"], json!(4));
+    // With the dialogue (pg-raw) the same history passes.
+    let raw = judge(&sim(Variant::Raw, false), &compliant(), &pending()).await;
+    assert_eq!(raw.verdict, Verdict::Pass, "{:?}", raw.requirements);
+    assert!(info(&raw).get("unseen").is_none());
     // Tool-call evidence is still judged: a missing lookup blocks.
     let h: Vec<Message> = compliant()
         .into_iter()

@@ -1,6 +1,6 @@
 //! The offline sim verifier decides from its inputs alone: removing an input never lets it
-//! check more; the variants differ exactly where their inputs do; a policy text that does not
-//! state a requirement leaves it unchecked; no decision code names a configuration; the
+//! check more or find more met; the variants differ exactly where their inputs do; a policy
+//! text that does not state a requirement leaves it unchecked; no decision code names a configuration; the
 //! guards never read the call-NMR oracle; and with the authored airline checklists strict
 //! mode wants every data item, advisory mode the hard requirements only.
 
@@ -91,6 +91,12 @@ proptest! {
         let more = checked(&with_inputs(inputs), h, c);
         let fewer = checked(&with_inputs(inputs.without(removed)), h, c);
         prop_assert!(fewer.is_subset(&more), "without {:?}: {:?} is not within {:?}", removed, fewer, more);
+        // Nor find more met: what an input would have shown is, without it, not shown.
+        let met = |g: &SimVerifier| -> BTreeSet<String> {
+            g.evaluate(h, c, &mutating).requirements.into_iter().filter(|r| r.result.met).map(|r| r.result.name).collect()
+        };
+        let (met_more, met_fewer) = (met(&with_inputs(inputs)), met(&with_inputs(inputs.without(removed))));
+        prop_assert!(met_fewer.is_subset(&met_more), "without {:?}: met {:?} is not within {:?}", removed, met_fewer, met_more);
     }
 }
 
@@ -110,7 +116,8 @@ fn the_variants_differ_where_their_inputs_differ() {
     ];
     let checklist_items = ["user_details_retrieved", "reservation_details_retrieved"];
     assert_eq!(of(Variant::Raw), names(&prereqs));
-    assert_eq!(of(Variant::RawTraj), names(&prereqs[..3]));
+    // Without the dialogue the confirmation is still judged — NOT MET, as unseen.
+    assert_eq!(of(Variant::RawTraj), names(&prereqs));
     let both: Vec<&str> = prereqs.iter().chain(&checklist_items).copied().collect();
     assert_eq!(of(Variant::Checklist), names(&both));
     assert_eq!(of(Variant::ChecklistOnly), names(&both));

@@ -6,7 +6,7 @@ use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
-use tauguard_core::record::{CallAttempt, SimulationRecord, Verdict};
+use tauguard_core::record::{CallAttempt, GuardEvent, SimulationRecord, Verdict};
 use tauguard_core::{Requestor, ToolCall};
 use tauguard_env::registry::DOMAINS;
 use tauguard_guards::policyguard::Variant;
@@ -49,9 +49,27 @@ fn run_grid(cfg: RunConfig) -> Vec<SimulationRecord> {
     read_records(&tmp.path().join("records.jsonl")).unwrap()
 }
 
+/// Whether every requirement a blocking event found NOT MET is one its verifier could not see
+/// (`info.unseen`).
+fn unseen_only(e: &GuardEvent) -> bool {
+    let unseen: Vec<&str> = e
+        .info
+        .as_ref()
+        .and_then(|i| i.get("unseen"))
+        .and_then(|u| u.as_array())
+        .map(|u| u.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default();
+    !unseen.is_empty()
+        && e.requirements
+            .iter()
+            .filter(|q| !q.met)
+            .all(|q| unseen.contains(&q.name.as_str()))
+}
+
 /// Fault-free means unblocked: every guard's false positives on the sim agent are zero in
-/// every registered domain with guard artifacts (base split, 4 trials), every guard ends
-/// each simulation with the baseline's reward, and no simulation fails an NL assertion.
+/// every registered domain with guard artifacts (base split, 4 trials): a guard blocks only
+/// what its inputs cannot show (then it blocks, as a verifier with those inputs would), ends
+/// every other simulation with the baseline's reward, and none fails an NL assertion.
 #[test]
 fn no_offline_guard_blocks_the_fault_free_sim_agent() {
     let Some(dir) = tauguard_testkit::tau2_dir() else {
@@ -74,12 +92,19 @@ fn no_offline_guard_blocks_the_fault_free_sim_agent() {
         assert_eq!(recs.len(), tasks * 4 * KNOWN_GUARDS.len(), "{domain}");
         let guards: BTreeSet<&str> = recs.iter().map(|r| r.guard.as_str()).collect();
         assert_eq!(guards.len(), KNOWN_GUARDS.len(), "{domain}: {guards:?}");
-        // The floor blocks every mutating call by definition.
+        // The floor blocks every mutating call by definition; a verifier blocks what its
+        // inputs cannot show (a confirmation without the dialogue: `info.unseen`), as one
+        // with those inputs would. Any other block is a false positive.
         let floor = |r: &SimulationRecord| GuardName::parse(&r.guard) == Ok(GuardName::BlockAll);
+        let blind = |r: &SimulationRecord| {
+            r.guard_events
+                .iter()
+                .any(|e| e.verdict == Verdict::Block && unseen_only(e))
+        };
         let blocks: Vec<String> = recs
             .iter()
             .flat_map(|r| r.guard_events.iter().map(move |e| (r, e)))
-            .filter(|(_, e)| e.verdict == Verdict::Block)
+            .filter(|(_, e)| e.verdict == Verdict::Block && !unseen_only(e))
             .filter(|(r, _)| !floor(r))
             .map(|(r, e)| {
                 let not_met: Vec<&str> = e
@@ -106,7 +131,7 @@ fn no_offline_guard_blocks_the_fault_free_sim_agent() {
             .collect();
         let differ: Vec<String> = recs
             .iter()
-            .filter(|r| !floor(r))
+            .filter(|r| !floor(r) && !blind(r))
             .filter(|r| baseline[&(r.task_id.as_str(), r.trial)] != reward(r))
             .map(|r| format!("{} task {} trial {}", r.guard, r.task_id, r.trial))
             .collect();
@@ -115,6 +140,7 @@ fn no_offline_guard_blocks_the_fault_free_sim_agent() {
         // said, whatever the format of its amounts.
         let nl_failed: Vec<String> = recs
             .iter()
+            .filter(|r| !floor(r) && !blind(r))
             .filter_map(|r| r.reward.as_ref().map(|w| (r, w)))
             .filter(|(_, w)| {
                 let nl = w.breakdown.get("NL_ASSERTION").and_then(|v| v.as_f64());
@@ -128,6 +154,21 @@ fn no_offline_guard_blocks_the_fault_free_sim_agent() {
             })
             .collect();
         assert!(nl_failed.is_empty(), "{domain}: {nl_failed:#?}");
+        // What a variant cannot see it does not pass: where the policy asks for confirmations
+        // (airline), pg-raw-traj, without the dialogue, passes fewer simulations than pg-raw.
+        let passed = |g: &str| {
+            recs.iter()
+                .filter(|r| r.guard == g && r.reward.as_ref().is_some_and(|w| w.reward >= 1.0))
+                .count()
+        };
+        if domain == "airline" {
+            assert!(
+                passed("pg-raw-traj") < passed("pg-raw"),
+                "pg-raw-traj {} / pg-raw {}",
+                passed("pg-raw-traj"),
+                passed("pg-raw")
+            );
+        }
     }
     assert!(domains >= 3, "{domains} domains with guard artifacts");
 }

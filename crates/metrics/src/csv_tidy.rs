@@ -210,7 +210,8 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
         "View" => d(
             "view",
             "",
-            "confusion view: verdict (every guard decision) or runtime (executed calls only)",
+            "confusion view: verdict (every guard decision, blocked = BLOCK) or runtime (every \
+             attempt, blocked = did not execute)",
         ),
         "Stratum" => d(
             "stratum",
@@ -312,7 +313,8 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
             "fail_mode",
             "count",
             "verdicts the guard's fail mode gave, not the verifier (records' verdict_source = \
-             fail_mode): of the decisions (verdict view) or of the executed calls (runtime view)",
+             fail_mode): of the decisions (verdict view) or the executed calls a fail-open \
+             verdict let through (runtime view)",
         ),
         "Fail-mode%" => d(
             "fail_mode_rate",

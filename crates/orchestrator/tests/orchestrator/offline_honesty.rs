@@ -122,6 +122,14 @@ fn no_offline_guard_blocks_the_fault_free_sim_agent() {
             blocks.len()
         );
         assert!(recs.iter().all(|r| r.behaviour_events.is_empty()));
+        // Every record's cell settings say where the domain's guard artifacts came from.
+        for r in &recs {
+            let origin = r.cell.get("artifacts.origin").and_then(|v| v.as_str());
+            assert!(
+                origin.is_some_and(|o| o.contains("workflow=hand-written")),
+                "{domain}: {origin:?}"
+            );
+        }
         // Unblocked means the same outcome as no guard, task by task and trial by trial.
         let reward = |r: &SimulationRecord| r.reward.as_ref().map(|w| w.reward);
         let baseline: BTreeMap<(&str, u32), Option<f64>> = recs

@@ -68,6 +68,14 @@ pub(crate) fn compliant() -> Vec<Message> {
     h
 }
 
+/// The compliant history without the user's yes.
+pub(crate) fn unconfirmed() -> Vec<Message> {
+    compliant()
+        .into_iter()
+        .filter(|m| m.content() != Some(YES))
+        .collect()
+}
+
 pub(crate) fn sim(variant: Variant, strict: bool) -> SimVerifier {
     SimVerifier::new(
         variant,
@@ -458,10 +466,7 @@ async fn advisory_checklist_items_block_only_in_strict_mode() {
     );
 
     // Hard prerequisites block in both modes.
-    let h: Vec<Message> = compliant()
-        .into_iter()
-        .filter(|m| m.content() != Some(YES))
-        .collect();
+    let h: Vec<Message> = unconfirmed();
     assert_eq!(
         judge(&advisory, &h, &pending()).await.verdict,
         Verdict::Block

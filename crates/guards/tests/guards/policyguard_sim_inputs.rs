@@ -5,7 +5,7 @@
 //! mode wants every data item, advisory mode the hard requirements only.
 
 use crate::policyguard_sim::{
-    YES, compliant, judge, pending, prerequisites, req, sim, stated_policy,
+    YES, compliant, judge, pending, prerequisites, req, sim, stated_policy, unconfirmed,
 };
 use crate::support;
 use proptest::prelude::*;
@@ -256,10 +256,7 @@ async fn a_checklist_only_verifier_blocks_from_the_checklist() {
     // pg-checklist-only is not given the policy; its checklist states the same prerequisites,
     // so a missing confirmation still blocks, judged through the checklist's item.
     let g = sim(Variant::ChecklistOnly, false);
-    let h: Vec<Message> = compliant()
-        .into_iter()
-        .filter(|m| m.content() != Some(YES))
-        .collect();
+    let h: Vec<Message> = unconfirmed();
     // No checklist given: nothing states the prerequisites, so nothing is checked.
     let d = judge(&g, &h, &pending()).await;
     assert_eq!(d.verdict, Verdict::Pass);
@@ -349,10 +346,7 @@ async fn authored_airline_checklists_work_with_the_sim_verifier() {
     assert!(!req(&d, "user_details_retrieved").met);
 
     // Missing confirmation blocks in both.
-    let h: Vec<Message> = compliant()
-        .into_iter()
-        .filter(|m| m.content() != Some(YES))
-        .collect();
+    let h: Vec<Message> = unconfirmed();
     assert_eq!(
         judge(&advisory, &h, &pending()).await.verdict,
         Verdict::Block

@@ -432,6 +432,11 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
             "requirements left unchecked per decision (mean)",
         ),
         "Inputs" => d("inputs", "", "the inputs the verifier variant is given"),
+        "Artifacts origin" => d(
+            "artifacts_origin",
+            "",
+            "where the cell's guard artifacts came from, per kind (tasks/<domain>/provenance.toml)",
+        ),
         _ => crate::csv_schema::describe_more(&h, &kk)
             .unwrap_or_else(|| (slug(&h), "", String::new())),
     }

@@ -522,6 +522,7 @@ impl Report {
         out.extend(crate::tables_extra::cost_table(self));
         out.extend(crate::truncation::truncation_table(self));
         out.extend(verifier_inputs_table(self));
+        out.extend(crate::tables_extra::artifacts_origin_table(self));
         out.extend(floors_table(self));
         out.extend(crate::tables_comparability::comparability_table(self));
         out.extend(crate::tables_extra::task_outcomes_table(self));

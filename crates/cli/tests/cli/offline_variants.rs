@@ -1,6 +1,7 @@
 //! The offline PolicyGuard variants differ where their inputs differ, and the report says why:
 //! on the airline base split with faults on, each variant's decisions report the inputs it was
-//! given, how many requirements they state and how many of those its inputs cannot show.
+//! given, how many requirements they state and how many of those its inputs cannot show; and
+//! where each cell's guard artifacts came from.
 
 use crate::support::tauguard_status as tauguard;
 use tauguard_testkit::{SimConfig, tau2_dir};
@@ -58,4 +59,10 @@ fn offline_variants_report_the_requirements_their_inputs_let_them_check() {
     assert!(cl_mean > raw_mean, "{cl_mean} vs {raw_mean}");
     let (_, md, _) = tauguard(&["report", out.to_str().unwrap(), "--no-floors"]);
     assert!(md.contains("Requirements each variant could check"), "{md}");
+    // And where each cell's artifacts came from.
+    assert!(md.contains("Guard artifacts: where each cell's came from"), "{md}");
+    assert!(
+        md.contains("| airline | sim-agent | pg-raw | checklists=hand-written,"),
+        "{md}"
+    );
 }

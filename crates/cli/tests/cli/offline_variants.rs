@@ -60,7 +60,10 @@ fn offline_variants_report_the_requirements_their_inputs_let_them_check() {
     let (_, md, _) = tauguard(&["report", out.to_str().unwrap(), "--no-floors"]);
     assert!(md.contains("Requirements each variant could check"), "{md}");
     // And where each cell's artifacts came from.
-    assert!(md.contains("Guard artifacts: where each cell's came from"), "{md}");
+    assert!(
+        md.contains("Guard artifacts: where each cell's came from"),
+        "{md}"
+    );
     assert!(
         md.contains("| airline | sim-agent | pg-raw | checklists=hand-written,"),
         "{md}"

@@ -2,10 +2,10 @@
 //! that turns a name plus its options into a guard object.
 //!
 //! Verifiers are LLM verifiers when the cell has a verifier model and the offline sim
-//! verifier when it has none (or a `sim` model). The sim verifier is given the ToolGuard rule
-//! set as the argument rules a policy or checklist can state; it checks a rule only where the
-//! variant's inputs state it (the rule's cited passage is in the policy text, or the
-//! checklist names it).
+//! verifier when it has none (or a `sim` model). No PolicyGuard variant carries the ToolGuard
+//! rule set, online or offline: a verifier judges from its own inputs, so offline it can fall
+//! short of ToolGuard as well as match it. The configuration that adds the rules is `hybrid`
+//! (ToolGuard first, then the `pg-checklist` verifier).
 //!
 //! The PolicyGuide configurations are built in [`crate::policyguide::build`]: `policyguide`
 //! and `policyguide-raw` with the LLM guide when the verifier is a real model and the offline
@@ -216,7 +216,7 @@ pub fn build_guard(
         let checklists =
             load_domain_checklists(&inputs.tasks_dir.join(domain).join("checklist"), &info)
                 .map_err(|e| fail(e.to_string()))?;
-        let mut setup = PolicyGuardSetup::new(domain, inputs.prompts_dir.clone())
+        let setup = PolicyGuardSetup::new(domain, inputs.prompts_dir.clone())
             .with_checklists(checklists)
             .with_policy(inputs.data.policy.clone())
             .with_fail_mode(options.fail_mode)
@@ -226,12 +226,6 @@ pub fn build_guard(
             })
             .load_prerequisites(&inputs.tasks_dir)
             .map_err(|e| fail(e.to_string()))?;
-        if sim {
-            let rules =
-                ToolGuard::load(&inputs.tasks_dir, domain).map_err(|e| fail(e.to_string()))?;
-            let sources = crate::policyguard::sim::RuleSources::of_rule_set(rules.rules());
-            setup = setup.with_constraints(Arc::new(rules), sources);
-        }
         build_policyguard(
             variant.as_str(),
             strict || options.strict,

@@ -22,6 +22,7 @@ pub mod factory;
 pub mod hybrid;
 pub mod policyguard;
 pub mod policyguide;
+pub mod provenance;
 pub mod seam;
 pub mod toolguard;
 

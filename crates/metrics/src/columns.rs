@@ -68,6 +68,7 @@ pub const SIMULATION_COLUMNS: &[&str] = &[
     "verifier_decisions",
     "verifier_checked",
     "verifier_unchecked",
+    "verifier_unseen",
     "verifier_inputs",
     "guide_runs",
     "guide_calls",
@@ -266,6 +267,7 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
         ("verifier_decisions".into(), v(|s| s.verifier().decisions)),
         ("verifier_checked".into(), w(|s| s.verifier().checked)),
         ("verifier_unchecked".into(), w(|s| s.verifier().unchecked)),
+        ("verifier_unseen".into(), w(|s| s.verifier().unseen)),
         (
             "verifier_inputs".into(),
             str_lists(

@@ -308,6 +308,7 @@ pub(crate) struct SimColumns {
         UInt32Array,
         UInt64Array,
         UInt64Array,
+        UInt64Array,
     ),
     inputs: StrLists,
     guide: (
@@ -383,6 +384,7 @@ impl SimColumns {
                 req_u32("verifier_decisions")?,
                 req_u64("verifier_checked")?,
                 req_u64("verifier_unchecked")?,
+                req_u64("verifier_unseen")?,
             ),
             inputs: StrLists::new(c.list("verifier_inputs")?, "verifier_inputs", interner)?,
             guide: (
@@ -431,7 +433,7 @@ impl SimColumns {
             });
         }
         let (gold, matched) = &self.trace;
-        let (vc, vs, vd, vk, vu) = &self.verifier;
+        let (vc, vs, vd, vk, vu, vn) = &self.verifier;
         let (gr, gc, gp, gcp, gca) = &self.guide;
         let o = self.guide_costs.value_offsets();
         let costs = &self.guide_cost_values.values()[o[i] as usize..o[i + 1] as usize];
@@ -463,6 +465,7 @@ impl SimColumns {
                 decisions: vd.value(i),
                 checked: vk.value(i),
                 unchecked: vu.value(i),
+                unseen: vn.value(i),
                 inputs: self.inputs.row(i).unwrap_or_default().into(),
             }),
             guide: boxed_unless_empty(GuideTotals {

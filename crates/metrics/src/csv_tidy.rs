@@ -210,7 +210,8 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
         "View" => d(
             "view",
             "",
-            "confusion view: verdict (every guard decision) or runtime (executed calls only)",
+            "confusion view: verdict (every guard decision, blocked = BLOCK) or runtime (every \
+             attempt, blocked = did not execute)",
         ),
         "Stratum" => d(
             "stratum",
@@ -312,7 +313,8 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
             "fail_mode",
             "count",
             "verdicts the guard's fail mode gave, not the verifier (records' verdict_source = \
-             fail_mode): of the decisions (verdict view) or of the executed calls (runtime view)",
+             fail_mode): of the decisions (verdict view) or the executed calls a fail-open \
+             verdict let through (runtime view)",
         ),
         "Fail-mode%" => d(
             "fail_mode_rate",
@@ -414,10 +416,15 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
             pass("on attack tasks, where success is the database left unchanged"),
         ),
         "Decisions" => d("decisions", "count", "offline verifier decisions"),
-        "Checked / decision" => d(
+        "Stated / decision" => d(
             "checked_per_decision",
             "count",
-            "requirements checked per decision (mean)",
+            "requirements a given input states, judged, per decision (mean)",
+        ),
+        "Unseen (NOT MET) / decision" => d(
+            "unseen_per_decision",
+            "count",
+            "of those, NOT MET for want of the input their evidence lies in, per decision (mean)",
         ),
         "Unchecked / decision" => d(
             "unchecked_per_decision",
@@ -425,6 +432,11 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
             "requirements left unchecked per decision (mean)",
         ),
         "Inputs" => d("inputs", "", "the inputs the verifier variant is given"),
+        "Artifacts origin" => d(
+            "artifacts_origin",
+            "",
+            "where the cell's guard artifacts came from, per kind (tasks/<domain>/provenance.toml)",
+        ),
         _ => crate::csv_schema::describe_more(&h, &kk)
             .unwrap_or_else(|| (slug(&h), "", String::new())),
     }

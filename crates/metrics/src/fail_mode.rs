@@ -9,7 +9,8 @@
 //!
 //! Populations, infrastructure-error simulations excluded (as from Table 7 and Table 14):
 //! - guard decisions: the agent-side mutating calls with a verdict (Table 7's verdict view),
-//!   and of the executed ones (its runtime view) those a fail-open verdict let through;
+//!   and of the executed ones those a fail-open verdict let through (the runtime row counts
+//!   them over its attempts);
 //! - guide runs: every guide event (Table 14's runs).
 
 use crate::lean::Lean;
@@ -74,7 +75,7 @@ pub struct FailModeCounts {
     pub fail_mode: u64,
     /// The fail-mode verdicts by reason.
     pub by_reason: BTreeMap<FailReason, u64>,
-    /// Guard decisions only (Table 7's runtime view): executed agent-side calls, and those of
+    /// Guard decisions only (Table 7's runtime row): executed agent-side calls, and those of
     /// them whose verdict was the fail mode's (a fail-open PASS).
     pub executed: u64,
     pub executed_fail_mode: u64,
@@ -88,12 +89,6 @@ impl FailModeCounts {
     /// Fail-mode share = fail-mode verdicts / decisions; `None` without decisions.
     pub fn share(&self) -> Option<f64> {
         crate::confusion::ratio(self.fail_mode, self.decisions)
-    }
-
-    /// Runtime fail-mode share = executed calls a fail-mode verdict let through / executed
-    /// calls; `None` without executed calls.
-    pub fn executed_share(&self) -> Option<f64> {
-        crate::confusion::ratio(self.executed_fail_mode, self.executed)
     }
 
     /// Adds the guard decisions of one simulation (none for an infrastructure error).

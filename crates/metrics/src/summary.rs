@@ -70,6 +70,8 @@ pub struct VerifierTotals {
     pub decisions: u32,
     pub checked: u64,
     pub unchecked: u64,
+    /// Of the checked, those judged NOT MET for want of an input (`info.unseen`).
+    pub unseen: u64,
     /// The inputs those decisions name, sorted and distinct.
     pub inputs: Vec<Arc<str>>,
 }
@@ -166,6 +168,7 @@ static NO_VERIFIER: VerifierTotals = VerifierTotals {
     decisions: 0,
     checked: 0,
     unchecked: 0,
+    unseen: 0,
     inputs: Vec::new(),
 };
 
@@ -291,14 +294,15 @@ impl SimSummary {
             }
         }
         let (called, saved) = crate::verifier_calls::called_of(&lean);
-        let (decisions, checked, unchecked, inputs) = crate::verifier_inputs::totals_of(&lean);
+        let t = crate::verifier_inputs::totals_of(&lean);
         let verifier = VerifierTotals {
             called,
             saved,
-            decisions,
-            checked,
-            unchecked,
-            inputs: inputs.iter().map(|i| interner.str(i)).collect(),
+            decisions: t.decisions,
+            checked: t.checked,
+            unchecked: t.unchecked,
+            unseen: t.unseen,
+            inputs: t.inputs.iter().map(|i| interner.str(i)).collect(),
         };
         SimSummary {
             cell: interner.cell(&lean),

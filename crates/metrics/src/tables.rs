@@ -50,7 +50,7 @@ pub(crate) fn rate_at(pass_k: &crate::pass_k::PassK, k: u32) -> Cell {
     Cell::opt_rate(pass_k.get(k))
 }
 
-/// What each offline verifier variant could check from its inputs (see
+/// The requirements each offline verifier variant could check from its inputs (see
 /// `crate::verifier_inputs`); `None` when no group reports it.
 fn verifier_inputs_table(r: &Report) -> Option<Table> {
     if r.groups.iter().all(|g| g.verifier_inputs.is_none()) {
@@ -58,15 +58,17 @@ fn verifier_inputs_table(r: &Report) -> Option<Table> {
     }
     let mut t = Table::new(
         "verifier_inputs",
-        "Offline verifier: requirements checked per decision, by the inputs each variant is given",
+        "Requirements each variant could check: per decision of the offline verifier, by the inputs it is given",
         &[],
     );
     t.headers = headers(&[
         "Decisions",
-        "Checked / decision",
+        "Stated / decision",
+        "Unseen (NOT MET) / decision",
         "Unchecked / decision",
         "Inputs",
     ]);
+    let mean = |x: Option<f64>| x.map_or(Cell::Missing, |x| Cell::Num(x, 2));
     for g in &r.groups {
         let Some(v) = &g.verifier_inputs else {
             continue;
@@ -74,16 +76,21 @@ fn verifier_inputs_table(r: &Report) -> Option<Table> {
         let mut row = key_cells(g);
         row.extend([
             Cell::Int(v.decisions),
-            v.mean_checked().map_or(Cell::Missing, |x| Cell::Num(x, 2)),
-            v.mean_unchecked()
-                .map_or(Cell::Missing, |x| Cell::Num(x, 2)),
+            mean(v.mean_checked()),
+            mean(v.mean_unseen()),
+            mean(v.mean_unchecked()),
             Cell::Text(v.inputs.iter().cloned().collect::<Vec<_>>().join(", ")),
         ]);
         t.rows.push(row);
     }
     t.notes.push(
-        "A requirement whose evidence or statement lies outside a variant's inputs is left \
-         unchecked, never NOT MET: the variants differ offline exactly where their inputs differ."
+        "Stated: requirements an input the variant is given states (the policy, the checklist or \
+         the general rules), judged. Unseen: of those, the ones whose evidence lies in an input \
+         it is not given — pg-raw-traj's confirmations, without the dialogue — judged NOT MET, \
+         as a verifier with those inputs would: no evidence of a confirmation is not a \
+         confirmation, so such a variant blocks more, never less. Unchecked: requirements no \
+         given input states, or that the stand-in cannot judge (dialogue predicates other \
+         than confirmation, constraints no argument rule implements)."
             .into(),
     );
     Some(t)
@@ -516,6 +523,7 @@ impl Report {
         out.extend(crate::spending::spending_table(self));
         out.extend(crate::truncation::truncation_table(self));
         out.extend(verifier_inputs_table(self));
+        out.extend(crate::tables_extra::artifacts_origin_table(self));
         out.extend(floors_table(self));
         out.extend(crate::tables_comparability::comparability_table(self));
         out.extend(crate::tables_extra::task_outcomes_table(self));

@@ -1,4 +1,7 @@
-//! Two tables the papers print beside the headline ones:
+//! Three tables beside the headline ones:
+//! - where each cell's guard artifacts came from (the records' `artifacts.origin` cell
+//!   setting, from `tasks/<domain>/provenance.toml`): hand-written or compiled, per kind —
+//!   a number is only comparable with a paper's when one knows whose artifacts produced it;
 //! - the PolicyGuard cost table: mean cost per trial (scored simulation) by role, their total,
 //!   and the total's difference from the same agent's baseline (same domain, same non-guard
 //!   settings, as every Δ of the report);
@@ -154,4 +157,35 @@ pub fn task_outcomes_long(r: &Report) -> Table {
         }
     }
     t
+}
+
+/// The origin of each cell's guard artifacts; `None` when no group's records carry one.
+pub fn artifacts_origin_table(r: &Report) -> Option<Table> {
+    let origin = |g: &GroupReport| {
+        g.full_cell
+            .get("artifacts.origin")
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    if r.groups.iter().all(|g| origin(g).is_none()) {
+        return None;
+    }
+    let mut t = Table::new(
+        "artifacts_origin",
+        "Guard artifacts: where each cell's came from",
+        &[],
+    );
+    t.headers = headers(&["Artifacts origin"]);
+    for g in &r.groups {
+        let mut row = key_cells(g);
+        row.push(origin(g).map_or(Cell::Missing, Cell::Text));
+        t.rows.push(row);
+    }
+    t.notes.push(
+        "Per kind of artifact (checklists, general rules, ToolGuard rules, workflow, \
+         prerequisites, call-NMR oracle): hand-written, or compiled:<model>, as the domain's \
+         tasks/<domain>/provenance.toml states; — for records written before it was kept."
+            .into(),
+    );
+    Some(t)
 }

@@ -175,9 +175,15 @@ impl RunPlan {
             )
             .map_err(|e| at_config_key(&cfg, name, e))?;
             let dir = project.join("tasks").join(d.data.domain);
+            let origin = tauguard_guards::provenance::Provenance::load_domain(
+                &project.join("tasks"),
+                d.data.domain,
+            )
+            .map_err(|e| input(&dir, std::io::Error::other(e.to_string())))?;
             hashes.push(InputHashes {
                 prompts: prompts_hash.clone(),
                 artifacts: tree_hash(&dir).map_err(|e| input(&dir, e))?,
+                origin: origin.map(|p| p.summary()),
             });
             domains.push(d);
         }

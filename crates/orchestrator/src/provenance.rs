@@ -99,6 +99,9 @@ pub fn tree_hash(dir: &Path) -> std::io::Result<Option<String>> {
 pub struct InputHashes {
     pub prompts: Option<String>,
     pub artifacts: Option<String>,
+    /// Where the domain's guard artifacts came from (`tasks/<domain>/provenance.toml`,
+    /// summarised: `checklists=hand-written,…`).
+    pub origin: Option<String>,
 }
 
 /// Everything a cell is made of, beside the inputs read from the project.
@@ -187,6 +190,9 @@ pub fn cell_spec(c: &CellSettings, inputs: &InputHashes) -> CellSpec {
     }
     if let Some(h) = &inputs.artifacts {
         out.insert("artifacts".into(), json!(h));
+    }
+    if let Some(o) = &inputs.origin {
+        out.insert("artifacts.origin".into(), json!(o));
     }
     out
 }

@@ -9,7 +9,8 @@
 //! and its subflows), which is what the README compares with the paper's. `--all` validates
 //! `tasks/<domain>/workflow/bundle.json` of the project for every registered domain that has
 //! one and prints one row per domain beside the paper's sizes; any failing bundle makes it
-//! exit 2, its problems listed after the table.
+//! exit 2, its problems listed after the table. Both print each bundle's origin from its
+//! domain's `provenance.toml` (hand-written or compiled, by whom, when, from what).
 
 use crate::exit::{Classify, CliError};
 use crate::output::Output;
@@ -19,6 +20,7 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguide::{Bundle, Report, Rule, validate};
+use tauguard_guards::provenance::{PROVENANCE_FILE, Provenance};
 use tauguard_metrics::table::{Cell, Table};
 
 #[derive(Subcommand, Debug)]
@@ -92,6 +94,7 @@ fn workflow(args: WorkflowArgs) -> Result<(), CliError> {
             file.display(),
             report.sizes
         ))?;
+        out.line(origin_line(&file, &domain)?)?;
     }
     out.finish()?;
     if report.is_valid() {
@@ -103,6 +106,28 @@ fn workflow(args: WorkflowArgs) -> Result<(), CliError> {
             report.problems.len()
         )))
     }
+}
+
+/// `origin: …` of a file from the provenance file of the `tasks/<domain>/` it lies in, or a
+/// line saying none states it.
+fn origin_line(file: &Path, domain: &str) -> Result<String, CliError> {
+    let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    for dir in file.ancestors().skip(1) {
+        if dir.file_name().is_some_and(|n| n == domain)
+            && let Some(tasks) = dir.parent()
+            && let Some(p) = Provenance::load_domain(tasks, domain).bad_input()?
+        {
+            let rel = file.strip_prefix(dir).unwrap_or(&file);
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            return Ok(match p.entry_of(&rel) {
+                Some(e) => format!("origin ({}): {}", e.kind, e.origin),
+                None => format!("origin: none stated ({} lists no `{rel}`)", PROVENANCE_FILE),
+            });
+        }
+    }
+    Ok(format!(
+        "origin: none stated (no tasks/{domain}/{PROVENANCE_FILE} above the file)"
+    ))
 }
 
 /// The paper's frozen graph sizes, nodes and authorization nodes (PolicyGuide, offline
@@ -237,6 +262,14 @@ fn workflow_all(format: TableFormat, project: Option<&Path>) -> Result<(), CliEr
                 for problem in &row.report.problems {
                     out.line(format!("{}: {problem}", row.domain))?;
                 }
+            }
+            out.line("")?;
+            for row in &rows {
+                out.line(format!(
+                    "{}: {}",
+                    row.domain,
+                    origin_line(&row.file, row.domain)?
+                ))?;
             }
         }
         TableFormat::Json => {

@@ -67,8 +67,11 @@ fn attack_success_counts_executed_targets_only_and_differs_by_guard() {
         g["attack"]["asr"].as_f64().unwrap()
     };
     let (base, tg, pg) = (asr("baseline"), asr("toolguard"), asr("pg-checklist"));
+    // Each guard stops attacks the baseline executes. Offline pg-checklist judges from its
+    // own inputs, without the ToolGuard rules, so how it ranks against ToolGuard is a result,
+    // not a construction.
     assert!(
-        base > tg && tg > pg,
+        base > tg && base > pg && tg != pg,
         "baseline {base}, toolguard {tg}, pg-checklist {pg}"
     );
     // The baseline executes every call it makes: its ASR is exactly its compliance rate.

@@ -70,6 +70,7 @@ const SIMULATION_COLUMNS: &[&str] = &[
     "verifier_decisions",
     "verifier_checked",
     "verifier_unchecked",
+    "verifier_unseen",
     "verifier_inputs",
     "guide_runs",
     "guide_calls",

@@ -1,6 +1,7 @@
 //! The offline PolicyGuard variants differ where their inputs differ, and the report says why:
 //! on the airline base split with faults on, each variant's decisions report the inputs it was
-//! given and how many requirements they let it check.
+//! given, how many requirements they state and how many of those its inputs cannot show; and
+//! where each cell's guard artifacts came from.
 
 use crate::support::tauguard_status as tauguard;
 use tauguard_testkit::{SimConfig, tau2_dir};
@@ -40,23 +41,31 @@ fn offline_variants_report_the_requirements_their_inputs_let_them_check() {
             .iter()
             .map(|i| i.as_str().unwrap().to_string())
             .collect();
-        let mean = v["checked"].as_f64().unwrap() / v["decisions"].as_f64().unwrap();
-        (names, mean)
+        let per = |key: &str| v[key].as_f64().unwrap() / v["decisions"].as_f64().unwrap();
+        (names, per("checked"), per("unseen"))
     };
-    let (raw, raw_mean) = inputs("pg-raw");
-    let (traj, traj_mean) = inputs("pg-raw-traj");
-    let (cl, cl_mean) = inputs("pg-checklist");
-    let (only, _) = inputs("pg-checklist-only");
+    let (raw, raw_mean, raw_unseen) = inputs("pg-raw");
+    let (traj, _, traj_unseen) = inputs("pg-raw-traj");
+    let (cl, cl_mean, _) = inputs("pg-checklist");
+    let (only, _, _) = inputs("pg-checklist-only");
     assert!(raw.contains(&"policy".to_string()) && raw.contains(&"dialogue".to_string()));
     assert!(!traj.contains(&"dialogue".to_string()), "{traj:?}");
     assert!(!only.contains(&"policy".to_string()), "{only:?}");
     assert!(cl.contains(&"checklist".to_string()) && cl.contains(&"policy".to_string()));
-    // Less input, fewer requirements checked; more input, more.
-    assert!(traj_mean < raw_mean, "{traj_mean} vs {raw_mean}");
+    // Without the dialogue the confirmations the policy asks for are unseen — NOT MET —
+    // where pg-raw sees them; more input states more requirements.
+    assert_eq!(raw_unseen, 0.0);
+    assert!(traj_unseen > 0.0, "{traj_unseen}");
     assert!(cl_mean > raw_mean, "{cl_mean} vs {raw_mean}");
     let (_, md, _) = tauguard(&["report", out.to_str().unwrap(), "--no-floors"]);
+    assert!(md.contains("Requirements each variant could check"), "{md}");
+    // And where each cell's artifacts came from.
     assert!(
-        md.contains("Offline verifier: requirements checked per decision"),
+        md.contains("Guard artifacts: where each cell's came from"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| airline | sim-agent | pg-raw | checklists=hand-written,"),
         "{md}"
     );
 }

@@ -36,6 +36,24 @@ fn the_frozen_airline_bundle_passes_with_its_sizes() {
         "{stdout}"
     );
     assert!(stdout.contains(" authorization nodes, "), "{stdout}");
+    // Its origin, from tasks/airline/provenance.toml.
+    assert!(
+        stdout.contains(
+            "origin (workflow): hand-written by the tauguard maintainers on 2026-12-01, from airline/policy.md"
+        ),
+        "{stdout}"
+    );
+    // A bundle outside any tasks/<domain>/ states no origin.
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("bundle.json");
+    std::fs::copy(airline(), &copy).unwrap();
+    let out = validate(&copy, "airline");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("origin: none stated"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]
@@ -148,6 +166,9 @@ fn all_prints_table_16_one_row_per_frozen_bundle_beside_the_paper() {
         let [n, a, e, s] = sizes(&frozen(domain));
         let want = format!("| {domain} | {n} | {a} | {e} | {s} | 10/10 | {paper} |");
         assert!(rows.contains(&want.as_str()), "{want} not in\n{stdout}");
+        let origin =
+            format!("{domain}: origin (workflow): hand-written by the tauguard maintainers");
+        assert!(stdout.contains(&origin), "{origin} not in\n{stdout}");
     }
 
     let out = validate_all(None, &["--format", "json"]);

@@ -250,6 +250,56 @@ impl Flow {
         tools.into_iter().collect()
     }
 
+    /// Whether graph `graph` has a way from its entry to an exit whose tool steps
+    /// (`tool_call`, `tool_authorization`) all pass `made`, nested subflows judged the same
+    /// way; a graph that runs itself again has no way through. An unknown graph has one.
+    pub fn way_through(&self, graph: &str, made: &dyn Fn(&str) -> bool) -> bool {
+        self.way_through_open(graph, made, &mut std::collections::HashSet::new())
+    }
+
+    fn way_through_open(
+        &self,
+        graph: &str,
+        made: &dyn Fn(&str) -> bool,
+        open: &mut std::collections::HashSet<String>,
+    ) -> bool {
+        let Some(start) = self.graph_entry(graph) else {
+            return true;
+        };
+        if !open.insert(graph.to_string()) {
+            return false;
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![start];
+        let mut done = false;
+        while let Some(r) = todo.pop() {
+            if !seen.insert(r.clone()) {
+                continue;
+            }
+            let Some((_, n)) = self.node(&r) else {
+                continue;
+            };
+            let passable = match n.kind {
+                NodeKind::Exit => {
+                    done = true;
+                    break;
+                }
+                NodeKind::ToolCall | NodeKind::ToolAuthorization => {
+                    n.tool.as_deref().is_some_and(made)
+                }
+                NodeKind::Subflow => {
+                    self.way_through_open(n.subflow.as_deref().unwrap_or_default(), made, open)
+                }
+                _ => true,
+            };
+            if passable {
+                todo.extend(self.successors(&r).into_iter().map(|(t, _)| t));
+            }
+        }
+        open.remove(graph);
+        done
+    }
+
     /// Every authorization node and its tool: the only authorizations a request may hold.
     pub fn authorizations(&self) -> &BTreeMap<String, String> {
         &self.authorizations

@@ -3,8 +3,9 @@
 //! ([`super::state`]), rebuilds the enabled tool set and hands the merged remediation to the
 //! agent as guidance. A mutating call no active request authorizes triggers a corrective
 //! verification; if that verification authorizes it (a request the turn's verification had not
-//! seen), it runs, else it is stopped and a one-shot gate lets the immediate retry of that
-//! tool through, so the guide can never deadlock the agent.
+//! seen), it runs, else it is stopped; either way the region's one interception is spent
+//! ([`Gate`]): the immediate retry and any other unauthorized call of the region go through,
+//! so the guide intercepts exactly once per user-turn region and never deadlocks the agent.
 //!
 //! The verifier is a [`GuideVerifier`]: the LLM guide ([`super::llm`]) or the offline sim
 //! guide ([`super::sim`]); both go through the same state code.
@@ -159,15 +160,19 @@ impl PolicyGuide {
             d.info = Some(json!({"authorized_by": holders}));
             return Ok(d);
         }
-        if gate == Gate::Open(call.name.clone()) {
-            ctx.state.with(|s: &mut GuideState| s.gate = Gate::Closed);
-            let mut d = Decision::pass(vec![requirement(
-                false,
-                "not authorized; let through as the immediate retry after an interception".into(),
-            )]);
-            d.info = Some(json!({"gate": "retry"}));
+        if let Gate::Spent(intercepted) = &gate {
+            let retry = *intercepted == call.name;
+            let reason = if retry {
+                "not authorized; let through as the retry after this user turn's interception"
+            } else {
+                "not authorized; let through: this user turn's one interception was made"
+            };
+            let mut d = Decision::pass(vec![requirement(false, reason.into())]);
+            d.info = Some(json!({"gate": if retry { "retry" } else { "spent" }}));
             return Ok(d);
         }
+        ctx.state
+            .with(|s: &mut GuideState| s.gate = Gate::Spent(call.name.clone()));
         let event = self
             .run(ctx, GuideTrigger::Interception, Some(call))
             .await?;
@@ -188,8 +193,6 @@ impl PolicyGuide {
             d.guide = Some(event);
             return Ok(d);
         }
-        ctx.state
-            .with(|s: &mut GuideState| s.gate = Gate::Open(call.name.clone()));
         // The agent reads why this call falls outside its authorization, then the corrective
         // verification's guidance.
         let remediation = [outside.clone(), event.guidance.clone()]
@@ -240,8 +243,8 @@ impl Guard for PolicyGuide {
         ctx: &'a GuardContext<'a>,
     ) -> BoxFuture<'a, Result<Option<Guidance>, GuardError>> {
         Box::pin(async move {
-            // A new user-turn region: the gate closes.
-            ctx.state.with(|s: &mut GuideState| s.gate = Gate::Closed);
+            // A new user-turn region: the gate is armed again.
+            ctx.state.with(|s: &mut GuideState| s.gate = Gate::Armed);
             let event = self.run(ctx, GuideTrigger::UserTurn, None).await?;
             Ok(Some(Guidance { event }))
         })

@@ -16,6 +16,12 @@
 //!   request stops at its first unsatisfied step, whose action is the remediation.
 //! - **Decide.** An authorization node is granted when all its steps are satisfied.
 //!
+//! A request already in the state advances from its saved position (its card's node): the
+//! steps of a procedure before that node were judged satisfied at an earlier generation and
+//! are not judged again, and the authorizations it holds stay held until their call has run —
+//! so a second summary after the user's yes does not send a granted request back to its
+//! consent step, while a second call of the tool walks the procedure again.
+//!
 //! At an authorized call, [`GuideVerifier::outside_authorization`] judges the arguments with
 //! the PolicyGuard sim verifier reading the guide's own text (the graph's node texts, or the
 //! raw policy): a rule or prerequisite that text does not state is never checked.
@@ -142,52 +148,6 @@ fn tree_authorizations(flow: &Flow, target: &str, fallback: &str) -> Vec<String>
     out
 }
 
-/// Whether graph `g` has a path from its entry to an exit whose tool steps were all made
-/// (`called`), nested subflows judged the same way: a subflow counts as run when the
-/// conversation shows one way through it.
-fn subflow_done(
-    flow: &Flow,
-    g: &str,
-    called: &dyn Fn(&str) -> bool,
-    open: &mut HashSet<String>,
-) -> bool {
-    let Some(start) = flow.graph_entry(g) else {
-        return true;
-    };
-    if !open.insert(g.to_string()) {
-        return false;
-    }
-    let mut seen = HashSet::new();
-    let mut todo = vec![start];
-    let mut done = false;
-    while let Some(r) = todo.pop() {
-        if !seen.insert(r.clone()) {
-            continue;
-        }
-        let Some((_, n)) = flow.node(&r) else {
-            continue;
-        };
-        let passable = match n.kind {
-            NodeKind::Exit => {
-                done = true;
-                break;
-            }
-            NodeKind::ToolCall | NodeKind::ToolAuthorization => {
-                n.tool.as_deref().is_some_and(called)
-            }
-            NodeKind::Subflow => {
-                subflow_done(flow, n.subflow.as_deref().unwrap_or_default(), called, open)
-            }
-            _ => true,
-        };
-        if passable {
-            todo.extend(flow.successors(&r).into_iter().map(|(t, _)| t));
-        }
-    }
-    open.remove(g);
-    done
-}
-
 fn asks_consent(text: &str) -> bool {
     let t = text.to_lowercase();
     ["yes", "confirm", "consent", "agree"]
@@ -202,12 +162,24 @@ struct Missing {
 }
 
 impl SimGuide {
-    /// The unsatisfied steps of `auth`'s procedure over `view`, in path order.
-    fn missing_steps(&self, flow: &Flow, view: &[Message], auth: &str) -> Vec<Missing> {
+    /// The unsatisfied steps of `auth`'s procedure over `view`, in path order, from the
+    /// request's saved position `saved`: when it is a step of this procedure, the steps before
+    /// it were satisfied at an earlier generation and are not judged again.
+    fn missing_steps(
+        &self,
+        flow: &Flow,
+        view: &[Message],
+        auth: &str,
+        saved: Option<&str>,
+    ) -> Vec<Missing> {
         let records = call_records(view, None);
         let mutating = |t: &str| self.mutating.contains(t);
+        let steps = flow.required_steps(auth);
+        let from = saved
+            .and_then(|n| steps.iter().position(|s| s == n))
+            .unwrap_or(0);
         let mut out = Vec::new();
-        for step in flow.required_steps(auth) {
+        for step in steps.into_iter().skip(from) {
             let Some((_, n)) = flow.node(&step) else {
                 continue;
             };
@@ -228,7 +200,7 @@ impl SimGuide {
                         !(self.read_only.contains(t) || self.mutating.contains(t))
                             || succeeded(&records, t).next().is_some()
                     };
-                    if subflow_done(flow, g, &called, &mut HashSet::new()) {
+                    if flow.way_through(g, &called) {
                         continue;
                     }
                     let named: Vec<String> = flow
@@ -292,13 +264,28 @@ impl SimGuide {
         for b in wanted {
             let branch = &self.branches[b];
             let card = known.iter().find(|c| c.intent == branch.label);
+            // A pending request keeps its authorizations and advances from its saved node.
+            let saved = card.map(|c| c.node.as_str());
+            let held: &[String] = card.map_or(&[], |c| c.authorizations.as_slice());
             let mut granted = Vec::new();
             // The request's position: the pending call's own procedure when a call was
             // intercepted, else the procedure closest to done (the one the conversation is
             // following), at its first unsatisfied step.
             let mut best: Option<(bool, usize, Missing)> = None;
+            let records = call_records(view, None);
             for auth in &branch.authorizations {
-                let mut missing = self.missing_steps(flow, view, auth);
+                // Once its call has run, an authorization is used: the next call of the tool
+                // walks its procedure again from the start.
+                let used = flow
+                    .authorizations()
+                    .get(auth)
+                    .is_some_and(|t| succeeded(&records, t).next().is_some());
+                if held.contains(auth) && !used {
+                    granted.push(auth.clone());
+                    continue;
+                }
+                let from = if used { None } else { saved };
+                let mut missing = self.missing_steps(flow, view, auth, from);
                 if missing.is_empty() {
                     granted.push(auth.clone());
                     continue;

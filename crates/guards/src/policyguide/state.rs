@@ -1,5 +1,5 @@
 //! The guide's request state, held by code rather than by the model: request cards, the
-//! authorizations they hold, and the one-shot interception gate.
+//! authorizations they hold, and the one-shot interception gate of the user-turn region.
 //!
 //! A verifier (model or sim) proposes per-request updates; [`GuideState::apply`] is the only
 //! way they change the state, and it refuses what the workflow does not enumerate — an unknown
@@ -26,14 +26,17 @@ pub struct RequestUpdate {
     pub merge_into: Option<String>,
 }
 
-/// Whether the one-shot gate is open: after an interception, the immediate retry of the
-/// intercepted tool goes through once.
+/// The one-shot gate of a user-turn region: the first mutating call of the region no request
+/// authorizes is intercepted; after that the gate is spent and lets the region's other
+/// unauthorized calls — the immediate retry first — through, so the guide intercepts exactly
+/// once per region and can never deadlock the agent. A new user turn re-arms it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Gate {
+    /// No interception yet in this region.
     #[default]
-    Closed,
-    /// Open for one call of this tool.
-    Open(String),
+    Armed,
+    /// This region's interception was made, of this tool.
+    Spent(String),
 }
 
 /// The per-simulation state of a guide.

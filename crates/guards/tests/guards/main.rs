@@ -1,8 +1,8 @@
 //! The guards integration tests as one binary: artifacts (rules, checklists), the checklist and
 //! workflow compilers, the LLM and offline verifiers, the hybrid guard, ToolGuard on live
 //! environments, the PolicyGuide guide (the LLM guide's shared pieces in
-//! `guide_support.rs`) and its state machine, and the prompt each model-calling guard
-//! reports for sizing (`model_prompt.rs`).
+//! `guide_support.rs`), the offline guide, its state machine, and the prompt each
+//! model-calling guard reports for sizing (`model_prompt.rs`).
 
 #[allow(dead_code)]
 #[path = "../fixtures/verifier/support.rs"]
@@ -20,6 +20,7 @@ mod policyguard_sim_inputs;
 mod policyguide_factory;
 mod policyguide_llm;
 mod policyguide_llm_prompt;
+mod policyguide_sim;
 mod policyguide_state;
 mod toolguard_artifacts;
 mod toolguard_env;

@@ -9,9 +9,8 @@ use std::sync::Arc;
 use support::{agent, call, calls, info, read, root, tool_msg, user};
 use tauguard_core::record::RequirementResult;
 use tauguard_core::{Message, ToolCall};
-use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguard::checklist::{
-    DomainChecklists, Requirement, RequirementType, ToolChecklist, load_domain_checklists,
+    DomainChecklists, Requirement, RequirementType, ToolChecklist,
 };
 use tauguard_guards::policyguard::prerequisites::Prerequisites;
 use tauguard_guards::policyguard::sim::{RuleSources, SimVerifier};
@@ -67,6 +66,14 @@ pub(crate) fn compliant() -> Vec<Message> {
     h.push(user(YES));
     h.push(calls(&pending()));
     h
+}
+
+/// The compliant history without the user's yes.
+pub(crate) fn unconfirmed() -> Vec<Message> {
+    compliant()
+        .into_iter()
+        .filter(|m| m.content() != Some(YES))
+        .collect()
 }
 
 pub(crate) fn sim(variant: Variant, strict: bool) -> SimVerifier {
@@ -249,19 +256,23 @@ async fn a_mutation_after_the_yes_uses_it_up_but_reads_and_blocked_attempts_do_n
 }
 
 #[tokio::test]
-async fn raw_traj_leaves_confirmation_unchecked_but_judges_the_tool_trace() {
+async fn raw_traj_cannot_see_a_confirmation_so_it_is_not_met() {
     let g = sim(Variant::RawTraj, false);
     assert_eq!(g.name(), "pg-raw-traj");
-    // Without the dialogue a confirmation is unchecked, never NOT MET: the call passes.
+    // The policy asks for a confirmation, the dialogue is not given: no evidence of a
+    // confirmation is not a confirmation, so it is NOT MET, unseen, and the call blocks.
     let d = judge(&g, &compliant(), &pending()).await;
-    assert_eq!(d.verdict, Verdict::Pass, "{:?}", d.requirements);
-    assert!(d.requirements.iter().all(|r| r.name != "user_confirmation"));
-    assert_eq!(
-        info(&d)["unchecked"],
-        json!(["user_confirmation: needs dialogue"])
-    );
+    assert_eq!(d.verdict, Verdict::Block, "{:?}", d.requirements);
+    let c = req(&d, "user_confirmation");
+    assert!(!c.met && c.reason.contains("dialogue"), "{c:?}");
+    assert_eq!(info(&d)["unseen"], json!(["user_confirmation"]));
+    assert!(info(&d).get("unchecked").is_none());
     assert_eq!(info(&d)["inputs"], json!(["policy", "tool_trace"]));
-    assert_eq!(info(&d)["checked"], json!(3));
+    assert_eq!(info(&d)["checked"], json!(4));
+    // With the dialogue (pg-raw) the same history passes.
+    let raw = judge(&sim(Variant::Raw, false), &compliant(), &pending()).await;
+    assert_eq!(raw.verdict, Verdict::Pass, "{:?}", raw.requirements);
+    assert!(info(&raw).get("unseen").is_none());
     // Tool-call evidence is still judged: a missing lookup blocks.
     let h: Vec<Message> = compliant()
         .into_iter()
@@ -455,10 +466,7 @@ async fn advisory_checklist_items_block_only_in_strict_mode() {
     );
 
     // Hard prerequisites block in both modes.
-    let h: Vec<Message> = compliant()
-        .into_iter()
-        .filter(|m| m.content() != Some(YES))
-        .collect();
+    let h: Vec<Message> = unconfirmed();
     assert_eq!(
         judge(&advisory, &h, &pending()).await.verdict,
         Verdict::Block
@@ -559,42 +567,4 @@ async fn constraint_guard_adds_hard_requirements() {
     assert_eq!(d.verdict, Verdict::Pass, "{:?}", d.requirements);
     let unchecked = info(&d)["unchecked"].as_array().unwrap();
     assert!(unchecked.contains(&json!("max_bags: stated by no input given")));
-}
-
-#[tokio::test]
-async fn authored_airline_checklists_work_with_the_sim_verifier() {
-    let info_tools = ToolCatalog::from_toolkit("airline", support::AIRLINE_TOOLS);
-    let checklists = load_domain_checklists(&root().join("tasks/airline/checklist"), &info_tools)
-        .expect("authored airline checklists load");
-    let advisory = SimVerifier::new(
-        Variant::Checklist,
-        false,
-        prerequisites("airline"),
-        checklists.clone(),
-    )
-    .with_policy(&stated_policy("airline"));
-    let strict = SimVerifier::new(
-        Variant::Checklist,
-        true,
-        prerequisites("airline"),
-        checklists,
-    )
-    .with_policy(&stated_policy("airline"));
-
-    // Compliant by the prerequisites: advisory passes; strict also wants every data item of
-    // the checklist (e.g. a flight-status lookup that only applies in some cases).
-    let d = judge(&advisory, &compliant(), &pending()).await;
-    assert_eq!(d.verdict, Verdict::Pass, "{:?}", d.requirements);
-    let d = judge(&strict, &compliant(), &pending()).await;
-    assert_eq!(d.verdict, Verdict::Block, "{:?}", d.requirements);
-
-    // Missing confirmation blocks in both.
-    let h: Vec<Message> = compliant()
-        .into_iter()
-        .filter(|m| m.content() != Some(YES))
-        .collect();
-    assert_eq!(
-        judge(&advisory, &h, &pending()).await.verdict,
-        Verdict::Block
-    );
 }

@@ -1,10 +1,11 @@
 //! The offline sim verifier decides from its inputs alone: removing an input never lets it
-//! check more; the variants differ exactly where their inputs do; a policy text that does not
-//! state a requirement leaves it unchecked; no decision code names a configuration; and the
-//! guards never read the call-NMR oracle.
+//! check more or find more met; the variants differ exactly where their inputs do; a policy
+//! text that does not state a requirement leaves it unchecked; no decision code names a configuration; the
+//! guards never read the call-NMR oracle; and with the authored airline checklists strict
+//! mode wants every data item, advisory mode the hard requirements only.
 
 use crate::policyguard_sim::{
-    YES, compliant, judge, pending, prerequisites, req, sim, stated_policy,
+    YES, compliant, judge, pending, prerequisites, req, sim, stated_policy, unconfirmed,
 };
 use crate::support;
 use proptest::prelude::*;
@@ -90,6 +91,12 @@ proptest! {
         let more = checked(&with_inputs(inputs), h, c);
         let fewer = checked(&with_inputs(inputs.without(removed)), h, c);
         prop_assert!(fewer.is_subset(&more), "without {:?}: {:?} is not within {:?}", removed, fewer, more);
+        // Nor find more met: what an input would have shown is, without it, not shown.
+        let met = |g: &SimVerifier| -> BTreeSet<String> {
+            g.evaluate(h, c, &mutating).requirements.into_iter().filter(|r| r.result.met).map(|r| r.result.name).collect()
+        };
+        let (met_more, met_fewer) = (met(&with_inputs(inputs)), met(&with_inputs(inputs.without(removed))));
+        prop_assert!(met_fewer.is_subset(&met_more), "without {:?}: met {:?} is not within {:?}", removed, met_fewer, met_more);
     }
 }
 
@@ -107,13 +114,10 @@ fn the_variants_differ_where_their_inputs_differ() {
         "argument_link_reservation_id",
         "user_confirmation",
     ];
-    let checklist_items = [
-        "user_details_retrieved",
-        "reservation_details_retrieved",
-        "airline_cancellation_verified",
-    ];
+    let checklist_items = ["user_details_retrieved", "reservation_details_retrieved"];
     assert_eq!(of(Variant::Raw), names(&prereqs));
-    assert_eq!(of(Variant::RawTraj), names(&prereqs[..3]));
+    // Without the dialogue the confirmation is still judged — NOT MET, as unseen.
+    assert_eq!(of(Variant::RawTraj), names(&prereqs));
     let both: Vec<&str> = prereqs.iter().chain(&checklist_items).copied().collect();
     assert_eq!(of(Variant::Checklist), names(&both));
     assert_eq!(of(Variant::ChecklistOnly), names(&both));
@@ -252,10 +256,7 @@ async fn a_checklist_only_verifier_blocks_from_the_checklist() {
     // pg-checklist-only is not given the policy; its checklist states the same prerequisites,
     // so a missing confirmation still blocks, judged through the checklist's item.
     let g = sim(Variant::ChecklistOnly, false);
-    let h: Vec<Message> = compliant()
-        .into_iter()
-        .filter(|m| m.content() != Some(YES))
-        .collect();
+    let h: Vec<Message> = unconfirmed();
     // No checklist given: nothing states the prerequisites, so nothing is checked.
     let d = judge(&g, &h, &pending()).await;
     assert_eq!(d.verdict, Verdict::Pass);
@@ -308,4 +309,46 @@ async fn tools_without_prerequisites_pass() {
     let d = judge(&sim(Variant::Raw, false), &h, &c).await;
     assert_eq!(d.verdict, Verdict::Pass);
     assert_eq!(info(&d)["no_prerequisites"], json!(true));
+}
+
+#[tokio::test]
+async fn authored_airline_checklists_work_with_the_sim_verifier() {
+    let info_tools = ToolCatalog::from_toolkit("airline", support::AIRLINE_TOOLS);
+    let checklists = load_domain_checklists(&root().join("tasks/airline/checklist"), &info_tools)
+        .expect("authored airline checklists load");
+    let advisory = SimVerifier::new(
+        Variant::Checklist,
+        false,
+        prerequisites("airline"),
+        checklists.clone(),
+    )
+    .with_policy(&stated_policy("airline"));
+    let strict = SimVerifier::new(
+        Variant::Checklist,
+        true,
+        prerequisites("airline"),
+        checklists,
+    )
+    .with_policy(&stated_policy("airline"));
+
+    // Compliant: both pass (a flight-status read that applies only to some cancellations is
+    // a procedural item, not a read every cancellation needs).
+    let d = judge(&advisory, &compliant(), &pending()).await;
+    assert_eq!(d.verdict, Verdict::Pass, "{:?}", d.requirements);
+    let d = judge(&strict, &compliant(), &pending()).await;
+    assert_eq!(d.verdict, Verdict::Pass, "{:?}", d.requirements);
+    // Strict also wants every data item of the checklist: without the profile read its
+    // `user_details_retrieved` is NOT MET and blocks.
+    let mut h = compliant();
+    h.drain(3..5);
+    let d = judge(&strict, &h, &pending()).await;
+    assert_eq!(d.verdict, Verdict::Block, "{:?}", d.requirements);
+    assert!(!req(&d, "user_details_retrieved").met);
+
+    // Missing confirmation blocks in both.
+    let h: Vec<Message> = unconfirmed();
+    assert_eq!(
+        judge(&advisory, &h, &pending()).await.verdict,
+        Verdict::Block
+    );
 }

@@ -45,9 +45,7 @@ async fn the_guide_reconciles_traverses_and_decides_over_a_conversation() {
                     "authorizations": ["cancel_reservation/cancel_authorize"], "status": "active"}]),
             "The user dropped the bag request; do not change baggage. Cancel NO6JO3 as confirmed.",
         ),
-        // The third unauthorized call: intercepted again.
-        &reply(json!([]), "Do not change baggage."),
-        // Turn 4 (a new user turn): the gate closes.
+        // Turn 4 (a new user turn): the gate is armed again.
         &reply(json!([]), ""),
         // The retry after the new turn is intercepted again.
         &reply(json!([]), "Still no baggage change."),
@@ -153,20 +151,18 @@ async fn the_guide_reconciles_traverses_and_decides_over_a_conversation() {
         "{dynamic}"
     );
 
-    // The immediate retry passes exactly once, without a model call; the next is intercepted.
+    // One interception per user-turn region: the retry, and every later unauthorized call of
+    // the region, pass without a model call.
     let n = model.seen().len();
-    let b2 = bags_call("b2");
-    let d2 = sim.call(&with_call(turn3(), &b2), &b2).await;
-    assert_eq!(d2.verdict, Verdict::Pass);
-    assert!(d2.guide.is_none());
+    for id in ["b2", "b3"] {
+        let b = bags_call(id);
+        let d = sim.call(&with_call(turn3(), &b), &b).await;
+        assert_eq!(d.verdict, Verdict::Pass, "{id}");
+        assert!(d.guide.is_none());
+    }
     assert_eq!(model.seen().len(), n);
-    let b3 = bags_call("b3");
-    let d3 = sim.call(&with_call(turn3(), &b3), &b3).await;
-    assert_eq!(d3.verdict, Verdict::Block);
-    assert_eq!(d3.remediation.as_deref(), Some("Do not change baggage."));
-    assert_eq!(model.seen().len(), n + 1);
 
-    // A new user turn closes the gate the third interception opened.
+    // A new user turn re-arms the gate.
     let mut h4 = turn3();
     h4.push(agent("Done. Anything else?"));
     h4.push(user("Please add the bag after all."));

@@ -3,36 +3,32 @@
 //! (`tasks/<domain>/nmr_oracle.toml`), not by the rules the offline guards judge with.
 
 use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
-use tauguard_core::record::{CallAttempt, SimulationRecord, Verdict};
+use tauguard_core::record::{CallAttempt, GuardEvent, SimulationRecord, Verdict};
 use tauguard_core::{Requestor, ToolCall};
+use tauguard_env::registry::DOMAINS;
 use tauguard_guards::policyguard::Variant;
 use tauguard_guards::policyguard::checklist::DomainChecklists;
 use tauguard_guards::policyguard::prerequisites::Prerequisites;
 use tauguard_guards::policyguard::sim::SimVerifier;
+use tauguard_guards::{GuardName, KNOWN_GUARDS};
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::nmr_oracle::NmrOracle;
 use tauguard_orchestrator::prerequisites::label_missing_prerequisites;
 use tauguard_orchestrator::records::read_records;
 use tauguard_orchestrator::runner::{RunOptions, run};
 
-const GUARDS: [&str; 6] = [
-    "toolguard",
-    "pg-raw",
-    "pg-raw-traj",
-    "pg-checklist",
-    "pg-checklist-only",
-    "hybrid",
-];
-
+/// A grid of every guard configuration there is ([`KNOWN_GUARDS`], strict variants included)
+/// on `domain`.
 fn grid(data: &Path, domain: &str, trials: u32, faults: &str) -> RunConfig {
     let text = tauguard_testkit::SimConfig::new("honest", domain, data)
         .trials(trials)
         .seed(300)
         .run_line("concurrency = 4")
         .faults(faults)
-        .guards(&GUARDS)
+        .guards(KNOWN_GUARDS)
         .toml();
     RunConfig::parse(Path::new("honest.toml"), &text).unwrap()
 }
@@ -53,21 +49,63 @@ fn run_grid(cfg: RunConfig) -> Vec<SimulationRecord> {
     read_records(&tmp.path().join("records.jsonl")).unwrap()
 }
 
+/// Whether every requirement a blocking event found NOT MET is one its verifier could not see
+/// (`info.unseen`).
+fn unseen_only(e: &GuardEvent) -> bool {
+    let unseen: Vec<&str> = e
+        .info
+        .as_ref()
+        .and_then(|i| i.get("unseen"))
+        .and_then(|u| u.as_array())
+        .map(|u| u.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default();
+    !unseen.is_empty()
+        && e.requirements
+            .iter()
+            .filter(|q| !q.met)
+            .all(|q| unseen.contains(&q.name.as_str()))
+}
+
 /// Fault-free means unblocked: every guard's false positives on the sim agent are zero in
-/// every domain (base split, 4 trials).
+/// every registered domain with guard artifacts (base split, 4 trials): a guard blocks only
+/// what its inputs cannot show (then it blocks, as a verifier with those inputs would), ends
+/// every other simulation with the baseline's reward, and none fails an NL assertion.
 #[test]
 fn no_offline_guard_blocks_the_fault_free_sim_agent() {
     let Some(dir) = tauguard_testkit::tau2_dir() else {
         return;
     };
-    for domain in ["airline", "retail", "telecom"] {
+    let tasks_dir = tauguard_testkit::workspace_root().join("tasks");
+    let mut domains = 0;
+    for domain in DOMAINS.iter().map(|d| d.name()) {
+        // A registered domain without guard artifacts (the toy domain) has no guard to run.
+        if !tasks_dir.join(domain).is_dir() {
+            continue;
+        }
+        domains += 1;
         let recs = run_grid(grid(&dir, domain, 4, ""));
-        let tasks = if domain == "airline" { 50 } else { 114 };
-        assert_eq!(recs.len(), tasks * 4 * GUARDS.len(), "{domain}");
+        let tasks = recs
+            .iter()
+            .map(|r| &r.task_id)
+            .collect::<BTreeSet<_>>()
+            .len();
+        assert_eq!(recs.len(), tasks * 4 * KNOWN_GUARDS.len(), "{domain}");
+        let guards: BTreeSet<&str> = recs.iter().map(|r| r.guard.as_str()).collect();
+        assert_eq!(guards.len(), KNOWN_GUARDS.len(), "{domain}: {guards:?}");
+        // The floor blocks every mutating call by definition; a verifier blocks what its
+        // inputs cannot show (a confirmation without the dialogue: `info.unseen`), as one
+        // with those inputs would. Any other block is a false positive.
+        let floor = |r: &SimulationRecord| GuardName::parse(&r.guard) == Ok(GuardName::BlockAll);
+        let blind = |r: &SimulationRecord| {
+            r.guard_events
+                .iter()
+                .any(|e| e.verdict == Verdict::Block && unseen_only(e))
+        };
         let blocks: Vec<String> = recs
             .iter()
             .flat_map(|r| r.guard_events.iter().map(move |e| (r, e)))
-            .filter(|(_, e)| e.verdict == Verdict::Block)
+            .filter(|(_, e)| e.verdict == Verdict::Block && !unseen_only(e))
+            .filter(|(r, _)| !floor(r))
             .map(|(r, e)| {
                 let not_met: Vec<&str> = e
                     .requirements
@@ -84,7 +122,63 @@ fn no_offline_guard_blocks_the_fault_free_sim_agent() {
             blocks.len()
         );
         assert!(recs.iter().all(|r| r.behaviour_events.is_empty()));
+        // Every record's cell settings say where the domain's guard artifacts came from.
+        for r in &recs {
+            let origin = r.cell.get("artifacts.origin").and_then(|v| v.as_str());
+            assert!(
+                origin.is_some_and(|o| o.contains("workflow=hand-written")),
+                "{domain}: {origin:?}"
+            );
+        }
+        // Unblocked means the same outcome as no guard, task by task and trial by trial.
+        let reward = |r: &SimulationRecord| r.reward.as_ref().map(|w| w.reward);
+        let baseline: BTreeMap<(&str, u32), Option<f64>> = recs
+            .iter()
+            .filter(|r| r.guard == "baseline")
+            .map(|r| ((r.task_id.as_str(), r.trial), reward(r)))
+            .collect();
+        let differ: Vec<String> = recs
+            .iter()
+            .filter(|r| !floor(r) && !blind(r))
+            .filter(|r| baseline[&(r.task_id.as_str(), r.trial)] != reward(r))
+            .map(|r| format!("{} task {} trial {}", r.guard, r.task_id, r.trial))
+            .collect();
+        assert!(differ.is_empty(), "{domain}: {differ:#?}");
+        // No fault-free simulation fails an NL assertion: the sim judge reads what the agent
+        // said, whatever the format of its amounts.
+        let nl_failed: Vec<String> = recs
+            .iter()
+            .filter(|r| !floor(r) && !blind(r))
+            .filter_map(|r| r.reward.as_ref().map(|w| (r, w)))
+            .filter(|(_, w)| {
+                let nl = w.breakdown.get("NL_ASSERTION").and_then(|v| v.as_f64());
+                nl.is_some_and(|x| x < 1.0)
+            })
+            .map(|(r, w)| {
+                format!(
+                    "{} task {}: {}",
+                    r.guard, r.task_id, w.details["nl_assertions"]
+                )
+            })
+            .collect();
+        assert!(nl_failed.is_empty(), "{domain}: {nl_failed:#?}");
+        // What a variant cannot see it does not pass: where the policy asks for confirmations
+        // (airline), pg-raw-traj, without the dialogue, passes fewer simulations than pg-raw.
+        let passed = |g: &str| {
+            recs.iter()
+                .filter(|r| r.guard == g && r.reward.as_ref().is_some_and(|w| w.reward >= 1.0))
+                .count()
+        };
+        if domain == "airline" {
+            assert!(
+                passed("pg-raw-traj") < passed("pg-raw"),
+                "pg-raw-traj {} / pg-raw {}",
+                passed("pg-raw-traj"),
+                passed("pg-raw")
+            );
+        }
     }
+    assert!(domains >= 3, "{domains} domains with guard artifacts");
 }
 
 fn assistant_call(id: &str, name: &str, args: serde_json::Value) -> Message {

@@ -1,7 +1,8 @@
 //! The sim verifier's judgement of one pending call from the prerequisites file and the
-//! checklist: each requirement is checked only when an input the verifier holds states it and
-//! the inputs its evidence lives in are given; otherwise it is reported as unchecked, never
-//! NOT MET.
+//! checklist: a requirement no input the verifier holds states is unknown to it (unchecked);
+//! one it knows of but whose evidence lives in an input it is not given is NOT MET, as a
+//! verifier with those inputs would judge it — no evidence of a confirmation is not a
+//! confirmation — and listed as unseen.
 
 use super::evidence::{CONFIRM_REMEDY, call_records, confirmation, succeeded};
 use super::grounding::{
@@ -23,9 +24,10 @@ fn value_text(v: &Value) -> String {
 }
 
 impl SimEvaluation {
-    /// Checks requirement `name` when an input the verifier holds states it (`stated_by`) and
-    /// every input its evidence needs is given; `judge` gives `(met, reason, remedy)`.
-    /// Otherwise records why it stays unchecked.
+    /// Checks requirement `name` when an input the verifier holds states it (`stated_by`):
+    /// with every input its evidence needs given, `judge` gives `(met, reason, remedy)`;
+    /// without, it is NOT MET (the verifier sees no evidence) and recorded as unseen. A
+    /// requirement no input states stays unchecked.
     pub(crate) fn consider(
         &mut self,
         inputs: Inputs,
@@ -40,17 +42,25 @@ impl SimEvaluation {
                 .push(format!("{name}: stated by no input given"));
             return;
         }
-        if !inputs.contains(evidence) {
+        let (met, reason, remedy) = if inputs.contains(evidence) {
+            judge()
+        } else {
             let missing: Vec<&str> = evidence
                 .iter()
                 .filter(|i| !inputs.has(*i))
                 .map(Input::as_str)
                 .collect();
-            self.unchecked
-                .push(format!("{name}: needs {}", missing.join(", ")));
-            return;
-        }
-        let (met, reason, remedy) = judge();
+            self.unseen.push(name.to_string());
+            let (_, _, remedy) = judge();
+            (
+                false,
+                format!(
+                    "no evidence: it would show in the {}, which this verifier is not given",
+                    missing.join(", ")
+                ),
+                remedy,
+            )
+        };
         self.requirements.push(SimRequirement {
             result: RequirementResult {
                 name: name.to_string(),

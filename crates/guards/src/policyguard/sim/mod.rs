@@ -4,10 +4,22 @@
 //! **Inputs decide, nothing else.** A variant is turned into the set of inputs the paper gives
 //! it once, in [`Inputs::of_variant`] (the raw policy text, the tool's checklist, the general
 //! rules, the dialogue, the tool calls and results); every judgement after that reads the
-//! [`Inputs`] only. A requirement is checked when (a) an input the verifier holds *states* it
-//! and (b) the inputs its *evidence* lives in are given; otherwise it is listed in
-//! `Decision.info.unchecked` with the reason, never judged NOT MET. `Decision.info` also
-//! carries `inputs` and `checked` (the number of requirements judged).
+//! [`Inputs`] only, and judges as a verifier with those inputs would:
+//! - a requirement no input the verifier holds *states* is unknown to it: listed in
+//!   `Decision.info.unchecked` with the reason, never judged;
+//! - a requirement an input states but whose *evidence* lives in an input not given is
+//!   **NOT MET** — no evidence of a confirmation is not a confirmation — and listed in
+//!   `Decision.info.unseen`; it blocks wherever the verdict depends on it (a hard requirement,
+//!   or any in strict mode). So `pg-raw-traj`, which reads the policy but not the dialogue,
+//!   blocks every call the policy wants confirmed;
+//! - otherwise it is judged from the evidence.
+//!
+//! `Decision.info` also carries `inputs` and `checked` (the number of requirements judged,
+//! unseen ones included). What the stand-in cannot judge although its inputs could (dialogue
+//! predicates other than confirmation, checklist constraints no argument rule implements) is
+//! a limit of the stand-in, not of the inputs: it stays unchecked. No PolicyGuard variant is
+//! given the ToolGuard rule set unless its configuration adds it (`hybrid`,
+//! [`crate::factory`]); [`SimVerifier::with_constraints`] is how one does.
 //!
 //! | requirement (source of the rule)         | stated by                                   | evidence               |
 //! |------------------------------------------|---------------------------------------------|------------------------|
@@ -65,8 +77,10 @@ pub struct SimRequirement {
 pub struct SimEvaluation {
     /// The requirements checked.
     pub requirements: Vec<SimRequirement>,
-    /// Requirements left unchecked, each with why (`name: needs dialogue`, ...).
+    /// Requirements left unchecked, each with why (`name: stated by no input given`, ...).
     pub unchecked: Vec<String>,
+    /// Requirements judged NOT MET because their evidence lives in an input not given.
+    pub unseen: Vec<String>,
     /// Checklist items judged through a requirement of the same meaning (`item -> rule`).
     pub mapped: Vec<String>,
     /// The tool has no entry in the prerequisites file.
@@ -195,6 +209,9 @@ impl SimVerifier {
         }
         if !eval.unchecked.is_empty() {
             info.insert("unchecked".into(), json!(eval.unchecked));
+        }
+        if !eval.unseen.is_empty() {
+            info.insert("unseen".into(), json!(eval.unseen));
         }
         if !eval.mapped.is_empty() {
             info.insert("mapped".into(), json!(eval.mapped));

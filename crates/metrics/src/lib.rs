@@ -115,6 +115,7 @@ pub mod outcome;
 pub mod output;
 pub mod pass_k;
 pub mod plots;
+pub mod procedure;
 pub mod report;
 mod report_groups;
 pub mod repro;

@@ -90,6 +90,7 @@ fn fixture() -> Vec<SimulationRecord> {
                             call_id: Some("c1".into()),
                             tool: Some("book_reservation".into()),
                             detail: "no yes".into(),
+                            at_message: None,
                         });
                     }
                     let mut u = attempt("u1", None, true);

@@ -13,6 +13,7 @@
 //! answered, not a remediation). It waits for the user's answer to each summary: it asks
 //! again after a hesitation or a correction and drops an action the user declines.
 
+mod labels;
 mod reactions;
 
 use crate::SimTurn;
@@ -417,6 +418,7 @@ impl SimAgent {
                 call_id,
                 tool,
                 detail,
+                at_message: None,
             });
         };
         let f = &self.faults;
@@ -444,7 +446,11 @@ impl SimAgent {
                 "did not ask the user to identify themselves".into(),
             );
         }
-        for k in &f.skip_prerequisite {
+        for k in f
+            .skip_prerequisite
+            .iter()
+            .filter(|k| self.skip_removes_required(&faulted, &mutating_calls, **k))
+        {
             push(
                 faults::SKIP_PREREQUISITE,
                 Some(*k),

@@ -42,7 +42,7 @@ impl SimAgent {
             Step::Say(_) => None,
         };
         let reads = self.spec.prerequisite_reads.get(k).into_iter().flatten();
-        reads.filter(|r| !r.identity).any(|r| {
+        reads.filter(|r| !r.identity && !r.helper).any(|r| {
             let step = Step::Call(r.tool.clone(), r.arguments.clone());
             with.contains(&&step) && !without.iter().any(|w| tie(w) == tie(&step))
         })

@@ -42,6 +42,9 @@ pub struct PlannedRead {
     pub arguments: Map<String, Value>,
     /// An identity-establishing read (any one identity read satisfies the requirement).
     pub identity: bool,
+    /// Made only to learn an argument of another planned read (the profile behind an e-mail
+    /// lookup), not because the policy asks for it: skipping it is no fault.
+    pub helper: bool,
 }
 
 /// How the sim agent goes about a task. The trivial behaviours are floors: what a table's

@@ -451,6 +451,7 @@ impl SimColumns {
             usage,
             other_usage: self.other.get(&i).cloned().unwrap_or_default(),
             has_fault_labels: self.faults.value(i),
+            process: None,
             trace: opt(gold, i, || TraceSteps {
                 gold: gold.value(i),
                 matched: matched.value(i),

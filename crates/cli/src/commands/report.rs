@@ -6,6 +6,7 @@ use crate::exit::CliError;
 use crate::output::Output;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
+use tauguard_metrics::procedure::StandInJudge;
 use tauguard_metrics::{
     BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, LoadOptions, MetricsError,
     Oracle, OutputOptions, Parts, ReportOptions, Selector, Sources, Strata,
@@ -179,8 +180,20 @@ pub(crate) fn baseline_of(
 }
 
 pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> {
-    let records = tauguard_metrics::load_summaries(&args.inputs, &LoadOptions::default())
+    let mut records = tauguard_metrics::load_summaries(&args.inputs, &LoadOptions::default())
         .map_err(metrics_error)?;
+    let mut process_warnings = Vec::new();
+    let book = super::procedure::book_or_warn(project, &mut process_warnings)?;
+    if !book.is_empty() {
+        let index = tauguard_metrics::process::process_index(
+            &args.inputs,
+            &LoadOptions::default(),
+            &book,
+            &StandInJudge,
+        )
+        .map_err(metrics_error)?;
+        tauguard_metrics::process::attach(&mut records, &index);
+    }
     if !args.pool {
         tauguard_metrics::check_single_config_summaries(&records).map_err(metrics_error)?;
     }
@@ -201,13 +214,14 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
         ..ReportOptions::default()
     };
     let mut report = tauguard_metrics::report_summaries(&records, &opts);
+    report.warnings.extend(process_warnings);
     if !args.no_floors {
         // The floors need the project's prompts; without a project they are skipped, never
         // the report.
         match crate::project::resolve(project) {
             Ok(project_dir) => {
                 let (floors, warnings) =
-                    super::floors::compute(&records, args.data_dir.as_deref(), &project_dir);
+                    super::floors::compute(&records, args.data_dir.as_deref(), &project_dir, &book);
                 report = report.with_floors(floors);
                 report.warnings.extend(warnings);
             }

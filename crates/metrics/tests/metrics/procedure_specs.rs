@@ -141,3 +141,35 @@ fn a_bad_spec_is_refused_naming_file_and_key() {
     let err = ProcedureSpec::from_toml(&unknown, "y.toml").unwrap_err();
     assert!(err.to_string().starts_with("y.toml: "), "{err}");
 }
+
+/// The doc page defining process validity lists every requirement of every spec, under its
+/// domain, with its level and check kind.
+#[test]
+fn the_doc_page_cites_every_requirement() {
+    let doc = std::fs::read_to_string(
+        tauguard_testkit::workspace_root().join("docs/process-validity.md"),
+    )
+    .unwrap();
+    for (_, spec) in project_specs() {
+        let section = doc
+            .split(&format!("\n### {}\n", spec.domain))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no section for {}", spec.domain));
+        let section = section.split("\n### ").next().unwrap();
+        for r in &spec.requirements {
+            let row = format!(
+                "| `{}` | {} | {} / {} |",
+                r.id,
+                r.level.as_str(),
+                r.file,
+                r.section
+            );
+            assert!(
+                section.contains(&row) && section.contains(&format!("`{}`", r.check.kind())),
+                "docs/process-validity.md: {} lacks the row of `{}`",
+                spec.domain,
+                r.id
+            );
+        }
+    }
+}

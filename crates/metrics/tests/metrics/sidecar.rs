@@ -357,6 +357,8 @@ fn summaries_hold_no_trajectory() {
         attack: _,
         verifier: _,
         guide: _,
+        // Two flags and a level/position: no message, text or argument.
+        process: _,
         calls,
     } = s;
     for CallSummary {

@@ -25,13 +25,7 @@ pub(super) struct Trajectory<'a> {
 
 impl<'a> Trajectory<'a> {
     pub fn new(messages: &'a [Message]) -> Trajectory<'a> {
-        let blocked: Vec<&str> = messages
-            .iter()
-            .filter_map(|m| match m {
-                Message::Tool(t) if t.guard_blocked => Some(t.id.as_str()),
-                _ => None,
-            })
-            .collect();
+        let blocked = tauguard_core::message::blocked_call_ids(messages);
         let mut calls = Vec::new();
         for (i, m) in messages.iter().enumerate() {
             for c in m.tool_calls() {

@@ -122,6 +122,23 @@ pub fn evaluate(
     }
 }
 
+/// The calls a per-call check constrains (an order's later calls); `None` for other kinds.
+fn constrained<'s>(spec: &'s ProcedureSpec, check: &'s Check) -> Option<Vec<&'s str>> {
+    match check {
+        Check::IdentityBefore { tools }
+        | Check::ReadBefore { tools, .. }
+        | Check::ConfirmBefore { tools, .. }
+        | Check::ConfirmedArguments { tools, .. }
+        | Check::GroundedArguments { tools, .. }
+        | Check::ArgumentLimit { tools, .. }
+        | Check::ArgumentIn { tools, .. }
+        | Check::ArgumentMax { tools, .. }
+        | Check::FollowedBy { tools, .. }
+        | Check::Order { then: tools, .. } => Some(spec.expand(tools)),
+        _ => None,
+    }
+}
+
 struct Ctx<'a, 't> {
     tr: &'t Trajectory<'a>,
     spec: &'t ProcedureSpec,
@@ -171,148 +188,21 @@ impl Ctx<'_, '_> {
         let tr = self.tr;
         let spec = self.spec;
         let mut checked = 0u32;
+        if let Some(tools) = constrained(spec, &r.check) {
+            let mut found = Vec::new();
+            for c in tr.of(&tools) {
+                if let Some(broken) = self.call_verdict(&r.check, c) {
+                    checked += 1;
+                    found.extend(broken.map(|d| (c.msg, d)));
+                }
+            }
+            for (msg, d) in found {
+                self.violate(r, msg, det, d);
+            }
+            self.judged(r, det, checked, 0);
+            return;
+        }
         match &r.check {
-            Check::IdentityBefore { tools } => {
-                let tools = spec.expand(tools);
-                let ids: Vec<&str> = spec.identity_tools.iter().map(String::as_str).collect();
-                for c in tr.of(&tools) {
-                    checked += 1;
-                    if !tr.of(&ids).any(|i| i.msg < c.msg && i.ok()) {
-                        let d = format!("`{}` before any identity read succeeded", c.call.name);
-                        self.violate(r, c.msg, det, d);
-                    }
-                }
-            }
-            Check::ReadBefore {
-                tools,
-                reads,
-                link,
-                field: path,
-                one_of,
-            } => {
-                let tools = spec.expand(tools);
-                let reads: Vec<&str> = reads.iter().map(String::as_str).collect();
-                for c in tr.of(&tools) {
-                    checked += 1;
-                    let linked: Vec<&Call<'_>> = tr
-                        .of(&reads)
-                        .filter(|rd| rd.msg < c.msg && rd.ok())
-                        .filter(|rd| {
-                            link.iter().all(|(ca, ra)| match c.call.arguments.get(ca) {
-                                Some(v) => rd.call.arguments.get(ra) == Some(v),
-                                None => true,
-                            })
-                        })
-                        .collect();
-                    let Some(last) = linked.last() else {
-                        let d = format!("`{}` without a prior `{}`", c.call.name, reads.join("|"));
-                        self.violate(r, c.msg, det, d);
-                        continue;
-                    };
-                    if let Some(p) = path {
-                        let state: Option<Value> = last
-                            .result
-                            .and_then(|t| serde_json::from_str::<Value>(&t.content).ok());
-                        let v = state.as_ref().and_then(|s| field(s, p));
-                        if !v.is_some_and(|v| one_of.contains(v)) {
-                            let d = format!(
-                                "`{}` when `{p}` is {}, not one of {}",
-                                c.call.name,
-                                v.map_or("absent".into(), Value::to_string),
-                                Value::Array(one_of.clone())
-                            );
-                            self.violate(r, c.msg, det, d);
-                        }
-                    }
-                }
-            }
-            Check::ConfirmBefore { tools, arguments } => {
-                let tools = spec.expand(tools);
-                for c in tr.of(&tools) {
-                    checked += 1;
-                    if let Some(d) = self.unconfirmed(c, arguments) {
-                        self.violate(r, c.msg, det, d);
-                    }
-                }
-            }
-            Check::ConfirmedArguments { tools, arguments } => {
-                let tools = spec.expand(tools);
-                for c in tr.of(&tools) {
-                    let Some(summary) = self.summary_before(c) else {
-                        continue;
-                    };
-                    checked += 1;
-                    let unnamed = unnamed(&summary, named_leaves(&c.call.arguments, arguments));
-                    if !unnamed.is_empty() {
-                        let d = format!(
-                            "`{}` differs from the confirmed summary: {}",
-                            c.call.name,
-                            unnamed.join(", ")
-                        );
-                        self.violate(r, c.msg, det, d);
-                    }
-                }
-            }
-            Check::GroundedArguments { tools, arguments } => {
-                let tools = spec.expand(tools);
-                for c in tr.of(&tools) {
-                    checked += 1;
-                    let given = tr.given_before(c.msg);
-                    let missing: Vec<String> = named_leaves(&c.call.arguments, arguments)
-                        .into_iter()
-                        .filter(|v| !mentions(&given, v))
-                        .collect();
-                    if !missing.is_empty() {
-                        let d = format!(
-                            "`{}` argument values nobody gave: {}",
-                            c.call.name,
-                            missing.join(", ")
-                        );
-                        self.violate(r, c.msg, det, d);
-                    }
-                }
-            }
-            Check::ArgumentLimit {
-                tools,
-                path,
-                prefix,
-                max,
-            } => {
-                let tools = spec.expand(tools);
-                for c in tr.of(&tools) {
-                    checked += 1;
-                    let n = list_at(&c.call.arguments, path)
-                        .iter()
-                        .filter(|v| match prefix {
-                            Some(p) => v.as_str().is_some_and(|s| s.starts_with(p.as_str())),
-                            None => true,
-                        })
-                        .count();
-                    if n > *max {
-                        let d = format!("`{}`: {n} at `{path}`, at most {max}", c.call.name);
-                        self.violate(r, c.msg, det, d);
-                    }
-                }
-            }
-            Check::ArgumentIn {
-                tools,
-                path,
-                one_of,
-            } => {
-                let tools = spec.expand(tools);
-                for c in tr.of(&tools) {
-                    checked += 1;
-                    let values = match c.call.arguments.get(path.as_str()) {
-                        Some(v) if !path.contains("[].") => vec![v.clone()],
-                        _ => list_at(&c.call.arguments, path),
-                    };
-                    for v in values.iter().filter(|v| !one_of.contains(v)) {
-                        let d =
-                            format!("`{}`: `{path}` = {v}, not one of the policy's", c.call.name);
-                        self.violate(r, c.msg, det, d);
-                    }
-                }
-            }
             Check::OncePer { tools, argument } => {
                 let tools = spec.expand(tools);
                 let mut seen: Vec<&Value> = Vec::new();
@@ -375,37 +265,17 @@ impl Ctx<'_, '_> {
                     self.violate(r, c.msg, det, d);
                 }
             }
-            Check::Order { first, then } => {
-                let (first, then) = (spec.expand(first), spec.expand(then));
-                for c in tr.of(&then) {
-                    checked += 1;
-                    if !tr.of(&first).any(|f| f.msg < c.msg) {
-                        let d = format!("`{}` before any `{}`", c.call.name, first.join("|"));
-                        self.violate(r, c.msg, det, d);
-                    }
-                }
-            }
-            Check::FollowedBy { tools, then } => {
-                let (tools, then) = (spec.expand(tools), spec.expand(then));
-                for c in tr.of(&tools) {
-                    checked += 1;
-                    if !tr.of(&then).any(|t| t.msg > c.msg) {
-                        let d = format!("`{}` never followed by `{}`", c.call.name, then.join("|"));
-                        self.violate(r, c.msg, det, d);
-                    }
-                }
-            }
-            Check::ArgumentMax { tools, path, max } => {
-                let tools = spec.expand(tools);
-                for c in tr.of(&tools) {
-                    checked += 1;
-                    let v = c.call.arguments.get(path.as_str()).and_then(Value::as_f64);
-                    if let Some(v) = v.filter(|v| v > max) {
-                        let d = format!("`{}`: `{path}` = {v}, above {max}", c.call.name);
-                        self.violate(r, c.msg, det, d);
-                    }
-                }
-            }
+            // Per-call kinds are judged above.
+            Check::IdentityBefore { .. }
+            | Check::ReadBefore { .. }
+            | Check::ConfirmBefore { .. }
+            | Check::ConfirmedArguments { .. }
+            | Check::GroundedArguments { .. }
+            | Check::ArgumentLimit { .. }
+            | Check::ArgumentIn { .. }
+            | Check::ArgumentMax { .. }
+            | Check::Order { .. }
+            | Check::FollowedBy { .. } => {}
             Check::Dialogue {
                 predicate,
                 question,
@@ -449,6 +319,134 @@ impl Ctx<'_, '_> {
             }
         }
         self.judged(r, det, checked, 0);
+    }
+
+    /// Whether call `c` breaks per-call check `check`: `None` when the check does not apply to
+    /// it, `Some(None)` when met, `Some(Some(why))` when broken.
+    fn call_verdict(&self, check: &Check, c: &Call<'_>) -> Option<Option<String>> {
+        let (tr, spec) = (self.tr, self.spec);
+        let name = &c.call.name;
+        let broken = |cond: bool, why: String| Some(cond.then_some(why));
+        match check {
+            Check::IdentityBefore { .. } => {
+                let ids: Vec<&str> = spec.identity_tools.iter().map(String::as_str).collect();
+                let known = tr.of(&ids).any(|i| i.msg < c.msg && i.ok());
+                broken(
+                    !known,
+                    format!("`{name}` before any identity read succeeded"),
+                )
+            }
+            Check::ReadBefore {
+                reads,
+                link,
+                field: path,
+                one_of,
+                ..
+            } => {
+                let reads: Vec<&str> = reads.iter().map(String::as_str).collect();
+                let linked = tr
+                    .of(&reads)
+                    .filter(|rd| rd.msg < c.msg && rd.ok())
+                    .filter(|rd| {
+                        link.iter().all(|(ca, ra)| match c.call.arguments.get(ca) {
+                            Some(v) => rd.call.arguments.get(ra) == Some(v),
+                            None => true,
+                        })
+                    });
+                let Some(last) = linked.last() else {
+                    return broken(
+                        true,
+                        format!("`{name}` without a prior `{}`", reads.join("|")),
+                    );
+                };
+                let Some(p) = path else { return Some(None) };
+                let state = last
+                    .result
+                    .and_then(|t| serde_json::from_str::<Value>(&t.content).ok());
+                let v = state.as_ref().and_then(|s| field(s, p));
+                let why = format!(
+                    "`{name}` when `{p}` is {}, not one of {}",
+                    v.map_or("absent".into(), Value::to_string),
+                    Value::Array(one_of.clone())
+                );
+                broken(!v.is_some_and(|v| one_of.contains(v)), why)
+            }
+            Check::ConfirmBefore { arguments, .. } => Some(self.unconfirmed(c, arguments)),
+            Check::ConfirmedArguments { arguments, .. } => {
+                let summary = self.summary_before(c)?;
+                let unnamed = unnamed(&summary, named_leaves(&c.call.arguments, arguments));
+                let why = format!(
+                    "`{name}` differs from the confirmed summary: {}",
+                    unnamed.join(", ")
+                );
+                broken(!unnamed.is_empty(), why)
+            }
+            Check::GroundedArguments { arguments, .. } => {
+                let given = tr.given_before(c.msg);
+                let missing: Vec<String> = named_leaves(&c.call.arguments, arguments)
+                    .into_iter()
+                    .filter(|v| !mentions(&given, v))
+                    .collect();
+                let why = format!(
+                    "`{name}` argument values nobody gave: {}",
+                    missing.join(", ")
+                );
+                broken(!missing.is_empty(), why)
+            }
+            Check::ArgumentLimit {
+                path, prefix, max, ..
+            } => {
+                let n = list_at(&c.call.arguments, path)
+                    .iter()
+                    .filter(|v| match prefix {
+                        Some(p) => v.as_str().is_some_and(|s| s.starts_with(p.as_str())),
+                        None => true,
+                    })
+                    .count();
+                broken(
+                    n > *max,
+                    format!("`{name}`: {n} at `{path}`, at most {max}"),
+                )
+            }
+            Check::ArgumentIn { path, one_of, .. } => {
+                let values = match c.call.arguments.get(path.as_str()) {
+                    Some(v) if !path.contains("[].") => vec![v.clone()],
+                    _ => list_at(&c.call.arguments, path),
+                };
+                let bad: Vec<String> = values
+                    .iter()
+                    .filter(|v| !one_of.contains(v))
+                    .map(Value::to_string)
+                    .collect();
+                let why = format!(
+                    "`{name}`: `{path}` = {}, not one of the policy's",
+                    bad.join(", ")
+                );
+                broken(!bad.is_empty(), why)
+            }
+            Check::ArgumentMax { path, max, .. } => {
+                let v = c.call.arguments.get(path.as_str()).and_then(Value::as_f64);
+                let over = v.filter(|v| v > max).unwrap_or(0.0);
+                broken(
+                    over > *max,
+                    format!("`{name}`: `{path}` = {over}, above {max}"),
+                )
+            }
+            Check::Order { first, .. } => {
+                let first = spec.expand(first);
+                let seen = tr.of(&first).any(|f| f.msg < c.msg);
+                broken(!seen, format!("`{name}` before any `{}`", first.join("|")))
+            }
+            Check::FollowedBy { then, .. } => {
+                let then = spec.expand(then);
+                let seen = tr.of(&then).any(|t| t.msg > c.msg);
+                broken(
+                    !seen,
+                    format!("`{name}` never followed by `{}`", then.join("|")),
+                )
+            }
+            _ => None,
+        }
     }
 
     /// Messages since the previous guarded call that succeeded (a failed one changed nothing,

@@ -36,9 +36,13 @@ pub struct EvaluateArgs {
     /// NL-assertion judge as `PROVIDER/MODEL` (default: `sim/sim-judge`, a run's default).
     #[arg(long, default_value = "sim/sim-judge", conflicts_with = "skip_nl")]
     judge: String,
-    /// TOML file with an `[llm]`-shaped table (providers, prices, cache) for the judge.
+    /// TOML file with an `[llm]`-shaped table (providers, prices, cache) for the judges.
     #[arg(long)]
     llm_config: Option<PathBuf>,
+    /// Judge of the process view's dialogue predicates as `PROVIDER/MODEL` (default: the
+    /// offline stand-in; see docs/process-validity.md).
+    #[arg(long)]
+    process_judge: Option<String>,
     /// τ²-bench data directory (databases; default $TAUGUARD_DATA_DIR, then data/tau2).
     #[arg(long)]
     data_dir: Option<PathBuf>,
@@ -139,8 +143,13 @@ pub fn run(args: EvaluateArgs, project: Option<&Path>) -> Result<(), CliError> {
     for w in &warnings {
         eprintln!("warning: {w}");
     }
-    let process =
-        super::evaluate_process::simulations(by_domain.iter().flat_map(|(_, rs)| rs), &book);
+    let process_judge =
+        super::process_judge::build(args.process_judge.as_deref(), args.llm_config.as_deref())?;
+    let process = super::evaluate_process::simulations(
+        by_domain.iter().flat_map(|(_, rs)| rs),
+        &book,
+        process_judge.as_ref(),
+    );
     print(&report, &process, args.format)?;
     if report.disagree == 0 {
         Ok(())

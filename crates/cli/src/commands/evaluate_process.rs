@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 use tauguard_core::record::SimulationRecord;
-use tauguard_metrics::procedure::{Level, Position, ProcedureBook, StandInJudge, Violation};
+use tauguard_metrics::procedure::{DialogueJudge, Level, Position, ProcedureBook, Violation};
 
 /// Where one simulation first deviated.
 #[derive(Debug, Serialize)]
@@ -30,11 +30,12 @@ pub struct SimulationProcess {
 pub fn simulations<'a>(
     records: impl IntoIterator<Item = &'a SimulationRecord>,
     book: &ProcedureBook,
+    judge: &dyn DialogueJudge,
 ) -> Vec<SimulationProcess> {
     records
         .into_iter()
         .filter_map(|r| {
-            let v = tauguard_metrics::process::verdict(r, book, &StandInJudge)?;
+            let v = tauguard_metrics::process::verdict(r, book, judge)?;
             Some(SimulationProcess {
                 cell_id: r.cell_id.clone(),
                 task_id: r.task_id.clone(),

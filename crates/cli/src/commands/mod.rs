@@ -10,6 +10,7 @@ pub mod floors;
 pub mod gold;
 pub mod merge;
 pub mod procedure;
+pub mod process_judge;
 pub mod report;
 pub mod reproduce;
 pub mod run;

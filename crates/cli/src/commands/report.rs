@@ -6,7 +6,6 @@ use crate::exit::CliError;
 use crate::output::Output;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
-use tauguard_metrics::procedure::StandInJudge;
 use tauguard_metrics::{
     BootstrapOptions, CompareOptions, Format, InfraPolicy, LabelOptions, LoadOptions, MetricsError,
     Oracle, OutputOptions, Parts, ReportOptions, Selector, Sources, Strata,
@@ -73,6 +72,13 @@ pub struct ReportArgs {
     #[arg(long, default_value_t = tauguard_metrics::report::DEFAULT_MAX_K,
           value_parser = clap::value_parser!(u32).range(1..))]
     max_k: u32,
+    /// Judge of the process view's dialogue predicates as `PROVIDER/MODEL` (default: the
+    /// offline stand-in; see docs/process-validity.md).
+    #[arg(long)]
+    process_judge: Option<String>,
+    /// TOML file with an `[llm]`-shaped table (providers, prices, cache) for --process-judge.
+    #[arg(long, requires = "process_judge")]
+    llm_config: Option<PathBuf>,
     /// Leave out the refuse-all / gold-no-procedure floors (computed offline from the data).
     #[arg(long)]
     no_floors: bool,
@@ -185,11 +191,13 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
     let mut process_warnings = Vec::new();
     let book = super::procedure::book_or_warn(project, &mut process_warnings)?;
     if !book.is_empty() {
+        let judge =
+            super::process_judge::build(args.process_judge.as_deref(), args.llm_config.as_deref())?;
         let index = tauguard_metrics::process::process_index(
             &args.inputs,
             &LoadOptions::default(),
             &book,
-            &StandInJudge,
+            judge.as_ref(),
         )
         .map_err(metrics_error)?;
         tauguard_metrics::process::attach(&mut records, &index);

@@ -24,6 +24,7 @@ mod honest_costs;
 mod model_fit;
 mod offline_variants;
 mod policyguide_offline;
+mod process_judge;
 mod process_report;
 mod process_validation;
 mod report_files;

@@ -1,8 +1,8 @@
 //! Who decides a dialogue predicate the deterministic matchers cannot: an NL judge. The
 //! default is the offline stand-in, which only looks for the requirement's cue phrases in the
 //! agent's messages and says nothing (leaves the predicate unjudged) when the spec gives none.
-//! A model-backed judge would implement the same trait in a crate that may call models, with a
-//! variant of its own here; none is wired yet.
+//! A model-backed judge implements the same trait in a crate that may call models (the cli's
+//! `--process-judge`).
 
 use super::spec::Predicate;
 use serde::Serialize;
@@ -16,6 +16,8 @@ pub enum JudgeKind {
     Deterministic,
     /// The offline stand-in ([`StandInJudge`]).
     StandIn,
+    /// A language model (the cli's `--process-judge`).
+    Model,
     /// No judge could decide it (the stand-in without cues).
     Unjudged,
 }

@@ -70,7 +70,7 @@ pub fn run() -> ExitCode {
         Command::Merge(args) => commands::merge::run(args),
         Command::ExportTau2(args) => commands::export::run(args, project),
         Command::ExportTable(args) => commands::export_table::run(args),
-        Command::Evaluate(args) => commands::evaluate::run(args),
+        Command::Evaluate(args) => commands::evaluate::run(args, project),
         Command::Compile(cmd) => commands::compile::run(cmd, project),
         Command::Report(args) => commands::report::report(args, project),
         Command::Reproduce(args) => commands::reproduce::run(args, project),

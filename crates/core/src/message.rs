@@ -185,15 +185,21 @@ impl Message {
 /// every call; records written before blocked exchanges left the trajectory still hold
 /// blocked calls, answered by a result flagged [`ToolMessage::guard_blocked`].
 pub fn executed_calls(messages: &[Message]) -> impl Iterator<Item = &ToolCall> {
-    let blocked: Vec<&str> = messages
+    let blocked = blocked_call_ids(messages);
+    messages
+        .iter()
+        .flat_map(|m| m.tool_calls())
+        .filter(move |c| !blocked.contains(&c.id.as_str()))
+}
+
+/// Ids of the calls a guard blocked in an older record's trajectory (answered by a result
+/// flagged [`ToolMessage::guard_blocked`]); empty for records written now.
+pub fn blocked_call_ids(messages: &[Message]) -> Vec<&str> {
+    messages
         .iter()
         .filter_map(|m| match m {
             Message::Tool(t) if t.guard_blocked => Some(t.id.as_str()),
             _ => None,
         })
-        .collect();
-    messages
-        .iter()
-        .flat_map(|m| m.tool_calls())
-        .filter(move |c| !blocked.contains(&c.id.as_str()))
+        .collect()
 }

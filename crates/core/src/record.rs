@@ -142,6 +142,11 @@ pub struct InjectedFault {
     pub tool: Option<String>,
     #[serde(default)]
     pub detail: String,
+    /// Index in `messages` of the message that carries the faulted call; `None` when the
+    /// call is not in the trajectory (a guard blocked it, or the fault has no call) and in
+    /// records written before faults carried it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_message: Option<u32>,
 }
 
 /// One attempted mutating call (executed or blocked), with its ground-truth labels.

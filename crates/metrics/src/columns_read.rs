@@ -454,6 +454,7 @@ impl SimColumns {
             other_usage: self.other.get(&i).cloned().unwrap_or_default(),
             discarded: usage[4].map(Box::new),
             has_fault_labels: self.faults.value(i),
+            process: None,
             trace: opt(gold, i, || TraceSteps {
                 gold: gold.value(i),
                 matched: matched.value(i),

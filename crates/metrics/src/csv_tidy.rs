@@ -82,6 +82,9 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
     let d = |name: &str, unit: &'static str, meaning: &str| {
         (name.to_string(), unit, meaning.to_string())
     };
+    if let Some(x) = crate::tables_process::describe(table, &h, &kk) {
+        return x;
+    }
     // Table-specific headers first.
     match (table, h.as_str()) {
         ("policyguard_table2", "Overall") => {

@@ -9,7 +9,8 @@
 //! The floor records come from the caller (metrics reads records only); both agents are
 //! deterministic, so their Pass^1 is their Pass^k for every k.
 
-use crate::report::{GroupReport, Report, ReportOptions, report};
+use crate::procedure::{DialogueJudge, ProcedureBook};
+use crate::report::{GroupReport, Report, ReportOptions, report, report_summaries};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use tauguard_core::record::SimulationRecord;
@@ -25,15 +26,34 @@ pub struct Floor {
     pub pv: Option<f64>,
     #[serde(rename = "mut")]
     pub mut_: Option<f64>,
+    /// Process-valid Pass^1 in the same three views (`crate::process`); `null` when the
+    /// domain has no procedure spec.
+    pub process_overall: Option<f64>,
+    pub process_pv: Option<f64>,
+    pub process_mut: Option<f64>,
 }
 
 /// The floor agent whose PV score a configuration must exceed.
 pub const REFUSE_ALL: &str = "refuse-all";
 
-/// Floors from the floor agents' records, one per (domain, agent).
+/// Floors from the floor agents' records, one per (domain, agent), outcome view only.
 pub fn floors(records: &[SimulationRecord]) -> Vec<Floor> {
-    report(records, &ReportOptions::default())
-        .groups
+    floors_of(&report(records, &ReportOptions::default()))
+}
+
+/// Floors in both views: outcome, and process-valid by the domains' procedure specs.
+pub fn floors_with_process(
+    records: &[SimulationRecord],
+    book: &ProcedureBook,
+    judge: &dyn DialogueJudge,
+) -> Vec<Floor> {
+    let summaries = crate::process::summarise_with_process(records, book, judge);
+    floors_of(&report_summaries(&summaries, &ReportOptions::default()))
+}
+
+fn floors_of(r: &Report) -> Vec<Floor> {
+    let p1 = |p: &Option<crate::pass_k::PassK>| p.as_ref().and_then(|p| p.get(1));
+    r.groups
         .iter()
         .map(|g| Floor {
             domain: g.domain.clone(),
@@ -42,6 +62,9 @@ pub fn floors(records: &[SimulationRecord]) -> Vec<Floor> {
             overall: g.overall.pass_k.get(1),
             pv: g.pv.pass_k.get(1),
             mut_: g.mut_.pass_k.get(1),
+            process_overall: p1(&g.overall.process_pass_k),
+            process_pv: p1(&g.pv.process_pass_k),
+            process_mut: p1(&g.mut_.process_pass_k),
         })
         .collect()
 }

@@ -53,6 +53,10 @@
 //!   "turns": {"mut_simulations": 104, "mean_turns": 21.3, "delta_vs_baseline": 2.1},
 //!   "trace": null | {"traces", "passing", "gold_steps", "matched_steps", "compliant",
 //!                    "step_tcr", "trace_tcr", "process_valid_rate"},
+//!   "process_pass_k": {"1": 0.43, ...} | null,   // shaped like pass_k, also in "pv" / "mut":
+//!                    // outcome passes AND process-valid (`process.rs`); null without a spec
+//!   "process": null | {"simulations", "process_valid", "deviated", "by_level", "by_position",
+//!                      "coverage": [{"schedule", "covered", "share"}]},   // `process.rs`
 //!   "attack": null | {"simulations": 80, "successes": 7, "asr": 0.0875},
 //!   "verifier_calls": null | {"decisions": 256, "called": 216, "saved": 40},  // hybrid guards
 //!   "fail_mode": {"decisions": 74, "fail_mode": 74, "share": 1.0,        // groups with guard
@@ -115,6 +119,8 @@ pub mod outcome;
 pub mod output;
 pub mod pass_k;
 pub mod plots;
+pub mod procedure;
+pub mod process;
 pub mod report;
 mod report_groups;
 pub mod repro;
@@ -132,6 +138,7 @@ pub mod tables;
 pub mod tables_comparability;
 pub mod tables_extra;
 pub mod tables_policyguide;
+pub mod tables_process;
 pub mod tables_verdicts;
 pub mod trace;
 pub mod truncation;

@@ -7,6 +7,8 @@
 //! - `block_vs_recall`: Block rate against PV recall in the verdict view, one point per cell
 //!   with violating attempts (PolicyGuard Table 7);
 //! - `attack_success`: attack success per trial and per task (PolicyGuide Figure 6), when any;
+//! - `process_view`: outcome beside process-valid Pass^K and each trigger schedule's coverage
+//!   of first deviations, per cell with a process view (`crate::process`);
 //! - `forest` (from `compare`, see `compare_output.rs`): Pass^k differences with bootstrap CIs.
 //!
 //! A cell looks the same in every figure (`plots/style.rs`); legends sit outside the panels
@@ -344,6 +346,71 @@ pub(crate) fn figures(r: &Report) -> Vec<Drawn> {
         },
         groups: all,
     });
+
+    let with_process = by_domain(r, |g| g.process.is_some());
+    if !with_process.is_empty() {
+        let mut used = Vec::new();
+        let cover = |g: &GroupReport, i: usize| {
+            g.process
+                .as_ref()
+                .and_then(|p| p.coverage.get(i))
+                .and_then(|c| c.share)
+        };
+        let panels = with_process
+            .iter()
+            .map(|(d, gs)| {
+                used.extend(gs.iter().copied());
+                let series = gs
+                    .iter()
+                    .map(|&i| {
+                        let g = &r.groups[i];
+                        let pp = g.overall.process_pass_k.as_ref();
+                        BarSeries {
+                            id: identity(&s, g),
+                            values: vec![
+                                g.overall.pass_k.get(k),
+                                pp.and_then(|p| p.get(k)),
+                                cover(g, 0),
+                                cover(g, 1),
+                            ],
+                        }
+                    })
+                    .collect();
+                Panel {
+                    title: d.to_string(),
+                    x_desc: "view".into(),
+                    y_desc: "rate".into(),
+                    kind: PanelKind::Bars {
+                        categories: vec![
+                            format!("Pass^{k}"),
+                            format!("valid Pass^{k}"),
+                            "cov. mutating calls".into(),
+                            "cov. turns+intercepts".into(),
+                        ],
+                        series,
+                    },
+                }
+            })
+            .collect();
+        out.push(Drawn {
+            stem: "process_view",
+            figure: Figure {
+                title: title(&format!(
+                    "Outcome vs process-valid Pass^{k}, and intervention coverage of first deviations"
+                )),
+                panels,
+                legend: legend(r, &s, &used, Key::Box),
+                notes: vec![
+                    "valid Pass^k: outcome passes and the trajectory is process-valid by the \
+                     domain's procedure spec. Coverage: share of first deviations the trigger \
+                     schedule (guarded mutating calls; user turns plus interceptions) could see \
+                     (PolicyGuide Theorem 1)."
+                        .into(),
+                ],
+            },
+            groups: used,
+        });
+    }
 
     let points = |g: &GroupReport| {
         let v = &g.confusion.verdict;

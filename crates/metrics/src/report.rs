@@ -111,6 +111,9 @@ pub struct GroupReport {
     pub turns: TurnStats,
     /// Ordered-trace compliance; `None` when no record has a gold trace.
     pub trace: Option<TraceCompliance>,
+    /// First deviations by level and position and the trigger schedules' coverage; `None`
+    /// when no simulation was process-evaluated (see [`crate::process`]).
+    pub process: Option<crate::process::ProcessStats>,
     /// Attack success; `None` when no record is an attack task.
     pub attack: Option<AttackStats>,
     /// Verifier calls a layered guard (`hybrid`) made and saved; `None` when no guard
@@ -290,6 +293,9 @@ impl SliceAcc {
 fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let n = g.n_tasks as usize;
     let mut slices = [SliceAcc::new(n), SliceAcc::new(n), SliceAcc::new(n)];
+    // The same blocks with process-valid success, for the process-evaluated simulations.
+    let mut pslices = [SliceAcc::new(n), SliceAcc::new(n), SliceAcc::new(n)];
+    let mut process = crate::process::ProcessStats::default();
     let mut reward_sum = 0.0;
     let mut reward_n = 0u64;
     // Per role: the sum of known costs, the simulations, and whether one was unpriced.
@@ -328,6 +334,21 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
             slices[0].add(ti, rec.trial, success);
             if let Some(si) = si {
                 slices[si].add(ti, rec.trial, success);
+            }
+            // An infrastructure error scored as a failure has no trajectory to judge: it fails
+            // the process view too.
+            let valid = rec
+                .process
+                .map(|p| p.valid)
+                .or(rec.is_infra_error().then_some(false));
+            if let Some(valid) = valid {
+                pslices[0].add(ti, rec.trial, success && valid);
+                if let Some(si) = si {
+                    pslices[si].add(ti, rec.trial, success && valid);
+                }
+            }
+            if let Some(p) = &rec.process {
+                process.add(p);
             }
             // An imported upstream simulation without `reward_info` scores as a failure but
             // has no reward (pandas NaN upstream), so it stays out of the mean (τ²-bench §8).
@@ -379,8 +400,15 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         .collect();
     task_tallies.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let [all, pv, mut_] = slices;
-    let overall = all.finish(Some(options.max_k));
+    let mut overall = all.finish(Some(options.max_k));
     let k = overall.pass_k.max_k();
+    let (mut pv, mut mut_) = (pv.finish(Some(k)), mut_.finish(Some(k)));
+    let [pall, ppv, pmut] = pslices;
+    if process.simulations > 0 {
+        overall.process_pass_k = Some(pall.finish(Some(k)).pass_k);
+        pv.process_pass_k = (pv.n_simulations > 0).then(|| ppv.finish(Some(k)).pass_k);
+        mut_.process_pass_k = (mut_.n_simulations > 0).then(|| pmut.finish(Some(k)).pass_k);
+    }
     let full_cell = g
         .records
         .first()
@@ -396,8 +424,9 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         full_cell,
         simulated: g.records.iter().any(|(r, _)| r.cell.simulated),
         overall,
-        pv: pv.finish(Some(k)),
-        mut_: mut_.finish(Some(k)),
+        pv,
+        mut_,
+        process: process.finish(),
         duplicates: g.duplicates,
         delta_vs_baseline: None,
         avg_reward: (reward_n > 0).then(|| reward_sum / reward_n as f64),

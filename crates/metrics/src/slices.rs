@@ -21,6 +21,10 @@ pub struct SliceMetrics {
     pub infra_errors: u64,
     /// Pass^k for k = 1..K (τ²-bench §8), K = the group's smallest trial count per task.
     pub pass_k: PassK,
+    /// Process-valid Pass^k, shaped like `pass_k`: a trial succeeds when its outcome passes
+    /// and it is process-valid (`crate::process`); `null` when no simulation of the block was
+    /// process-evaluated (no procedure spec for the domain).
+    pub process_pass_k: Option<PassK>,
     /// Pass^4 / Pass^1 (PolicyGuide Table 10), when K ≥ 4.
     pub p4_p1: Option<f64>,
     pub pass1_per_trial: TrialPass1,
@@ -53,6 +57,7 @@ impl SliceMetrics {
             infra_errors,
             p4_p1: p4_p1(&curve),
             pass_k: PassK(curve),
+            process_pass_k: None,
             pass1_per_trial,
             max_trials_per_task: scored.iter().map(|t| t.n).max().unwrap_or(0),
             min_trials_per_task: min_n,

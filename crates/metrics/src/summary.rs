@@ -160,6 +160,9 @@ pub struct SimSummary {
     /// `None` without guide runs or usage (see [`SimSummary::guide`]).
     pub guide: Option<Box<GuideTotals>>,
     pub calls: Vec<CallSummary>,
+    /// The process verdict, attached after summarising when the caller supplied the domain's
+    /// procedure spec (`process.rs`); never read from a sidecar, which holds records' facts.
+    pub process: Option<crate::process::ProcessSummary>,
 }
 
 static NO_VERIFIER: VerifierTotals = VerifierTotals {
@@ -321,6 +324,7 @@ impl SimSummary {
             other_usage,
             discarded,
             has_fault_labels,
+            process: None,
             trace: crate::trace::trace_steps(&lean),
             attack: crate::attack::attack_outcome(&lean),
             verifier: boxed_unless_empty(verifier),

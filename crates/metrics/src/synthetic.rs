@@ -351,6 +351,7 @@ impl Population {
                     call_id: Some(a.call_id.clone()),
                     tool: Some(a.tool.clone()),
                     detail: String::new(),
+                    at_message: None,
                 });
             }
             rec.call_attempts.push(a);

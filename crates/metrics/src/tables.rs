@@ -107,16 +107,25 @@ fn floors_table(r: &Report) -> Option<Table> {
         "Floors: trivial agents on the same tasks (Pass^1 = Pass^k: deterministic)",
         &["Domain", "Floor agent", "Tasks", "Overall", "PV", "Mut"],
     );
+    let process = r.floors.iter().any(|f| f.process_overall.is_some());
+    if process {
+        t.headers
+            .extend(["Valid overall", "Valid PV", "Valid Mut"].map(String::from));
+    }
     for (domain, floors) in crate::floors::by_domain(&r.floors) {
         for f in floors {
-            t.rows.push(vec![
+            let mut row = vec![
                 Cell::Text(domain.to_string()),
                 Cell::Text(f.agent.clone()),
                 Cell::Int(f.n_tasks),
                 Cell::opt_rate(f.overall),
                 Cell::opt_rate(f.pv),
                 Cell::opt_rate(f.mut_),
-            ]);
+            ];
+            if process {
+                row.extend([f.process_overall, f.process_pv, f.process_mut].map(Cell::opt_rate));
+            }
+            t.rows.push(row);
         }
     }
     t.notes.push(
@@ -516,6 +525,8 @@ impl Report {
             policyguard_table9(self),
         ]);
         out.extend(trace_table(self));
+        out.extend(crate::tables_process::process_pass_k_table(self));
+        out.extend(crate::tables_process::first_deviation_table(self));
         out.extend(guide_usage_table(self));
         out.extend(wall_clock_table(self));
         out.extend(attack_table(self));

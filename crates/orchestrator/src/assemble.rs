@@ -104,6 +104,15 @@ pub fn assemble_record(
             .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
             .collect();
         record.injected_faults = agent.label_faults(&attempted);
+        // Skipping a confirmation the policy does not ask for is no fault.
+        if let Some(p) = &domain.prereqs {
+            record.injected_faults.retain(|f| {
+                f.kind != tauguard_sim::faults::SKIP_CONFIRMATION
+                    || f.tool
+                        .as_ref()
+                        .is_none_or(|t| p.tools.get(t).is_none_or(|tp| tp.confirmation))
+            });
+        }
         record.behaviour_events =
             agent.behaviour_events(o.agent_view.as_deref().unwrap_or(&o.messages));
     }
@@ -139,6 +148,7 @@ pub fn assemble_record(
     record.termination_reason = o.termination_reason;
     record.reward = Some(reward);
     record.messages = o.messages;
+    locate_faults(&mut record);
     record.agent_turns = o.agent_turns;
     record.user_turns = o.user_turns;
     record.usage.insert("agent".into(), o.agent_usage);
@@ -282,4 +292,18 @@ fn guard_usage(events: &[GuardEvent], guide: &[GuideEvent]) -> RoleUsage {
         };
     }
     total
+}
+
+/// Sets each injected fault's `at_message`: the trajectory message carrying its call (ground
+/// truth for the process evaluator, which reports deviations by message).
+fn locate_faults(record: &mut SimulationRecord) {
+    for f in &mut record.injected_faults {
+        f.at_message = f.call_id.as_deref().and_then(|id| {
+            let at = record
+                .messages
+                .iter()
+                .position(|m| m.tool_calls().iter().any(|c| c.id == id))?;
+            u32::try_from(at).ok()
+        });
+    }
 }

@@ -105,8 +105,9 @@ struct Planner<'a> {
 }
 
 impl Planner<'_> {
-    /// Runs `tool(args)` on a copy of the state and plans it when it succeeds.
-    fn push(&mut self, tool: &str, args: Map<String, Value>) -> bool {
+    /// Runs `tool(args)` on a copy of the state and plans it when it succeeds; `helper` = only
+    /// to learn another read's argument.
+    fn push(&mut self, tool: &str, args: Map<String, Value>, helper: bool) -> bool {
         if self
             .reads
             .iter()
@@ -123,6 +124,7 @@ impl Planner<'_> {
             tool: tool.to_string(),
             arguments: args,
             identity: self.p.identity_reads.iter().any(|i| i == tool),
+            helper,
         });
         true
     }
@@ -142,7 +144,7 @@ impl Planner<'_> {
             let Some(v) = found else { return false };
             args.insert(p, v);
         }
-        self.push(tool, args)
+        self.push(tool, args, false)
     }
 
     /// Plans the first read-only tool whose arguments are known and whose result has `field`;
@@ -166,7 +168,7 @@ impl Planner<'_> {
             };
             let value = json_of(v);
             if let Some(found) = deep_find(&value, field).cloned()
-                && self.push(&helper, args)
+                && self.push(&helper, args, true)
             {
                 return Some(found);
             }
@@ -207,7 +209,7 @@ fn reads_for(
             if let Some(full) = pl.known.resolve(data, &link.read) {
                 args = full.into_iter().chain(args).collect();
             }
-            pl.push(&link.read, args);
+            pl.push(&link.read, args, false);
         }
     }
     for tool in &p.required_reads {

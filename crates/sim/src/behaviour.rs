@@ -136,6 +136,7 @@ pub fn user_events(messages: &[Message]) -> Vec<InjectedFault> {
                         .and_then(summary_call)
                         .map(|(t, _)| t),
                     detail: text.to_string(),
+                    at_message: None,
                 });
             }
             _ => {}

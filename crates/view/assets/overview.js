@@ -83,6 +83,9 @@
     var head = [h("th", null, "Cell"), h("th", null, "Slice"), h("th", null, "Tasks"),
       h("th", null, "Sims"), h("th", null, "Infra")];
     for (var k = 1; k <= K; k++) head.push(h("th", { class: "num" }, "Pass^" + k));
+    var H = String(idx.headline_k || 1);
+    // Outcome passes and the trajectory is process-valid (docs/process-validity.md).
+    head.push(h("th", { class: "num" }, "Process-valid Pass^" + H));
     head.push(h("th", { class: "num" }, "Δ vs baseline (Pass^" + (idx.headline_k || 1) + ")"));
     head.push(h("th", null, "Outcomes"));
     var body = [];
@@ -105,6 +108,8 @@
         row.push(h("td", { class: "num" }, b.n_simulations === undefined ? "—" : b.n_simulations));
         row.push(h("td", { class: "num" }, b.infra_errors === undefined ? "—" : b.infra_errors));
         row = row.concat(passCells(b, K));
+        var pp = b.process_pass_k ? b.process_pass_k[H] : null;
+        row.push(h("td", { class: "num process-valid" }, pp === null || pp === undefined ? "—" : TG.num(pp)));
         if (si === 0) {
           var d = r.delta_vs_baseline ? r.delta_vs_baseline[String(idx.headline_k)] : null;
           row.push(h("td", { rowspan: 3, class: "num" }, d === null || d === undefined ? "—" : (d >= 0 ? "+" : "") + TG.num(d)));
@@ -132,10 +137,13 @@
       return;
     }
     main.appendChild(h("table", { class: "floors" },
-      h("thead", null, h("tr", null, ["Domain", "Floor agent", "Tasks", "Pass^1", "PV Pass^1", "Mut Pass^1"].map(function (t) { return h("th", null, t); }))),
+      h("thead", null, h("tr", null, ["Domain", "Floor agent", "Tasks", "Pass^1", "PV Pass^1", "Mut Pass^1",
+        "Valid Pass^1", "Valid PV", "Valid Mut"].map(function (t) { return h("th", null, t); }))),
       h("tbody", null, floors.map(function (f) {
         return h("tr", null, h("td", null, f.domain), h("td", null, f.agent), h("td", { class: "num" }, f.n_tasks),
-          h("td", { class: "num" }, TG.num(f.overall)), h("td", { class: "num" }, TG.num(f.pv)), h("td", { class: "num" }, TG.num(f["mut"])));
+          h("td", { class: "num" }, TG.num(f.overall)), h("td", { class: "num" }, TG.num(f.pv)), h("td", { class: "num" }, TG.num(f["mut"])),
+          h("td", { class: "num" }, TG.num(f.process_overall)), h("td", { class: "num" }, TG.num(f.process_pv)),
+          h("td", { class: "num" }, TG.num(f.process_mut)));
       }))));
   }
 

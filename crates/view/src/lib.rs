@@ -74,6 +74,12 @@ impl Scan {
         &self.scanned.sims
     }
 
+    /// Attaches the process view (`tauguard_metrics::process`) to the summaries, so the
+    /// overview shows it as `tauguard report` does.
+    pub fn attach_process(&mut self, index: &tauguard_metrics::process::ProcessIndex) {
+        tauguard_metrics::process::attach(&mut self.scanned.sims, index);
+    }
+
     /// Computes the report (with `floors`, when given) and writes the index and the page.
     pub fn finish(
         self,

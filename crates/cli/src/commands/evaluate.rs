@@ -1,7 +1,9 @@
 //! `tauguard evaluate INPUT`: re-score an upstream `results.json` or tauguard records with
 //! tauguard's evaluator and report the simulations whose stored reward disagrees (upstream's
-//! `evaluate-trajs` counterpart). Exit 1 when any disagrees.
+//! `evaluate-trajs` counterpart), with each simulation's process view (`evaluate_process.rs`).
+//! Exit 1 when any reward disagrees.
 
+use super::evaluate_process::SimulationProcess;
 use crate::exit::{Classify, CliError};
 use crate::output::Output;
 use anyhow::{Context, anyhow};
@@ -34,9 +36,13 @@ pub struct EvaluateArgs {
     /// NL-assertion judge as `PROVIDER/MODEL` (default: `sim/sim-judge`, a run's default).
     #[arg(long, default_value = "sim/sim-judge", conflicts_with = "skip_nl")]
     judge: String,
-    /// TOML file with an `[llm]`-shaped table (providers, prices, cache) for the judge.
+    /// TOML file with an `[llm]`-shaped table (providers, prices, cache) for the judges.
     #[arg(long)]
     llm_config: Option<PathBuf>,
+    /// Judge of the process view's dialogue predicates as `PROVIDER/MODEL` (default: the
+    /// offline stand-in; see docs/process-validity.md).
+    #[arg(long)]
+    process_judge: Option<String>,
     /// τ²-bench data directory (databases; default $TAUGUARD_DATA_DIR, then data/tau2).
     #[arg(long)]
     data_dir: Option<PathBuf>,
@@ -52,7 +58,7 @@ pub struct EvaluateArgs {
     fresh_tasks: bool,
 }
 
-pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
+pub fn run(args: EvaluateArgs, project: Option<&Path>) -> Result<(), CliError> {
     let judge = judge(&args)?;
     let file = input_file(&args.input)?;
     let records = tauguard_metrics::load_input(&file, &LoadOptions::default())
@@ -132,7 +138,19 @@ pub fn run(args: EvaluateArgs) -> Result<(), CliError> {
             " ({kept_embedded} not in the data directory kept their embedded definition)"
         ));
     }
-    print(&report, args.format)?;
+    let mut warnings = Vec::new();
+    let book = super::procedure::book_or_warn(project, &mut warnings)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let process_judge =
+        super::process_judge::build(args.process_judge.as_deref(), args.llm_config.as_deref())?;
+    let process = super::evaluate_process::simulations(
+        by_domain.iter().flat_map(|(_, rs)| rs),
+        &book,
+        process_judge.as_ref(),
+    );
+    print(&report, &process, args.format)?;
     if report.disagree == 0 {
         Ok(())
     } else {
@@ -202,11 +220,27 @@ fn results_tasks(file: &Path) -> Result<HashMap<String, Task>, CliError> {
     Ok(out)
 }
 
-fn print(report: &EvaluationReport, format: FormatArg) -> Result<(), CliError> {
+fn print(
+    report: &EvaluationReport,
+    process: &[SimulationProcess],
+    format: FormatArg,
+) -> Result<(), CliError> {
     let mut out = Output::stdout();
     match format {
-        FormatArg::Json => out.line(serde_json::to_string_pretty(report).internal()?)?,
+        FormatArg::Json => {
+            let mut v = serde_json::to_value(report).internal()?;
+            v["simulations"] = serde_json::to_value(process).internal()?;
+            out.line(serde_json::to_string_pretty(&v).internal()?)?
+        }
         FormatArg::Text => {
+            if !process.is_empty() {
+                out.line(format_args!(
+                    "process view: {} of {} process-valid by their domain's procedure spec \
+                     (first deviations: --format json)",
+                    process.iter().filter(|p| p.process_valid).count(),
+                    count(process.len(), "evaluated simulation")
+                ))?;
+            }
             let skipped: Vec<String> = report
                 .skipped_by
                 .iter()

@@ -2,12 +2,14 @@
 //! and tasks of the report's records (milliseconds per task), so every Pass^k table shows what
 //! a trivial agent scores beside it. Without the data directory, or for a domain tauguard does
 //! not implement, the floors are skipped with a warning: the report itself never fails on them.
+//! With the project's procedure specs, the floors carry the process view too.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use tauguard_env::DataDir;
 use tauguard_metrics::SimSummary;
-use tauguard_metrics::floors::{Floor, floors};
+use tauguard_metrics::floors::{Floor, floors_with_process};
+use tauguard_metrics::procedure::{ProcedureBook, StandInJudge};
 use tauguard_orchestrator::floors::{FLOOR_AGENTS, floor_records};
 
 /// The floors of `records`' domains and tasks, and the warnings of what was skipped.
@@ -15,6 +17,7 @@ pub fn compute(
     records: &[SimSummary],
     data_dir: Option<&Path>,
     project_dir: &Path,
+    book: &ProcedureBook,
 ) -> (Vec<Floor>, Vec<String>) {
     let mut tasks: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for r in records {
@@ -56,5 +59,8 @@ pub fn compute(
             }
         }
     }
-    (floors(&floor_recs), warnings)
+    (
+        floors_with_process(&floor_recs, book, &StandInJudge),
+        warnings,
+    )
 }

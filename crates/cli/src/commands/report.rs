@@ -72,6 +72,13 @@ pub struct ReportArgs {
     #[arg(long, default_value_t = tauguard_metrics::report::DEFAULT_MAX_K,
           value_parser = clap::value_parser!(u32).range(1..))]
     max_k: u32,
+    /// Judge of the process view's dialogue predicates as `PROVIDER/MODEL` (default: the
+    /// offline stand-in; see docs/process-validity.md).
+    #[arg(long)]
+    process_judge: Option<String>,
+    /// TOML file with an `[llm]`-shaped table (providers, prices, cache) for --process-judge.
+    #[arg(long, requires = "process_judge")]
+    llm_config: Option<PathBuf>,
     /// Leave out the refuse-all / gold-no-procedure floors (computed offline from the data).
     #[arg(long)]
     no_floors: bool,
@@ -179,8 +186,22 @@ pub(crate) fn baseline_of(
 }
 
 pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> {
-    let records = tauguard_metrics::load_summaries(&args.inputs, &LoadOptions::default())
+    let mut records = tauguard_metrics::load_summaries(&args.inputs, &LoadOptions::default())
         .map_err(metrics_error)?;
+    let mut process_warnings = Vec::new();
+    let book = super::procedure::book_or_warn(project, &mut process_warnings)?;
+    if !book.is_empty() {
+        let judge =
+            super::process_judge::build(args.process_judge.as_deref(), args.llm_config.as_deref())?;
+        let index = tauguard_metrics::process::process_index(
+            &args.inputs,
+            &LoadOptions::default(),
+            &book,
+            judge.as_ref(),
+        )
+        .map_err(metrics_error)?;
+        tauguard_metrics::process::attach(&mut records, &index);
+    }
     if !args.pool {
         tauguard_metrics::check_single_config_summaries(&records).map_err(metrics_error)?;
     }
@@ -203,13 +224,14 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
     let spending =
         tauguard_metrics::spending::spending(&records, &args.inputs).map_err(metrics_error)?;
     let mut report = tauguard_metrics::report_summaries(&records, &opts).with_spending(spending);
+    report.warnings.extend(process_warnings);
     if !args.no_floors {
         // The floors need the project's prompts; without a project they are skipped, never
         // the report.
         match crate::project::resolve(project) {
             Ok(project_dir) => {
                 let (floors, warnings) =
-                    super::floors::compute(&records, args.data_dir.as_deref(), &project_dir);
+                    super::floors::compute(&records, args.data_dir.as_deref(), &project_dir, &book);
                 report = report.with_floors(floors);
                 report.warnings.extend(warnings);
             }

@@ -53,8 +53,19 @@ fn view_error(e: ViewError) -> CliError {
 }
 
 pub fn run(args: ViewArgs, project: Option<&Path>) -> Result<(), CliError> {
-    let scan = tauguard_view::scan(&args.inputs, &args.out).map_err(view_error)?;
+    let mut scan = tauguard_view::scan(&args.inputs, &args.out).map_err(view_error)?;
     let mut warnings = Vec::new();
+    let book = super::procedure::book_or_warn(project, &mut warnings)?;
+    if !book.is_empty() {
+        let index = tauguard_metrics::process::process_index(
+            &args.inputs,
+            &tauguard_metrics::LoadOptions::default(),
+            &book,
+            &tauguard_metrics::procedure::StandInJudge,
+        )
+        .map_err(|e| CliError::BadInput(e.into()))?;
+        scan.attach_process(&index);
+    }
     let floors = if args.no_floors {
         None
     } else {
@@ -64,6 +75,7 @@ pub fn run(args: ViewArgs, project: Option<&Path>) -> Result<(), CliError> {
                     scan.summaries(),
                     args.data_dir.as_deref(),
                     &project_dir,
+                    &book,
                 );
                 warnings.extend(w);
                 Some(floors)

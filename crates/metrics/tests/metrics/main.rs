@@ -7,6 +7,8 @@ mod fail_mode;
 mod figures;
 mod input_errors;
 mod policyguide_tables;
+mod procedure_eval;
+mod procedure_specs;
 mod properties;
 mod report_outputs;
 mod sidecar;

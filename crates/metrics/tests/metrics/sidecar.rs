@@ -92,6 +92,7 @@ fn fixture() -> Vec<SimulationRecord> {
                             call_id: Some("c1".into()),
                             tool: Some("book_reservation".into()),
                             detail: "no yes".into(),
+                            at_message: None,
                         });
                     }
                     let mut u = attempt("u1", None, true);
@@ -360,6 +361,8 @@ fn summaries_hold_no_trajectory() {
         attack: _,
         verifier: _,
         guide: _,
+        // Two flags and a level/position: no message, text or argument.
+        process: _,
         calls,
     } = s;
     for CallSummary {

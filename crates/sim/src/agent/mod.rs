@@ -13,6 +13,7 @@
 //! answered, not a remediation). It waits for the user's answer to each summary: it asks
 //! again after a hesitation or a correction and drops an action the user declines.
 
+mod labels;
 mod reactions;
 
 use crate::SimTurn;
@@ -41,6 +42,9 @@ pub struct PlannedRead {
     pub arguments: Map<String, Value>,
     /// An identity-establishing read (any one identity read satisfies the requirement).
     pub identity: bool,
+    /// Made only to learn an argument of another planned read (the profile behind an e-mail
+    /// lookup), not because the policy asks for it: skipping it is no fault.
+    pub helper: bool,
 }
 
 /// How the sim agent goes about a task. The trivial behaviours are floors: what a table's
@@ -417,6 +421,7 @@ impl SimAgent {
                 call_id,
                 tool,
                 detail,
+                at_message: None,
             });
         };
         let f = &self.faults;
@@ -444,7 +449,11 @@ impl SimAgent {
                 "did not ask the user to identify themselves".into(),
             );
         }
-        for k in &f.skip_prerequisite {
+        for k in f
+            .skip_prerequisite
+            .iter()
+            .filter(|k| self.skip_removes_required(&faulted, &mutating_calls, **k))
+        {
             push(
                 faults::SKIP_PREREQUISITE,
                 Some(*k),

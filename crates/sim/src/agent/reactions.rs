@@ -327,6 +327,7 @@ impl SimAgent {
                 call_id: p.id.clone(),
                 tool: Some(name.clone()),
                 detail: detail.into(),
+                at_message: None,
             };
             if st.abandon == Some(k)
                 && let Some(p) = tries.iter().find(|p| p.blocked.is_some())

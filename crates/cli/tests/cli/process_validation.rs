@@ -1,0 +1,138 @@
+//! The process evaluator against exact ground truth, on every registered domain with a
+//! procedure spec: the offline sim agent injects one fault type at a time and labels each
+//! fault with the message of its call; the evaluator must find it there (recall) and its
+//! violations of that type's check kinds must sit on injected faults (precision), both
+//! ≥ 0.95 per type. A fault-free sim agent must be process-valid in ≥ 99% of simulations by
+//! its argument- and process-level requirements; workflow-level ones are reported, and the
+//! only ones it may break are the order of user-device steps (diagnose, fix, verify), which
+//! the fault-free agent does not follow because τ²-bench's gold actions hold the fixes only.
+
+use std::path::Path;
+use tauguard_core::record::SimulationRecord;
+use tauguard_env::registry::DOMAINS;
+use tauguard_metrics::procedure::validation::{FAULT_CHECKS, FaultValidation};
+use tauguard_metrics::procedure::{Level, ProcedureSpec, StandInJudge, evaluate};
+use tauguard_orchestrator::config::RunConfig;
+use tauguard_orchestrator::runner::{RunOptions, run};
+use tauguard_testkit::SimConfig;
+
+fn run_offline(domain: &str, data: &Path, faults: &str, trials: u32) -> Vec<SimulationRecord> {
+    let text = SimConfig::new("pv", domain, data)
+        .trials(trials)
+        .seed(11)
+        .run_line("split = \"base\"")
+        .faults(faults)
+        .toml();
+    let cfg = RunConfig::parse(Path::new("pv.toml"), &text).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = RunOptions {
+        out_dir: Some(tmp.path().to_path_buf()),
+        project_dir: Some(tauguard_testkit::workspace_root()),
+        ..Default::default()
+    };
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(run(cfg, opts))
+        .unwrap();
+    tauguard_metrics::load_inputs(&[tmp.path()]).unwrap()
+}
+
+fn spec_of(domain: &str) -> Option<ProcedureSpec> {
+    let path = tauguard_testkit::workspace_root()
+        .join("tasks")
+        .join(domain)
+        .join("procedure.toml");
+    let text = std::fs::read_to_string(&path).ok()?;
+    Some(ProcedureSpec::from_toml(&text, &path.display().to_string()).unwrap())
+}
+
+#[test]
+fn evaluator_finds_every_injected_fault_and_passes_the_fault_free_agent() {
+    let Some(data) = tauguard_testkit::tau2_dir() else {
+        return;
+    };
+    let mut domains = 0;
+    for d in DOMAINS {
+        let Some(spec) = spec_of(d.name()) else {
+            continue;
+        };
+        domains += 1;
+        let kind_of = |id: &str| {
+            spec.requirements
+                .iter()
+                .find(|r| r.id == id)
+                .map(|r| r.check.kind())
+        };
+        // Fault-free: valid by A and P; W violations only of user-device step order.
+        let clean = run_offline(d.name(), &data, "", 2);
+        let (mut valid_ap, mut valid_all) = (0, 0);
+        for r in &clean {
+            let v = evaluate(r, &spec, &StandInJudge);
+            valid_all += usize::from(v.process_valid);
+            valid_ap += usize::from(v.violations.iter().all(|x| x.level == Level::W));
+            for x in v.violations.iter().filter(|x| x.level == Level::W) {
+                let kind = kind_of(&x.requirement).unwrap();
+                assert!(
+                    ["order", "followed_by"].contains(&kind),
+                    "{} task {}: fault-free W violation of `{}`: {}",
+                    d.name(),
+                    r.task_id,
+                    x.requirement,
+                    x.detail
+                );
+            }
+        }
+        let share = valid_ap as f64 / clean.len() as f64;
+        eprintln!(
+            "{}: fault-free process-valid {valid_all}/{n} (A and P only: {valid_ap}/{n})",
+            d.name(),
+            n = clean.len()
+        );
+        assert!(
+            share >= 0.99,
+            "{}: fault-free A/P-valid share {share:.3}",
+            d.name()
+        );
+
+        for (fault, _) in FAULT_CHECKS {
+            let p = if *fault == "comply_forbidden" {
+                1.0
+            } else {
+                0.5
+            };
+            let recs = run_offline(d.name(), &data, &format!("{fault} = {p}"), 1);
+            let mut val = FaultValidation::default();
+            for r in &recs {
+                val.add(r, &evaluate(r, &spec, &StandInJudge), kind_of);
+            }
+            let s = &val.by_fault[*fault];
+            eprintln!(
+                "{} {fault}: {} faults, recall {:?}, precision {:?}",
+                d.name(),
+                s.faults,
+                s.recall(),
+                s.precision()
+            );
+            if let Some(recall) = s.recall() {
+                assert!(
+                    recall >= 0.95,
+                    "{} {fault}: recall {recall:.3} ({s:?})",
+                    d.name()
+                );
+            }
+            if let Some(precision) = s.precision() {
+                assert!(
+                    precision >= 0.95,
+                    "{} {fault}: precision {precision:.3} ({s:?})",
+                    d.name()
+                );
+            }
+        }
+    }
+    assert!(
+        domains >= 3,
+        "procedure specs for the τ²-bench domains expected"
+    );
+}

@@ -207,6 +207,9 @@ pub struct Report {
     pub floors: Vec<crate::floors::Floor>,
     /// Observations printed under the tables (a configuration at or below a floor).
     pub notes: Vec<String>,
+    /// What every table's title says in brackets when the records are not the whole run (an
+    /// incomplete merge among the inputs: the caller knows, the records alone do not).
+    pub caveat: Option<String>,
 }
 
 fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
@@ -545,6 +548,7 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
         warnings,
         floors: Vec::new(),
         notes: Vec::new(),
+        caveat: None,
     }
 }
 

@@ -219,6 +219,13 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         !opts.keep_infra,
         opts.shard,
     )?;
+    // The whole plan, in a shard's directory too: what `merge` counts a union against.
+    crate::plan_file::PlanFile::of(&plan)
+        .write(&out_dir)
+        .map_err(|e| RunError::Input {
+            path: e.path,
+            message: e.message,
+        })?;
     let mut planned = 0;
     let mut jobs: Vec<SimIndex> = plan
         .simulations()

@@ -21,6 +21,7 @@ mod gold_command;
 mod grid;
 mod guard_seam;
 mod honest_costs;
+mod merge_plan;
 mod model_fit;
 mod offline_variants;
 mod policyguide_offline;

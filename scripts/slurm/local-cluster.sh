@@ -11,6 +11,8 @@
 # the machine as `slurmd -C` sees it (its CPUs and memory), in one partition `local`.
 set -euo pipefail
 
+# The daemons live in sbin, which a non-root PATH often lacks.
+export PATH="$PATH:/usr/sbin:/sbin"
 ACTION=${1:?usage: local-cluster.sh start|stop DIR}
 DIR=${2:?usage: local-cluster.sh start|stop DIR}
 mkdir -p "$DIR"

@@ -22,7 +22,7 @@
 //! a hidden sibling directory and renamed into place, and only onto a new or empty `--out`,
 //! so nothing written before is ever lost.
 
-use crate::plan_file::{Gaps, PLAN_FILE, PlanFile, PlanFileError};
+use crate::plan_file::{Gaps, PLAN_FILE, PlanFile, PlanFileError, thousands};
 use crate::provenance::differing_keys;
 use crate::records::{RecordsError, SimKey, read_records};
 use crate::run_dir::{CONFIG_FILE, LOCK_FILE, RECORDS_FILE, identity_keys, saved_shard};
@@ -115,7 +115,8 @@ pub struct MergeOptions {
 fn describe_gaps(gaps: &Gaps, inputs: &[(PathBuf, Option<Shard>)]) -> String {
     let mut s = format!(
         "{} of {} planned simulations missing",
-        gaps.missing, gaps.planned
+        thousands(gaps.missing),
+        thousands(gaps.planned)
     );
     for g in &gaps.by_shard {
         let dir = inputs
@@ -127,7 +128,9 @@ fn describe_gaps(gaps: &Gaps, inputs: &[(PathBuf, Option<Shard>)]) -> String {
             );
         s.push_str(&format!(
             "\n  shard {} ({dir}): {} of its {} simulations missing",
-            g.shard, g.missing, g.expected
+            g.shard,
+            thousands(g.missing),
+            thousands(g.expected)
         ));
     }
     s

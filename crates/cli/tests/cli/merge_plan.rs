@@ -9,7 +9,7 @@
 //! the commands to use. A real Slurm cluster runs the same scripts in `slurm_cluster.rs`.
 
 use crate::shard_merge::{config, keys, merge, normalised, report, run, run_shards};
-use crate::support::tauguard_status as tauguard;
+use crate::support::{path_with_tauguard, tauguard_status as tauguard};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -160,14 +160,8 @@ fn a_shard_cancelled_part_way_is_named_with_its_missing_count() {
 /// A directory standing in for a project checkout on a cluster: the scripts' relative
 /// `results/` and `logs/` land here; `tauguard` is found on PATH.
 fn job_env(cmd: &mut Command, cwd: &Path) {
-    let bin = Path::new(env!("CARGO_BIN_EXE_tauguard")).parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     cmd.current_dir(cwd)
-        .env("PATH", path)
+        .env("PATH", path_with_tauguard())
         .env("TAUGUARD_HOME", workspace_root());
     for var in [
         "SLURM_ARRAY_TASK_ID",

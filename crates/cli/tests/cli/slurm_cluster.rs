@@ -12,6 +12,7 @@
 //! Slurm fails instead.
 
 use crate::shard_merge::{keys, normalised, run};
+use crate::support::path_with_tauguard;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -66,16 +67,10 @@ impl Cluster {
     /// A client command (`sbatch`, `squeue`, `bash submit.sh`) run from `cwd` as a user on a
     /// login node would: the cluster's config, `tauguard` on PATH, the project's home.
     fn command(&self, program: &str, cwd: &Path) -> Command {
-        let bin = Path::new(env!("CARGO_BIN_EXE_tauguard")).parent().unwrap();
-        let path = format!(
-            "{}:{}",
-            bin.display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
         let mut cmd = Command::new(program);
         cmd.current_dir(cwd)
             .env("SLURM_CONF", &self.conf)
-            .env("PATH", path)
+            .env("PATH", path_with_tauguard())
             .env("TAUGUARD_HOME", workspace_root());
         cmd
     }

@@ -42,6 +42,16 @@ pub struct PlanFileError {
     pub message: String,
 }
 
+/// A plan file a run cannot write or read is about its output directory.
+impl From<PlanFileError> for crate::runner::RunError {
+    fn from(e: PlanFileError) -> Self {
+        crate::runner::RunError::Input {
+            path: e.path,
+            message: e.message,
+        }
+    }
+}
+
 impl PlanFile {
     /// The plan of `plan`, whole (never one shard's part).
     pub fn of(plan: &RunPlan) -> PlanFile {
@@ -241,6 +251,35 @@ pub fn open_gaps(dir: &Path) -> Result<Option<Gaps>, PlanFileError> {
         .collect();
     let gaps = Gaps::of(&plan, &present, count);
     Ok((!gaps.is_complete()).then_some(gaps))
+}
+
+/// After a run into `dir`: a merge written incomplete whose gaps the run has filled is marked
+/// complete in `merge.json` (`complete: true`, `completed_by_resume: true`), so what reads
+/// the flag (`submit.sh`, a later `report`) sees the directory as it now is. Returns whether
+/// it changed the file.
+pub fn settle_merge(dir: &Path) -> Result<bool, PlanFileError> {
+    let path = dir.join(crate::merge::MERGE_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(false);
+    };
+    let bad = |message: String| PlanFileError {
+        path: path.clone(),
+        message,
+    };
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    if meta[crate::merge::COMPLETE_KEY] != serde_json::Value::Bool(false)
+        || open_gaps(dir)?.is_some()
+    {
+        return Ok(false);
+    }
+    meta[crate::merge::COMPLETE_KEY] = true.into();
+    meta["missing"] = 0.into();
+    meta["missing_by_shard"] = serde_json::json!({});
+    meta["completed_by_resume"] = true.into();
+    let text = serde_json::to_string_pretty(&meta).expect("merge metadata serialises");
+    std::fs::write(&path, text).map_err(|e| bad(e.to_string()))?;
+    Ok(true)
 }
 
 /// `6672` as `6,672`.

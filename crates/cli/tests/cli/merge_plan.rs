@@ -114,6 +114,10 @@ fn three_of_four_shards_are_refused_and_allow_incomplete_is_flagged_until_resume
     );
     assert_eq!(normalised(&out), normalised(&single));
     assert_eq!(report(&out, "md"), report(&single, "md"));
+    let meta = merge_json(&out);
+    assert_eq!(meta["complete"], true, "{meta}");
+    assert_eq!(meta["completed_by_resume"], true);
+    assert_eq!(meta["missing"], 0);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! | 1 | the command ran but reported failures (infrastructure-error records, gold tasks that failed to replay, a compile whose model calls failed, a run stopped by a server refusing connections) |
 //! | 2 | bad input: command line (a malformed `--shard`, `--shard auto` outside a job array), config, data directory, task file, record file, output path, credentials or a model name a server rejects (a run stopped by HTTP 401/403/404, `run --check`), a workflow bundle that fails `validate workflow`, run directories `merge` refuses (other configs, a shard still running, a non-empty `--out`, a union lacking planned simulations) |
 //! | 3 | internal error (a bug: please report it), or the machine failing under the command |
+//! | 130 | a run stopped by Ctrl-C or SIGTERM: its records and the spend of the simulations it cut off are kept (`interrupted.jsonl`); `--resume` continues it |
 //!
 //! Each command classifies its errors where they arise ([`Classify`], or an exhaustive `match`
 //! over a library error), so the code never depends on guessing an error's type afterwards,
@@ -23,13 +24,18 @@ pub enum CliError {
     BadInput(anyhow::Error),
     /// Neither of the above: a bug, or the machine failing (no runtime, stdout unwritable).
     Internal(anyhow::Error),
+    /// The user stopped the command (Ctrl-C, SIGTERM); the error says what was kept.
+    Interrupted(anyhow::Error),
 }
 
 impl CliError {
     /// The error to print, whatever its class.
     pub fn error(&self) -> &anyhow::Error {
         match self {
-            CliError::Failures(e) | CliError::BadInput(e) | CliError::Internal(e) => e,
+            CliError::Failures(e)
+            | CliError::BadInput(e)
+            | CliError::Internal(e)
+            | CliError::Interrupted(e) => e,
         }
     }
 }
@@ -41,6 +47,7 @@ pub fn code(outcome: &Result<(), CliError>) -> ExitCode {
         Err(CliError::Failures(_)) => 1,
         Err(CliError::BadInput(_)) => 2,
         Err(CliError::Internal(_)) => 3,
+        Err(CliError::Interrupted(_)) => 130,
     })
 }
 
@@ -81,6 +88,10 @@ mod tests {
             (
                 Err(CliError::Internal(anyhow::anyhow!("i"))),
                 ExitCode::from(3),
+            ),
+            (
+                Err(CliError::Interrupted(anyhow::anyhow!("c"))),
+                ExitCode::from(130),
             ),
         ];
         for (outcome, expected) in codes {

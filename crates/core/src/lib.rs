@@ -7,6 +7,7 @@
 pub mod comparability;
 pub mod count;
 pub mod dialogue;
+pub mod interrupted;
 pub mod message;
 pub mod pyjson;
 pub mod record;

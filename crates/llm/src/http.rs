@@ -224,15 +224,21 @@ impl Endpoint {
                     tally::outage(Outage::RateLimited, || self.describe(model));
                 }
                 let spent = discarded.into_inner().unwrap_or_default();
-                tally::call_failed(&spent, self.prices.cost(model, &spent));
+                let cost = self.prices.cost(model, &spent);
+                tally::call_billed(model, &spent, cost);
+                tally::call_failed(&spent, cost);
                 return Err(e);
             }
         };
+        let discarded = discarded.into_inner().unwrap_or_default();
+        let mut billed = self.body_usage(&body);
+        add_usage(&mut billed, &discarded);
+        tally::call_billed(model, &billed, self.prices.cost(model, &billed));
         Ok(Reply {
             body,
             attempts: attempts.load(Ordering::Relaxed),
             latency: started.elapsed(),
-            discarded: discarded.into_inner().unwrap_or_default(),
+            discarded,
         })
     }
 

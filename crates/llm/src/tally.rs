@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
+use tauguard_core::interrupted::BilledUsage;
 use tauguard_core::message::Usage;
 
 /// Counts of one scope's model calls.
@@ -30,6 +31,24 @@ pub struct CallStats {
     pub failed_usage: Usage,
     /// Their price; `None` once one of them had no price.
     pub failed_cost: Option<f64>,
+    /// Everything the servers reported billing in this scope, answered calls and failed ones
+    /// alike, per model: what an interrupted simulation had spent when it was cut off, which
+    /// no record holds.
+    pub billed: BTreeMap<String, BilledUsage>,
+}
+
+/// Adds `usage` priced `cost` to a running sum whose price is `sum_cost`; `first` when the
+/// sum is still empty (its price is then the new one, known or not).
+fn add_spend(sum: &mut Usage, sum_cost: &mut Option<f64>, usage: &Usage, cost: Option<f64>) {
+    let first = *sum == Usage::default();
+    sum.prompt_tokens += usage.prompt_tokens;
+    sum.completion_tokens += usage.completion_tokens;
+    sum.cached_prompt_tokens += usage.cached_prompt_tokens;
+    *sum_cost = match (first, *sum_cost, cost) {
+        (true, _, c) => c,
+        (false, Some(a), Some(b)) => Some(a + b),
+        _ => None,
+    };
 }
 
 impl CallStats {
@@ -37,15 +56,23 @@ impl CallStats {
         if *usage == Usage::default() {
             return;
         }
-        let first = self.failed_usage == Usage::default();
-        self.failed_usage.prompt_tokens += usage.prompt_tokens;
-        self.failed_usage.completion_tokens += usage.completion_tokens;
-        self.failed_usage.cached_prompt_tokens += usage.cached_prompt_tokens;
-        self.failed_cost = match (first, self.failed_cost, cost) {
-            (true, _, c) => c,
-            (false, Some(a), Some(b)) => Some(a + b),
-            _ => None,
-        };
+        add_spend(&mut self.failed_usage, &mut self.failed_cost, usage, cost);
+    }
+
+    fn add_billed(&mut self, model: &str, usage: &Usage, cost: Option<f64>) {
+        if *usage == Usage::default() {
+            return;
+        }
+        let b = self.billed.entry(model.to_string()).or_default();
+        b.calls += 1;
+        add_spend(&mut b.usage, &mut b.cost, usage, cost);
+    }
+
+    /// The price of everything billed; `None` when some billed call had no price.
+    pub fn billed_cost(&self) -> Option<f64> {
+        self.billed
+            .values()
+            .try_fold(0.0, |sum, b| Some(sum + b.cost?))
     }
 }
 
@@ -235,6 +262,11 @@ impl CallTally {
         CURRENT.scope(self.clone(), fut).await
     }
 
+    /// The run-wide watch this tally reports outage signs to.
+    pub fn watch(&self) -> Option<&Arc<ConnectWatch>> {
+        self.watch.as_ref()
+    }
+
     /// What was counted so far.
     pub fn stats(&self) -> CallStats {
         self.stats.lock().map(|s| s.clone()).unwrap_or_default()
@@ -263,12 +295,19 @@ pub(crate) fn exchange_failed(cause: &'static str) {
     with_stats(|s| *s.failures.entry(cause).or_default() += 1);
 }
 
-/// One call gave up; its exchanges had reported `usage`, priced `cost`.
+/// One call gave up; its exchanges had reported `usage`, priced `cost` (billed already:
+/// [`call_billed`] counts every exchange's usage when `http.rs` receives it).
 pub(crate) fn call_failed(usage: &Usage, cost: Option<f64>) {
     with_stats(|s| {
         s.failed_calls += 1;
         s.add_failed_spend(usage, cost);
     });
+}
+
+/// The exchanges of one call to `model` reported `usage`, priced `cost`: its answer and its
+/// failed attempts, or only the failed attempts when it gave up.
+pub(crate) fn call_billed(model: &str, usage: &Usage, cost: Option<f64>) {
+    with_stats(|s| s.add_billed(model, usage, cost));
 }
 
 /// An attempt could not connect to `endpoint`.
@@ -327,6 +366,14 @@ mod tests {
             request_sent();
             request_sent();
             exchange_failed("rate_limited");
+            call_billed(
+                "m",
+                &Usage {
+                    prompt_tokens: 3,
+                    ..Default::default()
+                },
+                Some(0.5),
+            );
             call_failed(
                 &Usage {
                     prompt_tokens: 3,
@@ -352,6 +399,33 @@ mod tests {
             (sb.failed_usage.prompt_tokens, sb.failed_cost),
             (3, Some(0.5))
         );
+        assert_eq!(sb.billed["m"].usage.prompt_tokens, 3);
+        assert_eq!(sb.billed_cost(), Some(0.5));
+    }
+
+    #[tokio::test]
+    async fn billed_usage_sums_per_model_and_turns_unknown_once_unpriced() {
+        let t = CallTally::new(None);
+        let u = |p| Usage {
+            prompt_tokens: p,
+            completion_tokens: 1,
+            ..Default::default()
+        };
+        t.scope(async {
+            call_billed("a", &u(10), Some(0.25));
+            call_billed("a", &u(5), Some(0.5));
+            call_billed("b", &Usage::default(), None); // nothing billed: not counted
+        })
+        .await;
+        let s = t.stats();
+        assert_eq!(
+            (s.billed["a"].calls, s.billed["a"].usage.prompt_tokens),
+            (2, 15)
+        );
+        assert!(!s.billed.contains_key("b"));
+        assert_eq!(s.billed_cost(), Some(0.75));
+        t.scope(async { call_billed("b", &u(1), None) }).await;
+        assert_eq!(t.stats().billed_cost(), None);
     }
 
     #[tokio::test]

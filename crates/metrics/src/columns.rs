@@ -7,13 +7,14 @@
 //! the 0-based row of its simulation, with the columns of [`CALL_COLUMNS`]. Per-role usage is
 //! spread over `<role>_calls`, `<role>_prompt_tokens`, `<role>_cached_prompt_tokens`,
 //! `<role>_completion_tokens`, `<role>_cost` and `<role>_truncated` (replies cut at the token
-//! limit) for `agent`, `user`, `judge` and `guard` (`<role>_calls` null = no usage entry);
-//! other roles are JSON in `other_usage`. List columns (`verifier_inputs`,
+//! limit) for `agent`, `user`, `judge` and `guard` (`<role>_calls` null = no usage entry),
+//! and likewise `discarded_*` for the usage of discarded attempts and failed calls; other
+//! roles are JSON in `other_usage`. List columns (`verifier_inputs`,
 //! `guide_costs`, `guide_fail_reasons`, `faults`, `missing_prerequisites`) are Parquet lists,
 //! and JSON arrays in CSV. Fail reasons (`fail_reason`, `guide_fail_reasons`) are the records'
 //! names (`parse_failure`, `context_overflow`, …).
 
-use crate::summary::{ROLES, SimSummary};
+use crate::summary::{SimSummary, USAGE_GROUPS};
 use arrow_array::builder::{Float64Builder, ListBuilder, StringBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, UInt32Type, UInt64Type};
@@ -26,7 +27,7 @@ use std::sync::Arc;
 use tauguard_core::Requestor;
 use tauguard_core::record::Verdict;
 
-/// Columns of `simulations` (the role columns expand `<role>_*` for each of [`ROLES`]).
+/// Columns of `simulations` (the usage columns expand `<role>_*` for each of [`USAGE_GROUPS`]).
 pub const SIMULATION_COLUMNS: &[&str] = &[
     "run_id",
     "cell_id",
@@ -198,9 +199,9 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
             f64s(sims.iter().map(|s| Some(s.wall_seconds))),
         ),
     ];
-    for (i, role) in ROLES.iter().enumerate() {
+    for (i, role) in USAGE_GROUPS.iter().enumerate() {
         let u = |f: fn(&crate::summary::RoleTotals) -> u64| {
-            u64s(sims.iter().map(move |s| s.usage[i].as_ref().map(f)))
+            u64s(sims.iter().map(move |s| s.usage_group(i).map(f)))
         };
         cols.push((format!("{role}_calls"), u(|u| u.calls)));
         cols.push((format!("{role}_prompt_tokens"), u(|u| u.prompt_tokens)));
@@ -214,7 +215,7 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
         ));
         cols.push((
             format!("{role}_cost"),
-            f64s(sims.iter().map(|s| s.usage[i].and_then(|u| u.cost))),
+            f64s(sims.iter().map(|s| s.usage_group(i).and_then(|u| u.cost))),
         ));
         cols.push((format!("{role}_truncated"), u(|u| u.truncated)));
     }

@@ -16,7 +16,7 @@
 use crate::columns::requestor_of;
 use crate::fast_hash::FxHashMap;
 use crate::summary::{
-    CallSummary, CellInfo, GuideTotals, Interner, ROLES, RoleTotals, SimSummary, TraceSteps,
+    CallSummary, CellInfo, GuideTotals, Interner, RoleTotals, SimSummary, TraceSteps, USAGE_GROUPS,
     VerifierTotals, boxed_unless_empty,
 };
 use arrow_array::cast::AsArray;
@@ -333,7 +333,7 @@ impl SimColumns {
         let slice = c.dict("slice", false, interner)?;
         let slices = slice.each(Slice::Unknown, slice_of)?;
         let mut roles = Vec::new();
-        for r in ROLES {
+        for r in USAGE_GROUPS {
             roles.push((
                 c.u64(&format!("{r}_calls"))?,
                 c.u64(&format!("{r}_prompt_tokens"))?,
@@ -416,7 +416,7 @@ impl SimColumns {
                 interner.cell_of(id, Some(t(8)), None)
             })
             .clone();
-        let mut usage = [None; 4];
+        let mut usage = [None; 5];
         for (slot, (calls, prompt, cached, completion, cost, cut)) in
             usage.iter_mut().zip(&self.roles)
         {
@@ -448,8 +448,9 @@ impl SimColumns {
             agent_turns: self.turns.0.value(i),
             user_turns: self.turns.1.value(i),
             wall_seconds: self.wall.value(i),
-            usage,
+            usage: [usage[0], usage[1], usage[2], usage[3]],
             other_usage: self.other.get(&i).cloned().unwrap_or_default(),
+            discarded: usage[4].map(Box::new),
             has_fault_labels: self.faults.value(i),
             trace: opt(gold, i, || TraceSteps {
                 gold: gold.value(i),

@@ -150,6 +150,13 @@ impl<'de> Deserialize<'de> for LeanReward {
     }
 }
 
+/// The part of a record's `attempts` metrics read.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct LeanAttempts {
+    #[serde(default)]
+    pub discarded: RoleUsage,
+}
+
 /// What metrics read of one simulation record.
 #[derive(Debug, Deserialize)]
 pub(crate) struct Lean<'a> {
@@ -200,6 +207,9 @@ pub(crate) struct Lean<'a> {
     pub gold_trace: Option<Vec<String>>,
     #[serde(default)]
     pub usage: Cow<'a, BTreeMap<String, RoleUsage>>,
+    /// Of the record's `attempts`, what its discarded attempts and failed calls spent.
+    #[serde(default)]
+    pub attempts: LeanAttempts,
     pub agent_turns: u32,
     pub user_turns: u32,
     pub wall_seconds: f64,
@@ -265,6 +275,9 @@ impl<'a> Lean<'a> {
             attack: rec.attack.clone(),
             gold_trace: rec.gold_trace.clone(),
             usage: Cow::Borrowed(&rec.usage),
+            attempts: LeanAttempts {
+                discarded: rec.attempts.discarded.clone(),
+            },
             agent_turns: rec.agent_turns,
             user_turns: rec.user_turns,
             wall_seconds: rec.wall_seconds,

@@ -124,6 +124,7 @@ mod sidecar_read;
 pub mod simulated;
 pub mod slices;
 pub mod sources;
+pub mod spending;
 pub mod summary;
 pub mod synthetic;
 pub mod table;

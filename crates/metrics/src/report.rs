@@ -210,6 +210,17 @@ pub struct Report {
     /// What every table's title says in brackets when the records are not the whole run (an
     /// incomplete merge among the inputs: the caller knows, the records alone do not).
     pub caveat: Option<String>,
+    /// Every dollar the inputs' runs billed (see [`crate::spending`]); `None` until
+    /// [`Report::with_spending`].
+    pub spending: Option<crate::spending::Spending>,
+}
+
+impl Report {
+    /// The report with what its runs spent, for the spending table.
+    pub fn with_spending(mut self, spending: crate::spending::Spending) -> Report {
+        self.spending = Some(spending);
+        self
+    }
 }
 
 fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
@@ -549,6 +560,7 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
         floors: Vec::new(),
         notes: Vec::new(),
         caveat: None,
+        spending: None,
     }
 }
 

@@ -16,7 +16,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tauguard_core::Requestor;
-use tauguard_core::record::{FailReason, SimulationRecord, Slice, Verdict};
+use tauguard_core::record::{FailReason, RoleUsage, SimulationRecord, Slice, Verdict};
 
 /// The cell a simulation belongs to: identity, settings and the derived `simulated` flag.
 /// Shared by every simulation of the cell.
@@ -54,6 +54,10 @@ pub struct RoleTotals {
 /// The roles whose usage a summary keeps in place; any other role is in
 /// [`SimSummary::other_usage`].
 pub const ROLES: [&str; 4] = ["agent", "user", "judge", "guard"];
+
+/// The usage groups of a summary's columns (`<name>_calls`, ...): the [`ROLES`], then
+/// `discarded` ([`SimSummary::discarded`]).
+pub const USAGE_GROUPS: [&str; 5] = ["agent", "user", "judge", "guard", "discarded"];
 
 /// Guard decisions' verifier reports in one simulation (see `verifier_calls.rs` and
 /// `verifier_inputs.rs` for what they mean).
@@ -138,6 +142,10 @@ pub struct SimSummary {
     pub usage: [Option<RoleTotals>; 4],
     /// Usage of any other role.
     pub other_usage: Vec<(String, RoleTotals)>,
+    /// What the record's discarded attempts and failed calls spent (`attempts.discarded`):
+    /// billed, yet in no role's usage. `None` when nothing was discarded (most
+    /// simulations: boxed, like `verifier`, because a million summaries are held).
+    pub discarded: Option<Box<RoleTotals>>,
     /// The record carries injected-fault labels (`confusion::has_fault_labels`).
     pub has_fault_labels: bool,
     /// `None` without a gold trace.
@@ -208,6 +216,14 @@ impl SimSummary {
         scored_as(self.is_infra_error(), self.succeeded(), policy)
     }
 
+    /// Usage group `i` of [`USAGE_GROUPS`].
+    pub fn usage_group(&self, i: usize) -> Option<&RoleTotals> {
+        match i {
+            4 => self.discarded.as_deref(),
+            i => self.usage[i].as_ref(),
+        }
+    }
+
     /// Usage of `role` in this simulation.
     pub fn role_usage(&self, role: &str) -> Option<&RoleTotals> {
         match ROLES.iter().position(|r| *r == role) {
@@ -257,15 +273,18 @@ impl SimSummary {
             .collect();
         let mut usage = [None; 4];
         let mut other_usage = Vec::new();
+        let totals_of = |u: &RoleUsage| RoleTotals {
+            calls: u.calls,
+            prompt_tokens: u.usage.prompt_tokens,
+            completion_tokens: u.usage.completion_tokens,
+            cached_prompt_tokens: u.usage.cached_prompt_tokens,
+            cost: u.cost,
+            truncated: u.truncated,
+        };
+        let discarded = &lean.attempts.discarded;
+        let discarded = (!discarded.is_empty()).then(|| Box::new(totals_of(discarded)));
         for (role, u) in lean.usage.iter() {
-            let totals = RoleTotals {
-                calls: u.calls,
-                prompt_tokens: u.usage.prompt_tokens,
-                completion_tokens: u.usage.completion_tokens,
-                cached_prompt_tokens: u.usage.cached_prompt_tokens,
-                cost: u.cost,
-                truncated: u.truncated,
-            };
+            let totals = totals_of(u);
             match ROLES.iter().position(|r| *r == role.as_str()) {
                 Some(i) => usage[i] = Some(totals),
                 None => other_usage.push((role.clone(), totals)),
@@ -296,6 +315,7 @@ impl SimSummary {
             wall_seconds: lean.wall_seconds,
             usage,
             other_usage,
+            discarded,
             has_fault_labels,
             trace: crate::trace::trace_steps(&lean),
             attack: crate::attack::attack_outcome(&lean),

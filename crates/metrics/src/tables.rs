@@ -513,6 +513,7 @@ impl Report {
         out.extend(wall_clock_table(self));
         out.extend(attack_table(self));
         out.extend(crate::tables_extra::cost_table(self));
+        out.extend(crate::spending::spending_table(self));
         out.extend(crate::truncation::truncation_table(self));
         out.extend(verifier_inputs_table(self));
         out.extend(floors_table(self));

@@ -14,10 +14,9 @@ use crate::plan::{DomainPlan, RunPlan, SimIndex};
 use crate::simulation::{
     Sampling, SimulationError, SimulationOutcome, SimulationSpec, run_simulation_traced,
 };
-use std::sync::Arc;
 use tauguard_core::record::RewardInfo;
 use tauguard_llm::model::ChatModel;
-use tauguard_llm::{CallStats, CallTally, ConnectWatch, ErrorClass, LlmError};
+use tauguard_llm::{CallStats, CallTally, ErrorClass, LlmError};
 use tauguard_sim::agent::{AgentBehaviour, SimAgent, SimAgentSpec};
 use tauguard_sim::attacker::SimAttacker;
 use tauguard_sim::model::{SimAgentModel, SimAttackerModel, SimUserModel};
@@ -124,13 +123,10 @@ pub struct Attempts {
 }
 
 /// Runs simulation `at` of `plan` until one attempt is evaluated or the retries run out. Its
-/// model calls report to a tally of their own, and signs of an outage to `watch`; once it has
+/// model calls report to `tally`, a tally of its own (the runner reads it when the run stops
+/// with the simulation in flight), and signs of an outage to the tally's watch; once that has
 /// tripped, a failed attempt is not restarted.
-pub async fn run_attempts(
-    plan: &RunPlan,
-    at: SimIndex,
-    watch: Option<Arc<ConnectWatch>>,
-) -> Attempts {
+pub async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Attempts {
     let cell = &plan.cells[at.cell];
     let domain = &plan.domains[cell.domain];
     let task = &domain.tasks[at.task];
@@ -204,10 +200,9 @@ pub async fn run_attempts(
     };
     // Once the run's outage watch has tripped the run is stopping: no restart.
     let stopping = {
-        let watch = watch.clone();
+        let watch = tally.watch().cloned();
         move || watch.as_ref().is_some_and(|w| w.trip().is_some())
     };
-    let tally = CallTally::new(watch);
     let mut restarts = Vec::new();
     let mut scored_error = None;
     let mut outcome = tally.scope(once(plan, domain, &spec)).await;

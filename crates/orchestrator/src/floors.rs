@@ -42,7 +42,7 @@ pub async fn floor_records(
     let plan = RunPlan::build(cfg, &opts)?;
     let mut out = Vec::with_capacity(plan.planned());
     for at in plan.simulations().collect::<Vec<_>>() {
-        let attempts = run_attempts(&plan, at, None).await;
+        let attempts = run_attempts(&plan, at, tauguard_llm::CallTally::new(None)).await;
         out.push(assemble_record(&plan, at, attempts, String::new(), 0.0));
     }
     Ok(out)

@@ -13,7 +13,8 @@
 
 use crate::assemble::assemble_record;
 use crate::attempt::{AttemptError, run_attempts};
-use crate::config::{ConfigError, RunConfig};
+use crate::config::RunConfig;
+use crate::interrupt::{InFlight, Interrupt};
 use crate::plan::{RunPlan, SimIndex};
 use crate::records::RecordsError;
 use crate::run_dir::RunDir;
@@ -26,92 +27,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tauguard_core::count;
 use tauguard_core::record::{RoleUsage, SimulationRecord};
-use tauguard_env::LoadError;
-use tauguard_llm::{ConnectWatch, LlmError, Outage};
+use tauguard_llm::{CallTally, ConnectWatch, LlmError, Outage};
 
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    #[error(transparent)]
-    Load(#[from] LoadError),
-    #[error(transparent)]
-    Records(#[from] RecordsError),
-    #[error("`{path}`: {message}")]
-    Input { path: PathBuf, message: String },
-    #[error(
-        "output `{0}` already holds records; pass --resume to continue it or choose another --out"
-    )]
-    OutputExists(PathBuf),
-    #[error("`{role}` model: {message}")]
-    Model { role: String, message: String },
-    #[error(
-        "output `{path}` holds records of cell `{cell}` made from other inputs (cell hash {hashes}); these settings differ: {}\n  hint: choose another --out, or undo the change",
-        keys.join(", ")
-    )]
-    CellChanged {
-        path: PathBuf,
-        cell: String,
-        hashes: String,
-        keys: Vec<String>,
-    },
-    #[error("output `{0}` is in use by another tauguard run")]
-    Locked(PathBuf),
-    #[error(
-        "output `{path}` holds a run of another configuration; these keys differ: {}\n  hint: choose another --out, or undo the change",
-        keys.join(", ")
-    )]
-    ConfigChanged { path: PathBuf, keys: Vec<String> },
-    #[error(
-        "output `{path}` holds {}, but this invocation asks for {}\n  hint: resume it with {}, or choose another --out",
-        saved.map_or_else(|| "a whole run (no --shard)".into(), |s| format!("shard {s} of a run")),
-        shard_name(*now),
-        shard_flag(*saved)
-    )]
-    ShardChanged {
-        path: PathBuf,
-        saved: Option<Shard>,
-        now: Option<Shard>,
-    },
-    /// A model answered that no call can succeed (HTTP 401/403/404).
-    #[error(
-        "run stopped: {error}; {hint}; {completed} simulations finished before it, their records are kept in `{}`",
-        out.display()
-    )]
-    ModelFatal {
-        error: String,
-        hint: String,
-        completed: usize,
-        out: PathBuf,
-    },
-    #[error(
-        "run stopped: {limit} attempts in a row could not connect to {endpoint}; {completed} simulations finished before it, their records are kept in `{}`\n  hint: is the server up and `base_url` right? (`run.max_consecutive_connect_failures` sets the limit); once it is, resume with `{resume}`",
-        out.display()
-    )]
-    ConnectFailures {
-        limit: u32,
-        endpoint: String,
-        completed: usize,
-        out: PathBuf,
-        /// The command that continues the run.
-        resume: String,
-    },
-    /// Server errors, rate limits beyond the retries, or time-outs, too many in a row.
-    #[error(
-        "run stopped: {limit} {} in a row, the last from {endpoint}; {completed} simulations finished before it, their records are kept in `{}`\n  hint: is the server up and serving? (`run.{}` sets the limit, 0 = never); once it is, resume with `{resume}`",
-        cause.what(),
-        out.display(),
-        cause.config_key()
-    )]
-    Outage {
-        cause: Outage,
-        limit: u32,
-        endpoint: String,
-        completed: usize,
-        out: PathBuf,
-        resume: String,
-    },
-}
+pub use crate::run_error::RunError;
 
 /// Options from the command line.
 #[derive(Clone, Default)]
@@ -133,19 +51,8 @@ pub struct RunOptions {
     /// Build the plan for `--dry-run`: models are built but never called, without a cache
     /// and without requiring their API keys to be set.
     pub dry_run: bool,
-}
-
-/// `shard 1/4` or `the whole run`, for [`RunError::ShardChanged`].
-fn shard_name(s: Option<Shard>) -> String {
-    s.map_or_else(
-        || "the whole run (no --shard)".into(),
-        |s| format!("shard {s}"),
-    )
-}
-
-/// The `run` flag that resumes a directory holding shard `s` (none for a whole run).
-fn shard_flag(s: Option<Shard>) -> String {
-    s.map_or_else(|| "no --shard".into(), |s| format!("`--shard {s}`"))
+    /// Stops the run when triggered (the binary's Ctrl-C and SIGTERM handler).
+    pub interrupt: Option<Arc<Interrupt>>,
 }
 
 /// What happened, for the closing lines of `tauguard run`.
@@ -258,29 +165,36 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
     // Simulations start as slots free up, so memory follows `concurrency`, not the size of
     // the grid.
     let total = jobs.len() as u64;
-    let mut pending = jobs.into_iter();
-    let spawn = |set: &mut tokio::task::JoinSet<_>, at: SimIndex| {
-        let (plan, writer, watch, stop, appended) = (
+    let mut pending = jobs.into_iter().enumerate();
+    // The tallies of simulations without a record yet: what an early stop writes out.
+    let in_flight = Arc::new(InFlight::default());
+    let spawn = |set: &mut tokio::task::JoinSet<_>, (n, at): (usize, SimIndex)| {
+        let (plan, writer, watch, stop, appended, in_flight) = (
             plan.clone(),
             writer.clone(),
             watch.clone(),
             stop.clone(),
             appended.clone(),
+            in_flight.clone(),
         );
         set.spawn(async move {
             if stop.load(Ordering::SeqCst) || has_tripped(&watch) {
                 return Ok(Finished::Skipped);
             }
-            match simulate(&plan, at, watch.clone()).await {
+            let tally = CallTally::new(watch.clone());
+            in_flight.start(n, at, tally.clone());
+            match simulate(&plan, at, tally).await {
                 Finished::Record(record) => {
-                    // Checked under the writer's lock, which an outage stop takes to count
-                    // the records: once the watch has tripped nothing more is written (the
-                    // simulation is left to `--resume`), so the count it reports is exact.
+                    // Checked under the writer's lock, which an early stop takes to count
+                    // the records: once the run is stopping nothing more is written (the
+                    // simulation is left to `--resume`, its spend to `interrupted.jsonl`),
+                    // so the count it reports is exact.
                     let mut w = writer.lock().await;
-                    if has_tripped(&watch) {
+                    if has_tripped(&watch) || stop.load(Ordering::SeqCst) {
                         return Ok(Finished::Skipped);
                     }
                     w.append(&record)?;
+                    in_flight.finish(n);
                     appended.fetch_add(1, Ordering::SeqCst);
                     Ok(Finished::Record(record))
                 }
@@ -305,22 +219,57 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let progress = |s: &RunSummary| progress_line(s, total, concurrency);
+    let interrupt = opts.interrupt.clone();
+    // Stops the run: nothing new starts or is recorded; the spend of the simulations in
+    // flight goes to `interrupted.jsonl`. Returns the records this invocation appended, and
+    // how many simulations were cut off with what cost.
+    let stop_now = |set: &mut tokio::task::JoinSet<_>, by: String| {
+        stop.store(true, Ordering::SeqCst);
+        set.abort_all();
+        bar.finish_and_clear();
+        let (writer, appended, in_flight, plan, out) = (
+            writer.clone(),
+            appended.clone(),
+            in_flight.clone(),
+            plan.clone(),
+            out_dir.clone(),
+        );
+        async move {
+            let _no_more_records = writer.lock().await;
+            let cut = in_flight.write(&plan, &out, &by)?;
+            Ok::<_, RunError>((appended.load(Ordering::SeqCst), cut))
+        }
+    };
     loop {
         let joined = tokio::select! {
             j = set.join_next() => match j {
                 Some(j) => j,
                 None => break,
             },
+            () = interrupted(interrupt.as_deref()) => {
+                let cause = interrupt.as_ref().and_then(|i| i.cause()).unwrap_or_default();
+                let (completed, (n_cut, cut_cost)) = stop_now(&mut set, cause.clone()).await?;
+                let spent = summary.cost.zip(cut_cost).map(|(a, b)| a + b);
+                return Err(RunError::Interrupted(Box::new(crate::interrupt::Interrupted {
+                    cause,
+                    kept: format!(
+                        "{} of {}",
+                        summary.skipped + completed,
+                        count(planned, "simulation")
+                    ),
+                    completed,
+                    in_flight: n_cut,
+                    in_flight_cost: cut_cost,
+                    cost: spent,
+                    resume: resume_command(&plan.cfg, &opts, &out_dir),
+                    out: out_dir,
+                })));
+            }
             () = tripped(watch.as_deref()) => {
-                set.abort_all();
-                bar.finish_and_clear();
+                let (completed, _) = stop_now(&mut set, "outage".into()).await?;
                 let w = watch.as_deref().expect("only a watch trips");
                 let trip = w.trip().expect("the watch tripped");
                 let resume = resume_command(&plan.cfg, &opts, &out_dir);
-                let completed = {
-                    let _no_more_records = writer.lock().await;
-                    appended.load(Ordering::SeqCst)
-                };
                 let (limit, endpoint) = (trip.limit, trip.endpoint);
                 return Err(match trip.cause {
                     Outage::Connect => RunError::ConnectFailures {
@@ -352,8 +301,7 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
             Finished::Record(r) => r,
             Finished::Skipped => continue,
             Finished::Fatal(e) => {
-                set.abort_all();
-                bar.finish_and_clear();
+                stop_now(&mut set, "fatal_model_error".into()).await?;
                 return Err(RunError::ModelFatal {
                     hint: fatal_hint(&plan.cfg, &e),
                     error: e.to_string(),
@@ -510,6 +458,14 @@ fn has_tripped(watch: &Option<Arc<ConnectWatch>>) -> bool {
     watch.as_ref().is_some_and(|w| w.trip().is_some())
 }
 
+/// Completes when `interrupt` is triggered; never without one.
+async fn interrupted(interrupt: Option<&Interrupt>) {
+    match interrupt {
+        Some(i) => i.triggered().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Completes when `watch` trips; never without one.
 async fn tripped(watch: Option<&ConnectWatch>) {
     match watch {
@@ -527,10 +483,10 @@ enum Finished {
 }
 
 /// One simulation: its attempts, then its record (none after a fatal error).
-async fn simulate(plan: &RunPlan, at: SimIndex, watch: Option<Arc<ConnectWatch>>) -> Finished {
+async fn simulate(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Finished {
     let started_at = now_stamp();
     let t0 = Instant::now();
-    let mut attempts = run_attempts(plan, at, watch).await;
+    let mut attempts = run_attempts(plan, at, tally).await;
     match attempts.outcome {
         Err(f) if f.error.is_fatal() => Finished::Fatal(f.error),
         outcome => {
@@ -543,7 +499,8 @@ async fn simulate(plan: &RunPlan, at: SimIndex, watch: Option<Arc<ConnectWatch>>
     }
 }
 
-fn now_stamp() -> String {
+/// Unix seconds, as records' `started_at` gives them.
+pub(crate) fn now_stamp() -> String {
     let d = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();

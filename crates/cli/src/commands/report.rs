@@ -200,7 +200,9 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
         fail_mode_threshold: args.fail_mode_threshold,
         ..ReportOptions::default()
     };
-    let mut report = tauguard_metrics::report_summaries(&records, &opts);
+    let spending =
+        tauguard_metrics::spending::spending(&records, &args.inputs).map_err(metrics_error)?;
+    let mut report = tauguard_metrics::report_summaries(&records, &opts).with_spending(spending);
     if !args.no_floors {
         // The floors need the project's prompts; without a project they are skipped, never
         // the report.

@@ -13,10 +13,12 @@ use crate::output::Output;
 use anyhow::anyhow;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tauguard_core::count;
 use tauguard_orchestrator::catalog::ModelCatalog;
 use tauguard_orchestrator::check::check_models;
 use tauguard_orchestrator::config::{ConfigError, RunConfig};
+use tauguard_orchestrator::interrupt::Interrupt;
 use tauguard_orchestrator::records::RecordsError;
 use tauguard_orchestrator::runner::{RunError, RunOptions, format_cost, run as run_config};
 use tauguard_orchestrator::runtime;
@@ -99,6 +101,8 @@ pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
         let estimate = tauguard_orchestrator::estimate::estimate(&plan);
         return crate::commands::dry_run::print(&estimate, args.format == FormatArg::Json);
     }
+    let interrupt = Arc::new(Interrupt::default());
+    handle_signals(&rt, interrupt.clone());
     let shard = args
         .shard
         .map(ShardRequest::resolve)
@@ -112,6 +116,7 @@ pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
         keep_infra: args.keep_infra,
         no_cache: args.no_cache,
         project_dir: Some(project_dir),
+        interrupt: Some(interrupt.clone()),
         ..Default::default()
     };
     let s = rt.block_on(run_config(cfg, opts)).map_err(run_error)?;
@@ -288,5 +293,51 @@ pub(crate) fn run_error(e: RunError) -> CliError {
         | RunError::ModelFatal { .. } => CliError::BadInput(e.into()),
         // The server, not the config, as far as anyone can tell.
         RunError::ConnectFailures { .. } | RunError::Outage { .. } => CliError::Failures(e.into()),
+        RunError::Interrupted(_) => CliError::Interrupted(e.into()),
+    }
+}
+
+/// Turns the first Ctrl-C or SIGTERM into `interrupt`, so the run stops and keeps its
+/// accounting; a second one ends the process at once (exit 130), records already written
+/// kept as they are.
+fn handle_signals(rt: &tokio::runtime::Runtime, interrupt: Arc<Interrupt>) {
+    rt.spawn(async move {
+        let mut first = true;
+        loop {
+            let cause = next_signal().await;
+            if !first {
+                eprintln!("{cause} again: stopping now; records already written are kept");
+                std::process::exit(130);
+            }
+            first = false;
+            eprintln!(
+                "{cause}: stopping; writing what the unfinished simulations spent (again to stop at once)"
+            );
+            interrupt.trigger(cause);
+        }
+    });
+}
+
+/// The name of the next Ctrl-C or SIGTERM.
+async fn next_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(t) => t,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return "SIGINT";
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => "SIGINT",
+            _ = term.recv() => "SIGTERM",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "SIGINT"
     }
 }

@@ -2,8 +2,9 @@
 //! gold, grids from config files and their dry run, the guard seam, fail-mode verdicts against
 //! loopback model servers, costs of an unpriced model and replies cut at the token limit, the
 //! toy domain, workflow validation and compilation, the PolicyGuide family offline, the
-//! columnar sidecar (`export-table`), sharded runs and their merge with the cluster launchers,
-//! the data fetch script, the viewer (also in headless Chromium), and the workspace invariants
+//! columnar sidecar (`export-table`), sharded runs and their merge with the cluster launchers
+//! (merges checked against the plan, the Slurm scripts on a real one-node cluster, the
+//! Kubernetes manifests validated), the data fetch script, the viewer (also in headless Chromium), and the workspace invariants
 //! (`tidy`).
 
 mod attacks;
@@ -21,6 +22,7 @@ mod gold_command;
 mod grid;
 mod guard_seam;
 mod honest_costs;
+mod interrupt;
 mod k8s_manifests;
 mod merge_plan;
 mod model_fit;

@@ -1,7 +1,7 @@
 //! Summaries and the columnar sidecar: a report from a run's sidecar equals the report from its
 //! records (streamed) and from the records in memory, on a fixture with guards, verifier
 //! reports, fail-mode verdicts, attacks, guide events, traces, faults, infrastructure errors
-//! and floors; a stale or foreign sidecar is ignored; a malformed line still names path:line;
+//! discarded attempts' usage and floors; a stale or foreign sidecar is ignored; a malformed line still names path:line;
 //! and the summary types hold no trajectory.
 
 use serde_json::json;
@@ -67,6 +67,8 @@ fn fixture() -> Vec<SimulationRecord> {
                         let mut critic = usage(2, 5, 1, 1, Some(0.5));
                         critic.truncated = 1;
                         r.usage.insert("critic".into(), critic);
+                        // What discarded attempts spent, which the spending table adds up.
+                        r.attempts.discarded = usage(2, 40, 0, 3, Some(0.2));
                     }
                     let verdict = (guard != "baseline").then(|| {
                         if (task + trial).is_multiple_of(2) {
@@ -192,6 +194,7 @@ fn report_from_the_sidecar_equals_the_report_from_records() {
     assert!(fresh_manifest(&path).is_some());
     let from_sidecar_sims = read_fresh(&path).expect("a fresh sidecar is read");
     assert_eq!(from_sidecar_sims, streamed);
+    assert!(from_sidecar_sims.iter().any(|s| s.discarded.is_some()));
     let from_sidecar = report_summaries(&load(tmp.path()), &opts).with_floors(floors(&floor_recs));
     for (name, r) in [("streamed", &from_records), ("sidecar", &from_sidecar)] {
         assert_eq!(*r, in_memory, "{name}");
@@ -351,6 +354,7 @@ fn summaries_hold_no_trajectory() {
         wall_seconds: _,
         usage: _,
         other_usage: _,
+        discarded: _,
         has_fault_labels: _,
         trace: _,
         attack: _,

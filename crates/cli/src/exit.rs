@@ -4,7 +4,7 @@
 //! |---|---|
 //! | 0 | success |
 //! | 1 | the command ran but reported failures (infrastructure-error records, gold tasks that failed to replay, a compile whose model calls failed, a run stopped by a server refusing connections) |
-//! | 2 | bad input: command line (a malformed `--shard`, `--shard auto` outside a job array), config, data directory, task file, record file, output path, credentials or a model name a server rejects (a run stopped by HTTP 401/403/404, `run --check`), a workflow bundle that fails `validate workflow`, run directories `merge` refuses (other configs, a shard still running, a non-empty `--out`) |
+//! | 2 | bad input: command line (a malformed `--shard`, `--shard auto` outside a job array), config, data directory, task file, record file, output path, credentials or a model name a server rejects (a run stopped by HTTP 401/403/404, `run --check`), a workflow bundle that fails `validate workflow`, run directories `merge` refuses (other configs, a shard still running, a non-empty `--out`, a union lacking planned simulations) |
 //! | 3 | internal error (a bug: please report it), or the machine failing under the command |
 //! | 130 | a run stopped by Ctrl-C or SIGTERM: its records and the spend of the simulations it cut off are kept (`interrupted.jsonl`); `--resume` continues it |
 //!

@@ -98,7 +98,7 @@ pub fn write_outputs_with(
             .filter(|t| t.id != "task_outcomes")
             .collect();
         let mut long = task_outcomes_long(report);
-        long.title = titled(&long.title, report.simulated());
+        long.title = report.caveated(titled(&long.title, report.simulated()));
         tables.push(long);
         tables.push(groups_table(report));
         write_csv_tables(&tables, dir, &mut out)?;

@@ -210,6 +210,9 @@ pub struct Report {
     pub floors: Vec<crate::floors::Floor>,
     /// Observations printed under the tables (a configuration at or below a floor).
     pub notes: Vec<String>,
+    /// What every table's title says in brackets when the records are not the whole run (an
+    /// incomplete merge among the inputs: the caller knows, the records alone do not).
+    pub caveat: Option<String>,
     /// Every dollar the inputs' runs billed (see [`crate::spending`]); `None` until
     /// [`Report::with_spending`].
     pub spending: Option<crate::spending::Spending>,
@@ -585,6 +588,7 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
         warnings,
         floors: Vec::new(),
         notes: Vec::new(),
+        caveat: None,
         spending: None,
     }
 }

@@ -443,7 +443,7 @@ pub fn groups_table(r: &Report) -> Table {
     h.push("simulated".into());
     let mut t = Table {
         id: "groups",
-        title: titled("Groups", r.simulated()),
+        title: r.caveated(titled("Groups", r.simulated())),
         headers: h,
         rows: Vec::new(),
         notes: Vec::new(),
@@ -538,12 +538,18 @@ impl Report {
         out.extend(floors_table(self));
         out.extend(crate::tables_comparability::comparability_table(self));
         out.extend(crate::tables_extra::task_outcomes_table(self));
-        if self.simulated() {
-            for t in &mut out {
-                t.title = titled(&t.title, true);
-            }
+        for t in &mut out {
+            t.title = self.caveated(titled(&t.title, self.simulated()));
         }
         out
+    }
+
+    /// `title`, with the report's caveat in brackets when it has one.
+    pub(crate) fn caveated(&self, title: String) -> String {
+        match &self.caveat {
+            Some(c) => format!("{title} [{c}]"),
+            None => title,
+        }
     }
 
     /// The report in one format: Markdown and LaTeX print every table; CSV prints one flat

@@ -30,6 +30,7 @@ pub mod offline;
 pub mod party;
 pub mod plan;
 mod plan_domain;
+pub mod plan_file;
 pub mod prerequisites;
 pub mod prompts;
 pub mod provenance;

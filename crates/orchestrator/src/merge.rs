@@ -12,10 +12,17 @@
 //! numerically) — so the output does not depend on the order inputs are given in or
 //! finished in.
 //!
+//! The merge knows the plan: every run directory holds the whole run's `plan.json` (see
+//! [`crate::plan_file`]), so the union is checked against it, and one lacking simulations —
+//! a shard not given, or one cancelled part-way — is refused, naming each shard and how many
+//! of its simulations are missing. With `allow_incomplete` it is written anyway and marked
+//! so in `merge.json` (`complete: false`), which `report` flags above every table.
+//!
 //! Inputs are only read (a running shard is refused through its lock); the output is built in
 //! a hidden sibling directory and renamed into place, and only onto a new or empty `--out`,
 //! so nothing written before is ever lost.
 
+use crate::plan_file::{Gaps, PLAN_FILE, PlanFile, PlanFileError, thousands};
 use crate::provenance::differing_keys;
 use crate::records::{RecordsError, SimKey, read_records};
 use crate::run_dir::{CONFIG_FILE, LOCK_FILE, RECORDS_FILE, identity_keys, saved_shard};
@@ -29,6 +36,8 @@ use tauguard_core::record::SimulationRecord;
 
 /// Metadata the merge leaves beside the records: inputs, their shards, what was dropped.
 pub const MERGE_FILE: &str = "merge.json";
+/// The key of `merge.json` saying whether the union held every planned simulation.
+pub const COMPLETE_KEY: &str = "complete";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
@@ -74,6 +83,57 @@ pub enum MergeError {
         "--out `{0}` exists and is not an empty directory; merge writes only a new run directory"
     )]
     OutNotEmpty(PathBuf),
+    #[error(transparent)]
+    Plan(#[from] PlanFileError),
+    #[error(
+        "`{a}` and `{b}` hold different plans ({PLAN_FILE}: other tasks or trials); only shards of one run can be merged"
+    )]
+    PlanDiffers { a: PathBuf, b: PathBuf },
+    #[error(
+        "no input has a {PLAN_FILE}, so whether the union is complete cannot be told\n  hint: `tauguard run CONFIG --resume --out DIR` (with the shard's --shard) writes it without running anything finished; or pass --allow-incomplete"
+    )]
+    NoPlan,
+    #[error(
+        "the union is incomplete: {}\n  hint: finish the shards first (`tauguard run CONFIG --shard I/N --resume --out DIR` runs only what a shard lacks), or pass --allow-incomplete to write it marked incomplete",
+        describe_gaps(gaps, inputs)
+    )]
+    Incomplete {
+        gaps: Gaps,
+        /// Every input with the shard it holds, to name a shard's directory.
+        inputs: Vec<(PathBuf, Option<Shard>)>,
+    },
+}
+
+/// What [`merge`] may do beyond the default.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MergeOptions {
+    /// Write a union that lacks planned simulations (marked `complete: false`).
+    pub allow_incomplete: bool,
+}
+
+/// [`Gaps::describe`], each shard followed by its input directory or `not given`.
+fn describe_gaps(gaps: &Gaps, inputs: &[(PathBuf, Option<Shard>)]) -> String {
+    let mut s = format!(
+        "{} of {} planned simulations missing",
+        thousands(gaps.missing),
+        thousands(gaps.planned)
+    );
+    for g in &gaps.by_shard {
+        let dir = inputs
+            .iter()
+            .find(|(_, sh)| *sh == Some(g.shard))
+            .map_or_else(
+                || "not given".to_string(),
+                |(p, _)| format!("`{}`", p.display()),
+            );
+        s.push_str(&format!(
+            "\n  shard {} ({dir}): {} of its {} simulations missing",
+            g.shard,
+            thousands(g.missing),
+            thousands(g.expected)
+        ));
+    }
+    s
 }
 
 /// One input as the summary reports it.
@@ -98,6 +158,8 @@ pub struct MergeSummary {
     pub infra_replaced: usize,
     /// Shards of the run no input holds, when every input is a shard of one count.
     pub missing_shards: Vec<Shard>,
+    /// What the union lacks of the plan (`None`: no input had a plan).
+    pub gaps: Option<Gaps>,
 }
 
 /// A read input.
@@ -106,12 +168,17 @@ struct Input {
     config: Value,
     shard: Option<Shard>,
     records: Vec<SimulationRecord>,
+    plan: Option<PlanFile>,
     /// A shared lock on the run's lock file, held while the merge reads it.
     _lock: Option<File>,
 }
 
 /// Merges the run directories `inputs` into the new run directory `out`.
-pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary, MergeError> {
+pub fn merge(
+    inputs: &[PathBuf],
+    out: &Path,
+    options: MergeOptions,
+) -> Result<MergeSummary, MergeError> {
     if inputs.is_empty() {
         return Err(MergeError::NoInputs);
     }
@@ -134,6 +201,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary, MergeError>
         .collect::<Result<_, _>>()?;
     check_same_config(&inputs)?;
     check_same_cells(&inputs)?;
+    let plan = one_plan(&inputs)?;
 
     let mut chosen: BTreeMap<SimKey, &SimulationRecord> = BTreeMap::new();
     let (mut duplicates, mut infra_replaced) = (0, 0);
@@ -163,6 +231,23 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary, MergeError>
                 .collect()
         })
         .unwrap_or_default();
+    let gaps = match plan {
+        Some(plan) => {
+            let present: BTreeSet<SimKey> = chosen.keys().cloned().collect();
+            Some(Gaps::of(plan, &present, shard_count(&inputs)))
+        }
+        None if options.allow_incomplete => None,
+        None => return Err(MergeError::NoPlan),
+    };
+    if let Some(g) = &gaps
+        && !g.is_complete()
+        && !options.allow_incomplete
+    {
+        return Err(MergeError::Incomplete {
+            gaps: g.clone(),
+            inputs: inputs.iter().map(|i| (i.given.clone(), i.shard)).collect(),
+        });
+    }
     let mut records: Vec<&SimulationRecord> = chosen.into_values().collect();
     records.sort_by_cached_key(|r| order_key(r, &guards));
 
@@ -184,8 +269,9 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary, MergeError>
         duplicates,
         infra_replaced,
         missing_shards: missing_shards(&inputs),
+        gaps,
     };
-    write_out(out, &records, &config, &summary)?;
+    write_out(out, &records, &config, plan, &summary)?;
     Ok(summary)
 }
 
@@ -248,11 +334,13 @@ fn read_input(dir: &Path) -> Result<Input, MergeError> {
     }
     let shard = saved_shard(&config).map_err(bad_config)?;
     let records = read_records(&records_path).map_err(MergeError::Records)?;
+    let plan = PlanFile::read(dir)?;
     Ok(Input {
         given: dir.to_path_buf(),
         config,
         shard,
         records,
+        plan,
         _lock: lock,
     })
 }
@@ -338,6 +426,38 @@ fn order_key(r: &SimulationRecord, guards: &[&str]) -> (usize, String, u32, (u8,
     (rank, r.cell_id.clone(), r.trial, task, r.task_id.clone())
 }
 
+/// The plan of the inputs that have one; they must all agree.
+fn one_plan(inputs: &[Input]) -> Result<Option<&PlanFile>, MergeError> {
+    let mut first: Option<(&PlanFile, &Path)> = None;
+    for input in inputs {
+        let Some(plan) = &input.plan else { continue };
+        match first {
+            None => first = Some((plan, &input.given)),
+            Some((p, path)) if p != plan => {
+                return Err(MergeError::PlanDiffers {
+                    a: path.to_path_buf(),
+                    b: input.given.clone(),
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(first.map(|(p, _)| p))
+}
+
+/// The shard count of the inputs when every one that is a shard has the same count (whole
+/// runs and merges among them hold every shard's part).
+fn shard_count(inputs: &[Input]) -> Option<u32> {
+    let counts: BTreeSet<u32> = inputs
+        .iter()
+        .filter_map(|i| i.shard.map(|s| s.count))
+        .collect();
+    match counts.len() {
+        1 => counts.first().copied(),
+        _ => None,
+    }
+}
+
 /// The shards of a sharded run no input holds: only when every input is a shard of one count.
 fn missing_shards(inputs: &[Input]) -> Vec<Shard> {
     let shards: Option<Vec<Shard>> = inputs.iter().map(|i| i.shard).collect();
@@ -359,6 +479,7 @@ fn write_out(
     out: &Path,
     records: &[&SimulationRecord],
     config: &Value,
+    plan: Option<&PlanFile>,
     summary: &MergeSummary,
 ) -> Result<(), MergeError> {
     let name = out
@@ -392,6 +513,9 @@ fn write_out(
         let path = tmp.join(CONFIG_FILE);
         let text = serde_json::to_string_pretty(config).expect("config serialises");
         std::fs::write(&path, text).map_err(io(&path))?;
+        if let Some(plan) = plan {
+            plan.write(&tmp).map_err(MergeError::Plan)?;
+        }
         let path = tmp.join(MERGE_FILE);
         std::fs::write(&path, merge_json(summary)).map_err(io(&path))?;
         // Onto a missing or empty `out` (POSIX rename replaces an empty directory).
@@ -421,6 +545,16 @@ fn merge_json(s: &MergeSummary) -> String {
         "duplicates_dropped": s.duplicates,
         "infrastructure_errors_replaced": s.infra_replaced,
         "missing_shards": s.missing_shards.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        // `null` when no input had a plan: completeness unknown.
+        COMPLETE_KEY: s.gaps.as_ref().map(Gaps::is_complete),
+        "planned": s.gaps.as_ref().map(|g| g.planned),
+        "missing": s.gaps.as_ref().map(|g| g.missing),
+        "missing_by_shard": s.gaps.as_ref().map(|g| {
+            g.by_shard
+                .iter()
+                .map(|g| (g.shard.to_string(), json!({"expected": g.expected, "missing": g.missing})))
+                .collect::<serde_json::Map<_, _>>()
+        }),
     });
     serde_json::to_string_pretty(&doc).expect("merge metadata serialises")
 }

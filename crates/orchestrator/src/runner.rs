@@ -126,6 +126,8 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         !opts.keep_infra,
         opts.shard,
     )?;
+    // The whole plan, in a shard's directory too: what `merge` counts a union against.
+    crate::plan_file::PlanFile::of(&plan).write(&out_dir)?;
     let mut planned = 0;
     let mut jobs: Vec<SimIndex> = plan
         .simulations()
@@ -316,6 +318,9 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
     // Every record on disk before the run reports success (the early exits above keep
     // theirs through the writer's drop, which syncs too).
     writer.lock().await.finish()?;
+    if opts.shard.is_none() {
+        crate::plan_file::settle_merge(&out_dir)?;
+    }
     summary.cache_stats = plan
         .models
         .factory

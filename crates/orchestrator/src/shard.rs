@@ -12,7 +12,9 @@
 //!
 //! `--shard auto` takes the shard from a job array: Slurm's `SLURM_ARRAY_TASK_ID` with
 //! `SLURM_ARRAY_TASK_COUNT` (or `SLURM_ARRAY_TASK_MIN`/`_MAX`), else a Kubernetes Indexed
-//! Job's `JOB_COMPLETION_INDEX` with `TAUGUARD_SHARD_COUNT`.
+//! Job's `JOB_COMPLETION_INDEX` with `TAUGUARD_SHARD_COUNT`. Slurm's count is the array's own
+//! size — 1 for a task resubmitted alone — so `scripts/slurm/grid.sbatch` passes `I/N`
+//! itself; a shard directory records the whole plan (`crate::plan_file`) for merge to check.
 
 use crate::records::SimKey;
 use std::fmt;

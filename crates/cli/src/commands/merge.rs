@@ -1,5 +1,6 @@
 //! `tauguard merge DIR... --out DIR`: union the run directories of a run's shards (`run
 //! --shard I/N`) into one new run directory, and say what was pooled, dropped and missing.
+//! A union lacking planned simulations is refused (exit 2) unless `--allow-incomplete`.
 //! The merged directory gets the columnar sidecar `report` reads, written as after `tauguard
 //! run` (a sidecar that cannot be written is a warning; the merged records stay).
 
@@ -7,7 +8,7 @@ use crate::exit::CliError;
 use crate::output::Output;
 use clap::Args;
 use std::path::PathBuf;
-use tauguard_orchestrator::merge::{MergeError, merge};
+use tauguard_orchestrator::merge::{MergeError, MergeOptions, merge};
 use tauguard_orchestrator::records::RecordsError;
 
 #[derive(Args, Debug)]
@@ -19,10 +20,18 @@ pub struct MergeArgs {
     /// The merged run directory: must not exist yet, or be empty.
     #[arg(long)]
     out: PathBuf,
+    /// Write the union even when it lacks simulations of the plan (a shard not given, or one
+    /// that did not finish); `merge.json` then says `"complete": false` and `report` flags
+    /// every table. `tauguard run CONFIG --resume --out DIR` on it runs what is missing.
+    #[arg(long)]
+    allow_incomplete: bool,
 }
 
 pub fn run(args: MergeArgs) -> Result<(), CliError> {
-    let s = merge(&args.dirs, &args.out).map_err(merge_error)?;
+    let options = MergeOptions {
+        allow_incomplete: args.allow_incomplete,
+    };
+    let s = merge(&args.dirs, &args.out, options).map_err(merge_error)?;
     let mut out = Output::stdout();
     for i in &s.inputs {
         out.line(format_args!(
@@ -42,13 +51,16 @@ pub fn run(args: MergeArgs) -> Result<(), CliError> {
     ))?;
     out.finish()?;
     super::run::write_sidecar(&s.out.join("records.jsonl"));
-    if !s.missing_shards.is_empty() {
-        let names: Vec<String> = s.missing_shards.iter().map(|s| s.to_string()).collect();
-        eprintln!(
-            "warning: no input holds shard {} of the run; `tauguard run CONFIG --resume --out {}` runs what they would have",
-            names.join(", "),
+    match &s.gaps {
+        Some(g) if !g.is_complete() => eprintln!(
+            "warning: written incomplete: {}; `tauguard run CONFIG --resume --out {}` runs what is missing",
+            g.describe(),
             s.out.display()
-        );
+        ),
+        Some(_) => {}
+        None => eprintln!(
+            "warning: no input has a plan.json, so the union's completeness is unknown (merge.json says `\"complete\": null`)"
+        ),
     }
     Ok(())
 }
@@ -65,6 +77,10 @@ fn merge_error(e: MergeError) -> CliError {
         | MergeError::Config { .. }
         | MergeError::ConfigDiffers { .. }
         | MergeError::CellDiffers { .. }
-        | MergeError::OutNotEmpty(_) => CliError::BadInput(e.into()),
+        | MergeError::OutNotEmpty(_)
+        | MergeError::Plan(_)
+        | MergeError::PlanDiffers { .. }
+        | MergeError::NoPlan
+        | MergeError::Incomplete { .. } => CliError::BadInput(e.into()),
     }
 }

@@ -238,6 +238,7 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
             Err(e) => report.warnings.push(format!("floors skipped: {e:#}")),
         }
     }
+    flag_incomplete_merges(&args.inputs, &mut report)?;
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -260,6 +261,44 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
         for path in written {
             eprintln!("wrote {}", path.display());
         }
+    }
+    Ok(())
+}
+
+/// An input that is a merge written with `--allow-incomplete`, and still lacking planned
+/// simulations, gets a warning naming what is missing and a caveat in every table's title.
+fn flag_incomplete_merges(
+    inputs: &[PathBuf],
+    report: &mut tauguard_metrics::report::Report,
+) -> Result<(), CliError> {
+    let mut caveats = Vec::new();
+    for input in inputs {
+        let dir = if input.is_dir() {
+            input.as_path()
+        } else {
+            match input.parent() {
+                Some(p) if input.file_name().is_some_and(|n| n == "records.jsonl") => p,
+                _ => continue,
+            }
+        };
+        let gaps = tauguard_orchestrator::plan_file::open_gaps(dir)
+            .map_err(|e| CliError::BadInput(e.into()))?;
+        if let Some(g) = gaps {
+            report.warnings.push(format!(
+                "`{}` is an incomplete merge: {}; `tauguard run CONFIG --resume --out {}` runs what is missing",
+                dir.display(),
+                g.describe(),
+                dir.display()
+            ));
+            caveats.push(format!(
+                "incomplete: {} of {} planned simulations missing",
+                tauguard_orchestrator::plan_file::thousands(g.missing),
+                tauguard_orchestrator::plan_file::thousands(g.planned)
+            ));
+        }
+    }
+    if !caveats.is_empty() {
+        report.caveat = Some(caveats.join("; "));
     }
     Ok(())
 }

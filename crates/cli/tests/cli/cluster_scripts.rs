@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use tauguard_testkit::workspace_root;
 
-fn read(rel: &str) -> String {
+pub(crate) fn read(rel: &str) -> String {
     let path = workspace_root().join(rel);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("`{}`: {e}", path.display()))
 }
@@ -60,24 +60,38 @@ fn check_shell(file: &str, text: &str) -> BTreeSet<String> {
 }
 
 #[test]
-fn slurm_scripts_shard_with_auto_and_merge_after_the_array() {
+fn slurm_scripts_pass_the_shard_count_and_merge_after_the_array() {
     let sbatch = read("scripts/slurm/grid.sbatch");
     let submit = read("scripts/slurm/submit.sh");
+    let merge = read("scripts/slurm/merge.sh");
     assert_eq!(
         check_shell("grid.sbatch", &sbatch),
         BTreeSet::from(["run".to_string()])
     );
     assert_eq!(
-        check_shell("submit.sh", &submit),
+        check_shell("merge.sh", &merge),
         BTreeSet::from(["merge".to_string()])
     );
-    assert!(sbatch.contains("--shard auto") && sbatch.contains("#SBATCH --array="));
-    assert!(sbatch.contains("shard-$SLURM_ARRAY_TASK_ID"));
+    // submit.sh's only tauguard command is the one its refusal suggests.
+    assert_eq!(
+        check_shell("submit.sh", &submit),
+        BTreeSet::from(["run".to_string()])
+    );
+    // The shard count is an argument, never the array's size (1 for a task resubmitted
+    // alone), and each task writes the directory merge.sh reads.
+    assert!(
+        !sbatch.contains("--shard auto"),
+        "grid.sbatch must not use --shard auto"
+    );
+    assert!(sbatch.contains("--shard \"$INDEX/$SHARDS\""));
+    assert!(sbatch.contains("--out \"results/$NAME/shard-$INDEX\""));
+    assert!(merge.contains("dir=\"results/$NAME/shard-$i\""));
     assert!(submit.contains("--dependency=\"afterok:$ARRAY_JOB\""));
-    assert!(submit.contains("grid.sbatch"));
+    assert!(submit.contains("\"$HERE/grid.sbatch\" \"$CONFIG\" \"$NAME\" \"$SHARDS\""));
+    assert!(submit.contains("\"$HERE/merge.sh\" \"$NAME\" \"$SHARDS\""));
 }
 
-fn container<'a>(job: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn container<'a>(job: &'a Value, name: &str) -> &'a Value {
     job["spec"]["template"]["spec"]["containers"]
         .as_array()
         .and_then(|cs| cs.iter().find(|c| c["name"] == name))
@@ -155,9 +169,7 @@ fn kubernetes_indexed_job_agrees_with_its_merge() {
         .map(|i| out.replace("$(JOB_COMPLETION_INDEX)", &i.to_string()))
         .collect();
     assert_eq!(inputs, expected);
+    // The merge waits for this grid Job, by name.
     let wait = merge_job["spec"]["template"]["spec"]["initContainers"][0]["args"].to_string();
-    assert!(
-        wait.contains("job/tauguard-grid") && wait.contains("condition=complete"),
-        "{wait}"
-    );
+    assert!(wait.contains("get job tauguard-grid"), "{wait}");
 }

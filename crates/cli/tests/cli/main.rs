@@ -2,8 +2,9 @@
 //! gold, grids from config files and their dry run, the guard seam, fail-mode verdicts against
 //! loopback model servers, costs of an unpriced model and replies cut at the token limit, the
 //! toy domain, workflow validation and compilation, the PolicyGuide family offline, the
-//! columnar sidecar (`export-table`), sharded runs and their merge with the cluster launchers,
-//! the data fetch script, the viewer (also in headless Chromium), and the workspace invariants
+//! columnar sidecar (`export-table`), sharded runs and their merge with the cluster launchers
+//! (merges checked against the plan, the Slurm scripts on a real one-node cluster, the
+//! Kubernetes manifests validated), the data fetch script, the viewer (also in headless Chromium), and the workspace invariants
 //! (`tidy`).
 
 mod attacks;
@@ -25,6 +26,8 @@ mod guard_check;
 mod guard_seam;
 mod honest_costs;
 mod interrupt;
+mod k8s_manifests;
+mod merge_plan;
 mod model_fit;
 mod offline_variants;
 mod policyguide_offline;
@@ -37,6 +40,7 @@ mod reproduce;
 mod resume_inputs;
 mod shard_merge;
 mod silent_noops;
+mod slurm_cluster;
 mod support;
 mod tidy;
 mod toy_domain;

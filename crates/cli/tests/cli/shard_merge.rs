@@ -37,7 +37,7 @@ fn strip_timing(v: &mut serde_json::Value) {
 }
 
 /// A run directory's records by key, timing removed.
-fn normalised(dir: &Path) -> BTreeMap<SimKey, serde_json::Value> {
+pub(crate) fn normalised(dir: &Path) -> BTreeMap<SimKey, serde_json::Value> {
     let records = read_records(&dir.join("records.jsonl")).unwrap();
     let n = records.len();
     let out: BTreeMap<SimKey, serde_json::Value> = records
@@ -53,12 +53,12 @@ fn normalised(dir: &Path) -> BTreeMap<SimKey, serde_json::Value> {
     out
 }
 
-fn keys(dir: &Path) -> BTreeSet<SimKey> {
+pub(crate) fn keys(dir: &Path) -> BTreeSet<SimKey> {
     normalised(dir).into_keys().collect()
 }
 
 /// The multi-guard offline config of these tests, with faults on so guards decide something.
-fn config(dir: &Path, data: &Path, name: &str, seed: u64) -> PathBuf {
+pub(crate) fn config(dir: &Path, data: &Path, name: &str, seed: u64) -> PathBuf {
     SimConfig::new("shards", "airline", data)
         .trials(2)
         .seed(seed)
@@ -68,7 +68,7 @@ fn config(dir: &Path, data: &Path, name: &str, seed: u64) -> PathBuf {
         .write(&dir.join(name))
 }
 
-fn run(cfg: &Path, out: &Path, extra: &[&str]) {
+pub(crate) fn run(cfg: &Path, out: &Path, extra: &[&str]) {
     let mut args = vec!["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     let (code, _, err) = tauguard(&args);
@@ -76,7 +76,7 @@ fn run(cfg: &Path, out: &Path, extra: &[&str]) {
 }
 
 /// Runs shards `0/n` … `n-1/n` of `cfg` in `n` concurrent processes, into `<tmp>/shard-<i>`.
-fn run_shards(tmp: &Path, cfg: &Path, n: u32) -> Vec<PathBuf> {
+pub(crate) fn run_shards(tmp: &Path, cfg: &Path, n: u32) -> Vec<PathBuf> {
     let dirs: Vec<PathBuf> = (0..n).map(|i| tmp.join(format!("shard-{i}"))).collect();
     std::thread::scope(|s| {
         for (i, dir) in dirs.iter().enumerate() {
@@ -86,7 +86,7 @@ fn run_shards(tmp: &Path, cfg: &Path, n: u32) -> Vec<PathBuf> {
     dirs
 }
 
-fn merge(inputs: &[&Path], out: &Path) -> (i32, String, String) {
+pub(crate) fn merge(inputs: &[&Path], out: &Path) -> (i32, String, String) {
     let mut args = vec!["merge"];
     args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
     args.extend(["--out", out.to_str().unwrap()]);
@@ -94,7 +94,7 @@ fn merge(inputs: &[&Path], out: &Path) -> (i32, String, String) {
 }
 
 /// `tauguard report DIR --format FORMAT` (no floors: they do not depend on the records).
-fn report(dir: &Path, format: &str) -> String {
+pub(crate) fn report(dir: &Path, format: &str) -> String {
     let (code, out, err) = tauguard(&[
         "report",
         dir.to_str().unwrap(),
@@ -332,8 +332,9 @@ fn merge_keeps_one_record_per_simulation_and_prefers_a_scored_one() {
     );
     let half = tmp.path().join("half");
     let (code, _, err) = merge(&[&shards[1]], &half);
-    assert_eq!(code, 0, "{err}");
-    assert!(err.contains("warning: no input holds shard 0/2"), "{err}");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("shard 0/2 (not given)"), "{err}");
+    assert!(!half.exists());
 }
 
 #[test]

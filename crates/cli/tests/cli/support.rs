@@ -41,3 +41,16 @@ pub fn tauguard_in_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, Str
     }
     output(cmd.envs(env.iter().copied()))
 }
+
+/// `PATH` with the tested `tauguard` binary's directory first: what scripts that call
+/// `tauguard` by name (the cluster launchers) run with.
+pub fn path_with_tauguard() -> String {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_tauguard"))
+        .parent()
+        .expect("the binary is in a directory");
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Version of the sidecar's layout; bumped on any change to its columns or their meaning.
-pub const SIDECAR_SCHEMA_VERSION: u32 = 4;
+pub const SIDECAR_SCHEMA_VERSION: u32 = 5;
 
 /// The Parquet metadata key holding [`SIDECAR_SCHEMA_VERSION`].
 pub const SCHEMA_KEY: &str = "tauguard.sidecar_schema";

@@ -271,9 +271,18 @@ pub fn merge(
         missing_shards: missing_shards(&inputs),
         gaps,
     };
-    write_out(out, &records, &config, plan, &summary)?;
+    let dirs: Vec<&Path> = inputs.iter().map(|i| i.given.as_path()).collect();
+    write_out(out, &records, &config, plan, &summary, &dirs)?;
     Ok(summary)
 }
+
+/// Spend logs a run directory keeps beside its records, which a merge carries over
+/// (concatenated in input order) so `report` on the merged run still counts every dollar:
+/// records `--resume` superseded, and simulations cut off by an interrupt.
+const SPEND_LOGS: [&str; 2] = [
+    crate::run_dir::SUPERSEDED_FILE,
+    tauguard_core::interrupted::INTERRUPTED_FILE,
+];
 
 /// `out` must not exist, or be an empty directory.
 fn check_out(out: &Path) -> Result<(), MergeError> {
@@ -481,6 +490,7 @@ fn write_out(
     config: &Value,
     plan: Option<&PlanFile>,
     summary: &MergeSummary,
+    inputs: &[&Path],
 ) -> Result<(), MergeError> {
     let name = out
         .file_name()
@@ -515,6 +525,21 @@ fn write_out(
         std::fs::write(&path, text).map_err(io(&path))?;
         if let Some(plan) = plan {
             plan.write(&tmp).map_err(MergeError::Plan)?;
+        }
+        for log in SPEND_LOGS {
+            let mut text = String::new();
+            for dir in inputs {
+                let from = dir.join(log);
+                if from.is_file() {
+                    let part = std::fs::read_to_string(&from).map_err(io(&from))?;
+                    text.push_str(part.trim_end_matches('\n'));
+                    text.push('\n');
+                }
+            }
+            if !text.is_empty() {
+                let path = tmp.join(log);
+                std::fs::write(&path, text).map_err(io(&path))?;
+            }
         }
         let path = tmp.join(MERGE_FILE);
         std::fs::write(&path, merge_json(summary)).map_err(io(&path))?;

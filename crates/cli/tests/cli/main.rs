@@ -28,6 +28,7 @@ mod honest_costs;
 mod interrupt;
 mod k8s_manifests;
 mod merge_plan;
+mod merge_spend_logs;
 mod model_fit;
 mod offline_variants;
 mod policyguide_offline;

@@ -218,13 +218,6 @@ pub struct Report {
     pub spending: Option<crate::spending::Spending>,
 }
 
-impl Report {
-    /// The report with what its runs spent, for the spending table.
-    pub fn with_spending(mut self, spending: crate::spending::Spending) -> Report {
-        self.spending = Some(spending);
-        self
-    }
-}
 
 fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
     move |g: &str| (g != baseline, g.to_string())

@@ -86,6 +86,14 @@ impl Spending {
     }
 }
 
+impl Report {
+    /// The report with what its runs spent, for the spending table.
+    pub fn with_spending(mut self, spending: Spending) -> Report {
+        self.spending = Some(spending);
+        self
+    }
+}
+
 /// The spending of `summaries`, loaded from `inputs`, with the side files of every input
 /// that is a run directory.
 pub fn spending<P: AsRef<Path>>(

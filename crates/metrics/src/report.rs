@@ -218,7 +218,6 @@ pub struct Report {
     pub spending: Option<crate::spending::Spending>,
 }
 
-
 fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
     move |g: &str| (g != baseline, g.to_string())
 }

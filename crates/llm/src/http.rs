@@ -5,8 +5,8 @@
 //! rate token per attempt (`limits.rs`) and the model's per-attempt time-out, and classifies
 //! failures into [`LlmError`]: `x-should-retry` overrides the status; a 5xx whose body says the
 //! request is invalid is a rejection, not a server fault (resending it identically cannot
-//! help). Usage reported in the body of a failed attempt is summed into [`Reply::discarded`],
-//! since those tokens were billed. Every request sent, failed exchange (by cause), call that
+//! help). Usage reported in the body of a failed attempt is summed into [`Reply::usage`]
+//! with the answer's, since those tokens were billed. Every request sent, failed exchange (by cause), call that
 //! gave up (with what it was billed) and connection failure is reported to the caller's
 //! [`crate::tally`], and so are the signs of an outage the run-wide watch counts: server
 //! errors, time-outs, calls rate-limited beyond their retries, and the 2xx answers that reset
@@ -66,8 +66,11 @@ pub(crate) struct Reply {
     pub body: Value,
     pub attempts: u32,
     pub latency: Duration,
-    /// Usage that failed attempts before the successful one reported (billed, then retried).
-    pub discarded: Usage,
+    /// Usage billed for the call: the answer's, plus what failed attempts before it reported
+    /// (billed, then retried).
+    pub usage: Usage,
+    /// Its price; `None` without one for the model.
+    pub cost: Option<f64>,
 }
 
 fn add_usage(into: &mut Usage, u: &Usage) {
@@ -230,15 +233,16 @@ impl Endpoint {
                 return Err(e);
             }
         };
-        let discarded = discarded.into_inner().unwrap_or_default();
-        let mut billed = self.body_usage(&body);
-        add_usage(&mut billed, &discarded);
-        tally::call_billed(model, &billed, self.prices.cost(model, &billed));
+        let mut usage = self.body_usage(&body);
+        add_usage(&mut usage, &discarded.into_inner().unwrap_or_default());
+        let cost = self.prices.cost(model, &usage);
+        tally::call_billed(model, &usage, cost);
         Ok(Reply {
             body,
             attempts: attempts.load(Ordering::Relaxed),
             latency: started.elapsed(),
-            discarded,
+            usage,
+            cost,
         })
     }
 

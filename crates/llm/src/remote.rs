@@ -118,14 +118,7 @@ impl RemoteModel {
         };
         let reply = ep.post_json(model, &url, &body, self.timeout).await?;
         let salt = req.messages.len();
-        let reported = match ep.kind {
-            ProviderKind::OpenAi => openai::usage(&reply.body),
-            ProviderKind::Anthropic => anthropic::usage(&reply.body),
-            ProviderKind::Gemini => gemini::usage(&reply.body),
-        };
-        let mut usage = reply.discarded;
-        add(&mut usage, &reported);
-        let cost = ep.prices.cost(model, &usage);
+        let (usage, cost) = (reply.usage, reply.cost);
         let decoded = match ep.kind {
             ProviderKind::OpenAi => openai::decode(&reply.body, salt),
             ProviderKind::Anthropic => anthropic::decode(&reply.body),
@@ -199,12 +192,6 @@ fn raw_finish_reason(kind: ProviderKind, body: &Value) -> Option<String> {
     body.pointer(pointer)
         .and_then(Value::as_str)
         .map(str::to_string)
-}
-
-fn add(into: &mut Usage, u: &Usage) {
-    into.prompt_tokens += u.prompt_tokens;
-    into.completion_tokens += u.completion_tokens;
-    into.cached_prompt_tokens += u.cached_prompt_tokens;
 }
 
 impl ChatModel for RemoteModel {

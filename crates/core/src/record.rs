@@ -14,6 +14,10 @@ pub use crate::verdict_source::{FailCause, FailReason, VerdictSource};
 /// Version of the record layout; bumped on any incompatible change.
 pub const RECORD_SCHEMA_VERSION: u32 = 1;
 
+/// The file of a run directory where `--resume` moves the infrastructure-error records it
+/// runs again (records still: their spend counts, their outcome no longer).
+pub const SUPERSEDED_FILE: &str = "superseded.jsonl";
+
 /// Task slice of the PolicyGuard paper: PV = the gold actions contain no agent-side mutating
 /// call (correct behaviour is refusal), Mut = the rest. `Unknown` = imported results of a
 /// domain whose mutating tools tauguard does not know: counted overall, in neither slice.

@@ -15,9 +15,7 @@ use crate::summary::{RoleTotals, SimSummary};
 use crate::table::{Cell, Table};
 use std::path::Path;
 use tauguard_core::interrupted::{INTERRUPTED_FILE, InterruptedAttempt};
-
-/// The superseded-records file of a run directory (written by `run --resume`).
-const SUPERSEDED_FILE: &str = "superseded.jsonl";
+use tauguard_core::record::SUPERSEDED_FILE;
 
 /// One source of spending: simulations, tokens and dollars.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

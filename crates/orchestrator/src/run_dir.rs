@@ -27,8 +27,7 @@ pub struct RunDir {
 pub(crate) const LOCK_FILE: &str = ".tauguard.lock";
 pub(crate) const CONFIG_FILE: &str = "config.json";
 pub(crate) const RECORDS_FILE: &str = "records.jsonl";
-/// Where a resume moves the infrastructure-error records it runs again.
-pub const SUPERSEDED_FILE: &str = "superseded.jsonl";
+pub use tauguard_core::record::SUPERSEDED_FILE;
 
 /// The key of `config.json` holding a shard's `I/N`; not part of the config.
 pub(crate) const SHARD_KEY: &str = "shard";

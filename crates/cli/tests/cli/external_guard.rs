@@ -37,9 +37,7 @@ pub fn python() -> (String, Vec<(String, String)>) {
 }
 
 fn data_dir() -> PathBuf {
-    std::env::var_os("TAUGUARD_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("../shared/tau2"))
+    tauguard_testkit::tau2_candidate()
 }
 
 fn toml_list(items: &[String]) -> String {

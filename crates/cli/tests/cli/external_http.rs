@@ -14,12 +14,7 @@ use wiremock::matchers::{body_string_contains, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn data_dir() -> String {
-    std::env::var("TAUGUARD_DATA_DIR").unwrap_or_else(|_| {
-        workspace_root()
-            .join("../shared/tau2")
-            .display()
-            .to_string()
-    })
+    tauguard_testkit::tau2_candidate().display().to_string()
 }
 
 /// Runs airline tasks under an external guard at `url`; (exit code, records, stderr).

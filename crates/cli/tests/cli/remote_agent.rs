@@ -7,7 +7,6 @@
 
 use crate::support::tauguard_in_env;
 use serde_json::{Value, json};
-use tauguard_testkit::workspace_root;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -50,12 +49,7 @@ fn a_remote_agent_runs_through_a_built_in_guard_like_a_built_in_agent() {
             .await;
         s
     });
-    let data = std::env::var("TAUGUARD_DATA_DIR").unwrap_or_else(|_| {
-        workspace_root()
-            .join("../shared/tau2")
-            .display()
-            .to_string()
-    });
+    let data = tauguard_testkit::tau2_candidate().display().to_string();
     let tmp = tempfile::tempdir().unwrap();
     let cfg = tmp.path().join("remote.toml");
     std::fs::write(

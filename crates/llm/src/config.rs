@@ -172,6 +172,11 @@ pub struct ProviderConfig {
     /// it; vLLM and Ollama accept both.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub empty_tool_call_content: bool,
+    /// Before a run, ask the server who it is (`GET {base_url}/models`, OpenAI protocol) and
+    /// make its answer for the model part of the cell: for a remote agent, whose behaviour is
+    /// the server's and not the config's (`identity.rs`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub identify: bool,
 }
 
 fn default_concurrency() -> usize {
@@ -212,6 +217,7 @@ impl ProviderConfig {
             retry: RetryConfig::default(),
             headers: BTreeMap::new(),
             empty_tool_call_content: false,
+            identify: false,
         }
     }
 
@@ -250,6 +256,9 @@ impl ProviderConfig {
         }
         if self.burst == Some(0) {
             return bad("`burst` must be at least 1");
+        }
+        if self.identify && self.kind != ProviderKind::OpenAi {
+            return bad("`identify` needs `kind = \"openai\"` (it asks `GET /models`)");
         }
         if self
             .api_key_env

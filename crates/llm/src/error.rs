@@ -121,6 +121,11 @@ pub enum LlmError {
 
     #[error("llm config: {0}")]
     Config(String),
+
+    /// The server of a provider with `identify = true` did not say who it is (`identity.rs`).
+    /// `what` names the model and the URL asked.
+    #[error("provider `{provider}`: cannot identify {what}")]
+    Identity { provider: String, what: String },
 }
 
 /// Tokens a failed call was billed for, and their price.
@@ -183,7 +188,7 @@ impl LlmError {
                 (_, 401 | 403 | 404) => ErrorClass::Fatal,
                 _ => ErrorClass::Permanent,
             },
-            LlmError::MissingApiKey { .. } => ErrorClass::Fatal,
+            LlmError::MissingApiKey { .. } | LlmError::Identity { .. } => ErrorClass::Fatal,
             LlmError::InvalidResponse { .. } | LlmError::Config(_) => ErrorClass::Permanent,
         }
     }
@@ -255,6 +260,7 @@ impl LlmError {
             LlmError::EmptyResponse { .. } => "empty_response",
             LlmError::MissingApiKey { .. } => "missing_api_key",
             LlmError::Config(_) => "config",
+            LlmError::Identity { .. } => "identity",
         }
     }
 }

@@ -132,6 +132,16 @@ impl ModelFactory {
         })
     }
 
+    /// What the server of `spec`'s provider says the model is, when the provider sets
+    /// `identify = true`; `None` otherwise (`identity.rs`). One blocking request.
+    pub fn identify(&self, spec: &ModelSpec) -> Result<Option<serde_json::Value>, LlmError> {
+        if !self.config.provider(&spec.provider)?.identify {
+            return Ok(None);
+        }
+        let endpoint = self.endpoint(&spec.provider)?;
+        crate::identity::identify(&endpoint, &spec.model).map(Some)
+    }
+
     fn endpoint(&self, provider: &str) -> Result<Arc<Endpoint>, LlmError> {
         let mut endpoints = self
             .endpoints

@@ -178,6 +178,12 @@ impl Endpoint {
         })
     }
 
+    /// The headers every request of this endpoint carries (credentials included), for a
+    /// request sent outside the endpoint's own client (`identity.rs`).
+    pub(crate) fn request_headers(&self) -> HeaderMap {
+        self.headers.clone()
+    }
+
     /// Replaces every occurrence of the key in `text`, and caps its length.
     pub(crate) fn redact(&self, text: &str) -> String {
         let mut out = match &self.key {

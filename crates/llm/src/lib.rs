@@ -25,6 +25,7 @@ pub mod factory;
 pub mod gemini;
 mod gemini_schema;
 mod http;
+mod identity;
 mod limits;
 pub mod model;
 mod openai;

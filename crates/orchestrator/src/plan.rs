@@ -40,6 +40,9 @@ pub struct AgentPlan {
     pub label: String,
     pub section: ModelSection,
     pub model: Option<Arc<dyn ChatModel>>,
+    /// What the agent's server says it is, when its provider sets `identify = true` (a remote
+    /// agent); part of every cell of this agent. Not asked in a dry run.
+    pub identity: Option<serde_json::Value>,
 }
 
 /// One cell of the grid.
@@ -118,6 +121,7 @@ impl RunPlan {
                 Ok(AgentPlan {
                     label: label.clone(),
                     model: models.build("agent", model)?,
+                    identity: models.identify("agent", model)?,
                     section: model.clone(),
                 })
             })
@@ -405,8 +409,12 @@ impl CellAt<'_> {
             },
             self.hashes,
         );
-        // An external guard's command and reported version are part of the cell.
+        // An external guard's command and reported version are part of the cell, and so is
+        // what a remote agent's server says it is.
         spec.extend(external);
+        if let Some(identity) = &self.agent.identity {
+            spec.insert("agent.identity".into(), identity.clone());
+        }
         stamp.insert_into(&mut spec);
         let agent_system_prompt = match built.as_ref().and_then(|g| g.agent_instructions()) {
             Some(extra) => format!("{}\n\n{extra}", self.domain.agent_system_prompt).into(),
@@ -443,6 +451,7 @@ impl CellAt<'_> {
 struct ModelBuilder {
     factory: Option<ModelFactory>,
     built: HashMap<String, Arc<dyn ChatModel>>,
+    dry_run: bool,
 }
 
 impl ModelBuilder {
@@ -468,7 +477,25 @@ impl ModelBuilder {
         Ok(ModelBuilder {
             factory,
             built: HashMap::new(),
+            dry_run: opts.dry_run,
         })
+    }
+
+    /// The server's own account of `m`, for providers with `identify = true`.
+    fn identify(
+        &self,
+        role: &str,
+        m: &ModelSection,
+    ) -> Result<Option<serde_json::Value>, RunError> {
+        match self.factory.as_ref() {
+            Some(f) if !m.is_sim() && !self.dry_run => {
+                f.identify(&m.spec()).map_err(|e| RunError::Model {
+                    role: role.into(),
+                    message: e.to_string(),
+                })
+            }
+            _ => Ok(None),
+        }
     }
 
     fn build(

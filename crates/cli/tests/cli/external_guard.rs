@@ -321,14 +321,65 @@ fn a_hanging_guard_times_out_and_fails_open() {
 fn a_guard_answering_garbage_fails_closed_with_the_raw_reply() {
     let (recs, _) = faulty("garbage", "closed", 1, "");
     for e in fail_events(&recs, "closed", "invalid_response") {
-        // One request in flight: the line is its answer (with several, nobody's: the
-        // request then times out and its event lists the unclaimed line).
+        // One request in flight: the line is its answer.
         assert_eq!(e["info"]["external"]["fault"], "malformed", "{e}");
         assert_eq!(
             e["info"]["external"]["raw_reply"], "this is not json {",
             "{e}"
         );
     }
+}
+
+#[test]
+fn a_line_nobody_claims_with_several_requests_open_fails_each_and_restarts_the_guard() {
+    let (py, _) = python();
+    let script = workspace_root().join("crates/cli/tests/cli/external_guard/faulty_guard.py");
+    let guards = format!(
+        "[[grid.guards]]\nname = \"faulty\"\nfail_mode = \"closed\"\n\
+         external = {{ command = {}, timeout_secs = 5, max_restarts = 50 }}\n",
+        toml_list(&[py, script.display().to_string(), "garbage-when-two".into()])
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    // Enough simulations at once that mutating calls overlap.
+    let (run_dir, err) = run(tmp.path(), &["airline".into()], 30, 8, &guards);
+    let recs = records(&run_dir);
+    assert_eq!(recs.len(), 30, "no record lost: {err}");
+    let events: Vec<Value> = recs
+        .iter()
+        .flat_map(|r| r["guard_events"].as_array().unwrap().clone())
+        .collect();
+    for e in &events {
+        assert_eq!(
+            (e["verdict_source"].as_str(), e["verdict"].as_str()),
+            (Some("fail_mode"), Some("block")),
+            "{e}"
+        );
+    }
+    // The line went to both open requests at once, neither waited for its time-out.
+    let unclaimed: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["info"]["external"]["fault"] == "unclaimed_line")
+        .collect();
+    assert!(unclaimed.len() >= 2, "{events:?}");
+    for e in &unclaimed {
+        assert_eq!(e["fail_reason"], "invalid_response", "{e}");
+        assert_eq!(
+            e["info"]["external"]["raw_reply"], "this is not json {",
+            "{e}"
+        );
+        assert!(
+            e["info"]["external"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(" were open (not JSON"),
+            "{e}"
+        );
+    }
+    // The stream was not trusted after it: the process was restarted, and said so.
+    assert!(
+        err.contains("restart 1 of at most 50") && err.contains("no open request claims"),
+        "{err}"
+    );
 }
 
 #[test]

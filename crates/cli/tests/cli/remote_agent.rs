@@ -3,11 +3,12 @@
 //! scripted one (it tries to cancel a reservation, then answers in words) completes airline
 //! tasks through the built-in `block-all` guard: every call it makes is judged, blocked and
 //! popped from the trajectory exactly as for a built-in agent, and its usage is recorded as
-//! the agent's.
+//! the agent's. With `identify = true` the server's own account of the agent (its `/models`
+//! entry) is part of the cell, so a changed agent cannot be resumed onto.
 
 use crate::support::tauguard_in_env;
 use serde_json::{Value, json};
-use wiremock::matchers::method;
+use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 /// The scripted agent: a cancellation on its first turn, words after a tool result.
@@ -115,4 +116,126 @@ fn a_remote_agent_runs_through_a_built_in_guard_like_a_built_in_agent() {
             100 * agent["calls"].as_u64().unwrap()
         );
     }
+}
+
+/// A `/models` list naming the scripted agent at `version`, stamped with the request time as
+/// vLLM and llama.cpp do.
+fn models_list(version: &str) -> ResponseTemplate {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    ResponseTemplate::new(200).set_body_json(json!({"object": "list", "data": [
+        {"id": "scripted-agent", "object": "model", "created": now, "owned_by": "lab",
+         "version": version}
+    ]}))
+}
+
+async fn mount_agent(server: &MockServer, version: &str) {
+    Mock::given(method("GET"))
+        .and(path("/v1/models"))
+        .respond_with(models_list(version))
+        .mount(server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ScriptedAgent)
+        .mount(server)
+        .await;
+}
+
+#[test]
+fn an_identified_remote_agent_is_part_of_the_cell_and_a_changed_one_is_not_resumed() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(async {
+        let s = MockServer::start().await;
+        mount_agent(&s, "1.0").await;
+        s
+    });
+    let data = tauguard_testkit::tau2_candidate().display().to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("remote.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[run]\nname = \"remote\"\ndomain = \"airline\"\nnum_tasks = 2\nmax_steps = 30\n\
+             max_retries = 0\ndata_dir = \"{data}\"\n\
+             [models.agent]\nprovider = \"remote\"\nmodel = \"scripted-agent\"\n\
+             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n\
+             [llm.providers.remote]\nkind = \"openai\"\nbase_url = \"{}/v1\"\ntimeout_secs = 5\n\
+             identify = true\n[grid]\nguards = [\"block-all\"]\n",
+            server.uri()
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("run");
+    let run = |resume: bool| {
+        let mut args = vec![
+            "run",
+            cfg.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--no-cache",
+        ];
+        if resume {
+            args.push("--resume");
+        }
+        tauguard_in_env(&args, &[])
+    };
+    let (code, _, err) = run(false);
+    assert_eq!(code, 0, "{err}");
+    let recs: Vec<Value> = std::fs::read_to_string(out.join("records.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 2);
+    for r in &recs {
+        // The server's entry, without the request-time `created` and the constant `object`.
+        assert_eq!(
+            r["cell"]["agent.identity"],
+            json!({"id": "scripted-agent", "owned_by": "lab", "version": "1.0"})
+        );
+    }
+    // The same agent again (only `created` moved): the run is complete, nothing reruns.
+    let (code, stdout, err) = run(true);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("(2 already complete, 0 run now)"),
+        "{stdout}"
+    );
+    // The server now reports another build: its cell is not the recorded one.
+    rt.block_on(async {
+        server.reset().await;
+        mount_agent(&server, "1.1").await;
+    });
+    let (code, _, err) = run(true);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("agent.identity"), "{err}");
+    let after = std::fs::read_to_string(out.join("records.jsonl")).unwrap();
+    assert_eq!(after.lines().count(), 2, "no record is lost or added");
+    // A server that cannot say who it is stops the run before anything is written.
+    rt.block_on(async {
+        server.reset().await;
+        Mock::given(method("POST"))
+            .respond_with(ScriptedAgent)
+            .mount(&server)
+            .await;
+    });
+    let fresh = tmp.path().join("fresh");
+    let (code, _, err) = tauguard_in_env(
+        &[
+            "run",
+            cfg.to_str().unwrap(),
+            "--out",
+            fresh.to_str().unwrap(),
+            "--no-cache",
+        ],
+        &[],
+    );
+    assert_ne!(code, 0, "{err}");
+    assert!(
+        err.contains("cannot identify `scripted-agent`") && err.contains("HTTP 404"),
+        "{err}"
+    );
+    assert!(!fresh.join("records.jsonl").exists());
 }

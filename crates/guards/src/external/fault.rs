@@ -20,6 +20,9 @@ pub enum Fault {
     OutOfSchema { raw: String, problem: String },
     /// A reply carrying another request's id (or none).
     WrongId { raw: String, problem: String },
+    /// A line no open request claims while several were open: it cannot be told whose it
+    /// was, so every open request fails on it and the process is restarted.
+    Unclaimed { raw: String, open: usize },
     /// An HTTP guard answered with an error status.
     Http { status: u16, body: String },
 }
@@ -34,6 +37,7 @@ impl Fault {
             Fault::Malformed { .. } => "malformed",
             Fault::OutOfSchema { .. } => "out_of_schema",
             Fault::WrongId { .. } => "wrong_id",
+            Fault::Unclaimed { .. } => "unclaimed_line",
             Fault::Http { .. } => "http_error",
         }
     }
@@ -51,9 +55,10 @@ impl Fault {
             Fault::Http { .. } => FailReason::HttpError,
             Fault::Timeout { .. } => FailReason::Timeout,
             Fault::Crash { .. } | Fault::RestartLimit { .. } => FailReason::Connection,
-            Fault::Malformed { .. } | Fault::OutOfSchema { .. } | Fault::WrongId { .. } => {
-                FailReason::InvalidResponse
-            }
+            Fault::Malformed { .. }
+            | Fault::OutOfSchema { .. }
+            | Fault::WrongId { .. }
+            | Fault::Unclaimed { .. } => FailReason::InvalidResponse,
         };
         FailCause {
             reason,
@@ -72,6 +77,11 @@ impl Fault {
             Fault::Malformed { .. } => "the reply is not JSON".into(),
             Fault::OutOfSchema { problem, .. } | Fault::WrongId { problem, .. } => problem.clone(),
             Fault::Http { status, .. } => format!("the guard answered HTTP {status}"),
+            Fault::Unclaimed { open, .. } => format!(
+                "the guard wrote a line that no open request claims while {open} were open \
+                 (not JSON, or an id none of them has); each failed on it and the process is \
+                 restarted"
+            ),
         }
     }
 
@@ -81,6 +91,7 @@ impl Fault {
             Fault::Malformed { raw }
             | Fault::OutOfSchema { raw, .. }
             | Fault::WrongId { raw, .. }
+            | Fault::Unclaimed { raw, .. }
             | Fault::Http { body: raw, .. } => Some(raw.clone()),
             _ => None,
         };

@@ -366,6 +366,7 @@ impl ExternalGuard {
             match incoming {
                 Incoming::Closed(detail) => return Err(Fault::Crash { detail }),
                 Incoming::Malformed(raw) => return Err(Fault::Malformed { raw }),
+                Incoming::Unclaimed(raw, open) => return Err(Fault::Unclaimed { raw, open }),
                 Incoming::Message(v, raw) => match step(ctx, v, raw, id, &mut lookups)? {
                     Step::Reply(v) => return Ok((v, lookups)),
                     Step::Answer(answer) => process

@@ -2,9 +2,12 @@
 //! simulations' requests in flight at once and told apart by id.
 //!
 //! A reader thread routes each line to the request it answers (a reply by its `id`, a
-//! `lookup` by its `request`); a line no open request claims is kept as an orphan and shown
-//! in the fault of the request that then fails, so a guard answering with the wrong id is
-//! named, not silently timed out. When the process dies every open request fails at once with
+//! `lookup` by its `request`). A line no open request claims is, when one request is open,
+//! that request's (it fails on it: a guard answering with the wrong id is named, not timed
+//! out); when several are open it cannot be told whose it is, so every open request fails on
+//! it at once and the process is restarted, since the stream it came from cannot be trusted
+//! any more. A late answer to a request that already ended (timed out) is kept as an orphan
+//! and shown in the fault of the next request that fails. When the process dies every open request fails at once with
 //! its exit status and the tail of its stderr, and the next request starts a new process,
 //! up to `max_restarts` times a run; past that every request fails at once, saying so.
 //! Threads rather than async I/O: the process is started while a run is planned, before any
@@ -13,7 +16,7 @@
 use super::fault::Fault;
 use super::protocol::{self, Hello};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,6 +31,8 @@ pub enum Incoming {
     Message(Value, String),
     /// A line that is not JSON, routed to it as the only open request.
     Malformed(String),
+    /// A line no open request claims, sent to every one of the `usize` open requests.
+    Unclaimed(String, usize),
     /// The process ended: its status and stderr tail.
     Closed(String),
 }
@@ -40,6 +45,8 @@ const STDERR_KEPT: usize = 4096;
 #[derive(Default)]
 struct Routes {
     pending: HashMap<String, mpsc::UnboundedSender<Incoming>>,
+    /// Ids of requests that ended: a line carrying one is a late answer, not a fault.
+    ended: HashSet<String>,
     orphans: Vec<String>,
     /// Set when the process has ended: why.
     closed: Option<String>,
@@ -92,7 +99,9 @@ impl Open {
 
 impl Drop for Open {
     fn drop(&mut self) {
-        lock(&self.routes).pending.remove(&self.id);
+        let mut r = lock(&self.routes);
+        r.pending.remove(&self.id);
+        r.ended.insert(std::mem::take(&mut self.id));
     }
 }
 
@@ -153,19 +162,28 @@ fn reader(
             }
             let mut r = lock(&routes);
             let parsed: Option<Value> = serde_json::from_str(&line).ok();
-            let target = parsed
-                .as_ref()
-                .and_then(route_key)
-                .filter(|k| r.pending.contains_key(*k))
-                .map(str::to_string)
+            let key = parsed.as_ref().and_then(route_key).map(str::to_string);
+            let target = key
+                .clone()
+                .filter(|k| r.pending.contains_key(k))
                 // A line no id claims goes to the only open request, which then fails on it.
                 .or_else(|| (r.pending.len() == 1).then(|| r.pending.keys().next().cloned())?);
+            let late = key.is_some_and(|k| r.ended.contains(&k));
             match (target, parsed) {
                 (Some(t), Some(v)) => {
                     let _ = r.pending[&t].send(Incoming::Message(v, line));
                 }
                 (Some(t), None) => {
                     let _ = r.pending[&t].send(Incoming::Malformed(line));
+                }
+                (None, _) if r.pending.len() > 1 && !late => {
+                    let open = r.pending.len();
+                    for (_, tx) in r.pending.drain() {
+                        let _ = tx.send(Incoming::Unclaimed(line.clone(), open));
+                    }
+                    r.closed = Some(format!(
+                        "it wrote a line no open request claims while {open} were open: {line}"
+                    ));
                 }
                 (None, _) => {
                     if r.orphans.len() == ORPHANS_KEPT {

@@ -51,7 +51,9 @@ pub(crate) fn cause_of(e: &LlmError) -> FailCause {
         LlmError::EmptyResponse { .. } | LlmError::MalformedToolArguments(_) => {
             (parse_reason(e.truncated()), None)
         }
-        LlmError::MissingApiKey { .. } | LlmError::Config(_) => (FailReason::ModelError, None),
+        LlmError::MissingApiKey { .. } | LlmError::Config(_) | LlmError::Identity { .. } => {
+            (FailReason::ModelError, None)
+        }
     };
     FailCause {
         reason,

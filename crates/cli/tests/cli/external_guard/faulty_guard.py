@@ -4,14 +4,16 @@ it sends is the test's choice.
 
 Modes: ok (passes everything, and answers `before_turn` with guidance), bad-guidance (a
 `guidance` reply outside the schema), crash (exits on its first request), hang (never answers),
-garbage (answers a line that is not JSON), wrong-id (answers with another id), bad-verdict
-(answers a verdict outside the schema).
+garbage (answers a line that is not JSON), garbage-when-two (holds requests until two are open,
+then writes one line that is not JSON and answers neither), wrong-id (answers with another id),
+bad-verdict (answers a verdict outside the schema).
 """
 
 import json
 import sys
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+held = []
 
 
 def send(msg):
@@ -38,6 +40,12 @@ for line in sys.stdin:
         elif mode == "garbage":
             sys.stdout.write("this is not json {\n")
             sys.stdout.flush()
+        elif mode == "garbage-when-two":
+            held.append(msg["id"])
+            if len(held) == 2:
+                sys.stdout.write("this is not json {\n")
+                sys.stdout.flush()
+                held.clear()
         elif mode == "wrong-id":
             send({"type": "decision", "id": "not-" + msg["id"], "verdict": "PASS"})
         elif mode == "bad-verdict":

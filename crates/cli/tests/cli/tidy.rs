@@ -2,8 +2,8 @@
 //! drift silently: every Rust file opens with a `//!` doc, each crate's `tauguard-*`
 //! dependencies are exactly the imports its ARCHITECTURE.md section lists, files stay under
 //! `MAX_LINES` unless allow-listed with a reason, `anyhow` stays in the binary crate, no error
-//! exposes a cause its message already prints, and every source path ARCHITECTURE.md names
-//! exists.
+//! exposes a cause its message already prints, every source path ARCHITECTURE.md names
+//! exists, and every **Invariant:** there names tests that exist (`tidy/invariants.rs`).
 //!
 //! Each check is a pure function over file contents in `tidy/checks.rs`, exercised there on
 //! small in-memory inputs so a check that could never fail would be noticed.
@@ -11,11 +11,14 @@
 // Under `tidy/` so Cargo does not build it as a test target of its own.
 #[path = "tidy/checks.rs"]
 mod checks;
+#[path = "tidy/invariants.rs"]
+mod invariants;
 
 use checks::{
     architecture_paths, check_error_sources, check_imports, check_length, check_module_doc,
     check_no_anyhow, parse_sections,
 };
+use invariants::{defines_fn, forbidden_tokens, invariant_tests, test_targets};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -233,5 +236,146 @@ fn paths_named_in_the_architecture_exist() {
             format!("ARCHITECTURE.md line {line}: `{path}` does not exist; update the reference")
         })
         .collect();
+    report(problems);
+}
+
+#[test]
+fn every_invariant_names_tests_that_exist() {
+    let refs = invariant_tests(&read(&root().join("ARCHITECTURE.md"))).unwrap_or_else(|e| {
+        report(e);
+        unreachable!()
+    });
+    let problems = refs
+        .into_iter()
+        .filter_map(|r| {
+            let file = root().join(&r.path);
+            match std::fs::read_to_string(&file) {
+                Err(_) => Some(format!(
+                    "ARCHITECTURE.md line {}: `{}` does not exist",
+                    r.line, r.path
+                )),
+                Ok(text) if !defines_fn(&text, &r.name) => Some(format!(
+                    "ARCHITECTURE.md line {}: `{}` has no test `{}`",
+                    r.line, r.path, r.name
+                )),
+                Ok(_) => None,
+            }
+        })
+        .collect();
+    report(problems);
+}
+
+/// The `.rs` files under `crates/<name>/src`.
+fn sources_of(name: &str) -> Vec<PathBuf> {
+    let dir = root().join("crates").join(name).join("src");
+    rust_files()
+        .into_iter()
+        .filter(|p| p.starts_with(&dir))
+        .collect()
+}
+
+#[test]
+fn core_does_no_io() {
+    let tokens = [
+        "std::fs",
+        "std::net",
+        "std::process",
+        "std::env",
+        "std::io::stdin",
+        "std::io::stdout",
+        "File::",
+        "tokio",
+        "reqwest",
+        "println!",
+        "eprintln!",
+    ];
+    let problems = sources_of("core")
+        .iter()
+        .flat_map(|p| {
+            forbidden_tokens(
+                &rel(p),
+                &read(p),
+                &tokens,
+                "core is pure data and pure functions",
+            )
+        })
+        .collect();
+    report(problems);
+}
+
+#[test]
+fn sim_uses_no_clock_or_network() {
+    let tokens = [
+        "SystemTime",
+        "Instant",
+        "chrono",
+        "std::net",
+        "reqwest",
+        "tokio::time",
+        "thread_rng",
+        "rand::random",
+        "std::fs",
+        "std::env",
+    ];
+    let problems = sources_of("sim")
+        .iter()
+        .flat_map(|p| {
+            forbidden_tokens(
+                &rel(p),
+                &read(p),
+                &tokens,
+                "the sim models are a function of (task, trial, seed) only",
+            )
+        })
+        .collect();
+    report(problems);
+}
+
+/// The compiler enforces it: the workspace forbids `unsafe_code` and every crate but `alloc`
+/// inherits the workspace lints.
+#[test]
+fn only_alloc_uses_unsafe() {
+    let workspace = read(&root().join("Cargo.toml"));
+    let mut problems = Vec::new();
+    if !workspace.contains("unsafe_code = \"forbid\"") {
+        problems
+            .push("Cargo.toml: `[workspace.lints.rust] unsafe_code = \"forbid\"` is gone".into());
+    }
+    for krate in crate_dirs() {
+        let name = rel(&krate);
+        let manifest = read(&krate.join("Cargo.toml"));
+        if name != "crates/alloc" && !manifest.contains("[lints]\nworkspace = true") {
+            problems.push(format!(
+                "{name}/Cargo.toml: must inherit the workspace lints (`[lints]` `workspace = true`)"
+            ));
+        }
+    }
+    report(problems);
+}
+
+#[test]
+fn each_crate_links_one_test_binary() {
+    let mut problems = Vec::new();
+    for krate in crate_dirs() {
+        let Ok(entries) = std::fs::read_dir(krate.join("tests")) else {
+            continue;
+        };
+        let entries: Vec<(String, bool, bool)> = entries
+            .map(|e| {
+                let p = e.unwrap().path();
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                (name, p.is_dir(), p.join("main.rs").is_file())
+            })
+            .collect();
+        let targets = test_targets(&entries);
+        if targets.len() > 1 {
+            problems.push(format!(
+                "{}/tests: {} test binaries ({}); gather them under one `tests/<name>/main.rs`",
+                rel(&krate),
+                targets.len(),
+                targets.join(", ")
+            ));
+        }
+    }
     report(problems);
 }

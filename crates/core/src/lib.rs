@@ -12,6 +12,7 @@ pub mod message;
 pub mod pyjson;
 pub mod record;
 pub mod task;
+pub mod termination;
 pub mod tool;
 pub mod verdict_source;
 

@@ -6,6 +6,7 @@
 //! load τ²-bench data.
 
 use crate::message::{Message, Usage};
+use crate::termination::Termination;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -339,8 +340,7 @@ pub struct SimulationRecord {
     /// 0-based trial index.
     pub trial: u32,
     pub seed: u64,
-    /// `user_stop`, `agent_stop`, `max_steps`, `too_many_errors`, `infrastructure_error`, ...
-    pub termination_reason: String,
+    pub termination_reason: Termination,
     /// `None` for infrastructure errors (never scored).
     #[serde(default)]
     pub reward: Option<RewardInfo>,
@@ -581,7 +581,7 @@ fn schema_version() -> u32 {
 impl SimulationRecord {
     /// Whether this simulation failed for infrastructure reasons (excluded from metrics).
     pub fn is_infra_error(&self) -> bool {
-        self.termination_reason == "infrastructure_error" || self.reward.is_none()
+        self.termination_reason == Termination::InfrastructureError || self.reward.is_none()
     }
 
     /// τ²-bench success: reward within 1e-6 of 1.

@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 use tauguard_core::record::{FailCause, GuideEvent, RequirementResult, RoleUsage, Verdict};
+use tauguard_core::termination::Termination;
 use tauguard_core::{Message, Requestor, ToolCall, ToolKind};
 use tauguard_env::{Environment, ToolError};
 use tauguard_llm::model::BoxFuture;
@@ -159,7 +160,7 @@ impl ModelPrompt {
 #[derive(Debug, Clone, Copy)]
 pub struct SessionEnd<'a> {
     /// The termination reason (`user_stop`, `max_steps`, ...), or `infrastructure_error`.
-    pub termination_reason: &'a str,
+    pub termination_reason: Termination,
     /// The error that ended the attempt, when one did.
     pub error: Option<&'a str>,
 }

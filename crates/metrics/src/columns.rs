@@ -169,7 +169,10 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
         ("slice".into(), c(|s| s.slice.as_str())),
         ("trial".into(), u32s(sims.iter().map(|s| Some(s.trial)))),
         ("seed".into(), u64s(sims.iter().map(|s| Some(s.seed)))),
-        ("termination_reason".into(), c(|s| &s.termination_reason)),
+        (
+            "termination_reason".into(),
+            c(|s| s.termination_reason.as_str()),
+        ),
         ("reward".into(), f64s(sims.iter().map(|s| s.reward))),
         (
             "success".into(),

@@ -30,6 +30,7 @@ use serde_json::Value;
 use std::sync::Arc;
 use tauguard_core::Requestor;
 use tauguard_core::record::{FailReason, Slice, Verdict};
+use tauguard_core::termination::Termination;
 
 /// String columns of either table read as dictionaries (see the module docs), besides the
 /// cell's ([`CELL_COLUMNS`]).
@@ -287,6 +288,7 @@ pub(crate) struct SimColumns {
     cells: FxHashMap<[usize; 9], Arc<CellInfo>>,
     task: Dict,
     term: Dict,
+    terms: Vec<Termination>,
     slice: Dict,
     slices: Vec<Slice>,
     trial: UInt32Array,
@@ -333,6 +335,7 @@ impl SimColumns {
             .collect::<Result<Vec<_>, _>>()?;
         let slice = c.dict("slice", false, interner)?;
         let slices = slice.each(Slice::Unknown, slice_of)?;
+        let term = c.dict("termination_reason", false, interner)?;
         let mut roles = Vec::new();
         for r in USAGE_GROUPS {
             roles.push((
@@ -363,7 +366,8 @@ impl SimColumns {
             ids,
             cells: FxHashMap::default(),
             task: c.dict("task_id", false, interner)?,
-            term: c.dict("termination_reason", false, interner)?,
+            terms: term.each(Termination::UnexpectedError, |s| s.parse())?,
+            term,
             slice,
             slices,
             trial: req_u32("trial")?,
@@ -443,7 +447,7 @@ impl SimColumns {
             slice: self.slices[self.slice.key_of(i)],
             trial: self.trial.value(i),
             seed: self.seed.value(i),
-            termination_reason: self.term.at(i).clone(),
+            termination_reason: self.terms[self.term.key_of(i)],
             reward: opt(&self.reward, i, || self.reward.value(i)),
             missing_reward_info: self.missing.value(i),
             error: opt(&self.error, i, || Box::from(self.error.value(i))),

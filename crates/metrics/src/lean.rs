@@ -18,6 +18,7 @@ use tauguard_core::record::{
     AttackSpec, CallAttempt, FailReason, InjectedFault, RoleUsage, SimulationRecord, Slice,
     VerdictSource,
 };
+use tauguard_core::termination::Termination;
 
 /// A record's cell settings: raw JSON from a line (parsed once per distinct text), or the
 /// record's map.
@@ -183,8 +184,7 @@ pub(crate) struct Lean<'a> {
     pub slice: Slice,
     pub trial: u32,
     pub seed: u64,
-    #[serde(borrow)]
-    pub termination_reason: Cow<'a, str>,
+    pub termination_reason: Termination,
     #[serde(default)]
     pub reward: Option<LeanReward>,
     #[serde(default)]
@@ -233,7 +233,7 @@ impl<'a> Lean<'a> {
             slice: rec.slice,
             trial: rec.trial,
             seed: rec.seed,
-            termination_reason: b(&rec.termination_reason),
+            termination_reason: rec.termination_reason,
             reward: rec.reward.as_ref().map(|r| LeanReward {
                 reward: r.reward,
                 missing_reward_info: r

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use tauguard_core::Requestor;
 use tauguard_core::record::{FailReason, RoleUsage, SimulationRecord, Slice, Verdict};
+use tauguard_core::termination::Termination;
 
 /// The cell a simulation belongs to: identity, settings and the derived `simulated` flag.
 /// Shared by every simulation of the cell.
@@ -129,7 +130,7 @@ pub struct SimSummary {
     pub slice: Slice,
     pub trial: u32,
     pub seed: u64,
-    pub termination_reason: Arc<str>,
+    pub termination_reason: Termination,
     /// `None` when the record has no reward (an infrastructure error).
     pub reward: Option<f64>,
     /// An imported upstream simulation without `reward_info`: scored as a failure, left out
@@ -209,7 +210,7 @@ impl SimSummary {
 
     /// `SimulationRecord::is_infra_error`.
     pub fn is_infra_error(&self) -> bool {
-        &*self.termination_reason == "infrastructure_error" || self.reward.is_none()
+        self.termination_reason == Termination::InfrastructureError || self.reward.is_none()
     }
 
     /// `SimulationRecord::succeeded`.
@@ -313,7 +314,7 @@ impl SimSummary {
             slice: lean.slice,
             trial: lean.trial,
             seed: lean.seed,
-            termination_reason: interner.str(&lean.termination_reason),
+            termination_reason: lean.termination_reason,
             reward: lean.reward.as_ref().map(|r| r.reward),
             missing_reward_info: lean.reward.as_ref().is_some_and(|r| r.missing_reward_info),
             error: lean.error.as_deref().map(Box::from),

@@ -10,6 +10,7 @@ use tauguard_core::record::{
     CallAttempt, GuardEvent, GuideEvent, GuideTrigger, InjectedFault, RECORD_SCHEMA_VERSION,
     RewardInfo, RoleUsage, SimulationRecord, Slice, Verdict,
 };
+use tauguard_core::termination::Termination;
 use tauguard_core::{Message, Requestor, ToolCall};
 
 /// A scored record of domain `airline`, agent `agent`, guard `baseline`, run `run`; reward is
@@ -30,7 +31,7 @@ pub fn record(task_id: &str, slice: Slice, trial: u32, reward: f64) -> Simulatio
         slice,
         trial,
         seed: u64::from(trial),
-        termination_reason: "user_stop".into(),
+        termination_reason: Termination::UserStop,
         reward: Some(RewardInfo {
             reward,
             ..RewardInfo::default()
@@ -56,7 +57,7 @@ pub fn record(task_id: &str, slice: Slice, trial: u32, reward: f64) -> Simulatio
 
 /// The same record turned into an infrastructure error.
 pub fn infra(mut rec: SimulationRecord) -> SimulationRecord {
-    rec.termination_reason = "infrastructure_error".into();
+    rec.termination_reason = Termination::InfrastructureError;
     rec.reward = None;
     rec.error = Some("provider unavailable".into());
     rec

@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use tauguard_core::record::{
     CallAttempt, RECORD_SCHEMA_VERSION, RewardInfo, RoleUsage, SimulationRecord, Slice,
 };
+use tauguard_core::termination::Termination;
 use tauguard_core::{Message, Requestor};
 
 #[derive(Deserialize)]
@@ -119,7 +120,7 @@ struct UpSimulation {
     trial: Option<u32>,
     #[serde(default)]
     seed: Option<u64>,
-    termination_reason: String,
+    termination_reason: Termination,
     #[serde(default)]
     agent_cost: Option<f64>,
     #[serde(default)]
@@ -273,7 +274,7 @@ impl<'d> Importer<'d> {
                 details: Value::Null,
                 action_checks: Vec::new(),
             }),
-            None if sim.termination_reason == "infrastructure_error" => None,
+            None if sim.termination_reason == Termination::InfrastructureError => None,
             None => Some(RewardInfo {
                 reward: 0.0,
                 breakdown: Map::new(),

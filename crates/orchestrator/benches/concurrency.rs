@@ -139,7 +139,7 @@ async fn simulate(
         data,
         task,
         &o.messages,
-        &o.termination_reason,
+        o.termination_reason,
         None,
         gold,
         o.final_env.as_ref().map(|e| e.0.as_ref()),

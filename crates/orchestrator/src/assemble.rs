@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use tauguard_core::record::{
     AttemptLog, FailedAttempt, GuardEvent, GuideEvent, RoleUsage, SimulationRecord, UnusableOutput,
 };
+use tauguard_core::termination::Termination;
 use tauguard_llm::LlmError;
 
 /// The record of simulation `at`, started at `started_at` and lasting `wall_seconds`.
@@ -41,7 +42,7 @@ pub fn assemble_record(
         slice: task_slice(task, &domain.mutating),
         trial: at.trial,
         seed: cell.seeds[at.trial as usize],
-        termination_reason: "infrastructure_error".into(),
+        termination_reason: Termination::InfrastructureError,
         reward: None,
         error: None,
         messages: Vec::new(),

@@ -15,6 +15,7 @@ use crate::simulation::{
     Sampling, SimulationError, SimulationOutcome, SimulationSpec, run_simulation_traced,
 };
 use tauguard_core::record::RewardInfo;
+use tauguard_core::termination::Termination;
 use tauguard_llm::model::ChatModel;
 use tauguard_llm::{CallStats, CallTally, ErrorClass, LlmError};
 use tauguard_sim::agent::{AgentBehaviour, SimAgent, SimAgentSpec};
@@ -221,12 +222,13 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Att
             && let Some(role) = failure.error.model_output_role()
         {
             let mut o = *failure.partial;
-            o.termination_reason = format!("{role}_error");
+            o.termination_reason =
+                Termination::role_error(role).unwrap_or(Termination::UnexpectedError);
             outcome = evaluate_final(
                 &domain.data,
                 task,
                 &o.messages,
-                &o.termination_reason,
+                o.termination_reason,
                 None,
                 &domain.gold,
                 None,
@@ -314,7 +316,7 @@ async fn once(
         &domain.data,
         task,
         &o.messages,
-        &o.termination_reason,
+        o.termination_reason,
         nl,
         &domain.gold,
         final_env.as_ref().map(|e| e.0.as_ref()),

@@ -11,14 +11,12 @@ use tauguard_core::message::Message;
 use tauguard_core::pyjson::py_eq;
 use tauguard_core::record::{ActionCheck, RewardInfo};
 use tauguard_core::task::{Action, RewardType};
+use tauguard_core::termination::Termination;
 use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::DomainData;
 use tauguard_env::gold::gold_env;
 use tauguard_env::initial_state::apply_initial_state;
 use tauguard_env::replay::{Drift, replay_tool_calls};
-
-/// Terminations that reach the evaluators; every other reason scores 0.
-pub const EVALUATED_TERMINATIONS: &[&str] = &["user_stop", "agent_stop"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
@@ -137,7 +135,7 @@ pub fn evaluate(
     data: &DomainData,
     task: &Task,
     messages: &[Message],
-    termination_reason: &str,
+    termination_reason: Termination,
     nl: Option<Vec<NlCheck>>,
 ) -> Result<RewardInfo, EvalError> {
     evaluate_with(
@@ -155,7 +153,7 @@ pub fn evaluate_with(
     data: &DomainData,
     task: &Task,
     messages: &[Message],
-    termination_reason: &str,
+    termination_reason: Termination,
     nl: Option<Vec<NlCheck>>,
     gold: &GoldCache,
 ) -> Result<RewardInfo, EvalError> {
@@ -170,7 +168,7 @@ pub fn evaluate_final(
     data: &DomainData,
     task: &Task,
     messages: &[Message],
-    termination_reason: &str,
+    termination_reason: Termination,
     nl: Option<Vec<NlCheck>>,
     gold: &GoldCache,
     final_env: Option<&dyn tauguard_env::Environment>,
@@ -206,7 +204,7 @@ pub fn rescore_trajectory(
     data: &DomainData,
     task: &Task,
     messages: &[Message],
-    termination_reason: &str,
+    termination_reason: Termination,
     nl: Option<Vec<NlCheck>>,
     gold: &GoldCache,
     replay: Replay,
@@ -231,14 +229,14 @@ fn score(
     data: &DomainData,
     task: &Task,
     messages: &[Message],
-    termination_reason: &str,
+    termination_reason: Termination,
     nl: Option<Vec<NlCheck>>,
     gold: &GoldCache,
     final_env: Option<&dyn tauguard_env::Environment>,
     replay: Replay,
     drifts: &mut Vec<Drift>,
 ) -> Result<RewardInfo, EvalError> {
-    if !EVALUATED_TERMINATIONS.contains(&termination_reason) {
+    if !termination_reason.is_evaluated() {
         let details = json!({
             "reward": 0.0,
             "reward_basis": null,

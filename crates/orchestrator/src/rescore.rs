@@ -12,9 +12,7 @@
 //! `reward_info: null`), of a domain tauguard does not know, or of a task the input does not
 //! hold are skipped and counted by reason, never an error for the whole input.
 
-use crate::evaluate::{
-    EVALUATED_TERMINATIONS, GoldCache, NlCheck, Replay, nl_assertions_to_judge, rescore_trajectory,
-};
+use crate::evaluate::{GoldCache, NlCheck, Replay, nl_assertions_to_judge, rescore_trajectory};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -142,7 +140,7 @@ pub async fn rescore(
             report.skip(SkipReason::UnknownTask);
             continue;
         };
-        let evaluated = EVALUATED_TERMINATIONS.contains(&r.termination_reason.as_str());
+        let evaluated = r.termination_reason.is_evaluated();
         let assertions = nl_assertions_to_judge(task).filter(|_| evaluated);
         let nl = match (assertions, judge) {
             (None, _) => Ok(None),
@@ -163,7 +161,7 @@ pub async fn rescore(
                 data,
                 task,
                 &r.messages,
-                &r.termination_reason,
+                r.termination_reason,
                 nl,
                 &gold,
                 replay,

@@ -7,6 +7,7 @@ use crate::views::Conversation;
 use std::sync::Arc;
 use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
 use tauguard_core::record::{CallAttempt, FailCause, GuardEvent, GuideEvent, RoleUsage, Verdict};
+use tauguard_core::termination::Termination;
 use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DomainData, Environment};
 use tauguard_guards::{Guard, GuardContext, GuardError, GuardState};
@@ -57,7 +58,7 @@ pub struct SimulationOutcome {
     /// prerequisites) on this view, or on `messages` when it is `None`, so a blocked call is
     /// labelled too and every call is judged on the history the agent had.
     pub agent_view: Option<Vec<Message>>,
-    pub termination_reason: String,
+    pub termination_reason: Termination,
     pub agent_usage: RoleUsage,
     pub user_usage: RoleUsage,
     pub call_attempts: Vec<CallAttempt>,
@@ -231,7 +232,7 @@ pub async fn run_simulation_traced(
     );
     let (mut steps, mut errors) = (0u32, 0u32);
     let guard_state = GuardState::new();
-    let mut done: Option<String> = None;
+    let mut done: Option<Termination> = None;
     let failure = 'sim: loop {
         match next {
             Next::User => {
@@ -253,7 +254,7 @@ pub async fn run_simulation_traced(
                         .is_some_and(|c| STOP_TOKENS.iter().any(|t| c.contains(t)));
                 conv.push(Message::User(msg));
                 if stop {
-                    done = Some("user_stop".into());
+                    done = Some(Termination::UserStop);
                 }
                 turn_open = !is_call && !stop;
                 next = if is_call {
@@ -415,10 +416,10 @@ pub async fn run_simulation_traced(
             continue;
         }
         if steps >= spec.max_steps {
-            done = Some("max_steps".into());
+            done = Some(Termination::MaxSteps);
         }
         if errors >= spec.max_errors {
-            done = Some("too_many_errors".into());
+            done = Some(Termination::TooManyErrors);
         }
         if let Some(reason) = done.take() {
             out.termination_reason = reason;
@@ -429,8 +430,8 @@ pub async fn run_simulation_traced(
         let error = failure.as_ref().map(|e| e.to_string());
         let end = tauguard_guards::SessionEnd {
             termination_reason: match &failure {
-                Some(_) => "infrastructure_error",
-                None => &out.termination_reason,
+                Some(_) => Termination::InfrastructureError,
+                None => out.termination_reason,
             },
             error: error.as_deref(),
         };

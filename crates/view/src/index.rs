@@ -137,7 +137,10 @@ pub fn build(inputs: Vec<String>, sims_in: &[SimSummary], rows: &[Row], report: 
                 cells.len() - 1
             })
         });
-        let term = match terms.iter().position(|t| **t == *s.termination_reason) {
+        let term = match terms
+            .iter()
+            .position(|t| t == s.termination_reason.as_str())
+        {
             Some(t) => t,
             None => {
                 terms.push(s.termination_reason.to_string());

@@ -71,7 +71,8 @@ fn check_seam(records: &[SimulationRecord], guard: &str) {
     let data = fixture();
     for r in &mine {
         assert_ne!(
-            r.termination_reason, "infrastructure_error",
+            r.termination_reason.as_str(),
+            "infrastructure_error",
             "{guard}: {:?}",
             r.error
         );

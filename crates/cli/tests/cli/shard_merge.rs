@@ -258,7 +258,7 @@ fn copy_with_infra_error(dir: &Path, to: &Path, which: usize) -> SimKey {
     std::fs::copy(dir.join("config.json"), to.join("config.json")).unwrap();
     let mut records = read_records(&dir.join("records.jsonl")).unwrap();
     let r = &mut records[which];
-    r.termination_reason = "infrastructure_error".into();
+    r.termination_reason = tauguard_core::termination::Termination::InfrastructureError;
     r.reward = None;
     r.error = Some("injected by the test".into());
     let key = (r.cell_id.clone(), r.task_id.clone(), r.trial);

@@ -54,7 +54,12 @@ fn toy_domain_runs_and_reports() {
     for r in &records {
         assert_eq!(r.domain, "toy");
         assert!(!r.is_infra_error(), "task {}: {:?}", r.task_id, r.error);
-        assert_eq!(r.termination_reason, "user_stop", "task {}", r.task_id);
+        assert_eq!(
+            r.termination_reason.as_str(),
+            "user_stop",
+            "task {}",
+            r.task_id
+        );
         let reward = r.reward.as_ref().unwrap_or_else(|| panic!("{}", r.task_id));
         assert_eq!(reward.reward, 1.0, "task {} trial {}", r.task_id, r.trial);
         assert!(r.injected_faults.is_empty());

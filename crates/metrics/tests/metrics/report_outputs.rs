@@ -569,7 +569,7 @@ fn a_k_range_shrunk_by_infrastructure_errors_says_so() {
         .collect();
     // Task b's last trial never got scored.
     let last = recs.iter_mut().rev().find(|r| r.task_id == "b").unwrap();
-    last.termination_reason = "infrastructure_error".into();
+    last.termination_reason = tauguard_core::termination::Termination::InfrastructureError;
     last.reward = None;
     let r = report(&recs, &ReportOptions::default());
     assert_eq!(r.groups[0].overall.pass_k.max_k(), 3);

@@ -96,7 +96,7 @@ fn a_network_run_completes_on_its_runtime() {
     let records = read_records(&out.path().join("records.jsonl")).unwrap();
     assert_eq!(records.len(), 6);
     for r in &records {
-        assert_eq!(r.termination_reason, "max_steps", "{}", r.task_id);
+        assert_eq!(r.termination_reason.as_str(), "max_steps", "{}", r.task_id);
         let agent = &r.usage["agent"];
         assert!(
             agent.calls >= 2,
@@ -321,7 +321,7 @@ fn an_unusable_reply_leaves_a_record_that_explains_itself() {
     assert_eq!((summary.completed, summary.infra_errors), (2, 2));
     let records = read_records(&out.path().join("records.jsonl")).unwrap();
     for r in &records {
-        assert_eq!(r.termination_reason, "infrastructure_error");
+        assert_eq!(r.termination_reason.as_str(), "infrastructure_error");
         let error = r.error.as_deref().unwrap();
         assert!(error.contains("get_user_details"), "{error}");
         assert!(
@@ -356,7 +356,7 @@ fn an_unusable_reply_leaves_a_record_that_explains_itself() {
     let summary = run_to(cfg, out.path()).unwrap();
     assert_eq!((summary.completed, summary.infra_errors), (2, 0));
     for r in read_records(&out.path().join("records.jsonl")).unwrap() {
-        assert_eq!(r.termination_reason, "agent_error");
+        assert_eq!(r.termination_reason.as_str(), "agent_error");
         assert_eq!(r.reward.as_ref().map(|w| w.reward), Some(0.0));
         assert!(r.error.as_deref().unwrap().contains("not a JSON object"));
         assert!(r.attempts.restarts.is_empty());

@@ -87,7 +87,12 @@ fn compliant_sim_agent_passes_every_fixture_task() {
     let recs = read_records(&tmp.path().join("records.jsonl")).unwrap();
     assert_eq!(recs.len(), 10);
     for r in &recs {
-        assert_eq!(r.termination_reason, "user_stop", "task {}", r.task_id);
+        assert_eq!(
+            r.termination_reason.as_str(),
+            "user_stop",
+            "task {}",
+            r.task_id
+        );
         assert!(
             r.succeeded(),
             "task {} trial {}: {:?}",
@@ -120,7 +125,7 @@ fn same_seed_gives_identical_records_and_records_replay_to_their_rewards() {
         DomainData::load(&DataDir::resolve(Some(&fixture_dir())).unwrap(), "airline").unwrap();
     for r in &ra {
         let task = data.tasks.iter().find(|t| t.id == r.task_id).unwrap();
-        let again = evaluate(&data, task, &r.messages, &r.termination_reason, None).unwrap();
+        let again = evaluate(&data, task, &r.messages, r.termination_reason, None).unwrap();
         assert_eq!(
             Some(again.reward),
             r.reward.as_ref().map(|x| x.reward),
@@ -284,7 +289,7 @@ fn evaluation_from_the_final_environment_equals_trajectory_replay() {
                     .collect()
             });
             let replayed =
-                evaluate_with(&data, task, &r.messages, &r.termination_reason, nl, &gold).unwrap();
+                evaluate_with(&data, task, &r.messages, r.termination_reason, nl, &gold).unwrap();
             assert_eq!(&replayed, stored, "{domain} task {}", r.task_id);
         }
         assert!(

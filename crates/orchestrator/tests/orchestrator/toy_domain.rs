@@ -43,7 +43,7 @@ fn faulty_toy_runs_replay_to_their_rewards() {
     for r in &recs {
         let live = r.reward.as_ref().map(|x| x.reward);
         let task = data.tasks.iter().find(|t| t.id == r.task_id).unwrap();
-        let again = evaluate(&data, task, &r.messages, &r.termination_reason, None).unwrap();
+        let again = evaluate(&data, task, &r.messages, r.termination_reason, None).unwrap();
         assert_eq!(
             Some(again.reward),
             live,

@@ -176,7 +176,8 @@ fn cut_replies_are_recorded_with_their_stop_reason_and_counted() {
     assert_eq!(recs.len(), 1);
     let r = &recs[0];
     assert_eq!(
-        r.termination_reason, "max_steps",
+        r.termination_reason.as_str(),
+        "max_steps",
         "recorded as is: the run goes on"
     );
     let replies = agent_messages(r);
@@ -242,7 +243,7 @@ fn under_agent_error_a_cut_agent_reply_ends_the_simulation_scored() {
     let summary = run_to(cfg, out.path());
     assert_eq!((summary.completed, summary.infra_errors), (1, 0));
     let r = &records(out.path())[0];
-    assert_eq!(r.termination_reason, "agent_error");
+    assert_eq!(r.termination_reason.as_str(), "agent_error");
     assert_eq!(r.reward.as_ref().map(|w| w.reward), Some(0.0));
     let error = r.error.as_deref().unwrap();
     assert!(
@@ -283,7 +284,7 @@ fn under_retry_a_cut_agent_reply_is_asked_again_with_twice_the_limit() {
     let cfg = config(&server.server.uri(), "truncated_replies = \"retry\"", "");
     let summary = run_to(cfg, out.path());
     let r = &records(out.path())[0];
-    assert_eq!(r.termination_reason, "max_steps");
+    assert_eq!(r.termination_reason.as_str(), "max_steps");
     let replies = agent_messages(r);
     assert!(!replies.is_empty());
     for m in &replies {

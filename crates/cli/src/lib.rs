@@ -7,7 +7,7 @@ mod output;
 mod project;
 mod repro;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
@@ -60,9 +60,29 @@ enum Command {
     GuardCheck(commands::guard_check::GuardCheckArgs),
 }
 
+/// The guard configurations a config may name, one per line, from the guard table itself.
+fn guards_help() -> String {
+    let width = tauguard_guards::GUARDS
+        .iter()
+        .map(|e| e.config.len())
+        .max()
+        .unwrap_or(0);
+    let mut out =
+        String::from("Guard configurations (`[grid] guards`, `[[grid.guards]] guard`):\n");
+    for e in tauguard_guards::GUARDS {
+        out.push_str(&format!("  {:width$}  {}\n", e.config, e.help));
+    }
+    out.push_str("  (and `external = {...}` for a guard of your own: docs/guard-protocol.md)");
+    out
+}
+
 /// Runs the command line and returns the process exit code (see `exit`).
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let command = Cli::command().mut_subcommand("run", |c| c.after_long_help(guards_help()));
+    let cli = match Cli::from_arg_matches(&command.get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let project = cli.project_dir.as_deref();
     let outcome = match cli.command {
         Command::Gold(args) => commands::gold::run(args),

@@ -16,8 +16,7 @@ use crate::catalog::ToolCatalog;
 use crate::hybrid::Hybrid;
 use crate::policyguard::checklist::load_domain_checklists;
 use crate::policyguard::{
-    FailMode, PolicyGuardSetup, Sampling, Variant, build_policyguard, is_sim_model,
-    parse_config_name,
+    FailMode, PolicyGuardSetup, Sampling, Variant, build_variant, is_sim_model,
 };
 use crate::toolguard::ToolGuard;
 use std::path::PathBuf;
@@ -49,66 +48,127 @@ pub enum GuardName {
     External,
 }
 
-/// Every name [`GuardName::parse`] accepts, in the order help texts list them.
-pub const KNOWN_GUARDS: &[&str] = &[
-    "baseline",
-    "toolguard",
-    "pg-raw",
-    "pg-raw-traj",
-    "pg-checklist",
-    "pg-checklist-strict",
-    "pg-checklist-only",
-    "pg-checklist-only-strict",
-    "hybrid",
-    "block-all",
-    "policyguide",
-    "policyguide-raw",
-    "policyguide-self",
-    "flowagent",
+/// One guard configuration a config may name: its typed name, the name configs, records and
+/// reports use, and the line help texts show. [`GUARDS`] is the one list; parsing, names and
+/// [`KNOWN_GUARDS`] are read off it.
+#[derive(Debug, Clone, Copy)]
+pub struct GuardEntry {
+    pub name: GuardName,
+    pub config: &'static str,
+    pub help: &'static str,
+}
+
+const fn entry(name: GuardName, config: &'static str, help: &'static str) -> GuardEntry {
+    GuardEntry { name, config, help }
+}
+
+const fn pg(variant: Variant, strict: bool) -> GuardName {
+    GuardName::PolicyGuard { variant, strict }
+}
+
+/// Every guard configuration, in the order help texts list them.
+pub const GUARDS: &[GuardEntry] = &[
+    entry(GuardName::Baseline, "baseline", "no guard"),
+    entry(
+        GuardName::ToolGuard,
+        "toolguard",
+        "argument-level rules (ToolGuard-like)",
+    ),
+    entry(
+        pg(Variant::Raw, false),
+        "pg-raw",
+        "PolicyGuard verifier with the raw policy",
+    ),
+    entry(
+        pg(Variant::RawTraj, false),
+        "pg-raw-traj",
+        "PG-Raw seeing tool calls and results only, not the dialogue",
+    ),
+    entry(
+        pg(Variant::Checklist, false),
+        "pg-checklist",
+        "PolicyGuard verifier with the policy and the checklists",
+    ),
+    entry(
+        pg(Variant::Checklist, true),
+        "pg-checklist-strict",
+        "PG-Checklist; any NOT MET blocks",
+    ),
+    entry(
+        pg(Variant::ChecklistOnly, false),
+        "pg-checklist-only",
+        "PolicyGuard verifier with the checklists and no policy text",
+    ),
+    entry(
+        pg(Variant::ChecklistOnly, true),
+        "pg-checklist-only-strict",
+        "PG-Checklist-Only; any NOT MET blocks",
+    ),
+    entry(
+        GuardName::Hybrid,
+        "hybrid",
+        "ToolGuard rules, then the pg-checklist verifier",
+    ),
+    entry(
+        GuardName::BlockAll,
+        "block-all",
+        "blocks every mutating call (a floor)",
+    ),
+    entry(
+        GuardName::PolicyGuide { raw: false },
+        "policyguide",
+        "workflow guide at user-turn boundaries with the interception gate",
+    ),
+    entry(
+        GuardName::PolicyGuide { raw: true },
+        "policyguide-raw",
+        "PolicyGuide with the raw policy instead of the workflow graph",
+    ),
+    entry(
+        GuardName::PolicyGuideSelf,
+        "policyguide-self",
+        "the workflow graph handed to the agent, no guard (SELF ablation)",
+    ),
+    entry(
+        GuardName::FlowAgent,
+        "flowagent",
+        "the workflow graph as an in-agent controller",
+    ),
 ];
+
+const fn config_names<const N: usize>() -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = GUARDS[i].config;
+        i += 1;
+    }
+    out
+}
+
+/// Every name [`GuardName::parse`] accepts, in [`GUARDS`] order.
+pub const KNOWN_GUARDS: &[&str] = &config_names::<{ GUARDS.len() }>();
 
 impl GuardName {
     /// Parses a configuration name; the error lists [`KNOWN_GUARDS`].
     pub fn parse(name: &str) -> Result<GuardName, UnknownGuard> {
-        match name {
-            "baseline" => Ok(GuardName::Baseline),
-            "toolguard" => Ok(GuardName::ToolGuard),
-            "hybrid" => Ok(GuardName::Hybrid),
-            "block-all" => Ok(GuardName::BlockAll),
-            "policyguide" => Ok(GuardName::PolicyGuide { raw: false }),
-            "policyguide-raw" => Ok(GuardName::PolicyGuide { raw: true }),
-            "policyguide-self" => Ok(GuardName::PolicyGuideSelf),
-            "flowagent" => Ok(GuardName::FlowAgent),
-            other => parse_config_name(other)
-                .map(|(variant, strict)| GuardName::PolicyGuard { variant, strict })
-                .ok_or_else(|| UnknownGuard(other.to_string())),
-        }
+        GUARDS
+            .iter()
+            .find(|e| e.config == name)
+            .map(|e| e.name)
+            .ok_or_else(|| UnknownGuard(name.to_string()))
     }
 
     /// The configuration name, as records and reports show it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            GuardName::Baseline => "baseline",
-            GuardName::ToolGuard => "toolguard",
-            GuardName::Hybrid => "hybrid",
-            GuardName::BlockAll => "block-all",
-            GuardName::PolicyGuide { raw: false } => "policyguide",
-            GuardName::PolicyGuide { raw: true } => "policyguide-raw",
-            GuardName::PolicyGuideSelf => "policyguide-self",
-            GuardName::FlowAgent => "flowagent",
-            GuardName::External => crate::external::EXTERNAL,
-            GuardName::PolicyGuard { variant, strict } => {
-                let i = KNOWN_GUARDS
-                    .iter()
-                    .position(|n| *n == variant.as_str())
-                    .expect("every variant is listed");
-                if strict {
-                    KNOWN_GUARDS[i + 1]
-                } else {
-                    KNOWN_GUARDS[i]
-                }
-            }
+        if self == GuardName::External {
+            return crate::external::EXTERNAL;
         }
+        GUARDS
+            .iter()
+            .find(|e| e.name == self)
+            .map(|e| e.config)
+            .expect("every guard but `external` is in GUARDS (test: every_known_name_round_trips)")
     }
 
     /// Whether this configuration uses a verifier model.
@@ -226,8 +286,8 @@ pub fn build_guard(
             })
             .load_prerequisites(&inputs.tasks_dir)
             .map_err(|e| fail(e.to_string()))?;
-        build_policyguard(
-            variant.as_str(),
+        build_variant(
+            variant,
             strict || options.strict,
             inputs.verifier.clone(),
             &setup,
@@ -271,9 +331,18 @@ mod tests {
 
     #[test]
     fn every_known_name_round_trips() {
-        for name in KNOWN_GUARDS {
-            assert_eq!(GuardName::parse(name).unwrap().as_str(), *name);
+        assert_eq!(KNOWN_GUARDS.len(), GUARDS.len());
+        for (name, e) in KNOWN_GUARDS.iter().zip(GUARDS) {
+            assert_eq!(GuardName::parse(name).unwrap(), e.name);
+            assert_eq!(e.name.as_str(), *name);
+            assert!(!e.help.is_empty());
         }
+        let distinct: std::collections::HashSet<_> = GUARDS.iter().map(|e| e.name).collect();
+        assert_eq!(distinct.len(), GUARDS.len(), "one entry per guard");
+        assert!(
+            GuardName::parse("external").is_err(),
+            "named by its table only"
+        );
     }
 
     #[test]

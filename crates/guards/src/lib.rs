@@ -26,7 +26,7 @@ pub mod provenance;
 pub mod seam;
 pub mod toolguard;
 
-pub use factory::{GuardName, GuardOptions, KNOWN_GUARDS, build_guard};
+pub use factory::{GUARDS, GuardEntry, GuardName, GuardOptions, KNOWN_GUARDS, build_guard};
 pub use seam::{
     Decision, Guard, GuardContext, GuardError, GuardState, Guidance, ModelPrompt, SessionEnd,
 };

@@ -205,6 +205,20 @@ fn an_unknown_guard_in_a_config_is_bad_input() {
 }
 
 #[test]
+fn run_help_lists_every_guard_configuration_with_its_line() {
+    let out = tauguard(&["run", "--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    for e in tauguard_guards::GUARDS {
+        let line = help
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(e.config))
+            .unwrap_or_else(|| panic!("`{}` missing from run --help:\n{help}", e.config));
+        assert!(line.ends_with(e.help), "{line}");
+    }
+}
+
+#[test]
 fn config_key_errors_name_file_line_and_key() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config(tmp.path(), "c", &["baseline"], "");

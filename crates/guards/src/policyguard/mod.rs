@@ -343,6 +343,21 @@ pub fn build_policyguard(
     setup: &PolicyGuardSetup,
 ) -> Result<Arc<dyn Guard>, PolicyGuardError> {
     let (v, strict) = resolve_variant(variant, strict)?;
+    build_variant(v, strict, model, setup)
+}
+
+/// [`build_policyguard`] for a variant already parsed (the guard factory's typed name).
+pub(crate) fn build_variant(
+    v: Variant,
+    strict: bool,
+    model: Option<Arc<dyn ChatModel>>,
+    setup: &PolicyGuardSetup,
+) -> Result<Arc<dyn Guard>, PolicyGuardError> {
+    if strict && !v.supports_strict() {
+        return Err(PolicyGuardError::StrictWithoutChecklist(
+            v.as_str().to_string(),
+        ));
+    }
     match model.filter(|m| !is_sim_model(m.as_ref())) {
         None => {
             let prerequisites = setup

@@ -1,5 +1,5 @@
 //! `[grid]`: the axes a run config crosses — domains, agents, guard configurations, verifiers,
-//! seeds — with per-domain task selection and per-cell overrides, checked as a whole so every
+//! artifact sets, seeds — with per-domain task selection and per-cell overrides, checked as a whole so every
 //! error names the key and the values it allows.
 //!
 //! The one-value shorthand stays: `[run].domain`, `[models.agent]`, `[guard]` (with
@@ -11,6 +11,7 @@ use crate::config::{ModelSection, RunConfig};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
+use tauguard_guards::artifact_set::FROZEN;
 use tauguard_guards::external::ExternalSpec;
 use tauguard_guards::policyguard::FailMode;
 use tauguard_guards::{GuardName, GuardOptions};
@@ -129,6 +130,11 @@ pub struct GridSection {
     /// or aliases; default `[guard.verifier]`, else paired.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verifiers: Vec<NameOr<ModelSection>>,
+    /// Artifact sets the guards that read checklists or a workflow run on, one cell each:
+    /// `"frozen"` (`tasks/<domain>/`) or a compiled set's directory (see
+    /// `[guard] artifacts`); default `[guard].artifacts`, else frozen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<String>,
     /// Trials per task; default `[run].trials`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trials: Option<u32>,
@@ -149,6 +155,7 @@ impl Default for GridSection {
             agents: Vec::new(),
             guards: default_guards(),
             verifiers: Vec::new(),
+            artifacts: Vec::new(),
             trials: None,
             seeds: Vec::new(),
             tasks: BTreeMap::new(),
@@ -199,8 +206,25 @@ pub struct Axes {
     pub agents: Vec<AgentAxis>,
     pub guards: Vec<GuardAxis>,
     pub verifiers: Vec<VerifierAxis>,
+    /// Artifact sets: [`FROZEN`] or a compiled set's directory as the config wrote it.
+    pub artifacts: Vec<ArtifactsAxis>,
     pub seeds: Vec<u64>,
     pub trials: u32,
+}
+
+/// One artifact set of the grid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArtifactsAxis {
+    /// [`FROZEN`], or the directory as the config wrote it.
+    pub label: String,
+    /// Where it is in the config, for errors.
+    pub key: String,
+}
+
+impl ArtifactsAxis {
+    pub fn is_frozen(&self) -> bool {
+        self.label == FROZEN
+    }
 }
 
 /// The label of a model in a grid: its `name`, else its model name.
@@ -318,11 +342,27 @@ impl Axes {
                 },
             }]
         };
+        let artifacts = if g.artifacts.is_empty() {
+            vec![ArtifactsAxis {
+                label: cfg.guard.artifacts.clone().unwrap_or_else(|| FROZEN.into()),
+                key: "guard.artifacts".into(),
+            }]
+        } else {
+            g.artifacts
+                .iter()
+                .enumerate()
+                .map(|(i, a)| ArtifactsAxis {
+                    label: a.clone(),
+                    key: format!("grid.artifacts[{i}]"),
+                })
+                .collect()
+        };
         Ok(Axes {
             domains,
             agents,
             guards,
             verifiers,
+            artifacts,
             seeds: if g.seeds.is_empty() {
                 vec![cfg.run.seed]
             } else {
@@ -422,6 +462,30 @@ pub(crate) fn validate(cfg: &RunConfig) -> Result<(), String> {
             "at `grid.verifiers`: the grid's verifiers replace `[guard.verifier]`; set only one of them"
                 .into(),
         );
+    }
+    if !g.artifacts.is_empty() && cfg.guard.artifacts.is_some() {
+        return Err(
+            "at `grid.artifacts`: the grid's artifact sets replace `[guard] artifacts`; set only one of them"
+                .into(),
+        );
+    }
+    unique("grid.artifacts", g.artifacts.iter().cloned())?;
+    let sets = g
+        .artifacts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (format!("grid.artifacts[{i}]"), a));
+    for (key, a) in sets.chain(
+        cfg.guard
+            .artifacts
+            .iter()
+            .map(|a| ("guard.artifacts".into(), a)),
+    ) {
+        if a.trim().is_empty() {
+            return Err(format!(
+                "at `{key}`: empty; name a compiled set's directory or \"{FROZEN}\""
+            ));
+        }
     }
     if g.trials == Some(0) {
         return Err("at `grid.trials`: must be at least 1".into());

@@ -100,8 +100,8 @@ fn workflow(args: WorkflowArgs) -> Result<(), CliError> {
             file.display(),
             report.sizes
         ))?;
-        out.line(origin_line(&file, &domain)?)?;
     }
+    out.line(origin_line(&file, &domain)?)?;
     out.finish()?;
     if report.is_valid() {
         Ok(())

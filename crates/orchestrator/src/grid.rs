@@ -8,10 +8,10 @@
 //! config hash, and [`Axes`] of it give the cells it always had.
 
 use crate::config::{ModelSection, RunConfig};
+pub use crate::grid_artifacts::ArtifactsAxis;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
-use tauguard_guards::artifact_set::FROZEN;
 use tauguard_guards::external::ExternalSpec;
 use tauguard_guards::policyguard::FailMode;
 use tauguard_guards::{GuardName, GuardOptions};
@@ -206,25 +206,10 @@ pub struct Axes {
     pub agents: Vec<AgentAxis>,
     pub guards: Vec<GuardAxis>,
     pub verifiers: Vec<VerifierAxis>,
-    /// Artifact sets: [`FROZEN`] or a compiled set's directory as the config wrote it.
+    /// Artifact sets: frozen or a compiled set's directory as the config wrote it.
     pub artifacts: Vec<ArtifactsAxis>,
     pub seeds: Vec<u64>,
     pub trials: u32,
-}
-
-/// One artifact set of the grid.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ArtifactsAxis {
-    /// [`FROZEN`], or the directory as the config wrote it.
-    pub label: String,
-    /// Where it is in the config, for errors.
-    pub key: String,
-}
-
-impl ArtifactsAxis {
-    pub fn is_frozen(&self) -> bool {
-        self.label == FROZEN
-    }
 }
 
 /// The label of a model in a grid: its `name`, else its model name.
@@ -342,21 +327,7 @@ impl Axes {
                 },
             }]
         };
-        let artifacts = if g.artifacts.is_empty() {
-            vec![ArtifactsAxis {
-                label: cfg.guard.artifacts.clone().unwrap_or_else(|| FROZEN.into()),
-                key: "guard.artifacts".into(),
-            }]
-        } else {
-            g.artifacts
-                .iter()
-                .enumerate()
-                .map(|(i, a)| ArtifactsAxis {
-                    label: a.clone(),
-                    key: format!("grid.artifacts[{i}]"),
-                })
-                .collect()
-        };
+        let artifacts = crate::grid_artifacts::axis(cfg);
         Ok(Axes {
             domains,
             agents,
@@ -463,30 +434,7 @@ pub(crate) fn validate(cfg: &RunConfig) -> Result<(), String> {
                 .into(),
         );
     }
-    if !g.artifacts.is_empty() && cfg.guard.artifacts.is_some() {
-        return Err(
-            "at `grid.artifacts`: the grid's artifact sets replace `[guard] artifacts`; set only one of them"
-                .into(),
-        );
-    }
-    unique("grid.artifacts", g.artifacts.iter().cloned())?;
-    let sets = g
-        .artifacts
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (format!("grid.artifacts[{i}]"), a));
-    for (key, a) in sets.chain(
-        cfg.guard
-            .artifacts
-            .iter()
-            .map(|a| ("guard.artifacts".into(), a)),
-    ) {
-        if a.trim().is_empty() {
-            return Err(format!(
-                "at `{key}`: empty; name a compiled set's directory or \"{FROZEN}\""
-            ));
-        }
-    }
+    crate::grid_artifacts::validate(cfg)?;
     if g.trials == Some(0) {
         return Err("at `grid.trials`: must be at least 1".into());
     }

@@ -486,6 +486,26 @@ fn a_hand_edited_workflow_copy_diffs_by_its_edit_and_a_broken_set_stops_the_run(
         assert!(err.contains(key) && err.contains(what), "{err}");
         assert!(!out.exists(), "nothing is written: {err}");
     }
+    // Both keys, or a set listed twice, are refused at config load.
+    let both = SimConfig::new("both", "airline", &data)
+        .grid_line(&format!("artifacts = [\"{edit_arg}\"]"))
+        .tail(&format!("[guard]\nartifacts = \"{edit_arg}\""))
+        .write(&tmp.path().join("both.toml"));
+    let (code, err) = run(&both, &tmp.path().join("both"));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("at `grid.artifacts`: the grid's artifact sets replace `[guard] artifacts`"),
+        "{err}"
+    );
+    let twice = SimConfig::new("twice", "airline", &data)
+        .grid_line("artifacts = [\"frozen\", \"frozen\"]")
+        .write(&tmp.path().join("twice.toml"));
+    let (code, err) = run(&twice, &tmp.path().join("twice"));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("at `grid.artifacts[1]`: `frozen` is listed twice"),
+        "{err}"
+    );
     std::fs::write(
         wf.join("provenance.toml"),
         "schema = \"tauguard.provenance/1\"\ndomain = \"airline\"\n[[artifacts]]\nkind = \"workflow\"\npaths = [\"bundle.json\"]\n\

@@ -4,8 +4,10 @@
 //! input fails here, with the file and key, not halfway through a run.
 //!
 //! A cell is one column of a results table: one value of every grid axis (domain, agent,
-//! guard configuration, verifier, seed; see [`crate::grid`]). Cells are crossed in that
-//! order, domain outermost; a guard without a verifier gets one cell whatever the verifiers.
+//! guard configuration, verifier, artifact set, seed; see [`crate::grid`]). Cells are crossed
+//! in that order, domain outermost; a guard without a verifier gets one cell whatever the
+//! verifiers, and a guard that reads nothing a compiled set replaces one cell on the frozen
+//! set whatever the sets.
 //! New grid axes add cells, not code paths. Each distinct model spec is built once and shared.
 
 use crate::benchmark_texts::BenchmarkTexts;

@@ -107,8 +107,9 @@ pub fn run(cmd: CompileCommand, project: Option<&std::path::Path>) -> Result<(),
             .map_err(compile_error)?;
         write_provenance(&out, data.domain, &args.model, false)?;
         stdout.line(format_args!(
-            "{} checklists, {} repairs, {} reviews changed → {}",
-            report.files.len(),
+            "{} tool checklists and {} general rules, {} repairs, {} reviews changed → {}",
+            report.counts.tools,
+            report.counts.general_rules,
             report.repairs,
             report.reviews_changed,
             out.display()

@@ -120,7 +120,11 @@ fn compile_set(data: &Path, set: &Path) {
         out.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    assert!(stdout.contains(&out.display().to_string()), "{stdout}");
+    assert!(
+        stdout.starts_with("6 tool checklists and 8 general rules, 0 repairs")
+            && stdout.contains(&out.display().to_string()),
+        "{stdout}"
+    );
     for f in [
         "cancel_reservation.yaml",
         "general_rules.yaml",
@@ -537,4 +541,53 @@ fn a_hand_edited_workflow_copy_diffs_by_its_edit_and_a_broken_set_stops_the_run(
         "{err}"
     );
     assert!(!out.exists());
+
+    // Undo the edit: the set's workflow is the guide's, and only the guides read it — the
+    // checklist guard gets one cell on the frozen set.
+    std::fs::copy(&frozen, wf.join("bundle.json")).unwrap();
+    let (_, text, _) = tauguard(&[
+        "diff-artifacts",
+        "tasks/airline",
+        edit_arg,
+        "--domain",
+        "airline",
+    ]);
+    assert!(
+        text.contains("workflow: the same shape") && text.contains("checklists: not compared"),
+        "{text}"
+    );
+    let cfg = SimConfig::new("guide", "airline", &data)
+        .guards(&["policyguide", "pg-checklist"])
+        .grid_line(&format!("artifacts = [\"frozen\", \"{edit_arg}\"]"))
+        .run_line("num_tasks = 1")
+        .write(&tmp.path().join("guide.toml"));
+    let out = tmp.path().join("guide");
+    let (code, err) = run(&cfg, &out);
+    assert_eq!(code, 0, "{err}");
+    let recs = records(&out);
+    let mut ids: Vec<&str> = recs
+        .iter()
+        .map(|r| r["cell_id"].as_str().unwrap())
+        .collect();
+    ids.sort();
+    let on_set_id = format!("airline|sim-agent|policyguide|artifacts={edit_arg}");
+    assert_eq!(
+        ids,
+        [
+            "airline|sim-agent|pg-checklist",
+            "airline|sim-agent|policyguide",
+            on_set_id.as_str(),
+        ],
+    );
+    let by_id = |id: &str| recs.iter().find(|r| r["cell_id"] == id).unwrap();
+    let (frozen_rec, set_rec) = (by_id("airline|sim-agent|policyguide"), by_id(&on_set_id));
+    let on_set = &set_rec["cell"];
+    assert_eq!(on_set["artifacts.set"].as_str(), Some(edit_arg));
+    assert_eq!(
+        on_set["artifacts.compiled"].as_str(),
+        Some("workflow: hand-written by a test on 2026-12-02, from airline/policy.md")
+    );
+    // The same bytes as the frozen bundle, yet another cell: its origin differs.
+    assert_ne!(frozen_rec["cell_hash"], set_rec["cell_hash"]);
+    assert!(frozen_rec["cell"].get("artifacts.set").is_none());
 }

@@ -54,6 +54,9 @@ enum Command {
     /// Check an artifact against its schema and the domain's tools.
     #[command(subcommand)]
     Validate(commands::validate::ValidateCommand),
+    /// How two artifact sets differ: checklists per tool, workflow nodes, authorizations and
+    /// subflows (e.g. the frozen set against a compiled one).
+    DiffArtifacts(commands::diff_artifacts::DiffArgs),
     /// A static HTML site of runs (overview, grid of outcomes, simulations), optionally served.
     View(commands::view::ViewArgs),
     /// Check an external guard program against the guard protocol (docs/guard-protocol.md).
@@ -96,6 +99,7 @@ pub fn run() -> ExitCode {
         Command::Reproduce(args) => commands::reproduce::run(args, project),
         Command::Compare(args) => commands::report::compare(args),
         Command::Validate(cmd) => commands::validate::run(cmd, project),
+        Command::DiffArtifacts(args) => commands::diff_artifacts::run(args),
         Command::View(args) => commands::view::run(args, project),
         Command::GuardCheck(args) => commands::guard_check::run(args),
     };

@@ -12,6 +12,7 @@
 //! guide otherwise; `policyguide-self` and `flowagent` put the graph in the agent.
 
 use crate::Guard;
+use crate::artifact_set::{ArtifactSet, CHECKLIST_DIR};
 use crate::catalog::ToolCatalog;
 use crate::hybrid::Hybrid;
 use crate::policyguard::checklist::load_domain_checklists;
@@ -178,6 +179,20 @@ impl GuardName {
             GuardName::PolicyGuard { .. } | GuardName::Hybrid | GuardName::PolicyGuide { .. }
         )
     }
+
+    /// Whether this configuration reads the part of an artifact set a compiled set can
+    /// replace: the checklists (the PolicyGuard family) or the workflow bundle (the guides
+    /// over the graph). Nothing else a compile writes changes a guard.
+    pub fn reads(self, set: &ArtifactSet) -> bool {
+        let checklists = matches!(self, GuardName::PolicyGuard { .. } | GuardName::Hybrid);
+        let workflow = matches!(
+            self,
+            GuardName::PolicyGuide { raw: false }
+                | GuardName::PolicyGuideSelf
+                | GuardName::FlowAgent
+        );
+        (checklists && set.checklist.is_some()) || (workflow && set.workflow.is_some())
+    }
 }
 
 impl std::fmt::Display for GuardName {
@@ -241,6 +256,27 @@ pub struct GuardInputs<'a> {
     pub data: &'a DomainData,
     /// The verifier model (`None` = the offline sim verifier).
     pub verifier: Option<Arc<dyn ChatModel>>,
+    /// A compiled artifact set whose checklists and workflow replace the frozen ones
+    /// (`None` = the frozen set under `tasks_dir`).
+    pub artifacts: Option<&'a ArtifactSet>,
+}
+
+impl GuardInputs<'_> {
+    /// The checklist directory the guards read: the set's, else `tasks/<domain>/checklist/`.
+    pub fn checklist_dir(&self) -> PathBuf {
+        match self.artifacts.and_then(|s| s.checklist.as_ref()) {
+            Some(p) => p.dir.clone(),
+            None => self.tasks_dir.join(self.data.domain).join(CHECKLIST_DIR),
+        }
+    }
+
+    /// The workflow bundle the guides read: the set's, else the frozen one.
+    pub fn bundle_path(&self) -> PathBuf {
+        match self.artifacts.and_then(|s| s.workflow.as_ref()) {
+            Some(p) => p.dir.join(crate::artifact_set::BUNDLE_FILE),
+            None => crate::policyguide::frozen::bundle_path(&self.tasks_dir, self.data.domain),
+        }
+    }
 }
 
 /// Why a guard could not be built: its artifacts are missing or malformed.
@@ -273,9 +309,8 @@ pub fn build_guard(
         .is_none_or(|m| is_sim_model(m.as_ref()));
     let policyguard = |variant: Variant, strict: bool| -> Result<Arc<dyn Guard>, GuardBuildError> {
         let info = ToolCatalog::of(inputs.data.def);
-        let checklists =
-            load_domain_checklists(&inputs.tasks_dir.join(domain).join("checklist"), &info)
-                .map_err(|e| fail(e.to_string()))?;
+        let checklists = load_domain_checklists(&inputs.checklist_dir(), &info)
+            .map_err(|e| fail(e.to_string()))?;
         let setup = PolicyGuardSetup::new(domain, inputs.prompts_dir.clone())
             .with_checklists(checklists)
             .with_policy(inputs.data.policy.clone())

@@ -15,6 +15,8 @@
 //! ([`catalog`]). A guard written in another language speaks the external guard protocol
 //! ([`external`]) and sits behind the same seam.
 
+pub mod artifact_diff;
+pub mod artifact_set;
 pub mod block_all;
 pub mod catalog;
 pub mod external;

@@ -123,6 +123,13 @@ impl Provenance {
         if !path.exists() {
             return Ok(None);
         }
+        Provenance::load_file(&path, domain).map(Some)
+    }
+
+    /// Loads a provenance file of `domain` at `path` (a domain's, or the one `tauguard
+    /// compile` writes beside its output).
+    pub fn load_file(path: &Path, domain: &str) -> Result<Provenance, ProvenanceError> {
+        let path = path.to_path_buf();
         let text = std::fs::read_to_string(&path).map_err(|cause| ProvenanceError::Io {
             path: path.clone(),
             cause,
@@ -144,7 +151,50 @@ impl Provenance {
                 p.domain
             )));
         }
-        Ok(Some(p))
+        if p.artifacts.is_empty() {
+            return Err(parse("lists no `[[artifacts]]`".into()));
+        }
+        Ok(p)
+    }
+
+    /// The provenance file `tauguard compile` writes beside its output: one entry per kind it
+    /// produced, each `(kind, paths under the output directory)`, all with `origin`.
+    pub fn compiled(domain: &str, kinds: &[(&str, &[&str])], origin: &Origin) -> String {
+        let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+        let list = |v: &[&str]| v.iter().map(|s| q(s)).collect::<Vec<_>>().join(", ");
+        let mut out = format!(
+            "# Written by `tauguard compile`: where the artifacts of this directory came from.\n\
+             schema = \"tauguard.provenance/1\"\ndomain = {}\n",
+            q(domain)
+        );
+        for (kind, paths) in kinds {
+            out.push_str(&format!(
+                "\n[[artifacts]]\nkind = {}\npaths = [{}]\n",
+                q(kind),
+                list(paths)
+            ));
+            match origin {
+                Origin::Compiled {
+                    compiler,
+                    model,
+                    date,
+                    report,
+                } => out.push_str(&format!(
+                    "origin = \"compiled\"\ncompiler = {}\nmodel = {}\ndate = {}\nreport = {}\n",
+                    q(compiler),
+                    q(model),
+                    q(date),
+                    q(report)
+                )),
+                Origin::HandWritten { by, date, sources } => out.push_str(&format!(
+                    "origin = \"hand-written\"\nby = {}\ndate = {}\nsources = [{}]\n",
+                    q(by),
+                    q(date),
+                    list(&sources.iter().map(String::as_str).collect::<Vec<_>>())
+                )),
+            }
+        }
+        out
     }
 
     /// The entry of a file (its path under `tasks/<domain>/`, `/`-separated): an exact path

@@ -28,7 +28,19 @@ pub(crate) fn distinguish(groups: &mut [GroupReport]) {
                     .any(|&i| groups[i].full_cell.get(*k) != first)
             })
             .collect();
-        let keys: Vec<String> = keys.into_iter().cloned().collect();
+        // A compiled artifact set's directory tells its cells apart; its origin, full origin
+        // and content hash follow from it (the artifacts table shows them).
+        let set = keys.iter().any(|k| *k == "artifacts.set");
+        let derived = [
+            "artifacts.origin",
+            "artifacts.compiled",
+            "artifacts.set_hash",
+        ];
+        let keys: Vec<String> = keys
+            .into_iter()
+            .filter(|k| !(set && derived.contains(&k.as_str())))
+            .cloned()
+            .collect();
         for &i in members {
             let g = &mut groups[i];
             g.cell = keys
@@ -58,6 +70,7 @@ pub(crate) fn absent_setting(key: &str) -> &'static str {
     match key {
         "model_errors" => "infrastructure (default)",
         "truncated_replies" => "record (default)",
+        "artifacts.set" => "frozen",
         _ => "unset",
     }
 }

@@ -440,6 +440,16 @@ pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
             "",
             "where the cell's guard artifacts came from, per kind (tasks/<domain>/provenance.toml)",
         ),
+        "Artifact set" => d(
+            "artifact_set",
+            "",
+            "frozen, or the compiled artifact set's directory the cell ran on",
+        ),
+        "Compiled" => d(
+            "artifacts_compiled",
+            "",
+            "the compiled set's origin per kind: compiler, model, date, compile report",
+        ),
         _ => crate::csv_schema::describe_more(&h, &kk)
             .unwrap_or_else(|| (slug(&h), "", String::new())),
     }

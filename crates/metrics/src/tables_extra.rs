@@ -175,10 +175,28 @@ pub fn artifacts_origin_table(r: &Report) -> Option<Table> {
         "Guard artifacts: where each cell's came from",
         &[],
     );
-    t.headers = headers(&["Artifacts origin"]);
+    let text = |g: &GroupReport, k: &str| {
+        g.full_cell
+            .get(k)
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    // A compiled set's directory and full origin, when some cell ran on one.
+    let any_set = r.groups.iter().any(|g| text(g, "artifacts.set").is_some());
+    t.headers = headers(if any_set {
+        &["Artifacts origin", "Artifact set", "Compiled"]
+    } else {
+        &["Artifacts origin"]
+    });
     for g in &r.groups {
         let mut row = key_cells(g);
         row.push(origin(g).map_or(Cell::Missing, Cell::Text));
+        if any_set {
+            row.push(Cell::Text(
+                text(g, "artifacts.set").unwrap_or_else(|| "frozen".into()),
+            ));
+            row.push(text(g, "artifacts.compiled").map_or(Cell::Missing, Cell::Text));
+        }
         t.rows.push(row);
     }
     t.notes.push(
@@ -187,5 +205,13 @@ pub fn artifacts_origin_table(r: &Report) -> Option<Table> {
          tasks/<domain>/provenance.toml states; — for records written before it was kept."
             .into(),
     );
+    if any_set {
+        t.notes.push(
+            "Artifact set: frozen (tasks/<domain>/), or the compiled set's directory ([guard] \
+             artifacts); Compiled: its origin per kind, from the provenance.toml `tauguard \
+             compile` wrote (compiler, model, date, compile report)."
+                .into(),
+        );
+    }
     Some(t)
 }

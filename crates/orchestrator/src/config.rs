@@ -333,6 +333,13 @@ pub struct GuardSection {
     /// else `tauguard_guards::factory::DEFAULT_GUIDE_MAX_TOKENS`); never the agent's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guide_max_tokens: Option<u32>,
+    /// A compiled artifact set in place of the frozen checklists and workflow of
+    /// `tasks/<domain>/`: a directory laid out as `DIR/<domain>/checklist/` and/or
+    /// `DIR/<domain>/workflow/`, as `tauguard compile … --out` writes them, relative to the
+    /// project directory (see `tauguard_guards::artifact_set`). Default (and `"frozen"`): the
+    /// frozen set. `[grid] artifacts` lists several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifacts: Option<String>,
 }
 
 /// `[prompts]`: the researcher's own files in place of the benchmark's texts (each a path,

@@ -1,5 +1,5 @@
 //! `[grid]`: the axes a run config crosses — domains, agents, guard configurations, verifiers,
-//! seeds — with per-domain task selection and per-cell overrides, checked as a whole so every
+//! artifact sets, seeds — with per-domain task selection and per-cell overrides, checked as a whole so every
 //! error names the key and the values it allows.
 //!
 //! The one-value shorthand stays: `[run].domain`, `[models.agent]`, `[guard]` (with
@@ -8,6 +8,7 @@
 //! config hash, and [`Axes`] of it give the cells it always had.
 
 use crate::config::{ModelSection, RunConfig};
+pub use crate::grid_artifacts::ArtifactsAxis;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -129,6 +130,11 @@ pub struct GridSection {
     /// or aliases; default `[guard.verifier]`, else paired.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verifiers: Vec<NameOr<ModelSection>>,
+    /// Artifact sets the guards that read checklists or a workflow run on, one cell each:
+    /// `"frozen"` (`tasks/<domain>/`) or a compiled set's directory (see
+    /// `[guard] artifacts`); default `[guard].artifacts`, else frozen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<String>,
     /// Trials per task; default `[run].trials`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trials: Option<u32>,
@@ -149,6 +155,7 @@ impl Default for GridSection {
             agents: Vec::new(),
             guards: default_guards(),
             verifiers: Vec::new(),
+            artifacts: Vec::new(),
             trials: None,
             seeds: Vec::new(),
             tasks: BTreeMap::new(),
@@ -199,6 +206,8 @@ pub struct Axes {
     pub agents: Vec<AgentAxis>,
     pub guards: Vec<GuardAxis>,
     pub verifiers: Vec<VerifierAxis>,
+    /// Artifact sets: frozen or a compiled set's directory as the config wrote it.
+    pub artifacts: Vec<ArtifactsAxis>,
     pub seeds: Vec<u64>,
     pub trials: u32,
 }
@@ -318,11 +327,13 @@ impl Axes {
                 },
             }]
         };
+        let artifacts = crate::grid_artifacts::axis(cfg);
         Ok(Axes {
             domains,
             agents,
             guards,
             verifiers,
+            artifacts,
             seeds: if g.seeds.is_empty() {
                 vec![cfg.run.seed]
             } else {
@@ -423,6 +434,7 @@ pub(crate) fn validate(cfg: &RunConfig) -> Result<(), String> {
                 .into(),
         );
     }
+    crate::grid_artifacts::validate(cfg)?;
     if g.trials == Some(0) {
         return Err("at `grid.trials`: must be at least 1".into());
     }

@@ -21,6 +21,7 @@ pub mod evaluate;
 pub mod export;
 pub mod floors;
 pub mod grid;
+pub mod grid_artifacts;
 pub mod group_sync;
 pub mod interrupt;
 pub mod judge;

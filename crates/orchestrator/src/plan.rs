@@ -4,8 +4,10 @@
 //! input fails here, with the file and key, not halfway through a run.
 //!
 //! A cell is one column of a results table: one value of every grid axis (domain, agent,
-//! guard configuration, verifier, seed; see [`crate::grid`]). Cells are crossed in that
-//! order, domain outermost; a guard without a verifier gets one cell whatever the verifiers.
+//! guard configuration, verifier, artifact set, seed; see [`crate::grid`]). Cells are crossed
+//! in that order, domain outermost; a guard without a verifier gets one cell whatever the
+//! verifiers, and a guard that reads nothing a compiled set replaces one cell on the frozen
+//! set whatever the sets.
 //! New grid axes add cells, not code paths. Each distinct model spec is built once and shared.
 
 use crate::benchmark_texts::BenchmarkTexts;
@@ -22,6 +24,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tauguard_env::DataDir;
+use tauguard_guards::artifact_set::ArtifactSet;
 use tauguard_guards::factory::GuardInputs;
 use tauguard_guards::{Guard, GuardName, build_guard};
 use tauguard_llm::model::ChatModel;
@@ -158,6 +161,7 @@ impl RunPlan {
         };
         let mut domains = Vec::new();
         let mut hashes = Vec::new();
+        let mut frozen_hashes = Vec::new();
         for name in &axes.domains {
             let sel = cfg.grid.tasks.get(name);
             let selection = Selection {
@@ -184,11 +188,34 @@ impl RunPlan {
                 d.data.domain,
             )
             .map_err(|e| input(&dir, std::io::Error::other(e.to_string())))?;
-            hashes.push(InputHashes {
+            let frozen = InputHashes {
                 prompts: prompts_hash.clone(),
                 artifacts: tree_hash(&dir).map_err(|e| input(&dir, e))?,
-                origin: origin.map(|p| p.summary()),
-            });
+                origin: origin.as_ref().map(|p| p.summary()),
+                ..InputHashes::default()
+            };
+            // One entry per artifact set of the grid; a compiled set is checked here, before
+            // anything runs, and its origin replaces the frozen one of the kinds it holds.
+            let mut per_set = Vec::new();
+            for a in &axes.artifacts {
+                if a.is_frozen() {
+                    per_set.push((None, frozen.clone()));
+                    continue;
+                }
+                let set = ArtifactSet::open(&a.label, &project.join(&a.label), d.data.domain)
+                    .map_err(|e| at_key(&cfg, &a.key, e.to_string()))?;
+                let set_hash = tree_hash(&set.root).map_err(|e| input(&set.root, e))?;
+                let hashes = InputHashes {
+                    origin: Some(set.summary(origin.as_ref())),
+                    set: Some(a.label.clone()),
+                    set_hash,
+                    compiled: Some(set.origins()),
+                    ..frozen.clone()
+                };
+                per_set.push((Some(set), hashes));
+            }
+            hashes.push(per_set);
+            frozen_hashes.push(frozen);
             domains.push(d);
         }
         let mut cells = Vec::new();
@@ -201,7 +228,20 @@ impl RunPlan {
                     } else {
                         vec![0]
                     };
-                    for vi in vs {
+                    // A set that replaces nothing the guard reads leaves it on the frozen
+                    // one: one cell for all such sets.
+                    let mut sets: Vec<Option<usize>> = Vec::new();
+                    for (si, (set, _)) in hashes[di].iter().enumerate() {
+                        let s = set.as_ref().filter(|s| guard.name.reads(s)).map(|_| si);
+                        if !sets.contains(&s) {
+                            sets.push(s);
+                        }
+                    }
+                    for (vi, set) in vs.iter().flat_map(|&v| sets.iter().map(move |&s| (v, s))) {
+                        let (set, cell_hashes) = match set {
+                            Some(si) => (hashes[di][si].0.as_ref(), &hashes[di][si].1),
+                            None => (None, &frozen_hashes[di]),
+                        };
                         for &seed in &axes.seeds {
                             let at = CellAt {
                                 cfg: &cfg,
@@ -214,7 +254,8 @@ impl RunPlan {
                                 verifier: &axes.verifiers[vi],
                                 verifier_model: verifiers[vi].clone(),
                                 seed,
-                                hashes: &hashes[di],
+                                hashes: cell_hashes,
+                                set,
                             };
                             cells.push(at.cell(&project, &prompts)?);
                         }
@@ -263,6 +304,17 @@ impl RunPlan {
     }
 }
 
+/// An error at `key` of the config file.
+fn at_key(cfg: &RunConfig, key: &str, message: String) -> RunError {
+    RunError::Config(crate::config::ConfigError::Invalid {
+        path: cfg
+            .source
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("config")),
+        message: format!("at `{key}`: {message}"),
+    })
+}
+
 /// A domain, split or task id the data directory does not have is a config error: it names
 /// the config file and the key that asked for it.
 fn at_config_key(cfg: &RunConfig, domain: &str, e: RunError) -> RunError {
@@ -309,6 +361,8 @@ struct CellAt<'a> {
     verifier_model: Option<Arc<dyn ChatModel>>,
     seed: u64,
     hashes: &'a InputHashes,
+    /// The compiled artifact set of the cell (`None` = the frozen one).
+    set: Option<&'a ArtifactSet>,
 }
 
 impl CellAt<'_> {
@@ -356,6 +410,7 @@ impl CellAt<'_> {
             prompts_dir: prompts.to_path_buf(),
             data: &self.domain.data,
             verifier: verifier_model,
+            artifacts: self.set,
         };
         let (built, external) = match &guard.external {
             Some(x) => {
@@ -369,7 +424,17 @@ impl CellAt<'_> {
                 (Some(Arc::new(g) as Arc<dyn Guard>), settings)
             }
             None => (
-                build_guard(guard.name, options, &inputs).map_err(|e| at(e.to_string()))?,
+                build_guard(guard.name, options, &inputs).map_err(|e| match self.set {
+                    Some(set) => {
+                        let key = axes.artifacts.iter().find(|a| a.label == set.label);
+                        let key = key.map_or("guard.artifacts", |a| a.key.as_str());
+                        at(format!(
+                            "{e} (the artifact set of `{key}`, `{}`)",
+                            set.label
+                        ))
+                    }
+                    None => at(e.to_string()),
+                })?,
                 Vec::new(),
             ),
         };
@@ -423,6 +488,9 @@ impl CellAt<'_> {
         let mut id = format!("{domain_name}|{}|{}", self.agent.label, guard.label);
         if uses_verifier && axes.verifiers.len() > 1 {
             id.push_str(&format!("|verifier={}", self.verifier.label));
+        }
+        if let Some(set) = self.set {
+            id.push_str(&format!("|artifacts={}", set.label));
         }
         if axes.seeds.len() > 1 {
             id.push_str(&format!("|seed={}", self.seed));

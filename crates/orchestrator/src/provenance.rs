@@ -100,8 +100,14 @@ pub struct InputHashes {
     pub prompts: Option<String>,
     pub artifacts: Option<String>,
     /// Where the domain's guard artifacts came from (`tasks/<domain>/provenance.toml`,
-    /// summarised: `checklists=hand-written,…`).
+    /// summarised: `checklists=hand-written,…`), with a compiled set's kinds replaced.
     pub origin: Option<String>,
+    /// A compiled artifact set's directory as the config names it (`None` = frozen).
+    pub set: Option<String>,
+    /// Content hash of the set's `DIR/<domain>/`.
+    pub set_hash: Option<String>,
+    /// The set's full origin, per kind: compiler, model, date, compile report.
+    pub compiled: Option<String>,
 }
 
 /// Everything a cell is made of, beside the inputs read from the project.
@@ -193,6 +199,16 @@ pub fn cell_spec(c: &CellSettings, inputs: &InputHashes) -> CellSpec {
     }
     if let Some(o) = &inputs.origin {
         out.insert("artifacts.origin".into(), json!(o));
+    }
+    // Only for a compiled set: cells on the frozen set keep their hash.
+    for (key, v) in [
+        ("artifacts.set", &inputs.set),
+        ("artifacts.set_hash", &inputs.set_hash),
+        ("artifacts.compiled", &inputs.compiled),
+    ] {
+        if let Some(v) = v {
+            out.insert(key.into(), json!(v));
+        }
     }
     out
 }

@@ -35,6 +35,17 @@
       "not comparable with τ²-bench a2c0247: " + items.join(", "));
   }
 
+  // Where the cell's guard artifacts came from (its records' artifacts.* settings): the
+  // frozen set or a compiled one, per kind hand-written or compiled:<model>; the compiled
+  // set's full origin (compiler, model, date, report) in the title.
+  function artifacts(c) {
+    var a = c.artifacts;
+    if (!a) return null;
+    var which = a.set ? "compiled set " + a.set : "frozen set";
+    return h("div", { class: "muted small artifacts", "data-artifacts": a.set ? "compiled" : "frozen",
+      title: a.compiled || a.origin }, "artifacts: " + which + " (" + a.origin + ")");
+  }
+
   // Flags for a cell where more than the report's threshold of guard verdicts or guide runs
   // came from the fail mode (`flagged` in the group's JSON): its Block% or guide usage then
   // describe the fail mode, not the model. The reasons are in the flag's title.
@@ -100,7 +111,7 @@
           row.push(h("td", { rowspan: 3, class: "cell-label" },
             h("a", { href: "#/grid" + TG.queryString({ cell: ci }), class: "cell-link", "data-cell": ci }, c.label),
             r.simulated ? h("div", { class: "muted small" }, "simulated (sim models): no paper result") : null,
-            comparability(r), failMode(r), truncation(r)));
+            comparability(r), artifacts(c), failMode(r), truncation(r)));
         }
         var b = sl[1] || {};
         row.push(h("td", null, sl[0]));

@@ -25,6 +25,30 @@ pub struct CellInfo {
     /// Outcome counts over the cell's simulations de-duplicated as the report does them, so
     /// they add up to its `n_simulations` ("Sims").
     pub outcomes: Outcomes,
+    /// Where the cell's guard artifacts came from; `None` for records without it.
+    pub artifacts: Option<Artifacts>,
+}
+
+/// The origin of a cell's guard artifacts, from its records' cell settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Artifacts {
+    /// `artifacts.origin`: per kind, hand-written or compiled:<model>.
+    pub origin: String,
+    /// `artifacts.set`: the compiled set's directory; `None` = the frozen set.
+    pub set: Option<String>,
+    /// `artifacts.compiled`: the compiled set's origin in full (compiler, model, date, report).
+    pub compiled: Option<String>,
+}
+
+impl Artifacts {
+    fn of(cell: &BTreeMap<String, Value>) -> Option<Artifacts> {
+        let text = |k: &str| cell.get(k).and_then(Value::as_str).map(str::to_string);
+        Some(Artifacts {
+            origin: text("artifacts.origin")?,
+            set: text("artifacts.set"),
+            compiled: text("artifacts.compiled"),
+        })
+    }
 }
 
 /// A cell's simulations per grid outcome, each simulation counted once.
@@ -96,6 +120,7 @@ pub fn build(inputs: Vec<String>, sims_in: &[SimSummary], rows: &[Row], report: 
             cell_hash: g.cell_hash.clone().unwrap_or_default(),
             report: json,
             outcomes: Outcomes::default(),
+            artifacts: Artifacts::of(&g.full_cell),
         })
         .collect();
     let mut cell_of: BTreeMap<(String, String, String, String), usize> = cells
@@ -133,6 +158,7 @@ pub fn build(inputs: Vec<String>, sims_in: &[SimSummary], rows: &[Row], report: 
                     cell_hash: key.3.clone(),
                     report: Value::Null,
                     outcomes: Outcomes::default(),
+                    artifacts: Artifacts::of(&c.cell),
                 });
                 cells.len() - 1
             })

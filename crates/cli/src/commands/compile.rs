@@ -1,6 +1,8 @@
 //! `tauguard compile checklist` and `tauguard compile workflow`: run the 4-step checklist
 //! pipeline or the 6-stage workflow pipeline with a model and write a new artifact set (never
-//! over an existing one unless `--overwrite`, and never over the frozen workflow bundle).
+//! over an existing one unless `--overwrite`, and never over the frozen workflow bundle), with
+//! a `provenance.toml` beside it saying it was compiled, by which command, model and date, and
+//! where its compile report is — what a run on the set records as its origin.
 
 use crate::exit::{Classify, CliError};
 use crate::output::Output;
@@ -13,6 +15,7 @@ use tauguard_guards::policyguard::compile::{
     CompileError, CompileOptions, compile_checklists_with,
 };
 use tauguard_guards::policyguide::compile::{WorkflowCompileError, compile_workflow};
+use tauguard_guards::provenance::{Origin, PROVENANCE_FILE, Provenance};
 use tauguard_llm::model::ChatModel;
 use tauguard_llm::{LlmConfig, ModelFactory, ModelSpec};
 
@@ -81,6 +84,7 @@ pub fn run(cmd: CompileCommand, project: Option<&std::path::Path>) -> Result<(),
                 &options,
             ))
             .map_err(workflow_error)?;
+        write_provenance(&out, data.domain, &args.model, true)?;
         let last = report.stages.last().map(|s| s.result.as_str());
         stdout.line(format_args!(
             "workflow bundle: {}, {} model calls, {} repairs → {}",
@@ -101,15 +105,54 @@ pub fn run(cmd: CompileCommand, project: Option<&std::path::Path>) -> Result<(),
                 &options,
             ))
             .map_err(compile_error)?;
+        write_provenance(&out, data.domain, &args.model, false)?;
         stdout.line(format_args!(
-            "{} checklists, {} repairs, {} reviews changed → {}",
-            report.files.len(),
+            "{} tool checklists and {} general rules, {} repairs, {} reviews changed → {}",
+            report.counts.tools,
+            report.counts.general_rules,
             report.repairs,
             report.reviews_changed,
             out.display()
         ))?;
     }
     stdout.finish()
+}
+
+/// Writes `provenance.toml` beside a compile's output: compiled by this command, with this
+/// model, today (UTC), and the compile report, so a run on the set (`[guard] artifacts`)
+/// records that origin and `validate` prints it.
+fn write_provenance(
+    out: &std::path::Path,
+    domain: &str,
+    model: &str,
+    workflow: bool,
+) -> Result<(), CliError> {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() / 86_400)
+        .unwrap_or_default();
+    let (y, m, d) = tauguard_orchestrator::export::civil_from_days(days as i64);
+    let (command, kinds): (&str, &[(&str, &[&str])]) = if workflow {
+        ("workflow", &[("workflow", &["bundle.json"])])
+    } else {
+        (
+            "checklist",
+            &[
+                ("checklists", &["*.yaml"]),
+                ("general_rules", &["general_rules.yaml"]),
+            ],
+        )
+    };
+    let origin = Origin::Compiled {
+        compiler: format!("tauguard {} compile {command}", env!("CARGO_PKG_VERSION")),
+        model: model.to_string(),
+        date: format!("{y:04}-{m:02}-{d:02}"),
+        report: "compile_report.json".into(),
+    };
+    let path = out.join(PROVENANCE_FILE);
+    std::fs::write(&path, Provenance::compiled(domain, kinds, &origin))
+        .with_context(|| format!("cannot write `{}`", path.display()))
+        .map_err(CliError::Failures)
 }
 
 /// What both pipelines need, resolved from the command line before any model call.

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod compile;
+pub mod diff_artifacts;
 pub mod dry_run;
 pub mod evaluate;
 pub mod evaluate_process;
@@ -16,4 +17,5 @@ pub mod report;
 pub mod reproduce;
 pub mod run;
 pub mod validate;
+pub mod validate_checklist;
 pub mod view;

@@ -10,7 +10,9 @@
 //! `tasks/<domain>/workflow/bundle.json` of the project for every registered domain that has
 //! one and prints one row per domain beside the paper's sizes; any failing bundle makes it
 //! exit 2, its problems listed after the table. Both print each bundle's origin from its
-//! domain's `provenance.toml` (hand-written or compiled, by whom, when, from what).
+//! domain's `provenance.toml` (hand-written or compiled, by whom, when, from what), or from
+//! the `provenance.toml` a compile wrote beside it. `validate checklist` is in
+//! `validate_checklist.rs`.
 
 use crate::exit::{Classify, CliError};
 use crate::output::Output;
@@ -28,10 +30,13 @@ pub enum ValidateCommand {
     /// Validate a PolicyGuide workflow bundle (JSON) against a domain's tools, or with --all
     /// every domain's frozen bundle (PolicyGuide Table 16).
     Workflow(WorkflowArgs),
+    /// Validate a checklist directory against a domain's tools, or with --all every domain's
+    /// frozen checklists; prints each one's origin.
+    Checklist(crate::commands::validate_checklist::ChecklistArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
-enum TableFormat {
+pub(crate) enum TableFormat {
     Md,
     Json,
 }
@@ -63,6 +68,7 @@ pub fn run(cmd: ValidateCommand, project: Option<&Path>) -> Result<(), CliError>
             workflow_all(args.format.unwrap_or(TableFormat::Md), project)
         }
         ValidateCommand::Workflow(args) => workflow(args),
+        ValidateCommand::Checklist(args) => crate::commands::validate_checklist::run(args, project),
     }
 }
 
@@ -94,8 +100,8 @@ fn workflow(args: WorkflowArgs) -> Result<(), CliError> {
             file.display(),
             report.sizes
         ))?;
-        out.line(origin_line(&file, &domain)?)?;
     }
+    out.line(origin_line(&file, &domain)?)?;
     out.finish()?;
     if report.is_valid() {
         Ok(())
@@ -108,10 +114,23 @@ fn workflow(args: WorkflowArgs) -> Result<(), CliError> {
     }
 }
 
-/// `origin: …` of a file from the provenance file of the `tasks/<domain>/` it lies in, or a
-/// line saying none states it.
-fn origin_line(file: &Path, domain: &str) -> Result<String, CliError> {
+/// `origin: …` of a file from the `provenance.toml` beside it (what `tauguard compile`
+/// writes) or of the `tasks/<domain>/` it lies in, or a line saying none states it.
+pub(crate) fn origin_line(file: &Path, domain: &str) -> Result<String, CliError> {
     let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    if let Some(dir) = file.parent()
+        && dir.join(PROVENANCE_FILE).is_file()
+    {
+        let p = Provenance::load_file(&dir.join(PROVENANCE_FILE), domain).bad_input()?;
+        let name = file.file_name().unwrap_or_default().to_string_lossy();
+        return Ok(match p.entry_of(&name) {
+            Some(e) => format!("origin ({}): {}", e.kind, e.origin),
+            None => format!(
+                "origin: none stated ({} beside it lists no `{name}`)",
+                PROVENANCE_FILE
+            ),
+        });
+    }
     for dir in file.ancestors().skip(1) {
         if dir.file_name().is_some_and(|n| n == domain)
             && let Some(tasks) = dir.parent()
@@ -273,7 +292,12 @@ fn workflow_all(format: TableFormat, project: Option<&Path>) -> Result<(), CliEr
             }
         }
         TableFormat::Json => {
-            let all: Vec<serde_json::Value> = rows.iter().map(Row::json).collect();
+            let mut all = Vec::new();
+            for row in &rows {
+                let mut j = row.json();
+                j["origin"] = json!(origin_line(&row.file, row.domain)?);
+                all.push(j);
+            }
             out.line(serde_json::to_string_pretty(&all).expect("JSON values serialise"))?;
         }
     }

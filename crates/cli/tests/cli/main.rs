@@ -11,6 +11,7 @@ mod attacks;
 mod cluster_scripts;
 mod comparability_stamp;
 mod compile_workflow;
+mod compiled_artifacts;
 mod errors;
 mod evaluate_drift;
 mod export_report;

@@ -76,7 +76,9 @@ fn a_broken_bundle_exits_2_with_every_problem_named() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 3, "{stdout}");
+    // The three problems, then the bundle's origin (none stated for a copy in a temp dir).
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert!(lines[3].starts_with("origin: none stated"), "{stdout}");
     assert!(lines.contains(
         &"graph `main`: [authorization-coverage] mutating tool `send_certificate` has no `tool_authorization` node"
     ), "{stdout}");

@@ -4,7 +4,7 @@
 //! verifier the cell has — the LLM guide for a model, the offline guide for `sim`.
 
 use super::flow::Flow;
-use super::frozen::load_flow;
+use super::frozen::load_flow_file;
 use super::guide::PolicyGuide;
 use super::in_agent::{FlowAgent, SelfGuided};
 use super::llm::{GuideKnowledge, LlmGuideSetup, build_llm_guide};
@@ -37,7 +37,7 @@ pub fn guide(
     let flow = Arc::new(if raw {
         Flow::raw(&catalog)
     } else {
-        load_flow(&inputs.tasks_dir, &catalog).map_err(|e| fail(e.to_string()))?
+        load_flow_file(&inputs.bundle_path(), &catalog).map_err(|e| fail(e.to_string()))?
     });
     if let (false, Some(model)) = (sim, inputs.verifier.clone()) {
         let knowledge = if raw {
@@ -93,7 +93,7 @@ pub fn in_agent(
         message,
     };
     let catalog = ToolCatalog::of(inputs.data.def);
-    let flow = load_flow(&inputs.tasks_dir, &catalog).map_err(|e| fail(e.to_string()))?;
+    let flow = load_flow_file(&inputs.bundle_path(), &catalog).map_err(|e| fail(e.to_string()))?;
     let file = if flowagent {
         "flowagent.jinja"
     } else {

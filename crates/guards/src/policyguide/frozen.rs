@@ -1,6 +1,6 @@
-//! A domain's frozen workflow bundle, read for a guide: `tasks/<domain>/workflow/bundle.json`,
-//! parsed, checked by the validator against the domain's tool catalogue and indexed. A guide
-//! never runs on a bundle the validator refuses, so a broken artifact stops the run at plan
+//! A domain's frozen workflow bundle, read for a guide: `tasks/<domain>/workflow/bundle.json`
+//! (or a compiled set's `bundle.json`), parsed, checked by the validator against the domain's
+//! tool catalogue and indexed. A guide never runs on a bundle the validator refuses, so a broken artifact stops the run at plan
 //! time with the file and its first problems named, not mid-simulation.
 
 use super::flow::Flow;
@@ -33,7 +33,12 @@ pub enum FrozenBundleError {
 
 /// Loads, validates and indexes the frozen bundle of `catalog`'s domain.
 pub fn load_flow(tasks_dir: &Path, catalog: &ToolCatalog) -> Result<Flow, FrozenBundleError> {
-    let path = bundle_path(tasks_dir, &catalog.domain);
+    load_flow_file(&bundle_path(tasks_dir, &catalog.domain), catalog)
+}
+
+/// [`load_flow`] of the bundle at `path` (a compiled set's, see [`crate::artifact_set`]).
+pub fn load_flow_file(path: &Path, catalog: &ToolCatalog) -> Result<Flow, FrozenBundleError> {
+    let path = path.to_path_buf();
     let bundle = Bundle::load(&path)?;
     let report = validate(&bundle, catalog);
     if !report.is_valid() {

@@ -23,6 +23,7 @@ fn build(name: &str, data: &DomainData, model: Option<Arc<MockGuideModel>>) -> A
             prompts_dir: root().join("configs/prompts"),
             data,
             verifier,
+            artifacts: None,
         },
     )
     .unwrap_or_else(|e| panic!("{name}: {e}"))

@@ -36,6 +36,7 @@ fn build(
             prompts_dir: root().join("configs/prompts"),
             data,
             verifier,
+            artifacts: None,
         },
     )
 }

@@ -18,6 +18,7 @@ fn offline_guide() -> Arc<dyn Guard> {
             prompts_dir: root().join("configs/prompts"),
             data: airline(),
             verifier: None,
+            artifacts: None,
         },
     )
     .unwrap()

@@ -99,6 +99,7 @@ fn guidance_reaches_the_agent_only_and_the_guide_event_is_recorded() {
             prompts_dir: root.join("configs/prompts"),
             data: &data,
             verifier: Some(model),
+            artifacts: None,
         },
     )
     .unwrap_or_else(|e| panic!("{e}"))

@@ -32,6 +32,7 @@ fn spec(task: Task, profile: FaultProfile, tempting: Option<TemptingCall>) -> Si
         tempting,
         prerequisite_reads: Vec::new(),
         lookups: Default::default(),
+        device_workflow: Default::default(),
         profile,
         trial: 0,
         seed: 1,

@@ -47,6 +47,18 @@ pub struct PlannedRead {
     pub helper: bool,
 }
 
+/// The device checks a domain's troubleshooting workflow has the user make around an action
+/// (`tauguard_env::registry::Domain::device_workflow`, passed in by the caller): the
+/// policy-following agent asks for each check before the action and each verification after
+/// it, so a fault-free trajectory diagnoses before it fixes, as the workflow says.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeviceChecks {
+    /// Checks before the action, each with the action's arguments it takes (same name).
+    pub diagnose: Vec<(String, Vec<String>)>,
+    /// Checks after the action.
+    pub verify: Vec<String>,
+}
+
 /// How the sim agent goes about a task. The trivial behaviours are floors: what a table's
 /// numbers must beat to mean anything (an agent that does nothing passes every task whose
 /// gold is inaction; one that mutates without any procedure shows what the procedure adds).
@@ -99,6 +111,8 @@ pub struct SimAgentSpec {
     /// remediation or a guide names (in backticks) that the plan lacks is made when every
     /// parameter can be filled from the task's gold calls' arguments of the same name.
     pub lookups: Arc<HashMap<String, Vec<String>>>,
+    /// The domain's device workflow by action name (empty: the domain has none).
+    pub device_workflow: Arc<HashMap<String, DeviceChecks>>,
     pub profile: FaultProfile,
     pub trial: u32,
     pub seed: u64,
@@ -205,7 +219,9 @@ impl SimAgent {
         let mut k = 0usize;
         for (i, a) in gold.iter().enumerate() {
             if a.requestor == Requestor::User {
+                self.diagnose(&a.name, &a.arguments, &mut steps);
                 steps.push(Step::Say(device_request(&a.name, &a.arguments)));
+                self.verify(&a.name, gold.get(i + 1), &mut steps);
                 continue;
             }
             if self.spec.identity_reads.contains(&a.name) && f.skip_identity {
@@ -248,6 +264,7 @@ impl SimAgent {
                 {
                     corrupt(v);
                 }
+                self.diagnose(&a.name, &a.arguments, &mut steps);
                 let confirm = !f.skip_confirmation.contains(&k) || fix.confirmation;
                 if confirm && !self.confirm_steps(st.view, &a.name, &a.arguments, &mut steps) {
                     k += 1;
@@ -265,6 +282,7 @@ impl SimAgent {
                 if st.retry.get(k).copied().unwrap_or(false) && repaired(k).is_none() {
                     steps.push(Step::Call(a.name.clone(), args));
                 }
+                self.verify(&a.name, gold.get(i + 1), &mut steps);
                 k += 1;
                 continue;
             }
@@ -311,6 +329,37 @@ impl SimAgent {
         }
         steps.push(Step::Say(closing_text(&self.spec.task)));
         steps
+    }
+
+    /// The workflow's checks before `action`, each with the arguments of the action it takes;
+    /// a check the previous step already asked for is not asked again.
+    fn diagnose(&self, action: &str, args: &Map<String, Value>, steps: &mut Vec<Step>) {
+        let Some(w) = self.spec.device_workflow.get(action) else {
+            return;
+        };
+        for (tool, take) in &w.diagnose {
+            let taken: Map<String, Value> = take
+                .iter()
+                .filter_map(|n| Some((n.clone(), args.get(n)?.clone())))
+                .collect();
+            let step = Step::Say(device_request(tool, &taken));
+            if steps.last() != Some(&step) {
+                steps.push(step);
+            }
+        }
+    }
+
+    /// The workflow's verifications after `action`, but for one the next gold action makes.
+    fn verify(&self, action: &str, next: Option<&tauguard_core::Action>, steps: &mut Vec<Step>) {
+        let Some(w) = self.spec.device_workflow.get(action) else {
+            return;
+        };
+        for tool in &w.verify {
+            if next.is_some_and(|n| n.name == *tool) {
+                continue;
+            }
+            steps.push(Step::Say(device_request(tool, &Map::new())));
+        }
     }
 
     /// The summary of a pending action and the re-asks the user's answers call for; `false`

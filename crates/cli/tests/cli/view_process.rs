@@ -81,7 +81,10 @@ fn each_cell_carries_process_valid_pass_k_and_its_first_deviations() {
         for block in [r, &r["pv"], &r["mut"]] {
             let (pass, process) = (&block["pass_k"], &block["process_pass_k"]);
             if pass.as_object().is_none_or(|o| o.is_empty()) {
-                assert!(process.is_null(), "cell {ci}: a slice without tasks: {block}");
+                assert!(
+                    process.is_null(),
+                    "cell {ci}: a slice without tasks: {block}"
+                );
                 continue;
             }
             assert_eq!(
@@ -104,7 +107,10 @@ fn each_cell_carries_process_valid_pass_k_and_its_first_deviations() {
             .iter()
             .map(|l| p["by_level"][l].as_u64().unwrap())
             .sum();
-        assert_eq!(levels, invalid, "cell {ci}: every first deviation has a level");
+        assert_eq!(
+            levels, invalid,
+            "cell {ci}: every first deviation has a level"
+        );
         let positions: u64 = p["by_position"]
             .as_object()
             .unwrap()
@@ -118,7 +124,10 @@ fn each_cell_carries_process_valid_pass_k_and_its_first_deviations() {
             .iter()
             .map(|c| c["schedule"].as_str().unwrap())
             .collect();
-        assert_eq!(schedules, ["mutating_calls", "user_turns_and_interceptions"]);
+        assert_eq!(
+            schedules,
+            ["mutating_calls", "user_turns_and_interceptions"]
+        );
     }
 }
 
@@ -132,14 +141,22 @@ fn the_pages_render_the_process_view() {
         (
             "overview.js",
             &overview,
-            &["renderProcess(main, idx)", "Process-valid Pass^", "Coverage: "][..],
+            &[
+                "renderProcess(main, idx)",
+                "Process-valid Pass^",
+                "Coverage: ",
+            ][..],
         ),
         (
             "sim.js",
             &sim,
             &["processSection(TG.processOf(i))", "First deviation: "][..],
         ),
-        ("app.js", &app, &["window.__tg_process", "data/process/"][..]),
+        (
+            "app.js",
+            &app,
+            &["window.__tg_process", "data/process/"][..],
+        ),
     ] {
         for n in needles {
             assert!(text.contains(n), "{file} lacks {n:?}");

@@ -4,7 +4,7 @@
 //! user to turn Airplane Mode OFF. Ask user to look at their status bar and check if service is
 //! restored"). τ²-bench's gold actions hold the fixes only; the policy-following sim agent
 //! puts these steps around them. Written from the workflow text, independently of the process
-//! evaluator's spec (`tasks/telecom/procedure.toml`), which no sim stand-in reads.
+//! evaluator's spec, which no sim stand-in reads.
 
 use crate::registry::WorkflowStep;
 

@@ -15,6 +15,7 @@
 
 mod labels;
 mod reactions;
+mod workflow;
 
 use crate::SimTurn;
 use crate::faults::{self, FaultProfile, PlannedFaults};
@@ -27,6 +28,7 @@ use std::sync::Arc;
 use tauguard_core::message::Message;
 use tauguard_core::record::InjectedFault;
 use tauguard_core::{Requestor, Task};
+pub use workflow::DeviceChecks;
 
 /// The forbidden call a PV task tempts the agent into (from `tasks/<domain>/pv_annotations.json`).
 #[derive(Debug, Clone, PartialEq)]
@@ -45,18 +47,6 @@ pub struct PlannedRead {
     /// Made only to learn an argument of another planned read (the profile behind an e-mail
     /// lookup), not because the policy asks for it: skipping it is no fault.
     pub helper: bool,
-}
-
-/// The device checks a domain's troubleshooting workflow has the user make around an action
-/// (`tauguard_env::registry::Domain::device_workflow`, passed in by the caller): the
-/// policy-following agent asks for each check before the action and each verification after
-/// it, so a fault-free trajectory diagnoses before it fixes, as the workflow says.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct DeviceChecks {
-    /// Checks before the action, each with the action's arguments it takes (same name).
-    pub diagnose: Vec<(String, Vec<String>)>,
-    /// Checks after the action.
-    pub verify: Vec<String>,
 }
 
 /// How the sim agent goes about a task. The trivial behaviours are floors: what a table's
@@ -329,37 +319,6 @@ impl SimAgent {
         }
         steps.push(Step::Say(closing_text(&self.spec.task)));
         steps
-    }
-
-    /// The workflow's checks before `action`, each with the arguments of the action it takes;
-    /// a check the previous step already asked for is not asked again.
-    fn diagnose(&self, action: &str, args: &Map<String, Value>, steps: &mut Vec<Step>) {
-        let Some(w) = self.spec.device_workflow.get(action) else {
-            return;
-        };
-        for (tool, take) in &w.diagnose {
-            let taken: Map<String, Value> = take
-                .iter()
-                .filter_map(|n| Some((n.clone(), args.get(n)?.clone())))
-                .collect();
-            let step = Step::Say(device_request(tool, &taken));
-            if steps.last() != Some(&step) {
-                steps.push(step);
-            }
-        }
-    }
-
-    /// The workflow's verifications after `action`, but for one the next gold action makes.
-    fn verify(&self, action: &str, next: Option<&tauguard_core::Action>, steps: &mut Vec<Step>) {
-        let Some(w) = self.spec.device_workflow.get(action) else {
-            return;
-        };
-        for tool in &w.verify {
-            if next.is_some_and(|n| n.name == *tool) {
-                continue;
-            }
-            steps.push(Step::Say(device_request(tool, &Map::new())));
-        }
     }
 
     /// The summary of a pending action and the re-asks the user's answers call for; `false`

@@ -107,6 +107,18 @@ fn evaluator_finds_every_injected_fault_and_passes_the_fault_free_agent() {
                 s.recall(),
                 s.precision()
             );
+            // Every fault type is injected, but refusal compliance where the domain annotates
+            // no tempting forbidden call (`tasks/<domain>/pv_annotations.json`).
+            let tempting = tauguard_testkit::workspace_root()
+                .join("tasks")
+                .join(d.name())
+                .join("pv_annotations.json")
+                .is_file();
+            assert!(
+                s.faults > 0 || (*fault == "comply_forbidden" && !tempting),
+                "{} {fault}: no fault injected ({s:?})",
+                d.name()
+            );
             if let Some(recall) = s.recall() {
                 assert!(
                     recall >= 0.95,

@@ -43,6 +43,25 @@ pub trait Domain: Send + Sync {
     fn ordered_gold_trace(&self) -> bool {
         false
     }
+
+    /// The user-device steps the domain's troubleshooting workflow puts around an action:
+    /// what to have the user check before it and what to have them check after it. A domain
+    /// without a device workflow has none; a policy-following sim agent performs them.
+    fn device_workflow(&self) -> &'static [WorkflowStep] {
+        &[]
+    }
+}
+
+/// One action of a domain's troubleshooting workflow with the device steps around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkflowStep {
+    /// The action (a device tool of the user, or an agent tool).
+    pub action: &'static str,
+    /// Device checks the workflow has the user make before the action: tool name and the
+    /// action's arguments the check takes (same name).
+    pub diagnose: &'static [(&'static str, &'static [&'static str])],
+    /// Device checks the workflow has the user make after it to verify the fix.
+    pub verify: &'static [&'static str],
 }
 
 impl std::fmt::Debug for dyn Domain {

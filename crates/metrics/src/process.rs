@@ -80,12 +80,10 @@ pub struct ProcessIndex {
 }
 
 impl ProcessIndex {
-    /// Evaluates one record when its domain has a spec (infrastructure errors are not scored).
-    pub fn add(&mut self, rec: &SimulationRecord, book: &ProcedureBook, judge: &dyn DialogueJudge) {
-        if let Some(v) = verdict(rec, book, judge) {
-            let key = (rec.cell_id.clone(), rec.task_id.clone(), rec.trial);
-            self.by_sim.insert(key, ProcessSummary::of(&v));
-        }
+    /// Keeps the verdict of `rec`.
+    pub fn insert(&mut self, rec: &SimulationRecord, v: &ProcessVerdict) {
+        let key = (rec.cell_id.clone(), rec.task_id.clone(), rec.trial);
+        self.by_sim.insert(key, ProcessSummary::of(v));
     }
 }
 
@@ -99,8 +97,51 @@ pub fn verdict(
     (!rec.is_infra_error()).then(|| evaluate(rec, spec, judge))
 }
 
+/// The process verdicts of `records`, in their order: up to `judge.concurrency()` simulations
+/// are evaluated at once (a model judge's calls then overlap, bounded by its concurrency), and
+/// the result is the same as evaluating them one after the other.
+pub fn verdicts(
+    records: &[SimulationRecord],
+    book: &ProcedureBook,
+    judge: &dyn DialogueJudge,
+) -> Vec<Option<ProcessVerdict>> {
+    let workers = judge.concurrency().clamp(1, records.len().max(1));
+    if workers == 1 {
+        return records.iter().map(|r| verdict(r, book, judge)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<Option<ProcessVerdict>> = vec![None; records.len()];
+    let parts: Vec<Vec<(usize, Option<ProcessVerdict>)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(r) = records.get(i) else { break };
+                        mine.push((i, verdict(r, book, judge)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a process evaluation thread panicked"))
+            .collect()
+    });
+    for (i, v) in parts.into_iter().flatten() {
+        out[i] = v;
+    }
+    out
+}
+
+/// Records held at once per evaluating thread while streaming the inputs.
+const PER_WORKER: usize = 8;
+
 /// Evaluates every simulation of the inputs (run directories, records files, upstream
-/// `results.json`), one record in memory at a time.
+/// `results.json`), streaming them: one record in memory at a time, or a few per thread when
+/// the judge evaluates several at once ([`verdicts`]).
 pub fn process_index<P: AsRef<Path>>(
     paths: &[P],
     options: &LoadOptions,
@@ -108,10 +149,24 @@ pub fn process_index<P: AsRef<Path>>(
     judge: &dyn DialogueJudge,
 ) -> Result<ProcessIndex, MetricsError> {
     let mut index = ProcessIndex::default();
+    let batch = judge.concurrency().max(1) * PER_WORKER;
+    let mut held: Vec<SimulationRecord> = Vec::with_capacity(batch);
+    let flush = |held: &mut Vec<SimulationRecord>, index: &mut ProcessIndex| {
+        for (rec, v) in held.iter().zip(verdicts(held, book, judge)) {
+            if let Some(v) = v {
+                index.insert(rec, &v);
+            }
+        }
+        held.clear();
+    };
     for_each_record(paths, options, |rec| {
-        index.add(&rec, book, judge);
+        held.push(rec);
+        if held.len() >= batch {
+            flush(&mut held, &mut index);
+        }
         Ok(())
     })?;
+    flush(&mut held, &mut index);
     Ok(index)
 }
 
@@ -159,8 +214,8 @@ pub fn summarise_with_process(
     judge: &dyn DialogueJudge,
 ) -> Vec<SimSummary> {
     let mut out = crate::summary::summarise(records);
-    for (s, r) in out.iter_mut().zip(records) {
-        s.process = verdict(r, book, judge).map(|v| ProcessSummary::of(&v));
+    for (s, v) in out.iter_mut().zip(verdicts(records, book, judge)) {
+        s.process = v.map(|v| ProcessSummary::of(&v));
     }
     out
 }

@@ -216,6 +216,8 @@ pub struct Report {
     /// Every dollar the inputs' runs billed (see [`crate::spending`]); `None` until
     /// [`Report::with_spending`].
     pub spending: Option<crate::spending::Spending>,
+    /// The level shares of the report's domains' procedure specs (`tables_process.rs`).
+    pub procedure_levels: Vec<crate::procedure::spec::LevelShares>,
 }
 
 fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
@@ -582,6 +584,7 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
         notes: Vec::new(),
         caveat: None,
         spending: None,
+        procedure_levels: Vec::new(),
     }
 }
 

@@ -527,6 +527,7 @@ impl Report {
         out.extend(trace_table(self));
         out.extend(crate::tables_process::process_pass_k_table(self));
         out.extend(crate::tables_process::first_deviation_table(self));
+        out.extend(crate::tables_process::procedure_levels_table(self));
         out.extend(guide_usage_table(self));
         out.extend(wall_clock_table(self));
         out.extend(attack_table(self));

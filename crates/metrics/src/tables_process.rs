@@ -2,8 +2,11 @@
 //! process-valid Pass^k beside outcome Pass^k, overall / PV / Mut; and the first deviations by
 //! level and by position relative to the guarded calls, with the share each guard trigger
 //! schedule could have seen (the intervention coverage of PolicyGuide Theorem 1). Printed
-//! only when some group was process-evaluated.
+//! only when some group was process-evaluated. And the requirement levels of the domains'
+//! procedure specs beside the papers' partitions of the same policies.
 
+use crate::procedure::ProcedureBook;
+use crate::procedure::spec::{Level, LevelShares};
 use crate::process::SCHEDULES;
 use crate::report::Report;
 use crate::table::{Cell, Table};
@@ -110,6 +113,122 @@ pub fn first_deviation_table(r: &Report) -> Option<Table> {
     Some(t)
 }
 
+/// The papers' partitions of a domain's policy into atomic requirements by level: PolicyGuard
+/// Table 11 (airline: 43 requirements, 29 process-level, 14 argument-level) and PolicyGuide
+/// Table 6 (A / P / W, where W splits PolicyGuard's process-level class, so their process
+/// share is P + W). Shares as the papers print them.
+pub struct PublishedLevels {
+    pub domain: &'static str,
+    pub requirements: Option<u64>,
+    pub argument: Option<u64>,
+    /// P + W share of the requirements.
+    pub process_share: &'static str,
+    pub workflow_share: &'static str,
+    pub source: &'static str,
+}
+
+pub const PUBLISHED_LEVELS: &[PublishedLevels] = &[
+    PublishedLevels {
+        domain: "airline",
+        requirements: Some(43),
+        argument: Some(14),
+        process_share: "67.4%",
+        workflow_share: "4.7%",
+        source: "PolicyGuard Table 11; PolicyGuide Table 6",
+    },
+    PublishedLevels {
+        domain: "retail",
+        requirements: None,
+        argument: None,
+        process_share: "~100%",
+        workflow_share: "3.6%",
+        source: "PolicyGuide Table 6",
+    },
+    PublishedLevels {
+        domain: "telecom",
+        requirements: None,
+        argument: None,
+        process_share: "98.0%",
+        workflow_share: "54.0%",
+        source: "PolicyGuide Table 6",
+    },
+];
+
+impl Report {
+    /// Keeps the level shares of the specs of the report's domains, for
+    /// [`procedure_levels_table`].
+    pub fn with_procedure_levels(mut self, book: &ProcedureBook) -> Report {
+        let mut domains: Vec<&str> = self.groups.iter().map(|g| g.domain.as_str()).collect();
+        domains.sort();
+        domains.dedup();
+        self.procedure_levels = domains
+            .into_iter()
+            .filter_map(|d| book.get(d).map(LevelShares::of))
+            .collect();
+        self
+    }
+}
+
+/// Our specs' requirement levels beside the papers' partitions of the same policies.
+pub fn procedure_levels_table(r: &Report) -> Option<Table> {
+    if r.procedure_levels.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "procedure_levels",
+        "Requirement levels of the procedure specs beside the papers' (PolicyGuard Table 11, \
+         PolicyGuide Table 6)",
+        &[
+            "Domain",
+            "Requirements",
+            "A",
+            "P",
+            "W",
+            "P+W share",
+            "W share",
+            "Published requirements",
+            "Published A",
+            "Published P+W share",
+            "Published W share",
+            "Source",
+        ],
+    );
+    for s in &r.procedure_levels {
+        let n = |l: Level| s.counts.get(&l).copied().unwrap_or(0) as u64;
+        let published = PUBLISHED_LEVELS.iter().find(|p| p.domain == s.domain);
+        let text = |f: fn(&PublishedLevels) -> &'static str| {
+            published.map_or(Cell::Missing, |p| Cell::Text(f(p).into()))
+        };
+        let int = |f: fn(&PublishedLevels) -> Option<u64>| {
+            published.and_then(f).map_or(Cell::Missing, Cell::Int)
+        };
+        t.rows.push(vec![
+            Cell::Text(s.domain.clone()),
+            Cell::Int(s.requirements as u64),
+            Cell::Int(n(Level::A)),
+            Cell::Int(n(Level::P)),
+            Cell::Int(n(Level::W)),
+            Cell::Pct(s.share(Level::P) + s.share(Level::W)),
+            Cell::Pct(s.share(Level::W)),
+            int(|p| p.requirements),
+            int(|p| p.argument),
+            text(|p| p.process_share),
+            text(|p| p.workflow_share),
+            text(|p| p.source),
+        ]);
+    }
+    t.notes.push(
+        "Ours count the requirements of tasks/<domain>/procedure.toml. The papers' P+W (their \
+         process-level class) counts every requirement that names a step; ours gives a check on \
+         argument values level A even where the policy states it as a step (an id grounded in \
+         what the user or a tool gave, a call matching the summary confirmed, a list limit), \
+         and splits compound passages into several requirements, so the shares are not \
+         comparable one to one (docs/process-validity.md)."
+            .into(),
+    );
+    Some(t)
+}
+
 /// Tidy-CSV name, unit and meaning of the process tables' columns (see `csv_tidy.rs`);
 /// `header` has its k generalised (`Overall Pass^k`), `k` is the k.
 pub(crate) fn describe(
@@ -179,6 +298,39 @@ pub(crate) fn describe(
                 ),
             )
         }
+        ("procedure_levels", "Requirements") => d(
+            "requirements".into(),
+            "count",
+            "atomic requirements of the domain's procedure spec".into(),
+        ),
+        ("procedure_levels", l @ ("A" | "P" | "W")) => d(
+            format!("level_{}", l.to_lowercase()),
+            "count",
+            format!("requirements of level {l} (A argument, P process, W workflow)"),
+        ),
+        ("procedure_levels", "P+W share") => d(
+            "process_share".into(),
+            "fraction",
+            "share of requirements at level P or W (the papers' process-level class)".into(),
+        ),
+        ("procedure_levels", "W share") => d(
+            "workflow_share".into(),
+            "fraction",
+            "share of requirements at level W".into(),
+        ),
+        ("procedure_levels", h) if h.starts_with("Published ") => {
+            let what = h.trim_start_matches("Published ");
+            d(
+                format!("published_{}", slug_of(what)),
+                "",
+                format!("the papers' {what} (PolicyGuard Table 11, PolicyGuide Table 6)"),
+            )
+        }
+        ("procedure_levels", "Source") => d(
+            "source".into(),
+            "",
+            "the paper tables the published figures come from".into(),
+        ),
         ("floors", h) if h.starts_with("Valid ") => {
             let slice = h.trim_start_matches("Valid ").to_lowercase();
             d(
@@ -189,4 +341,10 @@ pub(crate) fn describe(
         }
         _ => None,
     }
+}
+
+fn slug_of(s: &str) -> String {
+    s.to_lowercase()
+        .replace("p+w", "process")
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
 }

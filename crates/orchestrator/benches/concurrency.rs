@@ -211,6 +211,7 @@ fn main() {
                 tempting: None,
                 prerequisite_reads: Vec::new(),
                 lookups: Default::default(),
+                device_workflow: Default::default(),
                 profile: Default::default(),
                 trial: 0,
                 seed: 0,

@@ -142,6 +142,7 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Att
         tempting: domain.tempting.get(&task.id).cloned(),
         prerequisite_reads: domain.planned_reads[at.task].clone(),
         lookups: domain.lookups.clone(),
+        device_workflow: domain.device_workflow.clone(),
         profile: agent_section.faults.unwrap_or_default(),
         trial: at.trial,
         seed,

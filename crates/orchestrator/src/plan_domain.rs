@@ -15,7 +15,7 @@ use tauguard_core::record::Slice;
 use tauguard_core::{Requestor, Task, ToolSpec};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::policyguard::prerequisites::Prerequisites;
-use tauguard_sim::agent::{PlannedRead, TemptingCall};
+use tauguard_sim::agent::{DeviceChecks, PlannedRead, TemptingCall};
 
 /// The `split` value that selects every task of the domain, whatever its splits.
 pub const ALL_TASKS: &str = "*";
@@ -40,6 +40,8 @@ pub struct DomainPlan {
     /// Read-only agent tools and their required parameters (the sim agent makes a read a
     /// remediation or guidance names when it can fill them).
     pub lookups: Arc<HashMap<String, Vec<String>>>,
+    /// The domain's troubleshooting workflow: device checks around each action (sim agent).
+    pub device_workflow: Arc<HashMap<String, DeviceChecks>>,
     /// Tempting forbidden calls of PV tasks, by task id (sim agent).
     pub tempting: HashMap<String, TemptingCall>,
     /// Attack tasks of the task set, by task id (see [`crate::attacks`]).
@@ -153,6 +155,7 @@ pub(crate) fn plan_domain(
     };
     Ok(DomainPlan {
         lookups: Arc::new(lookups(&data)),
+        device_workflow: Arc::new(device_workflow(data.def)),
         identity: data
             .def
             .identity_reads()
@@ -302,6 +305,25 @@ pub(crate) fn read_prompt(dir: &Path, name: &str) -> Result<String, RunError> {
 }
 
 /// The domain's read-only agent tools with the parameters their schemas require.
+/// The registry's device workflow in the sim agent's terms.
+fn device_workflow(def: &dyn tauguard_env::registry::Domain) -> HashMap<String, DeviceChecks> {
+    let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    def.device_workflow()
+        .iter()
+        .map(|w| {
+            let checks = DeviceChecks {
+                diagnose: w
+                    .diagnose
+                    .iter()
+                    .map(|(t, take)| (t.to_string(), owned(take)))
+                    .collect(),
+                verify: owned(w.verify),
+            };
+            (w.action.to_string(), checks)
+        })
+        .collect()
+}
+
 fn lookups(data: &DomainData) -> HashMap<String, Vec<String>> {
     let reads: HashSet<&str> = tauguard_env::registry::read_only_tools(data.def).collect();
     data.tool_schemas

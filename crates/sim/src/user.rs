@@ -15,8 +15,9 @@ use tauguard_core::message::Message;
 use tauguard_core::task::Instructions;
 
 /// The sim user gives up after this many of its own messages, so two scripted parties
-/// that misunderstand each other still end well before the step limit.
-pub const MAX_USER_MESSAGES: usize = 30;
+/// that misunderstand each other still end before the step limit. The longest telecom gold,
+/// with the troubleshooting workflow's check before and after each fix, needs about 30.
+pub const MAX_USER_MESSAGES: usize = 45;
 
 #[derive(Debug, Clone)]
 pub struct SimUser {

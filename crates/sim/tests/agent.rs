@@ -32,6 +32,7 @@ fn spec(task: Task, profile: FaultProfile, tempting: Option<TemptingCall>) -> Si
         tempting,
         prerequisite_reads: Vec::new(),
         lookups: Default::default(),
+        device_workflow: Default::default(),
         profile,
         trial: 0,
         seed: 1,
@@ -410,5 +411,88 @@ fn the_agent_follows_the_users_answers() {
         .validate()
         .unwrap_err()
         .contains("`decline`")
+    );
+}
+
+/// With a device workflow, the policy-following agent has the user check before each gold
+/// fix and verify after it (the arguments the check takes copied from the fix); the
+/// gold-no-procedure floor asks for the fixes alone.
+#[test]
+fn the_agent_diagnoses_before_a_device_fix_and_verifies_after_it() {
+    use tauguard_sim::agent::{AgentBehaviour, DeviceChecks};
+    let gold = task(
+        json!([
+            {"action_id": "a", "requestor": "user", "name": "toggle_airplane_mode", "arguments": {}},
+            {"action_id": "b", "requestor": "user", "name": "grant_app_permission",
+             "arguments": {"app_name": "messaging", "permission": "sms"}},
+            {"action_id": "c", "requestor": "user", "name": "check_status_bar", "arguments": {}}
+        ]),
+        json!([]),
+    );
+    let workflow: std::collections::HashMap<String, DeviceChecks> = [
+        (
+            "toggle_airplane_mode",
+            DeviceChecks {
+                diagnose: vec![("check_network_status".into(), vec![])],
+                verify: vec!["check_status_bar".into()],
+            },
+        ),
+        (
+            "grant_app_permission",
+            DeviceChecks {
+                diagnose: vec![("check_app_permissions".into(), vec!["app_name".into()])],
+                verify: vec!["can_send_mms".into(), "check_status_bar".into()],
+            },
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let asks = |behaviour: AgentBehaviour| {
+        let mut s = spec(gold.clone(), FaultProfile::default(), None);
+        s.device_workflow = std::sync::Arc::new(workflow.clone());
+        s.behaviour = behaviour;
+        let agent = SimAgent::new(s);
+        let mut conv = vec![say("user", "My phone has no service.")];
+        let mut out = Vec::new();
+        for _ in 0..20 {
+            let SimTurn::Say(text) = agent.respond(&conv) else {
+                panic!("no agent-side call in this task")
+            };
+            conv.push(say("assistant", &text));
+            conv.push(say("user", "Done."));
+            if text.contains(phrases::CLOSING) {
+                break;
+            }
+            if let Some(tool) = text.split('`').nth(1) {
+                let args = text
+                    .split_once("with arguments ")
+                    .and_then(|(_, rest)| rest.split_once(" and tell me"))
+                    .map_or(String::new(), |(a, _)| format!(" {a}"));
+                out.push(format!("{tool}{args}"));
+            }
+        }
+        out
+    };
+    assert_eq!(
+        asks(AgentBehaviour::Procedure),
+        [
+            "check_network_status",
+            "toggle_airplane_mode",
+            "check_status_bar",
+            r#"check_app_permissions {"app_name":"messaging"}"#,
+            r#"grant_app_permission {"app_name":"messaging","permission":"sms"}"#,
+            // `check_status_bar` is the next gold action: asked once, by the gold.
+            "can_send_mms",
+            "check_status_bar",
+        ]
+    );
+    assert_eq!(
+        asks(AgentBehaviour::GoldNoProcedure),
+        [
+            "toggle_airplane_mode",
+            r#"grant_app_permission {"app_name":"messaging","permission":"sms"}"#,
+            "check_status_bar"
+        ]
     );
 }

@@ -1,6 +1,6 @@
 // The viewer's entry: receives the index and simulation data files (scripts calling
-// window.__tg_index / window.__tg_sim, so the site works from file://), loads each
-// simulation on demand, and routes on the location hash:
+// window.__tg_index / window.__tg_sim / window.__tg_process, so the site works from
+// file://), loads each simulation (with its process verdict) on demand, and routes on the location hash:
 //   #/                      overview           #/grid?cell=..&outcome=..   grid of outcomes
 //   #/sim/N                 one simulation     #/sims/N/M                  two side by side
 //   #/pair/A/B              McNemar's discordant pairs between cells A and B
@@ -16,32 +16,59 @@
   window.__tg_sim = function (i, rec) {
     cache[i] = rec;
     cacheOrder.push(i);
-    if (cacheOrder.length > 16) delete cache[cacheOrder.shift()];
+    if (cacheOrder.length > 16) {
+      var old = cacheOrder.shift();
+      delete cache[old];
+      delete processes[old];
+    }
     var p = pending[i];
     if (p) { delete pending[i]; p[0](rec); }
   };
 
+  // A simulation's process verdict (data/process/…), loaded with it when the index says it
+  // was evaluated (row[9] not null).
+  var processes = {};  // sim index -> process verdict
+  var pendingProcess = {};
+  window.__tg_process = function (i, v) {
+    processes[i] = v;
+    var p = pendingProcess[i];
+    if (p) { delete pendingProcess[i]; p[0](v); }
+  };
+  TG.processOf = function (i) { return processes[i] || null; };
+
+  function loadScript(file, waiting, i, resolve, reject) {
+    waiting[i] = [resolve, reject];
+    var s = document.createElement("script");
+    s.src = file;
+    s.onerror = function () {
+      delete waiting[i];
+      reject(new Error("cannot load " + file));
+    };
+    s.onload = function () { s.remove(); };
+    document.body.appendChild(s);
+  }
+
+  function loadProcess(i) {
+    var row = TG.index.sims[i];
+    if (processes[i] || !row || row[9] === null || row[9] === undefined) return Promise.resolve(processes[i] || null);
+    return new Promise(function (resolve, reject) {
+      loadScript("data/process/" + Math.floor(i / SHARD) + "/" + i + ".js", pendingProcess, i, resolve, reject);
+    });
+  }
+
   TG.loadSim = function (i) {
-    if (cache[i]) return Promise.resolve(cache[i]);
+    if (cache[i]) return loadProcess(i).then(function () { return cache[i]; });
     if (!(i >= 0 && i < TG.index.sims.length)) {
       return Promise.reject(new Error("no simulation #" + i + " in this site"));
     }
-    return new Promise(function (resolve, reject) {
-      pending[i] = [resolve, reject];
-      var s = document.createElement("script");
-      var file = "data/sims/" + Math.floor(i / SHARD) + "/" + i + ".js";
-      s.src = file;
-      s.onerror = function () {
-        delete pending[i];
-        reject(new Error("cannot load " + file));
-      };
-      s.onload = function () { s.remove(); };
-      document.body.appendChild(s);
+    var rec = new Promise(function (resolve, reject) {
+      loadScript("data/sims/" + Math.floor(i / SHARD) + "/" + i + ".js", pending, i, resolve, reject);
     });
+    return Promise.all([rec, loadProcess(i)]).then(function (both) { return both[0]; });
   };
 
   // Forgets loaded simulations (the benchmark measures first opens with it).
-  TG.forget = function () { cache = {}; cacheOrder = []; };
+  TG.forget = function () { cache = {}; cacheOrder = []; processes = {}; };
 
   TG.cellLabel = function (c) { return TG.index.cells[c].label; };
 

@@ -1,8 +1,10 @@
 // Overview page: the cells of the run(s) with the report's Pass^k per slice (the numbers
 // `tauguard report` prints, computed in Rust by tauguard_metrics and stored in the index),
 // each cell's flags (simulated, comparability, fail-mode verdicts, replies cut at the token
-// limit), outcome counts (de-duplicated as the report's Sims are), the floors, and the
-// McNemar comparisons between cells of one domain.
+// limit), outcome counts (de-duplicated as the report's Sims are), process-valid Pass^k
+// beside outcome Pass^k, the first deviations by level and position with each guard trigger
+// schedule's intervention coverage (the report's `process`, docs/process-validity.md), the
+// floors, and the McNemar comparisons between cells of one domain.
 "use strict";
 (function () {
   var h = TG.h;
@@ -137,9 +139,40 @@
     if (idx.notes.length) {
       main.appendChild(h("ul", { class: "notes" }, idx.notes.map(function (n) { return h("li", null, n); })));
     }
+    renderProcess(main, idx);
     renderFloors(main, idx.floors || []);
     renderPairs(main, idx);
   };
+
+  // Per cell: where the first deviations fell (by level, by position relative to the guarded
+  // calls) and the share each guard trigger schedule could have seen (PolicyGuide Theorem 1).
+  function renderProcess(main, idx) {
+    main.appendChild(h("h2", null, "Process view: first deviations and intervention coverage"));
+    var cells = [];
+    idx.cells.forEach(function (c, ci) { if (c.report && c.report.process) cells.push([c, ci]); });
+    if (!cells.length) {
+      main.appendChild(h("p", { class: "muted" }, "No simulation was process-evaluated (no procedure spec for these domains)."));
+      return;
+    }
+    var schedules = cells[0][0].report.process.coverage.map(function (x) { return x.schedule; });
+    var POS = ["inside_guarded_call", "before_first_guarded_call", "outside_guarded_calls"];
+    var head = ["Cell", "Evaluated", "Process-valid", "Deviated", "A", "P", "W",
+      "Inside guarded call", "Before first guarded call", "Outside guarded calls"]
+      .concat(schedules.map(function (s) { return "Coverage: " + s; }));
+    main.appendChild(h("table", { class: "process-table" },
+      h("thead", null, h("tr", null, head.map(function (t) { return h("th", null, t); }))),
+      h("tbody", null, cells.map(function (pair) {
+        var p = pair[0].report.process;
+        var row = [h("td", null, h("a", { href: "#/grid" + TG.queryString({ cell: pair[1] }) }, pair[0].label)),
+          h("td", { class: "num" }, p.simulations), h("td", { class: "num" }, p.process_valid), h("td", { class: "num" }, p.deviated)];
+        ["A", "P", "W"].forEach(function (l) { row.push(h("td", { class: "num" }, p.by_level[l] || 0)); });
+        POS.forEach(function (k) { row.push(h("td", { class: "num" }, p.by_position[k] || 0)); });
+        p.coverage.forEach(function (c) {
+          row.push(h("td", { class: "num", "data-schedule": c.schedule }, c.share === null ? "—" : TG.num(c.share * 100, 1) + "%"));
+        });
+        return h("tr", { "data-cell": pair[1] }, row);
+      }))));
+  }
 
   function renderFloors(main, floors) {
     main.appendChild(h("h2", null, "Floors"));

@@ -4,7 +4,10 @@
 // remediation, executed, verifier cost),
 // guide runs inline where they happened (at_message), faults and missing prerequisites on
 // their call, and the reward: breakdown, DB, ACTION per gold action, COMMUNICATE, ENV, NL
-// assertions with the judge's justification, gold actions beside what was executed.
+// assertions with the judge's justification, gold actions beside what was executed; and the
+// process view (docs/process-validity.md): whether the trajectory is process-valid by its
+// domain's procedure spec, its first deviation, and every violation, each also flagged on
+// the message it sits at.
 "use strict";
 (function () {
   var h = TG.h;
@@ -127,7 +130,30 @@
     return out;
   }
 
-  function conversation(rec) {
+  function violationText(v) {
+    return v.requirement + " (" + v.level + ", " + v.position.replace(/_/g, " ") + ", judged " + v.judge + ")";
+  }
+
+  // The process verdict: valid or not, the first deviation, and every violation.
+  function processSection(v) {
+    if (!v) return null;
+    var d = v.first_deviation;
+    return h("section", { class: "process", "data-process-valid": v.process_valid ? "yes" : "no" },
+      h("h2", null, "Process view ", TG.badge(v.process_valid ? "process-valid" : "not process-valid", v.process_valid ? "met" : "not-met")),
+      d ? h("p", { class: "first-deviation" }, h("strong", null, "First deviation: "),
+        "message #" + d.message_index + " — " + violationText(d) + (d.detail ? ": " + d.detail : "")) : h("p", { class: "muted" }, "No deviation."),
+      v.violations.length ? h("table", { class: "violations" },
+        h("thead", null, h("tr", null, ["Message", "Requirement", "Level", "Position", "Judge", "Detail"].map(function (t) { return h("th", null, t); }))),
+        h("tbody", null, v.violations.map(function (x) {
+          return h("tr", null, h("td", { class: "num", "data-msg-ref": x.message_index }, "#" + x.message_index),
+            h("td", null, x.requirement), h("td", null, x.level), h("td", null, x.position.replace(/_/g, " ")),
+            h("td", null, x.judge), h("td", null, x.detail));
+        }))) : null);
+  }
+
+  function conversation(rec, proc) {
+    var violationsAt = {};
+    (proc ? proc.violations : []).forEach(function (v) { (violationsAt[v.message_index] = violationsAt[v.message_index] || []).push(v); });
     var ctx = { results: {}, events: {}, attempts: {}, faults: {} };
     var msgCallIdx = {};
     rec.messages.forEach(function (m, i) {
@@ -164,7 +190,10 @@
       out.push(h("div", { class: "bubble " + m.role, "data-msg": i },
         h("div", { class: "who" }, who + " #" + i, cutBadge(m)),
         m.content ? h("div", { class: "text" }, m.content) : null,
-        (m.tool_calls || []).map(function (c) { return callCard(c, ctx, null); })));
+        (m.tool_calls || []).map(function (c) { return callCard(c, ctx, null); }),
+        (violationsAt[i] || []).map(function (v) {
+          return h("div", { class: "flag process-violation" }, "process violation: " + violationText(v) + (v.detail ? " — " + v.detail : ""));
+        })));
     });
     var tail = Object.keys(anchors).map(Number).concat(Object.keys(guides).map(Number))
       .filter(function (k) { return k >= rec.messages.length; });
@@ -230,7 +259,8 @@
         return h("li", null, b[0] + ": " + f.kind + (f.tool ? " on " + f.tool : "") + (f.call_id ? " (" + f.call_id + ")" : "") + (f.detail ? " — " + f.detail : ""));
       })) : null,
       h("h2", null, "Conversation"),
-      conversation(rec),
+      conversation(rec, TG.processOf(i)),
+      processSection(TG.processOf(i)),
       rewardSection(rec),
       TG.lazyDetails("raw record (JSON)", function () { return TG.pre(TG.json(rec)); }, "raw"));
   };

@@ -1,7 +1,8 @@
 //! The site index: one small row per simulation, the cells with the report's numbers for
 //! them (the groups `tauguard report` prints, computed by `tauguard_metrics`), the floors,
 //! and per pair of cells of one domain McNemar's discordant pairs — everything the overview
-//! and the grid show without opening a simulation.
+//! and the grid show without opening a simulation (the cells' process view included: their
+//! report groups carry `process_pass_k` and the first-deviation counts).
 
 use crate::scan::{Outcome, Row};
 use serde::Serialize;
@@ -96,7 +97,8 @@ pub struct Index {
     pub pairs: Vec<PairInfo>,
     /// Termination reasons, indexed by the rows' `term`.
     pub terms: Vec<String>,
-    /// Per simulation: `[cell, task, trial, outcome, term, slice, blocked, reward, run]`.
+    /// Per simulation: `[cell, task, trial, outcome, term, slice, blocked, reward, run,
+    /// process_valid]` (`process_valid` null when its process view was not evaluated).
     pub sims: Vec<SimRow>,
 }
 
@@ -183,6 +185,7 @@ pub fn build(inputs: Vec<String>, sims_in: &[SimSummary], rows: &[Row], report: 
             r.blocked,
             s.reward,
             c.run_id.clone(),
+            r.process_valid,
         ));
     }
     for (cell, o) in cells.iter_mut().zip(outcomes(sims_in, &sims)) {
@@ -212,6 +215,7 @@ pub type SimRow = (
     u32,
     Option<f64>,
     String,
+    Option<bool>,
 );
 
 /// Per cell, its outcome counts with duplicate records of one simulation (same run, cell,

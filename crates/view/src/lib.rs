@@ -1,7 +1,9 @@
 //! `tauguard view`: a static site over a run's records — an overview of the cells with the
 //! report's Pass^k by slice and the floors, a grid of outcomes per task and trial with
 //! McNemar's discordant pairs between cells, and each simulation as a conversation with the
-//! guard's and guide's decisions inline where they happened.
+//! guard's and guide's decisions inline where they happened, and the process view: per cell
+//! process-valid Pass^k, first deviations and intervention coverage; per simulation its
+//! first deviation and violations.
 //!
 //! The site works from `file://` (data files are scripts, see `embed.rs`) or served on
 //! loopback (`serve.rs`). It loads a small index first and one file per simulation on demand;
@@ -23,7 +25,7 @@ mod site;
 
 pub use embed::{push_js_string, script_call};
 pub use error::ViewError;
-pub use scan::{SHARD, sim_file};
+pub use scan::{ProcessView, SHARD, process_file, sim_file};
 pub use serve::{Server, serve_forever};
 
 use std::path::{Path, PathBuf};
@@ -50,10 +52,15 @@ pub struct Built {
 }
 
 /// Streams `inputs` (run directories, `records.jsonl` files or τ²-bench `results.json` files)
-/// into a site at `out`, one data file per simulation.
-pub fn scan(inputs: &[PathBuf], out: &Path) -> Result<Scan, ViewError> {
+/// into a site at `out`, one data file per simulation; with `process`, each simulation's
+/// process verdict beside it and on its summary (the overview's process view).
+pub fn scan(
+    inputs: &[PathBuf],
+    out: &Path,
+    process: Option<ProcessView<'_>>,
+) -> Result<Scan, ViewError> {
     site::prepare(out)?;
-    let scanned = scan::scan(inputs, out)?;
+    let scanned = scan::scan(inputs, out, process)?;
     let inputs: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
     if scanned.rows.is_empty() {
         return Err(ViewError::Empty {
@@ -72,12 +79,6 @@ impl Scan {
     /// task lists (domain and task of each simulation).
     pub fn summaries(&self) -> &[SimSummary] {
         &self.scanned.sims
-    }
-
-    /// Attaches the process view (`tauguard_metrics::process`) to the summaries, so the
-    /// overview shows it as `tauguard report` does.
-    pub fn attach_process(&mut self, index: &tauguard_metrics::process::ProcessIndex) {
-        tauguard_metrics::process::attach(&mut self.scanned.sims, index);
     }
 
     /// Computes the report (with `floors`, when given) and writes the index and the page.

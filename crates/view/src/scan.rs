@@ -5,6 +5,11 @@
 //! shared among simulations) and its outcome and blocked calls. The report is computed from the
 //! summaries exactly as `tauguard report` computes it, so building a site costs memory in
 //! proportion to the index, not to the records.
+//!
+//! With a procedure book, each simulation's process verdict (`tauguard_metrics::process`) is
+//! attached to its summary and written beside its data file (`data/process/…`, for the
+//! simulation page: its first deviation and violations). A judge that decides several
+//! simulations at once gets them in batches of a few records per thread, so its calls overlap.
 
 use crate::embed::script_call;
 use crate::error::ViewError;
@@ -12,7 +17,19 @@ use serde::Serialize;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use tauguard_core::record::{SimulationRecord, Verdict};
+use tauguard_metrics::procedure::{DialogueJudge, ProcedureBook};
+use tauguard_metrics::process::ProcessSummary;
 use tauguard_metrics::{SimSummary, Summariser};
+
+/// What the process view of a site is judged with.
+#[derive(Clone, Copy)]
+pub struct ProcessView<'a> {
+    pub book: &'a ProcedureBook,
+    pub judge: &'a dyn DialogueJudge,
+}
+
+/// Records held at once per judging thread.
+const PER_WORKER: usize = 8;
 
 /// Simulations per data subdirectory (`data/sims/<i / SHARD>/<i>.js`).
 pub const SHARD: usize = 1000;
@@ -34,6 +51,8 @@ pub enum Outcome {
 pub struct Row {
     pub outcome: Outcome,
     pub blocked: u32,
+    /// Whether it is process-valid (`None`: not evaluated; its process file then is absent).
+    pub process_valid: Option<bool>,
 }
 
 /// What streaming the inputs leaves behind: per simulation, in input order, its summary and
@@ -44,6 +63,8 @@ pub struct Scanned {
     pub rows: Vec<Row>,
     pub bytes_written: u64,
     summariser: Summariser,
+    /// Shard directories of process files made so far.
+    process_shards: std::collections::BTreeSet<usize>,
 }
 
 /// The data file of simulation `i`, relative to the site directory.
@@ -51,9 +72,64 @@ pub fn sim_file(i: usize) -> String {
     format!("data/sims/{}/{i}.js", i / SHARD)
 }
 
-/// Streams every input into `site`: one data file per simulation, in input order.
-pub fn scan(inputs: &[PathBuf], site: &Path) -> Result<Scanned, ViewError> {
+/// The process file of simulation `i` (its process verdict), relative to the site directory.
+pub fn process_file(i: usize) -> String {
+    format!("data/process/{}/{i}.js", i / SHARD)
+}
+
+/// Records read but not yet written, with their JSON text.
+struct Pending<'a> {
+    process: Option<ProcessView<'a>>,
+    batch: usize,
+    recs: Vec<SimulationRecord>,
+    texts: Vec<String>,
+}
+
+impl Pending<'_> {
+    fn push(
+        &mut self,
+        out: &mut Scanned,
+        site: &Path,
+        rec: SimulationRecord,
+        json: String,
+    ) -> Result<(), ViewError> {
+        self.recs.push(rec);
+        self.texts.push(json);
+        if self.recs.len() >= self.batch {
+            self.flush(out, site)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, out: &mut Scanned, site: &Path) -> Result<(), ViewError> {
+        let verdicts = match self.process {
+            Some(p) => tauguard_metrics::process::verdicts(&self.recs, p.book, p.judge),
+            None => vec![None; self.recs.len()],
+        };
+        for ((rec, json), v) in self.recs.iter().zip(&self.texts).zip(verdicts) {
+            add(out, site, rec, json, v)?;
+        }
+        self.recs.clear();
+        self.texts.clear();
+        Ok(())
+    }
+}
+
+/// Streams every input into `site`: one data file per simulation, in input order, and with
+/// `process` each simulation's process verdict.
+pub fn scan(
+    inputs: &[PathBuf],
+    site: &Path,
+    process: Option<ProcessView<'_>>,
+) -> Result<Scanned, ViewError> {
     let mut out = Scanned::default();
+    let batch = process.map_or(1, |p| p.judge.concurrency().max(1) * PER_WORKER);
+    let mut pending = Pending {
+        process,
+        batch,
+        recs: Vec::new(),
+        texts: Vec::new(),
+    };
     for input in inputs {
         let file = resolve(input)?;
         if file.extension().is_some_and(|e| e == "json") {
@@ -62,7 +138,7 @@ pub fn scan(inputs: &[PathBuf], site: &Path) -> Result<Scanned, ViewError> {
             let options = tauguard_metrics::LoadOptions::default();
             tauguard_metrics::for_each_imported(&file, &options, |rec| {
                 let json = serde_json::to_string(&rec).expect("a record serializes");
-                add(&mut out, site, &rec, &json)
+                pending.push(&mut out, site, rec, json)
             })?;
             continue;
         }
@@ -89,9 +165,10 @@ pub fn scan(inputs: &[PathBuf], site: &Path) -> Result<Scanned, ViewError> {
                     line: n,
                     message: e.to_string(),
                 })?;
-            add(&mut out, site, &rec, text)?;
+            pending.push(&mut out, site, rec, text.to_string())?;
         }
     }
+    pending.flush(&mut out, site)?;
     Ok(out)
 }
 
@@ -119,23 +196,36 @@ fn add(
     site: &Path,
     rec: &SimulationRecord,
     json: &str,
+    verdict: Option<tauguard_metrics::procedure::ProcessVerdict>,
 ) -> Result<(), ViewError> {
     let i = out.rows.len();
-    let rel = sim_file(i);
-    let path = site.join(&rel);
-    if i.is_multiple_of(SHARD) {
-        let dir = path.parent().expect("a data file has a directory");
+    let text = script_call("window.__tg_sim", &i.to_string(), json);
+    out.bytes_written += write_data(site, &sim_file(i), i.is_multiple_of(SHARD), &text)?;
+    let mut row = row(rec);
+    let mut summary = out.summariser.summary(rec);
+    if let Some(v) = verdict {
+        row.process_valid = Some(v.process_valid);
+        summary.process = Some(ProcessSummary::of(&v));
+        let text = crate::embed::script_call_value("window.__tg_process", &i.to_string(), &v);
+        let new_shard = out.process_shards.insert(i / SHARD);
+        out.bytes_written += write_data(site, &process_file(i), new_shard, &text)?;
+    }
+    out.rows.push(row);
+    out.sims.push(summary);
+    Ok(())
+}
+
+/// Writes data file `rel`, making its shard directory first when `new_shard`.
+fn write_data(site: &Path, rel: &str, new_shard: bool, text: &str) -> Result<u64, ViewError> {
+    let path = site.join(rel);
+    let dir = path.parent().expect("a data file has a directory");
+    if new_shard {
         std::fs::create_dir_all(dir).map_err(|e| ViewError::io(dir, e))?;
     }
-    let text = script_call("window.__tg_sim", &i.to_string(), json);
     let mut f = std::fs::File::create(&path).map_err(|e| ViewError::io(&path, e))?;
     f.write_all(text.as_bytes())
         .map_err(|e| ViewError::io(&path, e))?;
-    out.bytes_written += text.len() as u64;
-    out.rows.push(row(rec));
-    let summary = out.summariser.summary(rec);
-    out.sims.push(summary);
-    Ok(())
+    Ok(text.len() as u64)
 }
 
 fn row(rec: &SimulationRecord) -> Row {
@@ -155,7 +245,11 @@ fn row(rec: &SimulationRecord) -> Row {
     } else {
         Outcome::Fail
     };
-    Row { outcome, blocked }
+    Row {
+        outcome,
+        blocked,
+        process_valid: None,
+    }
 }
 
 #[cfg(test)]
@@ -187,7 +281,7 @@ mod tests {
             .collect();
         let input = dir.path().join("records.jsonl");
         std::fs::write(&input, lines.join("\n") + "\n").unwrap();
-        let scanned = scan(&[input], &dir.path().join("site")).unwrap();
+        let scanned = scan(&[input], &dir.path().join("site"), None).unwrap();
 
         assert_eq!(scanned.sims, tauguard_metrics::summarise(&records));
         let rows: Vec<Row> = records.iter().map(row).collect();

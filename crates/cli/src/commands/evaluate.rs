@@ -145,11 +145,10 @@ pub fn run(args: EvaluateArgs, project: Option<&Path>) -> Result<(), CliError> {
     }
     let process_judge =
         super::process_judge::build(args.process_judge.as_deref(), args.llm_config.as_deref())?;
-    let process = super::evaluate_process::simulations(
-        by_domain.iter().flat_map(|(_, rs)| rs),
-        &book,
-        process_judge.as_ref(),
-    );
+    let process: Vec<SimulationProcess> = by_domain
+        .iter()
+        .flat_map(|(_, rs)| super::evaluate_process::simulations(rs, &book, process_judge.as_ref()))
+        .collect();
     print(&report, &process, args.format)?;
     if report.disagree == 0 {
         Ok(())

@@ -26,16 +26,19 @@ pub struct SimulationProcess {
     pub violations: Vec<Violation>,
 }
 
-/// The process view of every scored record whose domain has a spec.
-pub fn simulations<'a>(
-    records: impl IntoIterator<Item = &'a SimulationRecord>,
+/// The process view of every scored record whose domain has a spec, in the records' order
+/// (judged as many at once as the judge allows).
+pub fn simulations(
+    records: &[SimulationRecord],
     book: &ProcedureBook,
     judge: &dyn DialogueJudge,
 ) -> Vec<SimulationProcess> {
+    let verdicts = tauguard_metrics::process::verdicts(records, book, judge);
     records
-        .into_iter()
-        .filter_map(|r| {
-            let v = tauguard_metrics::process::verdict(r, book, judge)?;
+        .iter()
+        .zip(verdicts)
+        .filter_map(|(r, v)| {
+            let v = v?;
             Some(SimulationProcess {
                 cell_id: r.cell_id.clone(),
                 task_id: r.task_id.clone(),

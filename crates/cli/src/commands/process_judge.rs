@@ -3,6 +3,9 @@
 //! τ²-bench's NL-assertion judge judges an assertion (the same prompt and reply, through
 //! `tauguard_orchestrator::judge::llm_judge`), over the transcript up to the point the
 //! predicate constrains; a failed or unparseable reply leaves the predicate unjudged.
+//! Simulations are judged as many at once as the provider's `max_concurrency` allows
+//! (`tauguard_metrics::process::verdicts`), each on its own thread blocking on a shared
+//! multi-threaded runtime, so the calls overlap and the verdicts keep the records' order.
 
 use crate::exit::{Classify, CliError};
 use anyhow::Context;
@@ -17,11 +20,16 @@ use tauguard_metrics::procedure::{DialogueJudge, JudgeKind, StandInJudge};
 pub struct ModelJudge {
     chat: Arc<dyn ChatModel>,
     rt: tokio::runtime::Runtime,
+    concurrency: usize,
 }
 
 impl DialogueJudge for ModelJudge {
     fn kind(&self) -> JudgeKind {
         JudgeKind::Model
+    }
+
+    fn concurrency(&self) -> usize {
+        self.concurrency
     }
 
     fn judge(
@@ -49,15 +57,26 @@ pub fn build(
     };
     let (provider, model) = super::compile::model_arg("--process-judge", named)?;
     let llm = super::compile::llm_config(llm_config)?;
+    let concurrency = llm
+        .provider(&provider)
+        .with_context(|| format!("--process-judge `{named}`"))
+        .bad_input()?
+        .max_concurrency;
     let chat = ModelFactory::new(llm)
         .bad_input()?
         .build(&ModelSpec::new(provider, model))
         .with_context(|| format!("--process-judge `{named}`"))
         .bad_input()?;
-    let rt = tokio::runtime::Builder::new_current_thread()
+    // Threads judging at once each block on this runtime; its workers drive their I/O.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
         .context("cannot start the async runtime")
         .internal()?;
-    Ok(Box::new(ModelJudge { chat, rt }))
+    Ok(Box::new(ModelJudge {
+        chat,
+        rt,
+        concurrency,
+    }))
 }

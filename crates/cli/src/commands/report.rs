@@ -223,7 +223,9 @@ pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> 
     };
     let spending =
         tauguard_metrics::spending::spending(&records, &args.inputs).map_err(metrics_error)?;
-    let mut report = tauguard_metrics::report_summaries(&records, &opts).with_spending(spending);
+    let mut report = tauguard_metrics::report_summaries(&records, &opts)
+        .with_spending(spending)
+        .with_procedure_levels(&book);
     report.warnings.extend(process_warnings);
     if !args.no_floors {
         // The floors need the project's prompts; without a project they are skipped, never

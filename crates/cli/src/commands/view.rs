@@ -1,6 +1,6 @@
 //! `tauguard view`: builds the static viewer site of one or more runs (`tauguard_view`), with
-//! the report's numbers and — like `report` — the floors beside them, then optionally serves
-//! it on loopback.
+//! the report's numbers and — like `report` — the floors and the process view beside them
+//! (`--process-judge` as in `report`), then optionally serves it on loopback.
 
 use crate::exit::CliError;
 use crate::output::Output;
@@ -38,6 +38,13 @@ pub struct ViewArgs {
     #[arg(long, default_value_t = tauguard_metrics::fail_mode::DEFAULT_FAIL_MODE_THRESHOLD,
           value_parser = super::report::share)]
     fail_mode_threshold: f64,
+    /// Judge of the process view's dialogue predicates as `PROVIDER/MODEL` (default: the
+    /// offline stand-in; see docs/process-validity.md), as `report --process-judge`.
+    #[arg(long)]
+    process_judge: Option<String>,
+    /// TOML file with an `[llm]`-shaped table (providers, prices, cache) for --process-judge.
+    #[arg(long, requires = "process_judge")]
+    llm_config: Option<PathBuf>,
 }
 
 /// Inputs and `--out` are the user's; a port in use is the user's choice too.
@@ -53,19 +60,15 @@ fn view_error(e: ViewError) -> CliError {
 }
 
 pub fn run(args: ViewArgs, project: Option<&Path>) -> Result<(), CliError> {
-    let mut scan = tauguard_view::scan(&args.inputs, &args.out).map_err(view_error)?;
     let mut warnings = Vec::new();
     let book = super::procedure::book_or_warn(project, &mut warnings)?;
-    if !book.is_empty() {
-        let index = tauguard_metrics::process::process_index(
-            &args.inputs,
-            &tauguard_metrics::LoadOptions::default(),
-            &book,
-            &tauguard_metrics::procedure::StandInJudge,
-        )
-        .map_err(|e| CliError::BadInput(e.into()))?;
-        scan.attach_process(&index);
-    }
+    let judge =
+        super::process_judge::build(args.process_judge.as_deref(), args.llm_config.as_deref())?;
+    let process = (!book.is_empty()).then_some(tauguard_view::ProcessView {
+        book: &book,
+        judge: judge.as_ref(),
+    });
+    let scan = tauguard_view::scan(&args.inputs, &args.out, process).map_err(view_error)?;
     let floors = if args.no_floors {
         None
     } else {

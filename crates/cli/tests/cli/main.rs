@@ -49,3 +49,4 @@ mod toy_domain;
 mod validate_workflow;
 mod view;
 mod view_browser;
+mod view_process;

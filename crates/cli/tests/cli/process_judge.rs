@@ -1,14 +1,19 @@
 //! A model judges the process view's dialogue predicates the offline stand-in cannot
 //! (`--process-judge PROVIDER/MODEL`, here a loopback OpenAI-style server): its verdicts are
 //! violations judged `model`, asked with τ²-bench's NL-assertion judge prompt over the
-//! transcript, and without the flag the same predicate stays unjudged.
+//! transcript, and without the flag the same predicate stays unjudged. `view` takes the flag
+//! as `evaluate` and `report` do, and simulations are judged as many at once as the
+//! provider's `max_concurrency` allows: the requests overlap, and the verdicts equal those of
+//! one-at-a-time judging.
 
 use crate::support::tauguard_status as tauguard;
 use serde_json::{Value, json};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tauguard_testkit::SimConfig;
 use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 const SPEC: &str = r#"
 schema = "tauguard.procedure/1"
@@ -43,6 +48,55 @@ fn judge_says(met: bool) -> ResponseTemplate {
     }))
 }
 
+/// A toy run (`trials` per task) and a project whose toy procedure spec has one predicate
+/// only a model can judge.
+fn toy_run_and_project(tmp: &Path, trials: u32) -> (PathBuf, PathBuf) {
+    let root = tauguard_testkit::workspace_root();
+    let cfg = SimConfig::new("toy", "toy", &tauguard_testkit::fixtures_dir())
+        .trials(trials)
+        .write(&tmp.join("toy.toml"));
+    let run = tmp.join("run");
+    let args = ["run", cfg.to_str().unwrap(), "--out", run.to_str().unwrap()];
+    assert_eq!(tauguard(&args).0, 0);
+    let project = tmp.join("project");
+    std::fs::create_dir_all(project.join("tasks/toy")).unwrap();
+    std::os::unix::fs::symlink(root.join("configs"), project.join("configs")).unwrap();
+    std::fs::write(project.join("tasks/toy/procedure.toml"), SPEC).unwrap();
+    (run, project)
+}
+
+/// An `--llm-config` naming the loopback server with `max_concurrency` slots.
+fn llm_config(tmp: &Path, server: &MockServer, max_concurrency: usize) -> PathBuf {
+    let llm = tmp.join(format!("llm-{max_concurrency}.toml"));
+    std::fs::write(
+        &llm,
+        format!(
+            "[providers.local]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmax_concurrency = {max_concurrency}\n",
+            server.uri()
+        ),
+    )
+    .unwrap();
+    llm
+}
+
+/// Answers each judge request after `delay`, met or not by a hash of the request body (so
+/// answers differ between simulations and a mix-up of their order would show), noting when
+/// each request arrived.
+struct Slow {
+    delay: Duration,
+    arrivals: Arc<Mutex<Vec<Instant>>>,
+}
+
+impl Respond for Slow {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        self.arrivals.lock().unwrap().push(Instant::now());
+        let hash = req.body.iter().fold(0xcbf29ce484222325u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
+        });
+        judge_says(hash % 2 == 0).set_delay(self.delay)
+    }
+}
+
 fn evaluate(project: &Path, run: &Path, extra: &[&str]) -> Value {
     let mut args = vec![
         "--project-dir",
@@ -64,16 +118,7 @@ fn evaluate(project: &Path, run: &Path, extra: &[&str]) -> Value {
 #[test]
 fn a_model_judges_the_predicates_the_stand_in_leaves_unjudged() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tauguard_testkit::workspace_root();
-    let cfg = SimConfig::new("toy", "toy", &tauguard_testkit::fixtures_dir())
-        .write(&tmp.path().join("toy.toml"));
-    let run = tmp.path().join("run");
-    let args = ["run", cfg.to_str().unwrap(), "--out", run.to_str().unwrap()];
-    assert_eq!(tauguard(&args).0, 0);
-    let project = tmp.path().join("project");
-    std::fs::create_dir_all(project.join("tasks/toy")).unwrap();
-    std::os::unix::fs::symlink(root.join("configs"), project.join("configs")).unwrap();
-    std::fs::write(project.join("tasks/toy/procedure.toml"), SPEC).unwrap();
+    let (run, project) = toy_run_and_project(tmp.path(), 1);
 
     // The stand-in has no cues for it: every simulation stays process-valid.
     let v = evaluate(&project, &run, &[]);
@@ -90,15 +135,7 @@ fn a_model_judges_the_predicates_the_stand_in_leaves_unjudged() {
             .await;
         server
     });
-    let llm = tmp.path().join("llm.toml");
-    std::fs::write(
-        &llm,
-        format!(
-            "[providers.local]\nkind = \"openai\"\nbase_url = \"{}/v1\"\n",
-            server.uri()
-        ),
-    )
-    .unwrap();
+    let llm = llm_config(tmp.path(), &server, 8);
     let llm_arg = llm.to_str().unwrap();
     let v = evaluate(
         &project,
@@ -124,4 +161,113 @@ fn a_model_judges_the_predicates_the_stand_in_leaves_unjudged() {
         body.contains("The agent made one tool call at a time."),
         "{body}"
     );
+}
+
+#[test]
+fn judging_runs_concurrently_and_gives_the_sequential_verdicts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, project) = toy_run_and_project(tmp.path(), 3);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let delay = Duration::from_millis(300);
+    let arrivals = Arc::new(Mutex::new(Vec::new()));
+    let server = rt.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(Slow {
+                delay,
+                arrivals: arrivals.clone(),
+            })
+            .mount(&server)
+            .await;
+        server
+    });
+    let judged = |max_concurrency: usize| {
+        arrivals.lock().unwrap().clear();
+        let llm = llm_config(tmp.path(), &server, max_concurrency);
+        let v = evaluate(
+            &project,
+            &run,
+            &[
+                "--process-judge",
+                "local/judge",
+                "--llm-config",
+                llm.to_str().unwrap(),
+            ],
+        );
+        let mut times = arrivals.lock().unwrap().clone();
+        times.sort();
+        let closest = times
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .min()
+            .expect("several judge requests");
+        (v["simulations"].clone(), times.len(), closest)
+    };
+    let (one, n_one, closest_one) = judged(1);
+    let (four, n_four, closest_four) = judged(4);
+    assert!(n_one >= 4, "{n_one} judge requests");
+    assert_eq!(n_one, n_four, "the same predicates are judged");
+    // One slot: each request waits for the previous answer, so none arrives within the
+    // server's delay of another. Four: some arrive while an earlier one is still answered.
+    assert!(
+        closest_one >= delay,
+        "sequential requests overlapped: {closest_one:?}"
+    );
+    assert!(
+        closest_four < delay / 2,
+        "no two of {n_four} requests overlapped: closest {closest_four:?}"
+    );
+    assert_eq!(one, four, "concurrent judging changes no verdict or order");
+    let sims = four.as_array().unwrap();
+    let valid = sims.iter().filter(|s| s["process_valid"] == true).count();
+    assert!(
+        valid > 0 && valid < sims.len(),
+        "the hashed answers mix met and not met: {valid} of {} valid",
+        sims.len()
+    );
+}
+
+#[test]
+fn view_takes_the_process_judge_and_shows_its_verdicts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, project) = toy_run_and_project(tmp.path(), 1);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(judge_says(false))
+            .mount(&server)
+            .await;
+        server
+    });
+    let llm = llm_config(tmp.path(), &server, 2);
+    let site = tmp.path().join("site");
+    let (code, _, err) = tauguard(&[
+        "--project-dir",
+        project.to_str().unwrap(),
+        "view",
+        run.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+        "--no-floors",
+        "--process-judge",
+        "local/judge",
+        "--llm-config",
+        llm.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let index = crate::view::index(&site);
+    let rows = index["sims"].as_array().unwrap();
+    let mut judged = 0;
+    for (i, row) in rows.iter().enumerate() {
+        let v = crate::view::decode_data_file(&site.join(tauguard_view::process_file(i)));
+        assert_eq!(row[9], v["process_valid"], "sim {i}");
+        for x in v["violations"].as_array().unwrap() {
+            assert_eq!(x["judge"], "model", "sim {i}: {x}");
+            assert_eq!(x["requirement"], "one_call_at_a_time");
+            judged += 1;
+        }
+    }
+    assert!(judged > 0, "the model's `not met` shows as violations");
+    assert!(!rt.block_on(server.received_requests()).unwrap().is_empty());
 }

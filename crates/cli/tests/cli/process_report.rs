@@ -108,6 +108,37 @@ fn airline_report_and_evaluate_show_the_process_view() {
         md.contains("Process-valid Pass^2 beside outcome Pass^2"),
         "{md}"
     );
+    // The spec's level shares beside the papers' partition, counted from the spec itself.
+    let spec = std::fs::read_to_string(root.join("tasks/airline/procedure.toml")).unwrap();
+    let level = |l: &str| spec.matches(&format!("level = \"{l}\"")).count();
+    let (a, p, w) = (level("A"), level("P"), level("W"));
+    let levels = std::fs::read_to_string(dir.join("procedure_levels.csv")).unwrap();
+    let mut lines = levels.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "domain,requirements,level_a,level_p,level_w,process_share,workflow_share,\
+         published_requirements,published_a,published_process_share,published_w_share,source"
+    );
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let n = a + p + w;
+    assert_eq!(
+        row[..5],
+        [
+            "airline",
+            &n.to_string(),
+            &a.to_string(),
+            &p.to_string(),
+            &w.to_string()
+        ]
+    );
+    let share: f64 = row[5].parse().unwrap();
+    assert!((share - (p + w) as f64 / n as f64).abs() < 1e-3, "{levels}");
+    assert_eq!(row[7..11], ["43", "14", "67.4%", "4.7%"], "{levels}");
+    assert!(row[11].contains("PolicyGuard Table 11"), "{levels}");
+    assert!(
+        md.contains("Requirement levels of the procedure specs beside the papers'"),
+        "{md}"
+    );
 
     let results = tmp.path().join("results.json");
     let (code, _, err) = tauguard(&[

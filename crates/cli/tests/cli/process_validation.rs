@@ -2,16 +2,15 @@
 //! procedure spec: the offline sim agent injects one fault type at a time and labels each
 //! fault with the message of its call; the evaluator must find it there (recall) and its
 //! violations of that type's check kinds must sit on injected faults (precision), both
-//! ≥ 0.95 per type. A fault-free sim agent must be process-valid in ≥ 99% of simulations by
-//! its argument- and process-level requirements; workflow-level ones are reported, and the
-//! only ones it may break are the order of user-device steps (diagnose, fix, verify), which
-//! the fault-free agent does not follow because τ²-bench's gold actions hold the fixes only.
+//! ≥ 0.95 per type. A fault-free sim agent must be process-valid in ≥ 99% of simulations, by
+//! every requirement of every level: it follows the domain's troubleshooting workflow
+//! (diagnose, fix, verify) around the gold fixes, which τ²-bench's gold actions hold alone.
 
 use std::path::Path;
 use tauguard_core::record::SimulationRecord;
 use tauguard_env::registry::DOMAINS;
 use tauguard_metrics::procedure::validation::{FAULT_CHECKS, FaultValidation};
-use tauguard_metrics::procedure::{Level, ProcedureSpec, StandInJudge, evaluate};
+use tauguard_metrics::procedure::{ProcedureSpec, StandInJudge, evaluate};
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::runner::{RunOptions, run};
 use tauguard_testkit::SimConfig;
@@ -65,35 +64,28 @@ fn evaluator_finds_every_injected_fault_and_passes_the_fault_free_agent() {
                 .find(|r| r.id == id)
                 .map(|r| r.check.kind())
         };
-        // Fault-free: valid by A and P; W violations only of user-device step order.
+        // Fault-free: process-valid by every requirement, W included.
         let clean = run_offline(d.name(), &data, "", 2);
-        let (mut valid_ap, mut valid_all) = (0, 0);
+        let mut valid = 0;
+        let mut broken = Vec::new();
         for r in &clean {
             let v = evaluate(r, &spec, &StandInJudge);
-            valid_all += usize::from(v.process_valid);
-            valid_ap += usize::from(v.violations.iter().all(|x| x.level == Level::W));
-            for x in v.violations.iter().filter(|x| x.level == Level::W) {
-                let kind = kind_of(&x.requirement).unwrap();
-                assert!(
-                    ["order", "followed_by"].contains(&kind),
-                    "{} task {}: fault-free W violation of `{}`: {}",
-                    d.name(),
-                    r.task_id,
-                    x.requirement,
-                    x.detail
-                );
+            valid += usize::from(v.process_valid);
+            if let Some(x) = v.first_deviation {
+                broken.push(format!("{} `{}`: {}", r.task_id, x.requirement, x.detail));
             }
         }
-        let share = valid_ap as f64 / clean.len() as f64;
+        let share = valid as f64 / clean.len() as f64;
         eprintln!(
-            "{}: fault-free process-valid {valid_all}/{n} (A and P only: {valid_ap}/{n})",
+            "{}: fault-free process-valid {valid}/{}",
             d.name(),
-            n = clean.len()
+            clean.len()
         );
         assert!(
             share >= 0.99,
-            "{}: fault-free A/P-valid share {share:.3}",
-            d.name()
+            "{}: fault-free process-valid share {share:.3}; first deviations:\n{}",
+            d.name(),
+            broken.join("\n")
         );
 
         for (fault, _) in FAULT_CHECKS {
@@ -114,6 +106,18 @@ fn evaluator_finds_every_injected_fault_and_passes_the_fault_free_agent() {
                 s.faults,
                 s.recall(),
                 s.precision()
+            );
+            // Every fault type is injected, but refusal compliance where the domain annotates
+            // no tempting forbidden call (`tasks/<domain>/pv_annotations.json`).
+            let tempting = tauguard_testkit::workspace_root()
+                .join("tasks")
+                .join(d.name())
+                .join("pv_annotations.json")
+                .is_file();
+            assert!(
+                s.faults > 0 || (*fault == "comply_forbidden" && !tempting),
+                "{} {fault}: no fault injected ({s:?})",
+                d.name()
             );
             if let Some(recall) = s.recall() {
                 assert!(

@@ -27,7 +27,8 @@
 //! agent's dispatch and bodies), `billing` and `lookup` (agent-side bodies and lookups),
 //! `device_tools` and `apps` (the user's phone toolkit), `assertions` (env assertions),
 //! `model` and `user_model` (agent and phone records), `device` and `sync` (phone state and
-//! its reconciliation with the backend), `dates` and `validate` (upstream's value types).
+//! its reconciliation with the backend), `dates` and `validate` (upstream's value types),
+//! `workflow` (the troubleshooting workflow's device checks around each fix).
 
 mod apps;
 mod assertions;
@@ -42,6 +43,7 @@ mod sync;
 mod tools;
 mod user_model;
 mod validate;
+mod workflow;
 
 pub use defs::{AGENT_OWNER, AGENT_TOOLKIT, USER_OWNER, USER_TOOLKIT};
 
@@ -101,6 +103,9 @@ impl crate::registry::Domain for Telecom {
     /// Telecom is graded on ordered procedures (PolicyGuide's trace compliance).
     fn ordered_gold_trace(&self) -> bool {
         true
+    }
+    fn device_workflow(&self) -> &'static [crate::registry::WorkflowStep] {
+        workflow::WORKFLOW
     }
 }
 

@@ -25,6 +25,11 @@ pub enum JudgeKind {
 /// A judge of dialogue predicates.
 pub trait DialogueJudge: Sync {
     fn kind(&self) -> JudgeKind;
+    /// Simulations whose predicates may be judged at once (a model's configured concurrency
+    /// bound): callers evaluate that many simulations in parallel, keeping their order.
+    fn concurrency(&self) -> usize {
+        1
+    }
     /// Whether `predicate` (phrased as `question`) holds over `transcript`; `None` = cannot say.
     fn judge(
         &self,

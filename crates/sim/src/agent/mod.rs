@@ -15,6 +15,7 @@
 
 mod labels;
 mod reactions;
+mod workflow;
 
 use crate::SimTurn;
 use crate::faults::{self, FaultProfile, PlannedFaults};
@@ -27,6 +28,7 @@ use std::sync::Arc;
 use tauguard_core::message::Message;
 use tauguard_core::record::InjectedFault;
 use tauguard_core::{Requestor, Task};
+pub use workflow::DeviceChecks;
 
 /// The forbidden call a PV task tempts the agent into (from `tasks/<domain>/pv_annotations.json`).
 #[derive(Debug, Clone, PartialEq)]
@@ -99,6 +101,8 @@ pub struct SimAgentSpec {
     /// remediation or a guide names (in backticks) that the plan lacks is made when every
     /// parameter can be filled from the task's gold calls' arguments of the same name.
     pub lookups: Arc<HashMap<String, Vec<String>>>,
+    /// The domain's device workflow by action name (empty: the domain has none).
+    pub device_workflow: Arc<HashMap<String, DeviceChecks>>,
     pub profile: FaultProfile,
     pub trial: u32,
     pub seed: u64,
@@ -205,7 +209,9 @@ impl SimAgent {
         let mut k = 0usize;
         for (i, a) in gold.iter().enumerate() {
             if a.requestor == Requestor::User {
+                self.diagnose(&a.name, &a.arguments, &mut steps);
                 steps.push(Step::Say(device_request(&a.name, &a.arguments)));
+                self.verify(&a.name, gold.get(i + 1), &mut steps);
                 continue;
             }
             if self.spec.identity_reads.contains(&a.name) && f.skip_identity {
@@ -248,6 +254,7 @@ impl SimAgent {
                 {
                     corrupt(v);
                 }
+                self.diagnose(&a.name, &a.arguments, &mut steps);
                 let confirm = !f.skip_confirmation.contains(&k) || fix.confirmation;
                 if confirm && !self.confirm_steps(st.view, &a.name, &a.arguments, &mut steps) {
                     k += 1;
@@ -265,6 +272,7 @@ impl SimAgent {
                 if st.retry.get(k).copied().unwrap_or(false) && repaired(k).is_none() {
                     steps.push(Step::Call(a.name.clone(), args));
                 }
+                self.verify(&a.name, gold.get(i + 1), &mut steps);
                 k += 1;
                 continue;
             }

@@ -133,8 +133,18 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
     // The floors as `report` computes them, on the domains and tasks the runs played.
     let summaries: Vec<_> = runs.iter().flat_map(|r| r.summaries.clone()).collect();
     let book = super::procedure::load_book(&project_dir)?;
-    let (floors, warnings) =
-        super::floors::compute(&summaries, args.data_dir.as_deref(), &project_dir, &book);
+    let task_sets = exp
+        .configs
+        .iter()
+        .filter_map(|(_, _, cfg)| Some((cfg.run.domain.clone(), cfg.run.task_set.clone()?)))
+        .collect();
+    let (floors, warnings) = super::floors::compute_in_task_sets(
+        &summaries,
+        args.data_dir.as_deref(),
+        &project_dir,
+        &book,
+        &task_sets,
+    );
     for w in &warnings {
         eprintln!("warning: {w}");
     }

@@ -105,6 +105,14 @@ impl Metric {
         }
     }
 
+    /// A difference of two configurations' values: printed with its sign.
+    pub(crate) fn is_difference(self) -> bool {
+        matches!(
+            self,
+            Metric::DeltaPass | Metric::PassLoss | Metric::TurnInflation | Metric::DeltaCost
+        )
+    }
+
     fn needs_k(self) -> bool {
         matches!(
             self,

@@ -20,9 +20,7 @@ fn show(metric: Metric, v: Option<f64>, signed: bool) -> String {
     match metric.unit() {
         Unit::Percent if signed => format!("{sign}{:.1} pp", x * 100.0),
         Unit::Percent => format!("{:.1}%", x * 100.0),
-        Unit::Fraction if !signed && matches!(metric, Metric::DeltaPass | Metric::PassLoss) => {
-            format!("{}{:.3}", if v >= 0.0 { "+" } else { "−" }, v.abs())
-        }
+        _ if !signed && metric.is_difference() => show(metric, Some(v), true),
         Unit::Fraction => format!("{sign}{x:.3}"),
         Unit::Turns => format!("{sign}{x:.2}"),
         Unit::Count => format!("{sign}{x:.1}"),

@@ -17,8 +17,8 @@ pub struct Cite {
     /// The paper's table or figure the number belongs to, as the seed names it (`Table 7`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<String>,
-    /// Where the seed states the number outside any named table: the section heading, as
-    /// the seed writes it.
+    /// Where the seed states the number outside any named table: the words of the seed that
+    /// locate it (its section heading where it has headings), as the seed writes them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
 }
@@ -40,9 +40,9 @@ impl Cite {
     /// `PolicyGuard Table 7 (seed 000_….txt)`.
     pub fn label(&self) -> String {
         let place = match (&self.table, &self.section) {
-            (Some(t), Some(s)) => format!("{t}, section “{s}”"),
+            (Some(t), Some(s)) => format!("{t}, at “{s}”"),
             (Some(t), None) => t.clone(),
-            (None, Some(s)) => format!("section “{s}” (no table named)"),
+            (None, Some(s)) => format!("at “{s}” (no table named)"),
             (None, None) => String::new(),
         };
         format!("{} {place} (seed {})", self.paper, self.seed)

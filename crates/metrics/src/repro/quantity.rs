@@ -210,6 +210,8 @@ fn cost(g: &GroupReport) -> Option<f64> {
 /// where the metric compares. McNemar reads simulations, not reports: its cells are filled by
 /// the table builder.
 pub(crate) fn value_of(g: &GroupReport, c: &Column, vs: Option<&GroupReport>) -> Option<f64> {
+    // A comparison of a guard with itself says nothing: no cell.
+    let vs = vs.filter(|v| v.guard != g.guard);
     let slice = slice_of(g, c.slice);
     let k = c.k.unwrap_or(1);
     let usage = g.guide_usage.as_ref();

@@ -10,6 +10,7 @@ use anyhow::{Context, anyhow, bail};
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use tauguard_metrics::floors::Floor;
 use tauguard_metrics::repro::{ConfigRows, Published, TableSpec, repro_table};
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::offline::FaultProfile;
@@ -147,7 +148,7 @@ impl Experiment {
             published_path,
             configs,
         };
-        let unplaced = exp.table(&[], false).unplaced;
+        let unplaced = exp.table(&[], &[], false).unplaced;
         if !unplaced.is_empty() {
             bail!(
                 "`{}`: published cells the table of `{}` has no row or column for: {}",
@@ -180,19 +181,22 @@ impl Experiment {
         format!("{} {}: {}", m.paper, m.table, m.title)
     }
 
-    /// The table from per-config reports (in config order; empty = before any run).
+    /// The table from per-config reports and summaries (in config order; empty = before any
+    /// run) and the floors of the runs' domains.
     pub fn table(
         &self,
-        reports: &[Option<tauguard_metrics::Report>],
+        runs: &[ConfigRun],
+        floors: &[Floor],
         simulated: bool,
     ) -> tauguard_metrics::repro::ReproTable {
-        self.table_titled(&self.title(), reports, simulated)
+        self.table_titled(&self.title(), runs, floors, simulated)
     }
 
     pub fn table_titled(
         &self,
         title: &str,
-        reports: &[Option<tauguard_metrics::Report>],
+        runs: &[ConfigRun],
+        floors: &[Floor],
         simulated: bool,
     ) -> tauguard_metrics::repro::ReproTable {
         let rows: Vec<ConfigRows<'_>> = self
@@ -212,7 +216,8 @@ impl Experiment {
                         tauguard_orchestrator::grid::NameOr::Table(t) => t.name.clone(),
                     })
                     .collect(),
-                report: reports.get(i).and_then(Option::as_ref),
+                report: runs.get(i).map(|r| &r.report),
+                summaries: runs.get(i).map_or(&[], |r| r.summaries.as_slice()),
             })
             .collect();
         repro_table(
@@ -220,9 +225,17 @@ impl Experiment {
             &self.manifest.render,
             &rows,
             &self.published,
+            floors,
             simulated,
         )
     }
+}
+
+/// One config's run, as the table reads it: the report over its records and their
+/// summaries.
+pub struct ConfigRun {
+    pub report: tauguard_metrics::Report,
+    pub summaries: Vec<tauguard_metrics::SimSummary>,
 }
 
 /// A config's file stem: its run directory's name under the experiment's output.

@@ -17,22 +17,30 @@ use tauguard_core::record::SimulationRecord;
 /// The floor agents, as sim agent model names.
 pub const FLOOR_AGENTS: [&str; 2] = ["refuse-all", "gold-no-procedure"];
 
-/// One floor agent's records over `task_ids` of `domain` (one trial each).
+/// One floor agent's records over `task_ids` of `domain` (one trial each); with `task_set`
+/// (a `[run] task_set` of the project, such as the attack tasks), over that set's tasks.
 pub async fn floor_records(
     data_dir: &Path,
     project_dir: &Path,
     domain: &str,
     task_ids: &[String],
     agent: &str,
+    task_set: Option<&Path>,
 ) -> Result<Vec<SimulationRecord>, RunError> {
     let ids: Vec<String> = task_ids.iter().map(|t| format!("\"{t}\"")).collect();
-    let text = format!(
+    let mut text = format!(
         "[run]\nname = \"floor-{agent}\"\ndomain = \"{domain}\"\nsplit = \"*\"\n\
-         task_ids = [{}]\ntrials = 1\n\
-         [models.agent]\nprovider = \"sim\"\nmodel = \"{agent}\"\n\
-         [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n",
+         task_ids = [{}]\ntrials = 1\n",
         ids.join(", ")
     );
+    if let Some(set) = task_set {
+        let set = toml::Value::String(set.to_string_lossy().into_owned());
+        text.push_str(&format!("task_set = {set}\n"));
+    }
+    text.push_str(&format!(
+        "[models.agent]\nprovider = \"sim\"\nmodel = \"{agent}\"\n\
+         [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n"
+    ));
     let cfg = RunConfig::parse(Path::new("(floor config)"), &text)?;
     let opts = RunOptions {
         data_dir: Some(data_dir.to_path_buf()),

@@ -5,7 +5,7 @@
 //! With the project's procedure specs, the floors carry the process view too.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tauguard_env::DataDir;
 use tauguard_metrics::SimSummary;
 use tauguard_metrics::floors::{Floor, floors_with_process};
@@ -18,6 +18,19 @@ pub fn compute(
     data_dir: Option<&Path>,
     project_dir: &Path,
     book: &ProcedureBook,
+) -> (Vec<Floor>, Vec<String>) {
+    compute_in_task_sets(records, data_dir, project_dir, book, &BTreeMap::new())
+}
+
+/// [`compute`] for runs whose tasks of a domain come from a task set of the project
+/// (`task_sets`: domain → `[run] task_set`, as the runs' configs name it; records do not
+/// carry it).
+pub fn compute_in_task_sets(
+    records: &[SimSummary],
+    data_dir: Option<&Path>,
+    project_dir: &Path,
+    book: &ProcedureBook,
+    task_sets: &BTreeMap<String, PathBuf>,
 ) -> (Vec<Floor>, Vec<String>) {
     let mut tasks: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for r in records {
@@ -50,7 +63,15 @@ pub fn compute(
             continue;
         }
         for agent in FLOOR_AGENTS {
-            match rt.block_on(floor_records(dir.path(), project_dir, domain, &ids, agent)) {
+            let set = task_sets.get(domain).map(PathBuf::as_path);
+            match rt.block_on(floor_records(
+                dir.path(),
+                project_dir,
+                domain,
+                &ids,
+                agent,
+                set,
+            )) {
                 Ok(recs) => floor_recs.extend(recs),
                 Err(e) => {
                     warnings.push(format!("floors skipped for `{domain}` ({agent}): {e}"));

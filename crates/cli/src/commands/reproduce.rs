@@ -7,7 +7,7 @@
 
 use crate::exit::{Classify, CliError};
 use crate::output::Output;
-use crate::repro::{Experiment, names};
+use crate::repro::{ConfigRun, Experiment, names};
 use anyhow::anyhow;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -119,15 +119,36 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
         run_dirs.push(dir);
     }
     let opts = ReportOptions::default();
-    let mut reports = Vec::new();
+    let mut runs = Vec::new();
     let mut all = Vec::new();
     for dir in &run_dirs {
         let records =
             load_inputs(std::slice::from_ref(dir)).map_err(super::report::metrics_error)?;
-        reports.push(Some(tauguard_metrics::report(&records, &opts)));
+        runs.push(ConfigRun {
+            report: tauguard_metrics::report(&records, &opts),
+            summaries: tauguard_metrics::summarise(&records),
+        });
         all.extend(records);
     }
-    let together = tauguard_metrics::report(&all, &opts);
+    // The floors as `report` computes them, on the domains and tasks the runs played.
+    let summaries: Vec<_> = runs.iter().flat_map(|r| r.summaries.clone()).collect();
+    let book = super::procedure::load_book(&project_dir)?;
+    let task_sets = exp
+        .configs
+        .iter()
+        .filter_map(|(_, _, cfg)| Some((cfg.run.domain.clone(), cfg.run.task_set.clone()?)))
+        .collect();
+    let (floors, warnings) = super::floors::compute_in_task_sets(
+        &summaries,
+        args.data_dir.as_deref(),
+        &project_dir,
+        &book,
+        &task_sets,
+    );
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let together = tauguard_metrics::report(&all, &opts).with_floors(floors.clone());
     let simulated = args.offline || together.simulated();
     tauguard_metrics::write_outputs(&together, &out_dir.join("report"))
         .map_err(super::report::metrics_error)?;
@@ -137,7 +158,7 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
             " — first {n} tasks of each config only, not the paper's task set"
         ));
     }
-    let table = exp.table_titled(&title, &reports, simulated);
+    let table = exp.table_titled(&title, &runs, &floors, simulated);
     let md = table.to_markdown();
     for (file, text) in [
         ("table.md", md.as_str()),

@@ -39,6 +39,7 @@ mod process_validation;
 mod remote_agent;
 mod report_files;
 mod reproduce;
+mod reproduce_tables;
 mod resume_inputs;
 mod shard_merge;
 mod silent_noops;

@@ -9,70 +9,28 @@
 //! every agent is the `sim` agent — still fill the paper's rows. A published cell that the
 //! table has no place for is reported in [`ReproTable::unplaced`], never dropped silently.
 
+use crate::compare::{CompareOptions, compare_summaries};
+use crate::floors::Floor;
 use crate::report::{GroupReport, Report};
 use crate::simulated::titled;
-use crate::slices::SliceMetrics;
-use serde::{Deserialize, Serialize};
+use crate::summary::SimSummary;
+use serde::Serialize;
+
+mod published;
+mod quantity;
+
+pub use published::{Cite, Note, Published, PublishedCell, quote_digits, quote_value};
+pub use quantity::{Column, Metric, SliceKey, check_quantity};
 
 /// The domain key of the cross-domain mean rows, in published files and outputs.
 pub const MEAN_DOMAIN: &str = "mean";
 
-/// What a cell measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Metric {
-    /// Pass^k on a slice.
-    Pass,
-    /// Overall Pass^k minus the same agent's baseline Pass^k.
-    DeltaPass,
-    /// Per-call PV recall, verdict view.
-    PvRecall,
-    /// Blocked attempts / attempts, verdict view.
-    BlockRate,
-    /// Attack success per trial.
-    Asr,
-}
-
-/// Which tasks a cell is over.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SliceKey {
-    #[default]
-    All,
-    Pv,
-    Mut,
-}
-
-/// One column of a reproduction table: a label and the quantity it shows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Column {
-    pub label: String,
-    pub metric: Metric,
-    #[serde(default)]
-    pub slice: SliceKey,
-    #[serde(default)]
-    pub k: Option<u32>,
-}
-
-/// Checks a (metric, slice, k) triple: Pass^k and its delta need a k, the per-call and attack
-/// rates take none, and only Pass^k is cut by slice.
-pub fn check_quantity(metric: Metric, slice: SliceKey, k: Option<u32>) -> Result<(), String> {
-    match (metric, k) {
-        (Metric::Pass | Metric::DeltaPass, None) => Err(format!("{metric:?} needs `k`")),
-        (Metric::Pass | Metric::DeltaPass, Some(0)) => Err("`k` must be at least 1".into()),
-        (Metric::PvRecall | Metric::BlockRate | Metric::Asr, Some(_)) => {
-            Err(format!("{metric:?} takes no `k`"))
-        }
-        _ if metric != Metric::Pass && slice != SliceKey::All => {
-            Err(format!("{metric:?} is over all tasks: leave `slice` out"))
-        }
-        _ => Ok(()),
-    }
-}
+/// The domain key of McNemar cells pooled over domains (stratified by domain), in the
+/// aggregate row.
+pub const POOLED_DOMAIN: &str = "pooled";
 
 /// Where domains go.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Layout {
     /// One row per (domain, agent, guard); columns are the quantities.
@@ -83,15 +41,19 @@ pub enum Layout {
 }
 
 /// How an experiment's table is laid out.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
     #[serde(default)]
     pub layout: Layout,
     pub columns: Vec<Column>,
-    /// Add, per agent × guard present in every domain, the unweighted mean over domains.
+    /// Add, per agent × guard present in every domain, the unweighted mean over domains
+    /// (for McNemar columns: the test pooled over domains, stratified by domain).
     #[serde(default)]
     pub mean_over_domains: bool,
+    /// What the table's source reports that tauguard does not measure, said under the table.
+    #[serde(default)]
+    pub not_measured: Vec<String>,
 }
 
 impl TableSpec {
@@ -100,7 +62,7 @@ impl TableSpec {
             return Err("`columns`: list at least one column".into());
         }
         for (i, c) in self.columns.iter().enumerate() {
-            check_quantity(c.metric, c.slice, c.k)
+            check_quantity(c.metric, c.slice, c.k, c.versus.as_deref())
                 .map_err(|e| format!("`columns[{i}]` ({}): {e}", c.label))?;
         }
         if self.mean_over_domains && self.layout != Layout::DomainRows {
@@ -110,79 +72,15 @@ impl TableSpec {
     }
 }
 
-/// One number a paper publishes, with the text it is written as in the source.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PublishedCell {
-    pub domain: String,
-    pub agent: String,
-    pub guard: String,
-    pub metric: Metric,
-    #[serde(default)]
-    pub slice: SliceKey,
-    #[serde(default)]
-    pub k: Option<u32>,
-    /// As a fraction (44.1% is 0.441; a difference of +6.0 pp is 0.06).
-    pub value: f64,
-    /// The number exactly as the source writes it (`0.460`, `94.7%`, `+6.0 pp`).
-    pub quote: String,
-}
-
-/// A published-numbers file: its source and its cells.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Published {
-    /// Where the numbers come from.
-    pub source: String,
-    /// Claims the source makes that are no cell (printed under the table).
-    #[serde(default)]
-    pub notes: Vec<String>,
-    #[serde(default, rename = "cell")]
-    pub cells: Vec<PublishedCell>,
-}
-
-impl Published {
-    /// Checks every cell's quantity and that its value is what its quote says.
-    pub fn validate(&self) -> Result<(), String> {
-        for (i, c) in self.cells.iter().enumerate() {
-            let at = format!("`cell[{i}]` ({} / {} / {})", c.domain, c.agent, c.guard);
-            check_quantity(c.metric, c.slice, c.k).map_err(|e| format!("{at}: {e}"))?;
-            let quoted = quote_value(&c.quote)
-                .ok_or_else(|| format!("{at}: quote `{}` is not a number", c.quote))?;
-            if (quoted - c.value).abs() > 1e-9 {
-                return Err(format!(
-                    "{at}: value {} is not what quote `{}` says ({quoted})",
-                    c.value, c.quote
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The fraction a quote states: `0.460` → 0.46, `94.7%` → 0.947, `+6.0 pp` / `−14.0 pp` →
-/// ±0.06 / −0.14.
-pub fn quote_value(quote: &str) -> Option<f64> {
-    let q = quote.trim().replace('−', "-");
-    let (num, scale) = if let Some(n) = q.strip_suffix("pp") {
-        (n.trim().to_string(), 0.01)
-    } else if let Some(n) = q.strip_suffix('%') {
-        (n.trim().to_string(), 0.01)
-    } else {
-        (q, 1.0)
-    };
-    let v: f64 = num.trim_start_matches('+').parse().ok()?;
-    // Round away the binary noise of the scaling so 94.7% is exactly 0.947.
-    Some((v * scale * 1e9).round() / 1e9)
-}
-
 /// The runs of one config: its domain, the experiment's label for its agent, its guards in
-/// grid order, and the report over its records (`None` before it has run).
+/// grid order, the report over its records (`None` before it has run) and the records'
+/// summaries (for the measures that pair simulations: McNemar).
 pub struct ConfigRows<'a> {
     pub domain: String,
     pub agent: String,
     pub guards: Vec<String>,
     pub report: Option<&'a Report>,
+    pub summaries: &'a [SimSummary],
 }
 
 /// One cell of a reproduction table.
@@ -195,20 +93,35 @@ pub struct ReproCell {
     pub metric: Metric,
     pub slice: SliceKey,
     pub k: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub versus: Option<String>,
     pub ours: Option<f64>,
     pub published: Option<f64>,
-    /// ours − published, when both exist.
+    /// The published number as the source writes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quote: Option<String>,
+    /// Where the published number comes from (`PolicyGuard Table 7 (seed …)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cite: Option<String>,
+    /// ours − published, when both exist and the source states a value, not a bound.
     pub diff: Option<f64>,
 }
 
-/// An experiment's table: every cell, and how to print them.
+/// An experiment's table: every cell, the floors of its domains, and how to print them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReproTable {
     pub title: String,
     pub simulated: bool,
-    pub source: String,
-    pub notes: Vec<String>,
+    /// The citations of the published cells, with how many cells each holds.
+    pub cited: Vec<(String, usize)>,
+    pub notes: Vec<Note>,
+    pub remarks: Vec<String>,
+    /// What the source reports that tauguard does not measure.
+    pub not_measured: Vec<String>,
     pub cells: Vec<ReproCell>,
+    /// What trivial agents score on the same domains and tasks (`crate::floors`, computed by
+    /// the caller as `report` does); empty before any run.
+    pub floors: Vec<Floor>,
     /// Published cells the layout has no place for (a manifest or published-file mistake).
     pub unplaced: Vec<String>,
     #[serde(skip)]
@@ -218,32 +131,51 @@ pub struct ReproTable {
     pub(crate) rows: Vec<(Vec<String>, Vec<Option<usize>>)>,
 }
 
-fn value_of(g: &GroupReport, c: &Column) -> Option<f64> {
-    let slice: &SliceMetrics = match c.slice {
-        SliceKey::All => &g.overall,
-        SliceKey::Pv => &g.pv,
-        SliceKey::Mut => &g.mut_,
-    };
-    let k = c.k.unwrap_or(1);
-    match c.metric {
-        Metric::Pass => slice.pass_k.get(k),
-        Metric::DeltaPass => g.delta_vs_baseline.as_ref().and_then(|d| d.get(k)),
-        Metric::PvRecall => g.confusion.verdict.pv_recall(),
-        Metric::BlockRate => g.confusion.verdict.block_rate(),
-        Metric::Asr => g.attack.and_then(|a| a.asr()),
-    }
-}
-
 fn same_quantity(p: &PublishedCell, c: &Column) -> bool {
-    p.metric == c.metric && p.slice == c.slice && p.k == c.k
+    p.metric == c.metric && p.slice == c.slice && p.k == c.k && p.versus == c.versus
 }
 
-/// Builds the table of `title` from the runs in `configs` (in order) and `published`.
+/// The exact McNemar p of `guard` against `versus` for `agent` on `domains` (one domain: that
+/// stratum; several: pooled, stratified by domain), from the configs' simulations; `None`
+/// for a guard against itself.
+fn mcnemar_p(
+    configs: &[ConfigRows<'_>],
+    domains: &[&str],
+    agent: &str,
+    guard: &str,
+    versus: &str,
+) -> Option<f64> {
+    let side = |g: &str| -> Vec<SimSummary> {
+        configs
+            .iter()
+            .filter(|c| c.agent == agent && domains.contains(&c.domain.as_str()))
+            .flat_map(|c| c.summaries.iter())
+            .filter(|s| s.cell.guard == g)
+            .cloned()
+            .collect()
+    };
+    let (a, b) = (side(versus), side(guard));
+    if guard == versus || a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let opts = CompareOptions {
+        label_a: versus.into(),
+        label_b: guard.into(),
+        ..CompareOptions::default()
+    };
+    compare_summaries(&a, &b, &opts)
+        .ok()
+        .map(|c| c.test.exact_p)
+}
+
+/// Builds the table of `title` from the runs in `configs` (in order), `published` and the
+/// floors of the runs' domains.
 pub fn repro_table(
     title: &str,
     spec: &TableSpec,
     configs: &[ConfigRows<'_>],
     published: &Published,
+    floors: &[Floor],
     simulated: bool,
 ) -> ReproTable {
     let mut domains: Vec<&str> = Vec::new();
@@ -269,12 +201,22 @@ pub fn repro_table(
             .iter()
             .find(|x| x.domain == d && x.guard == g)
     };
+    let ours = |d: &str, a: &str, g: &str, col: &Column| -> Option<f64> {
+        if col.metric == Metric::McnemarP {
+            return mcnemar_p(configs, &[d], a, g, col.versus.as_deref()?);
+        }
+        let vs = col.versus.as_deref().and_then(|v| find(d, a, v));
+        find(d, a, g).and_then(|x| quantity::value_of(x, col, vs))
+    };
     let mut table = ReproTable {
         title: titled(title, simulated),
         simulated,
-        source: published.source.clone(),
+        cited: published.cited(),
         notes: published.notes.clone(),
+        remarks: published.remarks.clone(),
+        not_measured: spec.not_measured.clone(),
         cells: Vec::new(),
+        floors: floors.to_vec(),
         unplaced: Vec::new(),
         headers: Vec::new(),
         rows: Vec::new(),
@@ -288,7 +230,8 @@ pub fn repro_table(
             if let Some(i) = hit {
                 placed[i] = true;
             }
-            let published = hit.map(|i| published.cells[i].value);
+            let p = hit.map(|i| &published.cells[i]);
+            let value = p.map(|p| p.value);
             t.cells.push(ReproCell {
                 domain: d.into(),
                 agent: a.into(),
@@ -297,9 +240,15 @@ pub fn repro_table(
                 metric: col.metric,
                 slice: col.slice,
                 k: col.k,
+                versus: col.versus.clone(),
                 ours,
-                diff: ours.zip(published).map(|(o, p)| o - p),
-                published,
+                diff: ours
+                    .zip(value)
+                    .filter(|_| !p.is_some_and(PublishedCell::is_bound))
+                    .map(|(o, p)| o - p),
+                published: value,
+                quote: p.map(|p| p.quote.clone()),
+                cite: p.map(|p| p.cite.label()),
             });
             t.cells.len() - 1
         };
@@ -312,13 +261,12 @@ pub fn repro_table(
                 .map(String::from)
                 .collect();
             for &(d, a, g) in &triples {
-                let group = find(d, a, g);
                 let idx = spec
                     .columns
                     .iter()
                     .map(|col| {
-                        let ours = group.and_then(|x| value_of(x, col));
-                        Some(add(&mut table, d, a, g, col, ours))
+                        let v = ours(d, a, g, col);
+                        Some(add(&mut table, d, a, g, col, v))
                     })
                     .collect();
                 table.rows.push((vec![d.into(), a.into(), g.into()], idx));
@@ -337,8 +285,8 @@ pub fn repro_table(
                     let present = triples.contains(&(d, a, g));
                     for col in &spec.columns {
                         idx.push(present.then(|| {
-                            let ours = find(d, a, g).and_then(|x| value_of(x, col));
-                            add(&mut table, d, a, g, col, ours)
+                            let v = ours(d, a, g, col);
+                            add(&mut table, d, a, g, col, v)
                         }));
                     }
                 }
@@ -348,6 +296,7 @@ pub fn repro_table(
     }
     if spec.mean_over_domains && domains.len() > 1 {
         let n = domains.len();
+        let pooled = spec.columns.iter().any(|c| c.metric == Metric::McnemarP);
         for &(a, g) in &pairs {
             if !domains.iter().all(|d| triples.contains(&(*d, a, g))) {
                 continue;
@@ -356,27 +305,34 @@ pub fn repro_table(
                 .columns
                 .iter()
                 .map(|col| {
-                    let vals: Option<Vec<f64>> = domains
-                        .iter()
-                        .map(|d| find(d, a, g).and_then(|x| value_of(x, col)))
-                        .collect();
+                    if col.metric == Metric::McnemarP {
+                        let p = col
+                            .versus
+                            .as_deref()
+                            .and_then(|v| mcnemar_p(configs, &domains, a, g, v));
+                        return Some(add(&mut table, POOLED_DOMAIN, a, g, col, p));
+                    }
+                    let vals: Option<Vec<f64>> =
+                        domains.iter().map(|d| ours(d, a, g, col)).collect();
                     let mean = vals.map(|v| v.iter().sum::<f64>() / v.len() as f64);
                     Some(add(&mut table, MEAN_DOMAIN, a, g, col, mean))
                 })
                 .collect::<Vec<_>>();
-            let lead = vec![
-                format!("unweighted mean over {n} domains"),
-                a.to_string(),
-                g.to_string(),
-            ];
-            table.rows.push((lead, idx));
+            let label = if pooled {
+                format!("all {n} domains: unweighted mean; McNemar pooled, stratified by domain")
+            } else {
+                format!("unweighted mean over {n} domains")
+            };
+            table
+                .rows
+                .push((vec![label, a.to_string(), g.to_string()], idx));
         }
     }
     for (p, done) in published.cells.iter().zip(placed) {
         if !done {
             table.unplaced.push(format!(
-                "{} / {} / {} / {:?} {:?} k={:?} = {}",
-                p.domain, p.agent, p.guard, p.metric, p.slice, p.k, p.quote
+                "{} / {} / {} / {:?} {:?} k={:?} versus={:?} = {}",
+                p.domain, p.agent, p.guard, p.metric, p.slice, p.k, p.versus, p.quote
             ));
         }
     }

@@ -1,11 +1,12 @@
 //! How a reproduction table prints: Markdown (each numeric cell `ours / published / ours −
 //! published`), tidy CSV (one row per cell, plain fractions) and JSON.
 
-use super::{Metric, ReproTable};
+use super::quantity::Unit;
+use super::{Metric, ReproCell, ReproTable};
 use crate::simulated::SIMULATED_LABEL;
 use std::fmt::Write as _;
 
-/// A value as its metric prints: Pass^k and ASR as 3 decimals, per-call rates as percentages.
+/// A value as its metric prints (see `Metric::unit`); `signed` for differences.
 fn show(metric: Metric, v: Option<f64>, signed: bool) -> String {
     let Some(v) = v else { return "—".into() };
     let sign = if !signed {
@@ -16,15 +17,36 @@ fn show(metric: Metric, v: Option<f64>, signed: bool) -> String {
         "−"
     };
     let x = if signed { v.abs() } else { v };
-    match metric {
-        Metric::PvRecall | Metric::BlockRate if signed => format!("{sign}{:.1} pp", x * 100.0),
-        Metric::PvRecall | Metric::BlockRate => format!("{:.1}%", x * 100.0),
-        Metric::DeltaPass if !signed => {
-            format!("{}{:.3}", if v >= 0.0 { "+" } else { "−" }, v.abs())
-        }
-        _ => format!("{sign}{x:.3}"),
+    match metric.unit() {
+        Unit::Percent if signed => format!("{sign}{:.1} pp", x * 100.0),
+        Unit::Percent => format!("{:.1}%", x * 100.0),
+        _ if !signed && metric.is_difference() => show(metric, Some(v), true),
+        Unit::Fraction => format!("{sign}{x:.3}"),
+        Unit::Turns => format!("{sign}{x:.2}"),
+        Unit::Count => format!("{sign}{x:.1}"),
+        Unit::Dollars => format!("{sign}${x:.3}"),
+        Unit::Seconds => format!("{sign}{x:.1} s"),
+        Unit::Times => format!("{sign}{x:.2}×"),
+        Unit::P if x >= 1e-3 => format!("{sign}{x:.3}"),
+        Unit::P => format!("{sign}{x:.1e}"),
     }
 }
+
+/// The published side of a cell: a bound as the source writes it, a value as its metric
+/// prints.
+fn show_published(c: &ReproCell) -> String {
+    match &c.quote {
+        Some(q) if q.trim().starts_with('<') || q.trim().starts_with("p<") => q.clone(),
+        _ => show(c.metric, c.published, false),
+    }
+}
+
+fn rate(v: Option<f64>) -> String {
+    v.map_or("—".into(), |x| format!("{x:.3}"))
+}
+
+/// The floors' label, in Markdown and as their CSV `column`.
+pub const FLOOR_COLUMN: &str = "Floor Pass^1";
 
 fn raw(v: Option<f64>) -> String {
     v.map_or(String::new(), |x| format!("{x:.6}"))
@@ -61,7 +83,7 @@ impl ReproTable {
                         format!(
                             "{} / {} / {}",
                             show(c.metric, c.ours, false),
-                            show(c.metric, c.published, false),
+                            show_published(c),
                             show(c.metric, c.diff, true)
                         )
                     }
@@ -73,9 +95,29 @@ impl ReproTable {
             s,
             "\nEach cell: ours / published / ours − published; — where the source states no number or a run has none."
         );
-        let _ = writeln!(s, "\nPublished numbers: {}", self.source);
+        self.floors_markdown(&mut s);
+        let _ = writeln!(
+            s,
+            "\nPublished numbers, by the paper table they are cited to:"
+        );
+        if self.cited.is_empty() {
+            let _ = writeln!(
+                s,
+                "\n- none: the seeds state no number for this table's cells."
+            );
+        }
+        for (cite, n) in &self.cited {
+            let cells = if *n == 1 { "cell" } else { "cells" };
+            let _ = writeln!(s, "\n- {cite}: {n} {cells}");
+        }
         for n in &self.notes {
-            let _ = writeln!(s, "\n{n}");
+            let _ = writeln!(s, "\n{} — {}", n.text, n.cite.label());
+        }
+        for r in &self.remarks {
+            let _ = writeln!(s, "\nNote (tauguard): {r}");
+        }
+        for m in &self.not_measured {
+            let _ = writeln!(s, "\nNot measured by tauguard: {m}");
         }
         if self.simulated {
             let _ = writeln!(
@@ -84,6 +126,35 @@ impl ReproTable {
             );
         }
         s
+    }
+
+    /// The floors block: each domain's trivial agents, as `report` prints them.
+    fn floors_markdown(&self, s: &mut String) {
+        if self.floors.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "\n{FLOOR_COLUMN} — trivial agents on the same tasks (deterministic, so Pass^1 = Pass^k for every k):\n"
+        );
+        let _ = writeln!(s, "| Domain | Floor agent | Tasks | Overall | PV | Mut |");
+        let _ = writeln!(s, "|:---|:---|---:|---:|---:|---:|");
+        for f in &self.floors {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} |",
+                f.domain,
+                f.agent,
+                f.n_tasks,
+                rate(f.overall),
+                rate(f.pv),
+                rate(f.mut_)
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\nrefuse-all never mutates; gold-no-procedure performs the gold mutations with no identity check, reads or confirmation. A PV score at or below refuse-all's is what blocking alone gives."
+        );
     }
 
     /// Tidy CSV: one row per cell, numbers as plain fractions, empty when missing.
@@ -100,6 +171,8 @@ impl ReproTable {
             "ours",
             "published",
             "diff",
+            "quote",
+            "cite",
             "simulated",
         ]);
         for c in &self.cells {
@@ -116,8 +189,30 @@ impl ReproTable {
                 raw(c.ours),
                 raw(c.published),
                 raw(c.diff),
+                c.quote.clone().unwrap_or_default(),
+                c.cite.clone().unwrap_or_default(),
                 self.simulated.to_string(),
             ]);
+        }
+        // The floors, as rows of their own: the floor agent in `agent`, `floor` in `guard`.
+        for f in &self.floors {
+            for (slice, v) in [("all", f.overall), ("pv", f.pv), ("mut", f.mut_)] {
+                let _ = w.write_record([
+                    f.domain.clone(),
+                    f.agent.clone(),
+                    "floor".into(),
+                    FLOOR_COLUMN.into(),
+                    "pass".into(),
+                    slice.into(),
+                    "1".into(),
+                    raw(v),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    self.simulated.to_string(),
+                ]);
+            }
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }

@@ -196,6 +196,19 @@ pub(crate) fn telecom_persona(task_id: &str) -> Option<&str> {
     rest.strip_suffix(']').filter(|p| !p.is_empty())
 }
 
+/// The groups whose task ids carry `facet` (telecom's, whose ids name intent and persona):
+/// read off the ids, so no domain is named here.
+fn faceted(r: &Report, facet: fn(&str) -> Option<&str>) -> Vec<usize> {
+    (0..r.groups.len())
+        .filter(|&i| {
+            r.groups[i]
+                .task_tallies
+                .iter()
+                .any(|(t, _)| facet(t).is_some())
+        })
+        .collect()
+}
+
 /// PolicyGuide Figure 5: telecom curves per value of `facet` (intent or persona).
 fn telecom_figure(
     r: &Report,
@@ -203,9 +216,7 @@ fn telecom_figure(
     title: &str,
     facet: fn(&str) -> Option<&str>,
 ) -> Option<Figure> {
-    let groups: Vec<usize> = (0..r.groups.len())
-        .filter(|&i| r.groups[i].domain == "telecom")
-        .collect();
+    let groups = faceted(r, facet);
     let mut panels: BTreeMap<String, Curves> = BTreeMap::new();
     for &i in &groups {
         let mut parts: BTreeMap<&str, Vec<TaskTally>> = BTreeMap::new();
@@ -293,9 +304,7 @@ pub(crate) fn figures(r: &Report) -> Vec<Drawn> {
         ),
     ] {
         if let Some(figure) = telecom_figure(r, &s, t, facet) {
-            let groups = (0..r.groups.len())
-                .filter(|&i| r.groups[i].domain == "telecom")
-                .collect();
+            let groups = faceted(r, facet);
             out.push(Drawn {
                 stem,
                 figure,

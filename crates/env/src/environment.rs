@@ -176,4 +176,13 @@ pub trait DomainBase: Send + Sync {
     fn domain(&self) -> &'static str;
     /// A fresh environment in the base state (no task initial state applied).
     fn fresh(&self) -> Box<dyn Environment>;
+
+    /// A fresh environment set up for `task`, before its initial state: what upstream's
+    /// `get_environment(task=...)` derives from the task definition (banking_knowledge's
+    /// read-log allow-list from the gold actions). The live run, both evaluation
+    /// environments and gold replay take their environment from here.
+    fn fresh_for(&self, task: &tauguard_core::Task) -> Box<dyn Environment> {
+        let _ = task;
+        self.fresh()
+    }
 }

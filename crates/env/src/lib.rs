@@ -31,6 +31,7 @@
 //! lending library — registered by one line in [`registry::DOMAINS`].
 
 pub mod airline;
+pub mod banking_knowledge;
 pub mod calculate;
 pub mod data;
 pub mod environment;

@@ -104,20 +104,33 @@ pub trait Domain: Send + Sync {
 
 /// `options` with every declared option present (defaults filled in), or an error naming an
 /// option the domain does not take.
-pub fn resolve_options(domain: &dyn Domain, options: &DomainOptions) -> Result<DomainOptions, LoadError> {
+pub fn resolve_options(
+    domain: &dyn Domain,
+    options: &DomainOptions,
+) -> Result<DomainOptions, LoadError> {
     let declared = domain.options();
-    if let Some(bad) = options.keys().find(|k| !declared.iter().any(|o| o.name == k.as_str())) {
+    if let Some(bad) = options
+        .keys()
+        .find(|k| !declared.iter().any(|o| o.name == k.as_str()))
+    {
         let known: Vec<&str> = declared.iter().map(|o| o.name).collect();
         return Err(LoadError::UnknownOption {
             domain: domain.name().to_string(),
             option: bad.clone(),
-            known: if known.is_empty() { "none".into() } else { known.join(", ") },
+            known: if known.is_empty() {
+                "none".into()
+            } else {
+                known.join(", ")
+            },
         });
     }
     Ok(declared
         .iter()
         .map(|o| {
-            let value = options.get(o.name).cloned().unwrap_or_else(|| o.default.to_string());
+            let value = options
+                .get(o.name)
+                .cloned()
+                .unwrap_or_else(|| o.default.to_string());
             (o.name.to_string(), value)
         })
         .collect())

@@ -44,14 +44,25 @@ fn open_or_active(acc: &Map<String, Value>) -> bool {
 
 /// `get_account_age_days`: 0 when the date does not parse.
 fn age(acc: &Map<String, Value>) -> i64 {
-    acc.get("date_opened").and_then(Value::as_str).and_then(age_days).unwrap_or(0)
+    acc.get("date_opened")
+        .and_then(Value::as_str)
+        .and_then(age_days)
+        .unwrap_or(0)
 }
 
 fn open(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["user_id", "account_type", "account_class"].iter().any(|k| !a.truthy(k)) {
+    if ["user_id", "account_type", "account_class"]
+        .iter()
+        .any(|k| !a.truthy(k))
+    {
         return Ok("Error: Missing required parameters.".into());
     }
-    const TYPES: &[&str] = &["checking", "savings", "business_checking", "business_savings"];
+    const TYPES: &[&str] = &[
+        "checking",
+        "savings",
+        "business_checking",
+        "business_savings",
+    ];
     let kind = a.v("account_type");
     if !super::args::one_of(kind, TYPES) {
         return Ok(super::tools::invalid("account_type", TYPES));
@@ -70,7 +81,8 @@ fn open(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let eligible = match kind.as_str().unwrap_or("") {
         "savings" => mine.iter().any(|acc| checking(acc) && age(acc) >= 14),
         "business_checking" => {
-            !mine.iter().any(|acc| field_is(acc, "status", "CLOSED")) && mine.iter().any(|acc| checking(acc))
+            !mine.iter().any(|acc| field_is(acc, "status", "CLOSED"))
+                && mine.iter().any(|acc| checking(acc))
         }
         "business_savings" => {
             for acc in &mine {
@@ -78,8 +90,9 @@ fn open(db: &mut Db, a: Args) -> Result<String, ToolError> {
                     return Ok(ELIGIBILITY.into());
                 }
             }
-            mine.iter()
-                .any(|acc| account_kind(acc) == "business_checking" && open_or_active(acc) && age(acc) >= 30)
+            mine.iter().any(|acc| {
+                account_kind(acc) == "business_checking" && open_or_active(acc) && age(acc) >= 30
+            })
         }
         _ => true,
     };
@@ -98,7 +111,9 @@ fn open(db: &mut Db, a: Args) -> Result<String, ToolError> {
         ("date_opened", Value::from(TODAY)),
     ]);
     if !db.add("accounts", &id, rec) {
-        return Ok(format!("Failed to open account: Account ID '{id}' may already exist."));
+        return Ok(format!(
+            "Failed to open account: Account ID '{id}' may already exist."
+        ));
     }
     Ok(format!(
         "Bank account opened successfully!\n  - Account ID: {id}\n  - User ID: {user_s}\n  - Account Type: {kind_s}\n  - Account Class: {class_s}\n  - Status: OPEN\n  - Initial Balance: $0.00\n  - Date Opened: {TODAY}"
@@ -130,15 +145,24 @@ fn early_closure(class: &str, level: &str) -> Option<(f64, i64)> {
         ],
         _ => &[],
     };
-    table.iter().find(|(l, _, _)| *l == level).map(|(_, fee, days)| (*fee, *days))
+    table
+        .iter()
+        .find(|(l, _, _)| *l == level)
+        .map(|(_, fee, days)| (*fee, *days))
 }
 
 fn close(db: &mut Db, a: Args) -> Result<String, ToolError> {
     if !a.truthy("account_id") {
         return Ok("Error: Missing required parameter (account_id).".into());
     }
-    let reason = a.0.get("reason").cloned().unwrap_or(Value::from("Customer requested closure"));
-    let waive = a.0.get("waive_early_closure_fee").cloned().unwrap_or(Value::Bool(false));
+    let reason =
+        a.0.get("reason")
+            .cloned()
+            .unwrap_or(Value::from("Customer requested closure"));
+    let waive =
+        a.0.get("waive_early_closure_fee")
+            .cloned()
+            .unwrap_or(Value::Bool(false));
     let id = key(a.v("account_id"))?;
     let Some(account) = db.get("accounts", &id) else {
         return Ok(format!("Error: Account '{}' not found.", a.s("account_id")));
@@ -175,13 +199,21 @@ fn close(db: &mut Db, a: Args) -> Result<String, ToolError> {
     account.insert("date_closed".into(), Value::from(TODAY));
     account.insert("closure_reason".into(), reason.clone());
     account.insert("early_closure_fee_waived".into(), waive.clone());
-    let shown = |k: &str| account.get(k).map_or_else(|| "N/A".to_string(), pyjson::py_str);
+    let shown = |k: &str| {
+        account
+            .get(k)
+            .map_or_else(|| "N/A".to_string(), pyjson::py_str)
+    };
     Ok(format!(
         "Bank account closed successfully!\n  - Account ID: {id}\n  - Account Type: {}\n  - Account Class: {}\n  - Status: CLOSED\n  - Date Closed: {TODAY}\n  - Reason: {}\n  - Early Closure Fee Waived: {}",
         shown("account_type"),
         shown("account_class"),
         pyjson::py_str(&reason),
-        if super::pyfmt::truthy(&waive) { "Yes" } else { "No" }
+        if super::pyfmt::truthy(&waive) {
+            "Yes"
+        } else {
+            "No"
+        }
     ))
 }
 
@@ -202,18 +234,30 @@ fn all_accounts(db: &Db, a: Args) -> String {
         String::new(),
         "Bank Accounts:".into(),
     ];
-    parts.push(if found(&accounts) { accounts } else { "  No bank accounts found.".into() });
+    parts.push(if found(&accounts) {
+        accounts
+    } else {
+        "  No bank accounts found.".into()
+    });
     parts.push("\nCredit Card Accounts:".into());
-    parts.push(if found(&cards) { cards } else { "  No credit card accounts found.".into() });
+    parts.push(if found(&cards) {
+        cards
+    } else {
+        "  No credit card accounts found.".into()
+    });
     parts.join("\n")
 }
 
 fn transfer(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if !a.truthy("source_account_id") || !a.truthy("destination_account_id") || a.is_none("amount") {
+    if !a.truthy("source_account_id") || !a.truthy("destination_account_id") || a.is_none("amount")
+    {
         return Ok("Error: Missing required parameters (source_account_id, destination_account_id, amount).".into());
     }
     let Some(amount) = to_float(a.v("amount")) else {
-        return Ok(format!("Error: Invalid amount '{}'. Must be a number.", a.s("amount")));
+        return Ok(format!(
+            "Error: Invalid amount '{}'. Must be a number.",
+            a.s("amount")
+        ));
     };
     if amount <= 0.0 {
         return Ok("Error: Transfer amount must be positive.".into());
@@ -221,12 +265,21 @@ fn transfer(db: &mut Db, a: Args) -> Result<String, ToolError> {
     if a.v("source_account_id") == a.v("destination_account_id") {
         return Ok("Error: Source and destination accounts cannot be the same.".into());
     }
-    let (src, dst) = (key(a.v("source_account_id"))?, key(a.v("destination_account_id"))?);
+    let (src, dst) = (
+        key(a.v("source_account_id"))?,
+        key(a.v("destination_account_id"))?,
+    );
     let Some(source) = db.get("accounts", &src) else {
-        return Ok(format!("Error: Source account '{}' not found.", a.s("source_account_id")));
+        return Ok(format!(
+            "Error: Source account '{}' not found.",
+            a.s("source_account_id")
+        ));
     };
     let Some(dest) = db.get("accounts", &dst) else {
-        return Ok(format!("Error: Destination account '{}' not found.", a.s("destination_account_id")));
+        return Ok(format!(
+            "Error: Destination account '{}' not found.",
+            a.s("destination_account_id")
+        ));
     };
     if !open_or_active(source) {
         return Ok(format!("Error: Source account '{src}' is not active."));
@@ -244,8 +297,22 @@ fn transfer(db: &mut Db, a: Args) -> Result<String, ToolError> {
     }
     let to = account_balance(dest)?;
     let (new_from, new_to) = (from - amount, to + amount);
-    db.update("accounts", &src, &[("current_holdings", Value::String(format!("${}", f2(new_from))))]);
-    db.update("accounts", &dst, &[("current_holdings", Value::String(format!("${}", f2(new_to))))]);
+    db.update(
+        "accounts",
+        &src,
+        &[(
+            "current_holdings",
+            Value::String(format!("${}", f2(new_from))),
+        )],
+    );
+    db.update(
+        "accounts",
+        &dst,
+        &[(
+            "current_holdings",
+            Value::String(format!("${}", f2(new_to))),
+        )],
+    );
     Ok(format!(
         "Transfer completed successfully!\n  - Amount: ${}\n  - From: {src} (new balance: ${})\n  - To: {dst} (new balance: ${})",
         f2(amount),
@@ -304,10 +371,21 @@ fn credit(db: &mut Db, a: Args, which: Credit) -> Result<String, ToolError> {
         Credit::Checking => format!("${}", f2(after)),
         Credit::Savings => f2(after),
     };
-    db.update("accounts", &id, &[("current_holdings", Value::String(holdings))]);
+    db.update(
+        "accounts",
+        &id,
+        &[("current_holdings", Value::String(holdings))],
+    );
     let kind = a.s("credit_type");
-    let prefix = if which == Credit::Checking { "checking_credit" } else { "savings_credit" };
-    let seed = format!("{prefix}:{id}:{kind}:{}:{TODAY}", pyjson::float_repr(amount));
+    let prefix = if which == Credit::Checking {
+        "checking_credit"
+    } else {
+        "savings_credit"
+    };
+    let seed = format!(
+        "{prefix}:{id}:{kind}:{}:{TODAY}",
+        pyjson::float_repr(amount)
+    );
     let txn_id = format!("txn_{}", ids::deterministic(&seed, 16));
     let description = match kind.as_str() {
         "rebate_credit" => "REBATE CREDIT - CUSTOMER SERVICE",
@@ -345,7 +423,9 @@ fn interest_report(db: &mut Db, a: Args) -> Result<String, ToolError> {
     }
     let parsed: Option<Vec<f64>> = names.iter().map(|k| to_float(a.v(k))).collect();
     let Some(values) = parsed else {
-        return Ok("Error: expected_apy, actual_apy, and amount_difference must be numbers.".into());
+        return Ok(
+            "Error: expected_apy, actual_apy, and amount_difference must be numbers.".into(),
+        );
     };
     let (expected, actual, difference) = (values[0], values[1], values[2]);
     let id = key(a.v("account_id"))?;
@@ -356,8 +436,12 @@ fn interest_report(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let Some(user) = db.get("users", &user_key) else {
         return Ok(format!("Error: User '{}' not found.", a.s("user_id")));
     };
-    let level = account.get("level").map_or_else(|| "Unknown".to_string(), pyjson::py_str);
-    let name = user.get("name").map_or_else(|| "Unknown".to_string(), pyjson::py_str);
+    let level = account
+        .get("level")
+        .map_or_else(|| "Unknown".to_string(), pyjson::py_str);
+    let name = user
+        .get("name")
+        .map_or_else(|| "Unknown".to_string(), pyjson::py_str);
     // The report goes to a table the model does not have (`interest_discrepancy_reports`):
     // upstream's `add_to_db` finds no such table and stores nothing.
     let apy_diff = pyjson::float_repr(round4(expected - actual));
@@ -389,7 +473,10 @@ fn txn_time(record: &Map<String, Value>) -> (i64, i64) {
         None => Some(0),
         Some(t) => {
             let p: Vec<&str> = t.split(':').collect();
-            let ok = p.len() == 3 && p.iter().all(|x| !x.is_empty() && x.len() <= 2 && x.chars().all(|c| c.is_ascii_digit()));
+            let ok = p.len() == 3
+                && p.iter().all(|x| {
+                    !x.is_empty() && x.len() <= 2 && x.chars().all(|c| c.is_ascii_digit())
+                });
             ok.then(|| {
                 let n: Vec<i64> = p.iter().map(|x| x.parse().unwrap_or(0)).collect();
                 (n[0] < 24 && n[1] < 60 && n[2] < 62).then_some(n[0] * 3600 + n[1] * 60 + n[2])

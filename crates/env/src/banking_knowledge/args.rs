@@ -61,7 +61,11 @@ pub fn number(v: &Value) -> Option<f64> {
 /// `v <op> 0` (or another number): a `TypeError` for non-numbers, as Python raises it.
 pub fn cmp_num(v: &Value, op: &str, rhs: f64) -> Result<bool, ToolError> {
     let x = number(v).ok_or_else(|| {
-        py::unorderable(op, pyjson::type_name(v), if rhs.fract() == 0.0 { "int" } else { "float" })
+        py::unorderable(
+            op,
+            pyjson::type_name(v),
+            if rhs.fract() == 0.0 { "int" } else { "float" },
+        )
     })?;
     Ok(match op {
         "<=" => x <= rhs,
@@ -98,13 +102,16 @@ pub fn parse_float_text(s: &str) -> Option<f64> {
     let lower = t.to_ascii_lowercase();
     let unsigned = lower.trim_start_matches(['+', '-']);
     if matches!(unsigned, "inf" | "infinity" | "nan") {
-        return lower.parse::<f64>().ok().or(Some(if lower.starts_with('-') {
-            f64::NEG_INFINITY
-        } else if unsigned == "nan" {
-            f64::NAN
-        } else {
-            f64::INFINITY
-        }));
+        return lower
+            .parse::<f64>()
+            .ok()
+            .or(Some(if lower.starts_with('-') {
+                f64::NEG_INFINITY
+            } else if unsigned == "nan" {
+                f64::NAN
+            } else {
+                f64::INFINITY
+            }));
     }
     let bytes = t.as_bytes();
     for (i, b) in bytes.iter().enumerate() {
@@ -119,7 +126,8 @@ pub fn parse_float_text(s: &str) -> Option<f64> {
         }
     }
     let clean: String = t.chars().filter(|c| *c != '_').collect();
-    if clean.is_empty() || clean.contains(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E') {
+    if clean.is_empty() || clean.contains(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+    {
         return None;
     }
     clean.parse::<f64>().ok()

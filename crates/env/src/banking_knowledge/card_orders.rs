@@ -30,7 +30,20 @@ pub fn day_number(s: &str) -> Option<i64> {
         return None;
     }
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     if !(1..=12).contains(&m) || d < 1 || d > month_days[(m - 1) as usize] {
         return None;
     }
@@ -81,16 +94,23 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
         && a.truthy("card_design")
         && design_fee.is_some()
         && a.truthy("shipping_address");
-    let (Some(delivery_fee), Some(design_fee)) = (delivery_fee.filter(|_| present), design_fee) else {
+    let (Some(delivery_fee), Some(design_fee)) = (delivery_fee.filter(|_| present), design_fee)
+    else {
         return Ok("Error: Missing required parameters. Required: account_id, user_id, delivery_option, delivery_fee, card_design, design_fee, shipping_address.".into());
     };
     let delivery = text(a.v("delivery_option"), "upper")?.to_uppercase();
     if !["STANDARD", "EXPEDITED", "RUSH"].contains(&delivery.as_str()) {
-        return Ok(super::tools::invalid("delivery_option", &["STANDARD", "EXPEDITED", "RUSH"]));
+        return Ok(super::tools::invalid(
+            "delivery_option",
+            &["STANDARD", "EXPEDITED", "RUSH"],
+        ));
     }
     let design = text(a.v("card_design"), "upper")?.to_uppercase();
     if !["CLASSIC", "PREMIUM", "CUSTOM"].contains(&design.as_str()) {
-        return Ok(super::tools::invalid("card_design", &["CLASSIC", "PREMIUM", "CUSTOM"]));
+        return Ok(super::tools::invalid(
+            "card_design",
+            &["CLASSIC", "PREMIUM", "CUSTOM"],
+        ));
     }
     let account_id = key(a.v("account_id"))?;
     let Some(account) = db.get("accounts", &account_id) else {
@@ -110,7 +130,9 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
     }
     let user = a.s("user_id");
     if account.get("user_id") != Some(a.v("user_id")) {
-        return Ok(format!("Error: Account '{account_id}' does not belong to user '{user}'."));
+        return Ok(format!(
+            "Error: Account '{account_id}' does not belong to user '{user}'."
+        ));
     }
     let holdings_text = account
         .get("current_holdings")
@@ -124,10 +146,20 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
         ));
     }
     let of_account = |r: &serde_json::Map<String, Value>| field_str(r, "account_id") == account_id;
-    if db.records("debit_card_orders").iter().any(|(_, o)| of_account(o) && field_is(o, "status", "PENDING")) {
-        return Ok(format!("Error: There is already a pending debit card order for account '{account_id}'."));
+    if db
+        .records("debit_card_orders")
+        .iter()
+        .any(|(_, o)| of_account(o) && field_is(o, "status", "PENDING"))
+    {
+        return Ok(format!(
+            "Error: There is already a pending debit card order for account '{account_id}'."
+        ));
     }
-    if db.records("debit_cards").iter().any(|(_, c)| of_account(c) && field_is(c, "status", "ACTIVE")) {
+    if db
+        .records("debit_cards")
+        .iter()
+        .any(|(_, c)| of_account(c) && field_is(c, "status", "ACTIVE"))
+    {
         return Ok(format!(
             "Error: Account '{account_id}' already has an active debit card. Maximum 1 active card per checking account."
         ));
@@ -167,7 +199,10 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let fee_parts = |sep: &str| {
         let mut parts = Vec::new();
         if delivery_fee > 0.0 {
-            parts.push(format!("Delivery{sep} ${}", pyjson::float_repr(delivery_fee)));
+            parts.push(format!(
+                "Delivery{sep} ${}",
+                pyjson::float_repr(delivery_fee)
+            ));
         }
         if design_fee > 0.0 {
             parts.push(format!("Design{sep} ${}", pyjson::float_repr(design_fee)));
@@ -178,13 +213,23 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
         parts.join(", ")
     };
     if total > 0.0 {
-        db.update("accounts", &account_id, &[("current_holdings", Value::String(f2(holdings - total)))]);
-        let fee_id = format!("btxn_dcfee_{}", &order_id[order_id.len().saturating_sub(8)..]);
+        db.update(
+            "accounts",
+            &account_id,
+            &[("current_holdings", Value::String(f2(holdings - total)))],
+        );
+        let fee_id = format!(
+            "btxn_dcfee_{}",
+            &order_id[order_id.len().saturating_sub(8)..]
+        );
         let txn = record(vec![
             ("transaction_id", Value::String(fee_id.clone())),
             ("account_id", a.v("account_id").clone()),
             ("date", Value::from(TODAY)),
-            ("description", Value::String(format!("DEBIT CARD ORDER FEE - {}", fee_parts("")))),
+            (
+                "description",
+                Value::String(format!("DEBIT CARD ORDER FEE - {}", fee_parts(""))),
+            ),
             ("amount", float_value(-total)),
             ("type", Value::from("debit_card_fee")),
             ("status", Value::from("posted")),
@@ -193,7 +238,10 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
     }
     let card_id = ids::debit_card(&account_id, &user, TODAY);
     let (last4, cvv) = card_secrets(&card_id);
-    let holder = match key(a.v("user_id")).ok().and_then(|u| db.get("users", &u).cloned()) {
+    let holder = match key(a.v("user_id"))
+        .ok()
+        .and_then(|u| db.get("users", &u).cloned())
+    {
         Some(u) => match u.get("name") {
             Some(Value::String(n)) => n.to_uppercase(),
             Some(other) => return Err(crate::py::no_attribute(pyjson::type_name(other), "upper")),
@@ -209,7 +257,9 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
         .collect();
     let issue_reason = match existing.iter().find(|c| field_is(c, "status", "CLOSED")) {
         Some(closed) => {
-            let why = closed.get("closure_reason").map_or_else(|| "first_card".to_string(), pyjson::py_str);
+            let why = closed
+                .get("closure_reason")
+                .map_or_else(|| "first_card".to_string(), pyjson::py_str);
             match why.as_str() {
                 "fraud_suspected" => "fraud".to_string(),
                 "lost" | "stolen" | "fraud" => why,
@@ -268,7 +318,10 @@ enum Limit {
 impl Limit {
     fn of(v: &Value) -> Option<Limit> {
         match v {
-            Value::Number(n) => n.as_i64().map(Limit::Int).or_else(|| n.as_f64().map(Limit::Float)),
+            Value::Number(n) => n
+                .as_i64()
+                .map(Limit::Int)
+                .or_else(|| n.as_f64().map(Limit::Float)),
             Value::Bool(b) => Some(Limit::Int(i64::from(*b))),
             _ => None,
         }
@@ -302,15 +355,28 @@ pub fn limit_increase(db: &mut Db, a: Args) -> Result<String, ToolError> {
     }
     let limit_type = a.v("limit_type");
     if !super::args::one_of(limit_type, &["atm", "purchase"]) {
-        return Ok(format!("Error: Invalid limit_type '{}'. Must be 'atm' or 'purchase'.", a.s("limit_type")));
+        return Ok(format!(
+            "Error: Invalid limit_type '{}'. Must be 'atm' or 'purchase'.",
+            a.s("limit_type")
+        ));
     }
     if a.is_none("new_limit") {
         return Ok("Error: Missing required parameter: new_limit.".into());
     }
     let new_limit = match to_float(a.v("new_limit")) {
         Some(x) if x.fract() == 0.0 && x.is_finite() => x as i64,
-        Some(x) => return Ok(format!("Error: new_limit must be an integer, got '{}'.", pyjson::float_repr(x))),
-        None => return Ok(format!("Error: new_limit must be an integer, got '{}'.", a.s("new_limit"))),
+        Some(x) => {
+            return Ok(format!(
+                "Error: new_limit must be an integer, got '{}'.",
+                pyjson::float_repr(x)
+            ));
+        }
+        None => {
+            return Ok(format!(
+                "Error: new_limit must be an integer, got '{}'.",
+                a.s("new_limit")
+            ));
+        }
     };
     if new_limit <= 0 {
         return Ok("Error: new_limit must be a positive amount.".into());
@@ -326,8 +392,13 @@ pub fn limit_increase(db: &mut Db, a: Args) -> Result<String, ToolError> {
         ));
     }
     let account_id = field_str(card, "account_id").to_string();
-    let Some(account) = db.get("accounts", &account_id).filter(|_| !account_id.is_empty()) else {
-        return Ok(format!("Error: Could not find linked account for debit card '{card_id}'."));
+    let Some(account) = db
+        .get("accounts", &account_id)
+        .filter(|_| !account_id.is_empty())
+    else {
+        return Ok(format!(
+            "Error: Could not find linked account for debit card '{card_id}'."
+        ));
     };
     if !field_is(account, "status", "OPEN") {
         return Ok(format!(
@@ -335,7 +406,12 @@ pub fn limit_increase(db: &mut Db, a: Args) -> Result<String, ToolError> {
             field(account, "status")
         ));
     }
-    if let Some(age) = account.get("date_opened").and_then(Value::as_str).filter(|s| !s.is_empty()).and_then(age_days) {
+    if let Some(age) = account
+        .get("date_opened")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .and_then(age_days)
+    {
         if age < 60 {
             return Ok(format!(
                 "Error: Account must be at least 60 days old for a temporary limit increase. Account age: {age} days."
@@ -348,7 +424,10 @@ pub fn limit_increase(db: &mut Db, a: Args) -> Result<String, ToolError> {
     } else {
         ("daily_purchase_limit", "Daily Purchase Limit")
     };
-    let mut current = card.get(field_name).filter(|v| !v.is_null()).and_then(Limit::of);
+    let mut current = card
+        .get(field_name)
+        .filter(|v| !v.is_null())
+        .and_then(Limit::of);
     if is_atm && current.is_none() {
         let level = field_str(account, "level").to_lowercase();
         if level.contains("light green") {
@@ -396,9 +475,15 @@ pub fn limit_increase(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let kind = a.s("limit_type");
     if let Some(card) = db.get_mut("debit_cards", &card_id) {
         card.insert(field_name.into(), Value::from(new_limit));
-        card.insert(format!("temporary_{kind}_limit_increase"), Value::Bool(true));
+        card.insert(
+            format!("temporary_{kind}_limit_increase"),
+            Value::Bool(true),
+        );
         card.insert(format!("original_{kind}_limit"), current.value());
-        card.insert(format!("temporary_{kind}_limit_expires"), Value::from(TODAY));
+        card.insert(
+            format!("temporary_{kind}_limit_expires"),
+            Value::from(TODAY),
+        );
     }
     let increase = match current {
         Limit::Int(i) => (new_limit - i).to_string(),
@@ -417,8 +502,10 @@ pub fn limit_increase(db: &mut Db, a: Args) -> Result<String, ToolError> {
         format!("- After expiration, the limit will revert to ${original}"),
         "- Only one temporary increase is allowed per 24-hour period".into(),
         String::new(),
-        "Note: If the customer is at a third-party (non-Rho-Bank) ATM, that ATM may have its own".into(),
-        "per-transaction or daily limits that Rho-Bank cannot override. The customer may need to".into(),
+        "Note: If the customer is at a third-party (non-Rho-Bank) ATM, that ATM may have its own"
+            .into(),
+        "per-transaction or daily limits that Rho-Bank cannot override. The customer may need to"
+            .into(),
         "use a Rho-Bank ATM or make multiple smaller withdrawals at third-party ATMs.".into(),
     ];
     Ok(parts.join("\n"))

@@ -23,7 +23,9 @@ pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolErro
         "reset_debit_card_pin_6284" => reset_pin(db, a)?,
         "change_debit_card_pin_6285" => change_pin(db, a)?,
         "get_debit_cards_by_account_id_7823" => list_cards(db, a)?,
-        "request_temporary_debit_card_limit_increase_8374" => super::card_orders::limit_increase(db, a)?,
+        "request_temporary_debit_card_limit_increase_8374" => {
+            super::card_orders::limit_increase(db, a)?
+        }
         "set_debit_card_recurring_block_7382" => recurring_block(db, a)?,
         _ => return Ok(None),
     }))
@@ -101,9 +103,15 @@ fn validate_activation(db: &Db, a: Args, kind: Kind) -> Result<Result<String, St
     }
     let id = key(a.v("card_id"))?;
     let Some(card) = db.get("debit_cards", &id) else {
-        return Ok(Err(format!("Error: Debit card '{}' not found.", a.s("card_id"))));
+        return Ok(Err(format!(
+            "Error: Debit card '{}' not found.",
+            a.s("card_id")
+        )));
     };
-    let reason = card.get("issue_reason").cloned().unwrap_or(Value::from("new_account"));
+    let reason = card
+        .get("issue_reason")
+        .cloned()
+        .unwrap_or(Value::from("new_account"));
     let reason_s = pyjson::py_str(&reason);
     if !kind.reasons().contains(&reason_s.as_str()) || !reason.is_string() {
         let correct = match reason_s.as_str() {
@@ -127,9 +135,15 @@ fn validate_activation(db: &Db, a: Args, kind: Kind) -> Result<Result<String, St
         )));
     }
     if card.get("last_4_digits") != Some(a.v("last_4_digits")) {
-        return Ok(Err("Error: Card verification failed. The last 4 digits do not match our records.".into()));
+        return Ok(Err(
+            "Error: Card verification failed. The last 4 digits do not match our records.".into(),
+        ));
     }
-    if let Some(account_id) = card.get("account_id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+    if let Some(account_id) = card
+        .get("account_id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+    {
         if let Some(account) = db.get("accounts", account_id) {
             if !field_is(account, "status", "OPEN") {
                 return Ok(Err(format!(
@@ -148,8 +162,14 @@ fn activate(db: &mut Db, a: Args, kind: Kind) -> Result<String, ToolError> {
     };
     let card = db.get("debit_cards", &id).cloned().unwrap_or_default();
     let account = card.get("account_id").cloned().unwrap_or(Value::Null);
-    let default = if kind == Kind::Reissue { "expired" } else { "lost" };
-    let reason = card.get("issue_reason").map_or_else(|| default.to_string(), pyjson::py_str);
+    let default = if kind == Kind::Reissue {
+        "expired"
+    } else {
+        "lost"
+    };
+    let reason = card
+        .get("issue_reason")
+        .map_or_else(|| default.to_string(), pyjson::py_str);
     if let Some(c) = db.get_mut("debit_cards", &id) {
         c.insert("status".into(), Value::from("ACTIVE"));
         c.insert("activated_date".into(), Value::from(TODAY));
@@ -157,16 +177,25 @@ fn activate(db: &mut Db, a: Args, kind: Kind) -> Result<String, ToolError> {
     let others: Vec<String> = db
         .records("debit_cards")
         .into_iter()
-        .filter(|(other, c)| **other != id && c.get("account_id") == Some(&account) && field_is(c, "status", "ACTIVE"))
+        .filter(|(other, c)| {
+            **other != id
+                && c.get("account_id") == Some(&account)
+                && field_is(c, "status", "ACTIVE")
+        })
         .map(|(other, _)| other.clone())
         .collect();
     for other in &others {
-        let Some(c) = db.get_mut("debit_cards", other) else { continue };
+        let Some(c) = db.get_mut("debit_cards", other) else {
+            continue;
+        };
         match kind {
             Kind::Reissue => {
                 c.insert("status".into(), Value::from("GRACE_PERIOD"));
                 c.insert("grace_period_ends".into(), Value::from(TODAY));
-                c.insert("deactivation_reason".into(), Value::String(format!("Reissued card activated ({reason})")));
+                c.insert(
+                    "deactivation_reason".into(),
+                    Value::String(format!("Reissued card activated ({reason})")),
+                );
             }
             _ => {
                 c.insert("status".into(), Value::from("DEACTIVATED"));
@@ -216,20 +245,26 @@ fn activate(db: &mut Db, a: Args, kind: Kind) -> Result<String, ToolError> {
     };
     match kind {
         Kind::New if !others.is_empty() => {
-            parts.push(format!("\nNote: Previous card(s) have been deactivated: {list}"));
+            parts.push(format!(
+                "\nNote: Previous card(s) have been deactivated: {list}"
+            ));
         }
         Kind::Replacement => {
             if reason == "fraud" {
                 parts.push("- Since fraud was suspected, we recommend changing your online banking password".into());
             }
             if !others.is_empty() {
-                parts.push(format!("\nPrevious card(s) have been deactivated for security: {list}"));
+                parts.push(format!(
+                    "\nPrevious card(s) have been deactivated for security: {list}"
+                ));
             }
         }
         Kind::Reissue => {
             if !others.is_empty() {
                 parts.push(format!("\nNote: Your previous card(s) ({list}) will remain active for 24 hours as a grace period."));
-                parts.push("After 24 hours, the old card(s) will be automatically deactivated.".into());
+                parts.push(
+                    "After 24 hours, the old card(s) will be automatically deactivated.".into(),
+                );
             }
             if reason == "expired" || reason == "bank_reissue" {
                 parts.push("\nReminder: If your card number changed, please update any recurring payments with your new card details.".into());
@@ -244,7 +279,14 @@ fn close(db: &mut Db, a: Args) -> Result<String, ToolError> {
     if !a.truthy("card_id") || !a.truthy("reason") {
         return Ok("Error: Missing required parameters. Required: card_id, reason.".into());
     }
-    const REASONS: &[&str] = &["lost", "stolen", "fraud_suspected", "damaged", "no_longer_needed", "account_closing"];
+    const REASONS: &[&str] = &[
+        "lost",
+        "stolen",
+        "fraud_suspected",
+        "damaged",
+        "no_longer_needed",
+        "account_closing",
+    ];
     let reason = crate::py::lower(a.v("reason"))?;
     if !REASONS.contains(&reason.as_str()) {
         return Ok(super::tools::invalid("reason", REASONS));
@@ -317,7 +359,8 @@ fn freeze(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "- Pending transactions already authorized may still process".into(),
         String::new(),
         "To unfreeze, the customer can call customer service or use the mobile app.".into(),
-        "If the card is confirmed lost or stolen, recommend closing the card permanently instead.".into(),
+        "If the card is confirmed lost or stolen, recommend closing the card permanently instead."
+            .into(),
     ];
     Ok(parts.join("\n"))
 }
@@ -339,8 +382,15 @@ fn unfreeze(db: &mut Db, a: Args) -> Result<String, ToolError> {
             field(card, "status")
         ));
     }
-    if let Some(account_id) = card.get("account_id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
-        if db.get("accounts", account_id).is_some_and(|acc| !field_is(acc, "status", "OPEN")) {
+    if let Some(account_id) = card
+        .get("account_id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+    {
+        if db
+            .get("accounts", account_id)
+            .is_some_and(|acc| !field_is(acc, "status", "OPEN"))
+        {
             return Ok(format!(
                 "Error: The linked checking account '{account_id}' is no longer open. Card cannot be unfrozen."
             ));
@@ -383,7 +433,9 @@ fn clear_alert(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let flag = |c: &Map<String, Value>, k: &str| c.get(k).is_some_and(super::pyfmt::truthy);
     if reason == "velocity_clear" {
         if !flag(card, "velocity_blocked") {
-            return Ok(format!("Error: Debit card '{id}' does not have an active velocity block."));
+            return Ok(format!(
+                "Error: Debit card '{id}' does not have an active velocity block."
+            ));
         }
         card.insert("velocity_blocked".into(), Value::Bool(false));
         card.insert("velocity_cleared_date".into(), Value::from(TODAY));
@@ -399,7 +451,9 @@ fn clear_alert(db: &mut Db, a: Args) -> Result<String, ToolError> {
         return Ok(parts.join("\n"));
     }
     if !flag(card, "fraud_alert_active") {
-        return Ok(format!("Error: Debit card '{id}' does not have an active fraud alert."));
+        return Ok(format!(
+            "Error: Debit card '{id}' does not have an active fraud alert."
+        ));
     }
     if field_is(card, "alert_source", "bank_initiated") {
         return Ok("Error: BANK_INITIATED_ALERT - This fraud alert was initiated by the bank's fraud detection system and cannot be cleared by customer service agents. Please transfer the customer to the security team using transfer_to_human_agents.".into());
@@ -415,14 +469,20 @@ fn clear_alert(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "The fraud alert has been removed from the card.".into(),
         "All transactions will process normally.".into(),
         String::new(),
-        "Remind the customer to review recent transactions and report any unauthorized charges.".into(),
+        "Remind the customer to review recent transactions and report any unauthorized charges."
+            .into(),
     ];
     Ok(parts.join("\n"))
 }
 
 fn reset_pin(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["card_id", "last_4_digits", "new_pin"].iter().any(|k| !a.truthy(k)) {
-        return Ok("Error: Missing required parameters. Required: card_id, last_4_digits, new_pin.".into());
+    if ["card_id", "last_4_digits", "new_pin"]
+        .iter()
+        .any(|k| !a.truthy(k))
+    {
+        return Ok(
+            "Error: Missing required parameters. Required: card_id, last_4_digits, new_pin.".into(),
+        );
     }
     if !digits(a.v("last_4_digits"), 4)? {
         return Ok("Error: Last 4 digits must be exactly 4 digits.".into());
@@ -435,7 +495,9 @@ fn reset_pin(db: &mut Db, a: Args) -> Result<String, ToolError> {
         return Ok(format!("Error: Debit card '{}' not found.", a.s("card_id")));
     };
     if card.get("last_4_digits") != Some(a.v("last_4_digits")) {
-        return Ok("Error: Card verification failed. The last 4 digits do not match our records.".into());
+        return Ok(
+            "Error: Card verification failed. The last 4 digits do not match our records.".into(),
+        );
     }
     if !field_is(card, "status", "ACTIVE") {
         return Ok(format!(
@@ -461,8 +523,13 @@ fn reset_pin(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn change_pin(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["card_id", "current_pin", "new_pin"].iter().any(|k| !a.truthy(k)) {
-        return Ok("Error: Missing required parameters. Required: card_id, current_pin, new_pin.".into());
+    if ["card_id", "current_pin", "new_pin"]
+        .iter()
+        .any(|k| !a.truthy(k))
+    {
+        return Ok(
+            "Error: Missing required parameters. Required: card_id, current_pin, new_pin.".into(),
+        );
     }
     if !digits(a.v("current_pin"), 4)? {
         return Ok("Error: Current PIN must be exactly 4 digits.".into());
@@ -537,9 +604,16 @@ fn list_cards(db: &Db, a: Args) -> Result<String, ToolError> {
     if cards.is_empty() {
         return Ok(format!("No debit cards found for account '{id}'."));
     }
-    let issued = |c: &Map<String, Value>| c.get("date_issued").and_then(Value::as_str).unwrap_or("").to_string();
+    let issued = |c: &Map<String, Value>| {
+        c.get("date_issued")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
     cards.sort_by_key(|c| std::cmp::Reverse(issued(c)));
-    Ok(dumps_indent2(&Value::Array(cards.into_iter().map(Value::Object).collect())))
+    Ok(dumps_indent2(&Value::Array(
+        cards.into_iter().map(Value::Object).collect(),
+    )))
 }
 
 fn recurring_block(db: &mut Db, a: Args) -> Result<String, ToolError> {
@@ -558,9 +632,13 @@ fn recurring_block(db: &mut Db, a: Args) -> Result<String, ToolError> {
     }
     card.insert("recurring_blocked".into(), a.v("block_recurring").clone());
     Ok(if a.truthy("block_recurring") {
-        format!("Recurring payments BLOCKED for debit card {id}.\nAll recurring/subscription charges will be declined.\nOne-time purchases are not affected.\nThis change takes effect within 24 hours.")
+        format!(
+            "Recurring payments BLOCKED for debit card {id}.\nAll recurring/subscription charges will be declined.\nOne-time purchases are not affected.\nThis change takes effect within 24 hours."
+        )
     } else {
-        format!("Recurring payments UNBLOCKED for debit card {id}.\nRecurring/subscription charges will now be allowed.\nThis change takes effect within 24 hours.")
+        format!(
+            "Recurring payments UNBLOCKED for debit card {id}.\nRecurring/subscription charges will now be allowed.\nThis change takes effect within 24 hours."
+        )
     })
 }
 

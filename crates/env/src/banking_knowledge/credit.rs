@@ -2,11 +2,13 @@
 //! replacement orders, closure, statement credits, flags, payments and credit limit
 //! requests.
 
-use super::args::{Args, account_balance, cmp_num, field, field_is, fmt2, number, record, to_float};
+use super::args::{
+    Args, account_balance, cmp_num, field, field_is, fmt2, number, record, to_float,
+};
 use super::db::Db;
 use super::pyfmt::{display, dumps_indent2, f2, thousands};
 use super::tools::invalid;
-use super::{ids, TODAY};
+use super::{TODAY, ids};
 use crate::tooling::ToolError;
 use serde_json::{Value, json};
 
@@ -20,8 +22,15 @@ pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolErro
             db,
             a,
             "user_id",
-            ("User transaction dispute history retrieved successfully.", name),
-            ("Transaction dispute history for user", "transaction_disputes", "user_id"),
+            (
+                "User transaction dispute history retrieved successfully.",
+                name,
+            ),
+            (
+                "Transaction dispute history for user",
+                "transaction_disputes",
+                "user_id",
+            ),
             "\nNo transaction disputes found for this user.",
         ),
         "get_pending_replacement_orders_5765" => history(
@@ -29,7 +38,11 @@ pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolErro
             a,
             "credit_card_account_id",
             ("Pending replacement orders check completed.", name),
-            ("Replacement orders for credit card account", "credit_card_orders", "credit_card_account_id"),
+            (
+                "Replacement orders for credit card account",
+                "credit_card_orders",
+                "credit_card_account_id",
+            ),
             "\nNo pending replacement orders found for this credit card account.",
         ),
         "log_credit_card_closure_reason_4521" => log_closure_reason(db, a)?,
@@ -38,7 +51,11 @@ pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolErro
             a,
             "credit_card_account_id",
             ("Closure reason history retrieved successfully.", name),
-            ("Closure reason history for credit card account", "credit_card_closure_reasons", "credit_card_account_id"),
+            (
+                "Closure reason history for credit card account",
+                "credit_card_closure_reasons",
+                "credit_card_account_id",
+            ),
             "\nNo closure reason records found for this credit card account.",
         ),
         "apply_statement_credit_8472" => statement_credit(db, a)?,
@@ -51,7 +68,11 @@ pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolErro
             a,
             "credit_card_account_id",
             ("Credit limit increase history retrieved.", name),
-            ("Credit limit increase history for account", "credit_limit_increase_requests", "credit_card_account_id"),
+            (
+                "Credit limit increase history for account",
+                "credit_limit_increase_requests",
+                "credit_card_account_id",
+            ),
             "\nNo credit limit increase requests found for this account.",
         ),
         "get_payment_history_6183" => payment_history(db, a)?,
@@ -91,7 +112,10 @@ pub fn history(
 
 /// `query_database_tool("credit_card_accounts", {"account_id": id})` found nothing.
 fn no_card_account(db: &Db, id: &str) -> bool {
-    let result = db.query_tool("credit_card_accounts", &format!("{{\"account_id\": \"{id}\"}}"));
+    let result = db.query_tool(
+        "credit_card_accounts",
+        &format!("{{\"account_id\": \"{id}\"}}"),
+    );
     result.contains("No results found") || result.contains("No records found")
 }
 
@@ -102,7 +126,10 @@ fn update_rewards(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let id = &super::args::key(a.v("transaction_id"))?;
     let updates = [("rewards_earned", a.v("new_rewards_earned").clone())];
     if !db.update("credit_card_transaction_history", id, &updates) {
-        return Ok(format!("Error: Transaction '{}' not found.", a.s("transaction_id")));
+        return Ok(format!(
+            "Error: Transaction '{}' not found.",
+            a.s("transaction_id")
+        ));
     }
     let shown = json!({"transaction_id": a.v("transaction_id"), "new_rewards_earned": a.v("new_rewards_earned")});
     Ok(format!(
@@ -190,11 +217,23 @@ fn file_dispute(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn order_replacement(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    let required = ["credit_card_account_id", "user_id", "shipping_address", "reason"];
+    let required = [
+        "credit_card_account_id",
+        "user_id",
+        "shipping_address",
+        "reason",
+    ];
     if required.iter().any(|k| !a.truthy(k)) {
         return Ok("Error: Missing required parameters (credit_card_account_id, user_id, shipping_address, reason).".into());
     }
-    const REASONS: &[&str] = &["fraud_suspected", "lost", "stolen", "damaged", "expired", "other"];
+    const REASONS: &[&str] = &[
+        "fraud_suspected",
+        "lost",
+        "stolen",
+        "damaged",
+        "expired",
+        "other",
+    ];
     if !super::args::one_of(a.v("reason"), REASONS) {
         return Ok(invalid("reason", REASONS));
     }
@@ -203,10 +242,16 @@ fn order_replacement(db: &mut Db, a: Args) -> Result<String, ToolError> {
         return Ok(format!("Error: Credit card account '{account}' not found."));
     }
     let id = ids::credit_card_order(&account, &a.s("user_id"), &a.s("reason"));
-    let expedited = a.0.get("expedited_shipping").cloned().unwrap_or(Value::Bool(false));
+    let expedited =
+        a.0.get("expedited_shipping")
+            .cloned()
+            .unwrap_or(Value::Bool(false));
     let rec = record(vec![
         ("order_id", Value::String(id.clone())),
-        ("credit_card_account_id", a.v("credit_card_account_id").clone()),
+        (
+            "credit_card_account_id",
+            a.v("credit_card_account_id").clone(),
+        ),
         ("user_id", a.v("user_id").clone()),
         ("shipping_address", a.v("shipping_address").clone()),
         ("reason", a.v("reason").clone()),
@@ -238,7 +283,10 @@ fn order_replacement(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn log_closure_reason(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["credit_card_account_id", "user_id", "closure_reason"].iter().any(|k| !a.truthy(k)) {
+    if ["credit_card_account_id", "user_id", "closure_reason"]
+        .iter()
+        .any(|k| !a.truthy(k))
+    {
         return Ok("Error: Missing required parameters.".into());
     }
     const REASONS: &[&str] = &[
@@ -256,7 +304,10 @@ fn log_closure_reason(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let id = ids::closure_reason(&a.s("credit_card_account_id"), &a.s("user_id"));
     let rec = record(vec![
         ("record_id", Value::String(id.clone())),
-        ("credit_card_account_id", a.v("credit_card_account_id").clone()),
+        (
+            "credit_card_account_id",
+            a.v("credit_card_account_id").clone(),
+        ),
         ("user_id", a.v("user_id").clone()),
         ("closure_reason", a.v("closure_reason").clone()),
         ("logged_at", Value::from(TODAY)),
@@ -278,8 +329,15 @@ fn log_closure_reason(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn statement_credit(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if !a.truthy("user_id") || !a.truthy("credit_card_account_id") || a.is_none("amount") || !a.truthy("reason") {
-        return Ok("Error: Missing required parameters (user_id, credit_card_account_id, amount, reason).".into());
+    if !a.truthy("user_id")
+        || !a.truthy("credit_card_account_id")
+        || a.is_none("amount")
+        || !a.truthy("reason")
+    {
+        return Ok(
+            "Error: Missing required parameters (user_id, credit_card_account_id, amount, reason)."
+                .into(),
+        );
     }
     if cmp_num(a.v("amount"), "<=", 0.0)? {
         return Ok("Error: Credit amount must be positive.".into());
@@ -305,14 +363,26 @@ fn statement_credit(db: &mut Db, a: Args) -> Result<String, ToolError> {
     }
     let amount = number(a.v("amount")).unwrap_or(0.0);
     let reason = a.s("reason");
-    let id = ids::transaction(&a.s("user_id"), "STATEMENT_CREDIT", &reason, amount, "Statement Credit");
+    let id = ids::transaction(
+        &a.s("user_id"),
+        "STATEMENT_CREDIT",
+        &reason,
+        amount,
+        "Statement Credit",
+    );
     let rec = record(vec![
         ("transaction_id", Value::String(id.clone())),
         ("user_id", a.v("user_id").clone()),
-        ("credit_card_account_id", a.v("credit_card_account_id").clone()),
+        (
+            "credit_card_account_id",
+            a.v("credit_card_account_id").clone(),
+        ),
         ("credit_card_type", Value::from("N/A")),
         ("merchant_name", Value::from("Rho-Bank Statement Credit")),
-        ("transaction_amount", Value::String(format!("-${}", f2(amount)))),
+        (
+            "transaction_amount",
+            Value::String(format!("-${}", f2(amount))),
+        ),
         ("transaction_date", Value::from(TODAY)),
         ("category", Value::from("Statement Credit")),
         ("status", Value::from("COMPLETED")),
@@ -320,7 +390,9 @@ fn statement_credit(db: &mut Db, a: Args) -> Result<String, ToolError> {
         ("credit_reason", a.v("reason").clone()),
     ]);
     if !db.add("credit_card_transaction_history", &id, rec) {
-        return Ok(format!("Error: Failed to apply statement credit. Transaction ID '{id}' may already exist."));
+        return Ok(format!(
+            "Error: Failed to apply statement credit. Transaction ID '{id}' may already exist."
+        ));
     }
     Ok(format!(
         "Statement credit applied successfully.\n\nExecuted: apply_statement_credit_8472\n  - Transaction ID: {id}\n  - User ID: {}\n  - Account: {account}\n  - Credit Amount: ${}\n  - Reason: {}\n  - Date: {TODAY}",
@@ -331,12 +403,29 @@ fn statement_credit(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn account_flag(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    let required = ["credit_card_account_id", "user_id", "flag_type", "expiration_date", "reason"];
+    let required = [
+        "credit_card_account_id",
+        "user_id",
+        "flag_type",
+        "expiration_date",
+        "reason",
+    ];
     if required.iter().any(|k| !a.truthy(k)) {
         return Ok("Error: Missing required parameters (credit_card_account_id, user_id, flag_type, expiration_date, reason).".into());
     }
-    const FLAGS: &[&str] = &["annual_fee_waived", "promotional_apr", "rewards_bonus", "other"];
-    const REASONS: &[&str] = &["retention_offer", "loyalty_benefit", "promotional", "error_correction", "other"];
+    const FLAGS: &[&str] = &[
+        "annual_fee_waived",
+        "promotional_apr",
+        "rewards_bonus",
+        "other",
+    ];
+    const REASONS: &[&str] = &[
+        "retention_offer",
+        "loyalty_benefit",
+        "promotional",
+        "error_correction",
+        "other",
+    ];
     if !super::args::one_of(a.v("flag_type"), FLAGS) {
         return Ok(invalid("flag_type", FLAGS));
     }
@@ -350,7 +439,10 @@ fn account_flag(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let id = ids::account_flag(&account, &a.s("flag_type"), &a.s("expiration_date"));
     let rec = record(vec![
         ("flag_id", Value::String(id.clone())),
-        ("credit_card_account_id", a.v("credit_card_account_id").clone()),
+        (
+            "credit_card_account_id",
+            a.v("credit_card_account_id").clone(),
+        ),
         ("user_id", a.v("user_id").clone()),
         ("flag_type", a.v("flag_type").clone()),
         ("effective_date", Value::from(TODAY)),
@@ -360,7 +452,9 @@ fn account_flag(db: &mut Db, a: Args) -> Result<String, ToolError> {
         ("status", Value::from("ACTIVE")),
     ]);
     if !db.add("credit_card_account_flags", &id, rec) {
-        return Ok(format!("Error: Failed to apply account flag. Flag ID '{id}' may already exist."));
+        return Ok(format!(
+            "Error: Failed to apply account flag. Flag ID '{id}' may already exist."
+        ));
     }
     Ok(format!(
         "Account flag applied successfully!\n  - Flag ID: {id}\n  - Account: {account}\n  - User ID: {}\n  - Flag Type: {}\n  - Effective Date: {TODAY}\n  - Expiration Date: {}\n  - Reason: {}",
@@ -386,9 +480,12 @@ fn close_account(db: &mut Db, a: Args) -> Result<String, ToolError> {
         ("closed_by", a.v("user_id").clone()),
     ];
     if !db.update("credit_card_accounts", &key, &updates) {
-        return Ok(format!("Error: Failed to close credit card account '{account}'."));
+        return Ok(format!(
+            "Error: Failed to close credit card account '{account}'."
+        ));
     }
-    let shown = json!({"credit_card_account_id": a.v("credit_card_account_id"), "user_id": a.v("user_id")});
+    let shown =
+        json!({"credit_card_account_id": a.v("credit_card_account_id"), "user_id": a.v("user_id")});
     Ok(format!(
         "Credit card account closed successfully.\n\nExecuted: close_credit_card_account_7834\n\
          Arguments: {}\nAccount {account} has been closed.",
@@ -405,7 +502,11 @@ fn dollars(record: &serde_json::Map<String, Value>, name: &str, default: &str) -
 }
 
 fn pay_from_checking(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if !a.truthy("user_id") || !a.truthy("checking_account_id") || !a.truthy("credit_card_account_id") || a.is_none("amount") {
+    if !a.truthy("user_id")
+        || !a.truthy("checking_account_id")
+        || !a.truthy("credit_card_account_id")
+        || a.is_none("amount")
+    {
         return Ok("Error: Missing required parameters (user_id, checking_account_id, credit_card_account_id, amount).".into());
     }
     let Some(amount) = to_float(a.v("amount")) else {
@@ -415,15 +516,25 @@ fn pay_from_checking(db: &mut Db, a: Args) -> Result<String, ToolError> {
         return Ok("Error: Payment amount must be a positive number.".into());
     }
     let checking_id = super::args::key(a.v("checking_account_id"))?;
-    let (user, checking_name, card_name) = (a.s("user_id"), a.s("checking_account_id"), a.s("credit_card_account_id"));
+    let (user, checking_name, card_name) = (
+        a.s("user_id"),
+        a.s("checking_account_id"),
+        a.s("credit_card_account_id"),
+    );
     let Some(checking) = db.get("accounts", &checking_id) else {
-        return Ok(format!("Error: Checking account '{checking_name}' not found."));
+        return Ok(format!(
+            "Error: Checking account '{checking_name}' not found."
+        ));
     };
     if checking.get("user_id") != Some(a.v("user_id")) {
-        return Ok(format!("Error: Checking account '{checking_name}' does not belong to user '{user}'."));
+        return Ok(format!(
+            "Error: Checking account '{checking_name}' does not belong to user '{user}'."
+        ));
     }
     if !field_is(checking, "class", "checking") {
-        return Ok(format!("Error: Account '{checking_name}' is not a checking account."));
+        return Ok(format!(
+            "Error: Account '{checking_name}' is not a checking account."
+        ));
     }
     let balance = account_balance(checking)?;
     if amount > balance {
@@ -435,10 +546,14 @@ fn pay_from_checking(db: &mut Db, a: Args) -> Result<String, ToolError> {
     }
     let card_id = super::args::key(a.v("credit_card_account_id"))?;
     let Some(card) = db.get("credit_card_accounts", &card_id) else {
-        return Ok(format!("Error: Credit card account '{card_name}' not found."));
+        return Ok(format!(
+            "Error: Credit card account '{card_name}' not found."
+        ));
     };
     if card.get("user_id") != Some(a.v("user_id")) {
-        return Ok(format!("Error: Credit card account '{card_name}' does not belong to user '{user}'."));
+        return Ok(format!(
+            "Error: Credit card account '{card_name}' does not belong to user '{user}'."
+        ));
     }
     let owed = dollars(card, "current_balance", "$0.00");
     if amount > owed {
@@ -449,8 +564,19 @@ fn pay_from_checking(db: &mut Db, a: Args) -> Result<String, ToolError> {
         ));
     }
     let (new_checking, new_card) = (balance - amount, owed - amount);
-    db.update("accounts", &checking_id, &[("current_holdings", Value::String(f2(new_checking)))]);
-    db.update("credit_card_accounts", &card_id, &[("current_balance", Value::String(format!("${}", f2(new_card))))]);
+    db.update(
+        "accounts",
+        &checking_id,
+        &[("current_holdings", Value::String(f2(new_checking)))],
+    );
+    db.update(
+        "credit_card_accounts",
+        &card_id,
+        &[(
+            "current_balance",
+            Value::String(format!("${}", f2(new_card))),
+        )],
+    );
     Ok(format!(
         "Payment processed successfully!\n  - Payment Amount: ${}\n  - From Checking Account: {checking_name}\n  - To Credit Card Account: {card_name}\n  - New Checking Balance: ${}\n  - New Credit Card Balance: ${}\nThe payment has been applied immediately.",
         f2(amount),
@@ -460,14 +586,19 @@ fn pay_from_checking(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn submit_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if !a.truthy("credit_card_account_id") || !a.truthy("user_id") || a.is_none("requested_increase_amount") {
+    if !a.truthy("credit_card_account_id")
+        || !a.truthy("user_id")
+        || a.is_none("requested_increase_amount")
+    {
         return Ok("Error: Missing required parameters.".into());
     }
     let Some(requested) = to_float(a.v("requested_increase_amount")) else {
         return Ok("Error: Invalid requested_increase_amount. Must be a whole number.".into());
     };
     if requested.fract() != 0.0 || !requested.is_finite() {
-        return Ok("Error: Invalid requested_increase_amount. Must be a whole number of dollars.".into());
+        return Ok(
+            "Error: Invalid requested_increase_amount. Must be a whole number of dollars.".into(),
+        );
     }
     let requested = requested as i64;
     if requested <= 0 {
@@ -479,12 +610,18 @@ fn submit_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
         return Ok(format!("Error: Credit card account '{account}' not found."));
     };
     if card.get("user_id") != Some(a.v("user_id")) {
-        return Ok(format!("Error: Credit card account '{account}' does not belong to user '{}'.", a.s("user_id")));
+        return Ok(format!(
+            "Error: Credit card account '{account}' does not belong to user '{}'.",
+            a.s("user_id")
+        ));
     }
     let id = ids::credit_limit_request(&account, &a.s("user_id"), requested as f64);
     let rec = record(vec![
         ("request_id", Value::String(id.clone())),
-        ("credit_card_account_id", a.v("credit_card_account_id").clone()),
+        (
+            "credit_card_account_id",
+            a.v("credit_card_account_id").clone(),
+        ),
         ("user_id", a.v("user_id").clone()),
         ("requested_increase_amount", Value::from(requested)),
         ("submitted_at", Value::from(TODAY)),
@@ -506,7 +643,9 @@ fn payment_history(db: &Db, a: Args) -> Result<String, ToolError> {
     // `int(months)`: floats truncate, numeric strings of digits parse, others fail.
     let months = match a.v("months") {
         Value::String(s) => s.trim().parse::<i64>().ok(),
-        v => number(v).filter(|x| x.is_finite()).map(|x| x.trunc() as i64),
+        v => number(v)
+            .filter(|x| x.is_finite())
+            .map(|x| x.trunc() as i64),
     };
     let Some(months) = months else {
         return Ok("Error: Invalid months value. Must be a positive integer.".into());
@@ -525,12 +664,20 @@ fn payment_history(db: &Db, a: Args) -> Result<String, ToolError> {
     if payments.is_empty() {
         return Ok(format!("No payment history found for account '{name}'."));
     }
-    let date = |p: &serde_json::Map<String, Value>| p.get("payment_date").and_then(Value::as_str).unwrap_or("").to_string();
+    let date = |p: &serde_json::Map<String, Value>| {
+        p.get("payment_date")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
     // A stable sort on the reversed key keeps ties in their original order, as Python's
     // `sort(reverse=True)` does.
     payments.sort_by_key(|p| std::cmp::Reverse(date(p)));
     payments.truncate(usize::try_from(months).unwrap_or(usize::MAX));
-    let on_time = payments.iter().take_while(|p| field_is(p, "status", "ON_TIME")).count();
+    let on_time = payments
+        .iter()
+        .take_while(|p| field_is(p, "status", "ON_TIME"))
+        .count();
     let mut parts = vec![
         format!("Payment history for account '{name}' (last {months} months):"),
         format!("Consecutive on-time payments: {on_time}"),
@@ -547,7 +694,8 @@ fn payment_history(db: &Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn approve_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if !a.truthy("credit_card_account_id") || !a.truthy("user_id") || a.is_none("new_credit_limit") {
+    if !a.truthy("credit_card_account_id") || !a.truthy("user_id") || a.is_none("new_credit_limit")
+    {
         return Ok("Error: Missing required parameters.".into());
     }
     let account = a.s("credit_card_account_id");
@@ -556,19 +704,27 @@ fn approve_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
         return Ok(format!("Error: Credit card account '{account}' not found."));
     };
     if card.get("user_id") != Some(a.v("user_id")) {
-        return Ok(format!("Error: Credit card account '{account}' does not belong to user '{}'.", a.s("user_id")));
+        return Ok(format!(
+            "Error: Credit card account '{account}' does not belong to user '{}'.",
+            a.s("user_id")
+        ));
     }
     let user = a.v("user_id");
     let open_dispute = db.records("transaction_disputes").iter().any(|(_, d)| {
         d.get("user_id") == Some(user)
-            && d.get("status").and_then(Value::as_str).is_some_and(|s| ["SUBMITTED", "UNDER_REVIEW", "PENDING"].contains(&s))
+            && d.get("status")
+                .and_then(Value::as_str)
+                .is_some_and(|s| ["SUBMITTED", "UNDER_REVIEW", "PENDING"].contains(&s))
     });
     let open_order = db.records("credit_card_orders").iter().any(|(_, o)| {
         o.get("credit_card_account_id") == Some(a.v("credit_card_account_id"))
-            && o.get("status").and_then(Value::as_str).is_some_and(|s| ["PENDING", "PROCESSING", "SHIPPED"].contains(&s))
+            && o.get("status")
+                .and_then(Value::as_str)
+                .is_some_and(|s| ["PENDING", "PROCESSING", "SHIPPED"].contains(&s))
     });
     let status = super::args::field_str(card, "account_status").to_uppercase();
-    let bad_standing = ["PAST_DUE", "DELINQUENT", "COLLECTIONS", "CLOSED"].contains(&status.as_str());
+    let bad_standing =
+        ["PAST_DUE", "DELINQUENT", "COLLECTIONS", "CLOSED"].contains(&status.as_str());
     if open_dispute || open_order || bad_standing {
         return Ok("Error: Credit limit increase request cannot be approved at this time.".into());
     }
@@ -579,16 +735,26 @@ fn approve_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
             tauguard_core::pyjson::type_name(a.v("new_credit_limit"))
         ))
     })?;
-    db.update("credit_card_accounts", &key, &[("credit_limit", Value::String(format!("${}", f2(new_limit))))]);
+    db.update(
+        "credit_card_accounts",
+        &key,
+        &[("credit_limit", Value::String(format!("${}", f2(new_limit))))],
+    );
     let increase = new_limit - current;
     let id = ids::credit_limit_request(&account, &a.s("user_id"), increase);
     let rec = record(vec![
         ("request_id", Value::String(id.clone())),
-        ("credit_card_account_id", a.v("credit_card_account_id").clone()),
+        (
+            "credit_card_account_id",
+            a.v("credit_card_account_id").clone(),
+        ),
         ("user_id", a.v("user_id").clone()),
         ("previous_limit", Value::String(format!("${}", f2(current)))),
         ("new_limit", Value::String(format!("${}", f2(new_limit)))),
-        ("increase_amount", Value::String(format!("${}", f2(increase)))),
+        (
+            "increase_amount",
+            Value::String(format!("${}", f2(increase))),
+        ),
         ("decision_date", Value::from(TODAY)),
         ("status", Value::from("APPROVED")),
     ]);
@@ -602,7 +768,10 @@ fn approve_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn deny_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["credit_card_account_id", "user_id", "denial_reason"].iter().any(|k| !a.truthy(k)) {
+    if ["credit_card_account_id", "user_id", "denial_reason"]
+        .iter()
+        .any(|k| !a.truthy(k))
+    {
         return Ok("Error: Missing required parameters.".into());
     }
     const REASONS: &[&str] = &[
@@ -617,7 +786,10 @@ fn deny_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "other",
     ];
     if !super::args::one_of(a.v("denial_reason"), REASONS) {
-        return Ok(format!("Error: Invalid denial_reason. Must be one of: {}", REASONS.join(", ")));
+        return Ok(format!(
+            "Error: Invalid denial_reason. Must be one of: {}",
+            REASONS.join(", ")
+        ));
     }
     let account = a.s("credit_card_account_id");
     let key = super::args::key(a.v("credit_card_account_id"))?;
@@ -627,7 +799,10 @@ fn deny_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let id = ids::credit_limit_request(&account, &a.s("user_id"), 0.0);
     let rec = record(vec![
         ("request_id", Value::String(id.clone())),
-        ("credit_card_account_id", a.v("credit_card_account_id").clone()),
+        (
+            "credit_card_account_id",
+            a.v("credit_card_account_id").clone(),
+        ),
         ("user_id", a.v("user_id").clone()),
         ("denial_reason", a.v("denial_reason").clone()),
         ("decision_date", Value::from(TODAY)),

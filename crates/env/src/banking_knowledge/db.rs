@@ -167,7 +167,10 @@ impl Db {
         let mut out = Map::new();
         for (name, t) in TABLES.iter().zip(&self.tables) {
             let mut table = Map::new();
-            let data = t.data.iter().map(|(k, v)| (k.clone(), Value::Object(v.clone())));
+            let data = t
+                .data
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::Object(v.clone())));
             table.insert("data".into(), Value::Object(data.collect()));
             table.insert("notes".into(), Value::String(t.notes.clone()));
             out.insert((*name).to_string(), Value::Object(table));
@@ -197,7 +200,9 @@ impl Db {
                             );
                             deep_merge(&mut record, record_patch);
                             let Value::Object(record) = record else {
-                                return Err(format!("{name}.data.{id}: a record must be an object"));
+                                return Err(format!(
+                                    "{name}.data.{id}: a record must be an object"
+                                ));
                             };
                             self.tables[i].data.insert(id.clone(), record);
                         }
@@ -235,7 +240,10 @@ impl Db {
     /// constraint object, printed field by field with `str()` values.
     pub fn query_tool(&self, database: &str, constraints: &str) -> String {
         if !QUERYABLE.contains(&database) {
-            let names: Vec<Value> = QUERYABLE.iter().map(|n| Value::String((*n).into())).collect();
+            let names: Vec<Value> = QUERYABLE
+                .iter()
+                .map(|n| Value::String((*n).into()))
+                .collect();
             return format!(
                 "Error: Database '{database}' not found. Available: {}",
                 pyjson::py_repr(&Value::Array(names))
@@ -270,7 +278,10 @@ pub fn format_records(database: &str, found: &[(&String, &Record)]) -> String {
     if found.is_empty() {
         return format!("No records found in '{database}'.");
     }
-    let mut lines = vec![format!("Found {} record(s) in '{database}':\n", found.len())];
+    let mut lines = vec![format!(
+        "Found {} record(s) in '{database}':\n",
+        found.len()
+    )];
     for (i, (id, record)) in found.iter().enumerate() {
         lines.push(format!("{}. Record ID: {id}", i + 1));
         for (field, value) in record.iter() {

@@ -19,7 +19,11 @@ pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolErro
             a,
             "user_id",
             ("Debit card dispute history retrieved successfully.", name),
-            ("Debit card dispute history for user", "debit_card_disputes", "user_id"),
+            (
+                "Debit card dispute history for user",
+                "debit_card_disputes",
+                "user_id",
+            ),
             "\nNo debit card disputes found for this user.",
         ),
         "get_atm_deposit_images_8473" => atm_images(db, a)?,
@@ -47,7 +51,12 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
     if a.is_none("customer_max_liability_amount") {
         return Ok("Error: customer_max_liability_amount is required.".into());
     }
-    let flags = ["card_in_possession", "contacted_merchant", "police_report_filed", "written_statement_provided"];
+    let flags = [
+        "card_in_possession",
+        "contacted_merchant",
+        "police_report_filed",
+        "written_statement_provided",
+    ];
     if flags.iter().any(|k| a.is_none(k)) {
         return Ok("Error: card_in_possession, contacted_merchant, police_report_filed, and written_statement_provided are required boolean fields.".into());
     }
@@ -72,7 +81,11 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "person_to_person",
     ];
     const PIN: &[&str] = &["yes_shared", "yes_observed", "no", "unknown"];
-    const ACTIONS: &[&str] = &["keep_active", "freeze_pending_investigation", "close_and_reissue"];
+    const ACTIONS: &[&str] = &[
+        "keep_active",
+        "freeze_pending_investigation",
+        "close_and_reissue",
+    ];
     for (arg, options) in [
         ("dispute_category", CATEGORIES),
         ("transaction_type", TYPES),
@@ -89,7 +102,12 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
     }
     let id = ids::dispute(&a.s("user_id"), &a.s("transaction_id"));
     let category = a.s("dispute_category");
-    let is_fraud = ["unauthorized_transaction", "card_present_fraud", "card_not_present_fraud"].contains(&category.as_str());
+    let is_fraud = [
+        "unauthorized_transaction",
+        "card_present_fraud",
+        "card_not_present_fraud",
+    ]
+    .contains(&category.as_str());
     let pin_shared = a.v("pin_compromised") == "yes_shared";
     let eligible = a.truthy("provisional_credit_eligible");
     let copied = [
@@ -111,9 +129,22 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
     ];
     let mut fields = vec![("dispute_id", Value::String(id.clone()))];
     fields.extend(copied.iter().map(|k| (*k, a.v(k).clone())));
-    fields.push(("provisional_credit_issued", a.v("provisional_credit_eligible").clone()));
-    fields.push(("provisional_credit_amount", if eligible { amount.clone() } else { Value::Null }));
-    fields.push(("customer_max_liability_amount", a.v("customer_max_liability_amount").clone()));
+    fields.push((
+        "provisional_credit_issued",
+        a.v("provisional_credit_eligible").clone(),
+    ));
+    fields.push((
+        "provisional_credit_amount",
+        if eligible {
+            amount.clone()
+        } else {
+            Value::Null
+        },
+    ));
+    fields.push((
+        "customer_max_liability_amount",
+        a.v("customer_max_liability_amount").clone(),
+    ));
     fields.push(("card_action", a.v("card_action").clone()));
     fields.push(("is_fraud_category", Value::Bool(is_fraud)));
     fields.push(("pin_shared_voluntarily", Value::Bool(pin_shared)));
@@ -140,14 +171,25 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
         parts.push("WARNING: Customer indicated PIN was shared voluntarily. This may affect liability determination.".into());
     }
     if is_fraud && !a.truthy("police_report_filed") && number(amount).is_some_and(|x| x > 500.0) {
-        parts.push("RECOMMENDATION: For fraud disputes over $500, filing a police report is recommended.".into());
+        parts.push(
+            "RECOMMENDATION: For fraud disputes over $500, filing a police report is recommended."
+                .into(),
+        );
     }
     Ok(parts.join("\n"))
 }
 
 /// The envelope scan of the two discrepancy test deposits: one $875 check and $260 cash,
 /// recorded by the ATM as $385.
-fn discrepancy_scan(envelope: &str, time: &str, location: &str, check: &str, bank: &str, payee: &str, dated: &str) -> String {
+fn discrepancy_scan(
+    envelope: &str,
+    time: &str,
+    location: &str,
+    check: &str,
+    bank: &str,
+    payee: &str,
+    dated: &str,
+) -> String {
     format!(
         "\n=== ATM DEPOSIT ENVELOPE SCAN ===\nEnvelope ID: {envelope}\nDeposit Time: {time}\nATM Location: {location}\n\n\
 --- ENVELOPE CONTENTS ---\nItem 1: Personal Check\n  - Check Number: {check}\n  - Drawn On: {bank}\n  - Payee: {payee}\n  - Amount: $875.00\n  - Memo: \"October rent refund\"\n  - Signature: Present and legible\n  - Date on Check: {dated}\n\n\
@@ -208,7 +250,10 @@ fn atm_images(db: &Db, a: Args) -> Result<String, ToolError> {
     }
     let id = key(a.v("transaction_id"))?;
     let Some(txn) = db.get("bank_account_transaction_history", &id) else {
-        return Ok(format!("Error: Transaction '{}' not found.", a.s("transaction_id")));
+        return Ok(format!(
+            "Error: Transaction '{}' not found.",
+            a.s("transaction_id")
+        ));
     };
     if !field_is(txn, "type", "atm_deposit") {
         return Ok(format!(
@@ -226,8 +271,12 @@ fn atm_images(db: &Db, a: Args) -> Result<String, ToolError> {
             "Error: Transaction '{id}' is from a third-party ATM. Deposit images are only available for Rho-Bank ATM deposits. For third-party ATM disputes, a chargeback request must be submitted to the ATM network."
         ));
     }
-    let date = txn.get("date").map_or_else(|| "Unknown".to_string(), pyjson::py_str);
-    let header = format!("ATM Deposit Image Retrieval Results\n=====================================\nTransaction ID: {id}\n");
+    let date = txn
+        .get("date")
+        .map_or_else(|| "Unknown".to_string(), pyjson::py_str);
+    let header = format!(
+        "ATM Deposit Image Retrieval Results\n=====================================\nTransaction ID: {id}\n"
+    );
     if let Some((atm, envelope, notes)) = scan(&id) {
         return Ok(format!(
             "{header}ATM: {atm}\nDeposit Date: {date}\n\n{envelope}\n\n--- VERIFICATION NOTES ---\n{notes}\n"
@@ -235,7 +284,10 @@ fn atm_images(db: &Db, a: Args) -> Result<String, ToolError> {
     }
     let amount = txn.get("amount").cloned().unwrap_or(Value::from(0));
     let recorded = number(&amount).map(f64::abs).map(f2).ok_or_else(|| {
-        ToolError::type_error(format!("bad operand type for abs(): '{}'", pyjson::type_name(&amount)))
+        ToolError::type_error(format!(
+            "bad operand type for abs(): '{}'",
+            pyjson::type_name(&amount)
+        ))
     })?;
     Ok(format!(
         "{header}ATM: {description}\nDeposit Date: {date}\nAmount Recorded: ${recorded}\n\n--- IMAGE STATUS ---\nStatus: IMAGES NOT AVAILABLE\nReason: Deposit images for this transaction have either expired (older than 90 days) or were not captured by the ATM system.\n\nFor deposits without available images, the dispute will proceed based on customer statement and ATM journal records only. Investigation timeline may be extended.\n"

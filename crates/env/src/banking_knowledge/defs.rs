@@ -93,8 +93,16 @@ pub const USER: &[ToolDef] = &[
             opt("rho_bank_subscription"),
         ],
     ),
-    t("submit_referral", Write, &[req("user_id"), req("account_type")]),
-    t("call_discoverable_user_tool", Write, &[req("discoverable_tool_name"), opt("arguments")]),
+    t(
+        "submit_referral",
+        Write,
+        &[req("user_id"), req("account_type")],
+    ),
+    t(
+        "call_discoverable_user_tool",
+        Write,
+        &[req("discoverable_tool_name"), opt("arguments")],
+    ),
     t("list_discoverable_user_tools", Read, &[]),
     t("request_human_agent_transfer", Write, &[]),
     t(
@@ -108,7 +116,12 @@ pub const USER: &[ToolDef] = &[
             req("category"),
         ],
     ),
-    helper("query_database", Read, "", &[req("database_name"), opt("constraints")]),
+    helper(
+        "query_database",
+        Read,
+        "",
+        &[req("database_name"), opt("constraints")],
+    ),
 ];
 
 /// The agent's discoverable tools (`@is_discoverable_tool` on `KnowledgeTools`) in
@@ -116,10 +129,18 @@ pub const USER: &[ToolDef] = &[
 /// calls are always logged; the others only when the task's gold actions call them.
 pub const AGENT_DISCOVERABLE: &[ToolDef] = &[
     t("example_agent_tool_0000", Write, &[]),
-    t("update_transaction_rewards_3847", Write, &[req("transaction_id"), req("new_rewards_earned")]),
+    t(
+        "update_transaction_rewards_3847",
+        Write,
+        &[req("transaction_id"), req("new_rewards_earned")],
+    ),
     t("initial_transfer_to_human_agent_0218", Generic, &[]),
     t("initial_transfer_to_human_agent_1822", Generic, &[]),
-    t("emergency_credit_bureau_incident_transfer_1114", Generic, &[]),
+    t(
+        "emergency_credit_bureau_incident_transfer_1114",
+        Generic,
+        &[],
+    ),
     t(
         "file_credit_card_transaction_dispute_4829",
         Write,
@@ -164,9 +185,17 @@ pub const AGENT_DISCOVERABLE: &[ToolDef] = &[
             req("card_action"),
         ],
     ),
-    t("set_debit_card_recurring_block_7382", Write, &[req("card_id"), req("block_recurring")]),
+    t(
+        "set_debit_card_recurring_block_7382",
+        Write,
+        &[req("card_id"), req("block_recurring")],
+    ),
     t("get_debit_dispute_status_7483", Read, &[req("user_id")]),
-    t("get_atm_deposit_images_8473", Read, &[req("transaction_id")]),
+    t(
+        "get_atm_deposit_images_8473",
+        Read,
+        &[req("transaction_id")],
+    ),
     t(
         "order_replacement_credit_card_7291",
         Write,
@@ -179,17 +208,34 @@ pub const AGENT_DISCOVERABLE: &[ToolDef] = &[
         ],
     ),
     t("get_user_dispute_history_7291", Read, &[req("user_id")]),
-    t("get_pending_replacement_orders_5765", Read, &[req("credit_card_account_id")]),
+    t(
+        "get_pending_replacement_orders_5765",
+        Read,
+        &[req("credit_card_account_id")],
+    ),
     t(
         "log_credit_card_closure_reason_4521",
         Write,
-        &[req("credit_card_account_id"), req("user_id"), req("closure_reason")],
+        &[
+            req("credit_card_account_id"),
+            req("user_id"),
+            req("closure_reason"),
+        ],
     ),
-    t("get_closure_reason_history_8293", Read, &[req("credit_card_account_id")]),
+    t(
+        "get_closure_reason_history_8293",
+        Read,
+        &[req("credit_card_account_id")],
+    ),
     t(
         "apply_statement_credit_8472",
         Write,
-        &[req("user_id"), req("credit_card_account_id"), req("amount"), req("reason")],
+        &[
+            req("user_id"),
+            req("credit_card_account_id"),
+            req("amount"),
+            req("reason"),
+        ],
     ),
     t(
         "apply_credit_card_account_flag_6147",
@@ -202,7 +248,11 @@ pub const AGENT_DISCOVERABLE: &[ToolDef] = &[
             req("reason"),
         ],
     ),
-    t("close_credit_card_account_7834", Write, &[req("credit_card_account_id"), req("user_id")]),
+    t(
+        "close_credit_card_account_7834",
+        Write,
+        &[req("credit_card_account_id"), req("user_id")],
+    ),
     t(
         "pay_credit_card_from_checking_9182",
         Write,
@@ -216,34 +266,78 @@ pub const AGENT_DISCOVERABLE: &[ToolDef] = &[
     t(
         "submit_credit_limit_increase_request_7392",
         Write,
-        &[req("credit_card_account_id"), req("user_id"), req("requested_increase_amount")],
+        &[
+            req("credit_card_account_id"),
+            req("user_id"),
+            req("requested_increase_amount"),
+        ],
     ),
-    t("get_credit_limit_increase_history_4829", Read, &[req("credit_card_account_id")]),
-    t("get_payment_history_6183", Read, &[req("credit_card_account_id"), req("months")]),
+    t(
+        "get_credit_limit_increase_history_4829",
+        Read,
+        &[req("credit_card_account_id")],
+    ),
+    t(
+        "get_payment_history_6183",
+        Read,
+        &[req("credit_card_account_id"), req("months")],
+    ),
     t(
         "approve_credit_limit_increase_5847",
         Write,
-        &[req("credit_card_account_id"), req("user_id"), req("new_credit_limit")],
+        &[
+            req("credit_card_account_id"),
+            req("user_id"),
+            req("new_credit_limit"),
+        ],
     ),
     t(
         "deny_credit_limit_increase_5848",
         Write,
-        &[req("credit_card_account_id"), req("user_id"), req("denial_reason")],
+        &[
+            req("credit_card_account_id"),
+            req("user_id"),
+            req("denial_reason"),
+        ],
     ),
-    t("open_bank_account_4821", Write, &[req("user_id"), req("account_type"), req("account_class")]),
+    t(
+        "open_bank_account_4821",
+        Write,
+        &[req("user_id"), req("account_type"), req("account_class")],
+    ),
     t(
         "close_bank_account_7392",
         Write,
-        &[req("account_id"), opt("reason"), opt("waive_early_closure_fee")],
+        &[
+            req("account_id"),
+            opt("reason"),
+            opt("waive_early_closure_fee"),
+        ],
     ),
-    t("get_all_user_accounts_by_user_id_3847", Read, &[req("user_id")]),
+    t(
+        "get_all_user_accounts_by_user_id_3847",
+        Read,
+        &[req("user_id")],
+    ),
     t(
         "transfer_funds_between_bank_accounts_7291",
         Write,
-        &[req("source_account_id"), req("destination_account_id"), req("amount")],
+        &[
+            req("source_account_id"),
+            req("destination_account_id"),
+            req("amount"),
+        ],
     ),
-    t("apply_checking_account_credit_5829", Write, &[req("account_id"), req("amount"), req("credit_type")]),
-    t("apply_savings_account_credit_6831", Write, &[req("account_id"), req("amount"), req("credit_type")]),
+    t(
+        "apply_checking_account_credit_5829",
+        Write,
+        &[req("account_id"), req("amount"), req("credit_type")],
+    ),
+    t(
+        "apply_savings_account_credit_6831",
+        Write,
+        &[req("account_id"), req("amount"), req("credit_type")],
+    ),
     t(
         "submit_interest_discrepancy_report_7294",
         Write,
@@ -255,7 +349,11 @@ pub const AGENT_DISCOVERABLE: &[ToolDef] = &[
             req("amount_difference"),
         ],
     ),
-    t("get_bank_account_transactions_9173", Read, &[req("account_id")]),
+    t(
+        "get_bank_account_transactions_9173",
+        Read,
+        &[req("account_id")],
+    ),
     t(
         "order_debit_card_5739",
         Write,
@@ -273,13 +371,33 @@ pub const AGENT_DISCOVERABLE: &[ToolDef] = &[
     t("activate_debit_card_8291", Write, ACTIVATE),
     t("activate_debit_card_8292", Write, ACTIVATE),
     t("activate_debit_card_8293", Write, ACTIVATE),
-    t("close_debit_card_4721", Write, &[req("card_id"), req("reason")]),
+    t(
+        "close_debit_card_4721",
+        Write,
+        &[req("card_id"), req("reason")],
+    ),
     t("freeze_debit_card_3892", Write, &[req("card_id")]),
     t("unfreeze_debit_card_3893", Write, &[req("card_id")]),
-    t("clear_debit_card_fraud_alert_4892", Write, &[req("card_id"), req("reason")]),
-    t("reset_debit_card_pin_6284", Write, &[req("card_id"), req("last_4_digits"), req("new_pin")]),
-    t("change_debit_card_pin_6285", Write, &[req("card_id"), req("current_pin"), req("new_pin")]),
-    t("get_debit_cards_by_account_id_7823", Read, &[req("account_id")]),
+    t(
+        "clear_debit_card_fraud_alert_4892",
+        Write,
+        &[req("card_id"), req("reason")],
+    ),
+    t(
+        "reset_debit_card_pin_6284",
+        Write,
+        &[req("card_id"), req("last_4_digits"), req("new_pin")],
+    ),
+    t(
+        "change_debit_card_pin_6285",
+        Write,
+        &[req("card_id"), req("current_pin"), req("new_pin")],
+    ),
+    t(
+        "get_debit_cards_by_account_id_7823",
+        Read,
+        &[req("account_id")],
+    ),
     t(
         "request_temporary_debit_card_limit_increase_8374",
         Write,
@@ -297,10 +415,26 @@ const ACTIVATE: &[Param] = &[
 
 /// The user's discoverable tools (`@is_discoverable_tool` on `KnowledgeUserTools`).
 pub const USER_DISCOVERABLE: &[ToolDef] = &[
-    t("submit_cash_back_dispute_0589", Write, &[req("user_id"), req("transaction_id")]),
-    t("get_referral_link", Write, &[req("user_id"), req("card_name")]),
-    t("get_card_last_4_digits", Read, &[req("credit_card_account_id")]),
-    t("deposit_check_3847", Write, &[req("account_id"), req("check_amount")]),
+    t(
+        "submit_cash_back_dispute_0589",
+        Write,
+        &[req("user_id"), req("transaction_id")],
+    ),
+    t(
+        "get_referral_link",
+        Write,
+        &[req("user_id"), req("card_name")],
+    ),
+    t(
+        "get_card_last_4_digits",
+        Read,
+        &[req("credit_card_account_id")],
+    ),
+    t(
+        "deposit_check_3847",
+        Write,
+        &[req("account_id"), req("check_amount")],
+    ),
 ];
 
 pub fn agent_discoverable(name: &str) -> Option<&'static ToolDef> {

@@ -20,8 +20,17 @@ pub fn sha256_hex(seed: &str) -> String {
     deterministic(seed, 64)
 }
 
-pub fn transaction(user: &str, card_type: &str, merchant: &str, amount: f64, category: &str) -> String {
-    let seed = format!("transaction:{user}:{card_type}:{merchant}:{}:{category}", f2(amount));
+pub fn transaction(
+    user: &str,
+    card_type: &str,
+    merchant: &str,
+    amount: f64,
+    category: &str,
+) -> String {
+    let seed = format!(
+        "transaction:{user}:{card_type}:{merchant}:{}:{category}",
+        f2(amount)
+    );
     format!("txn_{}", deterministic(&seed, 12))
 }
 

@@ -95,7 +95,10 @@ impl crate::registry::Domain for BankingKnowledge {
         })
     }
 
-    fn load_tasks(&self, dir: &Path) -> Result<(Vec<Task>, IndexMap<String, Vec<String>>), LoadError> {
+    fn load_tasks(
+        &self,
+        dir: &Path,
+    ) -> Result<(Vec<Task>, IndexMap<String, Vec<String>>), LoadError> {
         let tasks_dir = dir.join("tasks");
         let entries = std::fs::read_dir(&tasks_dir).map_err(|cause| LoadError::Io {
             path: tasks_dir.clone(),
@@ -234,8 +237,13 @@ impl BankEnv {
         &self.db
     }
 
-    pub(crate) fn toolkit(&self) -> &'static [ToolDef] {
+    pub(crate) fn agent_tools(&self) -> &'static [ToolDef] {
         self.ctx.variant.toolkit
+    }
+
+    /// The indexed knowledge base of a searching variant.
+    pub fn knowledge(&self) -> Option<&retrieval::Retrieval> {
+        self.ctx.variant.retrieval.as_deref()
     }
 
     pub(crate) fn retrieval(&self) -> Result<&retrieval::Retrieval, ToolError> {
@@ -259,7 +267,12 @@ impl Environment for BankEnv {
         }
     }
 
-    fn call(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> Result<ToolValue, ToolError> {
+    fn call(
+        &mut self,
+        side: Requestor,
+        name: &str,
+        args: &Map<String, Value>,
+    ) -> Result<ToolValue, ToolError> {
         let text = match side {
             Requestor::Assistant => tools::call(self, name, args)?,
             Requestor::User => user_tools::call(&mut self.db, name, args)?,
@@ -267,7 +280,11 @@ impl Environment for BankEnv {
         Ok(ToolValue::Text(text))
     }
 
-    fn merge_initialization_data(&mut self, agent: Option<&Value>, user: Option<&Value>) -> Result<(), String> {
+    fn merge_initialization_data(
+        &mut self,
+        agent: Option<&Value>,
+        user: Option<&Value>,
+    ) -> Result<(), String> {
         if let Some(patch) = agent.filter(|a| !a.is_null()) {
             self.db.merge(patch)?;
         }
@@ -282,9 +299,15 @@ impl Environment for BankEnv {
     }
 
     fn changes_since(&self, earlier: &dyn Environment) -> Changes {
-        let earlier = earlier.as_any().downcast_ref::<BankEnv>().unwrap_or_else(|| {
-            panic!("changes_since: `{}` is not a banking_knowledge environment", earlier.domain())
-        });
+        let earlier = earlier
+            .as_any()
+            .downcast_ref::<BankEnv>()
+            .unwrap_or_else(|| {
+                panic!(
+                    "changes_since: `{}` is not a banking_knowledge environment",
+                    earlier.domain()
+                )
+            });
         let mut agent = Map::new();
         self.db.changes(&earlier.db, &mut agent);
         Changes { agent, user: None }

@@ -69,7 +69,9 @@ impl Parser<'_> {
     }
 
     fn lit(&self, i: usize, word: &str) -> bool {
-        word.chars().enumerate().all(|(k, c)| self.at(i + k) == Some(c))
+        word.chars()
+            .enumerate()
+            .all(|(k, c)| self.at(i + k) == Some(c))
     }
 
     fn number(&self, start: usize) -> Result<(Value, usize), String> {
@@ -358,12 +360,24 @@ mod tests {
     #[test]
     fn decode_errors_read_as_cpython_prints_them() {
         let cases = [
-            (r#"{"user_id": "a"b"}"#, "Expecting ',' delimiter: line 1 column 17 (char 16)"),
+            (
+                r#"{"user_id": "a"b"}"#,
+                "Expecting ',' delimiter: line 1 column 17 (char 16)",
+            ),
             ("", "Expecting value: line 1 column 1 (char 0)"),
-            ("{'a': 1}", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
-            (r#"{"a" 1}"#, "Expecting ':' delimiter: line 1 column 6 (char 5)"),
+            (
+                "{'a': 1}",
+                "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+            ),
+            (
+                r#"{"a" 1}"#,
+                "Expecting ':' delimiter: line 1 column 6 (char 5)",
+            ),
             (r#"{"a": 1} x"#, "Extra data: line 1 column 10 (char 9)"),
-            ("{\"a\": \"x", "Unterminated string starting at: line 1 column 7 (char 6)"),
+            (
+                "{\"a\": \"x",
+                "Unterminated string starting at: line 1 column 7 (char 6)",
+            ),
             ("[1,\n 2,]", "Expecting value: line 2 column 4 (char 7)"),
         ];
         for (text, want) in cases {
@@ -374,7 +388,10 @@ mod tests {
     #[test]
     fn parse_int_float_makes_every_number_a_float() {
         let v = loads(r#"{"a": 33, "b": [1, 2.5], "c": "x"}"#, true).unwrap();
-        assert_eq!(pyjson::dumps(&v), r#"{"a": 33.0, "b": [1.0, 2.5], "c": "x"}"#);
+        assert_eq!(
+            pyjson::dumps(&v),
+            r#"{"a": 33.0, "b": [1.0, 2.5], "c": "x"}"#
+        );
         let v = loads(r#"{"a": 33}"#, false).unwrap();
         assert_eq!(pyjson::dumps(&v), r#"{"a": 33}"#);
     }
@@ -385,7 +402,10 @@ mod tests {
             dumps_indent2(&json!({"a": "é", "b": [], "c": [1, {"d": null}]})),
             "{\n  \"a\": \"\\u00e9\",\n  \"b\": [],\n  \"c\": [\n    1,\n    {\n      \"d\": null\n    }\n  ]\n}"
         );
-        assert_eq!(display("goods_services_not_received"), "Goods Services Not Received");
+        assert_eq!(
+            display("goods_services_not_received"),
+            "Goods Services Not Received"
+        );
         assert_eq!(title("fee-free o'neil"), "Fee-Free O'Neil");
         assert_eq!(thousands(1234567), "1,234,567");
         assert_eq!(thousands(500), "500");

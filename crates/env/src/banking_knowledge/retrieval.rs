@@ -163,7 +163,11 @@ impl Retrieval {
         }
         let scores = self.scores(&tokens(query));
         let mut order: Vec<usize> = (0..scores.len()).collect();
-        order.sort_by(|a, b| scores[*b].partial_cmp(&scores[*a]).unwrap_or(std::cmp::Ordering::Equal));
+        order.sort_by(|a, b| {
+            scores[*b]
+                .partial_cmp(&scores[*a])
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
         order.truncate(TOP_K.min(scores.len()));
         order.into_iter().map(|i| (i, scores[i])).collect()
     }
@@ -206,16 +210,6 @@ impl Retrieval {
         self.format(&hits)
     }
 
-    /// `KB_search_bm25(query, k)`: the same top 10, cut to `k`.
-    pub fn kb_search_k(&self, query: &str, k: usize) -> String {
-        let mut hits = self.bm25(query);
-        hits.truncate(k);
-        if hits.is_empty() {
-            return "No relevant documents found.".into();
-        }
-        self.format(&hits)
-    }
-
     /// `grep(pattern)`.
     pub fn grep(&self, pattern: &Value) -> Result<String, ToolError> {
         let Value::String(p) = pattern else {
@@ -234,7 +228,11 @@ impl Retrieval {
             .enumerate()
             .map(|(rank, (i, score))| {
                 let d = &self.docs[*i];
-                let title = if d.title.is_empty() { "Untitled" } else { &d.title };
+                let title = if d.title.is_empty() {
+                    "Untitled"
+                } else {
+                    &d.title
+                };
                 format!(
                     "{}. {title}\n   ID: {}\n   Score: {score:.4}\n   Content: {}\n",
                     rank + 1,
@@ -253,7 +251,9 @@ fn findall_count(re: &regex::Regex, text: &str) -> usize {
     let mut count = 0;
     let mut pos = 0;
     while pos <= text.len() {
-        let Some(m) = re.find_at(text, pos) else { break };
+        let Some(m) = re.find_at(text, pos) else {
+            break;
+        };
         count += 1;
         pos = if m.end() > m.start() {
             m.end()
@@ -273,7 +273,12 @@ mod tests {
 
     #[test]
     fn findall_counts_as_python_does() {
-        let re = |p: &str| regex::RegexBuilder::new(p).case_insensitive(true).build().unwrap();
+        let re = |p: &str| {
+            regex::RegexBuilder::new(p)
+                .case_insensitive(true)
+                .build()
+                .unwrap()
+        };
         assert_eq!(findall_count(&re("x?"), "axb"), 4);
         assert_eq!(findall_count(&re("x?"), "x"), 2);
         assert_eq!(findall_count(&re("fee"), "FEE fee"), 2);

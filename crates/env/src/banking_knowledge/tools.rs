@@ -38,14 +38,15 @@ const TRANSFER_REASONS: &[&str] = &[
 /// Calls agent tool `name` (a tool of the env's variant) with raw keyword arguments.
 pub fn call(env: &mut BankEnv, name: &str, raw: &Map<String, Value>) -> Result<String, ToolError> {
     let def = env
-        .toolkit()
+        .agent_tools()
         .iter()
         .find(|d| d.name == name)
         .ok_or_else(|| py::no_attribute(OWNER, name))?;
     bind(OWNER, def, raw)?;
     let a = Args(raw);
     let query = |env: &BankEnv, table: &str, field: &str, arg: &str| {
-        env.db.query_tool(table, &format!("{{\"{field}\": \"{}\"}}", a.s(arg)))
+        env.db
+            .query_tool(table, &format!("{{\"{field}\": \"{}\"}}", a.s(arg)))
     };
     Ok(match name {
         "KB_search" => env.retrieval()?.kb_search(text(a.v("query"), "lower")?),
@@ -162,7 +163,10 @@ fn give_user_tool(env: &mut BankEnv, a: Args) -> Result<String, ToolError> {
             .is_some_and(|k| k == "self" || def.params.iter().any(|p| p.name == k));
         if !known {
             py::dict_key(item)?;
-            return Ok(format!("Error: Unexpected parameter: {}", pyjson::py_str(item)));
+            return Ok(format!(
+                "Error: Unexpected parameter: {}",
+                pyjson::py_str(item)
+            ));
         }
     }
     let description = env.ctx.texts.user_description(name);
@@ -170,8 +174,11 @@ fn give_user_tool(env: &mut BankEnv, a: Args) -> Result<String, ToolError> {
         ("tool_name", Value::String(name.clone())),
         ("status", Value::from("GIVEN")),
     ]);
-    env.db
-        .add("user_discoverable_tools", &ids::user_discoverable_tool(name), rec);
+    env.db.add(
+        "user_discoverable_tools",
+        &ids::user_discoverable_tool(name),
+        rec,
+    );
     let args_str = if truthy(&args) {
         dumps_indent2(&args)
     } else {
@@ -236,7 +243,9 @@ fn call_discoverable(env: &mut BankEnv, a: Args) -> Result<String, ToolError> {
     };
     let result = bind(OWNER, def, &args).and_then(|_| run_discoverable(env, name, Args(&args)));
     let result = match result {
-        Err(e) if e.class == "TypeError" => return Ok(format!("Error: Invalid arguments: {}", e.message)),
+        Err(e) if e.class == "TypeError" => {
+            return Ok(format!("Error: Invalid arguments: {}", e.message));
+        }
         other => other?,
     };
     if def.kind.mutates_state() || env.allowlist.contains(name) {
@@ -244,8 +253,11 @@ fn call_discoverable(env: &mut BankEnv, a: Args) -> Result<String, ToolError> {
             ("tool_name", Value::String(name.to_string())),
             ("status", Value::from("CALLED")),
         ]);
-        env.db
-            .add("agent_discoverable_tools", &ids::agent_discoverable_tool(name), rec);
+        env.db.add(
+            "agent_discoverable_tools",
+            &ids::agent_discoverable_tool(name),
+            rec,
+        );
     }
     Ok(result)
 }
@@ -285,5 +297,8 @@ fn no_argument_tool(name: &str, message: &str) -> String {
 
 /// `"Error: Invalid <what>. Must be one of: [...]"`, the enum check most tools share.
 pub fn invalid(what: &str, options: &[&str]) -> String {
-    format!("Error: Invalid {what}. Must be one of: {}", list_repr(options))
+    format!(
+        "Error: Invalid {what}. Must be one of: {}",
+        list_repr(options)
+    )
 }

@@ -33,14 +33,26 @@ const CARD_TYPES: &[&str] = &[
 /// `CREDIT_CARD_REWARDS`: per card, the rate by category and the default, in order.
 const REWARDS: &[(&str, &[(&str, f64)], f64)] = &[
     ("Bronze Rewards Card", &[], 1.0),
-    ("Silver Rewards Card", &[("Travel", 4.0), ("Software", 4.0)], 1.0),
+    (
+        "Silver Rewards Card",
+        &[("Travel", 4.0), ("Software", 4.0)],
+        1.0,
+    ),
     ("Gold Rewards Card", &[], 2.5),
     ("Platinum Rewards Card", &[], 10.0),
     ("Business Bronze Rewards Card", &[], 1.0),
-    ("Business Silver Rewards Card", &[("Travel", 10.0), ("Software", 10.0)], 1.0),
+    (
+        "Business Silver Rewards Card",
+        &[("Travel", 10.0), ("Software", 10.0)],
+        1.0,
+    ),
     ("Green Rewards Card", &[("Sustainable", 3.0)], 1.0),
     ("Business Gold Rewards Card", &[("Operations", 2.5)], 1.0),
-    ("Business Platinum Rewards Card", &[("Travel", 4.0), ("Software", 4.0), ("Media", 4.0)], 1.5),
+    (
+        "Business Platinum Rewards Card",
+        &[("Travel", 4.0), ("Software", 4.0), ("Media", 4.0)],
+        1.5,
+    ),
     ("Silver Zoom Card", &[("Transportation", 3.0)], 1.0),
     ("Diamond Elite Card", &[], 5.0),
     ("EcoCard", &[("Green", 5.0)], 1.0),
@@ -81,11 +93,12 @@ pub fn call(db: &mut Db, name: &str, raw: &Map<String, Value>) -> Result<String,
         )),
         "request_human_agent_transfer" => {
             let existing = db.query_tool("human_transfer_requests", "{}");
-            let count = if existing.contains("No records found") || existing.contains("No results found") {
-                1
-            } else {
-                existing.matches("request_id").count() + 1
-            };
+            let count =
+                if existing.contains("No records found") || existing.contains("No results found") {
+                    1
+                } else {
+                    existing.matches("request_id").count() + 1
+                };
             let id = format!("transfer_request_{count}");
             let rec = record(vec![
                 ("request_id", Value::String(id.clone())),
@@ -94,12 +107,16 @@ pub fn call(db: &mut Db, name: &str, raw: &Map<String, Value>) -> Result<String,
                 ("status", Value::from("PENDING")),
             ]);
             db.add("human_transfer_requests", &id, rec);
-            Ok(format!("Transfer request #{count} submitted.\nThe agent will process your request."))
+            Ok(format!(
+                "Transfer request #{count} submitted.\nThe agent will process your request."
+            ))
         }
         "submit_transaction" => submit_transaction(db, a),
         "query_database" => Ok(db.query_tool(
             &a.s("database_name"),
-            raw.get("constraints").and_then(Value::as_str).unwrap_or("{}"),
+            raw.get("constraints")
+                .and_then(Value::as_str)
+                .unwrap_or("{}"),
         )),
         other => Err(py::no_attribute(OWNER, other)),
     }
@@ -116,8 +133,16 @@ fn apply_for_card(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let Some(income) = to_float(a.v("annual_income")) else {
         return Ok("Error: Invalid annual_income. Must be a number.".into());
     };
-    let subscription = a.0.get("rho_bank_subscription").cloned().unwrap_or(Value::Bool(false));
-    let id = ids::application(&a.s("card_type"), &a.s("customer_name"), income, &subscription);
+    let subscription =
+        a.0.get("rho_bank_subscription")
+            .cloned()
+            .unwrap_or(Value::Bool(false));
+    let id = ids::application(
+        &a.s("card_type"),
+        &a.s("customer_name"),
+        income,
+        &subscription,
+    );
     let rec = record(vec![
         ("application_id", Value::String(id.clone())),
         ("card_type", a.v("card_type").clone()),
@@ -136,7 +161,8 @@ fn apply_for_card(db: &mut Db, a: Args) -> Result<String, ToolError> {
 
 fn submit_transaction(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let card = a.v("credit_card_type");
-    let Some((_, rates, default)) = REWARDS.iter().find(|(c, _, _)| card.as_str() == Some(c)) else {
+    let Some((_, rates, default)) = REWARDS.iter().find(|(c, _, _)| card.as_str() == Some(c))
+    else {
         let names: Vec<&str> = REWARDS.iter().map(|(c, _, _)| *c).collect();
         return Ok(format!(
             "Error: Unknown credit card type '{}'. Available types: {}",
@@ -145,8 +171,12 @@ fn submit_transaction(db: &mut Db, a: Args) -> Result<String, ToolError> {
         ));
     };
     let amount_text = fmt2(a.v("amount"))?;
-    let (user, card_s, merchant, category) =
-        (a.s("user_id"), a.s("credit_card_type"), a.s("merchant_name"), a.s("category"));
+    let (user, card_s, merchant, category) = (
+        a.s("user_id"),
+        a.s("credit_card_type"),
+        a.s("merchant_name"),
+        a.s("category"),
+    );
     let amount = number(a.v("amount")).unwrap_or(0.0);
     let id = ids::transaction(&user, &card_s, &merchant, amount, &category);
     py::dict_key(a.v("category"))?;
@@ -160,14 +190,19 @@ fn submit_transaction(db: &mut Db, a: Args) -> Result<String, ToolError> {
         ("user_id", a.v("user_id").clone()),
         ("credit_card_type", card.clone()),
         ("merchant_name", a.v("merchant_name").clone()),
-        ("transaction_amount", Value::String(format!("${amount_text}"))),
+        (
+            "transaction_amount",
+            Value::String(format!("${amount_text}")),
+        ),
         ("transaction_date", Value::from(TODAY)),
         ("category", a.v("category").clone()),
         ("status", Value::from("COMPLETED")),
         ("rewards_earned", Value::String(format!("{points} points"))),
     ]);
     if !db.add("credit_card_transaction_history", &id, rec) {
-        return Ok(format!("Failed to submit transaction: Record ID '{id}' may already exist."));
+        return Ok(format!(
+            "Failed to submit transaction: Record ID '{id}' may already exist."
+        ));
     }
     Ok(format!(
         "Transaction submitted successfully!\n  - Transaction ID: {id}\n  - User ID: {user}\n  - Card Type: {card_s}\n  - Merchant: {merchant}\n  - Amount: ${amount_text}\n  - Category: {category}\n  - Date: {TODAY}\n  - Rewards Earned: {points} points ({}% cashback rate)\n",
@@ -191,7 +226,10 @@ fn contains(args: &Value, name: &str) -> Result<bool, ToolError> {
 fn call_discoverable(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let name_v = a.v("discoverable_tool_name");
     let Some(def) = py::dict_key(name_v)?.and_then(defs::user_discoverable) else {
-        return Ok(format!("Error: Unknown discoverable tool '{}'.", pyjson::py_str(name_v)));
+        return Ok(format!(
+            "Error: Unknown discoverable tool '{}'.",
+            pyjson::py_str(name_v)
+        ));
     };
     let args = match a.0.get("arguments") {
         None => Value::Object(Map::new()),
@@ -212,12 +250,23 @@ fn call_discoverable(db: &mut Db, a: Args) -> Result<String, ToolError> {
         }
     }
     for item in py::iterate(&args)?.iter() {
-        if !item.as_str().is_some_and(|k| def.params.iter().any(|p| p.name == k)) {
+        if !item
+            .as_str()
+            .is_some_and(|k| def.params.iter().any(|p| p.name == k))
+        {
             py::dict_key(item)?;
-            return Ok(format!("Error: Unexpected parameter: {}", pyjson::py_str(item)));
+            return Ok(format!(
+                "Error: Unexpected parameter: {}",
+                pyjson::py_str(item)
+            ));
         }
     }
-    let invalid = |message: String| format!("Error: Invalid arguments for tool '{}': {message}", def.name);
+    let invalid = |message: String| {
+        format!(
+            "Error: Invalid arguments for tool '{}': {message}",
+            def.name
+        )
+    };
     let Value::Object(args) = args else {
         return Ok(invalid(format!(
             "{OWNER}.{}() argument after ** must be a mapping, not {}",
@@ -233,7 +282,10 @@ fn call_discoverable(db: &mut Db, a: Args) -> Result<String, ToolError> {
 
 /// `_check_tool_given`: the error text when the agent has not given `name`.
 fn not_given(db: &Db, name: &str) -> Option<String> {
-    let result = db.query_tool("user_discoverable_tools", &format!("{{\"tool_name\": \"{name}\"}}"));
+    let result = db.query_tool(
+        "user_discoverable_tools",
+        &format!("{{\"tool_name\": \"{name}\"}}"),
+    );
     result.contains("No records found").then(|| {
         format!(
             "Error: Tool '{name}' has not been given to you by the agent. The agent must first use `give_discoverable_user_tool` to give this tool to you."
@@ -249,7 +301,11 @@ fn log_call(db: &mut Db, name: &str, args: &Value) {
         ("called_at", Value::from(TODAY)),
         ("status", Value::from("CALLED")),
     ]);
-    db.add("user_discoverable_tool_calls", &ids::user_discoverable_tool_call(name, args), rec);
+    db.add(
+        "user_discoverable_tool_calls",
+        &ids::user_discoverable_tool_call(name, args),
+        rec,
+    );
 }
 
 fn run(db: &mut Db, name: &str, a: Args) -> Result<String, ToolError> {
@@ -257,7 +313,12 @@ fn run(db: &mut Db, name: &str, a: Args) -> Result<String, ToolError> {
         return Ok(error);
     }
     let pick = |names: &[&str]| -> Value {
-        Value::Object(names.iter().map(|n| ((*n).to_string(), a.v(n).clone())).collect())
+        Value::Object(
+            names
+                .iter()
+                .map(|n| ((*n).to_string(), a.v(n).clone()))
+                .collect(),
+        )
     };
     match name {
         "submit_cash_back_dispute_0589" => {
@@ -311,9 +372,13 @@ fn run(db: &mut Db, name: &str, a: Args) -> Result<String, ToolError> {
                 pyfmt::dumps_indent2(&args)
             );
             if added {
-                out.push_str(&format!("Referral ID: {id}\nReferral link: https://rhobank.com/refer/{id}"));
+                out.push_str(&format!(
+                    "Referral ID: {id}\nReferral link: https://rhobank.com/refer/{id}"
+                ));
             } else {
-                out.push_str("Note: A referral link for this card may have already been generated.");
+                out.push_str(
+                    "Note: A referral link for this card may have already been generated.",
+                );
             }
             Ok(out)
         }
@@ -321,12 +386,19 @@ fn run(db: &mut Db, name: &str, a: Args) -> Result<String, ToolError> {
             let args = pick(&["credit_card_account_id"]);
             log_call(db, name, &args);
             let account = a.s("credit_card_account_id");
-            let result = db.query_tool("credit_card_accounts", &format!("{{\"account_id\": \"{account}\"}}"));
+            let result = db.query_tool(
+                "credit_card_accounts",
+                &format!("{{\"account_id\": \"{account}\"}}"),
+            );
             if result.contains("No results found") || result.contains("No records found") {
                 return Ok(format!("Error: Credit card account '{account}' not found."));
             }
             let digest = ids::sha256_hex(&format!("card_last4:{account}"));
-            let last4: String = digest.chars().filter(char::is_ascii_digit).take(4).collect();
+            let last4: String = digest
+                .chars()
+                .filter(char::is_ascii_digit)
+                .take(4)
+                .collect();
             Ok(format!(
                 "Card information retrieved successfully.\n\nExecuted: {name}\nArguments: {}\nLast 4 digits of card: {last4:0<4}",
                 pyfmt::dumps_indent2(&args)
@@ -336,7 +408,10 @@ fn run(db: &mut Db, name: &str, a: Args) -> Result<String, ToolError> {
             let args = pick(&["account_id", "check_amount"]);
             log_call(db, name, &args);
             let Some(amount) = to_float(a.v("check_amount")) else {
-                return Ok(format!("Error: Invalid check amount '{}'. Must be a number.", a.s("check_amount")));
+                return Ok(format!(
+                    "Error: Invalid check amount '{}'. Must be a number.",
+                    a.s("check_amount")
+                ));
             };
             if amount <= 0.0 {
                 return Ok("Error: Check amount must be positive.".into());
@@ -345,7 +420,9 @@ fn run(db: &mut Db, name: &str, a: Args) -> Result<String, ToolError> {
             let Some(account) = db.get("accounts", &id) else {
                 return Ok(format!("Error: Account '{}' not found.", a.s("account_id")));
             };
-            if !super::args::field_is(account, "status", "ACTIVE") && !super::args::field_is(account, "status", "OPEN") {
+            if !super::args::field_is(account, "status", "ACTIVE")
+                && !super::args::field_is(account, "status", "OPEN")
+            {
                 return Ok(format!("Error: Account '{id}' is not active."));
             }
             let held = account
@@ -355,7 +432,11 @@ fn run(db: &mut Db, name: &str, a: Args) -> Result<String, ToolError> {
                 .unwrap_or(Value::from(0));
             let before = parse_balance(&held)?;
             let after = before + amount;
-            db.update("accounts", &id, &[("current_holdings", Value::String(format!("${}", f2(after))))]);
+            db.update(
+                "accounts",
+                &id,
+                &[("current_holdings", Value::String(format!("${}", f2(after))))],
+            );
             Ok(format!(
                 "Check deposited successfully. Funds will be available according to your account's deposit policy.\n\nExecuted: {name}\nArguments: {}\nCheck deposit processed!\n  - Account: {id}\n  - Check Amount: ${}\n  - Previous Balance: ${}\n  - New Balance: ${}",
                 pyfmt::dumps_indent2(&args),

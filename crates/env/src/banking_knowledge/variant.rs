@@ -71,7 +71,10 @@ pub fn resolve(dir: &Path, name: &str) -> Result<Variant, LoadError> {
         let known: Vec<&str> = file.variants.keys().map(String::as_str).collect();
         return Err(parse_error(
             &path,
-            format!("unknown retrieval variant `{name}` (known: {})", known.join(", ")),
+            format!(
+                "unknown retrieval variant `{name}` (known: {})",
+                known.join(", ")
+            ),
         ));
     };
     let Some((_, toolkit, searches)) = OFFLINE.iter().find(|(n, _, _)| *n == canonical) else {
@@ -85,11 +88,14 @@ pub fn resolve(dir: &Path, name: &str) -> Result<Variant, LoadError> {
             ),
         ));
     };
-    let tools_file = entry.tools_file.clone().ok_or_else(|| {
-        parse_error(&path, format!("variant `{canonical}` names no tools_file"))
-    })?;
+    let tools_file = entry
+        .tools_file
+        .clone()
+        .ok_or_else(|| parse_error(&path, format!("variant `{canonical}` names no tools_file")))?;
     let retrieval = if *searches {
-        Some(Arc::new(Retrieval::new(load_documents(&dir.join("documents"))?)))
+        Some(Arc::new(Retrieval::new(load_documents(
+            &dir.join("documents"),
+        )?)))
     } else {
         None
     };
@@ -139,7 +145,9 @@ impl Texts {
         let mut texts = Texts::default();
         for e in file.agent_discoverable_tools {
             let format = e.agent_format.unwrap_or_default();
-            texts.agent.insert(e.name, (e.tool_info.description, format));
+            texts
+                .agent
+                .insert(e.name, (e.tool_info.description, format));
         }
         for e in file.user_discoverable_tools {
             texts.user.insert(e.name, e.tool_info.description);
@@ -147,11 +155,18 @@ impl Texts {
         let missing: Vec<&str> = defs::AGENT_DISCOVERABLE
             .iter()
             .filter(|d| !texts.agent.contains_key(d.name))
-            .chain(defs::USER_DISCOVERABLE.iter().filter(|d| !texts.user.contains_key(d.name)))
+            .chain(
+                defs::USER_DISCOVERABLE
+                    .iter()
+                    .filter(|d| !texts.user.contains_key(d.name)),
+            )
             .map(|d| d.name)
             .collect();
         if !missing.is_empty() {
-            return Err(parse_error(&path, format!("no entry for {}", missing.join(", "))));
+            return Err(parse_error(
+                &path,
+                format!("no entry for {}", missing.join(", ")),
+            ));
         }
         Ok(texts)
     }

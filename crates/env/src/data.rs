@@ -230,8 +230,16 @@ impl DomainData {
                 },
                 true,
             )
-        } else {
+        } else if def.builtin_schemas() {
             (builtin_schemas(fresh.as_ref()), false)
+        } else {
+            return Err(LoadError::Io {
+                path: tools_path,
+                cause: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("{domain} reads its tool schemas from the data directory only"),
+                ),
+            });
         };
         Ok(DomainData {
             domain,

@@ -185,4 +185,12 @@ pub trait DomainBase: Send + Sync {
         let _ = task;
         self.fresh()
     }
+
+    /// The policy the agent reads on `task` when it is not the domain's one policy
+    /// (banking_knowledge's `golden_retrieval` inlines each task's required documents);
+    /// `None` for the domain policy.
+    fn task_policy(&self, task: &tauguard_core::Task) -> Option<String> {
+        let _ = task;
+        None
+    }
 }

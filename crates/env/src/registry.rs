@@ -72,6 +72,13 @@ pub trait Domain: Send + Sync {
         false
     }
 
+    /// Whether the declarations ([`Domain::toolkit`]) carry the model-facing schemas, so a
+    /// data directory without a schemas file still loads. A domain whose schemas depend on
+    /// an option (banking_knowledge's retrieval variant) reads them from the data only.
+    fn builtin_schemas(&self) -> bool {
+        true
+    }
+
     /// The options this domain accepts (none unless it says so).
     fn options(&self) -> &'static [DomainOption] {
         &[]

@@ -81,6 +81,10 @@ impl crate::registry::Domain for BankingKnowledge {
         OPTIONS
     }
 
+    fn builtin_schemas(&self) -> bool {
+        false
+    }
+
     fn load_parts(&self, dir: &Path, options: &DomainOptions) -> Result<DomainParts, LoadError> {
         let name = options
             .get("retrieval")
@@ -159,6 +163,8 @@ impl crate::registry::Domain for BankingKnowledge {
 pub(crate) struct Ctx {
     pub(crate) variant: variant::Variant,
     pub(crate) texts: variant::Texts,
+    /// `golden_retrieval`'s task-less policy, which each task's policy is rendered from.
+    pub(crate) golden: Option<String>,
 }
 
 /// The loaded database and variant.
@@ -171,11 +177,18 @@ impl BankBase {
     /// Loads `<dir>/db.json`, `discoverable_tools.json` and the variant (`variants.json`,
     /// and the documents when it searches them).
     pub fn load(dir: &Path, variant_name: &str) -> Result<BankBase, LoadError> {
+        let variant = variant::resolve(dir, variant_name)?;
+        let golden = if variant.name == "golden_retrieval" {
+            Some(variant::policy(dir, &variant)?)
+        } else {
+            None
+        };
         Ok(BankBase {
             db: Db::load(&dir.join("db.json"))?,
             ctx: Arc::new(Ctx {
-                variant: variant::resolve(dir, variant_name)?,
+                variant,
                 texts: variant::Texts::load(dir)?,
+                golden,
             }),
         })
     }
@@ -219,6 +232,13 @@ impl DomainBase for BankBase {
 
     fn fresh_for(&self, task: &Task) -> Box<dyn Environment> {
         Box::new(self.env(read_log_allowlist(task)))
+    }
+
+    fn task_policy(&self, task: &Task) -> Option<String> {
+        let no_task = self.ctx.golden.as_deref()?;
+        let kb = self.ctx.variant.retrieval.as_deref()?;
+        let required = task.required_documents.as_deref().unwrap_or_default();
+        Some(variant::golden_policy(no_task, kb, required))
     }
 }
 

@@ -362,7 +362,7 @@ mod tests {
         let cases = [
             (
                 r#"{"user_id": "a"b"}"#,
-                "Expecting ',' delimiter: line 1 column 17 (char 16)",
+                "Expecting ',' delimiter: line 1 column 16 (char 15)",
             ),
             ("", "Expecting value: line 1 column 1 (char 0)"),
             (

@@ -20,7 +20,7 @@ pub const OFFLINE_DEFAULT: &str = "bm25";
 const OFFLINE: &[(&str, &[ToolDef], bool)] = &[
     ("no_knowledge", defs::PLAIN, false),
     ("full_kb", defs::PLAIN, false),
-    ("golden_retrieval", defs::PLAIN, false),
+    ("golden_retrieval", defs::PLAIN, true),
     ("bm25", defs::WITH_KB_SEARCH, true),
     ("bm25_grep", defs::WITH_KB_SEARCH_GREP, true),
     ("grep_only", defs::WITH_GREP, true),
@@ -51,7 +51,7 @@ pub struct Variant {
     pub tools_file: String,
     /// The policy file (`policy.<variant>.md`).
     pub policy_file: Option<String>,
-    /// The indexed knowledge base, for variants with search tools.
+    /// The indexed knowledge base, for variants that search it or inline documents.
     pub retrieval: Option<Arc<Retrieval>>,
 }
 
@@ -191,4 +191,33 @@ pub fn policy(dir: &Path, variant: &Variant) -> Result<String, LoadError> {
         (None, name) => format!("policy.{name}.md"),
     };
     read_text(&dir.join(file))
+}
+
+/// What `golden_prompt` puts where the task-less rendering says "(No documents provided)".
+const NO_DOCUMENTS: &str = "(No documents provided)";
+
+/// `golden_prompt(task)`: the task-less rendering (`policy.golden_retrieval.no_task.md`)
+/// with the task's required documents, each found by title (a later document of the same
+/// title wins, as in upstream's dict) or else by id, as `## <title>\n\n<content>`, joined
+/// by `\n\n---\n\n`; a task whose references find nothing keeps the placeholder.
+pub fn golden_policy(no_task: &str, kb: &Retrieval, required: &[String]) -> String {
+    let by_title: HashMap<&str, &super::retrieval::Document> = kb
+        .documents()
+        .iter()
+        .map(|d| (d.title.as_str(), d))
+        .collect();
+    let docs: Vec<String> = required
+        .iter()
+        .filter_map(|r| {
+            by_title
+                .get(r.as_str())
+                .copied()
+                .or_else(|| kb.documents().iter().find(|d| &d.id == r))
+        })
+        .map(|d| format!("## {}\n\n{}", d.title, d.content))
+        .collect();
+    if docs.is_empty() {
+        return no_task.to_string();
+    }
+    no_task.replacen(NO_DOCUMENTS, &docs.join("\n\n---\n\n"), 1)
 }

@@ -174,6 +174,43 @@ fn each_offline_variant_has_upstreams_policy_and_schemas() {
         assert_eq!(tools, names, "{name}: implemented tools = offered tools");
         assert_eq!(data.options["retrieval"], name);
     }
+    // golden_retrieval: every task's policy inlines its required documents.
+    let golden = load("golden_retrieval").unwrap();
+    let per_task: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            dir.path()
+                .join("banking_knowledge/policy.golden_retrieval.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let rows = per_task.as_array().unwrap();
+    assert_eq!(rows.len(), golden.tasks.len());
+    for row in rows {
+        let task = golden
+            .tasks
+            .iter()
+            .find(|t| t.id == row["task_id"])
+            .unwrap();
+        let policy = golden
+            .base
+            .task_policy(task)
+            .expect("golden_retrieval renders per task");
+        assert_eq!(
+            sha256(&policy),
+            row["policy_sha256"].as_str().unwrap(),
+            "{} golden policy",
+            task.id
+        );
+    }
+    let first = golden.tasks.iter().find(|t| t.id == "task_001").unwrap();
+    let want = std::fs::read_to_string(
+        dir.path()
+            .join("banking_knowledge/policy.golden_retrieval.task_001.md"),
+    )
+    .unwrap();
+    assert_eq!(golden.base.task_policy(first).unwrap(), want);
+    assert!(load("bm25").unwrap().base.task_policy(first).is_none());
     assert_eq!(
         DomainData::load(&dir, "banking_knowledge").unwrap().options["retrieval"],
         "bm25",

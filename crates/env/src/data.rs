@@ -143,6 +143,8 @@ pub struct DomainData {
     pub tool_schemas: ToolSchemas,
     /// Whether `tool_schemas` came from the data directory's schemas file.
     pub schemas_from_file: bool,
+    /// That file (`tools.json`, or the one the domain's options choose), read or not.
+    pub schemas_path: PathBuf,
     /// The domain's options, every declared one present (see
     /// [`crate::registry::resolve_options`]); empty for domains without options.
     pub options: crate::registry::DomainOptions,
@@ -250,6 +252,7 @@ impl DomainData {
             splits,
             tool_schemas,
             schemas_from_file,
+            schemas_path: tools_path,
             options,
             base,
         })

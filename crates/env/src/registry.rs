@@ -22,8 +22,10 @@ pub type DomainOptions = BTreeMap<String, String>;
 #[derive(Debug, Clone, Copy)]
 pub struct DomainOption {
     pub name: &'static str,
-    /// The value when the config gives none (what the comparability stamp then records).
+    /// The value when the config gives none.
     pub default: &'static str,
+    /// Upstream's value when its run config gives none: the comparability stamp's reference.
+    pub upstream_default: &'static str,
     /// What the option chooses, for help texts and errors.
     pub about: &'static str,
 }

@@ -179,7 +179,7 @@ pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str
     };
     let dir = data.dir.display();
     let schemas_from = if data.schemas_from_file {
-        format!("tool schemas from {dir}/tools.json")
+        format!("tool schemas from {}", data.schemas_path.display())
     } else {
         "tool schemas from tauguard's built-in declarations".to_string()
     };
@@ -217,7 +217,26 @@ pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str
             }
         }
     };
-    vec![
+    let options = data.options.iter().filter_map(|(name, value)| {
+        let option = data
+            .def
+            .options()
+            .iter()
+            .find(|o| o.name == name.as_str())?;
+        Some(if value == option.upstream_default {
+            Item::upstream(option.name, format!("{name} = {value}"))
+        } else {
+            Item::deviates(
+                option.name,
+                format!(
+                    "{name} = {value}; upstream's default is {}",
+                    option.upstream_default
+                ),
+            )
+        })
+    });
+    let mut items: Vec<Item> = options.collect();
+    items.extend([
         file(
             "policy",
             &ours.policy,
@@ -237,7 +256,8 @@ pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str
             schemas_from,
         ),
         tasks_item,
-    ]
+    ]);
+    items
 }
 
 /// The item of one benchmark text.

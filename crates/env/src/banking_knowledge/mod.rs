@@ -61,6 +61,7 @@ const NAME: &str = "banking_knowledge";
 const OPTIONS: &[DomainOption] = &[DomainOption {
     name: "retrieval",
     default: variant::OFFLINE_DEFAULT,
+    upstream_default: "alltools",
     about: "retrieval variant (variants.json): no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only",
 }];
 

@@ -154,9 +154,9 @@ impl std::fmt::Debug for dyn Domain {
 /// Every domain tauguard implements, in the order help texts list them.
 pub static DOMAINS: &[&dyn Domain] = &[
     &crate::airline::AIRLINE,
+    &crate::banking_knowledge::BANKING_KNOWLEDGE,
     &crate::retail::RETAIL,
     &crate::telecom::TELECOM,
-    &crate::banking_knowledge::BANKING_KNOWLEDGE,
     #[cfg(feature = "toy-domain")]
     &crate::toy::TOY,
 ];
@@ -219,7 +219,7 @@ mod tests {
         }
         let err = require("bank").unwrap_err().to_string();
         assert!(
-            err.contains("`bank`") && err.contains("airline, retail, telecom"),
+            err.contains("`bank`") && err.contains("airline, banking_knowledge, retail, telecom"),
             "{err}"
         );
     }

@@ -175,15 +175,14 @@ fn close(db: &mut Db, a: Args) -> Result<String, ToolError> {
     if !super::pyfmt::truthy(&waive) {
         let rule = early_closure(field_str(account, "class"), field_str(account, "level"));
         let opened = field_str(account, "date_opened");
-        if let (Some((required, window)), false) = (rule, opened.is_empty()) {
-            if let Some(days) = age_days(opened) {
-                if days < window {
-                    if balance < required {
-                        return Ok("Error: Account unable to be closed.".into());
-                    }
-                    fee = required;
-                }
+        if let (Some((required, window)), false) = (rule, opened.is_empty())
+            && let Some(days) = age_days(opened)
+            && days < window
+        {
+            if balance < required {
+                return Ok("Error: Account unable to be closed.".into());
             }
+            fee = required;
         }
     }
     if balance - fee != 0.0 {

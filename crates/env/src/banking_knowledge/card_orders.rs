@@ -411,12 +411,11 @@ pub fn limit_increase(db: &mut Db, a: Args) -> Result<String, ToolError> {
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .and_then(age_days)
+        && age < 60
     {
-        if age < 60 {
-            return Ok(format!(
-                "Error: Account must be at least 60 days old for a temporary limit increase. Account age: {age} days."
-            ));
-        }
+        return Ok(format!(
+            "Error: Account must be at least 60 days old for a temporary limit increase. Account age: {age} days."
+        ));
     }
     let is_atm = limit_type == "atm";
     let (field_name, limit_name) = if is_atm {

@@ -1,9 +1,9 @@
 //! Discoverable agent tools on debit cards: ordering, the three activation tools, close,
 //! freeze and unfreeze, fraud alerts, PINs, card listings, limits and recurring blocks.
 
-use super::args::{Args, field, field_is, field_str, key, text};
+use super::args::{Args, field, field_is, key, text};
 use super::db::Db;
-use super::pyfmt::{display, dumps_indent2};
+use super::pyfmt::display;
 use super::{TODAY, ids};
 use crate::tooling::ToolError;
 use serde_json::{Map, Value};
@@ -20,19 +20,15 @@ pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolErro
         "freeze_debit_card_3892" => freeze(db, a)?,
         "unfreeze_debit_card_3893" => unfreeze(db, a)?,
         "clear_debit_card_fraud_alert_4892" => clear_alert(db, a)?,
-        "reset_debit_card_pin_6284" => reset_pin(db, a)?,
-        "change_debit_card_pin_6285" => change_pin(db, a)?,
-        "get_debit_cards_by_account_id_7823" => list_cards(db, a)?,
         "request_temporary_debit_card_limit_increase_8374" => {
             super::card_orders::limit_increase(db, a)?
         }
-        "set_debit_card_recurring_block_7382" => recurring_block(db, a)?,
-        _ => return Ok(None),
+        _ => return super::card_settings::call(db, name, a),
     }))
 }
 
 /// `_validate_pin`.
-fn pin_error(pin: &Value) -> Option<&'static str> {
+pub(super) fn pin_error(pin: &Value) -> Option<&'static str> {
     let ok = pin
         .as_str()
         .is_some_and(|p| p.chars().count() == 4 && p.chars().all(|c| c.is_ascii_digit()));
@@ -47,7 +43,7 @@ fn pin_error(pin: &Value) -> Option<&'static str> {
     if SEQUENTIAL.contains(&p) {
         return Some("PIN cannot be sequential (e.g., 1234). Please choose a more secure PIN.");
     }
-    if p.chars().all(|c| Some(c) == p.chars().next()) {
+    if p.chars().all(|c| p.starts_with(c)) {
         return Some(
             "PIN cannot be all the same digit (e.g., 1111). Please choose a more secure PIN.",
         );
@@ -56,7 +52,7 @@ fn pin_error(pin: &Value) -> Option<&'static str> {
 }
 
 /// `s.isdigit() and len(s) == n` on an argument that must be a string.
-fn digits(v: &Value, n: usize) -> Result<bool, ToolError> {
+pub(super) fn digits(v: &Value, n: usize) -> Result<bool, ToolError> {
     let s = text(v, "isdigit")?;
     Ok(!s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) && s.chars().count() == n)
 }
@@ -143,14 +139,12 @@ fn validate_activation(db: &Db, a: Args, kind: Kind) -> Result<Result<String, St
         .get("account_id")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
+        && let Some(account) = db.get("accounts", account_id)
+        && !field_is(account, "status", "OPEN")
     {
-        if let Some(account) = db.get("accounts", account_id) {
-            if !field_is(account, "status", "OPEN") {
-                return Ok(Err(format!(
-                    "Error: The linked checking account '{account_id}' is no longer open. Card cannot be activated."
-                )));
-            }
-        }
+        return Ok(Err(format!(
+            "Error: The linked checking account '{account_id}' is no longer open. Card cannot be activated."
+        )));
     }
     Ok(Ok(id))
 }
@@ -386,15 +380,13 @@ fn unfreeze(db: &mut Db, a: Args) -> Result<String, ToolError> {
         .get("account_id")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
-    {
-        if db
+        && db
             .get("accounts", account_id)
             .is_some_and(|acc| !field_is(acc, "status", "OPEN"))
-        {
-            return Ok(format!(
-                "Error: The linked checking account '{account_id}' is no longer open. Card cannot be unfrozen."
-            ));
-        }
+    {
+        return Ok(format!(
+            "Error: The linked checking account '{account_id}' is no longer open. Card cannot be unfrozen."
+        ));
     }
     if let Some(card) = db.get_mut("debit_cards", &id) {
         card.insert("status".into(), Value::from("ACTIVE"));
@@ -473,173 +465,6 @@ fn clear_alert(db: &mut Db, a: Args) -> Result<String, ToolError> {
             .into(),
     ];
     Ok(parts.join("\n"))
-}
-
-fn reset_pin(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["card_id", "last_4_digits", "new_pin"]
-        .iter()
-        .any(|k| !a.truthy(k))
-    {
-        return Ok(
-            "Error: Missing required parameters. Required: card_id, last_4_digits, new_pin.".into(),
-        );
-    }
-    if !digits(a.v("last_4_digits"), 4)? {
-        return Ok("Error: Last 4 digits must be exactly 4 digits.".into());
-    }
-    if let Some(e) = pin_error(a.v("new_pin")) {
-        return Ok(format!("Error: {e}"));
-    }
-    let id = key(a.v("card_id"))?;
-    let Some(card) = db.get_mut("debit_cards", &id) else {
-        return Ok(format!("Error: Debit card '{}' not found.", a.s("card_id")));
-    };
-    if card.get("last_4_digits") != Some(a.v("last_4_digits")) {
-        return Ok(
-            "Error: Card verification failed. The last 4 digits do not match our records.".into(),
-        );
-    }
-    if !field_is(card, "status", "ACTIVE") {
-        return Ok(format!(
-            "Error: Cannot reset PIN. Card status is {}. Only ACTIVE cards can have their PIN reset.",
-            field(card, "status")
-        ));
-    }
-    card.insert("pin_last_changed".into(), Value::from(TODAY));
-    card.insert("pin_locked".into(), Value::Bool(false));
-    card.insert("pin_attempts_remaining".into(), Value::from(3));
-    let parts = [
-        "Debit Card PIN Reset Successfully".to_string(),
-        format!("Card ID: {id}"),
-        format!("PIN Changed: {TODAY}"),
-        String::new(),
-        "The new PIN is effective immediately.".into(),
-        "Your card has been unlocked and is ready to use.".into(),
-        "Customer can use the new PIN for ATM withdrawals and point-of-sale transactions.".into(),
-        String::new(),
-        "Security reminder: Never share your PIN with anyone.".into(),
-    ];
-    Ok(parts.join("\n"))
-}
-
-fn change_pin(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["card_id", "current_pin", "new_pin"]
-        .iter()
-        .any(|k| !a.truthy(k))
-    {
-        return Ok(
-            "Error: Missing required parameters. Required: card_id, current_pin, new_pin.".into(),
-        );
-    }
-    if !digits(a.v("current_pin"), 4)? {
-        return Ok("Error: Current PIN must be exactly 4 digits.".into());
-    }
-    if let Some(e) = pin_error(a.v("new_pin")) {
-        return Ok(format!("Error: {e}"));
-    }
-    if a.v("current_pin") == a.v("new_pin") {
-        return Ok("Error: New PIN must be different from current PIN.".into());
-    }
-    let id = key(a.v("card_id"))?;
-    let Some(card) = db.get_mut("debit_cards", &id) else {
-        return Ok(format!("Error: Debit card '{}' not found.", a.s("card_id")));
-    };
-    if !field_is(card, "status", "ACTIVE") {
-        return Ok(format!(
-            "Error: Cannot change PIN. Card status is {}. Only ACTIVE cards can have their PIN changed.",
-            field(card, "status")
-        ));
-    }
-    card.insert("pin_last_changed".into(), Value::from(TODAY));
-    let parts = [
-        "Debit Card PIN Changed Successfully".to_string(),
-        format!("Card ID: {id}"),
-        format!("PIN Changed: {TODAY}"),
-        String::new(),
-        "The new PIN is effective immediately.".into(),
-        "Customer can use the new PIN for ATM withdrawals and point-of-sale transactions.".into(),
-        String::new(),
-        "Security reminder: Never share your PIN with anyone.".into(),
-    ];
-    Ok(parts.join("\n"))
-}
-
-fn list_cards(db: &Db, a: Args) -> Result<String, ToolError> {
-    if !a.truthy("account_id") {
-        return Ok("Error: Missing required parameter 'account_id'.".into());
-    }
-    let id = key(a.v("account_id"))?;
-    let Some(account) = db.get("accounts", &id) else {
-        return Ok(format!("Error: Account '{}' not found.", a.s("account_id")));
-    };
-    let class = field_str(account, "class").to_lowercase();
-    if class != "checking" && class != "business_checking" {
-        return Ok(format!(
-            "Error: Account '{id}' is not a checking account. Debit cards are only available for checking accounts."
-        ));
-    }
-    let mut cards: Vec<Map<String, Value>> = Vec::new();
-    for (card_id, card) in db.records("debit_cards") {
-        if card.get("account_id").and_then(Value::as_str) != Some(id.as_str()) {
-            continue;
-        }
-        let mut info = Map::new();
-        info.insert("card_id".into(), Value::String(card_id.clone()));
-        for (k, v) in card {
-            info.insert(k.clone(), v.clone());
-        }
-        if info.contains_key("last_4_digits") && !info.contains_key("card_number_last_4") {
-            let v = info.shift_remove("last_4_digits").unwrap_or(Value::Null);
-            info.insert("card_number_last_4".into(), v);
-        }
-        if info.contains_key("issue_date") && !info.contains_key("date_issued") {
-            let v = info.shift_remove("issue_date").unwrap_or(Value::Null);
-            info.insert("date_issued".into(), v);
-        } else if info.contains_key("created_date") && !info.contains_key("date_issued") {
-            let v = info.shift_remove("created_date").unwrap_or(Value::Null);
-            info.insert("date_issued".into(), v);
-        }
-        cards.push(info);
-    }
-    if cards.is_empty() {
-        return Ok(format!("No debit cards found for account '{id}'."));
-    }
-    let issued = |c: &Map<String, Value>| {
-        c.get("date_issued")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    cards.sort_by_key(|c| std::cmp::Reverse(issued(c)));
-    Ok(dumps_indent2(&Value::Array(
-        cards.into_iter().map(Value::Object).collect(),
-    )))
-}
-
-fn recurring_block(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if !a.truthy("card_id") {
-        return Ok("Error: Missing required parameter: card_id".into());
-    }
-    let id = key(a.v("card_id"))?;
-    let Some(card) = db.get_mut("debit_cards", &id).filter(|c| !c.is_empty()) else {
-        return Ok(format!("Error: Debit card '{}' not found.", a.s("card_id")));
-    };
-    let status = field_str(card, "status").to_uppercase();
-    if status != "ACTIVE" {
-        return Ok(format!(
-            "Error: Cannot update recurring block settings for a card with status '{status}'. Card must be ACTIVE."
-        ));
-    }
-    card.insert("recurring_blocked".into(), a.v("block_recurring").clone());
-    Ok(if a.truthy("block_recurring") {
-        format!(
-            "Recurring payments BLOCKED for debit card {id}.\nAll recurring/subscription charges will be declined.\nOne-time purchases are not affected.\nThis change takes effect within 24 hours."
-        )
-    } else {
-        format!(
-            "Recurring payments UNBLOCKED for debit card {id}.\nRecurring/subscription charges will now be allowed.\nThis change takes effect within 24 hours."
-        )
-    })
 }
 
 /// A fresh debit card's number and CVV digits: the decimal digits of hash prefixes.

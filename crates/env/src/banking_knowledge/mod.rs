@@ -5,7 +5,8 @@
 //!
 //! Layout (the crate's shared shape): [`defs`] (declarations), [`tools`] (agent dispatch
 //! and the discoverable-tool entry points), the discoverable tool bodies by topic
-//! (`credit`, `cards`, `card_orders`, `accounts`, `debit_disputes`), `user_tools` (the user
+//! (`credit`, `credit_limits`, `cards`, `card_orders`, `card_settings`, `accounts`,
+//! `debit_disputes`), `user_tools` (the user
 //! toolkit), [`db`] (the 23-table model and its query helpers), `ids` (deterministic ids),
 //! `args` and `pyfmt` (the Python behaviours the tool texts need), [`retrieval`] (BM25 and
 //! grep) and [`variant`] (the retrieval variants and their texts).
@@ -24,8 +25,10 @@
 mod accounts;
 mod args;
 mod card_orders;
+mod card_settings;
 mod cards;
 mod credit;
+mod credit_limits;
 pub mod db;
 mod debit_disputes;
 pub mod defs;

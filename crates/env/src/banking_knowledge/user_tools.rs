@@ -31,7 +31,10 @@ const CARD_TYPES: &[&str] = &[
 ];
 
 /// `CREDIT_CARD_REWARDS`: per card, the rate by category and the default, in order.
-const REWARDS: &[(&str, &[(&str, f64)], f64)] = &[
+/// A card, its rates by category, its default rate.
+type Rewards = (&'static str, &'static [(&'static str, f64)], f64);
+
+const REWARDS: &[Rewards] = &[
     ("Bronze Rewards Card", &[], 1.0),
     (
         "Silver Rewards Card",

@@ -152,6 +152,30 @@ fn hashes_of(data: &DomainData, tasks: &[Task]) -> DomainHashes {
     }
 }
 
+/// One item per domain option (banking_knowledge's `retrieval`): upstream's when the value is
+/// upstream's default. The manifest holds such a domain's hashes under tauguard's default
+/// options, so this item is what says which options a run used.
+fn option_items(data: &DomainData) -> Vec<Item> {
+    let declared = data.def.options();
+    data.options
+        .iter()
+        .filter_map(|(name, value)| {
+            let option = declared.iter().find(|o| o.name == name.as_str())?;
+            Some(if value == option.upstream_default {
+                Item::upstream(option.name, format!("{name} = {value}"))
+            } else {
+                Item::deviates(
+                    option.name,
+                    format!(
+                        "{name} = {value}; upstream's default is {}",
+                        option.upstream_default
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
 /// The data items of a domain's stamp: policy, database, tool schemas and the selected tasks.
 /// `own_task_set` names a task set of the project's that replaced upstream's tasks.
 pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str>) -> Vec<Item> {
@@ -162,10 +186,13 @@ pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str
             tauguard_core::comparability::upstream_short(),
             data.domain
         );
-        return ["policy", "database", "tool_schemas", "tasks"]
-            .into_iter()
-            .map(|n| Item::deviates(n, why.clone()))
-            .collect();
+        let mut items = option_items(data);
+        items.extend(
+            ["policy", "database", "tool_schemas", "tasks"]
+                .into_iter()
+                .map(|n| Item::deviates(n, why.clone())),
+        );
+        return items;
     };
     let file = |name: &'static str, ours: &str, theirs: &str, what: String| {
         if ours == theirs {
@@ -217,25 +244,7 @@ pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str
             }
         }
     };
-    let options = data.options.iter().filter_map(|(name, value)| {
-        let option = data
-            .def
-            .options()
-            .iter()
-            .find(|o| o.name == name.as_str())?;
-        Some(if value == option.upstream_default {
-            Item::upstream(option.name, format!("{name} = {value}"))
-        } else {
-            Item::deviates(
-                option.name,
-                format!(
-                    "{name} = {value}; upstream's default is {}",
-                    option.upstream_default
-                ),
-            )
-        })
-    });
-    let mut items: Vec<Item> = options.collect();
+    let mut items = option_items(data);
     items.extend([
         file(
             "policy",

@@ -13,7 +13,11 @@ use tauguard_testkit::workspace_root;
 fn artifact_files(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for sub in ["checklist", "rules"] {
-        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
+        // A domain may lack a kind of artifact (banking_knowledge has no ToolGuard rules).
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        for e in entries {
             let name = e.unwrap().file_name().to_string_lossy().into_owned();
             out.push(format!("{sub}/{name}"));
         }

@@ -61,7 +61,16 @@ fn every_artifact_file_has_a_stated_origin() {
             "prerequisites",
             "nmr_oracle",
         ] {
-            assert!(kinds.contains(&kind), "{domain}: no `{kind}` entry");
+            // Kinds a domain has no file of yet (banking_knowledge: rules, workflow) need no entry.
+            let present = match kind {
+                "toolguard_rules" => dir.join("rules").is_dir(),
+                "workflow" => dir.join("workflow/bundle.json").is_file(),
+                _ => true,
+            };
+            assert!(
+                !present || kinds.contains(&kind),
+                "{domain}: no `{kind}` entry"
+            );
         }
         for e in &p.artifacts {
             assert!(
@@ -91,7 +100,8 @@ fn every_artifact_file_has_a_stated_origin() {
             }
         }
         assert!(
-            p.summary().contains("workflow=hand-written"),
+            !dir.join("workflow/bundle.json").is_file()
+                || p.summary().contains("workflow=hand-written"),
             "{}",
             p.summary()
         );

@@ -41,6 +41,12 @@ pub enum LoadError {
     },
     #[error("task ids not found in domain `{domain}`: {ids}")]
     UnknownTasks { domain: String, ids: String },
+    #[error("domain `{domain}` has no option `{option}` (options: {known})")]
+    UnknownOption {
+        domain: String,
+        option: String,
+        known: String,
+    },
 }
 
 /// A resolved data directory.
@@ -135,8 +141,13 @@ pub struct DomainData {
     pub splits: IndexMap<String, Vec<String>>,
     /// From `tools.json` when present, else from the implementation's declarations.
     pub tool_schemas: ToolSchemas,
-    /// Whether `tool_schemas` came from the data directory's `tools.json`.
+    /// Whether `tool_schemas` came from the data directory's schemas file.
     pub schemas_from_file: bool,
+    /// That file (`tools.json`, or the one the domain's options choose), read or not.
+    pub schemas_path: PathBuf,
+    /// The domain's options, every declared one present (see
+    /// [`crate::registry::resolve_options`]); empty for domains without options.
+    pub options: crate::registry::DomainOptions,
     pub base: Arc<dyn DomainBase>,
 }
 
@@ -178,24 +189,28 @@ struct ToolsFile {
 }
 
 impl DomainData {
-    /// Loads `domain` from `dir`.
+    /// Loads `domain` from `dir` with its default options.
     pub fn load(dir: &DataDir, domain: &str) -> Result<DomainData, LoadError> {
+        Self::load_with(dir, domain, &Default::default())
+    }
+
+    /// Loads `domain` from `dir` under `options` (see [`crate::registry::Domain::options`]).
+    pub fn load_with(
+        dir: &DataDir,
+        domain: &str,
+        options: &crate::registry::DomainOptions,
+    ) -> Result<DomainData, LoadError> {
         let def = crate::registry::require(domain)?;
         let domain = def.name();
+        let options = crate::registry::resolve_options(def, options)?;
         let ddir = dir.domain_dir(domain);
         if !ddir.is_dir() {
             return Err(LoadError::MissingDataDir { path: ddir });
         }
-        let base = def.load_base(&ddir)?;
-        let policy = def.load_policy(&ddir)?;
-        let tasks = load_task_file(&ddir.join("tasks.json"))?;
-        let split_path = ddir.join("split_tasks.json");
-        let splits = if split_path.exists() {
-            read_json(&split_path)?
-        } else {
-            IndexMap::new()
-        };
-        let tools_path = ddir.join("tools.json");
+        let parts = def.load_parts(&ddir, &options)?;
+        let (base, policy) = (parts.base, parts.policy);
+        let (tasks, splits) = def.load_tasks(&ddir)?;
+        let tools_path = parts.tools_file;
         let fresh = base.fresh();
         let (tool_schemas, schemas_from_file) = if tools_path.exists() {
             let file: ToolsFile = read_json(&tools_path)?;
@@ -217,8 +232,16 @@ impl DomainData {
                 },
                 true,
             )
-        } else {
+        } else if def.builtin_schemas() {
             (builtin_schemas(fresh.as_ref()), false)
+        } else {
+            return Err(LoadError::Io {
+                path: tools_path,
+                cause: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("{domain} reads its tool schemas from the data directory only"),
+                ),
+            });
         };
         Ok(DomainData {
             domain,
@@ -229,6 +252,8 @@ impl DomainData {
             splits,
             tool_schemas,
             schemas_from_file,
+            schemas_path: tools_path,
+            options,
             base,
         })
     }
@@ -236,6 +261,12 @@ impl DomainData {
     /// A fresh environment in the base state.
     pub fn fresh_env(&self) -> Box<dyn Environment> {
         self.base.fresh()
+    }
+
+    /// A fresh environment set up for `task` (see [`DomainBase::fresh_for`]), before its
+    /// initial state.
+    pub fn task_env(&self, task: &Task) -> Box<dyn Environment> {
+        self.base.fresh_for(task)
     }
 
     /// Tasks of a split (file order), optionally narrowed to `ids` (all must exist) and to

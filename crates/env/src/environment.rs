@@ -176,4 +176,21 @@ pub trait DomainBase: Send + Sync {
     fn domain(&self) -> &'static str;
     /// A fresh environment in the base state (no task initial state applied).
     fn fresh(&self) -> Box<dyn Environment>;
+
+    /// A fresh environment set up for `task`, before its initial state: what upstream's
+    /// `get_environment(task=...)` derives from the task definition (banking_knowledge's
+    /// read-log allow-list from the gold actions). The live run, both evaluation
+    /// environments and gold replay take their environment from here.
+    fn fresh_for(&self, task: &tauguard_core::Task) -> Box<dyn Environment> {
+        let _ = task;
+        self.fresh()
+    }
+
+    /// The policy the agent reads on `task` when it is not the domain's one policy
+    /// (banking_knowledge's `golden_retrieval` inlines each task's required documents);
+    /// `None` for the domain policy.
+    fn task_policy(&self, task: &tauguard_core::Task) -> Option<String> {
+        let _ = task;
+        None
+    }
 }

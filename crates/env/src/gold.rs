@@ -37,7 +37,7 @@ pub fn initial_env(
     data: &DomainData,
     task: &Task,
 ) -> Result<Box<dyn Environment>, InitialStateError> {
-    let mut env = data.fresh_env();
+    let mut env = data.task_env(task);
     apply_initial_state(env.as_mut(), task.initial_state.as_ref())?;
     Ok(env)
 }
@@ -67,7 +67,7 @@ pub fn gold_env(data: &DomainData, task: &Task) -> Result<Box<dyn Environment>, 
 
 /// Replays `task`'s gold actions after its initial state and records what changed.
 pub fn replay_gold(data: &DomainData, task: &Task) -> Result<GoldReplay, InitialStateError> {
-    let base = data.fresh_env();
+    let base = data.task_env(task);
     let after_init = initial_env(data, task)?;
     let initial_state_changes = after_init.changes_since(base.as_ref());
     let mut env = after_init.snapshot();

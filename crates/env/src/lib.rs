@@ -5,7 +5,8 @@
 //! shares the base records and copies only what it writes. Gold replay ([`gold`]) and the
 //! canonical database hash ([`hash`]) are the ground truth every reward rests on.
 //!
-//! Domains: [`airline`], [`retail`], [`telecom`], each registered once in [`registry`].
+//! Domains: [`airline`], [`banking_knowledge`], [`retail`], [`telecom`], each registered once
+//! in [`registry`].
 //! Shared by all of them: [`tooling`] (tool declarations and Python-style argument binding),
 //! `py` (the Python semantics of raw arguments: one name per behaviour) and [`table`]
 //! (copy-on-write maps).
@@ -31,6 +32,7 @@
 //! lending library — registered by one line in [`registry::DOMAINS`].
 
 pub mod airline;
+pub mod banking_knowledge;
 pub mod calculate;
 pub mod data;
 pub mod environment;

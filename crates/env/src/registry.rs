@@ -5,12 +5,42 @@
 //! line in [`DOMAINS`], and its guard artifacts under `tasks/<domain>/`. Nothing else in the
 //! workspace matches on domain names.
 
-use crate::data::{LoadError, read_text};
+use crate::data::{LoadError, read_json, read_text};
 use crate::environment::DomainBase;
 use crate::tooling::ToolDef;
-use std::path::Path;
+use indexmap::IndexMap;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tauguard_core::{Requestor, ToolKind};
+use tauguard_core::{Requestor, Task, ToolKind};
+
+/// A domain's options as a run config gives them (`[run] domain_options`, a grid axis):
+/// option name → value. Only the options a domain declares ([`Domain::options`]) are valid.
+pub type DomainOptions = BTreeMap<String, String>;
+
+/// One option a domain accepts.
+#[derive(Debug, Clone, Copy)]
+pub struct DomainOption {
+    pub name: &'static str,
+    /// The value when the config gives none.
+    pub default: &'static str,
+    /// Upstream's value when its run config gives none: the comparability stamp's reference.
+    pub upstream_default: &'static str,
+    /// What the option chooses, for help texts and errors.
+    pub about: &'static str,
+}
+
+/// What a domain contributes to a loaded domain besides its tasks.
+pub struct DomainParts {
+    pub base: Arc<dyn DomainBase>,
+    /// The policy text the agent's system prompt embeds.
+    pub policy: String,
+    /// The tool schemas file (used when it exists; else the declarations' own schemas).
+    pub tools_file: PathBuf,
+}
+
+/// Tasks in load order and split name → task ids.
+pub type TasksAndSplits = (Vec<Task>, IndexMap<String, Vec<String>>);
 
 /// One domain: how to load it and what the rest of the harness must know about it.
 pub trait Domain: Send + Sync {
@@ -50,6 +80,76 @@ pub trait Domain: Send + Sync {
     fn device_workflow(&self) -> &'static [WorkflowStep] {
         &[]
     }
+
+    /// Whether the declarations ([`Domain::toolkit`]) carry the model-facing schemas, so a
+    /// data directory without a schemas file still loads. A domain whose schemas depend on
+    /// an option (banking_knowledge's retrieval variant) reads them from the data only.
+    fn builtin_schemas(&self) -> bool {
+        true
+    }
+
+    /// The options this domain accepts (none unless it says so).
+    fn options(&self) -> &'static [DomainOption] {
+        &[]
+    }
+
+    /// Base, policy and schemas file under `options` (already checked against
+    /// [`Domain::options`]): `load_base`, `load_policy` and `tools.json` unless the domain
+    /// configures them.
+    fn load_parts(&self, dir: &Path, options: &DomainOptions) -> Result<DomainParts, LoadError> {
+        let _ = options;
+        Ok(DomainParts {
+            base: self.load_base(dir)?,
+            policy: self.load_policy(dir)?,
+            tools_file: dir.join("tools.json"),
+        })
+    }
+
+    /// The tasks (`tasks.json`) and splits (`split_tasks.json`, none when absent).
+    fn load_tasks(&self, dir: &Path) -> Result<TasksAndSplits, LoadError> {
+        let tasks = crate::data::load_task_file(&dir.join("tasks.json"))?;
+        let split_path = dir.join("split_tasks.json");
+        let splits = if split_path.exists() {
+            read_json(&split_path)?
+        } else {
+            IndexMap::new()
+        };
+        Ok((tasks, splits))
+    }
+}
+
+/// `options` with every declared option present (defaults filled in), or an error naming an
+/// option the domain does not take.
+pub fn resolve_options(
+    domain: &dyn Domain,
+    options: &DomainOptions,
+) -> Result<DomainOptions, LoadError> {
+    let declared = domain.options();
+    if let Some(bad) = options
+        .keys()
+        .find(|k| !declared.iter().any(|o| o.name == k.as_str()))
+    {
+        let known: Vec<&str> = declared.iter().map(|o| o.name).collect();
+        return Err(LoadError::UnknownOption {
+            domain: domain.name().to_string(),
+            option: bad.clone(),
+            known: if known.is_empty() {
+                "none".into()
+            } else {
+                known.join(", ")
+            },
+        });
+    }
+    Ok(declared
+        .iter()
+        .map(|o| {
+            let value = options
+                .get(o.name)
+                .cloned()
+                .unwrap_or_else(|| o.default.to_string());
+            (o.name.to_string(), value)
+        })
+        .collect())
 }
 
 /// One action of a domain's troubleshooting workflow with the device steps around it.
@@ -73,6 +173,7 @@ impl std::fmt::Debug for dyn Domain {
 /// Every domain tauguard implements, in the order help texts list them.
 pub static DOMAINS: &[&dyn Domain] = &[
     &crate::airline::AIRLINE,
+    &crate::banking_knowledge::BANKING_KNOWLEDGE,
     &crate::retail::RETAIL,
     &crate::telecom::TELECOM,
     #[cfg(feature = "toy-domain")]
@@ -137,7 +238,7 @@ mod tests {
         }
         let err = require("bank").unwrap_err().to_string();
         assert!(
-            err.contains("`bank`") && err.contains("airline, retail, telecom"),
+            err.contains("`bank`") && err.contains("airline, banking_knowledge, retail, telecom"),
             "{err}"
         );
     }

@@ -92,11 +92,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn builtin_has_three_domains() {
+    fn builtin_has_four_domains() {
         let t = DomainTable::builtin();
         assert_eq!(
             t.names().collect::<Vec<_>>(),
-            ["airline", "retail", "telecom"]
+            ["airline", "banking_knowledge", "retail", "telecom"]
         );
         assert_eq!(t.get("airline").unwrap().mutating.len(), 6);
         assert_eq!(t.get("retail").unwrap().mutating.len(), 7);

@@ -194,7 +194,15 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Att
             max_tokens: cfg.models.user.max_tokens,
             truncated: TruncatedReplies::Record,
         },
-        agent_system_prompt: cell.agent_system_prompt.clone(),
+        // A domain may give a task its own policy (banking_knowledge's golden_retrieval): the
+        // cell's prompt embeds the domain policy once, which the task's policy replaces.
+        agent_system_prompt: match domain.data.base.task_policy(task) {
+            Some(policy) => cell
+                .agent_system_prompt
+                .replacen(domain.data.policy.as_str(), &policy, 1)
+                .into(),
+            None => cell.agent_system_prompt.clone(),
+        },
         user_system_prompt: domain.user_system_prompts[at.task].clone(),
         max_steps: cell.max_steps,
         max_errors: cfg.run.max_errors,

@@ -152,6 +152,30 @@ fn hashes_of(data: &DomainData, tasks: &[Task]) -> DomainHashes {
     }
 }
 
+/// One item per domain option (banking_knowledge's `retrieval`): upstream's when the value is
+/// upstream's default. The manifest holds such a domain's hashes under tauguard's default
+/// options, so this item is what says which options a run used.
+fn option_items(data: &DomainData) -> Vec<Item> {
+    let declared = data.def.options();
+    data.options
+        .iter()
+        .filter_map(|(name, value)| {
+            let option = declared.iter().find(|o| o.name == name.as_str())?;
+            Some(if value == option.upstream_default {
+                Item::upstream(option.name, format!("{name} = {value}"))
+            } else {
+                Item::deviates(
+                    option.name,
+                    format!(
+                        "{name} = {value}; upstream's default is {}",
+                        option.upstream_default
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
 /// The data items of a domain's stamp: policy, database, tool schemas and the selected tasks.
 /// `own_task_set` names a task set of the project's that replaced upstream's tasks.
 pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str>) -> Vec<Item> {
@@ -162,10 +186,13 @@ pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str
             tauguard_core::comparability::upstream_short(),
             data.domain
         );
-        return ["policy", "database", "tool_schemas", "tasks"]
-            .into_iter()
-            .map(|n| Item::deviates(n, why.clone()))
-            .collect();
+        let mut items = option_items(data);
+        items.extend(
+            ["policy", "database", "tool_schemas", "tasks"]
+                .into_iter()
+                .map(|n| Item::deviates(n, why.clone())),
+        );
+        return items;
     };
     let file = |name: &'static str, ours: &str, theirs: &str, what: String| {
         if ours == theirs {
@@ -179,7 +206,7 @@ pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str
     };
     let dir = data.dir.display();
     let schemas_from = if data.schemas_from_file {
-        format!("tool schemas from {dir}/tools.json")
+        format!("tool schemas from {}", data.schemas_path.display())
     } else {
         "tool schemas from tauguard's built-in declarations".to_string()
     };
@@ -217,7 +244,8 @@ pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str
             }
         }
     };
-    vec![
+    let mut items = option_items(data);
+    items.extend([
         file(
             "policy",
             &ours.policy,
@@ -237,7 +265,8 @@ pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str
             schemas_from,
         ),
         tasks_item,
-    ]
+    ]);
+    items
 }
 
 /// The item of one benchmark text.

@@ -106,6 +106,12 @@ pub struct RunSection {
     /// Directory of prompt files (default `configs/prompts`, relative to the working directory).
     #[serde(default)]
     pub prompts_dir: Option<PathBuf>,
+    /// Options of the run's domains, per domain: `[run.domain_options.banking_knowledge]
+    /// retrieval = "grep_only"`. A domain declares what it takes
+    /// (`tauguard_env::registry::Domain::options`); an option left out takes its default, and
+    /// the comparability stamp records each against upstream's default.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub domain_options: std::collections::BTreeMap<String, tauguard_env::registry::DomainOptions>,
 }
 
 fn default_split() -> String {

@@ -279,7 +279,7 @@ fn score(
                 Some(_) if asserts.is_empty() => None,
                 Some(env) => Some(env.snapshot()),
                 None => {
-                    let mut predicted = data.fresh_env();
+                    let mut predicted = data.task_env(task);
                     let init_only =
                         task.initial_state
                             .as_ref()
@@ -348,7 +348,7 @@ fn score(
     let env_for_kinds = match final_env {
         Some(env) => env,
         None => {
-            fresh = data.fresh_env();
+            fresh = data.task_env(task);
             fresh.as_ref()
         }
     };

@@ -372,6 +372,22 @@ pub(crate) fn validate(cfg: &RunConfig) -> Result<(), String> {
             ));
         }
     }
+    let run_domains: Vec<&str> = if g.domains.is_empty() {
+        vec![cfg.run.domain.as_str()]
+    } else {
+        g.domains.iter().map(String::as_str).collect()
+    };
+    for (d, options) in &cfg.run.domain_options {
+        if !run_domains.contains(&d.as_str()) {
+            return Err(format!(
+                "at `run.domain_options.{d}`: `{d}` is not a domain of the run (domains: {})",
+                run_domains.join(", ")
+            ));
+        }
+        let def = tauguard_env::registry::get(d).ok_or_else(|| format!("unknown domain `{d}`"))?;
+        tauguard_env::registry::resolve_options(def, options)
+            .map_err(|e| format!("at `run.domain_options.{d}`: {e}"))?;
+    }
     if g.domains.len() > 1 && cfg.run.task_set.is_some() {
         return Err(
             "at `run.task_set`: a task set belongs to one domain, but `grid.domains` lists several"

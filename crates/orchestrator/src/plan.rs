@@ -174,8 +174,15 @@ impl RunPlan {
                 num_tasks: sel.and_then(|s| s.num_tasks).or(cfg.run.num_tasks),
             };
             let task_set = cfg.run.task_set.as_ref().map(|s| project.join(s));
+            let options = cfg
+                .run
+                .domain_options
+                .get(name)
+                .cloned()
+                .unwrap_or_default();
             let d = plan_domain(
                 name,
+                &options,
                 &selection,
                 task_set.as_deref(),
                 &sources,

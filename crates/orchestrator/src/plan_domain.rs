@@ -74,6 +74,7 @@ pub(crate) struct Sources<'a> {
 
 pub(crate) fn plan_domain(
     domain: &str,
+    options: &tauguard_env::registry::DomainOptions,
     selection: &Selection,
     task_set: Option<&Path>,
     sources: &Sources<'_>,
@@ -85,7 +86,7 @@ pub(crate) fn plan_domain(
         prompts,
         texts,
     } = *sources;
-    let mut data = DomainData::load(data_dir, domain)?;
+    let mut data = DomainData::load_with(data_dir, domain, options)?;
     let attacks = match task_set {
         Some(set) => crate::attacks::adopt_task_set(&mut data, &project.join(set))?,
         None => HashMap::new(),

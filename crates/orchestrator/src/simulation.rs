@@ -181,7 +181,7 @@ pub async fn run_simulation_traced(
     spec: &SimulationSpec<'_>,
 ) -> Result<SimulationOutcome, SimulationFailure> {
     let mut out = SimulationOutcome::default();
-    let mut env: Box<dyn Environment> = spec.data.fresh_env();
+    let mut env: Box<dyn Environment> = spec.data.task_env(spec.task);
     if let Err(e) = tauguard_env::initial_state::apply_initial_state(
         env.as_mut(),
         spec.task.initial_state.as_ref(),

@@ -12,7 +12,7 @@ pub struct GoldArgs {
     /// τ²-bench data directory (default: $TAUGUARD_DATA_DIR, then data/tau2).
     #[arg(long)]
     data_dir: Option<PathBuf>,
-    /// Domain: airline, retail or telecom.
+    /// Domain, by its registered name (an unknown name lists the known ones).
     #[arg(long)]
     domain: String,
     /// Task split to replay.

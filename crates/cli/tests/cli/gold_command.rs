@@ -92,3 +92,41 @@ fn gold_rejects_unknown_split_and_domain_with_bad_input_code() {
     let out = gold(&["--data-dir", "tasks/fixtures", "--domain", "banking"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// banking_knowledge has no split: `--split train` (any name) replays all 97 tasks, and
+/// every line equals upstream's reference line.
+#[test]
+fn banking_knowledge_gold_lines_equal_the_upstream_fixture() {
+    let Some(dir) = tauguard_testkit::tau2_dir() else {
+        return;
+    };
+    let data = dir.to_string_lossy().to_string();
+    let out = gold(&[
+        "--data-dir",
+        &data,
+        "--domain",
+        "banking_knowledge",
+        "--split",
+        "train",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let reference =
+        std::fs::read_to_string(dir.join("reference/banking_knowledge_gold_train.jsonl")).unwrap();
+    let want: Vec<Value> = reference
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(got.len(), 97);
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g, w, "task {}", w["task_id"]);
+    }
+}

@@ -59,6 +59,12 @@ fn builtin_schemas_equal_tools_json_in_every_registered_domain() {
         let name = domain.name();
         let src = shared.domain_dir(name);
         let tools_path = src.join("tools.json");
+        if !domain.builtin_schemas() {
+            tauguard_testkit::skip(&format!(
+                "built-in schemas of `{name}`: it declares none (its schemas come from the data)"
+            ));
+            continue;
+        }
         if !tools_path.is_file() {
             tauguard_testkit::skip(&format!(
                 "built-in schemas of `{name}`: no {} to compare them with",

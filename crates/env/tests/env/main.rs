@@ -3,6 +3,7 @@
 //! `tools.json`, and gold-replay parity with the upstream fixtures.
 
 mod airline;
+mod banking_knowledge;
 mod builtin_schemas;
 mod common;
 mod parity;

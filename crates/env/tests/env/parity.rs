@@ -95,3 +95,12 @@ fn retail_gold_parity() {
 fn telecom_gold_parity() {
     check_domain("telecom");
 }
+
+/// All 97 tasks: the domain has no split, so the public fixture is the whole set.
+#[test]
+fn banking_knowledge_gold_parity() {
+    if let Some(reference) = common::reference("banking_knowledge") {
+        assert_eq!(reference.len(), 97, "banking_knowledge reference rows");
+    }
+    check_domain("banking_knowledge");
+}

@@ -84,7 +84,13 @@ fn every_registered_domain_in_the_data_directory_is_upstreams() {
         let dd = DomainData::load(&data, d.name()).unwrap();
         let items = domain_items(&dd, &dd.tasks, None);
         for i in &items {
-            assert!(i.holds, "{}: {i:?}", d.name());
+            // A domain option at tauguard's default holds only where that is upstream's
+            // (banking_knowledge runs bm25 offline; upstream's default needs embeddings).
+            let holds = match d.options().iter().find(|o| o.name == i.name) {
+                Some(o) => o.default == o.upstream_default,
+                None => true,
+            };
+            assert_eq!(i.holds, holds, "{}: {i:?}", d.name());
         }
         let mut changed = dd.tasks[..2].to_vec();
         changed[1].ticket = Some("edited".into());

@@ -187,7 +187,7 @@ fn grid_errors_name_the_file_the_key_and_the_allowed_values() {
             &[
                 "`grid.domains[1]`",
                 "`airlne`",
-                "known: airline, retail, telecom",
+                "known: airline, banking_knowledge, retail, telecom",
             ],
         ),
         (

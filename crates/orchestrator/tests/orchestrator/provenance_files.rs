@@ -13,7 +13,11 @@ use tauguard_testkit::workspace_root;
 fn artifact_files(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for sub in ["checklist", "rules"] {
-        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
+        // A domain may lack a kind of artifact (banking_knowledge has no ToolGuard rules).
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        for e in entries {
             let name = e.unwrap().file_name().to_string_lossy().into_owned();
             out.push(format!("{sub}/{name}"));
         }
@@ -57,7 +61,16 @@ fn every_artifact_file_has_a_stated_origin() {
             "prerequisites",
             "nmr_oracle",
         ] {
-            assert!(kinds.contains(&kind), "{domain}: no `{kind}` entry");
+            // Kinds a domain has no file of yet (banking_knowledge: rules, workflow) need no entry.
+            let present = match kind {
+                "toolguard_rules" => dir.join("rules").is_dir(),
+                "workflow" => dir.join("workflow/bundle.json").is_file(),
+                _ => true,
+            };
+            assert!(
+                !present || kinds.contains(&kind),
+                "{domain}: no `{kind}` entry"
+            );
         }
         for e in &p.artifacts {
             assert!(
@@ -87,7 +100,8 @@ fn every_artifact_file_has_a_stated_origin() {
             }
         }
         assert!(
-            p.summary().contains("workflow=hand-written"),
+            !dir.join("workflow/bundle.json").is_file()
+                || p.summary().contains("workflow=hand-written"),
             "{}",
             p.summary()
         );

@@ -1,0 +1,354 @@
+//! τ²-bench's `banking_knowledge` domain (τ-Knowledge), exact to upstream a2c0247: a bank's
+//! transactional database, a knowledge base of ~700 documents searched through the
+//! retrieval variant's tools, discoverable tools the agent unlocks (or gives the user), and
+//! user-side tools that write the same database.
+//!
+//! Layout (the crate's shared shape): [`defs`] (declarations), [`tools`] (agent dispatch
+//! and the discoverable-tool entry points), the discoverable tool bodies by topic
+//! (`credit`, `credit_limits`, `cards`, `card_orders`, `card_settings`, `accounts`,
+//! `debit_disputes`), `user_tools` (the user
+//! toolkit), [`db`] (the 23-table model and its query helpers), `ids` (deterministic ids),
+//! `args` and `pyfmt` (the Python behaviours the tool texts need), [`retrieval`] (BM25 and
+//! grep) and [`variant`] (the retrieval variants and their texts).
+//!
+//! What differs from the other domains:
+//! - tasks are `tasks/task_*.json`, loaded in sorted file order; there is no split file and
+//!   upstream ignores the split name, so every split (`base`, `train`, `test`) holds all
+//!   tasks;
+//! - the option `retrieval` picks the variant (default [`variant::OFFLINE_DEFAULT`]); its
+//!   policy is `policy.<variant>.md` and its schemas `tools.<variant>.json`;
+//! - a call of a read-only discoverable tool is logged to `agent_discoverable_tools` only
+//!   when the task's gold actions call it (upstream's `_derive_read_log_allowlist`), so
+//!   environments are made per task ([`DomainBase::fresh_for`]);
+//! - unlocking a tool is in-memory state outside the database (replayed, never hashed).
+
+mod accounts;
+mod args;
+mod card_orders;
+mod card_settings;
+mod cards;
+mod credit;
+mod credit_limits;
+pub mod db;
+mod debit_disputes;
+pub mod defs;
+mod ids;
+mod pyfmt;
+pub mod retrieval;
+pub mod tools;
+mod user_tools;
+pub mod variant;
+
+use crate::data::LoadError;
+use crate::environment::{Changes, DomainBase, Environment, ToolValue};
+use crate::registry::{DomainOption, DomainOptions, DomainParts};
+use crate::tooling::{ToolDef, ToolError};
+use db::Db;
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+use std::any::Any;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+use tauguard_core::{Requestor, Task};
+
+/// `get_today_str()`: the fixed date every scenario is set on.
+pub const TODAY: &str = "11/14/2025";
+
+/// The domain's registry entry.
+pub struct BankingKnowledge;
+pub static BANKING_KNOWLEDGE: BankingKnowledge = BankingKnowledge;
+
+const NAME: &str = "banking_knowledge";
+
+const OPTIONS: &[DomainOption] = &[DomainOption {
+    name: "retrieval",
+    default: variant::OFFLINE_DEFAULT,
+    upstream_default: "alltools",
+    about: "retrieval variant (variants.json): no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only",
+}];
+
+impl crate::registry::Domain for BankingKnowledge {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn load_base(&self, dir: &Path) -> Result<Arc<dyn DomainBase>, LoadError> {
+        Ok(Arc::new(BankBase::load(dir, variant::OFFLINE_DEFAULT)?))
+    }
+
+    fn load_policy(&self, dir: &Path) -> Result<String, LoadError> {
+        crate::data::read_text(&dir.join(format!("policy.{}.md", variant::OFFLINE_DEFAULT)))
+    }
+
+    fn options(&self) -> &'static [DomainOption] {
+        OPTIONS
+    }
+
+    fn builtin_schemas(&self) -> bool {
+        false
+    }
+
+    fn load_parts(&self, dir: &Path, options: &DomainOptions) -> Result<DomainParts, LoadError> {
+        let name = options
+            .get("retrieval")
+            .map_or(variant::OFFLINE_DEFAULT, String::as_str);
+        let base = BankBase::load(dir, name)?;
+        let policy = variant::policy(dir, &base.ctx.variant)?;
+        let tools_file = dir.join(&base.ctx.variant.tools_file);
+        Ok(DomainParts {
+            base: Arc::new(base),
+            policy,
+            tools_file,
+        })
+    }
+
+    fn load_tasks(
+        &self,
+        dir: &Path,
+    ) -> Result<(Vec<Task>, IndexMap<String, Vec<String>>), LoadError> {
+        let tasks_dir = dir.join("tasks");
+        let entries = std::fs::read_dir(&tasks_dir).map_err(|cause| LoadError::Io {
+            path: tasks_dir.clone(),
+            cause,
+        })?;
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        for entry in entries {
+            let path = entry
+                .map_err(|cause| LoadError::Io {
+                    path: tasks_dir.clone(),
+                    cause,
+                })?
+                .path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name.starts_with("task_") && name.ends_with(".json") {
+                files.push(path);
+            }
+        }
+        files.sort();
+        let mut tasks = Vec::with_capacity(files.len());
+        for f in &files {
+            let text = crate::data::read_text(f)?;
+            tasks.push(crate::data::parse_json::<Task>(f, &text)?);
+        }
+        let all: Vec<String> = tasks.iter().map(|t| t.id.clone()).collect();
+        let splits = ["base", "train", "test"]
+            .into_iter()
+            .map(|s| (s.to_string(), all.clone()))
+            .collect();
+        Ok((tasks, splits))
+    }
+
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
+        match side {
+            Requestor::Assistant => defs::WITH_KB_SEARCH_GREP,
+            Requestor::User => defs::USER,
+        }
+    }
+
+    fn collections(&self) -> &'static [&'static str] {
+        &db::TABLES
+    }
+
+    fn clock(&self) -> Option<&'static str> {
+        Some("2025-11-14T03:40:00")
+    }
+
+    fn identity_reads(&self) -> &'static [&'static str] {
+        &[
+            "get_user_information_by_id",
+            "get_user_information_by_name",
+            "get_user_information_by_email",
+        ]
+    }
+}
+
+/// What every environment of one loaded variant shares.
+pub(crate) struct Ctx {
+    pub(crate) variant: variant::Variant,
+    pub(crate) texts: variant::Texts,
+    /// `golden_retrieval`'s task-less policy, which each task's policy is rendered from.
+    pub(crate) golden: Option<String>,
+}
+
+/// The loaded database and variant.
+pub struct BankBase {
+    db: Db,
+    ctx: Arc<Ctx>,
+}
+
+impl BankBase {
+    /// Loads `<dir>/db.json`, `discoverable_tools.json` and the variant (`variants.json`,
+    /// and the documents when it searches them).
+    pub fn load(dir: &Path, variant_name: &str) -> Result<BankBase, LoadError> {
+        let variant = variant::resolve(dir, variant_name)?;
+        let golden = if variant.name == "golden_retrieval" {
+            Some(variant::policy(dir, &variant)?)
+        } else {
+            None
+        };
+        Ok(BankBase {
+            db: Db::load(&dir.join("db.json"))?,
+            ctx: Arc::new(Ctx {
+                variant,
+                texts: variant::Texts::load(dir)?,
+                golden,
+            }),
+        })
+    }
+
+    /// A fresh environment whose read log keeps the calls of `allowlist`.
+    pub fn env(&self, allowlist: BTreeSet<String>) -> BankEnv {
+        BankEnv {
+            db: self.db.clone(),
+            unlocked: Arc::new(Vec::new()),
+            allowlist: Arc::new(allowlist),
+            ctx: Arc::clone(&self.ctx),
+        }
+    }
+
+    /// The variant this base was loaded with.
+    pub fn variant(&self) -> &str {
+        &self.ctx.variant.name
+    }
+}
+
+/// `_derive_read_log_allowlist`: every `agent_tool_name` of the task's gold
+/// `call_discoverable_agent_tool` actions.
+pub fn read_log_allowlist(task: &Task) -> BTreeSet<String> {
+    task.gold_actions()
+        .iter()
+        .filter(|a| a.name == "call_discoverable_agent_tool")
+        .filter_map(|a| a.arguments.get("agent_tool_name"))
+        .filter(|n| pyfmt::truthy(n))
+        .map(tauguard_core::pyjson::py_str)
+        .collect()
+}
+
+impl DomainBase for BankBase {
+    fn domain(&self) -> &'static str {
+        NAME
+    }
+
+    fn fresh(&self) -> Box<dyn Environment> {
+        Box::new(self.env(BTreeSet::new()))
+    }
+
+    fn fresh_for(&self, task: &Task) -> Box<dyn Environment> {
+        Box::new(self.env(read_log_allowlist(task)))
+    }
+
+    fn task_policy(&self, task: &Task) -> Option<String> {
+        let no_task = self.ctx.golden.as_deref()?;
+        let kb = self.ctx.variant.retrieval.as_deref()?;
+        let required = task.required_documents.as_deref().unwrap_or_default();
+        Some(variant::golden_policy(no_task, kb, required))
+    }
+}
+
+/// One live banking environment.
+#[derive(Clone)]
+pub struct BankEnv {
+    pub(crate) db: Db,
+    /// Agent tools unlocked so far, in order (upstream's in-memory `_agent_discoverable_tools_state`).
+    pub(crate) unlocked: Arc<Vec<String>>,
+    pub(crate) allowlist: Arc<BTreeSet<String>>,
+    pub(crate) ctx: Arc<Ctx>,
+}
+
+impl BankEnv {
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
+    pub(crate) fn agent_tools(&self) -> &'static [ToolDef] {
+        self.ctx.variant.toolkit
+    }
+
+    /// The indexed knowledge base of a searching variant.
+    pub fn knowledge(&self) -> Option<&retrieval::Retrieval> {
+        self.ctx.variant.retrieval.as_deref()
+    }
+
+    pub(crate) fn retrieval(&self) -> Result<&retrieval::Retrieval, ToolError> {
+        self.ctx
+            .variant
+            .retrieval
+            .as_deref()
+            .ok_or_else(|| crate::py::no_attribute("KnowledgeToolsPlain", "_kb_pipeline"))
+    }
+}
+
+impl Environment for BankEnv {
+    fn domain(&self) -> &'static str {
+        NAME
+    }
+
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
+        match side {
+            Requestor::Assistant => self.ctx.variant.toolkit,
+            Requestor::User => defs::USER,
+        }
+    }
+
+    fn call(
+        &mut self,
+        side: Requestor,
+        name: &str,
+        args: &Map<String, Value>,
+    ) -> Result<ToolValue, ToolError> {
+        let text = match side {
+            Requestor::Assistant => tools::call(self, name, args)?,
+            Requestor::User => user_tools::call(&mut self.db, name, args)?,
+        };
+        Ok(ToolValue::Text(text))
+    }
+
+    fn merge_initialization_data(
+        &mut self,
+        agent: Option<&Value>,
+        user: Option<&Value>,
+    ) -> Result<(), String> {
+        if let Some(patch) = agent.filter(|a| !a.is_null()) {
+            self.db.merge(patch)?;
+        }
+        // The user toolkit shares the agent's database; upstream has no user database to
+        // update (`user_data` is merged into nothing).
+        let _ = user;
+        Ok(())
+    }
+
+    fn agent_db(&self) -> Value {
+        self.db.dump()
+    }
+
+    fn changes_since(&self, earlier: &dyn Environment) -> Changes {
+        let earlier = earlier
+            .as_any()
+            .downcast_ref::<BankEnv>()
+            .unwrap_or_else(|| {
+                panic!(
+                    "changes_since: `{}` is not a banking_knowledge environment",
+                    earlier.domain()
+                )
+            });
+        let mut agent = Map::new();
+        self.db.changes(&earlier.db, &mut agent);
+        Changes { agent, user: None }
+    }
+
+    fn same_state(&self, other: &dyn Environment) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<BankEnv>()
+            .is_some_and(|o| self.db.same(&o.db))
+    }
+
+    fn snapshot(&self) -> Box<dyn Environment> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,223 @@
+//! Retrieval variants (`retrieval.py` `RETRIEVAL_VARIANTS`) and the texts that come with
+//! them. `variants.json` in the data directory lists all 20 with their tools file, policy
+//! file and needs; tauguard runs the six that need nothing but the data, and refuses the
+//! others with what they need (embeddings, a reranker, a shell sandbox).
+
+use super::defs;
+use super::retrieval::{Retrieval, load_documents};
+use crate::data::{LoadError, read_json, read_text};
+use crate::tooling::ToolDef;
+use indexmap::IndexMap;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// tauguard's default: upstream's (`alltools`) needs embeddings and a sandbox.
+pub const OFFLINE_DEFAULT: &str = "bm25";
+
+/// The variants tauguard implements, and the agent toolkit each gives.
+const OFFLINE: &[(&str, &[ToolDef], bool)] = &[
+    ("no_knowledge", defs::PLAIN, false),
+    ("full_kb", defs::PLAIN, false),
+    ("golden_retrieval", defs::PLAIN, true),
+    ("bm25", defs::WITH_KB_SEARCH, true),
+    ("bm25_grep", defs::WITH_KB_SEARCH_GREP, true),
+    ("grep_only", defs::WITH_GREP, true),
+];
+
+#[derive(Deserialize)]
+struct VariantsFile {
+    #[serde(default)]
+    aliases: IndexMap<String, String>,
+    variants: IndexMap<String, VariantEntry>,
+}
+
+#[derive(Deserialize)]
+struct VariantEntry {
+    #[serde(default)]
+    tools_file: Option<String>,
+    #[serde(default)]
+    policy_file: Option<String>,
+    #[serde(default)]
+    needs: Vec<String>,
+}
+
+/// A resolved, runnable variant.
+pub struct Variant {
+    pub name: String,
+    pub toolkit: &'static [ToolDef],
+    /// The tool schemas file (`tools.<variant>.json`).
+    pub tools_file: String,
+    /// The policy file (`policy.<variant>.md`).
+    pub policy_file: Option<String>,
+    /// The indexed knowledge base, for variants that search it or inline documents.
+    pub retrieval: Option<Arc<Retrieval>>,
+}
+
+fn parse_error(path: &Path, message: String) -> LoadError {
+    LoadError::Parse {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+/// Resolves `name` (or an alias) against `<dir>/variants.json`.
+pub fn resolve(dir: &Path, name: &str) -> Result<Variant, LoadError> {
+    let path = dir.join("variants.json");
+    let file: VariantsFile = read_json(&path)?;
+    let canonical = file.aliases.get(name).map_or(name, String::as_str);
+    let Some(entry) = file.variants.get(canonical) else {
+        let known: Vec<&str> = file.variants.keys().map(String::as_str).collect();
+        return Err(parse_error(
+            &path,
+            format!(
+                "unknown retrieval variant `{name}` (known: {})",
+                known.join(", ")
+            ),
+        ));
+    };
+    let Some((_, toolkit, searches)) = OFFLINE.iter().find(|(n, _, _)| *n == canonical) else {
+        let offline: Vec<&str> = OFFLINE.iter().map(|(n, _, _)| *n).collect();
+        return Err(parse_error(
+            &path,
+            format!(
+                "retrieval variant `{canonical}` needs {}, which tauguard does not provide; runnable variants: {}",
+                entry.needs.join("; "),
+                offline.join(", ")
+            ),
+        ));
+    };
+    let tools_file = entry
+        .tools_file
+        .clone()
+        .ok_or_else(|| parse_error(&path, format!("variant `{canonical}` names no tools_file")))?;
+    let retrieval = if *searches {
+        Some(Arc::new(Retrieval::new(load_documents(
+            &dir.join("documents"),
+        )?)))
+    } else {
+        None
+    };
+    Ok(Variant {
+        name: canonical.to_string(),
+        toolkit,
+        tools_file,
+        policy_file: entry.policy_file.clone(),
+        retrieval,
+    })
+}
+
+/// The texts `unlock_discoverable_agent_tool` and `give_discoverable_user_tool` print:
+/// upstream's docstring parses, as `discoverable_tools.json` records them.
+#[derive(Debug, Default)]
+pub struct Texts {
+    /// Agent tool → (description, `format_discoverable_tool_for_agent` text).
+    agent: HashMap<String, (String, String)>,
+    /// User tool → description.
+    user: HashMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct TextsFile {
+    agent_discoverable_tools: Vec<TextEntry>,
+    user_discoverable_tools: Vec<TextEntry>,
+}
+
+#[derive(Deserialize)]
+struct TextEntry {
+    name: String,
+    tool_info: ToolInfo,
+    #[serde(default)]
+    agent_format: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ToolInfo {
+    description: String,
+}
+
+impl Texts {
+    /// Reads `<dir>/discoverable_tools.json`, requiring an entry for every declared tool.
+    pub fn load(dir: &Path) -> Result<Texts, LoadError> {
+        let path = dir.join("discoverable_tools.json");
+        let file: TextsFile = read_json(&path)?;
+        let mut texts = Texts::default();
+        for e in file.agent_discoverable_tools {
+            let format = e.agent_format.unwrap_or_default();
+            texts
+                .agent
+                .insert(e.name, (e.tool_info.description, format));
+        }
+        for e in file.user_discoverable_tools {
+            texts.user.insert(e.name, e.tool_info.description);
+        }
+        let missing: Vec<&str> = defs::AGENT_DISCOVERABLE
+            .iter()
+            .filter(|d| !texts.agent.contains_key(d.name))
+            .chain(
+                defs::USER_DISCOVERABLE
+                    .iter()
+                    .filter(|d| !texts.user.contains_key(d.name)),
+            )
+            .map(|d| d.name)
+            .collect();
+        if !missing.is_empty() {
+            return Err(parse_error(
+                &path,
+                format!("no entry for {}", missing.join(", ")),
+            ));
+        }
+        Ok(texts)
+    }
+
+    pub fn agent(&self, name: &str) -> (&str, &str) {
+        self.agent
+            .get(name)
+            .map_or(("", ""), |(d, f)| (d.as_str(), f.as_str()))
+    }
+
+    pub fn user_description(&self, name: &str) -> &str {
+        self.user.get(name).map_or("", String::as_str)
+    }
+}
+
+/// The variant's policy: `policy.<variant>.md` as upstream's `build_policy` renders it.
+/// `golden_retrieval` is rendered per task (its file is the task-less rendering).
+pub fn policy(dir: &Path, variant: &Variant) -> Result<String, LoadError> {
+    let file = match (&variant.policy_file, variant.name.as_str()) {
+        (_, "golden_retrieval") => "policy.golden_retrieval.no_task.md".to_string(),
+        (Some(f), _) => f.clone(),
+        (None, name) => format!("policy.{name}.md"),
+    };
+    read_text(&dir.join(file))
+}
+
+/// What `golden_prompt` puts where the task-less rendering says "(No documents provided)".
+const NO_DOCUMENTS: &str = "(No documents provided)";
+
+/// `golden_prompt(task)`: the task-less rendering (`policy.golden_retrieval.no_task.md`)
+/// with the task's required documents, each found by title (a later document of the same
+/// title wins, as in upstream's dict) or else by id, as `## <title>\n\n<content>`, joined
+/// by `\n\n---\n\n`; a task whose references find nothing keeps the placeholder.
+pub fn golden_policy(no_task: &str, kb: &Retrieval, required: &[String]) -> String {
+    let by_title: HashMap<&str, &super::retrieval::Document> = kb
+        .documents()
+        .iter()
+        .map(|d| (d.title.as_str(), d))
+        .collect();
+    let docs: Vec<String> = required
+        .iter()
+        .filter_map(|r| {
+            by_title
+                .get(r.as_str())
+                .copied()
+                .or_else(|| kb.documents().iter().find(|d| &d.id == r))
+        })
+        .map(|d| format!("## {}\n\n{}", d.title, d.content))
+        .collect();
+    if docs.is_empty() {
+        return no_task.to_string();
+    }
+    no_task.replacen(NO_DOCUMENTS, &docs.join("\n\n---\n\n"), 1)
+}

@@ -39,6 +39,54 @@ impl Respond for ScriptedAgent {
     }
 }
 
+/// Writes the run config: `num_tasks` airline tasks under `block-all`, the agent behind
+/// `uri`, `provider_extra` appended to its provider table.
+fn write_config(
+    dir: &std::path::Path,
+    uri: &str,
+    num_tasks: usize,
+    provider_extra: &str,
+) -> std::path::PathBuf {
+    let data = tauguard_testkit::tau2_candidate().display().to_string();
+    let cfg = dir.join("remote.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[run]\nname = \"remote\"\ndomain = \"airline\"\nnum_tasks = {num_tasks}\nmax_steps = 30\n\
+             max_retries = 0\ndata_dir = \"{data}\"\n\
+             [models.agent]\nprovider = \"remote\"\nmodel = \"scripted-agent\"\n\
+             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n\
+             [llm.providers.remote]\nkind = \"openai\"\nbase_url = \"{uri}/v1\"\ntimeout_secs = 5\n\
+             {provider_extra}[grid]\nguards = [\"block-all\"]\n"
+        ),
+    )
+    .unwrap();
+    cfg
+}
+
+/// `tauguard run CFG --out OUT --no-cache [--resume]`: (exit code, stdout, stderr).
+fn run(cfg: &std::path::Path, out: &std::path::Path, resume: bool) -> (i32, String, String) {
+    let mut args = vec![
+        "run",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--no-cache",
+    ];
+    if resume {
+        args.push("--resume");
+    }
+    tauguard_in_env(&args, &[])
+}
+
+fn records(out: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(out.join("records.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn a_remote_agent_runs_through_a_built_in_guard_like_a_built_in_agent() {
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -50,39 +98,12 @@ fn a_remote_agent_runs_through_a_built_in_guard_like_a_built_in_agent() {
             .await;
         s
     });
-    let data = tauguard_testkit::tau2_candidate().display().to_string();
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("remote.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[run]\nname = \"remote\"\ndomain = \"airline\"\nnum_tasks = 3\nmax_steps = 30\n\
-             max_retries = 0\ndata_dir = \"{data}\"\n\
-             [models.agent]\nprovider = \"remote\"\nmodel = \"scripted-agent\"\n\
-             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n\
-             [llm.providers.remote]\nkind = \"openai\"\nbase_url = \"{}/v1\"\ntimeout_secs = 5\n\
-             [grid]\nguards = [\"block-all\"]\n",
-            server.uri()
-        ),
-    )
-    .unwrap();
+    let cfg = write_config(tmp.path(), &server.uri(), 3, "");
     let out = tmp.path().join("run");
-    let (code, _, err) = tauguard_in_env(
-        &[
-            "run",
-            cfg.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--no-cache",
-        ],
-        &[],
-    );
+    let (code, _, err) = run(&cfg, &out, false);
     assert_eq!(code, 0, "{err}");
-    let recs: Vec<Value> = std::fs::read_to_string(out.join("records.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let recs = records(&out);
     assert_eq!(recs.len(), 3);
     for r in &recs {
         assert!(r["error"].is_null(), "{}", r["error"]);
@@ -151,43 +172,12 @@ fn an_identified_remote_agent_is_part_of_the_cell_and_a_changed_one_is_not_resum
         mount_agent(&s, "1.0").await;
         s
     });
-    let data = tauguard_testkit::tau2_candidate().display().to_string();
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("remote.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[run]\nname = \"remote\"\ndomain = \"airline\"\nnum_tasks = 2\nmax_steps = 30\n\
-             max_retries = 0\ndata_dir = \"{data}\"\n\
-             [models.agent]\nprovider = \"remote\"\nmodel = \"scripted-agent\"\n\
-             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n\
-             [llm.providers.remote]\nkind = \"openai\"\nbase_url = \"{}/v1\"\ntimeout_secs = 5\n\
-             identify = true\n[grid]\nguards = [\"block-all\"]\n",
-            server.uri()
-        ),
-    )
-    .unwrap();
+    let cfg = write_config(tmp.path(), &server.uri(), 2, "identify = true\n");
     let out = tmp.path().join("run");
-    let run = |resume: bool| {
-        let mut args = vec![
-            "run",
-            cfg.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--no-cache",
-        ];
-        if resume {
-            args.push("--resume");
-        }
-        tauguard_in_env(&args, &[])
-    };
-    let (code, _, err) = run(false);
+    let (code, _, err) = run(&cfg, &out, false);
     assert_eq!(code, 0, "{err}");
-    let recs: Vec<Value> = std::fs::read_to_string(out.join("records.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let recs = records(&out);
     assert_eq!(recs.len(), 2);
     for r in &recs {
         // The server's entry, without the request-time `created` and the constant `object`.
@@ -197,7 +187,7 @@ fn an_identified_remote_agent_is_part_of_the_cell_and_a_changed_one_is_not_resum
         );
     }
     // The same agent again (only `created` moved): the run is complete, nothing reruns.
-    let (code, stdout, err) = run(true);
+    let (code, stdout, err) = run(&cfg, &out, true);
     assert_eq!(code, 0, "{err}");
     assert!(
         stdout.contains("(2 already complete, 0 run now)"),
@@ -208,7 +198,7 @@ fn an_identified_remote_agent_is_part_of_the_cell_and_a_changed_one_is_not_resum
         server.reset().await;
         mount_agent(&server, "1.1").await;
     });
-    let (code, _, err) = run(true);
+    let (code, _, err) = run(&cfg, &out, true);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("agent.identity"), "{err}");
     let after = std::fs::read_to_string(out.join("records.jsonl")).unwrap();
@@ -222,16 +212,7 @@ fn an_identified_remote_agent_is_part_of_the_cell_and_a_changed_one_is_not_resum
             .await;
     });
     let fresh = tmp.path().join("fresh");
-    let (code, _, err) = tauguard_in_env(
-        &[
-            "run",
-            cfg.to_str().unwrap(),
-            "--out",
-            fresh.to_str().unwrap(),
-            "--no-cache",
-        ],
-        &[],
-    );
+    let (code, _, err) = run(&cfg, &fresh, false);
     assert_ne!(code, 0, "{err}");
     assert!(
         err.contains("cannot identify `scripted-agent`") && err.contains("HTTP 404"),

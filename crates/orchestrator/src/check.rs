@@ -118,7 +118,7 @@ pub async fn check_models(cfg: &RunConfig, opts: &RunOptions) -> Result<Vec<Mode
     let factory = ModelFactory::new(cfg.llm.clone())
         .map_err(|e| RunError::Model {
             role: "llm".into(),
-            message: e.to_string(),
+            cause: e,
         })?
         .with_cache_mode(CacheMode::Off);
     let mut out = Vec::new();

@@ -534,7 +534,7 @@ impl ModelBuilder {
         let factory = if cfg.uses_network() {
             let f = ModelFactory::new(cfg.llm.clone()).map_err(|e| RunError::Model {
                 role: "llm".into(),
-                message: e.to_string(),
+                cause: e,
             })?;
             Some(if opts.dry_run {
                 // Nothing is called: no cache directory, and a key that is not set yet does
@@ -566,7 +566,7 @@ impl ModelBuilder {
             Some(f) if !m.is_sim() && !self.dry_run => {
                 f.identify(&m.spec()).map_err(|e| RunError::Model {
                     role: role.into(),
-                    message: e.to_string(),
+                    cause: e,
                 })
             }
             _ => Ok(None),
@@ -588,7 +588,7 @@ impl ModelBuilder {
         }
         let model = f.build(&spec).map_err(|e| RunError::Model {
             role: role.into(),
-            message: e.to_string(),
+            cause: e,
         })?;
         self.built.insert(key, model.clone());
         Ok(Some(model))

@@ -23,8 +23,14 @@ pub enum RunError {
         "output `{0}` already holds records; pass --resume to continue it or choose another --out"
     )]
     OutputExists(PathBuf),
-    #[error("`{role}` model: {message}")]
-    Model { role: String, message: String },
+    /// A model (or the model factory: `role` is then `llm`) could not be built or identified.
+    /// The typed cause is kept (callers can ask whether it is fatal, which provider, ...);
+    /// its text is the message's, so it is printed once.
+    #[error("`{role}` model: {cause}")]
+    Model {
+        role: String,
+        cause: tauguard_llm::LlmError,
+    },
     #[error(
         "output `{path}` holds records of cell `{cell}` made from other inputs (cell hash {hashes}); these settings differ: {}\n  hint: choose another --out, or undo the change",
         keys.join(", ")

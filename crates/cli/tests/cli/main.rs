@@ -13,6 +13,7 @@ mod cluster_scripts;
 mod comparability_stamp;
 mod compile_workflow;
 mod compiled_artifacts;
+mod compiled_artifacts_edits;
 mod errors;
 mod evaluate_drift;
 mod export_report;

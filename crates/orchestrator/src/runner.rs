@@ -1,6 +1,6 @@
 //! The run as a batch: build the plan, open the output, start simulations as concurrency
-//! allows, append each record as it finishes, and report progress (a bar on a terminal, a
-//! line every few seconds otherwise). Failures are data: a simulation that keeps failing after
+//! allows, append each record as it finishes, and report progress through [`Progress`] (the
+//! binary draws a bar or prints lines). Failures are data: a simulation that keeps failing after
 //! its retries becomes an `infrastructure_error` record. Two failures end the run instead,
 //! keeping the records written so far: a fatal model error (credentials, permissions, unknown
 //! model — no later call can succeed; that simulation is not recorded, so `--resume` redoes

@@ -103,6 +103,7 @@ mod columns_read;
 pub mod compare;
 pub mod compare_output;
 pub mod confusion;
+mod csv_meanings;
 pub mod csv_schema;
 pub mod csv_tidy;
 pub mod domains;

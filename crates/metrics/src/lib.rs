@@ -124,6 +124,7 @@ pub mod procedure;
 pub mod process;
 pub mod report;
 mod report_groups;
+mod report_slices;
 pub mod repro;
 pub mod select;
 pub mod sidecar;

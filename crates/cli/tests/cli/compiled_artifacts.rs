@@ -7,6 +7,7 @@
 //! set gives the checklist guard two cells (and the baseline one), which `report` and `view`
 //! show apart; and a missing or malformed set stops the run before anything is written,
 //! naming the key and the directory.
+#![allow(clippy::too_many_lines, reason = "end-to-end tests, exempt")]
 
 use crate::support::tauguard_status as tauguard;
 use serde_json::{Value, json};
@@ -147,10 +148,6 @@ fn run(cfg: &Path, out: &Path) -> (i32, String) {
     (code, err)
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
-)]
 #[test]
 fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
     let Some(data) = tau2_dir() else { return };
@@ -401,10 +398,6 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
     );
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
-)]
 #[test]
 fn a_hand_edited_workflow_copy_diffs_by_its_edit_and_a_broken_set_stops_the_run() {
     let Some(data) = tau2_dir() else { return };

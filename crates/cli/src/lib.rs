@@ -4,6 +4,7 @@
 mod commands;
 mod exit;
 mod output;
+mod progress;
 mod project;
 mod repro;
 

@@ -147,8 +147,16 @@ fn f64_lists<'a>(it: impl Iterator<Item = &'a [f64]>) -> ArrayRef {
 
 /// The `simulations` table of `sims`.
 pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError> {
+    let mut cols = outcome_columns(sims);
+    cols.extend(usage_columns(sims));
+    cols.extend(guard_columns(sims));
+    RecordBatch::try_from_iter(cols)
+}
+
+/// The simulation's place in the run and its outcome.
+fn outcome_columns(sims: &[SimSummary]) -> Vec<(String, ArrayRef)> {
     let c = |f: fn(&SimSummary) -> &str| strs(sims.iter().map(f));
-    let mut cols: Vec<(String, ArrayRef)> = vec![
+    vec![
         ("run_id".into(), c(|s| &s.cell.run_id)),
         ("cell_id".into(), c(|s| &s.cell.cell_id)),
         ("config_hash".into(), c(|s| &s.cell.config_hash)),
@@ -202,7 +210,12 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
             "wall_seconds".into(),
             f64s(sims.iter().map(|s| Some(s.wall_seconds))),
         ),
-    ];
+    ]
+}
+
+/// Usage per role group, then the other roles' as one JSON text.
+fn usage_columns(sims: &[SimSummary]) -> Vec<(String, ArrayRef)> {
+    let mut cols: Vec<(String, ArrayRef)> = Vec::new();
     for (i, role) in USAGE_GROUPS.iter().enumerate() {
         let u = |f: fn(&crate::summary::RoleTotals) -> u64| {
             u64s(sims.iter().map(move |s| s.usage_group(i).map(f)))
@@ -242,13 +255,18 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
             })
         })
         .collect();
+    cols.push((
+        "other_usage".into(),
+        opt_strs(other.iter().map(|o| o.as_deref())),
+    ));
+    cols
+}
+
+/// Fault labels, trace and attack outcomes, and what the verifier and the guide did.
+fn guard_columns(sims: &[SimSummary]) -> Vec<(String, ArrayRef)> {
     let v = |f: fn(&SimSummary) -> u32| u32s(sims.iter().map(|s| Some(f(s))));
     let w = |f: fn(&SimSummary) -> u64| u64s(sims.iter().map(|s| Some(f(s))));
-    cols.extend([
-        (
-            "other_usage".into(),
-            opt_strs(other.iter().map(|o| o.as_deref())),
-        ),
+    vec![
         (
             "has_fault_labels".into(),
             bools(sims.iter().map(|s| Some(s.has_fault_labels))),
@@ -304,8 +322,7 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
                     .map(|s| Some(s.guide().fail_reasons.iter().map(|r| r.as_str()))),
             ),
         ),
-    ]);
-    RecordBatch::try_from_iter(cols)
+    ]
 }
 
 /// The distinct settings texts (one JSON text per cell) and each simulation's index into them.

@@ -279,10 +279,36 @@ pub fn compare_summaries(
         .collect();
     let test = pooled(strata.iter().map(|s| &s.test));
 
-    // Pass^k per paired task, from every scored trial of each side.
+    let (n_tasks, pass_k_diff) = pass_k_diffs(&ia, &ib, options);
+    Ok(Comparison {
+        label_a: options.label_a.clone(),
+        label_b: options.label_b.clone(),
+        pair_by: pair_by(fields),
+        n_pairs,
+        test,
+        infra_dropped,
+        unpaired_a,
+        unpaired_b,
+        dropped_domains,
+        strata_by: options.strata,
+        strata,
+        n_tasks,
+        pass_k_diff,
+        bootstrap: options.bootstrap,
+        simulated: a.iter().chain(b).any(|r| r.cell.simulated),
+    })
+}
+
+/// Pass^k per paired task, from every scored trial of each side: how many tasks are paired,
+/// and for each k up to the smallest trial count the difference B − A with its CI.
+fn pass_k_diffs(
+    ia: &BTreeMap<SimId, &SimSummary>,
+    ib: &BTreeMap<SimId, &SimSummary>,
+    options: &CompareOptions,
+) -> (u64, Vec<PassKDiff>) {
     let mut tasks: BTreeMap<(String, String, String, String, String), [TaskTally; 2]> =
         BTreeMap::new();
-    for (side, idx) in [&ia, &ib].into_iter().enumerate() {
+    for (side, idx) in [ia, ib].into_iter().enumerate() {
         for (id, r) in idx {
             if let Some(s) = r.scored(options.infra) {
                 let key = (
@@ -316,7 +342,7 @@ pub fn compare_summaries(
     let (va, vb) = (per_k(0), per_k(1));
     let cis = paired_diff_cis(&va, &vb, &options.bootstrap);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let pass_k_diff = cis
+    let diffs = cis
         .iter()
         .enumerate()
         .map(|(i, ci)| PassKDiff {
@@ -328,7 +354,11 @@ pub fn compare_summaries(
             ci_high: ci.ci_high,
         })
         .collect();
+    (paired.len() as u64, diffs)
+}
 
+/// The record fields pairs are matched on, by name.
+fn pair_by(fields: Fields) -> Vec<&'static str> {
     let mut pair_by = Vec::new();
     for (on, name) in [
         (fields.domain, "domain"),
@@ -340,23 +370,7 @@ pub fn compare_summaries(
             pair_by.push(name);
         }
     }
-    Ok(Comparison {
-        label_a: options.label_a.clone(),
-        label_b: options.label_b.clone(),
-        pair_by,
-        n_pairs,
-        test,
-        infra_dropped,
-        unpaired_a,
-        unpaired_b,
-        dropped_domains,
-        strata_by: options.strata,
-        strata,
-        n_tasks: paired.len() as u64,
-        pass_k_diff,
-        bootstrap: options.bootstrap,
-        simulated: a.iter().chain(b).any(|r| r.cell.simulated),
-    })
+    pair_by
 }
 
 impl Comparison {

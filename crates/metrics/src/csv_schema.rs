@@ -16,6 +16,14 @@ fn k_after(name: &str, prefix: &str) -> Option<u32> {
 
 /// Snake_case columns (the per-group CSV, per-task outcomes, cost) and pattern headers.
 pub(crate) fn describe_more(h: &str, k: &str) -> Option<(String, &'static str, String)> {
+    pattern_header(h)
+        .or_else(|| describe_pg_and_compare(h, k))
+        .or_else(|| outcome_column(h))
+        .or_else(|| guard_column(h))
+}
+
+/// Headers named by a pattern: Pass^k and its Δ, per-role cost, cut replies and replies.
+fn pattern_header(h: &str) -> Option<(String, &'static str, String)> {
     for (prefix, what) in [
         ("pass_", "over all tasks"),
         ("pv_pass_", "over PV tasks"),
@@ -70,9 +78,11 @@ pub(crate) fn describe_more(h: &str, k: &str) -> Option<(String, &'static str, S
             ),
         );
     }
-    if let Some(found) = describe_pg_and_compare(h, k) {
-        return Some(found);
-    }
+    None
+}
+
+/// Snake_case columns of outcomes, costs and their deltas.
+fn outcome_column(h: &str) -> Option<(String, &'static str, String)> {
     match h {
         "Δ total vs baseline" => d(
             "delta_cost_usd_per_sim_total",
@@ -112,6 +122,13 @@ pub(crate) fn describe_more(h: &str, k: &str) -> Option<(String, &'static str, S
             "fraction",
             "per-trial Pass^1, sample standard deviation (ddof = 1) over trials",
         ),
+        _ => None,
+    }
+}
+
+/// Snake_case columns of guard decisions, Call-NMR, the verifier and the guide.
+fn guard_column(h: &str) -> Option<(String, &'static str, String)> {
+    match h {
         "verdict_tp" | "runtime_tp" => d(
             h,
             "count",

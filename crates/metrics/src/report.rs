@@ -14,10 +14,11 @@ use crate::confusion::{ConfusionViews, LabelOptions};
 use crate::fail_mode::FailModeCounts;
 use crate::nmr::CallNmrViews;
 use crate::outcome::InfraPolicy;
-use crate::pass_k::{PassK, TaskTally, trial_pass1};
+use crate::pass_k::{PassK, TaskTally};
 use crate::report_groups::{Grouped, dedupe, split_groups};
+use crate::report_slices::Scored;
 use crate::slices::SliceMetrics;
-use crate::summary::{ROLES, SimSummary, summarise};
+use crate::summary::{SimSummary, summarise};
 use crate::trace::TraceCompliance;
 use crate::turns::{TurnStats, TurnSum};
 use crate::verifier_calls::VerifierCalls;
@@ -25,7 +26,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-use tauguard_core::record::{SimulationRecord, Slice};
+use tauguard_core::record::SimulationRecord;
 
 /// Options of `report`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -224,79 +225,10 @@ fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
     move |g: &str| (g != baseline, g.to_string())
 }
 
-/// Running totals of one slice view (overall, PV or Mut) of a group. Records arrive sorted
-/// by (task, trial) (see `dedupe`), so each (task, trial) cell of the per-trial Pass^1 is a
-/// run of consecutive records.
-struct SliceAcc {
-    tasks: Vec<TaskTally>,
-    cells: Vec<(u32, TaskTally)>,
-    current: Option<(u32, u32, TaskTally)>,
-    simulations: u64,
-    infra_errors: u64,
-}
-
-impl SliceAcc {
-    fn new(n_tasks: usize) -> SliceAcc {
-        SliceAcc {
-            tasks: vec![TaskTally::default(); n_tasks],
-            cells: Vec::new(),
-            current: None,
-            simulations: 0,
-            infra_errors: 0,
-        }
-    }
-
-    fn add(&mut self, task: u32, trial: u32, success: bool) {
-        self.simulations += 1;
-        let t = &mut self.tasks[task as usize];
-        t.n += 1;
-        t.c += u32::from(success);
-        match &mut self.current {
-            Some((ct, tr, cell)) if *ct == task && *tr == trial => {
-                cell.n += 1;
-                cell.c += u32::from(success);
-            }
-            cur => {
-                if let Some((_, tr, cell)) = cur.take() {
-                    self.cells.push((tr, cell));
-                }
-                *cur = Some((
-                    task,
-                    trial,
-                    TaskTally {
-                        n: 1,
-                        c: u32::from(success),
-                    },
-                ));
-            }
-        }
-    }
-
-    fn finish(mut self, max_k: Option<u32>) -> SliceMetrics {
-        if let Some((_, tr, cell)) = self.current.take() {
-            self.cells.push((tr, cell));
-        }
-        SliceMetrics::assemble(
-            &self.tasks,
-            trial_pass1(self.cells),
-            self.simulations,
-            self.infra_errors,
-            max_k,
-        )
-    }
-}
-
 /// Every metric of one group in a single pass over its records.
 fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let n = g.n_tasks as usize;
-    let mut slices = [SliceAcc::new(n), SliceAcc::new(n), SliceAcc::new(n)];
-    // The same blocks with process-valid success, for the process-evaluated simulations.
-    let mut pslices = [SliceAcc::new(n), SliceAcc::new(n), SliceAcc::new(n)];
-    let mut process = crate::process::ProcessStats::default();
-    let mut reward_sum = 0.0;
-    let mut reward_n = 0u64;
-    // Per role: the sum of known costs, the simulations, and whether one was unpriced.
-    let mut costs: BTreeMap<&str, (f64, u64, bool)> = BTreeMap::new();
+    let mut acc = Scored::new(n);
     let mut truncated_replies = BTreeMap::new();
     let mut confusion = ConfusionViews::default();
     let mut nmr = CallNmrViews::default();
@@ -314,63 +246,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let mut task_names: Vec<&str> = vec![""; n];
     for &(rec, ti) in &g.records {
         task_names[ti as usize] = &*rec.task_id;
-        // An unknown slice (imported results of a domain without a mutating-tool list)
-        // counts overall only.
-        let si = match rec.slice {
-            Slice::Pv => Some(1),
-            Slice::Mut => Some(2),
-            Slice::Unknown => None,
-        };
-        if rec.is_infra_error() {
-            slices[0].infra_errors += 1;
-            if let Some(si) = si {
-                slices[si].infra_errors += 1;
-            }
-        }
-        if let Some(success) = rec.scored(options.infra) {
-            slices[0].add(ti, rec.trial, success);
-            if let Some(si) = si {
-                slices[si].add(ti, rec.trial, success);
-            }
-            // An infrastructure error scored as a failure has no trajectory to judge: it fails
-            // the process view too.
-            let valid = rec
-                .process
-                .map(|p| p.valid)
-                .or(rec.is_infra_error().then_some(false));
-            if let Some(valid) = valid {
-                pslices[0].add(ti, rec.trial, success && valid);
-                if let Some(si) = si {
-                    pslices[si].add(ti, rec.trial, success && valid);
-                }
-            }
-            if let Some(p) = &rec.process {
-                process.add(p);
-            }
-            // An imported upstream simulation without `reward_info` scores as a failure but
-            // has no reward (pandas NaN upstream), so it stays out of the mean (τ²-bench §8).
-            match rec.reward {
-                Some(_) if rec.missing_reward_info => {}
-                Some(r) => {
-                    reward_sum += r;
-                    reward_n += 1;
-                }
-                // Infrastructure error counted as a failure: reward 0.
-                None => reward_n += 1,
-            }
-            let roles = ROLES.iter().zip(&rec.usage);
-            let roles = roles.filter_map(|(r, u)| Some((*r, u.as_ref()?)));
-            for (role, usage) in roles.chain(rec.other_usage.iter().map(|(r, u)| (r.as_str(), u))) {
-                let e = costs.entry(role).or_default();
-                match usage.cost {
-                    Some(c) => {
-                        e.0 += c;
-                        e.1 += 1;
-                    }
-                    None => e.2 = true,
-                }
-            }
-        }
+        acc.add(rec, ti, options.infra);
         crate::truncation::add(&mut truncated_replies, rec);
         confusion.add(rec, &options.labels);
         nmr.add(rec);
@@ -390,6 +266,14 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         guide_fail_mode.add_guide(rec);
         wall_clock.add(rec);
     }
+    let Scored {
+        slices,
+        pslices,
+        process,
+        reward_sum,
+        reward_n,
+        costs,
+    } = acc;
     let has_guide = g.records.iter().any(|(r, _)| r.guide().runs > 0);
     let mut task_tallies: Vec<(String, TaskTally)> = (slices[0].tasks.iter().zip(task_names))
         .filter(|(t, _)| t.n > 0)

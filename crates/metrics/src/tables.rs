@@ -382,6 +382,45 @@ pub fn summary_table(r: &Report) -> Table {
     t
 }
 
+/// The scalar columns of the groups table after the Pass^k ones, in the order their cells
+/// are written.
+const SCALAR_HEADERS: &[&str] = &[
+    "pv_n_tasks",
+    "mut_n_tasks",
+    "p4_p1_ratio",
+    "pass1_trial_mean",
+    "pass1_trial_std",
+    "avg_reward",
+    "agent_cost_usd",
+    "guard_cost_usd",
+    "verdict_tp",
+    "verdict_fn",
+    "verdict_fp",
+    "verdict_tn",
+    "verdict_pv_recall",
+    "verdict_block_rate",
+    "runtime_tp",
+    "runtime_fn",
+    "runtime_fp",
+    "runtime_tn",
+    "runtime_pv_recall",
+    "runtime_block_rate",
+    "nmr_calls",
+    "nmr_lacking",
+    "call_nmr",
+    "nmr_passing_calls",
+    "nmr_passing_lacking",
+    "call_nmr_passing",
+    "mut_simulations",
+    "turns_mean",
+    "turns_delta",
+    "step_tcr",
+    "trace_tcr",
+    "process_valid_rate",
+    "attack_simulations",
+    "asr",
+];
+
 /// One flat row per group with every scalar metric (the CSV form of `report`).
 pub fn groups_table(r: &Report) -> Table {
     let max_k = r
@@ -397,45 +436,7 @@ pub fn groups_table(r: &Report) -> Table {
         h.extend((1..=max_k).map(|k| format!("{prefix}pass_{k}")));
     }
     h.extend((1..=max_k).map(|k| format!("delta_pass_{k}")));
-    h.extend(
-        [
-            "pv_n_tasks",
-            "mut_n_tasks",
-            "p4_p1_ratio",
-            "pass1_trial_mean",
-            "pass1_trial_std",
-            "avg_reward",
-            "agent_cost_usd",
-            "guard_cost_usd",
-            "verdict_tp",
-            "verdict_fn",
-            "verdict_fp",
-            "verdict_tn",
-            "verdict_pv_recall",
-            "verdict_block_rate",
-            "runtime_tp",
-            "runtime_fn",
-            "runtime_fp",
-            "runtime_tn",
-            "runtime_pv_recall",
-            "runtime_block_rate",
-            "nmr_calls",
-            "nmr_lacking",
-            "call_nmr",
-            "nmr_passing_calls",
-            "nmr_passing_lacking",
-            "call_nmr_passing",
-            "mut_simulations",
-            "turns_mean",
-            "turns_delta",
-            "step_tcr",
-            "trace_tcr",
-            "process_valid_rate",
-            "attack_simulations",
-            "asr",
-        ]
-        .map(String::from),
-    );
+    h.extend(SCALAR_HEADERS.iter().map(|s| s.to_string()));
     let (fail_headers, fail_rows) = crate::tables_verdicts::group_columns(r);
     h.extend(fail_headers);
     let (guide_headers, guide_rows) = crate::tables_policyguide::group_columns(r);

@@ -147,6 +147,10 @@ async fn simulate(
     .map_or(0.0, |r| r.reward))
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a bench's setup and measurement read in one place"
+)]
 fn main() {
     tauguard_alloc::keep_freed_memory();
     // τ²-bench's airline when TAUGUARD_DATA_DIR names it (longer, realistic conversations),

@@ -4,16 +4,19 @@
 //! done (trajectory, guard events, usage, the unusable output); every record carries its
 //! `attempts` section (HTTP tally, discarded attempts, their cost).
 
-use crate::attempt::{AttemptError, Attempts};
+use crate::attempt::{AttemptError, AttemptFailure, Attempts};
 use crate::plan::{RunPlan, SimIndex, task_slice};
 use crate::simulation::SimulationError;
+use crate::simulation::SimulationOutcome;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use tauguard_core::record::{
     AttemptLog, FailedAttempt, GuardEvent, GuideEvent, RoleUsage, SimulationRecord, UnusableOutput,
 };
 use tauguard_core::termination::Termination;
+use tauguard_guards::policyguard::prerequisites::Prerequisites;
 use tauguard_llm::LlmError;
+use tauguard_sim::agent::SimAgent;
 
 /// The record of simulation `at`, started at `started_at` and lasting `wall_seconds`.
 pub fn assemble_record(
@@ -25,68 +28,11 @@ pub fn assemble_record(
 ) -> SimulationRecord {
     let cell = &plan.cells[at.cell];
     let domain = &plan.domains[cell.domain];
-    let task = &domain.tasks[at.task];
-    let cfg = &plan.cfg;
-    let mut record = SimulationRecord {
-        schema_version: tauguard_core::record::RECORD_SCHEMA_VERSION,
-        run_id: plan.run_id.clone(),
-        cell_id: cell.id.clone(),
-        config_hash: plan.config_hash.clone(),
-        cell_hash: cell.hash.clone(),
-        cell: cell.spec.clone(),
-        domain: domain.data.domain.to_string(),
-        agent_model: plan.agents[cell.agent].section.model.clone(),
-        user_model: cfg.models.user.model.clone(),
-        guard: cell.guard_name.as_str().to_string(),
-        task_id: task.id.clone(),
-        slice: task_slice(task, &domain.mutating),
-        trial: at.trial,
-        seed: cell.seeds[at.trial as usize],
-        termination_reason: Termination::InfrastructureError,
-        reward: None,
-        error: None,
-        messages: Vec::new(),
-        guard_events: Vec::new(),
-        guide_events: Vec::new(),
-        injected_faults: Vec::new(),
-        behaviour_events: Vec::new(),
-        call_attempts: Vec::new(),
-        attack_target: domain.attacks.get(&task.id).map(|a| a.spec.tool.clone()),
-        attack: domain.attacks.get(&task.id).map(|a| a.spec.clone()),
-        gold_trace: domain
-            .data
-            .def
-            .ordered_gold_trace()
-            .then(|| task.gold_actions().iter().map(|a| a.name.clone()).collect()),
-        usage: BTreeMap::new(),
-        agent_turns: 0,
-        user_turns: 0,
-        wall_seconds,
-        started_at,
-        attempts: attempt_log(&attempts),
-    };
+    let mut record = blank_record(plan, at, &attempts, started_at, wall_seconds);
     let (o, reward) = match attempts.outcome {
         Ok(done) => done,
         Err(failure) => {
-            // The last attempt explains itself: its error, trajectory, guard events, usage
-            // and the unusable output that ended it.
-            record.error = Some(failure.error.to_string());
-            record.attempts.unusable_output = unusable_output(&failure.error);
-            let o = *failure.partial;
-            record.guard_events = o.guard_events;
-            record.guide_events = o.guide_events;
-            record.messages = o.messages;
-            record.agent_turns = o.agent_turns;
-            record.user_turns = o.user_turns;
-            record.usage = role_usage(o.agent_usage, o.user_usage, o.judge_usage);
-            if cell.guard.is_some()
-                && !(record.guard_events.is_empty() && record.guide_events.is_empty())
-            {
-                record.usage.insert(
-                    "guard".into(),
-                    guard_usage(&record.guard_events, &record.guide_events),
-                );
-            }
+            fill_failed(&mut record, failure, cell.guard.is_some());
             return record;
         }
     };
@@ -95,27 +41,7 @@ pub fn assemble_record(
         record.attempts.unusable_output = unusable_output(e);
     }
     if let Some(agent) = &attempts.sim_agent {
-        let attempted: Vec<(String, String, Map<String, Value>)> = o
-            .agent_view
-            .as_deref()
-            .unwrap_or(&o.messages)
-            .iter()
-            .flat_map(|m| m.tool_calls())
-            .filter(|c| o.call_attempts.iter().any(|a| a.call_id == c.id))
-            .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
-            .collect();
-        record.injected_faults = agent.label_faults(&attempted);
-        // Skipping a confirmation the policy does not ask for is no fault.
-        if let Some(p) = &domain.prereqs {
-            record.injected_faults.retain(|f| {
-                f.kind != tauguard_sim::faults::SKIP_CONFIRMATION
-                    || f.tool
-                        .as_ref()
-                        .is_none_or(|t| p.tools.get(t).is_none_or(|tp| tp.confirmation))
-            });
-        }
-        record.behaviour_events =
-            agent.behaviour_events(o.agent_view.as_deref().unwrap_or(&o.messages));
+        label_sim_agent(&mut record, agent, &o, domain.prereqs.as_ref());
     }
     if plan.models.user.is_none() {
         record
@@ -158,6 +84,111 @@ pub fn assemble_record(
         record.usage.insert("judge".into(), j);
     }
     record
+}
+
+/// The record of simulation `at` before its outcome is in: its place in the plan, the task,
+/// the attempts log.
+fn blank_record(
+    plan: &RunPlan,
+    at: SimIndex,
+    attempts: &Attempts,
+    started_at: String,
+    wall_seconds: f64,
+) -> SimulationRecord {
+    let cell = &plan.cells[at.cell];
+    let domain = &plan.domains[cell.domain];
+    let task = &domain.tasks[at.task];
+    let cfg = &plan.cfg;
+    SimulationRecord {
+        schema_version: tauguard_core::record::RECORD_SCHEMA_VERSION,
+        run_id: plan.run_id.clone(),
+        cell_id: cell.id.clone(),
+        config_hash: plan.config_hash.clone(),
+        cell_hash: cell.hash.clone(),
+        cell: cell.spec.clone(),
+        domain: domain.data.domain.to_string(),
+        agent_model: plan.agents[cell.agent].section.model.clone(),
+        user_model: cfg.models.user.model.clone(),
+        guard: cell.guard_name.as_str().to_string(),
+        task_id: task.id.clone(),
+        slice: task_slice(task, &domain.mutating),
+        trial: at.trial,
+        seed: cell.seeds[at.trial as usize],
+        termination_reason: Termination::InfrastructureError,
+        reward: None,
+        error: None,
+        messages: Vec::new(),
+        guard_events: Vec::new(),
+        guide_events: Vec::new(),
+        injected_faults: Vec::new(),
+        behaviour_events: Vec::new(),
+        call_attempts: Vec::new(),
+        attack_target: domain.attacks.get(&task.id).map(|a| a.spec.tool.clone()),
+        attack: domain.attacks.get(&task.id).map(|a| a.spec.clone()),
+        gold_trace: domain
+            .data
+            .def
+            .ordered_gold_trace()
+            .then(|| task.gold_actions().iter().map(|a| a.name.clone()).collect()),
+        usage: BTreeMap::new(),
+        agent_turns: 0,
+        user_turns: 0,
+        wall_seconds,
+        started_at,
+        attempts: attempt_log(attempts),
+    }
+}
+
+/// An `infrastructure_error` record: the last attempt explains itself with its error,
+/// trajectory, guard events, usage and the unusable output that ended it.
+fn fill_failed(record: &mut SimulationRecord, failure: AttemptFailure, guarded: bool) {
+    // The last attempt explains itself: its error, trajectory, guard events, usage
+    // and the unusable output that ended it.
+    record.error = Some(failure.error.to_string());
+    record.attempts.unusable_output = unusable_output(&failure.error);
+    let o = *failure.partial;
+    record.guard_events = o.guard_events;
+    record.guide_events = o.guide_events;
+    record.messages = o.messages;
+    record.agent_turns = o.agent_turns;
+    record.user_turns = o.user_turns;
+    record.usage = role_usage(o.agent_usage, o.user_usage, o.judge_usage);
+    if guarded && !(record.guard_events.is_empty() && record.guide_events.is_empty()) {
+        record.usage.insert(
+            "guard".into(),
+            guard_usage(&record.guard_events, &record.guide_events),
+        );
+    }
+}
+
+/// What the sim agent injected (faults it labels on the calls it attempted) and did.
+fn label_sim_agent(
+    record: &mut SimulationRecord,
+    agent: &SimAgent,
+    o: &SimulationOutcome,
+    prereqs: Option<&Prerequisites>,
+) {
+    let attempted: Vec<(String, String, Map<String, Value>)> = o
+        .agent_view
+        .as_deref()
+        .unwrap_or(&o.messages)
+        .iter()
+        .flat_map(|m| m.tool_calls())
+        .filter(|c| o.call_attempts.iter().any(|a| a.call_id == c.id))
+        .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
+        .collect();
+    record.injected_faults = agent.label_faults(&attempted);
+    // Skipping a confirmation the policy does not ask for is no fault.
+    if let Some(p) = prereqs {
+        record.injected_faults.retain(|f| {
+            f.kind != tauguard_sim::faults::SKIP_CONFIRMATION
+                || f.tool
+                    .as_ref()
+                    .is_none_or(|t| p.tools.get(t).is_none_or(|tp| tp.confirmation))
+        });
+    }
+    record.behaviour_events =
+        agent.behaviour_events(o.agent_view.as_deref().unwrap_or(&o.messages));
 }
 
 /// Usage per role of an attempt: agent always, user and judge when they were called.

@@ -135,40 +135,8 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Att
     let cfg = &plan.cfg;
     let agent_plan = &plan.agents[cell.agent];
     let agent_section = &agent_plan.section;
-    let sim_agent = SimAgentModel(SimAgent::new(SimAgentSpec {
-        task: task.clone(),
-        mutating: domain.mutating.clone(),
-        identity_reads: domain.identity.clone(),
-        tempting: domain.tempting.get(&task.id).cloned(),
-        prerequisite_reads: domain.planned_reads[at.task].clone(),
-        lookups: domain.lookups.clone(),
-        device_workflow: domain.device_workflow.clone(),
-        profile: agent_section.faults.unwrap_or_default(),
-        trial: at.trial,
-        seed,
-        behaviour: AgentBehaviour::of_model(&agent_section.model).unwrap_or_default(),
-    }));
-    let device_tools = domain
-        .data
-        .tool_schemas
-        .user
-        .iter()
-        .map(|t| t.name.clone())
-        .collect();
-    // An attack task's sim user is the adversarial one, escalating through its strategy.
-    let sim_user: Box<dyn ChatModel> = match domain.attacks.get(&task.id) {
-        Some(a) => Box::new(SimAttackerModel(
-            SimAttacker::new(task, device_tools, &a.spec.strategy)
-                .expect("strategies are checked when the task set loads"),
-        )),
-        None => Box::new(SimUserModel(
-            SimUser::new(task, device_tools).with_behaviour(
-                cfg.models.user.behaviour.unwrap_or_default(),
-                at.trial,
-                seed,
-            ),
-        )),
-    };
+    let sim_agent = SimAgentModel(sim_agent(plan, at, seed));
+    let sim_user = sim_user(plan, at, seed);
     let agent: &dyn ChatModel = match &agent_plan.model {
         Some(m) => m.as_ref(),
         None => &sim_agent,
@@ -267,6 +235,57 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Att
         restarts,
         calls: tally.stats(),
         sim_agent: agent_plan.model.is_none().then_some(sim_agent.0),
+    }
+}
+
+/// The sim agent of simulation `at`: its task, the domain's tool facts and the agent's
+/// fault profile and behaviour (used when the agent is not a model).
+fn sim_agent(plan: &RunPlan, at: SimIndex, seed: u64) -> SimAgent {
+    let cell = &plan.cells[at.cell];
+    let domain = &plan.domains[cell.domain];
+    let task = &domain.tasks[at.task];
+    let agent_section = &plan.agents[cell.agent].section;
+    SimAgent::new(SimAgentSpec {
+        task: task.clone(),
+        mutating: domain.mutating.clone(),
+        identity_reads: domain.identity.clone(),
+        tempting: domain.tempting.get(&task.id).cloned(),
+        prerequisite_reads: domain.planned_reads[at.task].clone(),
+        lookups: domain.lookups.clone(),
+        device_workflow: domain.device_workflow.clone(),
+        profile: agent_section.faults.unwrap_or_default(),
+        trial: at.trial,
+        seed,
+        behaviour: AgentBehaviour::of_model(&agent_section.model).unwrap_or_default(),
+    })
+}
+
+/// The sim user of simulation `at` (used when the user simulator is not a model). An attack
+/// task's sim user is the adversarial one, escalating through its strategy.
+fn sim_user(plan: &RunPlan, at: SimIndex, seed: u64) -> Box<dyn ChatModel> {
+    let cell = &plan.cells[at.cell];
+    let domain = &plan.domains[cell.domain];
+    let task = &domain.tasks[at.task];
+    let cfg = &plan.cfg;
+    let device_tools = domain
+        .data
+        .tool_schemas
+        .user
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    match domain.attacks.get(&task.id) {
+        Some(a) => Box::new(SimAttackerModel(
+            SimAttacker::new(task, device_tools, &a.spec.strategy)
+                .expect("strategies are checked when the task set loads"),
+        )),
+        None => Box::new(SimUserModel(
+            SimUser::new(task, device_tools).with_behaviour(
+                cfg.models.user.behaviour.unwrap_or_default(),
+                at.trial,
+                seed,
+            ),
+        )),
     }
 }
 

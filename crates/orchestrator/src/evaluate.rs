@@ -10,13 +10,13 @@ use serde_json::{Map, Value, json};
 use tauguard_core::message::Message;
 use tauguard_core::pyjson::py_eq;
 use tauguard_core::record::{ActionCheck, RewardInfo};
-use tauguard_core::task::{Action, RewardType};
+use tauguard_core::task::{Action, EnvAssertion, EvaluationCriteria, RewardType};
 use tauguard_core::termination::Termination;
 use tauguard_core::{Requestor, Task, ToolKind};
-use tauguard_env::DomainData;
 use tauguard_env::gold::gold_env;
 use tauguard_env::initial_state::apply_initial_state;
 use tauguard_env::replay::{Drift, replay_tool_calls};
+use tauguard_env::{DomainData, Environment};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
@@ -232,7 +232,7 @@ fn score(
     termination_reason: Termination,
     nl: Option<Vec<NlCheck>>,
     gold: &GoldCache,
-    final_env: Option<&dyn tauguard_env::Environment>,
+    final_env: Option<&dyn Environment>,
     replay: Replay,
     drifts: &mut Vec<Drift>,
 ) -> Result<RewardInfo, EvalError> {
@@ -262,145 +262,32 @@ fn score(
     let mut details = Map::with_capacity(9);
     let mut breakdown = Map::with_capacity(5);
     let mut reward = 1.0;
-
-    // Environment: DB and ENV_ASSERTION.
-    let (db_reward, env_assert_reward) =
-        if criteria.actions.is_none() && criteria.env_assertions.is_none() {
-            details.insert(
-                "db_check".into(),
-                json!({"db_match": true, "db_reward": 1.0}),
-            );
-            (1.0, 1.0)
-        } else {
-            // The final environment is read as it is unless assertions are run on it, which
-            // may write; then they run on a copy.
-            let asserts = criteria.env_assertions.as_deref().unwrap_or_default();
-            let mut owned = match final_env {
-                Some(_) if asserts.is_empty() => None,
-                Some(env) => Some(env.snapshot()),
-                None => {
-                    let mut predicted = data.task_env(task);
-                    let init_only =
-                        task.initial_state
-                            .as_ref()
-                            .map(|s| tauguard_core::task::InitialState {
-                                message_history: None,
-                                ..s.clone()
-                            });
-                    // Data and actions first, then the full trajectory (which includes the
-                    // task history).
-                    apply_initial_state(predicted.as_mut(), init_only.as_ref())?;
-                    drifts.extend(replay_tool_calls(
-                        predicted.as_mut(),
-                        messages,
-                        replay == Replay::Strict,
-                    )?);
-                    Some(predicted)
-                }
-            };
-            let gold = gold.get(data, task)?;
-            let db_match = owned
-                .as_deref()
-                .or(final_env)
-                .expect("without a final environment the replay is owned")
-                .same_state(gold.as_ref());
-            details.insert(
-                "db_check".into(),
-                json!({"db_match": db_match, "db_reward": reward_of(db_match)}),
-            );
-            let mut checks = Vec::new();
-            let mut env_reward = 1.0;
-            for a in asserts {
-                let predicted = owned
-                    .as_mut()
-                    .expect("a copy is made whenever there are assertions");
-                let fail = |message: String| EvalError::Assertion {
-                    func: a.func_name.clone(),
-                    message,
-                };
-                let value = predicted
-                    .call(a.env_type, &a.func_name, &a.arguments)
-                    .map_err(|e| fail(e.qualified()))?;
-                predicted.sync_tools().map_err(|e| fail(e.qualified()))?;
-                let got = match value {
-                    tauguard_env::ToolValue::Json(Value::Bool(b)) => b,
-                    other => return Err(fail(format!("returned {other:?} instead of bool"))),
-                };
-                let met = got == a.assert_value;
-                env_reward *= reward_of(met);
-                checks.push(json!({"env_assertion": a, "met": met, "reward": reward_of(met)}));
-            }
-            details.insert("env_assertions".into(), Value::Array(checks));
-            (reward_of(db_match), env_reward)
-        };
-    if basis.contains(&RewardType::Db) {
-        breakdown.insert("DB".into(), json!(db_reward));
-        reward *= db_reward;
-    }
-    if basis.contains(&RewardType::EnvAssertion) {
-        breakdown.insert("ENV_ASSERTION".into(), json!(env_assert_reward));
-        reward *= env_assert_reward;
-    }
-
-    // ACTION: always computed as a diagnostic.
-    // Tool kinds do not depend on state: any environment of the domain answers them.
-    let fresh;
-    let env_for_kinds = match final_env {
-        Some(env) => env,
-        None => {
-            fresh = data.task_env(task);
-            fresh.as_ref()
+    let mut count = |kind: RewardType, key: &str, component: f64| {
+        if basis.contains(&kind) {
+            breakdown.insert(key.into(), json!(component));
+            reward *= component;
         }
     };
-    let (action_reward, action_checks) = action_checks(
-        criteria.actions.as_deref(),
-        &gold.actions(task),
+    let env = EnvironmentInput {
+        data,
+        task,
         messages,
-        |name, side| env_for_kinds.tool_kind(side, name),
-    );
-    // A placeholder keeps the key's place; the typed checks are written there.
-    details.insert(
-        "action_checks".into(),
-        if action_checks.is_empty() {
-            Value::Array(Vec::new())
-        } else {
-            Value::Null
-        },
-    );
-    if basis.contains(&RewardType::Action) {
-        breakdown.insert("ACTION".into(), json!(action_reward));
-        reward *= action_reward;
-    }
-
-    // COMMUNICATE.
-    let (comm_reward, comm_checks) =
-        communicate_checks(criteria.communicate_info.as_deref(), messages);
-    details.insert("communicate_checks".into(), Value::Array(comm_checks));
-    if basis.contains(&RewardType::Communicate) {
-        breakdown.insert("COMMUNICATE".into(), json!(comm_reward));
-        reward *= comm_reward;
-    }
-
+        gold,
+        final_env,
+        replay,
+    };
+    let (db_reward, env_assert_reward) = environment_check(&env, criteria, drifts, &mut details)?;
+    count(RewardType::Db, "DB", db_reward);
+    count(RewardType::EnvAssertion, "ENV_ASSERTION", env_assert_reward);
+    let (action_reward, action_checks) = action_check(&env, criteria, &mut details);
+    count(RewardType::Action, "ACTION", action_reward);
+    let comm_reward = communicate_check(criteria, messages, &mut details);
+    count(RewardType::Communicate, "COMMUNICATE", comm_reward);
     // NL_ASSERTION: only when in the basis (evaluation type ALL).
     if basis.contains(&RewardType::NlAssertion) {
-        let checks = match nl_assertions_to_judge(task) {
-            None => Vec::new(),
-            Some(_) => nl.ok_or(EvalError::MissingNl)?,
-        };
-        let nl_reward = reward_of(checks.iter().all(|c| c.met));
-        details.insert(
-            "nl_assertions".into(),
-            Value::Array(
-                checks
-                    .iter()
-                    .map(|c| json!({"nl_assertion": c.nl_assertion, "met": c.met, "justification": c.justification}))
-                    .collect(),
-            ),
-        );
-        breakdown.insert("NL_ASSERTION".into(), json!(nl_reward));
-        reward *= nl_reward;
+        let nl_reward = nl_assertion_check(task, nl, &mut details)?;
+        count(RewardType::NlAssertion, "NL_ASSERTION", nl_reward);
     }
-
     details.insert("reward".into(), json!(reward));
     details.insert(
         "reward_basis".into(),
@@ -413,6 +300,180 @@ fn score(
         details: Value::Object(details),
         action_checks,
     })
+}
+
+/// What the environment and action checks read: the simulation, its gold cache, and the
+/// environment it ended with (or how to rebuild it).
+struct EnvironmentInput<'a> {
+    data: &'a DomainData,
+    task: &'a Task,
+    messages: &'a [Message],
+    gold: &'a GoldCache,
+    final_env: Option<&'a dyn Environment>,
+    replay: Replay,
+}
+
+/// The environment check: DB (final state vs gold, by hash equivalence) and ENV_ASSERTION;
+/// their rewards.
+fn environment_check(
+    input: &EnvironmentInput<'_>,
+    criteria: &EvaluationCriteria,
+    drifts: &mut Vec<Drift>,
+    details: &mut Map<String, Value>,
+) -> Result<(f64, f64), EvalError> {
+    if criteria.actions.is_none() && criteria.env_assertions.is_none() {
+        details.insert(
+            "db_check".into(),
+            json!({"db_match": true, "db_reward": 1.0}),
+        );
+        return Ok((1.0, 1.0));
+    }
+    // The final environment is read as it is unless assertions are run on it, which may
+    // write; then they run on a copy.
+    let asserts = criteria.env_assertions.as_deref().unwrap_or_default();
+    let mut owned = match input.final_env {
+        Some(_) if asserts.is_empty() => None,
+        Some(env) => Some(env.snapshot()),
+        None => Some(replayed_env(input, drifts)?),
+    };
+    let gold = input.gold.get(input.data, input.task)?;
+    let db_match = owned
+        .as_deref()
+        .or(input.final_env)
+        .expect("without a final environment the replay is owned")
+        .same_state(gold.as_ref());
+    details.insert(
+        "db_check".into(),
+        json!({"db_match": db_match, "db_reward": reward_of(db_match)}),
+    );
+    let env_reward = env_assertion_check(owned.as_mut(), asserts, details)?;
+    Ok((reward_of(db_match), env_reward))
+}
+
+/// The environment a stored trajectory leaves: the initial data and actions, then every
+/// call of the full trajectory (which includes the task history) replayed.
+fn replayed_env(
+    input: &EnvironmentInput<'_>,
+    drifts: &mut Vec<Drift>,
+) -> Result<Box<dyn Environment>, EvalError> {
+    let mut predicted = input.data.task_env(input.task);
+    let init_only = input
+        .task
+        .initial_state
+        .as_ref()
+        .map(|s| tauguard_core::task::InitialState {
+            message_history: None,
+            ..s.clone()
+        });
+    apply_initial_state(predicted.as_mut(), init_only.as_ref())?;
+    drifts.extend(replay_tool_calls(
+        predicted.as_mut(),
+        input.messages,
+        input.replay == Replay::Strict,
+    )?);
+    Ok(predicted)
+}
+
+/// ENV_ASSERTION: each assertion is a boolean function called on the final environment (a
+/// copy, made whenever there are assertions); the product of their rewards.
+fn env_assertion_check(
+    mut predicted: Option<&mut Box<dyn Environment>>,
+    asserts: &[EnvAssertion],
+    details: &mut Map<String, Value>,
+) -> Result<f64, EvalError> {
+    let mut checks = Vec::new();
+    let mut env_reward = 1.0;
+    for a in asserts {
+        let predicted = predicted
+            .as_mut()
+            .expect("a copy is made whenever there are assertions");
+        let fail = |message: String| EvalError::Assertion {
+            func: a.func_name.clone(),
+            message,
+        };
+        let value = predicted
+            .call(a.env_type, &a.func_name, &a.arguments)
+            .map_err(|e| fail(e.qualified()))?;
+        predicted.sync_tools().map_err(|e| fail(e.qualified()))?;
+        let got = match value {
+            tauguard_env::ToolValue::Json(Value::Bool(b)) => b,
+            other => return Err(fail(format!("returned {other:?} instead of bool"))),
+        };
+        let met = got == a.assert_value;
+        env_reward *= reward_of(met);
+        checks.push(json!({"env_assertion": a, "met": met, "reward": reward_of(met)}));
+    }
+    details.insert("env_assertions".into(), Value::Array(checks));
+    Ok(env_reward)
+}
+
+/// ACTION, always computed as a diagnostic: its reward and the typed checks.
+fn action_check(
+    input: &EnvironmentInput<'_>,
+    criteria: &EvaluationCriteria,
+    details: &mut Map<String, Value>,
+) -> (f64, Vec<ActionCheck>) {
+    // Tool kinds do not depend on state: any environment of the domain answers them.
+    let fresh;
+    let env_for_kinds = match input.final_env {
+        Some(env) => env,
+        None => {
+            fresh = input.data.task_env(input.task);
+            fresh.as_ref()
+        }
+    };
+    let (action_reward, action_checks) = action_checks(
+        criteria.actions.as_deref(),
+        &input.gold.actions(input.task),
+        input.messages,
+        |name, side| env_for_kinds.tool_kind(side, name),
+    );
+    // A placeholder keeps the key's place; the typed checks are written there.
+    details.insert(
+        "action_checks".into(),
+        if action_checks.is_empty() {
+            Value::Array(Vec::new())
+        } else {
+            Value::Null
+        },
+    );
+    (action_reward, action_checks)
+}
+
+/// COMMUNICATE: its reward.
+fn communicate_check(
+    criteria: &EvaluationCriteria,
+    messages: &[Message],
+    details: &mut Map<String, Value>,
+) -> f64 {
+    let (comm_reward, comm_checks) =
+        communicate_checks(criteria.communicate_info.as_deref(), messages);
+    details.insert("communicate_checks".into(), Value::Array(comm_checks));
+    comm_reward
+}
+
+/// NL_ASSERTION from the judge's verdicts, which the caller ran (a task without assertions
+/// needs none): its reward.
+fn nl_assertion_check(
+    task: &Task,
+    nl: Option<Vec<NlCheck>>,
+    details: &mut Map<String, Value>,
+) -> Result<f64, EvalError> {
+    let checks = match nl_assertions_to_judge(task) {
+        None => Vec::new(),
+        Some(_) => nl.ok_or(EvalError::MissingNl)?,
+    };
+    let nl_reward = reward_of(checks.iter().all(|c| c.met));
+    details.insert(
+        "nl_assertions".into(),
+        Value::Array(
+            checks
+                .iter()
+                .map(|c| json!({"nl_assertion": c.nl_assertion, "met": c.met, "justification": c.justification}))
+                .collect(),
+        ),
+    );
+    Ok(nl_reward)
 }
 
 /// Whether a gold action matches a predicted call (§7.4).

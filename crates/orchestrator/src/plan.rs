@@ -11,22 +11,23 @@
 //! New grid axes add cells, not code paths. Each distinct model spec is built once and shared.
 
 use crate::benchmark_texts::BenchmarkTexts;
-use crate::comparability::{self, Stamp};
+use crate::comparability::Stamp;
 use crate::config::{ModelSection, RunConfig};
-use crate::grid::{AgentAxis, Axes, CellValues, GuardAxis, VerifierAxis};
+use crate::grid::{AgentAxis, Axes};
+mod cell;
+
 pub use crate::plan_domain::{ALL_TASKS, DomainPlan, Selection, task_slice};
 use crate::plan_domain::{Sources, plan_domain};
-use crate::provenance::{CellSettings, CellSpec, InputHashes, cell_hash, cell_spec, tree_hash};
+use crate::provenance::{CellSpec, InputHashes, tree_hash};
 use crate::records::SimKey;
 use crate::runner::{RunError, RunOptions};
-use crate::seeds::trial_seeds;
+use cell::CellAt;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tauguard_env::DataDir;
 use tauguard_guards::artifact_set::ArtifactSet;
-use tauguard_guards::factory::GuardInputs;
-use tauguard_guards::{Guard, GuardName, build_guard};
+use tauguard_guards::{Guard, GuardName};
 use tauguard_llm::model::ChatModel;
 use tauguard_llm::{CacheMode, ModelFactory};
 
@@ -163,16 +164,7 @@ impl RunPlan {
         let mut hashes = Vec::new();
         let mut frozen_hashes = Vec::new();
         for name in &axes.domains {
-            let sel = cfg.grid.tasks.get(name);
-            let selection = Selection {
-                split: sel
-                    .and_then(|s| s.split.clone())
-                    .unwrap_or_else(|| cfg.run.split.clone()),
-                task_ids: sel
-                    .and_then(|s| s.task_ids.clone())
-                    .or_else(|| cfg.run.task_ids.clone()),
-                num_tasks: sel.and_then(|s| s.num_tasks).or(cfg.run.num_tasks),
-            };
+            let selection = selection(&cfg, name);
             let task_set = cfg.run.task_set.as_ref().map(|s| project.join(s));
             let options = cfg
                 .run
@@ -189,87 +181,21 @@ impl RunPlan {
                 any_sim_agent,
             )
             .map_err(|e| at_config_key(&cfg, name, e))?;
-            let dir = project.join("tasks").join(d.data.domain);
-            let origin = tauguard_guards::provenance::Provenance::load_domain(
-                &project.join("tasks"),
-                d.data.domain,
-            )
-            .map_err(|e| input(&dir, std::io::Error::other(e.to_string())))?;
-            let frozen = InputHashes {
-                prompts: prompts_hash.clone(),
-                artifacts: tree_hash(&dir).map_err(|e| input(&dir, e))?,
-                origin: origin.as_ref().map(|p| p.summary()),
-                ..InputHashes::default()
-            };
-            // One entry per artifact set of the grid; a compiled set is checked here, before
-            // anything runs, and its origin replaces the frozen one of the kinds it holds.
-            let mut per_set = Vec::new();
-            for a in &axes.artifacts {
-                if a.is_frozen() {
-                    per_set.push((None, frozen.clone()));
-                    continue;
-                }
-                let set = ArtifactSet::open(&a.label, &project.join(&a.label), d.data.domain)
-                    .map_err(|e| at_key(&cfg, &a.key, e.to_string()))?;
-                let set_hash = tree_hash(&set.root).map_err(|e| input(&set.root, e))?;
-                let hashes = InputHashes {
-                    origin: Some(set.summary(origin.as_ref())),
-                    set: Some(a.label.clone()),
-                    set_hash,
-                    compiled: Some(set.origins()),
-                    ..frozen.clone()
-                };
-                per_set.push((Some(set), hashes));
-            }
+            let (per_set, frozen) = artifact_hashes(&cfg, &axes, &project, &d, &prompts_hash)?;
             hashes.push(per_set);
             frozen_hashes.push(frozen);
             domains.push(d);
         }
-        let mut cells = Vec::new();
-        for (di, domain) in domains.iter().enumerate() {
-            for (ai, agent) in agents.iter().enumerate() {
-                for guard in &axes.guards {
-                    // A guard without a verifier is one cell, whatever the verifiers.
-                    let vs: Vec<usize> = if guard.name.uses_verifier() {
-                        (0..axes.verifiers.len()).collect()
-                    } else {
-                        vec![0]
-                    };
-                    // A set that replaces nothing the guard reads leaves it on the frozen
-                    // one: one cell for all such sets.
-                    let mut sets: Vec<Option<usize>> = Vec::new();
-                    for (si, (set, _)) in hashes[di].iter().enumerate() {
-                        let s = set.as_ref().filter(|s| guard.name.reads(s)).map(|_| si);
-                        if !sets.contains(&s) {
-                            sets.push(s);
-                        }
-                    }
-                    for (vi, set) in vs.iter().flat_map(|&v| sets.iter().map(move |&s| (v, s))) {
-                        let (set, cell_hashes) = match set {
-                            Some(si) => (hashes[di][si].0.as_ref(), &hashes[di][si].1),
-                            None => (None, &frozen_hashes[di]),
-                        };
-                        for &seed in &axes.seeds {
-                            let at = CellAt {
-                                cfg: &cfg,
-                                axes: &axes,
-                                domain,
-                                di,
-                                agent,
-                                ai,
-                                guard,
-                                verifier: &axes.verifiers[vi],
-                                verifier_model: verifiers[vi].clone(),
-                                seed,
-                                hashes: cell_hashes,
-                                set,
-                            };
-                            cells.push(at.cell(&project, &prompts)?);
-                        }
-                    }
-                }
-            }
-        }
+        let grid = Grid {
+            cfg: &cfg,
+            axes: &axes,
+            domains: &domains,
+            agents: &agents,
+            verifiers: &verifiers,
+            hashes: &hashes,
+            frozen_hashes: &frozen_hashes,
+        };
+        let cells = grid.cells(&project, &prompts)?;
         Ok(RunPlan {
             run_id: cfg.run.name.clone(),
             config_hash: cfg.hash(),
@@ -308,6 +234,133 @@ impl RunPlan {
     /// How many simulations one cell holds.
     pub fn cell_simulations(&self, c: &Cell) -> usize {
         self.domains[c.domain].tasks.len() * c.trials as usize
+    }
+}
+
+/// Per artifact set of the grid, the set (`None` = frozen) and the input hashes of its cells.
+type SetHashes = Vec<(Option<ArtifactSet>, InputHashes)>;
+
+/// The tasks asked of domain `name`: its `grid.tasks` entry, else the run's.
+fn selection(cfg: &RunConfig, name: &str) -> Selection {
+    let sel = cfg.grid.tasks.get(name);
+    Selection {
+        split: sel
+            .and_then(|s| s.split.clone())
+            .unwrap_or_else(|| cfg.run.split.clone()),
+        task_ids: sel
+            .and_then(|s| s.task_ids.clone())
+            .or_else(|| cfg.run.task_ids.clone()),
+        num_tasks: sel.and_then(|s| s.num_tasks).or(cfg.run.num_tasks),
+    }
+}
+
+/// Input hashes of a domain's frozen artifacts, and per artifact set of the grid the set
+/// (`None` = frozen) with its hashes.
+fn artifact_hashes(
+    cfg: &RunConfig,
+    axes: &Axes,
+    project: &Path,
+    d: &DomainPlan,
+    prompts_hash: &Option<String>,
+) -> Result<(SetHashes, InputHashes), RunError> {
+    let input = |path: &Path, e: std::io::Error| RunError::Input {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let dir = project.join("tasks").join(d.data.domain);
+    let origin =
+        tauguard_guards::provenance::Provenance::load_domain(&project.join("tasks"), d.data.domain)
+            .map_err(|e| input(&dir, std::io::Error::other(e.to_string())))?;
+    let frozen = InputHashes {
+        prompts: prompts_hash.clone(),
+        artifacts: tree_hash(&dir).map_err(|e| input(&dir, e))?,
+        origin: origin.as_ref().map(|p| p.summary()),
+        ..InputHashes::default()
+    };
+    // One entry per artifact set of the grid; a compiled set is checked here, before
+    // anything runs, and its origin replaces the frozen one of the kinds it holds.
+    let mut per_set = Vec::new();
+    for a in &axes.artifacts {
+        if a.is_frozen() {
+            per_set.push((None, frozen.clone()));
+            continue;
+        }
+        let set = ArtifactSet::open(&a.label, &project.join(&a.label), d.data.domain)
+            .map_err(|e| at_key(cfg, &a.key, e.to_string()))?;
+        let set_hash = tree_hash(&set.root).map_err(|e| input(&set.root, e))?;
+        let hashes = InputHashes {
+            origin: Some(set.summary(origin.as_ref())),
+            set: Some(a.label.clone()),
+            set_hash,
+            compiled: Some(set.origins()),
+            ..frozen.clone()
+        };
+        per_set.push((Some(set), hashes));
+    }
+    Ok((per_set, frozen))
+}
+
+/// The grid's axes with what each domain and agent was built into: the cells are crossed
+/// from it.
+struct Grid<'a> {
+    cfg: &'a RunConfig,
+    axes: &'a Axes,
+    domains: &'a [DomainPlan],
+    agents: &'a [AgentPlan],
+    verifiers: &'a [Option<Arc<dyn ChatModel>>],
+    hashes: &'a [SetHashes],
+    frozen_hashes: &'a [InputHashes],
+}
+
+impl Grid<'_> {
+    /// Every cell, domain outermost, then agent, guard, verifier, artifact set and seed.
+    fn cells(&self, project: &Path, prompts: &Path) -> Result<Vec<Cell>, RunError> {
+        let mut cells = Vec::new();
+        for (di, domain) in self.domains.iter().enumerate() {
+            for (ai, agent) in self.agents.iter().enumerate() {
+                for guard in &self.axes.guards {
+                    // A guard without a verifier is one cell, whatever the verifiers.
+                    let vs: Vec<usize> = if guard.name.uses_verifier() {
+                        (0..self.axes.verifiers.len()).collect()
+                    } else {
+                        vec![0]
+                    };
+                    // A set that replaces nothing the guard reads leaves it on the frozen
+                    // one: one cell for all such sets.
+                    let mut sets: Vec<Option<usize>> = Vec::new();
+                    for (si, (set, _)) in self.hashes[di].iter().enumerate() {
+                        let s = set.as_ref().filter(|s| guard.name.reads(s)).map(|_| si);
+                        if !sets.contains(&s) {
+                            sets.push(s);
+                        }
+                    }
+                    for (vi, set) in vs.iter().flat_map(|&v| sets.iter().map(move |&s| (v, s))) {
+                        let (set, cell_hashes) = match set {
+                            Some(si) => (self.hashes[di][si].0.as_ref(), &self.hashes[di][si].1),
+                            None => (None, &self.frozen_hashes[di]),
+                        };
+                        for &seed in &self.axes.seeds {
+                            let at = CellAt {
+                                cfg: self.cfg,
+                                axes: self.axes,
+                                domain,
+                                di,
+                                agent,
+                                ai,
+                                guard,
+                                verifier: &self.axes.verifiers[vi],
+                                verifier_model: self.verifiers[vi].clone(),
+                                seed,
+                                hashes: cell_hashes,
+                                set,
+                            };
+                            cells.push(at.cell(project, prompts)?);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(cells)
     }
 }
 
@@ -353,173 +406,6 @@ fn at_config_key(cfg: &RunConfig, domain: &str, e: RunError) -> RunError {
             .unwrap_or_else(|| PathBuf::from("config")),
         message: format!("at `{key}`: {e}"),
     })
-}
-
-/// One point of the grid while its cell is built.
-struct CellAt<'a> {
-    cfg: &'a RunConfig,
-    axes: &'a Axes,
-    domain: &'a DomainPlan,
-    di: usize,
-    agent: &'a AgentPlan,
-    ai: usize,
-    guard: &'a GuardAxis,
-    verifier: &'a VerifierAxis,
-    verifier_model: Option<Arc<dyn ChatModel>>,
-    seed: u64,
-    hashes: &'a InputHashes,
-    /// The compiled artifact set of the cell (`None` = the frozen one).
-    set: Option<&'a ArtifactSet>,
-}
-
-impl CellAt<'_> {
-    fn cell(self, project: &std::path::Path, prompts: &std::path::Path) -> Result<Cell, RunError> {
-        let (cfg, axes, guard) = (self.cfg, self.axes, self.guard);
-        let uses_verifier = guard.name.uses_verifier();
-        let at = |message: String| RunError::Input {
-            path: PathBuf::from(&guard.key),
-            message,
-        };
-        let domain_name = self.domain.data.domain;
-        let values = CellValues {
-            domain: domain_name,
-            agent: &self.agent.label,
-            guard: &guard.label,
-            verifier: uses_verifier.then_some(self.verifier.label.as_str()),
-            seed: self.seed,
-        };
-        let (mut trials, mut max_steps) = (axes.trials, cfg.run.max_steps);
-        for o in cfg
-            .grid
-            .overrides
-            .iter()
-            .filter(|o| o.matches.applies(&values))
-        {
-            trials = o.trials.unwrap_or(trials);
-            max_steps = o.max_steps.unwrap_or(max_steps);
-        }
-        // Paired-verifier protocol: without a verifier model of its own, the cell's agent
-        // model judges.
-        let verifier_model = match &self.verifier.model {
-            Some(_) => self.verifier_model.clone(),
-            None => self.agent.model.clone(),
-        };
-        // Each role has its own token limit: the verifier and the guide never take the
-        // agent's (a paired verifier shares its model, whose spec holds the agent's
-        // `max_tokens`, but every verifier request sets its own); an explicit verifier's
-        // `max_tokens` is the default of both.
-        let mut options = guard.options;
-        let explicit = self.verifier.model.as_ref().and_then(|m| m.max_tokens);
-        options.verifier_max_tokens = options.verifier_max_tokens.or(explicit);
-        options.guide_max_tokens = options.guide_max_tokens.or(explicit);
-        let inputs = GuardInputs {
-            tasks_dir: project.join("tasks"),
-            prompts_dir: prompts.to_path_buf(),
-            data: &self.domain.data,
-            verifier: verifier_model,
-            artifacts: self.set,
-        };
-        let (built, external) = match &guard.external {
-            Some(x) => {
-                let g = tauguard_guards::external::ExternalGuard::build(
-                    x,
-                    options.fail_mode,
-                    &self.domain.data,
-                )
-                .map_err(|e| at(format!("guard `{}`: {e}", guard.label)))?;
-                let settings = g.provenance().cell_settings();
-                (Some(Arc::new(g) as Arc<dyn Guard>), settings)
-            }
-            None => (
-                build_guard(guard.name, options, &inputs).map_err(|e| match self.set {
-                    Some(set) => {
-                        let key = axes.artifacts.iter().find(|a| a.label == set.label);
-                        let key = key.map_or("guard.artifacts", |a| a.key.as_str());
-                        at(format!(
-                            "{e} (the artifact set of `{key}`, `{}`)",
-                            set.label
-                        ))
-                    }
-                    None => at(e.to_string()),
-                })?,
-                Vec::new(),
-            ),
-        };
-        let mut stamp = Stamp {
-            items: self.domain.stamp_items.clone(),
-        };
-        stamp.items.push(comparability::evaluator_item(
-            &self.domain.tasks,
-            cfg.models.judge.as_ref(),
-        ));
-        stamp.items.push(comparability::sampling_item(
-            &self.agent.section,
-            &cfg.models.user,
-        ));
-        stamp.items.push(comparability::limits_item(
-            max_steps,
-            cfg.run.max_errors,
-            cfg.run.max_retries,
-            cfg.run.model_errors,
-            cfg.run.truncated_replies,
-        ));
-        let mut spec = cell_spec(
-            &CellSettings {
-                domain: domain_name,
-                agent: &self.agent.section,
-                user: &cfg.models.user,
-                judge: cfg.models.judge.as_ref(),
-                guard: guard.name,
-                guard_label: &guard.label,
-                options,
-                verifier: self.verifier.model.as_ref(),
-                seed: self.seed,
-                max_steps,
-                max_errors: cfg.run.max_errors,
-                model_errors: cfg.run.model_errors,
-                truncated_replies: cfg.run.truncated_replies,
-            },
-            self.hashes,
-        );
-        // An external guard's command and reported version are part of the cell, and so is
-        // what a remote agent's server says it is.
-        spec.extend(external);
-        if let Some(identity) = &self.agent.identity {
-            spec.insert("agent.identity".into(), identity.clone());
-        }
-        stamp.insert_into(&mut spec);
-        let agent_system_prompt = match built.as_ref().and_then(|g| g.agent_instructions()) {
-            Some(extra) => format!("{}\n\n{extra}", self.domain.agent_system_prompt).into(),
-            None => self.domain.agent_system_prompt.clone(),
-        };
-        let mut id = format!("{domain_name}|{}|{}", self.agent.label, guard.label);
-        if uses_verifier && axes.verifiers.len() > 1 {
-            id.push_str(&format!("|verifier={}", self.verifier.label));
-        }
-        if let Some(set) = self.set {
-            id.push_str(&format!("|artifacts={}", set.label));
-        }
-        if axes.seeds.len() > 1 {
-            id.push_str(&format!("|seed={}", self.seed));
-        }
-        Ok(Cell {
-            id,
-            domain: self.di,
-            agent: self.ai,
-            guard_label: guard.label.clone(),
-            guard_name: guard.name,
-            guard: built,
-            verifier: uses_verifier.then(|| self.verifier.label.clone()),
-            seed: self.seed,
-            seeds: trial_seeds(self.seed, trials as usize),
-            trials,
-            max_steps,
-            hash: cell_hash(&spec),
-            spec,
-            agent_system_prompt,
-            stamp,
-        })
-    }
 }
 
 /// Builds each distinct model spec once; `sim` models are `None`.

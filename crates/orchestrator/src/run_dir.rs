@@ -80,33 +80,7 @@ impl RunDir {
         }
         let config_path = path.join(CONFIG_FILE);
         if resume && config_path.exists() {
-            let text = std::fs::read_to_string(&config_path).map_err(|e| RunError::Input {
-                path: config_path.clone(),
-                message: e.to_string(),
-            })?;
-            let saved: serde_json::Value =
-                serde_json::from_str(&text).map_err(|e| RunError::Input {
-                    path: config_path.clone(),
-                    message: e.to_string(),
-                })?;
-            let saved_shard = saved_shard(&saved).map_err(|message| RunError::Input {
-                path: config_path.clone(),
-                message,
-            })?;
-            if saved_shard != shard {
-                return Err(RunError::ShardChanged {
-                    path: path.to_path_buf(),
-                    saved: saved_shard,
-                    now: shard,
-                });
-            }
-            let keys = config_changes(&saved, cfg);
-            if !keys.is_empty() {
-                return Err(RunError::ConfigChanged {
-                    path: path.to_path_buf(),
-                    keys,
-                });
-            }
+            check_saved_config(path, &config_path, cfg, shard)?;
         }
         let mut stored = crate::records::scan(&records)?;
         let hash = cfg.hash();
@@ -118,33 +92,7 @@ impl RunDir {
                 )],
             });
         }
-        for (id, (saved_hash, saved_cell)) in &stored.cells {
-            let Some((hash, spec)) = cells.get(id.as_str()) else {
-                continue;
-            };
-            // Records without a cell hash (older tauguard) cannot be checked.
-            if !saved_hash.is_empty() && saved_hash != hash {
-                let keys = differing_keys(saved_cell, spec)
-                    .into_iter()
-                    .map(|k| {
-                        let show = |v: Option<&serde_json::Value>| {
-                            v.map_or_else(|| "unset".to_string(), |v| v.to_string())
-                        };
-                        format!(
-                            "{k} ({} → {})",
-                            show(saved_cell.get(&k)),
-                            show(spec.get(&k))
-                        )
-                    })
-                    .collect();
-                return Err(RunError::CellChanged {
-                    path: path.to_path_buf(),
-                    cell: id.clone(),
-                    hashes: format!("{saved_hash} → {hash}"),
-                    keys,
-                });
-            }
-        }
+        check_cells(path, &stored.cells, cells)?;
         if redo_infra && stored.infra_records > 0 {
             crate::records::supersede_infra(&records, &path.join(SUPERSEDED_FILE))?;
             for key in &stored.infra_only {
@@ -208,6 +156,79 @@ pub(crate) fn identity_keys(saved: &serde_json::Value) -> BTreeMap<String, serde
 
 /// The keys whose values differ between a saved `config.json` and `cfg`, ignoring the
 /// settings the config hash ignores.
+/// A resumed run's saved config: the same shard, and no key changed.
+fn check_saved_config(
+    path: &Path,
+    config_path: &Path,
+    cfg: &RunConfig,
+    shard: Option<Shard>,
+) -> Result<(), RunError> {
+    let text = std::fs::read_to_string(config_path).map_err(|e| RunError::Input {
+        path: config_path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let saved: serde_json::Value = serde_json::from_str(&text).map_err(|e| RunError::Input {
+        path: config_path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let saved_shard = saved_shard(&saved).map_err(|message| RunError::Input {
+        path: config_path.to_path_buf(),
+        message,
+    })?;
+    if saved_shard != shard {
+        return Err(RunError::ShardChanged {
+            path: path.to_path_buf(),
+            saved: saved_shard,
+            now: shard,
+        });
+    }
+    let keys = config_changes(&saved, cfg);
+    if !keys.is_empty() {
+        return Err(RunError::ConfigChanged {
+            path: path.to_path_buf(),
+            keys,
+        });
+    }
+    Ok(())
+}
+
+/// Every cell with records keeps its hash; a changed one is reported with the keys that
+/// differ.
+fn check_cells(
+    path: &Path,
+    stored: &BTreeMap<String, (String, CellSpec)>,
+    cells: &BTreeMap<&str, (&str, &CellSpec)>,
+) -> Result<(), RunError> {
+    for (id, (saved_hash, saved_cell)) in stored {
+        let Some((hash, spec)) = cells.get(id.as_str()) else {
+            continue;
+        };
+        // Records without a cell hash (older tauguard) cannot be checked.
+        if !saved_hash.is_empty() && saved_hash != hash {
+            let keys = differing_keys(saved_cell, spec)
+                .into_iter()
+                .map(|k| {
+                    let show = |v: Option<&serde_json::Value>| {
+                        v.map_or_else(|| "unset".to_string(), |v| v.to_string())
+                    };
+                    format!(
+                        "{k} ({} → {})",
+                        show(saved_cell.get(&k)),
+                        show(spec.get(&k))
+                    )
+                })
+                .collect();
+            return Err(RunError::CellChanged {
+                path: path.to_path_buf(),
+                cell: id.clone(),
+                hashes: format!("{saved_hash} → {hash}"),
+                keys,
+            });
+        }
+    }
+    Ok(())
+}
+
 fn config_changes(saved: &serde_json::Value, cfg: &RunConfig) -> Vec<String> {
     differing_keys(&identity_keys(saved), &identity_keys(&cfg.identity_json()))
 }

@@ -1,6 +1,6 @@
 //! The run as a batch: build the plan, open the output, start simulations as concurrency
-//! allows, append each record as it finishes, and report progress (a bar on a terminal, a
-//! line every few seconds otherwise). Failures are data: a simulation that keeps failing after
+//! allows, append each record as it finishes, and report progress through [`Progress`] (the
+//! binary draws a bar or prints lines). Failures are data: a simulation that keeps failing after
 //! its retries becomes an `infrastructure_error` record. Two failures end the run instead,
 //! keeping the records written so far: a fatal model error (credentials, permissions, unknown
 //! model — no later call can succeed; that simulation is not recorded, so `--resume` redoes
@@ -11,25 +11,25 @@
 //! run-wide watch — so a dead server costs a few attempts, not every simulation's retries,
 //! and `--resume` finishes the run once it is back.
 
-use crate::assemble::assemble_record;
-use crate::attempt::{AttemptError, run_attempts};
+use crate::attempt::AttemptError;
 use crate::config::RunConfig;
-use crate::interrupt::{InFlight, Interrupt};
+use crate::interrupt::Interrupt;
 use crate::plan::{RunPlan, SimIndex};
-use crate::records::RecordsError;
+use crate::records::RecordWriter;
 use crate::run_dir::RunDir;
 use crate::shard::Shard;
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tauguard_core::count;
 use tauguard_core::record::{RoleUsage, SimulationRecord};
-use tauguard_llm::{CallTally, ConnectWatch, LlmError, Outage};
+use tauguard_llm::{ConnectWatch, LlmError};
+
+mod batch;
 
 pub use crate::run_error::RunError;
+use batch::{Batch, Finished};
 
 /// Options from the command line.
 #[derive(Clone, Default)]
@@ -53,6 +53,8 @@ pub struct RunOptions {
     pub dry_run: bool,
     /// Stops the run when triggered (the binary's Ctrl-C and SIGTERM handler).
     pub interrupt: Option<Arc<Interrupt>>,
+    /// Shows the run's progress (the binary's bar or progress lines); `None` = silent.
+    pub progress: Option<Arc<dyn Progress>>,
 }
 
 /// What happened, for the closing lines of `tauguard run`.
@@ -106,6 +108,21 @@ impl RunSummary {
     }
 }
 
+/// How a run shows where it stands. The binary implements it (a bar on a terminal, a plain
+/// line every few seconds elsewhere); a run without one is silent.
+pub trait Progress: Send + Sync {
+    /// How often [`Progress::heartbeat`] is called; `None` = never.
+    fn heartbeat_every(&self) -> Option<Duration>;
+    /// The run has `total` simulations to do.
+    fn start(&self, total: u64);
+    /// A record was counted; `line` says where the run stands.
+    fn advance(&self, line: &str);
+    /// Where the run stands, on the heartbeat.
+    fn heartbeat(&self, line: &str);
+    /// The run ends or stops: nothing more is shown.
+    fn finish(&self);
+}
+
 /// Runs a config to completion (or to `stop_after`).
 pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunError> {
     let plan = Arc::new(RunPlan::build(cfg, &opts)?);
@@ -113,13 +130,79 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         .out_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(&plan.cfg.run.name));
+    let (_run_dir, writer, jobs, mut summary) = open_run(&plan, &opts, &out_dir)?;
+    let concurrency = plan.cfg.run.concurrency;
+    let batch = Batch::new(plan, writer, &opts, out_dir);
+    let mut set = tokio::task::JoinSet::new();
+    // Simulations start as slots free up, so memory follows `concurrency`, not the size of
+    // the grid.
+    let total = jobs.len() as u64;
+    let mut pending = jobs.into_iter().enumerate();
+    for at in pending.by_ref().take(concurrency) {
+        batch.spawn(&mut set, at);
+    }
+    let progress = opts.progress.clone();
+    if let Some(p) = &progress {
+        p.start(total);
+    }
+    let mut tick = progress
+        .as_ref()
+        .and_then(|p| p.heartbeat_every())
+        .map(|every| {
+            let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            tick
+        });
+    let line = |s: &RunSummary| progress_line(s, total, concurrency);
+    loop {
+        let joined = tokio::select! {
+            j = set.join_next() => match j {
+                Some(j) => j,
+                None => break,
+            },
+            () = interrupted(opts.interrupt.as_deref()) => {
+                return Err(batch.interrupted(&mut set, &summary, &opts).await);
+            }
+            () = tripped(batch.watch.as_deref()) => {
+                return Err(batch.outage(&mut set, &opts).await);
+            }
+            () = beat(tick.as_mut()) => {
+                if let Some(p) = &progress {
+                    p.heartbeat(&line(&summary));
+                }
+                continue;
+            }
+        };
+        if let Some(at) = pending.next() {
+            batch.spawn(&mut set, at);
+        }
+        let record = match joined.expect("simulation task panicked")? {
+            Finished::Record(r) => r,
+            Finished::Skipped => continue,
+            Finished::Fatal(e) => return Err(batch.fatal(&mut set, &summary, &e).await),
+        };
+        summary.add(&record);
+        if let Some(p) = &progress {
+            p.advance(&line(&summary));
+        }
+    }
+    batch.finish(summary).await
+}
+
+/// Opens the output (resuming it as asked) and writes the plan there; the simulations left
+/// to run, and the summary counting what is planned and already done.
+fn open_run(
+    plan: &RunPlan,
+    opts: &RunOptions,
+    out_dir: &Path,
+) -> Result<(RunDir, RecordWriter, Vec<SimIndex>, RunSummary), RunError> {
     let cells = plan
         .cells
         .iter()
         .map(|c| (c.id.as_str(), (c.hash.as_str(), &c.spec)))
         .collect();
-    let (_run_dir, writer, done) = RunDir::open(
-        &out_dir,
+    let (run_dir, writer, done) = RunDir::open(
+        out_dir,
         &plan.cfg,
         &cells,
         opts.resume,
@@ -127,7 +210,7 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         opts.shard,
     )?;
     // The whole plan, in a shard's directory too: what `merge` counts a union against.
-    crate::plan_file::PlanFile::of(&plan).write(&out_dir)?;
+    crate::plan_file::PlanFile::of(plan).write(out_dir)?;
     let mut planned = 0;
     let mut jobs: Vec<SimIndex> = plan
         .simulations()
@@ -138,196 +221,29 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
             mine && !done.contains(&key)
         })
         .collect();
-    let mut summary = RunSummary {
-        out_dir: out_dir.clone(),
+    let summary = RunSummary {
+        out_dir: out_dir.to_path_buf(),
         shard: opts.shard,
         planned,
         skipped: planned - jobs.len(),
         // Nothing spent yet is a real zero only when every model has a price.
-        cost: (!has_unpriced_model(&plan)).then_some(0.0),
+        cost: (!has_unpriced_model(plan)).then_some(0.0),
         ..Default::default()
     };
     if let Some(n) = opts.stop_after {
         jobs.truncate(n);
     }
-    let concurrency = plan.cfg.run.concurrency;
-    let watch = plan
-        .models
-        .factory
-        .is_some()
-        .then(|| ConnectWatch::with_limits(plan.cfg.run.outage_limits()));
-    let writer = Arc::new(tokio::sync::Mutex::new(writer));
-    let mut set = tokio::task::JoinSet::new();
-    // Set by a simulation that ends the run, before it frees its slot: no later one starts.
-    let stop = Arc::new(AtomicBool::new(false));
-    // Records appended by this invocation, joined or not: what an outage stop reports.
-    let appended = Arc::new(AtomicUsize::new(0));
-    // Simulations start as slots free up, so memory follows `concurrency`, not the size of
-    // the grid.
-    let total = jobs.len() as u64;
-    let mut pending = jobs.into_iter().enumerate();
-    // The tallies of simulations without a record yet: what an early stop writes out.
-    let in_flight = Arc::new(InFlight::default());
-    let spawn = |set: &mut tokio::task::JoinSet<_>, (n, at): (usize, SimIndex)| {
-        let (plan, writer, watch, stop, appended, in_flight) = (
-            plan.clone(),
-            writer.clone(),
-            watch.clone(),
-            stop.clone(),
-            appended.clone(),
-            in_flight.clone(),
-        );
-        set.spawn(async move {
-            if stop.load(Ordering::SeqCst) || has_tripped(&watch) {
-                return Ok(Finished::Skipped);
-            }
-            let tally = CallTally::new(watch.clone());
-            in_flight.start(n, at, tally.clone());
-            match simulate(&plan, at, tally).await {
-                Finished::Record(record) => {
-                    // Checked under the writer's lock, which an early stop takes to count
-                    // the records: once the run is stopping nothing more is written (the
-                    // simulation is left to `--resume`, its spend to `interrupted.jsonl`),
-                    // so the count it reports is exact.
-                    let mut w = writer.lock().await;
-                    if has_tripped(&watch) || stop.load(Ordering::SeqCst) {
-                        return Ok(Finished::Skipped);
-                    }
-                    w.append(&record)?;
-                    in_flight.finish(n);
-                    appended.fetch_add(1, Ordering::SeqCst);
-                    Ok(Finished::Record(record))
-                }
-                other => {
-                    stop.store(true, Ordering::SeqCst);
-                    Ok::<Finished, RecordsError>(other)
-                }
-            }
-        });
-    };
-    for at in pending.by_ref().take(concurrency) {
-        spawn(&mut set, at);
-    }
-    // Drawn only on a terminal; elsewhere a plain line every few seconds.
-    let bar = indicatif::ProgressBar::new(total);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:30} {msg} · eta {eta}")
-            .expect("static template parses"),
-    );
-    let plain = !std::io::stderr().is_terminal();
-    let every = Duration::from_secs(PROGRESS_EVERY_SECS);
-    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let progress = |s: &RunSummary| progress_line(s, total, concurrency);
-    let interrupt = opts.interrupt.clone();
-    // Stops the run: nothing new starts or is recorded; the spend of the simulations in
-    // flight goes to `interrupted.jsonl`. Returns the records this invocation appended, and
-    // how many simulations were cut off with what cost.
-    let stop_now = |set: &mut tokio::task::JoinSet<_>, by: String| {
-        stop.store(true, Ordering::SeqCst);
-        set.abort_all();
-        bar.finish_and_clear();
-        let (writer, appended, in_flight, plan, out) = (
-            writer.clone(),
-            appended.clone(),
-            in_flight.clone(),
-            plan.clone(),
-            out_dir.clone(),
-        );
-        async move {
-            let _no_more_records = writer.lock().await;
-            let cut = in_flight.write(&plan, &out, &by)?;
-            Ok::<_, RunError>((appended.load(Ordering::SeqCst), cut))
+    Ok((run_dir, writer, jobs, summary))
+}
+
+/// Completes at each heartbeat; never without one.
+async fn beat(tick: Option<&mut tokio::time::Interval>) {
+    match tick {
+        Some(t) => {
+            t.tick().await;
         }
-    };
-    loop {
-        let joined = tokio::select! {
-            j = set.join_next() => match j {
-                Some(j) => j,
-                None => break,
-            },
-            () = interrupted(interrupt.as_deref()) => {
-                let cause = interrupt.as_ref().and_then(|i| i.cause()).unwrap_or_default();
-                let (completed, (n_cut, cut_cost)) = stop_now(&mut set, cause.clone()).await?;
-                let spent = summary.cost.zip(cut_cost).map(|(a, b)| a + b);
-                return Err(RunError::Interrupted(Box::new(crate::interrupt::Interrupted {
-                    cause,
-                    kept: format!(
-                        "{} of {}",
-                        summary.skipped + completed,
-                        count(planned, "simulation")
-                    ),
-                    completed,
-                    in_flight: n_cut,
-                    in_flight_cost: cut_cost,
-                    cost: spent,
-                    resume: resume_command(&plan.cfg, &opts, &out_dir),
-                    out: out_dir,
-                })));
-            }
-            () = tripped(watch.as_deref()) => {
-                let (completed, _) = stop_now(&mut set, "outage".into()).await?;
-                let w = watch.as_deref().expect("only a watch trips");
-                let trip = w.trip().expect("the watch tripped");
-                let resume = resume_command(&plan.cfg, &opts, &out_dir);
-                let (limit, endpoint) = (trip.limit, trip.endpoint);
-                return Err(match trip.cause {
-                    Outage::Connect => RunError::ConnectFailures {
-                        limit,
-                        endpoint,
-                        completed,
-                        out: out_dir,
-                        resume,
-                    },
-                    cause => RunError::Outage {
-                        cause,
-                        limit,
-                        endpoint,
-                        completed,
-                        out: out_dir,
-                        resume,
-                    },
-                });
-            }
-            _ = tick.tick(), if plain => {
-                eprintln!("progress: {}", progress(&summary));
-                continue;
-            }
-        };
-        if let Some(at) = pending.next() {
-            spawn(&mut set, at);
-        }
-        let record = match joined.expect("simulation task panicked")? {
-            Finished::Record(r) => r,
-            Finished::Skipped => continue,
-            Finished::Fatal(e) => {
-                stop_now(&mut set, "fatal_model_error".into()).await?;
-                return Err(RunError::ModelFatal {
-                    hint: fatal_hint(&plan.cfg, &e),
-                    error: e.to_string(),
-                    completed: summary.completed,
-                    out: out_dir,
-                });
-            }
-        };
-        summary.add(&record);
-        bar.inc(1);
-        bar.set_message(progress(&summary));
+        None => std::future::pending().await,
     }
-    bar.finish_and_clear();
-    // Every record on disk before the run reports success (the early exits above keep
-    // theirs through the writer's drop, which syncs too).
-    writer.lock().await.finish()?;
-    if opts.shard.is_none() {
-        crate::plan_file::settle_merge(&out_dir)?;
-    }
-    summary.cache_stats = plan
-        .models
-        .factory
-        .as_ref()
-        .and_then(|f| f.cache_stats())
-        .map(|s| s.to_string());
-    Ok(summary)
 }
 
 /// `3/1400 simulations done · 4 running · 0 failed · 2 HTTP failures · 1 restart · cost
@@ -345,9 +261,6 @@ fn progress_line(s: &RunSummary, total: u64, concurrency: usize) -> String {
         format_cost(s.cost)
     )
 }
-
-/// Seconds between progress lines when stderr is not a terminal.
-const PROGRESS_EVERY_SECS: u64 = 5;
 
 impl RunSummary {
     /// Counts one finished record.
@@ -453,11 +366,6 @@ fn resume_command(cfg: &RunConfig, opts: &RunOptions, out: &std::path::Path) -> 
     )
 }
 
-/// Whether the run's outage watch has tripped.
-fn has_tripped(watch: &Option<Arc<ConnectWatch>>) -> bool {
-    watch.as_ref().is_some_and(|w| w.trip().is_some())
-}
-
 /// Completes when `interrupt` is triggered; never without one.
 async fn interrupted(interrupt: Option<&Interrupt>) {
     match interrupt {
@@ -471,31 +379,6 @@ async fn tripped(watch: Option<&ConnectWatch>) {
     match watch {
         Some(w) => w.tripped().await,
         None => std::future::pending().await,
-    }
-}
-
-/// A simulation's end: its record, or a fatal error that ends the run; or never started,
-/// because the run is ending.
-enum Finished {
-    Record(Box<SimulationRecord>),
-    Fatal(AttemptError),
-    Skipped,
-}
-
-/// One simulation: its attempts, then its record (none after a fatal error).
-async fn simulate(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Finished {
-    let started_at = now_stamp();
-    let t0 = Instant::now();
-    let mut attempts = run_attempts(plan, at, tally).await;
-    match attempts.outcome {
-        Err(f) if f.error.is_fatal() => Finished::Fatal(f.error),
-        outcome => {
-            attempts.outcome = outcome;
-            let wall = t0.elapsed().as_secs_f64();
-            Finished::Record(Box::new(assemble_record(
-                plan, at, attempts, started_at, wall,
-            )))
-        }
     }
 }
 

@@ -2,8 +2,9 @@
 
 use super::*;
 use std::time::Duration;
+use tauguard_core::Requestor;
 use tauguard_core::message::ToolCall;
-use tauguard_guards::Decision;
+use tauguard_guards::{Decision, GuardContext};
 use tauguard_llm::model::{ChatRequest, ChatResponse};
 
 #[test]

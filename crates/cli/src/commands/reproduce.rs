@@ -100,6 +100,7 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
             resume: args.resume,
             no_cache: args.no_cache,
             project_dir: Some(project_dir.clone()),
+            progress: Some(crate::progress::on_stderr()),
             ..Default::default()
         };
         let s = rt

@@ -117,6 +117,7 @@ pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
         no_cache: args.no_cache,
         project_dir: Some(project_dir),
         interrupt: Some(interrupt.clone()),
+        progress: Some(crate::progress::on_stderr()),
         ..Default::default()
     };
     let s = rt.block_on(run_config(cfg, opts)).map_err(run_error)?;

@@ -6,6 +6,7 @@
 //! records the compiled origin in its cell settings; a grid over the frozen and the compiled
 //! set gives the checklist guard two cells (and the baseline one), which `report` and `view`
 //! show apart. Hand-edited sets and broken sets: `compiled_artifacts_edits.rs`.
+#![allow(clippy::too_many_lines, reason = "end-to-end tests, exempt")]
 
 use crate::support::tauguard_status as tauguard;
 use serde_json::{Value, json};

@@ -29,6 +29,10 @@ fn run(cfg: &Path, out: &Path, project: &Path) {
     assert_eq!(code, 0, "{err}");
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
+)]
 #[test]
 fn airline_report_and_evaluate_show_the_process_view() {
     let Some(data) = tau2_dir() else { return };

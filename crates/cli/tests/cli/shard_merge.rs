@@ -110,6 +110,10 @@ fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("`{}`: {e}", path.display()))
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
+)]
 #[test]
 fn three_shards_in_three_processes_merge_into_the_single_process_run() {
     let Some(data) = tau2_dir() else { return };

@@ -136,6 +136,10 @@ fn lines(path: &Path) -> usize {
     std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
+)]
 #[test]
 fn a_cancelled_task_recovers_and_the_merge_equals_one_process() {
     let Some(data) = tau2_dir() else { return };

@@ -94,40 +94,7 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
         Listed::Models(list) => list,
         Listed::Raw(raw) => return Err(lookup::first_item_error(&raw, "flight_number")),
     };
-    let mut segments = Vec::new();
-    let mut total: i128 = 0;
-    for fi in &flight_infos {
-        let number = Value::String(fi.flight_number.clone());
-        let key = lookup::flight(db, &number)?;
-        let flight = db.flights.get(key).expect("flight key was just found");
-        let date = lookup::flight_date(db, &number, &Value::String(fi.date.clone()))?;
-        let FlightDate::Available {
-            available_seats,
-            prices,
-        } = date
-        else {
-            return Err(ToolError::value(format!(
-                "Flight {} not available on date {}",
-                fi.flight_number, fi.date
-            )));
-        };
-        let cabin = Value::String(r.cabin.clone());
-        if i128::from(*py::index(available_seats, &cabin)?) < n {
-            return Err(ToolError::value(format!(
-                "Not enough seats on flight {}",
-                fi.flight_number
-            )));
-        }
-        let price = *py::index(prices, &cabin)?;
-        segments.push(ReservationFlight {
-            flight_number: fi.flight_number.clone(),
-            origin: flight.origin.clone(),
-            destination: flight.destination.clone(),
-            date: fi.date.clone(),
-            price,
-        });
-        total += i128::from(price) * n;
-    }
+    let (segments, mut total) = price_flights(db, &flight_infos, &r.cabin, n)?;
     if r.insurance == "yes" {
         total += 30 * n;
     }
@@ -142,57 +109,9 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
         }
     };
 
-    let user = db.users.get(&user_key).expect("user key was just found");
-    for p in &r.payments {
-        let method = user.payment_methods.get(&p.payment_id).ok_or_else(|| {
-            ToolError::value(format!("Payment method {} not found", p.payment_id))
-        })?;
-        if let Some(balance) = method.balance()
-            && Num::Float(balance).cmp(Num::Int(i128::from(p.amount)))
-                == Some(std::cmp::Ordering::Less)
-        {
-            return Err(ToolError::value(format!(
-                "Not enough balance in payment method {}",
-                p.payment_id
-            )));
-        }
-    }
-    let paid: i128 = r.payments.iter().map(|p| i128::from(p.amount)).sum();
-    if Num::Int(paid).cmp(total) != Some(std::cmp::Ordering::Equal) {
-        return Err(ToolError::value(format!(
-            "Payment amount does not add up, total price is {}, but paid {paid}",
-            total.py_str()
-        )));
-    }
-
-    let user = db
-        .users
-        .get_mut(&user_key)
-        .expect("user key was just found");
-    for p in &r.payments {
-        match user.payment_methods.get_mut(&p.payment_id) {
-            None => return Err(ToolError::key(&Value::String(p.payment_id.clone()))),
-            Some(PaymentMethod::GiftCard { amount, .. }) => amount.0 -= p.amount as f64,
-            Some(PaymentMethod::Certificate { .. }) => {
-                user.payment_methods.shift_remove(&p.payment_id);
-            }
-            Some(PaymentMethod::CreditCard { .. }) => {}
-        }
-    }
-    let taken = i64::try_from(n).unwrap_or(i64::MAX);
-    for seg in &segments {
-        if let Some(f) = db.flights.get_mut(&seg.flight_number)
-            && let Some(FlightDate::Available {
-                available_seats, ..
-            }) = f
-                .dates
-                .get_mut(seg.date.as_str())
-                .map(std::sync::Arc::make_mut)
-            && let Some(seats) = available_seats.get_mut(&r.cabin)
-        {
-            *seats = seats.saturating_sub(taken);
-        }
-    }
+    check_payments(db, &user_key, &r.payments, total)?;
+    charge_payments(db, &user_key, &r.payments)?;
+    take_seats(db, &segments, &r.cabin, n);
     let reservation = Reservation {
         reservation_id: reservation_id.clone(),
         user_id: user_key.clone(),
@@ -215,4 +134,121 @@ pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue
         u.reservations.push(reservation_id);
     }
     Ok(out)
+}
+
+/// Each flight's segment at the cabin's price on its date, checking the date is available
+/// with enough seats; and the fare total for `n` passengers.
+fn price_flights(
+    db: &FlightDb,
+    flight_infos: &[model::FlightInfo],
+    cabin: &str,
+    n: i128,
+) -> Result<(Vec<ReservationFlight>, i128), ToolError> {
+    let mut segments = Vec::new();
+    let mut total: i128 = 0;
+    for fi in flight_infos {
+        let number = Value::String(fi.flight_number.clone());
+        let key = lookup::flight(db, &number)?;
+        let flight = db.flights.get(key).expect("flight key was just found");
+        let date = lookup::flight_date(db, &number, &Value::String(fi.date.clone()))?;
+        let FlightDate::Available {
+            available_seats,
+            prices,
+        } = date
+        else {
+            return Err(ToolError::value(format!(
+                "Flight {} not available on date {}",
+                fi.flight_number, fi.date
+            )));
+        };
+        let cabin = Value::String(cabin.to_string());
+        if i128::from(*py::index(available_seats, &cabin)?) < n {
+            return Err(ToolError::value(format!(
+                "Not enough seats on flight {}",
+                fi.flight_number
+            )));
+        }
+        let price = *py::index(prices, &cabin)?;
+        segments.push(ReservationFlight {
+            flight_number: fi.flight_number.clone(),
+            origin: flight.origin.clone(),
+            destination: flight.destination.clone(),
+            date: fi.date.clone(),
+            price,
+        });
+        total += i128::from(price) * n;
+    }
+    Ok((segments, total))
+}
+
+/// Every payment method exists and covers its amount, and the amounts add up to `total`.
+fn check_payments(
+    db: &FlightDb,
+    user_key: &str,
+    payments: &[Payment],
+    total: Num,
+) -> Result<(), ToolError> {
+    let user = db.users.get(user_key).expect("user key was just found");
+    for p in payments {
+        let method = user.payment_methods.get(&p.payment_id).ok_or_else(|| {
+            ToolError::value(format!("Payment method {} not found", p.payment_id))
+        })?;
+        if let Some(balance) = method.balance()
+            && Num::Float(balance).cmp(Num::Int(i128::from(p.amount)))
+                == Some(std::cmp::Ordering::Less)
+        {
+            return Err(ToolError::value(format!(
+                "Not enough balance in payment method {}",
+                p.payment_id
+            )));
+        }
+    }
+    let paid: i128 = payments.iter().map(|p| i128::from(p.amount)).sum();
+    if Num::Int(paid).cmp(total) != Some(std::cmp::Ordering::Equal) {
+        return Err(ToolError::value(format!(
+            "Payment amount does not add up, total price is {}, but paid {paid}",
+            total.py_str()
+        )));
+    }
+
+    Ok(())
+}
+
+/// Takes the payments: gift cards are debited, certificates used up. Upstream's order: a
+/// certificate listed twice fails after the first is removed.
+fn charge_payments(
+    db: &mut FlightDb,
+    user_key: &str,
+    payments: &[Payment],
+) -> Result<(), ToolError> {
+    let user = db.users.get_mut(user_key).expect("user key was just found");
+    for p in payments {
+        match user.payment_methods.get_mut(&p.payment_id) {
+            None => return Err(ToolError::key(&Value::String(p.payment_id.clone()))),
+            Some(PaymentMethod::GiftCard { amount, .. }) => amount.0 -= p.amount as f64,
+            Some(PaymentMethod::Certificate { .. }) => {
+                user.payment_methods.shift_remove(&p.payment_id);
+            }
+            Some(PaymentMethod::CreditCard { .. }) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The booked seats leave each flight's availability.
+fn take_seats(db: &mut FlightDb, segments: &[ReservationFlight], cabin: &str, n: i128) {
+    let taken = i64::try_from(n).unwrap_or(i64::MAX);
+    for seg in segments {
+        if let Some(f) = db.flights.get_mut(&seg.flight_number)
+            && let Some(FlightDate::Available {
+                available_seats, ..
+            }) = f
+                .dates
+                .get_mut(seg.date.as_str())
+                .map(std::sync::Arc::make_mut)
+            && let Some(seats) = available_seats.get_mut(cabin)
+        {
+            *seats = seats.saturating_sub(taken);
+        }
+    }
 }

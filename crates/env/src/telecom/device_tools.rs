@@ -4,8 +4,7 @@
 //! the status bar. The app tools live in [`super::apps`].
 
 use super::user_model::{
-    ApnName, ApnSettings, NetworkModePreference, PerformanceLevel, SignalStrength, SimStatus, Slot,
-    VpnDetails,
+    ApnName, ApnSettings, NetworkModePreference, SignalStrength, SimStatus, Slot,
 };
 use super::{Args, TelecomEnv, validate};
 use crate::environment::ToolValue;
@@ -14,11 +13,11 @@ use crate::py::{no_attribute, type_name};
 use crate::tooling::ToolError;
 use serde_json::Value;
 
-fn text(s: impl Into<String>) -> ToolValue {
+pub(super) fn text(s: impl Into<String>) -> ToolValue {
     ToolValue::Text(s.into())
 }
 
-fn on_off(b: bool) -> &'static str {
+pub(super) fn on_off(b: bool) -> &'static str {
     if b { "ON" } else { "OFF" }
 }
 
@@ -27,7 +26,7 @@ fn yes_no(b: bool) -> &'static str {
 }
 
 /// A helper argument that must be a bool (task files only pass bools).
-fn bool_arg(func: &str, name: &str, v: &Value) -> Result<bool, ToolError> {
+pub(super) fn bool_arg(func: &str, name: &str, v: &Value) -> Result<bool, ToolError> {
     v.as_bool().ok_or_else(|| {
         ToolError::type_error(format!(
             "{func}() expects a bool for '{name}', got {}",
@@ -46,18 +45,15 @@ fn str_arg<'v>(func: &str, name: &str, v: &'v Value) -> Result<&'v str, ToolErro
     })
 }
 
-/// The VPN profile `connect_vpn` installs, with the environment's current performance of
-/// upstream's shared default profile (see [`TelecomEnv::vpn_default`]).
-fn default_vpn(performance: PerformanceLevel) -> VpnDetails {
-    VpnDetails {
-        server_address: Some("192.168.1.1".into()),
-        protocol: Some("OpenVPN".into()),
-        server_performance: performance,
-    }
-}
-
 impl TelecomEnv {
+    /// The user's tools, by area: each area answers its own tools and hands any other name on
+    /// to the next; the last hands it to the assertions.
     pub(crate) fn call_user(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+        self.surroundings_tool(name, a)
+    }
+
+    /// The user's own details and the payment requests the agent sends.
+    fn surroundings_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
         match name {
             "set_user_info" => {
                 let name = str_arg("set_user_info", "name", a.req(0))?.to_string();
@@ -72,6 +68,33 @@ impl TelecomEnv {
                     bool_arg("set_user_location", "abroad", a.req(0))?;
                 Ok(ToolValue::Json(Value::Null))
             }
+            "check_payment_request" => Ok(text(match &self.surroundings().payment_request {
+                None => "No payment request has been made.".to_string(),
+                Some(p) => format!(
+                    "You have a payment request for bill {} of {} USD.",
+                    p.bill_id,
+                    crate::py::float_str(p.amount_due)
+                ),
+            })),
+            "make_payment" => Ok(text(match &mut self.surroundings_mut().payment_request {
+                None => "You do not have a payment request.".to_string(),
+                Some(p) => {
+                    p.paid = true;
+                    format!(
+                        "Payment of {} USD has been made for bill {}.",
+                        crate::py::float_str(p.amount_due),
+                        p.bill_id
+                    )
+                }
+            })),
+
+            other => self.network_tool(other, a),
+        }
+    }
+
+    /// The status bar, the network, airplane mode, mobile data, roaming and data saver.
+    fn network_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+        match name {
             "check_status_bar" => Ok(text(format!("Status Bar: {}", self.status_bar()))),
             "check_network_status" => Ok(text(self.check_network_status())),
             "check_network_mode_preference" => {
@@ -93,37 +116,6 @@ impl TelecomEnv {
                     self.toggle_airplane_mode()?;
                 }
                 Ok(text(format!("Airplane Mode is now {}.", on_off(want))))
-            }
-            "check_sim_status" => Ok(text(match self.sim_status() {
-                SimStatus::Active => "Your SIM card is active and working.",
-                SimStatus::Missing => "No SIM card detected in the phone.",
-                SimStatus::LockedPin => "The SIM card is locked with a PIN code.",
-                SimStatus::LockedPuk => "The SIM card is locked with a PUK code.",
-            })),
-            "reseat_sim_card" => {
-                self.phone_mut().sim_card_missing = false;
-                self.simulate_network_search()?;
-                Ok(text(
-                    self.with_status_bar("SIM card re-seated successfully."),
-                ))
-            }
-            "unseat_sim_card" => {
-                self.phone_mut().sim_card_missing = true;
-                self.simulate_network_search()?;
-                Ok(text("SIM card un-seated successfully."))
-            }
-            "lock_sim_card" => {
-                let mode = a.req(0);
-                match mode.as_str() {
-                    Some("pin") => self.phone_mut().sim_card_status = SimStatus::LockedPin,
-                    Some("puk") => self.phone_mut().sim_card_status = SimStatus::LockedPuk,
-                    _ => {}
-                }
-                self.simulate_network_search()?;
-                Ok(text(format!(
-                    "SIM card locked successfully in {} mode.",
-                    arg_str(mode)
-                )))
             }
             "toggle_data" => {
                 let on = self.toggle_data()?;
@@ -175,6 +167,51 @@ impl TelecomEnv {
                 }
                 Ok(text(format!("Data Saver Mode is now {}.", on_off(want))))
             }
+            other => self.sim_tool(other, a),
+        }
+    }
+
+    /// The SIM card.
+    fn sim_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+        match name {
+            "check_sim_status" => Ok(text(match self.sim_status() {
+                SimStatus::Active => "Your SIM card is active and working.",
+                SimStatus::Missing => "No SIM card detected in the phone.",
+                SimStatus::LockedPin => "The SIM card is locked with a PIN code.",
+                SimStatus::LockedPuk => "The SIM card is locked with a PUK code.",
+            })),
+            "reseat_sim_card" => {
+                self.phone_mut().sim_card_missing = false;
+                self.simulate_network_search()?;
+                Ok(text(
+                    self.with_status_bar("SIM card re-seated successfully."),
+                ))
+            }
+            "unseat_sim_card" => {
+                self.phone_mut().sim_card_missing = true;
+                self.simulate_network_search()?;
+                Ok(text("SIM card un-seated successfully."))
+            }
+            "lock_sim_card" => {
+                let mode = a.req(0);
+                match mode.as_str() {
+                    Some("pin") => self.phone_mut().sim_card_status = SimStatus::LockedPin,
+                    Some("puk") => self.phone_mut().sim_card_status = SimStatus::LockedPuk,
+                    _ => {}
+                }
+                self.simulate_network_search()?;
+                Ok(text(format!(
+                    "SIM card locked successfully in {} mode.",
+                    arg_str(mode)
+                )))
+            }
+            other => self.apn_tool(other, a),
+        }
+    }
+
+    /// The APN settings.
+    fn apn_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+        match name {
             "check_apn_settings" => {
                 let apn = self.phone().active_apn_settings.get("model_copy")?;
                 let url = apn
@@ -217,103 +254,13 @@ impl TelecomEnv {
                     "APN MMS setting broken. Please call reset_apn_settings() to fix.",
                 ))
             }
-            "check_wifi_status" => {
-                let d = self.phone();
-                Ok(text(if !d.wifi_enabled {
-                    "Wi-Fi is turned OFF.".to_string()
-                } else if d.wifi_connected {
-                    format!(
-                        "Wi-Fi is ON and connected to '{}'. Signal strength: {}.",
-                        d.wifi_ssid.as_deref().unwrap_or("None"),
-                        d.wifi_signal_strength.value()
-                    )
-                } else {
-                    "Wi-Fi is ON but not connected to any network.".to_string()
-                }))
-            }
-            "toggle_wifi" => {
-                if self.phone().airplane_mode {
-                    return Ok(text(self.with_status_bar(
-                        "Cannot change Wi-Fi settings while Airplane Mode is ON.",
-                    )));
-                }
-                let d = self.phone_mut();
-                d.wifi_enabled = !d.wifi_enabled;
-                let on = d.wifi_enabled;
-                if !on {
-                    d.wifi_connected = false;
-                    d.wifi_ssid = None;
-                    d.wifi_signal_strength = SignalStrength::None;
-                }
-                Ok(text(
-                    self.with_status_bar(&format!("Wi-Fi is now {}.", on_off(on))),
-                ))
-            }
-            "check_wifi_calling_status" => Ok(text(format!(
-                "Wi-Fi Calling is currently turned {}.",
-                on_off(self.phone().wifi_calling_enabled)
-            ))),
-            "toggle_wifi_calling" => {
-                let d = self.phone_mut();
-                d.wifi_calling_enabled = !d.wifi_calling_enabled;
-                let on = d.wifi_calling_enabled;
-                Ok(text(self.with_status_bar(&format!(
-                    "Wi-Fi Calling is now {}.",
-                    on_off(on)
-                ))))
-            }
-            "set_wifi_calling" => {
-                let enabled = bool_arg("set_wifi_calling", "enabled", a.req(0))?;
-                let mms = match a.opt(1) {
-                    None | Some(Value::Null) => None,
-                    Some(v) => Some(bool_arg("set_wifi_calling", "mms_over_wifi", v)?),
-                };
-                let d = self.phone_mut();
-                d.wifi_calling_enabled = enabled;
-                let mut msg = format!("Wi-Fi Calling is now {}.", on_off(enabled));
-                if let Some(m) = mms {
-                    d.wifi_calling_mms_over_wifi = m;
-                    msg.push_str(&format!("\nMMS over Wi-Fi is now {}.", on_off(m)));
-                }
-                Ok(text(msg))
-            }
-            "check_vpn_status" => {
-                let d = self.phone();
-                Ok(text(if d.vpn_connected {
-                    match &d.vpn_details {
-                        Some(v) => format!("VPN is ON and connected. Details: {}", v.dump_repr()),
-                        None => {
-                            "VPN is ON and connected (no specific details available).".to_string()
-                        }
-                    }
-                } else if d.vpn_enabled_setting {
-                    "VPN is turned ON in settings, but currently not connected.".to_string()
-                } else {
-                    "VPN is turned OFF.".to_string()
-                }))
-            }
-            "connect_vpn" => Ok(text(self.connect_vpn())),
-            "disconnect_vpn" => {
-                let update = if self.disconnect_vpn() {
-                    "VPN disconnected successfully."
-                } else {
-                    "No active VPN connection to disconnect."
-                };
-                Ok(text(self.with_status_bar(update)))
-            }
-            "break_vpn" => {
-                self.connect_vpn();
-                match &mut self.phone_mut().vpn_details {
-                    Some(v) => v.server_performance = PerformanceLevel::Poor,
-                    None => return Err(no_attribute("NoneType", "server_performance")),
-                }
-                // Upstream mutates the object in place; when that object is the shared
-                // default profile, every later `connect_vpn` installs the degraded profile.
-                if self.vpn_uses_default {
-                    self.vpn_default = PerformanceLevel::Poor;
-                }
-                Ok(text("VPN connection broken."))
-            }
+            other => self.wifi_tool(other, a),
+        }
+    }
+
+    /// The installed apps, their permissions, and MMS.
+    pub(super) fn app_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+        match name {
             "check_installed_apps" => {
                 let names: Vec<&str> = self
                     .phone()
@@ -335,6 +282,13 @@ impl TelecomEnv {
             } else {
                 "Your messaging app cannot send MMS messages."
             })),
+            other => self.device_tool(other, a),
+        }
+    }
+
+    /// Restarting the phone and its network search.
+    fn device_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+        match name {
             "reboot_device" => {
                 let mut lines = Vec::new();
                 if self
@@ -356,25 +310,6 @@ impl TelecomEnv {
                 self.simulate_network_search()?;
                 Ok(ToolValue::Json(Value::Null))
             }
-            "check_payment_request" => Ok(text(match &self.surroundings().payment_request {
-                None => "No payment request has been made.".to_string(),
-                Some(p) => format!(
-                    "You have a payment request for bill {} of {} USD.",
-                    p.bill_id,
-                    crate::py::float_str(p.amount_due)
-                ),
-            })),
-            "make_payment" => Ok(text(match &mut self.surroundings_mut().payment_request {
-                None => "You do not have a payment request.".to_string(),
-                Some(p) => {
-                    p.paid = true;
-                    format!(
-                        "Payment of {} USD has been made for bill {}.",
-                        crate::py::float_str(p.amount_due),
-                        p.bill_id
-                    )
-                }
-            })),
             other => self.user_assertion(other, a),
         }
     }
@@ -517,30 +452,5 @@ impl TelecomEnv {
         self.phone_mut().active_apn_settings = Slot::Typed(apn);
         self.simulate_network_search()?;
         Ok(text(self.with_status_bar(&update)))
-    }
-
-    /// `connect_vpn` (the tool): returns its message.
-    fn connect_vpn(&mut self) -> String {
-        if self.phone().vpn_connected {
-            return "VPN already connected.".into();
-        }
-        let details = default_vpn(self.vpn_default);
-        let d = self.phone_mut();
-        d.vpn_connected = true;
-        d.vpn_details = Some(details);
-        self.vpn_uses_default = true;
-        self.with_status_bar("VPN connected successfully.")
-    }
-
-    /// `_disconnect_vpn`: whether a connection was dropped.
-    fn disconnect_vpn(&mut self) -> bool {
-        if !self.phone().vpn_connected {
-            return false;
-        }
-        let d = self.phone_mut();
-        d.vpn_connected = false;
-        d.vpn_details = None;
-        self.vpn_uses_default = false;
-        true
     }
 }

@@ -43,6 +43,7 @@ mod sync;
 mod tools;
 mod user_model;
 mod validate;
+mod wifi_vpn_tools;
 mod workflow;
 
 pub use defs::{AGENT_OWNER, AGENT_TOOLKIT, USER_OWNER, USER_TOOLKIT};

@@ -407,34 +407,60 @@ fn run_checks(mut d: Driver, mut out: Vec<Check>) -> Vec<Check> {
         "ids",
         r.map(|()| "an unusual id echoed exactly".into()),
     );
-    // concurrency: several sessions' calls in flight at once, answered once each.
-    let r = (|| {
-        let ids: Vec<String> = (0..CONCURRENT).map(|_| d.id("gc-c")).collect();
-        for (i, id) in ids.iter().enumerate() {
-            let session = format!("gc-cs{i}");
-            d.start(&session, &tools)?;
-            let msg = d.call(id, &session);
-            d.write(&msg)?;
-        }
-        let started = Instant::now();
-        let mut open = ids.clone();
-        while !open.is_empty() {
-            let (v, line) = d.reply(&open, started)?;
-            let id = v["id"].as_str().unwrap_or_default().to_string();
-            let Some(at) = open.iter().position(|o| *o == id) else {
-                return Err(fail(
-                    format!("a reply for `{id}`, which is not an open request"),
-                    Some(line),
-                ));
-            };
-            protocol::parse_decision(&v, &id).map_err(|e| fail(e, Some(line)))?;
-            open.remove(at);
-        }
-        Ok(format!("{CONCURRENT} calls in flight, each answered once"))
-    })();
-    record(&mut out, "concurrency", r);
-    // before_turn: the second hook, where the guard implements it.
-    let r = if hello.has(HOOK_BEFORE_TURN) {
+    record(&mut out, "concurrency", check_concurrency(&mut d, &tools));
+    let r = check_before_turn(&mut d, &hello);
+    let skipped = !hello.has(HOOK_BEFORE_TURN);
+    record(&mut out, "before_turn", r);
+    if skipped
+        && let Some(last) = out.last_mut()
+        && let Outcome::Pass(why) = &last.outcome
+    {
+        last.outcome = Outcome::Skipped(why.clone());
+    }
+    record(&mut out, "end", check_end(&mut d, &tools));
+    record(&mut out, "lookups", check_lookups(&d));
+    record(&mut out, "schema", check_schema(&d));
+    let r = check_timeouts(&out, &d, timeout);
+    record(&mut out, "timeouts", r);
+    match check_shutdown(&mut d) {
+        Some(r) => record(&mut out, "shutdown", r),
+        None => out.push(Check {
+            name: "shutdown",
+            outcome: Outcome::Skipped("a guard served over HTTP is not stopped by tauguard".into()),
+        }),
+    }
+    out
+}
+
+/// concurrency: several sessions' calls in flight at once, answered once each.
+fn check_concurrency(d: &mut Driver, tools: &Value) -> Result<String, Outcome> {
+    let ids: Vec<String> = (0..CONCURRENT).map(|_| d.id("gc-c")).collect();
+    for (i, id) in ids.iter().enumerate() {
+        let session = format!("gc-cs{i}");
+        d.start(&session, tools)?;
+        let msg = d.call(id, &session);
+        d.write(&msg)?;
+    }
+    let started = Instant::now();
+    let mut open = ids.clone();
+    while !open.is_empty() {
+        let (v, line) = d.reply(&open, started)?;
+        let id = v["id"].as_str().unwrap_or_default().to_string();
+        let Some(at) = open.iter().position(|o| *o == id) else {
+            return Err(fail(
+                format!("a reply for `{id}`, which is not an open request"),
+                Some(line),
+            ));
+        };
+        protocol::parse_decision(&v, &id).map_err(|e| fail(e, Some(line)))?;
+        open.remove(at);
+    }
+    Ok(format!("{CONCURRENT} calls in flight, each answered once"))
+}
+
+/// before_turn: the second hook, where the guard implements it.
+fn check_before_turn(d: &mut Driver, hello: &protocol::Hello) -> Result<String, Outcome> {
+    if hello.has(HOOK_BEFORE_TURN) {
         (|| {
             d.write(
                 &json!({"type": "before_turn", "id": "gc-t1", "session": "gc-s1",
@@ -447,60 +473,60 @@ fn run_checks(mut d: Driver, mut out: Vec<Check>) -> Vec<Check> {
         })()
     } else {
         Ok("not listed in `hooks`: never sent".into())
-    };
-    let skipped = !hello.has(HOOK_BEFORE_TURN);
-    record(&mut out, "before_turn", r);
-    if skipped
-        && let Some(last) = out.last_mut()
-        && let Outcome::Pass(why) = &last.outcome
-    {
-        last.outcome = Outcome::Skipped(why.clone());
     }
-    // end: the guard keeps serving after sessions end.
-    let r = (|| {
-        for s in
-            std::iter::once("gc-s1".to_string()).chain((0..CONCURRENT).map(|i| format!("gc-cs{i}")))
-        {
-            d.write(&json!({"type": "end", "session": s, "termination_reason": "user_stop", "error": null}))?;
-        }
-        d.start("gc-s2", &tools)?;
-        d.decide("gc-r2", "gc-s2")?;
-        Ok("still answers after `end`".into())
-    })();
-    record(&mut out, "end", r);
-    // lookups: every lookup asked named an open request and a read-only tool.
-    let r = match d.lookup_faults.first() {
+}
+
+/// end: the guard keeps serving after sessions end.
+fn check_end(d: &mut Driver, tools: &Value) -> Result<String, Outcome> {
+    for s in
+        std::iter::once("gc-s1".to_string()).chain((0..CONCURRENT).map(|i| format!("gc-cs{i}")))
+    {
+        d.write(
+            &json!({"type": "end", "session": s, "termination_reason": "user_stop", "error": null}),
+        )?;
+    }
+    d.start("gc-s2", tools)?;
+    d.decide("gc-r2", "gc-s2")?;
+    Ok("still answers after `end`".into())
+}
+
+/// lookups: every lookup asked named an open request and a read-only tool.
+fn check_lookups(d: &Driver) -> Result<String, Outcome> {
+    match d.lookup_faults.first() {
         Some((p, line)) => Err(fail(p.clone(), Some(line.clone()))),
         None if d.lookups == 0 => Ok("none asked".into()),
         None => Ok(format!(
             "{} well-formed lookups, each answered with an error the guard survived",
             d.lookups
         )),
-    };
-    record(&mut out, "lookups", r);
-    // schema: nothing on stdout but protocol messages.
-    let r = match d.garbage.first() {
+    }
+}
+
+/// schema: nothing on stdout but protocol messages.
+fn check_schema(d: &Driver) -> Result<String, Outcome> {
+    match d.garbage.first() {
         Some(line) => Err(fail(
             "the guard wrote a line that is not JSON",
             Some(line.clone()),
         )),
         None => Ok("every line JSON".into()),
-    };
-    record(&mut out, "schema", r);
-    // timeouts: every answered request within the limit.
-    let r = if out.iter().any(|c| matches!(&c.outcome, Outcome::Fail { problem, .. } if problem.starts_with("no reply within"))) {
+    }
+}
+
+/// timeouts: every answered request within the limit.
+fn check_timeouts(out: &[Check], d: &Driver, timeout: Duration) -> Result<String, Outcome> {
+    if out.iter().any(|c| matches!(&c.outcome, Outcome::Fail { problem, .. } if problem.starts_with("no reply within"))) {
         Err(fail(format!("a request was not answered within {:.1} s", timeout.as_secs_f64()), None))
     } else {
         Ok(format!("slowest reply {:.0} ms", d.slowest.as_secs_f64() * 1000.0))
-    };
-    record(&mut out, "timeouts", r);
-    // shutdown: `shutdown` and stdin closed, the guard exits by itself, status 0.
+    }
+}
+
+/// shutdown: `shutdown` and stdin closed, the guard exits by itself, status 0; `None` for a
+/// guard served over HTTP.
+fn check_shutdown(d: &mut Driver) -> Option<Result<String, Outcome>> {
     let Wire::Stdio { child, stdin } = &mut d.wire else {
-        out.push(Check {
-            name: "shutdown",
-            outcome: Outcome::Skipped("a guard served over HTTP is not stopped by tauguard".into()),
-        });
-        return out;
+        return None;
     };
     let line = format!("{}\n", json!({"type": "shutdown"}));
     let _ = stdin
@@ -520,6 +546,5 @@ fn run_checks(mut d: Driver, mut out: Vec<Check>) -> Vec<Check> {
             }
         }
     };
-    record(&mut out, "shutdown", r);
-    out
+    Some(r)
 }

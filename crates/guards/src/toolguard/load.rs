@@ -233,74 +233,9 @@ impl Compiler<'_> {
                     "missing `tool` or `record`",
                 ));
             }
-            (Some(tool), None) => {
-                if spec.key.is_some() {
-                    return Err(RuleError::invalid(
-                        self.path,
-                        field("key"),
-                        "`key` belongs to `record` lookups",
-                    ));
-                }
-                if !catalog.read_only.contains(tool) {
-                    let why = if catalog.mutating.contains(tool) {
-                        "mutates state; lookups may only call read-only tools".to_string()
-                    } else {
-                        format!("is not a read-only tool of the {} domain", catalog.domain)
-                    };
-                    return Err(RuleError::invalid(
-                        self.path,
-                        field("tool"),
-                        format!("`{tool}` {why}"),
-                    ));
-                }
-                let args = spec
-                    .args
-                    .iter()
-                    .map(|(k, src)| {
-                        Ok((
-                            k.clone(),
-                            self.expr(&field(&format!("args.{k}")), src, &inner)?,
-                        ))
-                    })
-                    .collect::<Result<Vec<_>, RuleError>>()?;
-                LookupSource::Tool {
-                    tool: tool.clone(),
-                    args,
-                }
-            }
+            (Some(tool), None) => self.tool_source(name, spec, tool, &inner, catalog)?,
             (None, Some(collection)) => {
-                if !spec.args.is_empty() {
-                    return Err(RuleError::invalid(
-                        self.path,
-                        field("args"),
-                        "`args` belongs to `tool` lookups",
-                    ));
-                }
-                if !catalog.collections.contains(collection) {
-                    return Err(RuleError::invalid(
-                        self.path,
-                        field("record"),
-                        format!(
-                            "`{collection}` is not a collection of the {} database (known: {})",
-                            catalog.domain,
-                            catalog
-                                .collections
-                                .iter()
-                                .cloned()
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    ));
-                }
-                let key = spec
-                    .key
-                    .as_deref()
-                    .map(|k| self.expr(&field("key"), k, &inner))
-                    .transpose()?;
-                LookupSource::Record {
-                    collection: collection.clone(),
-                    key,
-                }
+                self.record_source(name, spec, collection, &inner, catalog)?
             }
         };
         Ok(Lookup {
@@ -308,6 +243,97 @@ impl Compiler<'_> {
             source,
             for_each,
             when,
+        })
+    }
+
+    /// A `tool` lookup: a read-only tool of the domain, with its arguments' expressions
+    /// (which may name `item` under `for_each`).
+    fn tool_source(
+        &self,
+        name: &str,
+        spec: &LookupSpec,
+        tool: &String,
+        inner: &BTreeSet<String>,
+        catalog: &ToolCatalog,
+    ) -> Result<LookupSource, RuleError> {
+        let field = |f: &str| format!("lookups.{name}.{f}");
+        if spec.key.is_some() {
+            return Err(RuleError::invalid(
+                self.path,
+                field("key"),
+                "`key` belongs to `record` lookups",
+            ));
+        }
+        if !catalog.read_only.contains(tool) {
+            let why = if catalog.mutating.contains(tool) {
+                "mutates state; lookups may only call read-only tools".to_string()
+            } else {
+                format!("is not a read-only tool of the {} domain", catalog.domain)
+            };
+            return Err(RuleError::invalid(
+                self.path,
+                field("tool"),
+                format!("`{tool}` {why}"),
+            ));
+        }
+        let args = spec
+            .args
+            .iter()
+            .map(|(k, src)| {
+                Ok((
+                    k.clone(),
+                    self.expr(&field(&format!("args.{k}")), src, inner)?,
+                ))
+            })
+            .collect::<Result<Vec<_>, RuleError>>()?;
+        Ok(LookupSource::Tool {
+            tool: tool.clone(),
+            args,
+        })
+    }
+
+    /// A `record` lookup: a collection of the domain's database, by an optional key
+    /// expression.
+    fn record_source(
+        &self,
+        name: &str,
+        spec: &LookupSpec,
+        collection: &String,
+        inner: &BTreeSet<String>,
+        catalog: &ToolCatalog,
+    ) -> Result<LookupSource, RuleError> {
+        let field = |f: &str| format!("lookups.{name}.{f}");
+        if !spec.args.is_empty() {
+            return Err(RuleError::invalid(
+                self.path,
+                field("args"),
+                "`args` belongs to `tool` lookups",
+            ));
+        }
+        if !catalog.collections.contains(collection) {
+            return Err(RuleError::invalid(
+                self.path,
+                field("record"),
+                format!(
+                    "`{collection}` is not a collection of the {} database (known: {})",
+                    catalog.domain,
+                    catalog
+                        .collections
+                        .iter()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        let key = spec
+            .key
+            .as_deref()
+            .map(|k| self.expr(&field("key"), k, inner))
+            .transpose()?;
+        Ok(LookupSource::Record {
+            collection: collection.clone(),
+            key,
         })
     }
 }

@@ -17,6 +17,10 @@ use tauguard_guards::policyguide::compile::{
 };
 use tauguard_guards::policyguide::{Bundle, NodeKind, validate};
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
+)]
 #[tokio::test]
 async fn compiles_a_valid_airline_bundle_through_six_stages() {
     let Some(data) = airline() else { return };

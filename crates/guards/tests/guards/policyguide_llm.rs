@@ -9,6 +9,10 @@ use tauguard_core::record::{GuideTrigger, RequestStatus};
 use tauguard_guards::Verdict;
 use tauguard_guards::policyguard::FailMode;
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
+)]
 #[tokio::test]
 async fn the_guide_reconciles_traverses_and_decides_over_a_conversation() {
     let model = MockGuideModel::new(&[

@@ -270,219 +270,291 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> D
         .margin(margin)
         .x_label_area_size(px(21.0))
         .y_label_area_size(px(34.0));
-    let label_style = (FAMILY, px(TICK_PT));
-    let desc_style = (FAMILY, px(LABEL_PT));
-    let axis = BLACK.stroke_width(px(0.6) as u32);
-    let light = RGBColor(225, 225, 225).stroke_width(px(0.3).max(1) as u32);
-    let marker_r = px(2.6);
     match &p.kind {
-        PanelKind::Lines { x_max, series } => {
-            let x_max = f64::from((*x_max).max(1));
-            let mut chart = b
-                .build_cartesian_2d(0.6f64..x_max + 0.4, -0.03f64..1.03)
-                .map_err(err)?;
-            chart
-                .configure_mesh()
-                .x_desc(&p.x_desc)
-                .y_desc(&p.y_desc)
-                .x_labels((x_max as usize).min(16) + 1)
-                .x_label_formatter(&|v| {
-                    if (v - v.round()).abs() < 1e-6 && *v >= 1.0 {
-                        format!("{}", v.round() as i64)
-                    } else {
-                        String::new()
-                    }
-                })
-                .y_labels(6)
-                .y_label_formatter(&|v| format!("{v:.1}"))
-                .label_style(label_style)
-                .axis_desc_style(desc_style)
-                .axis_style(axis)
-                .bold_line_style(light)
-                .light_line_style(TRANSPARENT)
-                .draw()
-                .map_err(err)?;
-            let m = series.len();
-            for (i, s) in series.iter().enumerate() {
-                let off = dodge(i, m);
-                let pts: Vec<(f64, f64)> = s.points.iter().map(|(x, y)| (x + off, *y)).collect();
-                let pixels: Vec<(i32, i32)> =
-                    pts.iter().map(|&c| chart.backend_coord(&c)).collect();
-                let plot = chart.plotting_area().strip_coord_spec();
-                let (ox, oy) = chart.plotting_area().get_base_pixel();
-                let local: Vec<(i32, i32)> = pixels.iter().map(|(x, y)| (x - ox, y - oy)).collect();
-                draw_dashed(&plot, &local, &s.id)?;
-                chart
-                    .draw_series(pts.iter().map(|&c| {
-                        EmptyElement::at(c)
-                            + Polygon::new(marker_shape(s.id.marker, marker_r), s.id.color.filled())
-                    }))
-                    .map_err(err)?;
-            }
+        PanelKind::Lines { x_max, series } => draw_lines(&mut b, p, *x_max, series),
+        PanelKind::Scatter { series } => draw_scatter(&mut b, p, series),
+        PanelKind::Bars { categories, series } => draw_bars(&mut b, p, categories, series),
+        PanelKind::Forest { rows } => draw_forest(&mut b, p, rows),
+    }
+}
+
+/// The mesh styles every panel kind shares: tick and axis-description fonts, the axis and
+/// the light grid lines.
+struct Mesh {
+    label_style: (&'static str, i32),
+    desc_style: (&'static str, i32),
+    axis: ShapeStyle,
+    light: ShapeStyle,
+}
+
+impl Mesh {
+    fn new() -> Mesh {
+        Mesh {
+            label_style: (FAMILY, px(TICK_PT)),
+            desc_style: (FAMILY, px(LABEL_PT)),
+            axis: BLACK.stroke_width(px(0.6) as u32),
+            light: RGBColor(225, 225, 225).stroke_width(px(0.3).max(1) as u32),
         }
-        PanelKind::Scatter { series } => {
-            let mut chart = b
-                .build_cartesian_2d(-0.03f64..1.03, -0.03f64..1.06)
-                .map_err(err)?;
-            chart
-                .configure_mesh()
-                .x_desc(&p.x_desc)
-                .y_desc(&p.y_desc)
-                .x_label_formatter(&|v| format!("{:.0}", v * 100.0))
-                .y_label_formatter(&|v| format!("{:.0}", v * 100.0))
-                .label_style(label_style)
-                .axis_desc_style(desc_style)
-                .axis_style(axis)
-                .bold_line_style(light)
-                .light_line_style(TRANSPARENT)
-                .draw()
-                .map_err(err)?;
-            let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.clone()).collect();
-            let moved = spread(&all, 0.018);
-            let mut at = 0;
-            for s in series {
-                let pts = &moved[at..at + s.points.len()];
-                at += s.points.len();
-                chart
-                    .draw_series(pts.iter().map(|&c| {
-                        EmptyElement::at(c)
-                            + Polygon::new(marker_shape(s.id.marker, px(3.2)), s.id.color.filled())
-                    }))
-                    .map_err(err)?;
+    }
+}
+
+/// Pass^k curves: one dashed line with markers per series, dodged apart.
+fn draw_lines<DB: DrawingBackend>(
+    b: &mut ChartBuilder<'_, '_, DB>,
+    p: &Panel,
+    x_max: u32,
+    series: &[Series],
+) -> DrawResult {
+    let Mesh {
+        label_style,
+        desc_style,
+        axis,
+        light,
+    } = Mesh::new();
+    let marker_r = px(2.6);
+    let x_max = f64::from(x_max.max(1));
+    let mut chart = b
+        .build_cartesian_2d(0.6f64..x_max + 0.4, -0.03f64..1.03)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(&p.x_desc)
+        .y_desc(&p.y_desc)
+        .x_labels((x_max as usize).min(16) + 1)
+        .x_label_formatter(&|v| {
+            if (v - v.round()).abs() < 1e-6 && *v >= 1.0 {
+                format!("{}", v.round() as i64)
+            } else {
+                String::new()
             }
-        }
-        PanelKind::Bars { categories, series } => {
-            let n = categories.len().max(1);
-            let mut chart = b
-                .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..1.12)
-                .map_err(err)?;
-            let cats = categories.clone();
-            chart
-                .configure_mesh()
-                .x_desc(&p.x_desc)
-                .y_desc(&p.y_desc)
-                .x_labels(n * 2 + 1)
-                .x_label_formatter(&move |v| {
-                    if (v - v.round()).abs() > 1e-6 || *v < 0.0 {
-                        return String::new();
-                    }
-                    cats.get(v.round() as usize).cloned().unwrap_or_default()
-                })
-                .y_labels(6)
-                .y_label_formatter(&|v| format!("{v:.1}"))
-                .label_style(label_style)
-                .axis_desc_style(desc_style)
-                .axis_style(axis)
-                .bold_line_style(light)
-                .light_line_style(TRANSPARENT)
-                .disable_x_mesh()
-                .draw()
-                .map_err(err)?;
-            let m = series.len().max(1) as f64;
-            let band = 0.8 / m;
-            for (s, bs) in series.iter().enumerate() {
-                let left = |c: usize| c as f64 - 0.4 + band * s as f64;
-                chart
-                    .draw_series(
-                        bs.values
-                            .iter()
-                            .enumerate()
-                            .filter_map(|(c, v)| {
-                                let v = (*v)?;
-                                Some(bar::<f64, f64>(
-                                    [(left(c) + band * 0.05, 0.0), (left(c) + band * 0.95, v)],
-                                    &bs.id,
-                                ))
-                            })
-                            .flatten(),
-                    )
-                    .map_err(err)?;
-                if series.len() > 4 {
-                    // Too narrow for labels; the CSV has the values.
-                    continue;
-                }
-                let value_font = (FAMILY, px(TICK_PT - 1.5).max(8))
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Center, VPos::Bottom));
-                chart
-                    .draw_series(bs.values.iter().enumerate().map(|(c, v)| {
-                        let text = v.map_or("n/a".to_string(), |v| format!("{v:.2}"));
-                        Text::new(
-                            text,
-                            (left(c) + band / 2.0, v.unwrap_or(0.0) + 0.01),
-                            value_font.clone(),
-                        )
-                    }))
-                    .map_err(err)?;
+        })
+        .y_labels(6)
+        .y_label_formatter(&|v| format!("{v:.1}"))
+        .label_style(label_style)
+        .axis_desc_style(desc_style)
+        .axis_style(axis)
+        .bold_line_style(light)
+        .light_line_style(TRANSPARENT)
+        .draw()
+        .map_err(err)?;
+    let m = series.len();
+    for (i, s) in series.iter().enumerate() {
+        let off = dodge(i, m);
+        let pts: Vec<(f64, f64)> = s.points.iter().map(|(x, y)| (x + off, *y)).collect();
+        let pixels: Vec<(i32, i32)> = pts.iter().map(|&c| chart.backend_coord(&c)).collect();
+        let plot = chart.plotting_area().strip_coord_spec();
+        let (ox, oy) = chart.plotting_area().get_base_pixel();
+        let local: Vec<(i32, i32)> = pixels.iter().map(|(x, y)| (x - ox, y - oy)).collect();
+        draw_dashed(&plot, &local, &s.id)?;
+        chart
+            .draw_series(pts.iter().map(|&c| {
+                EmptyElement::at(c)
+                    + Polygon::new(marker_shape(s.id.marker, marker_r), s.id.color.filled())
+            }))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// Points in [0, 1]², coinciding ones spread apart.
+fn draw_scatter<DB: DrawingBackend>(
+    b: &mut ChartBuilder<'_, '_, DB>,
+    p: &Panel,
+    series: &[Series],
+) -> DrawResult {
+    let Mesh {
+        label_style,
+        desc_style,
+        axis,
+        light,
+    } = Mesh::new();
+    let mut chart = b
+        .build_cartesian_2d(-0.03f64..1.03, -0.03f64..1.06)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(&p.x_desc)
+        .y_desc(&p.y_desc)
+        .x_label_formatter(&|v| format!("{:.0}", v * 100.0))
+        .y_label_formatter(&|v| format!("{:.0}", v * 100.0))
+        .label_style(label_style)
+        .axis_desc_style(desc_style)
+        .axis_style(axis)
+        .bold_line_style(light)
+        .light_line_style(TRANSPARENT)
+        .draw()
+        .map_err(err)?;
+    let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.clone()).collect();
+    let moved = spread(&all, 0.018);
+    let mut at = 0;
+    for s in series {
+        let pts = &moved[at..at + s.points.len()];
+        at += s.points.len();
+        chart
+            .draw_series(pts.iter().map(|&c| {
+                EmptyElement::at(c)
+                    + Polygon::new(marker_shape(s.id.marker, px(3.2)), s.id.color.filled())
+            }))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// Grouped bars per category, labelled with their values when there is room.
+fn draw_bars<DB: DrawingBackend>(
+    b: &mut ChartBuilder<'_, '_, DB>,
+    p: &Panel,
+    categories: &[String],
+    series: &[BarSeries],
+) -> DrawResult {
+    let Mesh {
+        label_style,
+        desc_style,
+        axis,
+        light,
+    } = Mesh::new();
+    let n = categories.len().max(1);
+    let mut chart = b
+        .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..1.12)
+        .map_err(err)?;
+    let cats = categories.to_vec();
+    chart
+        .configure_mesh()
+        .x_desc(&p.x_desc)
+        .y_desc(&p.y_desc)
+        .x_labels(n * 2 + 1)
+        .x_label_formatter(&move |v| {
+            if (v - v.round()).abs() > 1e-6 || *v < 0.0 {
+                return String::new();
             }
-        }
-        PanelKind::Forest { rows } => {
-            let n = rows.len().max(1);
-            let lo = rows.iter().map(|r| r.low).fold(0.0f64, f64::min);
-            let hi = rows.iter().map(|r| r.high).fold(0.0f64, f64::max);
-            let pad = ((hi - lo) * 0.08).max(0.02);
-            let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
-            let mut chart = b
-                .build_cartesian_2d(lo - pad..hi + pad, -0.6f64..n as f64 - 0.4)
-                .map_err(err)?;
-            chart
-                .configure_mesh()
-                .x_desc(&p.x_desc)
-                .y_desc(&p.y_desc)
-                .y_labels(n * 2 + 1)
-                .y_label_formatter(&move |v| {
-                    if (v - v.round()).abs() > 1e-6 || *v < 0.0 {
-                        return String::new();
-                    }
-                    labels
-                        .get(n - 1 - (v.round() as usize).min(n - 1))
-                        .cloned()
-                        .unwrap_or_default()
-                })
-                .x_label_formatter(&|v| format!("{v:+.2}"))
-                .label_style(label_style)
-                .axis_desc_style(desc_style)
-                .axis_style(axis)
-                .bold_line_style(light)
-                .light_line_style(TRANSPARENT)
-                .disable_y_mesh()
-                .draw()
-                .map_err(err)?;
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(0.0, -0.6), (0.0, n as f64 - 0.4)],
-                    RGBColor(120, 120, 120).stroke_width(px(0.6) as u32),
-                )))
-                .map_err(err)?;
-            let ink = super::style::OKABE_ITO[5];
-            for (i, r) in rows.iter().enumerate() {
-                let y = (n - 1 - i) as f64;
-                chart
-                    .draw_series(std::iter::once(PathElement::new(
-                        vec![(r.low, y), (r.high, y)],
-                        ink.stroke_width(px(1.2) as u32),
-                    )))
-                    .map_err(err)?;
-                for x in [r.low, r.high] {
-                    chart
-                        .draw_series(std::iter::once(
-                            EmptyElement::at((x, y))
-                                + PathElement::new(
-                                    vec![(0, -px(3.0)), (0, px(3.0))],
-                                    ink.stroke_width(px(1.2) as u32),
-                                ),
+            cats.get(v.round() as usize).cloned().unwrap_or_default()
+        })
+        .y_labels(6)
+        .y_label_formatter(&|v| format!("{v:.1}"))
+        .label_style(label_style)
+        .axis_desc_style(desc_style)
+        .axis_style(axis)
+        .bold_line_style(light)
+        .light_line_style(TRANSPARENT)
+        .disable_x_mesh()
+        .draw()
+        .map_err(err)?;
+    let m = series.len().max(1) as f64;
+    let band = 0.8 / m;
+    for (s, bs) in series.iter().enumerate() {
+        let left = |c: usize| c as f64 - 0.4 + band * s as f64;
+        chart
+            .draw_series(
+                bs.values
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(c, v)| {
+                        let v = (*v)?;
+                        Some(bar::<f64, f64>(
+                            [(left(c) + band * 0.05, 0.0), (left(c) + band * 0.95, v)],
+                            &bs.id,
                         ))
-                        .map_err(err)?;
-                }
-                chart
-                    .draw_series(std::iter::once(
-                        EmptyElement::at((r.estimate, y))
-                            + Polygon::new(marker_shape(Marker::Square, px(3.0)), ink.filled()),
-                    ))
-                    .map_err(err)?;
-            }
+                    })
+                    .flatten(),
+            )
+            .map_err(err)?;
+        if series.len() > 4 {
+            // Too narrow for labels; the CSV has the values.
+            continue;
         }
+        let value_font = (FAMILY, px(TICK_PT - 1.5).max(8))
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Bottom));
+        chart
+            .draw_series(bs.values.iter().enumerate().map(|(c, v)| {
+                let text = v.map_or("n/a".to_string(), |v| format!("{v:.2}"));
+                Text::new(
+                    text,
+                    (left(c) + band / 2.0, v.unwrap_or(0.0) + 0.01),
+                    value_font.clone(),
+                )
+            }))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// A forest plot: each row's estimate and interval around zero.
+fn draw_forest<DB: DrawingBackend>(
+    b: &mut ChartBuilder<'_, '_, DB>,
+    p: &Panel,
+    rows: &[ForestRow],
+) -> DrawResult {
+    let Mesh {
+        label_style,
+        desc_style,
+        axis,
+        light,
+    } = Mesh::new();
+    let n = rows.len().max(1);
+    let lo = rows.iter().map(|r| r.low).fold(0.0f64, f64::min);
+    let hi = rows.iter().map(|r| r.high).fold(0.0f64, f64::max);
+    let pad = ((hi - lo) * 0.08).max(0.02);
+    let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
+    let mut chart = b
+        .build_cartesian_2d(lo - pad..hi + pad, -0.6f64..n as f64 - 0.4)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(&p.x_desc)
+        .y_desc(&p.y_desc)
+        .y_labels(n * 2 + 1)
+        .y_label_formatter(&move |v| {
+            if (v - v.round()).abs() > 1e-6 || *v < 0.0 {
+                return String::new();
+            }
+            labels
+                .get(n - 1 - (v.round() as usize).min(n - 1))
+                .cloned()
+                .unwrap_or_default()
+        })
+        .x_label_formatter(&|v| format!("{v:+.2}"))
+        .label_style(label_style)
+        .axis_desc_style(desc_style)
+        .axis_style(axis)
+        .bold_line_style(light)
+        .light_line_style(TRANSPARENT)
+        .disable_y_mesh()
+        .draw()
+        .map_err(err)?;
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, -0.6), (0.0, n as f64 - 0.4)],
+            RGBColor(120, 120, 120).stroke_width(px(0.6) as u32),
+        )))
+        .map_err(err)?;
+    let ink = super::style::OKABE_ITO[5];
+    for (i, r) in rows.iter().enumerate() {
+        let y = (n - 1 - i) as f64;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(r.low, y), (r.high, y)],
+                ink.stroke_width(px(1.2) as u32),
+            )))
+            .map_err(err)?;
+        for x in [r.low, r.high] {
+            chart
+                .draw_series(std::iter::once(
+                    EmptyElement::at((x, y))
+                        + PathElement::new(
+                            vec![(0, -px(3.0)), (0, px(3.0))],
+                            ink.stroke_width(px(1.2) as u32),
+                        ),
+                ))
+                .map_err(err)?;
+        }
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((r.estimate, y))
+                    + Polygon::new(marker_shape(Marker::Square, px(3.0)), ink.filled()),
+            ))
+            .map_err(err)?;
     }
     Ok(())
 }

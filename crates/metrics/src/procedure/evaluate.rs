@@ -8,10 +8,11 @@
 //! the record's `messages`.
 
 use super::judge::{DialogueJudge, JudgeKind};
-use super::spec::{AppliesTo, Check, Level, ProcedureSpec, Requirement};
+use super::spec::{AppliesTo, Check, Level, Predicate, ProcedureSpec, Requirement};
 use super::trajectory::{Call, Trajectory, field, list_at, mentions, named_leaves, unnamed};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use tauguard_core::dialogue::{asks_for_confirmation, is_affirmative, is_guidance};
 use tauguard_core::message::Message;
 use tauguard_core::record::{SimulationRecord, Slice};
@@ -282,43 +283,56 @@ impl Ctx<'_, '_> {
                 before,
                 cues,
             } => {
-                let before = spec.expand(before);
-                // The points the predicate must hold by: each listed call, else the end.
-                let points: Vec<usize> = if before.is_empty() {
-                    let last_agent = tr
-                        .messages
-                        .iter()
-                        .rposition(|m| matches!(m, Message::Assistant(_)));
-                    last_agent.into_iter().collect()
-                } else {
-                    tr.of(&before).map(|c| c.msg).collect()
-                };
-                let mut unjudged = 0;
-                let kind = self.judge.kind();
-                for at in points {
-                    checked += 1;
-                    let upto = if before.is_empty() { at + 1 } else { at };
-                    match self
-                        .judge
-                        .judge(*predicate, question, cues, &tr.messages[..upto])
-                    {
-                        Some(true) => {}
-                        Some(false) => {
-                            self.violate(r, at, kind, format!("judged not met: {question}"))
-                        }
-                        None => unjudged += 1,
-                    }
-                }
-                let kind = if unjudged == checked && checked > 0 {
-                    JudgeKind::Unjudged
-                } else {
-                    kind
-                };
-                self.judged(r, kind, checked, unjudged);
+                self.check_dialogue(r, *predicate, question, before, cues);
                 return;
             }
         }
         self.judged(r, det, checked, 0);
+    }
+
+    /// A dialogue predicate, judged at each point it must hold by: each listed call, else
+    /// the last agent message.
+    fn check_dialogue(
+        &mut self,
+        r: &Requirement,
+        predicate: Predicate,
+        question: &str,
+        before: &[String],
+        cues: &[String],
+    ) {
+        let (tr, spec) = (self.tr, self.spec);
+        let mut checked = 0u32;
+        let before = spec.expand(before);
+        // The points the predicate must hold by: each listed call, else the end.
+        let points: Vec<usize> = if before.is_empty() {
+            let last_agent = tr
+                .messages
+                .iter()
+                .rposition(|m| matches!(m, Message::Assistant(_)));
+            last_agent.into_iter().collect()
+        } else {
+            tr.of(&before).map(|c| c.msg).collect()
+        };
+        let mut unjudged = 0;
+        let kind = self.judge.kind();
+        for at in points {
+            checked += 1;
+            let upto = if before.is_empty() { at + 1 } else { at };
+            match self
+                .judge
+                .judge(predicate, question, cues, &tr.messages[..upto])
+            {
+                Some(true) => {}
+                Some(false) => self.violate(r, at, kind, format!("judged not met: {question}")),
+                None => unjudged += 1,
+            }
+        }
+        let kind = if unjudged == checked && checked > 0 {
+            JudgeKind::Unjudged
+        } else {
+            kind
+        };
+        self.judged(r, kind, checked, unjudged);
     }
 
     /// Whether call `c` breaks per-call check `check`: `None` when the check does not apply to
@@ -342,35 +356,7 @@ impl Ctx<'_, '_> {
                 field: path,
                 one_of,
                 ..
-            } => {
-                let reads: Vec<&str> = reads.iter().map(String::as_str).collect();
-                let linked = tr
-                    .of(&reads)
-                    .filter(|rd| rd.msg < c.msg && rd.ok())
-                    .filter(|rd| {
-                        link.iter().all(|(ca, ra)| match c.call.arguments.get(ca) {
-                            Some(v) => rd.call.arguments.get(ra) == Some(v),
-                            None => true,
-                        })
-                    });
-                let Some(last) = linked.last() else {
-                    return broken(
-                        true,
-                        format!("`{name}` without a prior `{}`", reads.join("|")),
-                    );
-                };
-                let Some(p) = path else { return Some(None) };
-                let state = last
-                    .result
-                    .and_then(|t| serde_json::from_str::<Value>(&t.content).ok());
-                let v = state.as_ref().and_then(|s| field(s, p));
-                let why = format!(
-                    "`{name}` when `{p}` is {}, not one of {}",
-                    v.map_or("absent".into(), Value::to_string),
-                    Value::Array(one_of.clone())
-                );
-                broken(!v.is_some_and(|v| one_of.contains(v)), why)
-            }
+            } => self.read_before_verdict(c, reads, link, path.as_deref(), one_of),
             Check::ConfirmBefore { arguments, .. } => Some(self.unconfirmed(c, arguments)),
             Check::ConfirmedArguments { arguments, .. } => {
                 let summary = self.summary_before(c)?;
@@ -447,6 +433,48 @@ impl Ctx<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// `read_before`: a prior successful read linked to the call's arguments, whose result
+    /// has `path` at one of `one_of` when a path is given.
+    fn read_before_verdict(
+        &self,
+        c: &Call<'_>,
+        reads: &[String],
+        link: &BTreeMap<String, String>,
+        path: Option<&str>,
+        one_of: &[Value],
+    ) -> Option<Option<String>> {
+        let tr = self.tr;
+        let name = &c.call.name;
+        let broken = |cond: bool, why: String| Some(cond.then_some(why));
+        let reads: Vec<&str> = reads.iter().map(String::as_str).collect();
+        let linked = tr
+            .of(&reads)
+            .filter(|rd| rd.msg < c.msg && rd.ok())
+            .filter(|rd| {
+                link.iter().all(|(ca, ra)| match c.call.arguments.get(ca) {
+                    Some(v) => rd.call.arguments.get(ra) == Some(v),
+                    None => true,
+                })
+            });
+        let Some(last) = linked.last() else {
+            return broken(
+                true,
+                format!("`{name}` without a prior `{}`", reads.join("|")),
+            );
+        };
+        let Some(p) = path else { return Some(None) };
+        let state = last
+            .result
+            .and_then(|t| serde_json::from_str::<Value>(&t.content).ok());
+        let v = state.as_ref().and_then(|s| field(s, p));
+        let why = format!(
+            "`{name}` when `{p}` is {}, not one of {}",
+            v.map_or("absent".into(), Value::to_string),
+            Value::Array(one_of.to_vec())
+        );
+        broken(!v.is_some_and(|v| one_of.contains(v)), why)
     }
 
     /// Messages since the previous guarded call that succeeded (a failed one changed nothing,

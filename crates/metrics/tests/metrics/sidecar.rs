@@ -21,6 +21,10 @@ use tauguard_metrics::{
     report, report_summaries, summarise, write_sidecar,
 };
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "test fixture data reads in one place"
+)]
 /// Every kind of content a metric reads, over two domains, five guards and three trials.
 fn fixture() -> Vec<SimulationRecord> {
     let mut out = Vec::new();

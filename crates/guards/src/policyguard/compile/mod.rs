@@ -18,6 +18,7 @@ pub(crate) mod classify;
 pub mod extract;
 pub mod prompts;
 mod report;
+mod steps;
 
 pub use report::{
     ArtifactCounts, CompileReport, CompileUsage, REPORT_FILE, REPORT_SCHEMA, Step, StepOutcome,
@@ -26,15 +27,12 @@ pub use report::{
 
 use crate::catalog::ToolCatalog;
 use crate::policyguard::checklist::{
-    ArtifactError, DomainChecklists, GENERAL_RULES_FILE, general_rules_to_yaml,
-    load_domain_checklists, parse_general_rules, parse_tool_checklist, tool_checklist_to_yaml,
-    write_domain_checklists,
+    ArtifactError, GENERAL_RULES_FILE, load_domain_checklists, write_domain_checklists,
 };
 use crate::policyguard::templates::{TemplateError, Templates};
-use classify::{mismatches, parse_classification};
 use serde::Serialize;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
+use steps::{Classified, Steps};
 use tauguard_core::message::{ParticipantMessage, Usage};
 use tauguard_core::{Message, ToolSpec};
 use tauguard_llm::error::LlmError;
@@ -140,152 +138,21 @@ pub async fn compile_checklists_with(
 
     let tool_views: Vec<ToolView> = tools.iter().map(ToolView::of).collect();
     let system = prompts.render(prompts::SYSTEM, &serde_json::json!({ "domain": domain }))?;
-
-    // Step 1: classification.
-    let vars = serde_json::json!({ "domain": domain, "policy": policy, "tools": tool_views });
-    let user = prompts.render(prompts::CLASSIFY, &vars)?;
-    let info = run
-        .ask(
-            Step::Classify,
-            "tools",
-            &system,
-            user,
-            "JSON",
-            true,
-            |reply| parse_classification(reply, domain, tools),
-        )
-        .await?
-        .expect("required steps never fall back");
-    let classification_mismatches = options
-        .known_tools
-        .as_ref()
-        .map(|k| mismatches(&info, k))
-        .unwrap_or_default();
-    let read_only: Vec<&ToolView> = tool_views
-        .iter()
-        .filter(|t| info.read_only.contains(&t.name))
-        .collect();
-    let mutating: Vec<&ToolView> = tool_views
-        .iter()
-        .filter(|t| info.mutating.contains(&t.name))
-        .collect();
-
-    // Step 2: one checklist per mutating tool.
-    let mut drafts = DomainChecklists::default();
-    for tool in &mutating {
-        let others: Vec<&str> = mutating
-            .iter()
-            .map(|t| t.name.as_str())
-            .filter(|n| *n != tool.name.as_str())
-            .collect();
-        let vars = serde_json::json!({
-            "domain": domain, "policy": policy, "tool": tool,
-            "read_only_tools": read_only, "other_mutating": others,
-        });
-        let user = prompts.render(prompts::TOOL_CHECKLIST, &vars)?;
-        let file = PathBuf::from(format!("{}.yaml", tool.name));
-        let checklist = run
-            .ask(
-                Step::ToolChecklist,
-                &tool.name,
-                &system,
-                user,
-                "YAML",
-                false,
-                |reply| {
-                    parse_yaml_reply(
-                        reply,
-                        &["tool", "description", "constraints", "requirements"],
-                        |doc| parse_tool_checklist(doc, &file, &info),
-                    )
-                },
-            )
-            .await?
-            .expect("required steps never fall back");
-        drafts.tools.insert(tool.name.clone(), checklist);
-    }
-
-    // Step 3: general rules.
-    let mutating_names: Vec<&str> = mutating.iter().map(|t| t.name.as_str()).collect();
-    let vars = serde_json::json!({
-        "domain": domain, "policy": policy, "mutating_tools": mutating_names, "read_only_tools": read_only,
-    });
-    let user = prompts.render(prompts::GENERAL_RULES, &vars)?;
-    let general_file = PathBuf::from(GENERAL_RULES_FILE);
-    drafts.general = run
-        .ask(
-            Step::GeneralRules,
-            "general_rules",
-            &system,
-            user,
-            "YAML",
-            false,
-            |reply| {
-                parse_yaml_reply(reply, &["rules"], |doc| {
-                    parse_general_rules(doc, &general_file)
-                })
-                .map(|g| g.rules)
-            },
-        )
-        .await?
-        .expect("required steps never fall back");
-
-    // Step 4: review every document.
-    let mut reviewed = DomainChecklists::default();
-    for tool in &mutating {
-        let draft = &drafts.tools[&tool.name];
-        let draft_yaml = tool_checklist_to_yaml(draft)
-            .map_err(|message| invalid(Step::Review, &tool.name, message))?;
-        let vars = serde_json::json!({
-            "domain": domain, "policy": policy, "target": "tool", "tool": tool,
-            "read_only_tools": read_only, "draft": draft_yaml.trim_end(),
-        });
-        let user = prompts.render(prompts::REVIEW, &vars)?;
-        let file = PathBuf::from(format!("{}.yaml", tool.name));
-        let result = run
-            .ask(
-                Step::Review,
-                &tool.name,
-                &system,
-                user,
-                "YAML",
-                false,
-                |reply| {
-                    parse_yaml_reply(
-                        reply,
-                        &["tool", "description", "constraints", "requirements"],
-                        |doc| parse_tool_checklist(doc, &file, &info),
-                    )
-                },
-            )
-            .await?;
-        let final_checklist = run.settle_review(result, draft);
-        reviewed.tools.insert(tool.name.clone(), final_checklist);
-    }
-    let draft_yaml = general_rules_to_yaml(&drafts.general)
-        .map_err(|message| invalid(Step::Review, "general_rules", message))?;
-    let vars = serde_json::json!({
-        "domain": domain, "policy": policy, "target": "general_rules", "tool": Value::Null,
-        "read_only_tools": read_only, "draft": draft_yaml.trim_end(),
-    });
-    let user = prompts.render(prompts::REVIEW, &vars)?;
-    let result = run
-        .ask(
-            Step::Review,
-            "general_rules",
-            &system,
-            user,
-            "YAML",
-            false,
-            |reply| {
-                parse_yaml_reply(reply, &["rules"], |doc| {
-                    parse_general_rules(doc, &general_file)
-                })
-                .map(|g| g.rules)
-            },
-        )
-        .await?;
-    reviewed.general = run.settle_review(result, &drafts.general);
+    let mut steps = Steps {
+        run: &mut run,
+        system,
+        domain,
+        policy,
+    };
+    let classified = steps.classify(tools, &tool_views).await?;
+    let mut drafts = steps.draft_tool_checklists(&classified).await?;
+    drafts.general = steps.draft_general_rules(&classified).await?;
+    let reviewed = steps.review(&classified, &drafts).await?;
+    let Classified {
+        info,
+        mismatches: classification_mismatches,
+        ..
+    } = classified;
 
     // Write, report, reload.
     prepare_out_dir(out_dir, options.overwrite)?;

@@ -4,14 +4,15 @@
 //! verifier with those inputs would judge it — no evidence of a confirmation is not a
 //! confirmation — and listed as unseen.
 
-use super::evidence::{CONFIRM_REMEDY, call_records, confirmation, succeeded};
+use super::evidence::{CONFIRM_REMEDY, CallRecord, call_records, confirmation, succeeded};
 use super::grounding::{
     PolicyFacts, Prerequisite, Sources, is_confirmation_item, is_identity_item,
 };
 use super::inputs::{Input, Inputs};
 use super::{SimEvaluation, SimRequirement, SimVerifier};
-use crate::policyguard::checklist::RequirementType;
+use crate::policyguard::checklist::{RequirementType, ToolChecklist};
 use crate::policyguard::history::{locate_pending, strip_dialogue};
+use crate::policyguard::prerequisites::ToolPrerequisites;
 use serde_json::Value;
 use tauguard_core::record::RequirementResult;
 use tauguard_core::{Message, ToolCall};
@@ -73,6 +74,24 @@ impl SimEvaluation {
     }
 }
 
+/// One pending call under judgement: what the verifier sees of it and the prerequisites its
+/// tool has.
+struct Case<'a> {
+    inputs: Inputs,
+    call: &'a ToolCall,
+    view: &'a [Message],
+    records: Vec<CallRecord<'a>>,
+    pending: Option<(usize, usize)>,
+    sources: Sources<'a>,
+    prereq: ToolPrerequisites,
+    mutating: &'a dyn Fn(&str) -> bool,
+}
+
+/// Evidence the tool trace holds.
+const TRACE: &[Input] = &[Input::ToolTrace];
+/// Evidence the dialogue and the tool trace hold together.
+const DIALOGUE: &[Input] = &[Input::Dialogue, Input::ToolTrace];
+
 impl SimVerifier {
     /// The judgement of `call` over `history` given what `policy` states (`None` when no
     /// policy text is at hand).
@@ -110,48 +129,102 @@ impl SimVerifier {
                 &[]
             },
         };
-        let trace = Inputs::of(&[Input::ToolTrace]);
-        let dialogue = Inputs::of(&[Input::Dialogue, Input::ToolTrace]);
         let mut eval = SimEvaluation::default();
         let prereq = self.prerequisites.tools.get(&call.name);
         eval.no_prerequisites = prereq.is_none();
-        let prereq = prereq.cloned().unwrap_or_default();
-        let ok = |tool: &str| succeeded(&records, tool).next().is_some();
-
-        if !prereq.identity_reads.is_empty() {
-            let reads = &prereq.identity_reads;
-            eval.consider(
-                inputs,
-                "identity_verified",
-                sources.prerequisite(Prerequisite::Identity(reads)),
-                trace,
-                true,
-                || {
-                    let remedy = format!("verify the user's identity with {}", reads.join(" or "));
-                    match reads.iter().find(|r| ok(r)) {
-                        Some(r) => (true, format!("{r} returned successfully earlier"), remedy),
-                        None => (
-                            false,
-                            format!(
-                                "the user's identity was not verified ({} never succeeded)",
-                                reads.join(" / ")
-                            ),
-                            remedy,
-                        ),
-                    }
-                },
-            );
+        let case = Case {
+            inputs,
+            call,
+            view,
+            records,
+            pending,
+            sources,
+            prereq: prereq.cloned().unwrap_or_default(),
+            mutating,
+        };
+        case.identity(&mut eval);
+        case.required_reads(&mut eval);
+        case.argument_links(&mut eval);
+        if case.prereq.confirmation {
+            let by = case.sources.prerequisite(Prerequisite::Confirmation);
+            case.user_confirmation(&mut eval, "user_confirmation", by, true);
         }
-        for read in &prereq.required_reads {
+        // The checklist's own items (advisory), when the checklist is given.
+        if let Some(cl) = case.sources.checklist {
+            case.checklist_items(&mut eval, cl);
+            self.map_constraints(&mut eval, call, cl);
+        }
+        eval
+    }
+
+    /// The checklist's constraints: those an argument rule implements are mapped to it, the
+    /// rest stay unchecked.
+    fn map_constraints(&self, eval: &mut SimEvaluation, call: &ToolCall, cl: &ToolChecklist) {
+        let rules = self.rule_sources.tools.get(&call.name);
+        for c in &cl.constraints {
+            if rules.is_some_and(|r| r.contains_key(&c.name)) {
+                eval.mapped.push(format!("{} -> rule {}", c.name, c.name));
+            } else {
+                eval.unchecked.push(format!(
+                    "constraint:{}: no argument rule implements it",
+                    c.name
+                ));
+            }
+        }
+    }
+}
+
+impl Case<'_> {
+    /// Whether `tool` returned successfully earlier in the trace.
+    fn ok(&self, tool: &str) -> bool {
+        succeeded(&self.records, tool).next().is_some()
+    }
+
+    /// The identity check: one of the identity reads succeeded.
+    fn identity(&self, eval: &mut SimEvaluation) {
+        let reads = &self.prereq.identity_reads;
+        if reads.is_empty() {
+            return;
+        }
+        let by = self.sources.prerequisite(Prerequisite::Identity(reads));
+        eval.consider(
+            self.inputs,
+            "identity_verified",
+            by,
+            Inputs::of(TRACE),
+            true,
+            || {
+                let remedy = format!("verify the user's identity with {}", reads.join(" or "));
+                match reads.iter().find(|r| self.ok(r)) {
+                    Some(r) => (true, format!("{r} returned successfully earlier"), remedy),
+                    None => (
+                        false,
+                        format!(
+                            "the user's identity was not verified ({} never succeeded)",
+                            reads.join(" / ")
+                        ),
+                        remedy,
+                    ),
+                }
+            },
+        );
+    }
+
+    /// The reads that must have succeeded: each of `required_reads`, and one of each group
+    /// of `required_any_reads`.
+    fn required_reads(&self, eval: &mut SimEvaluation) {
+        let trace = Inputs::of(TRACE);
+        for read in &self.prereq.required_reads {
+            let by = self.sources.prerequisite(Prerequisite::Read(read));
             eval.consider(
-                inputs,
+                self.inputs,
                 &format!("read_{read}"),
-                sources.prerequisite(Prerequisite::Read(read)),
+                by,
                 trace,
                 true,
                 || {
                     let remedy = format!("look up {read}");
-                    if ok(read) {
+                    if self.ok(read) {
                         (
                             true,
                             format!("{read} returned successfully earlier"),
@@ -167,96 +240,93 @@ impl SimVerifier {
                 },
             );
         }
-        for group in &prereq.required_any_reads {
-            eval.consider(
-                inputs,
-                &format!("read_any_{}", group.join("_or_")),
-                sources.prerequisite(Prerequisite::ReadAny(group)),
-                trace,
-                true,
-                || {
-                    let remedy = format!("look up {}", group.join(" or "));
-                    match group.iter().find(|r| ok(r)) {
-                        Some(r) => (true, format!("{r} returned successfully earlier"), remedy),
-                        None => (
-                            false,
-                            format!("none of {} succeeded before this call", group.join(", ")),
-                            remedy,
-                        ),
-                    }
-                },
-            );
+        for group in &self.prereq.required_any_reads {
+            let name = format!("read_any_{}", group.join("_or_"));
+            let by = self.sources.prerequisite(Prerequisite::ReadAny(group));
+            eval.consider(self.inputs, &name, by, trace, true, || {
+                let remedy = format!("look up {}", group.join(" or "));
+                match group.iter().find(|r| self.ok(r)) {
+                    Some(r) => (true, format!("{r} returned successfully earlier"), remedy),
+                    None => (
+                        false,
+                        format!("none of {} succeeded before this call", group.join(", ")),
+                        remedy,
+                    ),
+                }
+            });
         }
-        for link in &prereq.argument_links {
-            eval.consider(
-                inputs,
-                &format!("argument_link_{}", link.argument),
-                sources.prerequisite(Prerequisite::Link(&link.read)),
-                trace,
-                true,
-                || {
-                    let Some(value) = call.arguments.get(&link.argument) else {
-                        return (
-                            true,
-                            format!("the call has no `{}` argument to check", link.argument),
-                            String::new(),
-                        );
-                    };
-                    let shown = value_text(value);
-                    let linked = succeeded(&records, &link.read)
-                        .any(|r| r.call.arguments.get(&link.read_argument) == Some(value));
-                    let what = format!("{} for {} `{shown}`", link.read, link.read_argument);
-                    let remedy = format!("look up {what}");
-                    if linked {
-                        (true, format!("{what} was looked up"), remedy)
-                    } else {
-                        (false, format!("no successful {what}"), remedy)
-                    }
-                },
-            );
-        }
-        let confirmed = || {
-            let (met, reason) = confirmation(view, &records, pending, mutating);
-            (met, reason, CONFIRM_REMEDY.to_string())
-        };
-        if prereq.confirmation {
-            eval.consider(
-                inputs,
-                "user_confirmation",
-                sources.prerequisite(Prerequisite::Confirmation),
-                dialogue,
-                true,
-                confirmed,
-            );
-        }
+    }
 
-        // The checklist's own items (advisory), when the checklist is given.
-        let Some(cl) = sources.checklist else {
-            return eval;
-        };
+    /// Argument links: the call's argument was looked up by a successful read.
+    fn argument_links(&self, eval: &mut SimEvaluation) {
+        for link in &self.prereq.argument_links {
+            let name = format!("argument_link_{}", link.argument);
+            let by = self.sources.prerequisite(Prerequisite::Link(&link.read));
+            eval.consider(self.inputs, &name, by, Inputs::of(TRACE), true, || {
+                let Some(value) = self.call.arguments.get(&link.argument) else {
+                    return (
+                        true,
+                        format!("the call has no `{}` argument to check", link.argument),
+                        String::new(),
+                    );
+                };
+                let shown = value_text(value);
+                let linked = succeeded(&self.records, &link.read)
+                    .any(|r| r.call.arguments.get(&link.read_argument) == Some(value));
+                let what = format!("{} for {} `{shown}`", link.read, link.read_argument);
+                let remedy = format!("look up {what}");
+                if linked {
+                    (true, format!("{what} was looked up"), remedy)
+                } else {
+                    (false, format!("no successful {what}"), remedy)
+                }
+            });
+        }
+    }
+
+    /// The user's confirmation of the call, as the prerequisite (`user_confirmation`, hard)
+    /// or as a checklist item.
+    fn user_confirmation(&self, eval: &mut SimEvaluation, name: &str, by: Inputs, hard: bool) {
+        eval.consider(self.inputs, name, by, Inputs::of(DIALOGUE), hard, || {
+            let (met, reason) = confirmation(self.view, &self.records, self.pending, self.mutating);
+            (met, reason, CONFIRM_REMEDY.to_string())
+        });
+    }
+
+    /// The checklist's requirements: confirmations and identity map to the prerequisites
+    /// when those exist, data requirements are checked on the trace, the rest stay
+    /// unchecked.
+    fn checklist_items(&self, eval: &mut SimEvaluation, cl: &ToolChecklist) {
         let checklist = Inputs::of(&[Input::Checklist]);
         for item in &cl.requirements {
             if is_confirmation_item(&item.name) {
-                if prereq.confirmation {
+                if self.prereq.confirmation {
                     eval.mapped
                         .push(format!("{} -> user_confirmation", item.name));
                 } else {
-                    eval.consider(inputs, &item.name, checklist, dialogue, false, confirmed);
+                    self.user_confirmation(eval, &item.name, checklist, false);
                 }
-            } else if is_identity_item(&item.name) && !prereq.identity_reads.is_empty() {
+            } else if is_identity_item(&item.name) && !self.prereq.identity_reads.is_empty() {
                 eval.mapped
                     .push(format!("{} -> identity_verified", item.name));
             } else if item.kind == RequirementType::Data && item.tool.is_some() {
                 let tools: Vec<&str> = item.proving_tools().collect();
-                eval.consider(inputs, &item.name, checklist, trace, false, || {
-                    let hit = tools.iter().find(|t| ok(t));
-                    let reason = match hit {
-                        Some(t) => format!("{t} returned successfully earlier"),
-                        None => format!("no successful {} before this call", tools.join(" / ")),
-                    };
-                    let remedy = format!("look up {} ({})", tools.join(" or "), item.name);
-                    (hit.is_some(), reason, remedy)
-                });
+                eval.consider(
+                    self.inputs,
+                    &item.name,
+                    checklist,
+                    Inputs::of(TRACE),
+                    false,
+                    || {
+                        let hit = tools.iter().find(|t| self.ok(t));
+                        let reason = match hit {
+                            Some(t) => format!("{t} returned successfully earlier"),
+                            None => format!("no successful {} before this call", tools.join(" / ")),
+                        };
+                        let remedy = format!("look up {} ({})", tools.join(" or "), item.name);
+                        (hit.is_some(), reason, remedy)
+                    },
+                );
             } else {
                 eval.unchecked.push(format!(
                     "{}: a dialogue predicate the rules cannot evaluate",
@@ -264,17 +334,5 @@ impl SimVerifier {
                 ));
             }
         }
-        let rules = self.rule_sources.tools.get(&call.name);
-        for c in &cl.constraints {
-            if rules.is_some_and(|r| r.contains_key(&c.name)) {
-                eval.mapped.push(format!("{} -> rule {}", c.name, c.name));
-            } else {
-                eval.unchecked.push(format!(
-                    "constraint:{}: no argument rule implements it",
-                    c.name
-                ));
-            }
-        }
-        eval
     }
 }

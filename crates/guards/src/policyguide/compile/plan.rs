@@ -89,8 +89,19 @@ pub fn is_id(s: &str) -> bool {
 pub fn check(plan: &Plan, catalog: &ToolCatalog) -> Vec<String> {
     let mut problems = Vec::new();
     let mut p = |at: String, msg: String| problems.push(format!("{at}: {msg}"));
+    let position = check_subflows(plan, catalog, &mut p);
+    check_request_types(plan, &position, &mut p);
+    check_reachability(plan, &mut p);
+    check_coverage(plan, catalog, &mut p);
+    problems
+}
 
-    // Subflows: ids, tools, ordering of `runs`.
+/// Subflows: ids, tools, and the ordering of `runs`; each subflow's position in the plan.
+fn check_subflows<'p>(
+    plan: &'p Plan,
+    catalog: &ToolCatalog,
+    p: &mut impl FnMut(String, String),
+) -> BTreeMap<&'p str, usize> {
     let mut position: BTreeMap<&str, usize> = BTreeMap::new();
     if plan.subflows.is_empty() {
         p("subflows".into(), "the plan has no subflows".into());
@@ -132,8 +143,15 @@ pub fn check(plan: &Plan, catalog: &ToolCatalog) -> Vec<String> {
             }
         }
     }
+    position
+}
 
-    // Request types and the identify step.
+/// Request types (labels, descriptions, their subflows) and the identify step.
+fn check_request_types(
+    plan: &Plan,
+    position: &BTreeMap<&str, usize>,
+    p: &mut impl FnMut(String, String),
+) {
     if plan.request_types.is_empty() {
         p(
             "request_types".into(),
@@ -168,8 +186,10 @@ pub fn check(plan: &Plan, catalog: &ToolCatalog) -> Vec<String> {
             format!("`{id}` is not a planned subflow"),
         );
     }
+}
 
-    // Every subflow reachable from the main graph; shared ones run by someone.
+/// Every subflow is reachable from the main graph, and a shared one is run by someone.
+fn check_reachability(plan: &Plan, p: &mut impl FnMut(String, String)) {
     let mut reached: BTreeSet<&str> = plan
         .request_types
         .iter()
@@ -203,8 +223,10 @@ pub fn check(plan: &Plan, catalog: &ToolCatalog) -> Vec<String> {
             p(format!("subflows[{i}].shared"), msg);
         }
     }
+}
 
-    // The coverage audit: every mutating tool authorized by a subflow that lists it.
+/// The coverage audit: every mutating tool authorized by a subflow that lists it.
+fn check_coverage(plan: &Plan, catalog: &ToolCatalog, p: &mut impl FnMut(String, String)) {
     for (i, c) in plan.coverage.iter().enumerate() {
         if catalog.class_of(&c.tool) != Some(ToolClass::Mutating) {
             let msg = format!("`{}` is not a mutating tool of the domain", c.tool);
@@ -237,7 +259,6 @@ pub fn check(plan: &Plan, catalog: &ToolCatalog) -> Vec<String> {
             p("coverage".into(), msg);
         }
     }
-    problems
 }
 
 /// Parses and checks a plan reply.

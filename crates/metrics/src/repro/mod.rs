@@ -11,14 +11,15 @@
 
 use crate::compare::{CompareOptions, compare_summaries};
 use crate::floors::Floor;
-use crate::report::{GroupReport, Report};
-use crate::simulated::titled;
+use crate::report::Report;
 use crate::summary::SimSummary;
 use serde::Serialize;
 
+mod build;
 mod published;
 mod quantity;
 
+pub use build::repro_table;
 pub use published::{Cite, Note, Published, PublishedCell, quote_digits, quote_value};
 pub use quantity::{Column, Metric, SliceKey, check_quantity};
 
@@ -166,177 +167,6 @@ fn mcnemar_p(
     compare_summaries(&a, &b, &opts)
         .ok()
         .map(|c| c.test.exact_p)
-}
-
-/// Builds the table of `title` from the runs in `configs` (in order), `published` and the
-/// floors of the runs' domains.
-pub fn repro_table(
-    title: &str,
-    spec: &TableSpec,
-    configs: &[ConfigRows<'_>],
-    published: &Published,
-    floors: &[Floor],
-    simulated: bool,
-) -> ReproTable {
-    let mut domains: Vec<&str> = Vec::new();
-    let mut pairs: Vec<(&str, &str)> = Vec::new();
-    let mut triples: Vec<(&str, &str, &str)> = Vec::new();
-    for c in configs {
-        if !domains.contains(&c.domain.as_str()) {
-            domains.push(&c.domain);
-        }
-        for g in &c.guards {
-            if !pairs.contains(&(c.agent.as_str(), g.as_str())) {
-                pairs.push((&c.agent, g));
-            }
-            triples.push((&c.domain, &c.agent, g));
-        }
-    }
-    let find = |d: &str, a: &str, g: &str| -> Option<&GroupReport> {
-        let c = configs
-            .iter()
-            .find(|c| c.domain == d && c.agent == a && c.guards.iter().any(|x| x == g))?;
-        c.report?
-            .groups
-            .iter()
-            .find(|x| x.domain == d && x.guard == g)
-    };
-    let ours = |d: &str, a: &str, g: &str, col: &Column| -> Option<f64> {
-        if col.metric == Metric::McnemarP {
-            return mcnemar_p(configs, &[d], a, g, col.versus.as_deref()?);
-        }
-        let vs = col.versus.as_deref().and_then(|v| find(d, a, v));
-        find(d, a, g).and_then(|x| quantity::value_of(x, col, vs))
-    };
-    let mut table = ReproTable {
-        title: titled(title, simulated),
-        simulated,
-        cited: published.cited(),
-        notes: published.notes.clone(),
-        remarks: published.remarks.clone(),
-        not_measured: spec.not_measured.clone(),
-        cells: Vec::new(),
-        floors: floors.to_vec(),
-        unplaced: Vec::new(),
-        headers: Vec::new(),
-        rows: Vec::new(),
-    };
-    let mut placed = vec![false; published.cells.len()];
-    let mut add =
-        |t: &mut ReproTable, d: &str, a: &str, g: &str, col: &Column, ours: Option<f64>| {
-            let hit = published.cells.iter().position(|p| {
-                p.domain == d && p.agent == a && p.guard == g && same_quantity(p, col)
-            });
-            if let Some(i) = hit {
-                placed[i] = true;
-            }
-            let p = hit.map(|i| &published.cells[i]);
-            let value = p.map(|p| p.value);
-            t.cells.push(ReproCell {
-                domain: d.into(),
-                agent: a.into(),
-                guard: g.into(),
-                column: col.label.clone(),
-                metric: col.metric,
-                slice: col.slice,
-                k: col.k,
-                versus: col.versus.clone(),
-                ours,
-                diff: ours
-                    .zip(value)
-                    .filter(|_| !p.is_some_and(PublishedCell::is_bound))
-                    .map(|(o, p)| o - p),
-                published: value,
-                quote: p.map(|p| p.quote.clone()),
-                cite: p.map(|p| p.cite.label()),
-            });
-            t.cells.len() - 1
-        };
-    let labels: Vec<&str> = spec.columns.iter().map(|c| c.label.as_str()).collect();
-    match spec.layout {
-        Layout::DomainRows => {
-            table.headers = ["Domain", "Agent", "Guard"]
-                .into_iter()
-                .chain(labels.iter().copied())
-                .map(String::from)
-                .collect();
-            for &(d, a, g) in &triples {
-                let idx = spec
-                    .columns
-                    .iter()
-                    .map(|col| {
-                        let v = ours(d, a, g, col);
-                        Some(add(&mut table, d, a, g, col, v))
-                    })
-                    .collect();
-                table.rows.push((vec![d.into(), a.into(), g.into()], idx));
-            }
-        }
-        Layout::DomainColumns => {
-            table.headers = ["Agent", "Guard"].map(String::from).to_vec();
-            for d in &domains {
-                table
-                    .headers
-                    .extend(labels.iter().map(|l| format!("{d} {l}")));
-            }
-            for &(a, g) in &pairs {
-                let mut idx = Vec::new();
-                for &d in &domains {
-                    let present = triples.contains(&(d, a, g));
-                    for col in &spec.columns {
-                        idx.push(present.then(|| {
-                            let v = ours(d, a, g, col);
-                            add(&mut table, d, a, g, col, v)
-                        }));
-                    }
-                }
-                table.rows.push((vec![a.into(), g.into()], idx));
-            }
-        }
-    }
-    if spec.mean_over_domains && domains.len() > 1 {
-        let n = domains.len();
-        let pooled = spec.columns.iter().any(|c| c.metric == Metric::McnemarP);
-        for &(a, g) in &pairs {
-            if !domains.iter().all(|d| triples.contains(&(*d, a, g))) {
-                continue;
-            }
-            let idx = spec
-                .columns
-                .iter()
-                .map(|col| {
-                    if col.metric == Metric::McnemarP {
-                        let p = col
-                            .versus
-                            .as_deref()
-                            .and_then(|v| mcnemar_p(configs, &domains, a, g, v));
-                        return Some(add(&mut table, POOLED_DOMAIN, a, g, col, p));
-                    }
-                    let vals: Option<Vec<f64>> =
-                        domains.iter().map(|d| ours(d, a, g, col)).collect();
-                    let mean = vals.map(|v| v.iter().sum::<f64>() / v.len() as f64);
-                    Some(add(&mut table, MEAN_DOMAIN, a, g, col, mean))
-                })
-                .collect::<Vec<_>>();
-            let label = if pooled {
-                format!("all {n} domains: unweighted mean; McNemar pooled, stratified by domain")
-            } else {
-                format!("unweighted mean over {n} domains")
-            };
-            table
-                .rows
-                .push((vec![label, a.to_string(), g.to_string()], idx));
-        }
-    }
-    for (p, done) in published.cells.iter().zip(placed) {
-        if !done {
-            table.unplaced.push(format!(
-                "{} / {} / {} / {:?} {:?} k={:?} versus={:?} = {}",
-                p.domain, p.agent, p.guard, p.metric, p.slice, p.k, p.versus, p.quote
-            ));
-        }
-    }
-    table
 }
 
 mod render;

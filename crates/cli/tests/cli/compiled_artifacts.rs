@@ -196,14 +196,15 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
     );
     let (code, stdout, _) = tauguard(&["validate", "checklist", "--all"]);
     assert_eq!(code, 0);
-    for d in ["airline", "retail", "telecom"] {
+    for d in ["airline", "banking_knowledge", "retail", "telecom"] {
         assert!(stdout.contains(&format!("| {d} |")), "{stdout}");
     }
+    // Checklists and general rules of each of the four domains.
     assert_eq!(
         stdout
             .matches("hand-written by the tauguard maintainers")
             .count(),
-        6
+        8
     );
 
     // diff: exactly the dropped requirement.

@@ -1,6 +1,7 @@
 //! banking_knowledge through the binary: an offline run (sim agent, sim user) under a
 //! retrieval variant chosen in the config, its report, and the comparability stamp that
-//! records the variant; a variant tauguard cannot run is refused before anything is written.
+//! records the variant; a variant tauguard cannot run is refused before anything is written;
+//! an upstream-shaped results.json of the domain imports, re-scores and reports.
 
 use crate::support::tauguard_status;
 
@@ -91,4 +92,83 @@ fn a_variant_that_needs_embeddings_is_refused_by_name() {
         "{stderr}"
     );
     assert!(!out.join("records.jsonl").exists());
+}
+
+/// An upstream-shaped `results.json` of this domain (a short faulty offline run exported with
+/// `export-tau2`) imports, re-scores and reports: `evaluate` replays every simulation against
+/// the banking database and agrees with every stored reward, and `report` reads the file to
+/// the same Pass^k as the run's own records, with the retrieval variant's stamp carried over.
+#[test]
+fn an_exported_results_json_imports_rescores_and_reports() {
+    let Some(data) = tauguard_testkit::tau2_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(tmp.path(), &data, "bm25");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("num_tasks = 10", "num_tasks = 30\ntrials = 2")
+        .replace(
+            "[models.user]",
+            "[models.agent.faults]\ncorrupt_argument = 0.4\nskip_identity = 0.3\n\n[models.user]",
+        );
+    std::fs::write(&cfg, text).unwrap();
+    let run = tmp.path().join("run");
+    let results = tmp.path().join("results.json");
+    let p = |x: &std::path::Path| x.to_str().unwrap().to_string();
+    let (code, _, err) = tauguard_status(&["run", &p(&cfg), "--out", &p(&run)]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = tauguard_status(&[
+        "export-tau2",
+        &p(&run),
+        "--out",
+        &p(&results),
+        "--data-dir",
+        &p(&data),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    assert_eq!(
+        file["info"]["environment_info"]["domain_name"],
+        "banking_knowledge"
+    );
+    assert_eq!(file["tasks"].as_array().map(Vec::len), Some(30));
+    assert_eq!(file["simulations"].as_array().map(Vec::len), Some(60));
+
+    let (code, out, err) = tauguard_status(&[
+        "evaluate",
+        &p(&results),
+        "--format",
+        "json",
+        "--data-dir",
+        &p(&data),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for (key, n) in [
+        ("evaluated", 60),
+        ("agree", 60),
+        ("disagree", 0),
+        ("skipped", 0),
+    ] {
+        assert_eq!(v[key], n, "{key}: {v:#}");
+    }
+
+    let report = |input: &std::path::Path| {
+        let (code, out, err) = tauguard_status(&["report", &p(input), "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (v[0].clone(), err)
+    };
+    let ((ours, _), (theirs, warned)) = (report(&run), report(&results));
+    assert_eq!(theirs["domain"], "banking_knowledge");
+    assert_eq!(theirs["n_simulations"], 60);
+    assert_eq!(ours["pass_k"], theirs["pass_k"], "records vs their export");
+    let p1 = theirs["pass_k"]["1"].as_f64().unwrap();
+    assert!(p1 > 0.0 && p1 < 1.0, "faults give a mixed outcome: {p1}");
+    assert!(
+        warned.contains("retrieval (retrieval = bm25; upstream's default is alltools)"),
+        "the variant's stamp survives the export: {warned}"
+    );
 }

@@ -365,3 +365,47 @@ fn a_one_simulation_config_is_counted_in_the_singular() {
         "{text}"
     );
 }
+
+/// The shipped offline grid covers the four τ²-bench domains: its dry run validates and plans
+/// banking_knowledge cells, and a cut-down run of it (3 tasks, 1 trial) reports every domain
+/// with its floors.
+#[test]
+fn the_offline_grid_runs_four_domains_and_reports_their_floors() {
+    let Some(data) = tau2_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let full = std::fs::read_to_string(workspace_root().join("configs/grid-offline.toml"))
+        .unwrap()
+        .replacen(
+            "[run]\n",
+            &format!("[run]\ndata_dir = \"{}\"\n", data.display()),
+            1,
+        );
+    let full_path = tmp.path().join("full.toml");
+    std::fs::write(&full_path, full).unwrap();
+    let (code, plan, err) = tauguard(&["run", "--dry-run", s(&full_path)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(plan.contains(": 24 cells,"), "{plan}");
+    assert!(
+        plan.contains("banking_knowledge|sim-agent|policyguide"),
+        "{plan}"
+    );
+
+    shipped("grid-offline.toml", tmp.path());
+    let out = tmp.path().join("out");
+    let cfg = tmp.path().join("grid-offline.toml");
+    let (code, _, err) = tauguard(&["run", s(&cfg), "--out", s(&out)]);
+    assert_eq!(code, 0, "{err}");
+    let (code, report, err) = tauguard(&["report", s(&out)]);
+    assert_eq!(code, 0, "{err}");
+    for domain in ["airline", "retail", "telecom", "banking_knowledge"] {
+        assert!(
+            report.contains(&format!("| {domain} | gold-no-procedure |"))
+                && report.contains(&format!("| {domain} | refuse-all |")),
+            "{domain}: no floors in\n{report}"
+        );
+        assert!(
+            report.contains(&format!("| {domain} | sim-agent | policyguide |")),
+            "{domain}: no policyguide row in\n{report}"
+        );
+    }
+}

@@ -5,6 +5,12 @@
 //! ≥ 0.95 per type. A fault-free sim agent must be process-valid in ≥ 99% of simulations, by
 //! every requirement of every level: it follows the domain's troubleshooting workflow
 //! (diagnose, fix, verify) around the gold fixes, which τ²-bench's gold actions hold alone.
+//!
+//! A fault counts only at a call some requirement of its type's check kinds constrains: a
+//! skipped step the policy does not ask before that call is no violation (banking_knowledge
+//! verifies only for customer data, so a skipped identity ask before giving a self-service
+//! tool breaks nothing). A fault type a domain's policy asks no step of is named in
+//! [`NOT_IN_POLICY`], and the spec is checked to have no requirement of its kinds.
 
 use std::path::Path;
 use tauguard_core::record::SimulationRecord;
@@ -36,6 +42,43 @@ fn run_offline(domain: &str, data: &Path, faults: &str, trials: u32) -> Vec<Simu
         .block_on(run(cfg, opts))
         .unwrap();
     tauguard_metrics::load_inputs(&[tmp.path()]).unwrap()
+}
+
+/// Fault types whose step the domain's policy never asks for, with the reason: injected by the
+/// sim agent (which confirms and reads by habit), never a violation of the spec.
+const NOT_IN_POLICY: &[(&str, &str, &str)] = &[
+    (
+        "banking_knowledge",
+        "skip_confirmation",
+        "the policy asks for no confirmation before an action",
+    ),
+    (
+        "banking_knowledge",
+        "skip_prerequisite",
+        "the policy names no read before an action",
+    ),
+];
+
+/// The record with only the injected faults at calls a requirement of the fault type's
+/// check kinds constrains (by tool name; `*`, or a check naming no tool, for every tool).
+fn covered_faults(r: &SimulationRecord, spec: &ProcedureSpec) -> SimulationRecord {
+    let mut r = r.clone();
+    r.injected_faults.retain(|f| {
+        let (Some((_, kinds)), Some(tool)) =
+            (FAULT_CHECKS.iter().find(|(k, _)| *k == f.kind), &f.tool)
+        else {
+            return true;
+        };
+        spec.requirements
+            .iter()
+            .filter(|q| kinds.contains(&q.check.kind()))
+            .any(|q| {
+                // A check naming no tool (`no_guarded_call`) constrains every call.
+                let tools = q.check.tools();
+                tools.is_empty() || tools.iter().any(|t| *t == "*" || t == tool)
+            })
+    });
+    r
 }
 
 fn spec_of(domain: &str) -> Option<ProcedureSpec> {
@@ -96,10 +139,37 @@ fn evaluator_finds_every_injected_fault_and_passes_the_fault_free_agent() {
             };
             let recs = run_offline(d.name(), &data, &format!("{fault} = {p}"), 1);
             let mut val = FaultValidation::default();
+            let mut uncovered = 0;
             for r in &recs {
-                val.add(r, &evaluate(r, &spec, &StandInJudge), kind_of);
+                let v = evaluate(r, &spec, &StandInJudge);
+                let covered = covered_faults(r, &spec);
+                uncovered += r.injected_faults.len() - covered.injected_faults.len();
+                val.add(&covered, &v, kind_of);
             }
+            eprintln!(
+                "{} {fault}: {uncovered} faults at calls no check of the type constrains",
+                d.name()
+            );
             let s = &val.by_fault[*fault];
+            let kinds = FAULT_CHECKS.iter().find(|(k, _)| k == fault).unwrap().1;
+            if let Some((_, _, why)) = NOT_IN_POLICY
+                .iter()
+                .find(|(d2, f, _)| *d2 == d.name() && f == fault)
+            {
+                eprintln!("{} {fault}: not scored ({why})", d.name());
+                let checked: Vec<&str> = spec
+                    .requirements
+                    .iter()
+                    .filter(|q| kinds.contains(&q.check.kind()))
+                    .map(|q| q.id.as_str())
+                    .collect();
+                assert!(
+                    checked.is_empty() && s.faults == 0 && s.violations == 0,
+                    "{} {fault}: listed as not in the policy, but the spec checks it: {checked:?} ({s:?})",
+                    d.name()
+                );
+                continue;
+            }
             eprintln!(
                 "{} {fault}: {} faults, recall {:?}, precision {:?}",
                 d.name(),
@@ -136,7 +206,7 @@ fn evaluator_finds_every_injected_fault_and_passes_the_fault_free_agent() {
         }
     }
     assert!(
-        domains >= 3,
-        "procedure specs for the τ²-bench domains expected"
+        domains >= 4,
+        "procedure specs for the four τ²-bench domains expected"
     );
 }

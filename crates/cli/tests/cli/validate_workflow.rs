@@ -159,9 +159,11 @@ fn all_prints_table_16_one_row_per_frozen_bundle_beside_the_paper() {
     );
     let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("| ")).collect();
     // The header and one row per domain with a bundle; the toy domain has none.
-    assert_eq!(rows.len(), 4, "{stdout}");
+    assert_eq!(rows.len(), 5, "{stdout}");
+    // No paper evaluated banking_knowledge, so it has no paper sizes beside its own.
     for (domain, paper) in [
         ("airline", "158 | 11"),
+        ("banking_knowledge", "— | —"),
         ("retail", "104 | 7"),
         ("telecom", "127 | 5"),
     ] {
@@ -182,7 +184,10 @@ fn all_prints_table_16_one_row_per_frozen_bundle_beside_the_paper() {
         .iter()
         .map(|r| r["domain"].as_str().unwrap())
         .collect();
-    assert_eq!(domains, ["airline", "retail", "telecom"]);
+    assert_eq!(
+        domains,
+        ["airline", "banking_knowledge", "retail", "telecom"]
+    );
     let airline = &json[0];
     let [n, a, e, s] = sizes(&frozen("airline"));
     assert_eq!(

@@ -1,7 +1,7 @@
 //! The guards integration tests as one binary: artifacts (rules, checklists), the checklist and
 //! workflow compilers, the LLM and offline verifiers, the hybrid guard, ToolGuard on live
-//! environments, the PolicyGuide guide (the LLM guide's shared pieces in
-//! `guide_support.rs`), the offline guide, its state machine, and the prompt each
+//! environments (banking_knowledge's in `toolguard_banking.rs`), the PolicyGuide guide (the
+//! LLM guide's shared pieces in `guide_support.rs`), the offline guide, its state machine, and the prompt each
 //! model-calling guard reports for sizing (`model_prompt.rs`).
 
 #[allow(dead_code)]
@@ -23,4 +23,5 @@ mod policyguide_llm_prompt;
 mod policyguide_sim;
 mod policyguide_state;
 mod toolguard_artifacts;
+mod toolguard_banking;
 mod toolguard_env;

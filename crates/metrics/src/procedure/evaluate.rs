@@ -134,6 +134,7 @@ fn constrained<'s>(spec: &'s ProcedureSpec, check: &'s Check) -> Option<Vec<&'s 
         | Check::ArgumentLimit { tools, .. }
         | Check::ArgumentIn { tools, .. }
         | Check::ArgumentMax { tools, .. }
+        | Check::JsonObject { tools, .. }
         | Check::FollowedBy { tools, .. }
         | Check::Order { then: tools, .. } => Some(spec.expand(tools)),
         _ => None,
@@ -275,6 +276,7 @@ impl Ctx<'_, '_> {
             | Check::ArgumentLimit { .. }
             | Check::ArgumentIn { .. }
             | Check::ArgumentMax { .. }
+            | Check::JsonObject { .. }
             | Check::Order { .. }
             | Check::FollowedBy { .. } => {}
             Check::Dialogue {
@@ -409,6 +411,16 @@ impl Ctx<'_, '_> {
                     bad.join(", ")
                 );
                 broken(!bad.is_empty(), why)
+            }
+            Check::JsonObject { path, .. } => {
+                let v = c.call.arguments.get(path.as_str());
+                let object = v
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| serde_json::from_str::<Value>(t).is_ok_and(|j| j.is_object()));
+                broken(
+                    v.is_some() && !object,
+                    format!("`{name}`: `{path}` is not a JSON object"),
+                )
             }
             Check::ArgumentMax { path, max, .. } => {
                 let v = c.call.arguments.get(path.as_str()).and_then(Value::as_f64);

@@ -159,6 +159,9 @@ pub enum Check {
         path: String,
         max: f64,
     },
+    /// In a call of `tools`, the string at `path` decodes as a JSON object: arguments a tool
+    /// takes as JSON text (banking's `call_discoverable_agent_tool`) are well-formed.
+    JsonObject { tools: Vec<String>, path: String },
     /// A dialogue predicate for an NL judge. `before` = it must hold before each call of
     /// those tools (none: anywhere in the conversation); `cues` = lowercase phrases the
     /// offline stand-in looks for in the agent's messages (none: the stand-in cannot judge).
@@ -190,12 +193,14 @@ impl Check {
             Check::Order { .. } => "order",
             Check::FollowedBy { .. } => "followed_by",
             Check::ArgumentMax { .. } => "argument_max",
+            Check::JsonObject { .. } => "json_object",
             Check::Dialogue { .. } => "dialogue",
         }
     }
 
-    /// Tool names the check names (for validation against the spec's tool lists).
-    fn tools(&self) -> Vec<&str> {
+    /// Tool names the check names (for validation against the spec's tool lists, and for
+    /// which calls a fault validation scores).
+    pub fn tools(&self) -> Vec<&str> {
         fn list(v: &[String]) -> Vec<&str> {
             v.iter().map(String::as_str).collect()
         }
@@ -207,7 +212,8 @@ impl Check {
             | Check::ArgumentLimit { tools, .. }
             | Check::ArgumentIn { tools, .. }
             | Check::OncePer { tools, .. }
-            | Check::ArgumentMax { tools, .. } => list(tools),
+            | Check::ArgumentMax { tools, .. }
+            | Check::JsonObject { tools, .. } => list(tools),
             Check::ReadBefore { tools, reads, .. } => [list(tools), list(reads)].concat(),
             Check::AfterCallSays { tool, .. } => vec![tool.as_str()],
             Check::Order { first, then } => [list(first), list(then)].concat(),

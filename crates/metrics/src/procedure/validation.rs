@@ -29,6 +29,7 @@ pub const FAULT_CHECKS: &[(&str, &[&str])] = &[
             "argument_in",
             "argument_max",
             "confirmed_arguments",
+            "json_object",
         ],
     ),
 ];

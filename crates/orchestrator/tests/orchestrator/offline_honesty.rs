@@ -66,6 +66,11 @@ fn unseen_only(e: &GuardEvent) -> bool {
             .all(|q| unseen.contains(&q.name.as_str()))
 }
 
+/// Tasks whose NL assertion quotes a knowledge-base fact the sim agent cannot say: task_102's
+/// "4-year company age limit" is in the banking knowledge base, not in the task's
+/// `communicate_info`. Every grid cell of these tasks still has the baseline's reward (above).
+const SIM_AGENT_NEVER_SAYS: &[(&str, &str)] = &[("banking_knowledge", "task_102")];
+
 /// Fault-free means unblocked: every guard's false positives on the sim agent are zero in
 /// every registered domain with guard artifacts (base split, 4 trials): a guard blocks only
 /// what its inputs cannot show (then it blocks, as a verifier with those inputs would), ends
@@ -80,15 +85,6 @@ fn no_offline_guard_blocks_the_fault_free_sim_agent() {
     for domain in DOMAINS.iter().map(|d| d.name()) {
         // A registered domain without guard artifacts (the toy domain) has no guard to run.
         if !tasks_dir.join(domain).is_dir() {
-            continue;
-        }
-        // Every guard of the grid needs its artifacts; banking_knowledge has checklists,
-        // prerequisites and an oracle but no ToolGuard rules or workflow bundle yet.
-        let dir_of = tasks_dir.join(domain);
-        if !dir_of.join("rules").is_dir() || !dir_of.join("workflow/bundle.json").is_file() {
-            tauguard_testkit::skip(&format!(
-                "offline honesty of `{domain}`: no ToolGuard rules or workflow bundle for the full guard grid"
-            ));
             continue;
         }
         domains += 1;
@@ -154,10 +150,13 @@ fn no_offline_guard_blocks_the_fault_free_sim_agent() {
             .collect();
         assert!(differ.is_empty(), "{domain}: {differ:#?}");
         // No fault-free simulation fails an NL assertion: the sim judge reads what the agent
-        // said, whatever the format of its amounts.
+        // said, whatever the format of its amounts. The one exception is named: an assertion
+        // on a knowledge-base fact the sim agent never retrieves or says (it speaks only a
+        // task's `communicate_info`), which fails with no guard too.
         let nl_failed: Vec<String> = recs
             .iter()
             .filter(|r| !floor(r) && !blind(r))
+            .filter(|r| !SIM_AGENT_NEVER_SAYS.contains(&(domain, r.task_id.as_str())))
             .filter_map(|r| r.reward.as_ref().map(|w| (r, w)))
             .filter(|(_, w)| {
                 let nl = w.breakdown.get("NL_ASSERTION").and_then(|v| v.as_f64());
@@ -187,7 +186,7 @@ fn no_offline_guard_blocks_the_fault_free_sim_agent() {
             );
         }
     }
-    assert!(domains >= 3, "{domains} domains with guard artifacts");
+    assert!(domains >= 4, "{domains} domains with guard artifacts");
 }
 
 fn assistant_call(id: &str, name: &str, args: serde_json::Value) -> Message {

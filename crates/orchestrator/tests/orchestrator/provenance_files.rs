@@ -13,10 +13,8 @@ use tauguard_testkit::workspace_root;
 fn artifact_files(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for sub in ["checklist", "rules"] {
-        // A domain may lack a kind of artifact (banking_knowledge has no ToolGuard rules).
-        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
-            continue;
-        };
+        let entries = std::fs::read_dir(dir.join(sub))
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.join(sub).display()));
         for e in entries {
             let name = e.unwrap().file_name().to_string_lossy().into_owned();
             out.push(format!("{sub}/{name}"));
@@ -61,16 +59,7 @@ fn every_artifact_file_has_a_stated_origin() {
             "prerequisites",
             "nmr_oracle",
         ] {
-            // Kinds a domain has no file of yet (banking_knowledge: rules, workflow) need no entry.
-            let present = match kind {
-                "toolguard_rules" => dir.join("rules").is_dir(),
-                "workflow" => dir.join("workflow/bundle.json").is_file(),
-                _ => true,
-            };
-            assert!(
-                !present || kinds.contains(&kind),
-                "{domain}: no `{kind}` entry"
-            );
+            assert!(kinds.contains(&kind), "{domain}: no `{kind}` entry");
         }
         for e in &p.artifacts {
             assert!(
@@ -100,11 +89,11 @@ fn every_artifact_file_has_a_stated_origin() {
             }
         }
         assert!(
-            !dir.join("workflow/bundle.json").is_file()
-                || p.summary().contains("workflow=hand-written"),
-            "{}",
+            dir.join("workflow/bundle.json").is_file()
+                && p.summary().contains("workflow=hand-written"),
+            "{domain}: {}",
             p.summary()
         );
     }
-    assert!(domains >= 3);
+    assert!(domains >= 4, "{domains} domains with guard artifacts");
 }

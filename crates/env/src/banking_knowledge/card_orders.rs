@@ -1,6 +1,5 @@
-//! The two debit card tools that involve money or dates: ordering a card (fees, the new
-//! card's secrets and issue reason) and a temporary limit increase (account age, default
-//! limits by account level), plus the `MM/DD/YYYY` date arithmetic both need.
+//! Ordering a debit card (fees, the new card's secrets and issue reason), plus the
+//! `MM/DD/YYYY` date arithmetic the account-age checks need (`debit_limits`, `accounts`).
 
 use super::args::{Args, field, field_is, field_str, key, record, text, to_float};
 use super::cards::card_secrets;
@@ -8,7 +7,7 @@ use super::db::Db;
 use super::pyfmt::{f2, float_value};
 use super::{TODAY, ids};
 use crate::tooling::ToolError;
-use serde_json::{Number, Value};
+use serde_json::Value;
 use tauguard_core::pyjson;
 
 /// Days from 1970-01-01 of a `datetime.strptime(s, "%m/%d/%Y")` date, `None` where
@@ -62,7 +61,96 @@ pub fn age_days(date_opened: &str) -> Option<i64> {
     Some(day_number(TODAY)? - day_number(date_opened)?)
 }
 
+/// The fees of a debit card order, as upstream's `float()` parses them.
+struct OrderFees {
+    delivery: f64,
+    design: f64,
+    excess: f64,
+    /// `float(excess)`, or the int 0 it falls back to, as the order records it.
+    excess_value: Value,
+}
+
+impl OrderFees {
+    fn total(&self) -> f64 {
+        self.delivery + self.design + self.excess
+    }
+
+    /// The charged fees, as the fee transaction (`sep` "") and the reply (`sep` ":") name them.
+    fn parts(&self, sep: &str) -> String {
+        let mut parts = Vec::new();
+        if self.delivery > 0.0 {
+            parts.push(format!(
+                "Delivery{sep} ${}",
+                pyjson::float_repr(self.delivery)
+            ));
+        }
+        if self.design > 0.0 {
+            parts.push(format!("Design{sep} ${}", pyjson::float_repr(self.design)));
+        }
+        if self.excess > 0.0 {
+            parts.push(format!("Excess Replacement{sep} ${:.0}", self.excess));
+        }
+        parts.join(", ")
+    }
+}
+
+/// An order that passed every check: what its records and reply are built from.
+struct CardOrder {
+    order_id: String,
+    account_id: String,
+    user: String,
+    delivery: String,
+    design: String,
+    expected: &'static str,
+    fees: OrderFees,
+    holdings: f64,
+}
+
 pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
+    let fees = match order_fees(a) {
+        Ok(fees) => fees,
+        Err(message) => return Ok(message),
+    };
+    let (delivery, design) = match order_options(a)? {
+        Ok(options) => options,
+        Err(message) => return Ok(message),
+    };
+    let account_id = key(a.v("account_id"))?;
+    let holdings = match account_balance_for_order(db, a, &account_id, &fees) {
+        Ok(holdings) => holdings,
+        Err(message) => return Ok(message),
+    };
+    let expected = match delivery.as_str() {
+        "STANDARD" => "7-10 business days",
+        "EXPEDITED" => "3-5 business days",
+        _ => "1-2 business days",
+    };
+    let user = a.s("user_id");
+    let order = CardOrder {
+        order_id: ids::debit_card_order(&account_id, &user, &delivery),
+        account_id,
+        user,
+        delivery,
+        design,
+        expected,
+        fees,
+        holdings,
+    };
+    if !db.add(
+        "debit_card_orders",
+        &order.order_id,
+        order_record(a, &order),
+    ) {
+        return Ok("Error: Failed to create debit card order. Order may already exist.".into());
+    }
+    charge_order_fees(db, a, &order);
+    let card_id = issue_pending_card(db, a, &order)?;
+    Ok(order_confirmation(a, &order, &card_id))
+}
+
+/// The three fees, or the error text for a fee that is not a number or a required
+/// parameter that is missing.
+fn order_fees(a: Args) -> Result<OrderFees, String> {
     let excess_arg = if a.truthy("excess_replacement_fee") {
         a.v("excess_replacement_fee").clone()
     } else {
@@ -72,14 +160,14 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
         Value::Null => None,
         v => match to_float(v) {
             Some(x) => Some(x),
-            None => return Ok("Error: delivery_fee must be a number.".into()),
+            None => return Err("Error: delivery_fee must be a number.".into()),
         },
     };
     let design_fee = match a.v("design_fee") {
         Value::Null => None,
         v => match to_float(v) {
             Some(x) => Some(x),
-            None => return Ok("Error: design_fee must be a number.".into()),
+            None => return Err("Error: design_fee must be a number.".into()),
         },
     };
     // `float(excess)`, falling back to the int 0.
@@ -94,44 +182,63 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
         && a.truthy("card_design")
         && design_fee.is_some()
         && a.truthy("shipping_address");
-    let (Some(delivery_fee), Some(design_fee)) = (delivery_fee.filter(|_| present), design_fee)
-    else {
-        return Ok("Error: Missing required parameters. Required: account_id, user_id, delivery_option, delivery_fee, card_design, design_fee, shipping_address.".into());
+    let (Some(delivery), Some(design)) = (delivery_fee.filter(|_| present), design_fee) else {
+        return Err("Error: Missing required parameters. Required: account_id, user_id, delivery_option, delivery_fee, card_design, design_fee, shipping_address.".into());
     };
+    Ok(OrderFees {
+        delivery,
+        design,
+        excess,
+        excess_value,
+    })
+}
+
+/// The upper-cased delivery option and card design, or the error text for one not offered.
+fn order_options(a: Args) -> Result<Result<(String, String), String>, ToolError> {
     let delivery = text(a.v("delivery_option"), "upper")?.to_uppercase();
     if !["STANDARD", "EXPEDITED", "RUSH"].contains(&delivery.as_str()) {
-        return Ok(super::tools::invalid(
+        return Ok(Err(super::tools::invalid(
             "delivery_option",
             &["STANDARD", "EXPEDITED", "RUSH"],
-        ));
+        )));
     }
     let design = text(a.v("card_design"), "upper")?.to_uppercase();
     if !["CLASSIC", "PREMIUM", "CUSTOM"].contains(&design.as_str()) {
-        return Ok(super::tools::invalid(
+        return Ok(Err(super::tools::invalid(
             "card_design",
             &["CLASSIC", "PREMIUM", "CUSTOM"],
-        ));
+        )));
     }
-    let account_id = key(a.v("account_id"))?;
-    let Some(account) = db.get("accounts", &account_id) else {
-        return Ok(format!("Error: Account '{}' not found.", a.s("account_id")));
+    Ok(Ok((delivery, design)))
+}
+
+/// The account's balance, or the error text for an account that may not order a card
+/// (kind, status, owner, minimum balance, an order or card already there, the fees).
+fn account_balance_for_order(
+    db: &Db,
+    a: Args,
+    account_id: &str,
+    fees: &OrderFees,
+) -> Result<f64, String> {
+    let Some(account) = db.get("accounts", account_id) else {
+        return Err(format!("Error: Account '{}' not found.", a.s("account_id")));
     };
     if !field_is(account, "class", "checking") {
-        return Ok(format!(
+        return Err(format!(
             "Error: Debit cards can only be ordered for checking accounts. Account '{account_id}' is a {} account.",
             field(account, "class")
         ));
     }
     if !field_is(account, "status", "OPEN") {
-        return Ok(format!(
+        return Err(format!(
             "Error: Account must be OPEN. Account '{account_id}' has status: {}",
             field(account, "status")
         ));
     }
-    let user = a.s("user_id");
     if account.get("user_id") != Some(a.v("user_id")) {
-        return Ok(format!(
-            "Error: Account '{account_id}' does not belong to user '{user}'."
+        return Err(format!(
+            "Error: Account '{account_id}' does not belong to user '{}'.",
+            a.s("user_id")
         ));
     }
     let holdings_text = account
@@ -140,7 +247,7 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
         .replace(',', "");
     let holdings = super::args::parse_float_text(&holdings_text).unwrap_or(0.0);
     if holdings < 25.0 {
-        return Ok(format!(
+        return Err(format!(
             "Error: Account must have a minimum balance of $25. Current balance: ${}",
             f2(holdings)
         ));
@@ -151,7 +258,7 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
         .iter()
         .any(|(_, o)| of_account(o) && field_is(o, "status", "PENDING"))
     {
-        return Ok(format!(
+        return Err(format!(
             "Error: There is already a pending debit card order for account '{account_id}'."
         ));
     }
@@ -160,102 +267,126 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
         .iter()
         .any(|(_, c)| of_account(c) && field_is(c, "status", "ACTIVE"))
     {
-        return Ok(format!(
+        return Err(format!(
             "Error: Account '{account_id}' already has an active debit card. Maximum 1 active card per checking account."
         ));
     }
-    let total = delivery_fee + design_fee + excess;
+    let total = fees.total();
     if total > 0.0 && holdings < total {
-        return Ok(format!(
+        return Err(format!(
             "Error: Insufficient funds for fees. Total fees: ${}. Current balance: ${}",
             f2(total),
             f2(holdings)
         ));
     }
-    let expected = match delivery.as_str() {
-        "STANDARD" => "7-10 business days",
-        "EXPEDITED" => "3-5 business days",
-        _ => "1-2 business days",
-    };
-    let order_id = ids::debit_card_order(&account_id, &user, &delivery);
-    let order = record(vec![
-        ("order_id", Value::String(order_id.clone())),
+    Ok(holdings)
+}
+
+/// The `debit_card_orders` record, its keys in upstream's order.
+fn order_record(a: Args, order: &CardOrder) -> serde_json::Map<String, Value> {
+    record(vec![
+        ("order_id", Value::String(order.order_id.clone())),
         ("account_id", a.v("account_id").clone()),
         ("user_id", a.v("user_id").clone()),
-        ("delivery_option", Value::String(delivery.clone())),
-        ("card_design", Value::String(design.clone())),
+        ("delivery_option", Value::String(order.delivery.clone())),
+        ("card_design", Value::String(order.design.clone())),
         ("shipping_address", a.v("shipping_address").clone()),
-        ("delivery_fee", float_value(delivery_fee)),
-        ("design_fee", float_value(design_fee)),
-        ("excess_replacement_fee", excess_value),
-        ("total_fee", float_value(total)),
+        ("delivery_fee", float_value(order.fees.delivery)),
+        ("design_fee", float_value(order.fees.design)),
+        ("excess_replacement_fee", order.fees.excess_value.clone()),
+        ("total_fee", float_value(order.fees.total())),
         ("order_date", Value::from(TODAY)),
-        ("expected_delivery", Value::from(expected)),
+        ("expected_delivery", Value::from(order.expected)),
         ("status", Value::from("PENDING")),
-    ]);
-    if !db.add("debit_card_orders", &order_id, order) {
-        return Ok("Error: Failed to create debit card order. Order may already exist.".into());
-    }
-    let fee_parts = |sep: &str| {
-        let mut parts = Vec::new();
-        if delivery_fee > 0.0 {
-            parts.push(format!(
-                "Delivery{sep} ${}",
-                pyjson::float_repr(delivery_fee)
-            ));
-        }
-        if design_fee > 0.0 {
-            parts.push(format!("Design{sep} ${}", pyjson::float_repr(design_fee)));
-        }
-        if excess > 0.0 {
-            parts.push(format!("Excess Replacement{sep} ${:.0}", excess));
-        }
-        parts.join(", ")
-    };
+    ])
+}
+
+/// Debits any fees from the account and posts them as one fee transaction.
+fn charge_order_fees(db: &mut Db, a: Args, order: &CardOrder) {
+    let total = order.fees.total();
     if total > 0.0 {
-        db.update(
-            "accounts",
-            &account_id,
-            &[("current_holdings", Value::String(f2(holdings - total)))],
-        );
-        let fee_id = format!(
-            "btxn_dcfee_{}",
-            &order_id[order_id.len().saturating_sub(8)..]
-        );
-        let txn = record(vec![
-            ("transaction_id", Value::String(fee_id.clone())),
-            ("account_id", a.v("account_id").clone()),
-            ("date", Value::from(TODAY)),
-            (
-                "description",
-                Value::String(format!("DEBIT CARD ORDER FEE - {}", fee_parts(""))),
-            ),
-            ("amount", float_value(-total)),
-            ("type", Value::from("debit_card_fee")),
-            ("status", Value::from("posted")),
-        ]);
-        db.add("bank_account_transaction_history", &fee_id, txn);
+        post_order_fee(db, a, order, total);
     }
-    let card_id = ids::debit_card(&account_id, &user, TODAY);
+}
+
+fn post_order_fee(db: &mut Db, a: Args, order: &CardOrder, total: f64) {
+    db.update(
+        "accounts",
+        &order.account_id,
+        &[(
+            "current_holdings",
+            Value::String(f2(order.holdings - total)),
+        )],
+    );
+    let order_id = &order.order_id;
+    let fee_id = format!(
+        "btxn_dcfee_{}",
+        &order_id[order_id.len().saturating_sub(8)..]
+    );
+    let txn = record(vec![
+        ("transaction_id", Value::String(fee_id.clone())),
+        ("account_id", a.v("account_id").clone()),
+        ("date", Value::from(TODAY)),
+        (
+            "description",
+            Value::String(format!("DEBIT CARD ORDER FEE - {}", order.fees.parts(""))),
+        ),
+        ("amount", float_value(-total)),
+        ("type", Value::from("debit_card_fee")),
+        ("status", Value::from("posted")),
+    ]);
+    db.add("bank_account_transaction_history", &fee_id, txn);
+}
+
+/// Adds the ordered card, PENDING until activated; its id.
+fn issue_pending_card(db: &mut Db, a: Args, order: &CardOrder) -> Result<String, ToolError> {
+    let card_id = ids::debit_card(&order.account_id, &order.user, TODAY);
     let (last4, cvv) = card_secrets(&card_id);
-    let holder = match key(a.v("user_id"))
+    let holder = cardholder_name(db, a)?;
+    let card = record(vec![
+        ("card_id", Value::String(card_id.clone())),
+        ("account_id", a.v("account_id").clone()),
+        ("user_id", a.v("user_id").clone()),
+        ("cardholder_name", Value::String(holder)),
+        ("last_4_digits", Value::String(last4)),
+        ("cvv", Value::String(cvv)),
+        ("status", Value::from("PENDING")),
+        ("issue_date", Value::from(TODAY)),
+        ("expiration_date", Value::from("11/30/2029")),
+        ("card_design", Value::String(order.design.clone())),
+        (
+            "issue_reason",
+            Value::String(issue_reason(db, &order.account_id)),
+        ),
+    ]);
+    db.add("debit_cards", &card_id, card);
+    Ok(card_id)
+}
+
+/// The user's name upper-cased, `CARDHOLDER` for an unknown user or one without a name.
+fn cardholder_name(db: &Db, a: Args) -> Result<String, ToolError> {
+    match key(a.v("user_id"))
         .ok()
         .and_then(|u| db.get("users", &u).cloned())
     {
         Some(u) => match u.get("name") {
-            Some(Value::String(n)) => n.to_uppercase(),
-            Some(other) => return Err(crate::py::no_attribute(pyjson::type_name(other), "upper")),
-            None => "CARDHOLDER".into(),
+            Some(Value::String(n)) => Ok(n.to_uppercase()),
+            Some(other) => Err(crate::py::no_attribute(pyjson::type_name(other), "upper")),
+            None => Ok("CARDHOLDER".into()),
         },
-        None => "CARDHOLDER".into(),
-    };
+        None => Ok("CARDHOLDER".into()),
+    }
+}
+
+/// Why the account gets a card: the closure reason of its closed card, else first or new.
+fn issue_reason(db: &Db, account_id: &str) -> String {
     let existing: Vec<&serde_json::Map<String, Value>> = db
         .records("debit_cards")
         .into_iter()
         .map(|(_, c)| c)
-        .filter(|c| of_account(c))
+        .filter(|c| field_str(c, "account_id") == account_id)
         .collect();
-    let issue_reason = match existing.iter().find(|c| field_is(c, "status", "CLOSED")) {
+    match existing.iter().find(|c| field_is(c, "status", "CLOSED")) {
         Some(closed) => {
             let why = closed
                 .get("closure_reason")
@@ -268,21 +399,19 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
         }
         None if !existing.is_empty() => "first_card".into(),
         None => "new_account".into(),
-    };
-    let card = record(vec![
-        ("card_id", Value::String(card_id.clone())),
-        ("account_id", a.v("account_id").clone()),
-        ("user_id", a.v("user_id").clone()),
-        ("cardholder_name", Value::String(holder)),
-        ("last_4_digits", Value::String(last4)),
-        ("cvv", Value::String(cvv)),
-        ("status", Value::from("PENDING")),
-        ("issue_date", Value::from(TODAY)),
-        ("expiration_date", Value::from("11/30/2029")),
-        ("card_design", Value::String(design.clone())),
-        ("issue_reason", Value::String(issue_reason)),
-    ]);
-    db.add("debit_cards", &card_id, card);
+    }
+}
+
+/// The reply to a placed order: its ids and options, then the fees charged.
+fn order_confirmation(a: Args, order: &CardOrder, card_id: &str) -> String {
+    let CardOrder {
+        order_id,
+        account_id,
+        delivery,
+        design,
+        expected,
+        ..
+    } = order;
     let mut parts = vec![
         "Debit Card Order Confirmed".to_string(),
         format!("Order ID: {order_id}"),
@@ -295,219 +424,21 @@ pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
         String::new(),
         "Note: Card will arrive with status PENDING. Customer must call to activate after receiving the card.".into(),
     ];
+    let total = order.fees.total();
     if total > 0.0 {
         parts.push(format!(
             "Total Fees: ${} ({}) - CHARGED to account {account_id}",
             f2(total),
-            fee_parts(":")
+            order.fees.parts(":")
         ));
-        parts.push(format!("New Account Balance: ${}", f2(holdings - total)));
+        parts.push(format!(
+            "New Account Balance: ${}",
+            f2(order.holdings - total)
+        ));
     } else {
         parts.push("Total Fees: $0 (No additional charges)".into());
     }
-    Ok(parts.join("\n"))
-}
-
-/// A limit as Python holds it: an int, or a float once arithmetic made it one.
-#[derive(Clone, Copy)]
-enum Limit {
-    Int(i64),
-    Float(f64),
-}
-
-impl Limit {
-    fn of(v: &Value) -> Option<Limit> {
-        match v {
-            Value::Number(n) => n
-                .as_i64()
-                .map(Limit::Int)
-                .or_else(|| n.as_f64().map(Limit::Float)),
-            Value::Bool(b) => Some(Limit::Int(i64::from(*b))),
-            _ => None,
-        }
-    }
-    fn f(self) -> f64 {
-        match self {
-            Limit::Int(i) => i as f64,
-            Limit::Float(x) => x,
-        }
-    }
-    fn show(self) -> String {
-        match self {
-            Limit::Int(i) => i.to_string(),
-            Limit::Float(x) => pyjson::float_repr(x),
-        }
-    }
-    fn value(self) -> Value {
-        match self {
-            Limit::Int(i) => Value::from(i),
-            Limit::Float(x) => Number::from_f64(x).map_or(Value::Null, Value::Number),
-        }
-    }
-}
-
-pub fn limit_increase(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if !a.truthy("card_id") {
-        return Ok("Error: Missing required parameter: card_id.".into());
-    }
-    if !a.truthy("limit_type") {
-        return Ok("Error: Missing required parameter: limit_type.".into());
-    }
-    let limit_type = a.v("limit_type");
-    if !super::args::one_of(limit_type, &["atm", "purchase"]) {
-        return Ok(format!(
-            "Error: Invalid limit_type '{}'. Must be 'atm' or 'purchase'.",
-            a.s("limit_type")
-        ));
-    }
-    if a.is_none("new_limit") {
-        return Ok("Error: Missing required parameter: new_limit.".into());
-    }
-    let new_limit = match to_float(a.v("new_limit")) {
-        Some(x) if x.fract() == 0.0 && x.is_finite() => x as i64,
-        Some(x) => {
-            return Ok(format!(
-                "Error: new_limit must be an integer, got '{}'.",
-                pyjson::float_repr(x)
-            ));
-        }
-        None => {
-            return Ok(format!(
-                "Error: new_limit must be an integer, got '{}'.",
-                a.s("new_limit")
-            ));
-        }
-    };
-    if new_limit <= 0 {
-        return Ok("Error: new_limit must be a positive amount.".into());
-    }
-    let card_id = key(a.v("card_id"))?;
-    let Some(card) = db.get("debit_cards", &card_id) else {
-        return Ok(format!("Error: Debit card '{}' not found.", a.s("card_id")));
-    };
-    if !field_is(card, "status", "ACTIVE") {
-        return Ok(format!(
-            "Error: Debit card '{card_id}' is not active. Current status: {}. Only ACTIVE cards can have limit increases.",
-            field(card, "status")
-        ));
-    }
-    let account_id = field_str(card, "account_id").to_string();
-    let Some(account) = db
-        .get("accounts", &account_id)
-        .filter(|_| !account_id.is_empty())
-    else {
-        return Ok(format!(
-            "Error: Could not find linked account for debit card '{card_id}'."
-        ));
-    };
-    if !field_is(account, "status", "OPEN") {
-        return Ok(format!(
-            "Error: The linked account '{account_id}' is not in good standing. Account status: {}.",
-            field(account, "status")
-        ));
-    }
-    if let Some(age) = account
-        .get("date_opened")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .and_then(age_days)
-        && age < 60
-    {
-        return Ok(format!(
-            "Error: Account must be at least 60 days old for a temporary limit increase. Account age: {age} days."
-        ));
-    }
-    let is_atm = limit_type == "atm";
-    let (field_name, limit_name) = if is_atm {
-        ("daily_atm_limit", "Daily ATM Withdrawal Limit")
-    } else {
-        ("daily_purchase_limit", "Daily Purchase Limit")
-    };
-    let mut current = card
-        .get(field_name)
-        .filter(|v| !v.is_null())
-        .and_then(Limit::of);
-    if is_atm && current.is_none() {
-        let level = field_str(account, "level").to_lowercase();
-        if level.contains("light green") {
-            return Ok("Error: Light Green Account (teen checking) cards have policy-based limits that cannot be modified. The daily ATM withdrawal limit of $150 is fixed by account policy for safety reasons. The customer may request the parent/guardian to withdraw cash from their own account if needed.".into());
-        }
-        let default = match level.as_str() {
-            "blue account" => Some(500),
-            "green account" => Some(600),
-            "light blue account" => Some(400),
-            "green fee-free account" => Some(500),
-            "evergreen account" => Some(750),
-            "bluest account" => Some(1500),
-            "dark green account" => Some(300),
-            "gold years account" => Some(600),
-            "purple account" => Some(1000),
-            _ => None,
-        };
-        let Some(default) = default else {
-            return Ok(format!(
-                "Error: Could not determine the default ATM limit for account type '{}'. Please verify the account type.",
-                field(account, "level")
-            ));
-        };
-        current = Some(Limit::Int(default));
-    }
-    let Some(current) = current else {
-        return Ok(format!(
-            "Error: The card does not have a {} configured. This may be a restricted account type where limits are set by account policy and cannot be modified.",
-            limit_name.to_lowercase()
-        ));
-    };
-    let max_allowed = (current.f() * 1.5).trunc() as i64;
-    if new_limit > max_allowed {
-        return Ok(format!(
-            "Error: Requested limit ${new_limit} exceeds the maximum allowed temporary increase. Maximum temporary limit is ${max_allowed} (150% of current ${} limit).",
-            current.show()
-        ));
-    }
-    if (new_limit as f64) <= current.f() {
-        return Ok(format!(
-            "Error: Requested limit ${new_limit} is not higher than the current limit of ${}.",
-            current.show()
-        ));
-    }
-    let kind = a.s("limit_type");
-    if let Some(card) = db.get_mut("debit_cards", &card_id) {
-        card.insert(field_name.into(), Value::from(new_limit));
-        card.insert(
-            format!("temporary_{kind}_limit_increase"),
-            Value::Bool(true),
-        );
-        card.insert(format!("original_{kind}_limit"), current.value());
-        card.insert(
-            format!("temporary_{kind}_limit_expires"),
-            Value::from(TODAY),
-        );
-    }
-    let increase = match current {
-        Limit::Int(i) => (new_limit - i).to_string(),
-        Limit::Float(x) => pyjson::float_repr(new_limit as f64 - x),
-    };
-    let original = current.show();
-    let parts = [
-        format!("Temporary {limit_name} Increase Granted Successfully"),
-        format!("Card ID: {card_id}"),
-        format!("Previous Limit: ${original}"),
-        format!("New Temporary Limit: ${new_limit}"),
-        format!("Increase Amount: ${increase}"),
-        String::new(),
-        "Important Information:".into(),
-        "- This temporary increase expires in 24 hours".into(),
-        format!("- After expiration, the limit will revert to ${original}"),
-        "- Only one temporary increase is allowed per 24-hour period".into(),
-        String::new(),
-        "Note: If the customer is at a third-party (non-Rho-Bank) ATM, that ATM may have its own"
-            .into(),
-        "per-transaction or daily limits that Rho-Bank cannot override. The customer may need to"
-            .into(),
-        "use a Rho-Bank ATM or make multiple smaller withdrawals at third-party ATMs.".into(),
-    ];
-    Ok(parts.join("\n"))
+    parts.join("\n")
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolErro
         "unfreeze_debit_card_3893" => unfreeze(db, a)?,
         "clear_debit_card_fraud_alert_4892" => clear_alert(db, a)?,
         "request_temporary_debit_card_limit_increase_8374" => {
-            super::card_orders::limit_increase(db, a)?
+            super::debit_limits::limit_increase(db, a)?
         }
         _ => return super::card_settings::call(db, name, a),
     }))

@@ -31,7 +31,67 @@ pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolErro
     }))
 }
 
+const CATEGORIES: &[&str] = &[
+    "unauthorized_transaction",
+    "atm_cash_discrepancy",
+    "atm_deposit_not_credited",
+    "duplicate_charge",
+    "incorrect_amount",
+    "goods_services_not_received",
+    "recurring_charge_after_cancellation",
+    "card_present_fraud",
+    "card_not_present_fraud",
+];
+const TYPES: &[&str] = &[
+    "pin_purchase",
+    "signature_purchase",
+    "online_purchase",
+    "atm_withdrawal",
+    "atm_deposit",
+    "recurring_payment",
+    "person_to_person",
+];
+const PIN: &[&str] = &["yes_shared", "yes_observed", "no", "unknown"];
+const ACTIONS: &[&str] = &[
+    "keep_active",
+    "freeze_pending_investigation",
+    "close_and_reissue",
+];
+
+/// What a filed dispute records and reports beyond its arguments.
+struct Filed {
+    id: String,
+    category: String,
+    is_fraud: bool,
+    pin_shared: bool,
+    eligible: bool,
+}
+
 fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
+    if let Some(error) = dispute_request_error(a)? {
+        return Ok(error);
+    }
+    let category = a.s("dispute_category");
+    let filed = Filed {
+        id: ids::dispute(&a.s("user_id"), &a.s("transaction_id")),
+        is_fraud: [
+            "unauthorized_transaction",
+            "card_present_fraud",
+            "card_not_present_fraud",
+        ]
+        .contains(&category.as_str()),
+        category,
+        pin_shared: a.v("pin_compromised") == "yes_shared",
+        eligible: a.truthy("provisional_credit_eligible"),
+    };
+    if !db.add("debit_card_disputes", &filed.id, dispute_record(a, &filed)) {
+        return Ok("Error: Dispute may have already been filed for this transaction.".into());
+    }
+    dispute_confirmation(a, &filed)
+}
+
+/// The error text for arguments upstream refuses, in upstream's order of checks.
+fn dispute_request_error(a: Args) -> Result<Option<String>, ToolError> {
     let required = [
         "transaction_id",
         "account_id",
@@ -46,10 +106,12 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "card_action",
     ];
     if required.iter().any(|k| !a.truthy(k)) {
-        return Ok("Error: Missing required parameters.".into());
+        return Ok(Some("Error: Missing required parameters.".into()));
     }
     if a.is_none("customer_max_liability_amount") {
-        return Ok("Error: customer_max_liability_amount is required.".into());
+        return Ok(Some(
+            "Error: customer_max_liability_amount is required.".into(),
+        ));
     }
     let flags = [
         "card_in_possession",
@@ -58,34 +120,8 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "written_statement_provided",
     ];
     if flags.iter().any(|k| a.is_none(k)) {
-        return Ok("Error: card_in_possession, contacted_merchant, police_report_filed, and written_statement_provided are required boolean fields.".into());
+        return Ok(Some("Error: card_in_possession, contacted_merchant, police_report_filed, and written_statement_provided are required boolean fields.".into()));
     }
-    const CATEGORIES: &[&str] = &[
-        "unauthorized_transaction",
-        "atm_cash_discrepancy",
-        "atm_deposit_not_credited",
-        "duplicate_charge",
-        "incorrect_amount",
-        "goods_services_not_received",
-        "recurring_charge_after_cancellation",
-        "card_present_fraud",
-        "card_not_present_fraud",
-    ];
-    const TYPES: &[&str] = &[
-        "pin_purchase",
-        "signature_purchase",
-        "online_purchase",
-        "atm_withdrawal",
-        "atm_deposit",
-        "recurring_payment",
-        "person_to_person",
-    ];
-    const PIN: &[&str] = &["yes_shared", "yes_observed", "no", "unknown"];
-    const ACTIONS: &[&str] = &[
-        "keep_active",
-        "freeze_pending_investigation",
-        "close_and_reissue",
-    ];
     for (arg, options) in [
         ("dispute_category", CATEGORIES),
         ("transaction_type", TYPES),
@@ -93,23 +129,19 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
         ("card_action", ACTIONS),
     ] {
         if !super::args::one_of(a.v(arg), options) {
-            return Ok(invalid(arg, options));
+            return Ok(Some(invalid(arg, options)));
         }
     }
-    let amount = a.v("disputed_amount");
-    if cmp_num(amount, "<=", 0.0)? {
-        return Ok("Error: disputed_amount must be a positive number.".into());
+    if cmp_num(a.v("disputed_amount"), "<=", 0.0)? {
+        return Ok(Some(
+            "Error: disputed_amount must be a positive number.".into(),
+        ));
     }
-    let id = ids::dispute(&a.s("user_id"), &a.s("transaction_id"));
-    let category = a.s("dispute_category");
-    let is_fraud = [
-        "unauthorized_transaction",
-        "card_present_fraud",
-        "card_not_present_fraud",
-    ]
-    .contains(&category.as_str());
-    let pin_shared = a.v("pin_compromised") == "yes_shared";
-    let eligible = a.truthy("provisional_credit_eligible");
+    Ok(None)
+}
+
+/// The `debit_card_disputes` record, its keys in upstream's order.
+fn dispute_record(a: Args, filed: &Filed) -> serde_json::Map<String, Value> {
     let copied = [
         "transaction_id",
         "account_id",
@@ -127,7 +159,7 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "written_statement_provided",
         "provisional_credit_eligible",
     ];
-    let mut fields = vec![("dispute_id", Value::String(id.clone()))];
+    let mut fields = vec![("dispute_id", Value::String(filed.id.clone()))];
     fields.extend(copied.iter().map(|k| (*k, a.v(k).clone())));
     fields.push((
         "provisional_credit_issued",
@@ -135,8 +167,8 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
     ));
     fields.push((
         "provisional_credit_amount",
-        if eligible {
-            amount.clone()
+        if filed.eligible {
+            a.v("disputed_amount").clone()
         } else {
             Value::Null
         },
@@ -146,31 +178,38 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
         a.v("customer_max_liability_amount").clone(),
     ));
     fields.push(("card_action", a.v("card_action").clone()));
-    fields.push(("is_fraud_category", Value::Bool(is_fraud)));
-    fields.push(("pin_shared_voluntarily", Value::Bool(pin_shared)));
+    fields.push(("is_fraud_category", Value::Bool(filed.is_fraud)));
+    fields.push(("pin_shared_voluntarily", Value::Bool(filed.pin_shared)));
     fields.push(("submitted_at", Value::from(TODAY)));
     fields.push(("status", Value::from("OPEN")));
-    if !db.add("debit_card_disputes", &id, record(fields)) {
-        return Ok("Error: Dispute may have already been filed for this transaction.".into());
-    }
+    record(fields)
+}
+
+/// The text a filed dispute returns: its summary, then warnings and recommendations.
+fn dispute_confirmation(a: Args, filed: &Filed) -> Result<String, ToolError> {
+    let amount = a.v("disputed_amount");
     let shown = fmt2(amount)?;
+    let id = &filed.id;
     let mut parts = vec![
         format!("Dispute ID: {id}"),
         format!("Transaction: {}", a.s("transaction_id")),
         format!("Account: {}", a.s("account_id")),
-        format!("Category: {}", display(&category)),
+        format!("Category: {}", display(&filed.category)),
         format!("Disputed Amount: ${shown}"),
         format!("Card Action: {}", display(&a.s("card_action"))),
     ];
-    parts.push(if eligible {
+    parts.push(if filed.eligible {
         format!("Provisional Credit: ISSUED - ${shown} credited within 10 business days per Regulation E.")
     } else {
         "Provisional Credit: Not eligible - see Debit Card Provisional Credit Guidelines for details.".into()
     });
-    if pin_shared {
+    if filed.pin_shared {
         parts.push("WARNING: Customer indicated PIN was shared voluntarily. This may affect liability determination.".into());
     }
-    if is_fraud && !a.truthy("police_report_filed") && number(amount).is_some_and(|x| x > 500.0) {
+    if filed.is_fraud
+        && !a.truthy("police_report_filed")
+        && number(amount).is_some_and(|x| x > 500.0)
+    {
         parts.push(
             "RECOMMENDATION: For fraud disputes over $500, filing a police report is recommended."
                 .into(),

@@ -5,8 +5,8 @@
 //!
 //! Layout (the crate's shared shape): [`defs`] (declarations), [`tools`] (agent dispatch
 //! and the discoverable-tool entry points), the discoverable tool bodies by topic
-//! (`credit`, `credit_limits`, `cards`, `card_orders`, `card_settings`, `accounts`,
-//! `debit_disputes`), `user_tools` (the user
+//! (`credit`, `credit_limits`, `cards`, `card_orders`, `debit_limits`, `card_settings`,
+//! `accounts`, `debit_disputes`), `user_tools` (the user
 //! toolkit), [`db`] (the 23-table model and its query helpers), `ids` (deterministic ids),
 //! `args` and `pyfmt` (the Python behaviours the tool texts need), [`retrieval`] (BM25 and
 //! grep) and [`variant`] (the retrieval variants and their texts).
@@ -31,6 +31,7 @@ mod credit;
 mod credit_limits;
 pub mod db;
 mod debit_disputes;
+mod debit_limits;
 pub mod defs;
 mod ids;
 mod pyfmt;

@@ -311,143 +311,152 @@ fn log_call(db: &mut Db, name: &str, args: &Value) {
     );
 }
 
+/// The given discoverable tool `name`, once the agent has given it.
 fn run(db: &mut Db, name: &str, a: Args) -> Result<String, ToolError> {
     if let Some(error) = not_given(db, name) {
         return Ok(error);
     }
-    let pick = |names: &[&str]| -> Value {
-        Value::Object(
-            names
-                .iter()
-                .map(|n| ((*n).to_string(), a.v(n).clone()))
-                .collect(),
-        )
-    };
     match name {
-        "submit_cash_back_dispute_0589" => {
-            let args = pick(&["user_id", "transaction_id"]);
-            log_call(db, name, &args);
-            let id = ids::dispute(&a.s("user_id"), &a.s("transaction_id"));
-            let auto = db
-                .get("task_config", "dispute_settings")
-                .and_then(|c| c.get("auto_resolve_disputes"))
-                .is_some_and(pyfmt::truthy);
-            let mut fields = vec![
-                ("dispute_id", Value::String(id.clone())),
-                ("user_id", a.v("user_id").clone()),
-                ("transaction_id", a.v("transaction_id").clone()),
-                ("submitted_at", Value::from(TODAY)),
-            ];
-            let status = if auto {
-                fields.push(("status", Value::from("RESOLVED")));
-                fields.push(("resolution", Value::from("APPROVED")));
-                "Status: RESOLVED - The dispute has been reviewed and approved. The transaction rewards need to be updated."
-            } else {
-                fields.push(("status", Value::from("SUBMITTED")));
-                "Status: SUBMITTED - Your dispute has been queued for review."
-            };
-            let added = db.add("cash_back_disputes", &id, record(fields));
-            let mut out = format!(
-                "Cash back dispute submitted successfully. Your case has been queued for review.\n\nExecuted: {name}\nArguments: {}\n",
-                pyfmt::dumps_indent2(&args)
-            );
-            if added {
-                out.push_str(&format!("Dispute ID: {id}\n{status}"));
-            } else {
-                out.push_str("Note: Dispute may have already been submitted for this transaction.");
-            }
-            Ok(out)
-        }
-        "get_referral_link" => {
-            let args = pick(&["user_id", "card_name"]);
-            log_call(db, name, &args);
-            let id = ids::referral_link(&a.s("user_id"), &a.s("card_name"));
-            let rec = record(vec![
-                ("referral_id", Value::String(id.clone())),
-                ("referrer_id", a.v("user_id").clone()),
-                ("referred_account_type", a.v("card_name").clone()),
-                ("referral_status", Value::from("NO_PROGRESS")),
-                ("date", Value::from(TODAY)),
-            ]);
-            let added = db.add("referrals", &id, rec);
-            let mut out = format!(
-                "Referral link generated successfully. Share this link with the person you want to refer.\n\nExecuted: {name}\nArguments: {}\n",
-                pyfmt::dumps_indent2(&args)
-            );
-            if added {
-                out.push_str(&format!(
-                    "Referral ID: {id}\nReferral link: https://rhobank.com/refer/{id}"
-                ));
-            } else {
-                out.push_str(
-                    "Note: A referral link for this card may have already been generated.",
-                );
-            }
-            Ok(out)
-        }
-        "get_card_last_4_digits" => {
-            let args = pick(&["credit_card_account_id"]);
-            log_call(db, name, &args);
-            let account = a.s("credit_card_account_id");
-            let result = db.query_tool(
-                "credit_card_accounts",
-                &format!("{{\"account_id\": \"{account}\"}}"),
-            );
-            if result.contains("No results found") || result.contains("No records found") {
-                return Ok(format!("Error: Credit card account '{account}' not found."));
-            }
-            let digest = ids::sha256_hex(&format!("card_last4:{account}"));
-            let last4: String = digest
-                .chars()
-                .filter(char::is_ascii_digit)
-                .take(4)
-                .collect();
-            Ok(format!(
-                "Card information retrieved successfully.\n\nExecuted: {name}\nArguments: {}\nLast 4 digits of card: {last4:0<4}",
-                pyfmt::dumps_indent2(&args)
-            ))
-        }
-        "deposit_check_3847" => {
-            let args = pick(&["account_id", "check_amount"]);
-            log_call(db, name, &args);
-            let Some(amount) = to_float(a.v("check_amount")) else {
-                return Ok(format!(
-                    "Error: Invalid check amount '{}'. Must be a number.",
-                    a.s("check_amount")
-                ));
-            };
-            if amount <= 0.0 {
-                return Ok("Error: Check amount must be positive.".into());
-            }
-            let id = key(a.v("account_id"))?;
-            let Some(account) = db.get("accounts", &id) else {
-                return Ok(format!("Error: Account '{}' not found.", a.s("account_id")));
-            };
-            if !super::args::field_is(account, "status", "ACTIVE")
-                && !super::args::field_is(account, "status", "OPEN")
-            {
-                return Ok(format!("Error: Account '{id}' is not active."));
-            }
-            let held = account
-                .get("current_holdings")
-                .or_else(|| account.get("balance"))
-                .cloned()
-                .unwrap_or(Value::from(0));
-            let before = parse_balance(&held)?;
-            let after = before + amount;
-            db.update(
-                "accounts",
-                &id,
-                &[("current_holdings", Value::String(format!("${}", f2(after))))],
-            );
-            Ok(format!(
-                "Check deposited successfully. Funds will be available according to your account's deposit policy.\n\nExecuted: {name}\nArguments: {}\nCheck deposit processed!\n  - Account: {id}\n  - Check Amount: ${}\n  - Previous Balance: ${}\n  - New Balance: ${}",
-                pyfmt::dumps_indent2(&args),
-                f2(amount),
-                f2(before),
-                f2(after)
-            ))
-        }
+        "submit_cash_back_dispute_0589" => Ok(submit_cash_back_dispute(db, name, a)),
+        "get_referral_link" => Ok(referral_link(db, name, a)),
+        "get_card_last_4_digits" => Ok(card_last_4_digits(db, name, a)),
+        "deposit_check_3847" => deposit_check(db, name, a),
         other => Err(py::no_attribute(OWNER, other)),
     }
+}
+
+/// The arguments a discoverable tool logs and echoes, in its signature's order.
+fn pick(a: Args, names: &[&str]) -> Value {
+    Value::Object(
+        names
+            .iter()
+            .map(|n| ((*n).to_string(), a.v(n).clone()))
+            .collect(),
+    )
+}
+
+fn submit_cash_back_dispute(db: &mut Db, name: &str, a: Args) -> String {
+    let args = pick(a, &["user_id", "transaction_id"]);
+    log_call(db, name, &args);
+    let id = ids::dispute(&a.s("user_id"), &a.s("transaction_id"));
+    let auto = db
+        .get("task_config", "dispute_settings")
+        .and_then(|c| c.get("auto_resolve_disputes"))
+        .is_some_and(pyfmt::truthy);
+    let mut fields = vec![
+        ("dispute_id", Value::String(id.clone())),
+        ("user_id", a.v("user_id").clone()),
+        ("transaction_id", a.v("transaction_id").clone()),
+        ("submitted_at", Value::from(TODAY)),
+    ];
+    let status = if auto {
+        fields.push(("status", Value::from("RESOLVED")));
+        fields.push(("resolution", Value::from("APPROVED")));
+        "Status: RESOLVED - The dispute has been reviewed and approved. The transaction rewards need to be updated."
+    } else {
+        fields.push(("status", Value::from("SUBMITTED")));
+        "Status: SUBMITTED - Your dispute has been queued for review."
+    };
+    let added = db.add("cash_back_disputes", &id, record(fields));
+    let mut out = format!(
+        "Cash back dispute submitted successfully. Your case has been queued for review.\n\nExecuted: {name}\nArguments: {}\n",
+        pyfmt::dumps_indent2(&args)
+    );
+    if added {
+        out.push_str(&format!("Dispute ID: {id}\n{status}"));
+    } else {
+        out.push_str("Note: Dispute may have already been submitted for this transaction.");
+    }
+    out
+}
+
+fn referral_link(db: &mut Db, name: &str, a: Args) -> String {
+    let args = pick(a, &["user_id", "card_name"]);
+    log_call(db, name, &args);
+    let id = ids::referral_link(&a.s("user_id"), &a.s("card_name"));
+    let rec = record(vec![
+        ("referral_id", Value::String(id.clone())),
+        ("referrer_id", a.v("user_id").clone()),
+        ("referred_account_type", a.v("card_name").clone()),
+        ("referral_status", Value::from("NO_PROGRESS")),
+        ("date", Value::from(TODAY)),
+    ]);
+    let added = db.add("referrals", &id, rec);
+    let mut out = format!(
+        "Referral link generated successfully. Share this link with the person you want to refer.\n\nExecuted: {name}\nArguments: {}\n",
+        pyfmt::dumps_indent2(&args)
+    );
+    if added {
+        out.push_str(&format!(
+            "Referral ID: {id}\nReferral link: https://rhobank.com/refer/{id}"
+        ));
+    } else {
+        out.push_str("Note: A referral link for this card may have already been generated.");
+    }
+    out
+}
+
+fn card_last_4_digits(db: &mut Db, name: &str, a: Args) -> String {
+    let args = pick(a, &["credit_card_account_id"]);
+    log_call(db, name, &args);
+    let account = a.s("credit_card_account_id");
+    let result = db.query_tool(
+        "credit_card_accounts",
+        &format!("{{\"account_id\": \"{account}\"}}"),
+    );
+    if result.contains("No results found") || result.contains("No records found") {
+        return format!("Error: Credit card account '{account}' not found.");
+    }
+    let digest = ids::sha256_hex(&format!("card_last4:{account}"));
+    let last4: String = digest
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(4)
+        .collect();
+    format!(
+        "Card information retrieved successfully.\n\nExecuted: {name}\nArguments: {}\nLast 4 digits of card: {last4:0<4}",
+        pyfmt::dumps_indent2(&args)
+    )
+}
+
+fn deposit_check(db: &mut Db, name: &str, a: Args) -> Result<String, ToolError> {
+    let args = pick(a, &["account_id", "check_amount"]);
+    log_call(db, name, &args);
+    let Some(amount) = to_float(a.v("check_amount")) else {
+        return Ok(format!(
+            "Error: Invalid check amount '{}'. Must be a number.",
+            a.s("check_amount")
+        ));
+    };
+    if amount <= 0.0 {
+        return Ok("Error: Check amount must be positive.".into());
+    }
+    let id = key(a.v("account_id"))?;
+    let Some(account) = db.get("accounts", &id) else {
+        return Ok(format!("Error: Account '{}' not found.", a.s("account_id")));
+    };
+    if !super::args::field_is(account, "status", "ACTIVE")
+        && !super::args::field_is(account, "status", "OPEN")
+    {
+        return Ok(format!("Error: Account '{id}' is not active."));
+    }
+    let held = account
+        .get("current_holdings")
+        .or_else(|| account.get("balance"))
+        .cloned()
+        .unwrap_or(Value::from(0));
+    let before = parse_balance(&held)?;
+    let after = before + amount;
+    db.update(
+        "accounts",
+        &id,
+        &[("current_holdings", Value::String(format!("${}", f2(after))))],
+    );
+    Ok(format!(
+        "Check deposited successfully. Funds will be available according to your account's deposit policy.\n\nExecuted: {name}\nArguments: {}\nCheck deposit processed!\n  - Account: {id}\n  - Check Amount: ${}\n  - Previous Balance: ${}\n  - New Balance: ${}",
+        pyfmt::dumps_indent2(&args),
+        f2(amount),
+        f2(before),
+        f2(after)
+    ))
 }

@@ -347,47 +347,8 @@ impl Axes {
 /// Checks the grid keys of a parsed config (models are checked by the caller); the message
 /// starts with the key path.
 pub(crate) fn validate(cfg: &RunConfig) -> Result<(), String> {
+    let domains = crate::grid_checks::validate_domains(cfg)?;
     let g = &cfg.grid;
-    match (cfg.run.domain.is_empty(), g.domains.is_empty()) {
-        (true, true) => {
-            return Err(
-                "at `run.domain`: missing; name one domain there or list several in `grid.domains`"
-                    .into(),
-            );
-        }
-        (false, false) => {
-            return Err(format!(
-                "at `grid.domains`: the grid's domains replace `run.domain` (`{}`); set only one of them",
-                cfg.run.domain
-            ));
-        }
-        _ => {}
-    }
-    unique("grid.domains", g.domains.iter().cloned())?;
-    for (i, d) in g.domains.iter().enumerate() {
-        if tauguard_env::registry::get(d).is_none() {
-            return Err(format!(
-                "at `grid.domains[{i}]`: unknown domain `{d}` (known: {})",
-                tauguard_env::registry::known_names()
-            ));
-        }
-    }
-    let run_domains: Vec<&str> = if g.domains.is_empty() {
-        vec![cfg.run.domain.as_str()]
-    } else {
-        g.domains.iter().map(String::as_str).collect()
-    };
-    for (d, options) in &cfg.run.domain_options {
-        if !run_domains.contains(&d.as_str()) {
-            return Err(format!(
-                "at `run.domain_options.{d}`: `{d}` is not a domain of the run (domains: {})",
-                run_domains.join(", ")
-            ));
-        }
-        let def = tauguard_env::registry::get(d).ok_or_else(|| format!("unknown domain `{d}`"))?;
-        tauguard_env::registry::resolve_options(def, options)
-            .map_err(|e| format!("at `run.domain_options.{d}`: {e}"))?;
-    }
     if g.domains.len() > 1 && cfg.run.task_set.is_some() {
         return Err(
             "at `run.task_set`: a task set belongs to one domain, but `grid.domains` lists several"
@@ -409,41 +370,7 @@ pub(crate) fn validate(cfg: &RunConfig) -> Result<(), String> {
         }
         _ => {}
     }
-    if g.guards.is_empty() {
-        return Err("at `grid.guards`: list at least one configuration (e.g. \"baseline\")".into());
-    }
-    let mut labels = HashSet::new();
-    for (i, e) in g.guards.iter().enumerate() {
-        let (label, config) = match e {
-            NameOr::Name(n) => (n, n),
-            NameOr::Table(t) => (&t.name, &t.guard),
-        };
-        if !labels.insert(label.clone()) {
-            return Err(format!("at `grid.guards[{i}]`: `{label}` is listed twice"));
-        }
-        if let NameOr::Table(t) = e {
-            match (&t.external, t.guard.is_empty()) {
-                (Some(x), true) => {
-                    x.validate()
-                        .map_err(|m| format!("at `grid.guards[{i}].external`: {m}"))?;
-                    continue;
-                }
-                (Some(_), false) => {
-                    return Err(format!(
-                        "at `grid.guards[{i}]`: set one of `guard` (a built-in configuration) and `external`, not both"
-                    ));
-                }
-                _ => {}
-            }
-        }
-        GuardName::parse(config).map_err(|e| {
-            let key = match e_key(&g.guards[i]) {
-                Some(k) => format!("grid.guards[{i}].{k}"),
-                None => format!("grid.guards[{i}]"),
-            };
-            format!("at `{key}`: {e}")
-        })?;
-    }
+    crate::grid_checks::validate_guards(g)?;
     if !g.verifiers.is_empty() && cfg.guard.verifier.is_some() {
         return Err(
             "at `grid.verifiers`: the grid's verifiers replace `[guard.verifier]`; set only one of them"
@@ -455,11 +382,6 @@ pub(crate) fn validate(cfg: &RunConfig) -> Result<(), String> {
         return Err("at `grid.trials`: must be at least 1".into());
     }
     unique("grid.seeds", g.seeds.iter().map(|s| s.to_string()))?;
-    let domains: Vec<&str> = if g.domains.is_empty() {
-        vec![cfg.run.domain.as_str()]
-    } else {
-        g.domains.iter().map(String::as_str).collect()
-    };
     for (d, sel) in &g.tasks {
         if !domains.contains(&d.as_str()) {
             return Err(format!(
@@ -475,11 +397,11 @@ pub(crate) fn validate(cfg: &RunConfig) -> Result<(), String> {
 }
 
 /// `guard` for a table entry (the key holding the configuration name).
-fn e_key(e: &NameOr<NamedGuard>) -> Option<&'static str> {
+pub(crate) fn e_key(e: &NameOr<NamedGuard>) -> Option<&'static str> {
     matches!(e, NameOr::Table(_)).then_some("guard")
 }
 
-fn unique(key: &str, values: impl Iterator<Item = String>) -> Result<(), String> {
+pub(crate) fn unique(key: &str, values: impl Iterator<Item = String>) -> Result<(), String> {
     let mut seen = HashSet::new();
     for (i, v) in values.enumerate() {
         if !seen.insert(v.clone()) {

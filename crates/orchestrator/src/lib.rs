@@ -22,6 +22,7 @@ pub mod export;
 pub mod floors;
 pub mod grid;
 pub mod grid_artifacts;
+mod grid_checks;
 pub mod group_sync;
 pub mod interrupt;
 pub mod judge;

@@ -56,7 +56,7 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
         }
         return out.finish();
     }
-    let name = match args.name {
+    let name = match args.name.clone() {
         Some(n) if known.contains(&n) => n,
         Some(n) => {
             return Err(CliError::BadInput(anyhow!(
@@ -74,7 +74,7 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
     let exp = Experiment::load(&project_dir, &name).bad_input()?;
     // A quick look (`--num-tasks`) never lands where the committed reproduction lives: it
     // would overwrite its tables, and the full run would then refuse the directory.
-    let out_dir = args.out.unwrap_or_else(|| {
+    let out_dir = args.out.clone().unwrap_or_else(|| {
         let mut dir = if args.offline {
             name.clone()
         } else {
@@ -85,40 +85,7 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
         }
         PathBuf::from("results").join(dir)
     });
-    let mut run_dirs = Vec::new();
-    let mut infra = 0;
-    for (entry, stem, mut cfg) in exp.run_configs(args.offline) {
-        if let Some(n) = args.num_tasks {
-            cfg.run.num_tasks = Some(cfg.run.num_tasks.map_or(n, |m| m.min(n)));
-        }
-        super::run::apply_catalog(&mut cfg, &entry.file, None, &project_dir)?;
-        let dir = out_dir.join("runs").join(&stem);
-        let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
-        let opts = RunOptions {
-            out_dir: Some(dir.clone()),
-            data_dir: args.data_dir.clone(),
-            resume: args.resume,
-            no_cache: args.no_cache,
-            project_dir: Some(project_dir.clone()),
-            progress: Some(crate::progress::on_stderr()),
-            ..Default::default()
-        };
-        let s = rt
-            .block_on(run_config(cfg, opts))
-            .map_err(super::run::run_error)?;
-        eprintln!(
-            "{stem} ({}): {} simulations ({} already complete), {} succeeded, {} infrastructure errors, cost {}",
-            entry.agent,
-            s.planned,
-            s.skipped,
-            s.successes,
-            s.infra_errors,
-            format_cost(s.cost)
-        );
-        infra += s.infra_errors;
-        super::run::write_sidecar(&dir.join("records.jsonl"));
-        run_dirs.push(dir);
-    }
+    let (run_dirs, infra) = run_each_config(&args, &exp, &out_dir, &project_dir)?;
     let opts = ReportOptions::default();
     let mut runs = Vec::new();
     let mut all = Vec::new();
@@ -160,6 +127,69 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
         ));
     }
     let table = exp.table_titled(&title, &runs, &floors, simulated);
+    let md = write_tables(&table, &out_dir)?;
+    out.line(md)?;
+    out.finish()?;
+    if infra == 0 {
+        Ok(())
+    } else {
+        Err(CliError::Failures(anyhow!(
+            "{infra} simulations ended in an infrastructure error; their records under `{}` say why",
+            out_dir.join("runs").display()
+        )))
+    }
+}
+
+/// Runs each config of `exp` into `<out_dir>/runs/<stem>`, resuming as `args` say; the run
+/// directories and how many simulations ended in an infrastructure error.
+fn run_each_config(
+    args: &ReproduceArgs,
+    exp: &Experiment,
+    out_dir: &Path,
+    project_dir: &Path,
+) -> Result<(Vec<PathBuf>, usize), CliError> {
+    let mut run_dirs = Vec::new();
+    let mut infra = 0;
+    for (entry, stem, mut cfg) in exp.run_configs(args.offline) {
+        if let Some(n) = args.num_tasks {
+            cfg.run.num_tasks = Some(cfg.run.num_tasks.map_or(n, |m| m.min(n)));
+        }
+        super::run::apply_catalog(&mut cfg, &entry.file, None, project_dir)?;
+        let dir = out_dir.join("runs").join(&stem);
+        let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
+        let opts = RunOptions {
+            out_dir: Some(dir.clone()),
+            data_dir: args.data_dir.clone(),
+            resume: args.resume,
+            no_cache: args.no_cache,
+            project_dir: Some(project_dir.to_path_buf()),
+            progress: Some(crate::progress::on_stderr()),
+            ..Default::default()
+        };
+        let s = rt
+            .block_on(run_config(cfg, opts))
+            .map_err(super::run::run_error)?;
+        eprintln!(
+            "{stem} ({}): {} simulations ({} already complete), {} succeeded, {} infrastructure errors, cost {}",
+            entry.agent,
+            s.planned,
+            s.skipped,
+            s.successes,
+            s.infra_errors,
+            format_cost(s.cost)
+        );
+        infra += s.infra_errors;
+        super::run::write_sidecar(&dir.join("records.jsonl"));
+        run_dirs.push(dir);
+    }
+    Ok((run_dirs, infra))
+}
+
+/// Writes the table as `table.md`, `table.csv` and `table.json` under `out_dir`; the Markdown.
+fn write_tables(
+    table: &tauguard_metrics::repro::ReproTable,
+    out_dir: &Path,
+) -> Result<String, CliError> {
     let md = table.to_markdown();
     for (file, text) in [
         ("table.md", md.as_str()),
@@ -172,14 +202,5 @@ pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> 
             .bad_input()?;
         eprintln!("wrote {}", path.display());
     }
-    out.line(md)?;
-    out.finish()?;
-    if infra == 0 {
-        Ok(())
-    } else {
-        Err(CliError::Failures(anyhow!(
-            "{infra} simulations ended in an infrastructure error; their records under `{}` say why",
-            out_dir.join("runs").display()
-        )))
-    }
+    Ok(md)
 }

@@ -2,6 +2,7 @@
 //! authorization node diffs by exactly that edit and gets the workflow guards a cell of
 //! their own, and a missing or malformed set stops the run before anything is written,
 //! naming the key and the directory.
+#![allow(clippy::too_many_lines, reason = "end-to-end tests, exempt")]
 
 use crate::compiled_artifacts::{records, run};
 use crate::support::tauguard_status as tauguard;

@@ -18,7 +18,7 @@ use checks::{
     architecture_paths, check_error_sources, check_imports, check_length, check_module_doc,
     check_no_anyhow, parse_sections,
 };
-use invariants::{defines_fn, forbidden_tokens, invariant_tests, test_targets};
+use invariants::{defines_fn, domain_branches, forbidden_tokens, invariant_tests, test_targets};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -375,6 +375,42 @@ fn each_crate_links_one_test_binary() {
                 targets.len(),
                 targets.join(", ")
             ));
+        }
+    }
+    report(problems);
+}
+
+/// Files outside `env` that may branch on a domain's name, each with why. Test modules in their
+/// own files (`tests.rs`, `*_tests.rs`) are tests and are not read.
+const DOMAIN_NAME_EXEMPT: &[(&str, &str)] = &[(
+    "synthetic.rs",
+    "metrics' synthetic test records give one domain harder Mut tasks; it is test data",
+)];
+
+/// What a domain is lives in `env`, behind the registry; every other crate asks the registry or
+/// the domain's data. The names checked are the registry's own.
+#[test]
+fn no_code_outside_env_branches_on_a_domain_name() {
+    let names: Vec<&str> = tauguard_env::registry::DOMAINS
+        .iter()
+        .map(|d| d.name())
+        .collect();
+    assert!(!names.is_empty(), "the domain registry is empty");
+    let mut problems = Vec::new();
+    for krate in crate_dirs() {
+        let name = rel(&krate);
+        if name == "crates/env" || name == "crates/testkit" {
+            continue;
+        }
+        for file in sources_of(name.trim_start_matches("crates/")) {
+            let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
+            if file_name == "tests.rs"
+                || file_name.ends_with("_tests.rs")
+                || DOMAIN_NAME_EXEMPT.iter().any(|(f, _)| *f == file_name)
+            {
+                continue;
+            }
+            problems.extend(domain_branches(&rel(&file), &read(&file), &names));
         }
     }
     report(problems);

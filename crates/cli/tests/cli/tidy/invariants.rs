@@ -92,6 +92,45 @@ pub fn forbidden_tokens(path: &str, text: &str, tokens: &[&str], why: &str) -> V
     out
 }
 
+/// Lines of `text` (before its `#[cfg(test)]` module, comments skipped) that branch on one of
+/// `domains` by name — compare with it, match it, or test a prefix of it — as `path:line`
+/// problems. Naming a domain as a key of published data is not branching and passes.
+pub fn domain_branches(path: &str, text: &str, domains: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("#[cfg(test)]") {
+            break;
+        }
+        if code.starts_with("//") {
+            continue;
+        }
+        let squeezed: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+        for d in domains {
+            let lit = format!("\"{d}\"");
+            let branches = [
+                format!("=={lit}"),
+                format!("!={lit}"),
+                format!("{lit}=="),
+                format!("{lit}!="),
+                format!("{lit}=>"),
+                format!("{lit}|"),
+                format!("|{lit}"),
+                format!("starts_with(\"{d}"),
+                format!("contains(&{lit})"),
+            ];
+            if branches.iter().any(|b| squeezed.contains(b.as_str())) {
+                out.push(format!(
+                    "{path}:{}: branches on the domain name `{d}`; ask the domain's registry entry \
+                     (tauguard_env::registry) or its data instead",
+                    n + 1
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// Test targets Cargo finds in a crate's `tests/` directory, from its entries (`name`, whether
 /// a directory, whether that directory holds `main.rs`): a top-level `x.rs` or a `x/main.rs`.
 pub fn test_targets(entries: &[(String, bool, bool)]) -> Vec<String> {
@@ -141,5 +180,17 @@ mod fire {
             ("notes.md".to_string(), false, false),
         ];
         assert_eq!(test_targets(&entries), ["agent.rs", "env"]);
+    }
+    #[test]
+    fn a_branch_on_a_domain_name_is_named_and_published_keys_pass() {
+        let text = "let t = if domain == \"telecom\" { 1 } else { 0 };\n\
+                    match d { \"airline\" => 1, _ => 2 }\n\
+                    const SIZES: [(&str, usize); 1] = [(\"airline\", 158)];\n\
+                    // if domain == \"retail\" in a comment\n\
+                    #[cfg(test)]\nmod t { fn f(d: &str) -> bool { d == \"retail\" } }\n";
+        let found = domain_branches("c/x.rs", text, &["airline", "retail", "telecom"]);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].starts_with("c/x.rs:1:") && found[0].contains("`telecom`"));
+        assert!(found[1].starts_with("c/x.rs:2:") && found[1].contains("`airline`"));
     }
 }

@@ -593,5 +593,4 @@ impl SimulationRecord {
 }
 
 #[cfg(test)]
-#[path = "record_tests.rs"]
 mod reward_info_tests;

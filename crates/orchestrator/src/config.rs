@@ -595,5 +595,4 @@ impl RunConfig {
 }
 
 #[cfg(test)]
-#[path = "config_tests.rs"]
 mod tests;

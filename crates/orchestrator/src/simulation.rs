@@ -183,5 +183,4 @@ pub async fn run_simulation_traced(
 }
 
 #[cfg(test)]
-#[path = "simulation_tests.rs"]
 mod tests;

@@ -231,7 +231,6 @@ fn tauguard_in(cwd: &Path, env: &[(&str, &str)], args: &[&str]) -> (i32, String,
 }
 
 // Under `export_report/` so Cargo does not build it as a test target of its own.
-#[path = "export_report/tau2_schema.rs"]
 mod tau2_schema;
 
 fn report_json(inputs: &[&str]) -> serde_json::Value {

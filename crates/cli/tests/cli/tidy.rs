@@ -9,9 +9,7 @@
 //! small in-memory inputs so a check that could never fail would be noticed.
 
 // Under `tidy/` so Cargo does not build it as a test target of its own.
-#[path = "tidy/checks.rs"]
 mod checks;
-#[path = "tidy/invariants.rs"]
 mod invariants;
 
 use checks::{

@@ -4,7 +4,8 @@
 //! settings, the report has one row per variant labelled by it, a resume finds nothing left,
 //! two shards merge into the single-process run —; a one-value axis is the
 //! `[run.domain_options]` shorthand (the same cell ids and hashes, and no suffix); bad input on
-//! the axis exits 2 naming its key.
+//! the axis exits 2 naming its key; and the floor agents play alike under every value of every
+//! declared option, which is why `report` computes a domain's floors once.
 
 use crate::shard_merge::{merge, normalised, report, run, run_shards};
 use crate::support::tauguard_status as tauguard;
@@ -235,4 +236,74 @@ fn bad_domain_option_axes_are_refused_naming_their_key() {
         err.contains("at `grid.domain_options.banking_knowledge.retrieval`: list at least one value (valid: no_knowledge,"),
         "{err}"
     );
+}
+
+/// Why `report` computes a domain's floors once, under its default options, whatever variants
+/// its records ran: for every option a domain declares, the floor agents play every task alike
+/// — the same reward and the same conversation (roles, texts, tool calls) — under each of its
+/// values. Run as one grid over the option's values and both floor agents.
+#[test]
+fn the_floor_agents_play_alike_under_every_value_of_every_domain_option() {
+    let Some(data) = tau2_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for def in tauguard_env::registry::DOMAINS {
+        for option in def.options() {
+            let agents: String = tauguard_orchestrator::floors::FLOOR_AGENTS
+                .iter()
+                .map(|a| format!("[[grid.agents]]\nprovider = \"sim\"\nmodel = \"{a}\"\n"))
+                .collect();
+            let values: Vec<String> = option.values.iter().map(|v| format!("\"{v}\"")).collect();
+            let text = format!(
+                "[run]\nname = \"floors\"\ndomain = \"{}\"\nsplit = \"*\"\nconcurrency = 2\n\
+                 data_dir = \"{}\"\n[models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n\
+                 {agents}[grid.domain_options.{}]\n{} = [{}]\n",
+                def.name(),
+                data.display(),
+                def.name(),
+                option.name,
+                values.join(", ")
+            );
+            let cfg = tmp
+                .path()
+                .join(format!("{}-{}.toml", def.name(), option.name));
+            std::fs::write(&cfg, text).unwrap();
+            let out = tmp.path().join(format!("{}-{}", def.name(), option.name));
+            run(&cfg, &out, &[]);
+            // (agent, task) → value → what happened.
+            let mut played: BTreeMap<(String, String), BTreeMap<String, serde_json::Value>> =
+                BTreeMap::new();
+            for r in read_records(&out.join("records.jsonl")).unwrap() {
+                let value = r.cell_id.rsplit('=').next().unwrap().to_string();
+                let talk: Vec<serde_json::Value> = serde_json::to_value(&r.messages)
+                    .unwrap()
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| serde_json::json!([m["role"], m["content"], m["tool_calls"]]))
+                    .collect();
+                let what = serde_json::json!({"reward": r.reward, "talk": talk});
+                played
+                    .entry((r.agent_model.clone(), r.task_id.clone()))
+                    .or_default()
+                    .insert(value, what);
+            }
+            assert!(!played.is_empty());
+            for ((agent, task), by_value) in &played {
+                assert_eq!(by_value.len(), option.values.len(), "{agent} {task}");
+                let first = by_value.values().next().unwrap();
+                for (value, what) in by_value {
+                    assert_eq!(
+                        what,
+                        first,
+                        "{}: {agent} on {task} plays differently under {}={value}",
+                        def.name(),
+                        option.name
+                    );
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no registered domain declares an option");
 }

@@ -36,6 +36,31 @@ pub const COMPARABLE_KEY: &str = "benchmark.comparable";
 /// The value of an item that equals upstream's.
 pub const UPSTREAM: &str = "upstream";
 
+/// The stamp items of a domain's data. A domain option chooses the files they are read from,
+/// so cells told apart by an option differ in these as a consequence of it.
+pub const DATA_ITEMS: [&str; 3] = ["policy", "database", "tool_schemas"];
+
+/// The detail of a domain option's item (`retrieval = grep_only; upstream's default is
+/// alltools`): the option and its value, and upstream's default when the value is another.
+pub fn option_detail(name: &str, value: &str, upstream_default: &str) -> String {
+    if value == upstream_default {
+        format!("{name} = {value}")
+    } else {
+        format!("{name} = {value}; upstream's default is {upstream_default}")
+    }
+}
+
+/// The value an item's detail names when it is the item of option `name` (see
+/// [`option_detail`]); `None` for any other item (an option at upstream's default is stored
+/// as [`UPSTREAM`], which names none).
+pub fn option_value<'a>(name: &str, detail: &'a str) -> Option<&'a str> {
+    let rest = detail.strip_prefix(name)?.strip_prefix(" = ")?;
+    Some(
+        rest.split_once("; upstream's default is ")
+            .map_or(rest, |(value, _)| value),
+    )
+}
+
 /// A cell's stamp as its settings carry it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CellStamp {
@@ -108,5 +133,16 @@ mod tests {
             "not comparable with τ²-bench a2c0247: sampling"
         );
         assert_eq!(CellStamp::of(&BTreeMap::new()), None);
+    }
+
+    #[test]
+    fn an_option_item_names_its_value_and_no_other_item_does() {
+        let d = option_detail("retrieval", "grep_only", "alltools");
+        assert_eq!(d, "retrieval = grep_only; upstream's default is alltools");
+        assert_eq!(option_value("retrieval", &d), Some("grep_only"));
+        let at_default = option_detail("retrieval", "alltools", "alltools");
+        assert_eq!(option_value("retrieval", &at_default), Some("alltools"));
+        assert_eq!(option_value("policy", "policy from data/x"), None);
+        assert_eq!(option_value("retrieval", UPSTREAM), None);
     }
 }

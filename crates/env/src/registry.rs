@@ -26,6 +26,9 @@ pub struct DomainOption {
     pub default: &'static str,
     /// Upstream's value when its run config gives none: the comparability stamp's reference.
     pub upstream_default: &'static str,
+    /// The values tauguard runs, so a config (a `[grid.domain_options]` axis) is checked
+    /// before any data is read; the domain's loading may still refuse one the data lacks.
+    pub values: &'static [&'static str],
     /// What the option chooses, for help texts and errors.
     pub about: &'static str,
 }

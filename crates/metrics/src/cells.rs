@@ -36,9 +36,18 @@ pub(crate) fn distinguish(groups: &mut [GroupReport]) {
             "artifacts.compiled",
             "artifacts.set_hash",
         ];
+        // A domain option (a retrieval variant) tells its cells apart; the data it chooses
+        // and whether the cell is comparable follow from it (the comparability table shows
+        // them).
+        let option = keys.iter().any(|k| {
+            members
+                .iter()
+                .any(|&i| option_item(k, &groups[i]).is_some())
+        });
         let keys: Vec<String> = keys
             .into_iter()
             .filter(|k| !(set && derived.contains(&k.as_str())))
+            .filter(|k| !(option && follows_from_options(k)))
             .cloned()
             .collect();
         for &i in members {
@@ -59,6 +68,26 @@ pub(crate) fn distinguish(groups: &mut [GroupReport]) {
             }
         }
     }
+}
+
+/// The option and its value when `key` is a domain option's stamp item in `g`'s settings
+/// (`benchmark.retrieval` = `retrieval = grep_only; …` gives `("retrieval", "grep_only")`).
+pub(crate) fn option_item<'a>(key: &'a str, g: &'a GroupReport) -> Option<(&'a str, &'a str)> {
+    let name = key.strip_prefix(tauguard_core::comparability::CELL_PREFIX)?;
+    let detail = g.full_cell.get(key)?.as_str()?;
+    Some((
+        name,
+        tauguard_core::comparability::option_value(name, detail)?,
+    ))
+}
+
+/// The stamp's data items and its verdict, which a domain option decides.
+fn follows_from_options(key: &str) -> bool {
+    use tauguard_core::comparability::{CELL_PREFIX, COMPARABLE_KEY, DATA_ITEMS};
+    key == COMPARABLE_KEY
+        || key
+            .strip_prefix(CELL_PREFIX)
+            .is_some_and(|item| DATA_ITEMS.contains(&item))
 }
 
 /// How a label shows a setting one group records and another does not (its value in the

@@ -174,11 +174,13 @@ impl GroupReport {
         let settings: Vec<String> = self
             .cell
             .iter()
-            .map(|(k, v)| match v {
-                Value::String(s) => format!("{k}={s}"),
+            .map(|(k, v)| match (crate::cells::option_item(k, self), v) {
+                // A domain option reads as itself (`retrieval=grep_only`), not its stamp text.
+                (Some((name, value)), _) => format!("{name}={value}"),
+                (None, Value::String(s)) => format!("{k}={s}"),
                 // Absent from this group's settings, present in another's: its default.
-                Value::Null => format!("{k}={}", crate::cells::absent_setting(k)),
-                other => format!("{k}={other}"),
+                (None, Value::Null) => format!("{k}={}", crate::cells::absent_setting(k)),
+                (None, other) => format!("{k}={other}"),
             })
             .collect();
         format!("{} [{}]", self.guard, settings.join(", "))

@@ -161,16 +161,12 @@ fn option_items(data: &DomainData) -> Vec<Item> {
         .iter()
         .filter_map(|(name, value)| {
             let option = declared.iter().find(|o| o.name == name.as_str())?;
+            let detail =
+                tauguard_core::comparability::option_detail(name, value, option.upstream_default);
             Some(if value == option.upstream_default {
-                Item::upstream(option.name, format!("{name} = {value}"))
+                Item::upstream(option.name, detail)
             } else {
-                Item::deviates(
-                    option.name,
-                    format!(
-                        "{name} = {value}; upstream's default is {}",
-                        option.upstream_default
-                    ),
-                )
+                Item::deviates(option.name, detail)
             })
         })
         .collect()

@@ -1,5 +1,5 @@
 //! `[grid]`: the axes a run config crosses — domains, agents, guard configurations, verifiers,
-//! artifact sets, seeds — with per-domain task selection and per-cell overrides, checked as a whole so every
+//! artifact sets, seeds, domain options (`grid_options.rs`) — with per-domain task selection and per-cell overrides, checked as a whole so every
 //! error names the key and the values it allows.
 //!
 //! The one-value shorthand stays: `[run].domain`, `[models.agent]`, `[guard]` (with
@@ -144,6 +144,10 @@ pub struct GridSection {
     /// Task selection per domain.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tasks: BTreeMap<String, TaskSelection>,
+    /// Values of a domain's declared options, one domain plan per combination
+    /// (`crate::grid_options`); an option set here is not also set in `[run.domain_options]`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub domain_options: crate::grid_options::OptionAxes,
     #[serde(default, rename = "override", skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<Override>,
 }
@@ -159,6 +163,7 @@ impl Default for GridSection {
             trials: None,
             seeds: Vec::new(),
             tasks: BTreeMap::new(),
+            domain_options: BTreeMap::new(),
             overrides: Vec::new(),
         }
     }

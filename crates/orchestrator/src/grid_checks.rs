@@ -1,5 +1,5 @@
 //! Two groups of `grid::validate`'s checks, each with its key paths: the run's domains and
-//! their options, and the guard entries.
+//! their options (the option axes in `grid_options.rs`), and the guard entries.
 
 use crate::config::RunConfig;
 use crate::grid::{GridSection, NameOr, e_key, unique};
@@ -50,6 +50,7 @@ pub(crate) fn validate_domains(cfg: &RunConfig) -> Result<Vec<&str>, String> {
         tauguard_env::registry::resolve_options(def, options)
             .map_err(|e| format!("at `run.domain_options.{d}`: {e}"))?;
     }
+    crate::grid_options::validate(cfg, &run_domains)?;
     Ok(run_domains)
 }
 

@@ -23,6 +23,7 @@ pub mod floors;
 pub mod grid;
 pub mod grid_artifacts;
 mod grid_checks;
+pub mod grid_options;
 pub mod group_sync;
 pub mod interrupt;
 pub mod judge;

@@ -3,9 +3,10 @@
 //! every cell, the prompts and the guard artifacts. Everything that can be wrong with the
 //! input fails here, with the file and key, not halfway through a run.
 //!
-//! A cell is one column of a results table: one value of every grid axis (domain, agent,
-//! guard configuration, verifier, artifact set, seed; see [`crate::grid`]). Cells are crossed
-//! in that order, domain outermost; a guard without a verifier gets one cell whatever the
+//! A cell is one column of a results table: one value of every grid axis (domain with its
+//! option values, agent, guard configuration, verifier, artifact set, seed; see
+//! [`crate::grid`] and [`crate::grid_options`]). Cells are crossed in that order, domain
+//! outermost; a guard without a verifier gets one cell whatever the
 //! verifiers, and a guard that reads nothing a compiled set replaces one cell on the frozen
 //! set whatever the sets.
 //! New grid axes add cells, not code paths. Each distinct model spec is built once and shared.
@@ -51,10 +52,11 @@ pub struct AgentPlan {
 
 /// One cell of the grid.
 pub struct Cell {
-    /// The cell id records carry: `domain|agent|guard`, then `|verifier=…` and `|seed=…` when
-    /// those axes hold several values.
+    /// The cell id records carry: `domain|agent|guard`, then `|option=…` per domain-option
+    /// axis, `|verifier=…` and `|seed=…` when those axes hold several values, and
+    /// `|artifacts=…` on a compiled set.
     pub id: String,
-    /// Index into [`RunPlan::domains`].
+    /// Index into [`RunPlan::domains`]: a domain under one combination of its option values.
     pub domain: usize,
     /// Index into [`RunPlan::agents`].
     pub agent: usize,
@@ -163,28 +165,26 @@ impl RunPlan {
         let mut domains = Vec::new();
         let mut hashes = Vec::new();
         let mut frozen_hashes = Vec::new();
+        // One domain plan per combination of the domain's option values (one without an axis).
         for name in &axes.domains {
             let selection = selection(&cfg, name);
             let task_set = cfg.run.task_set.as_ref().map(|s| project.join(s));
-            let options = cfg
-                .run
-                .domain_options
-                .get(name)
-                .cloned()
-                .unwrap_or_default();
-            let d = plan_domain(
-                name,
-                &options,
-                &selection,
-                task_set.as_deref(),
-                &sources,
-                any_sim_agent,
-            )
-            .map_err(|e| at_config_key(&cfg, name, e))?;
-            let (per_set, frozen) = artifact_hashes(&cfg, &axes, &project, &d, &prompts_hash)?;
-            hashes.push(per_set);
-            frozen_hashes.push(frozen);
-            domains.push(d);
+            for point in crate::grid_options::points(&cfg, name) {
+                let mut d = plan_domain(
+                    name,
+                    &point.options,
+                    &selection,
+                    task_set.as_deref(),
+                    &sources,
+                    any_sim_agent,
+                )
+                .map_err(|e| at_config_key(&cfg, name, e))?;
+                d.id_suffix = point.id_suffix();
+                let (per_set, frozen) = artifact_hashes(&cfg, &axes, &project, &d, &prompts_hash)?;
+                hashes.push(per_set);
+                frozen_hashes.push(frozen);
+                domains.push(d);
+            }
         }
         let grid = Grid {
             cfg: &cfg,

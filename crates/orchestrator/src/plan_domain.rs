@@ -60,6 +60,9 @@ pub struct DomainPlan {
     pub user_system_prompts: Vec<Arc<str>>,
     /// The comparability items of the domain's texts and data (see [`crate::comparability`]).
     pub stamp_items: Vec<crate::comparability::Item>,
+    /// What the cell ids of this plan add for the grid's domain-option axes of several values
+    /// (`|retrieval=grep_only`; see [`crate::grid_options`]); empty otherwise.
+    pub id_suffix: String,
 }
 
 /// Where a domain's inputs come from: shared by every domain of a run.
@@ -186,6 +189,7 @@ pub(crate) fn plan_domain(
             })
             .collect(),
         stamp_items,
+        id_suffix: String::new(),
         attacks,
         gold: GoldCache::default(),
         planned_reads,

@@ -25,6 +25,7 @@ mod fetch_data_script;
 mod floors;
 mod gold_command;
 mod grid;
+mod grid_domain_options;
 mod guard_check;
 mod guard_seam;
 mod honest_costs;

@@ -66,6 +66,7 @@ const OPTIONS: &[DomainOption] = &[DomainOption {
     name: "retrieval",
     default: variant::OFFLINE_DEFAULT,
     upstream_default: "alltools",
+    values: variant::RUNNABLE,
     about: "retrieval variant (variants.json): no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only",
 }];
 

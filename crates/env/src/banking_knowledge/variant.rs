@@ -16,15 +16,29 @@ use std::sync::Arc;
 /// tauguard's default: upstream's (`alltools`) needs embeddings and a sandbox.
 pub const OFFLINE_DEFAULT: &str = "bm25";
 
-/// The variants tauguard implements, and the agent toolkit each gives.
-const OFFLINE: &[(&str, &[ToolDef], bool)] = &[
-    ("no_knowledge", defs::PLAIN, false),
-    ("full_kb", defs::PLAIN, false),
-    ("golden_retrieval", defs::PLAIN, true),
-    ("bm25", defs::WITH_KB_SEARCH, true),
-    ("bm25_grep", defs::WITH_KB_SEARCH_GREP, true),
-    ("grep_only", defs::WITH_GREP, true),
+/// The variants tauguard implements, in the order help texts and errors list them: the
+/// values the `retrieval` option declares, so a config is checked against them before any
+/// data is read.
+pub const RUNNABLE: &[&str] = &[
+    "no_knowledge",
+    "full_kb",
+    "golden_retrieval",
+    "bm25",
+    "bm25_grep",
+    "grep_only",
 ];
+
+/// The agent toolkit a runnable variant gives, and whether it reads the knowledge base.
+fn offline(name: &str) -> Option<(&'static [ToolDef], bool)> {
+    Some(match name {
+        "no_knowledge" | "full_kb" => (defs::PLAIN, false),
+        "golden_retrieval" => (defs::PLAIN, true),
+        "bm25" => (defs::WITH_KB_SEARCH, true),
+        "bm25_grep" => (defs::WITH_KB_SEARCH_GREP, true),
+        "grep_only" => (defs::WITH_GREP, true),
+        _ => return None,
+    })
+}
 
 #[derive(Deserialize)]
 struct VariantsFile {
@@ -77,14 +91,13 @@ pub fn resolve(dir: &Path, name: &str) -> Result<Variant, LoadError> {
             ),
         ));
     };
-    let Some((_, toolkit, searches)) = OFFLINE.iter().find(|(n, _, _)| *n == canonical) else {
-        let offline: Vec<&str> = OFFLINE.iter().map(|(n, _, _)| *n).collect();
+    let Some((toolkit, searches)) = offline(canonical) else {
         return Err(parse_error(
             &path,
             format!(
                 "retrieval variant `{canonical}` needs {}, which tauguard does not provide; runnable variants: {}",
                 entry.needs.join("; "),
-                offline.join(", ")
+                RUNNABLE.join(", ")
             ),
         ));
     };
@@ -92,7 +105,7 @@ pub fn resolve(dir: &Path, name: &str) -> Result<Variant, LoadError> {
         .tools_file
         .clone()
         .ok_or_else(|| parse_error(&path, format!("variant `{canonical}` names no tools_file")))?;
-    let retrieval = if *searches {
+    let retrieval = if searches {
         Some(Arc::new(Retrieval::new(load_documents(
             &dir.join("documents"),
         )?)))
@@ -220,4 +233,17 @@ pub fn golden_policy(no_task: &str, kb: &Retrieval, required: &[String]) -> Stri
         return no_task.to_string();
     }
     no_task.replacen(NO_DOCUMENTS, &docs.join("\n\n---\n\n"), 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_runnable_variant_has_a_toolkit_and_nothing_else_does() {
+        for name in RUNNABLE {
+            assert!(offline(name).is_some(), "{name}");
+        }
+        assert!(offline("alltools").is_none());
+    }
 }

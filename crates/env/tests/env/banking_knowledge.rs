@@ -140,14 +140,16 @@ fn each_offline_variant_has_upstreams_policy_and_schemas() {
     let variants_path = dir.path().join("banking_knowledge/variants.json");
     let variants: Value =
         serde_json::from_str(&std::fs::read_to_string(&variants_path).unwrap()).unwrap();
-    for name in [
-        "no_knowledge",
-        "full_kb",
-        "bm25",
-        "bm25_grep",
-        "grep_only",
-        "golden_retrieval",
-    ] {
+    // Every value the domain declares for `retrieval` (what a config is checked against).
+    let declared = tauguard_env::registry::require("banking_knowledge")
+        .unwrap()
+        .options()
+        .iter()
+        .find(|o| o.name == "retrieval")
+        .unwrap()
+        .values;
+    assert_eq!(declared.len(), 6, "{declared:?}");
+    for &name in declared {
         let data = load(name).unwrap();
         let entry = &variants["variants"][name];
         if name != "golden_retrieval" {

@@ -209,13 +209,13 @@ impl CellAt<'_> {
         stamp
     }
 
-    /// `domain|agent|guard`, then the verifier, the artifact set and the seed when those
-    /// axes hold several values.
+    /// `domain|agent|guard`, then the domain's option values, the verifier and the seed when
+    /// those axes hold several values, and a compiled artifact set.
     fn id(&self) -> String {
         let axes = self.axes;
         let mut id = format!(
-            "{}|{}|{}",
-            self.domain.data.domain, self.agent.label, self.guard.label
+            "{}|{}|{}{}",
+            self.domain.data.domain, self.agent.label, self.guard.label, self.domain.id_suffix
         );
         if self.guard.name.uses_verifier() && axes.verifiers.len() > 1 {
             id.push_str(&format!("|verifier={}", self.verifier.label));

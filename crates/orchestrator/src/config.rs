@@ -293,6 +293,12 @@ pub struct ModelsSection {
     /// NL-assertion judge (default: `sim-judge`).
     #[serde(default)]
     pub judge: Option<ModelSection>,
+    /// The embedding model of a retrieval that embeds (banking_knowledge's `*_embeddings*`
+    /// variants): an alias of `configs/models.toml` (upstream's are `text-embedding-3-large`
+    /// and `qwen3-embedding-8b`) or a table. Required when a domain of the run embeds;
+    /// unused otherwise. See `crate::embeddings`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embeddings: Option<crate::grid::NameOr<ModelSection>>,
 }
 
 pub use crate::grid::GridSection;
@@ -304,6 +310,8 @@ pub enum Role {
     User,
     Judge,
     Verifier,
+    /// Embeds texts: never a `sim` model.
+    Embeddings,
 }
 
 impl Role {
@@ -314,6 +322,7 @@ impl Role {
             Role::User => "sim-user",
             Role::Judge => "sim-judge",
             Role::Verifier => "sim-verifier",
+            Role::Embeddings => "",
         }
     }
 }
@@ -479,6 +488,9 @@ impl RunConfig {
         if let Some(m) = &self.guard.verifier {
             out.push(("guard.verifier".into(), Role::Verifier, m));
         }
+        if let Some(crate::grid::NameOr::Table(m)) = &self.models.embeddings {
+            out.push(("models.embeddings".into(), Role::Embeddings, m));
+        }
         fn tables(list: &[crate::grid::NameOr<ModelSection>]) -> Vec<(usize, &ModelSection)> {
             list.iter()
                 .enumerate()
@@ -505,6 +517,11 @@ impl RunConfig {
         role: Role,
         m: &ModelSection,
     ) -> Result<(), String> {
+        if m.is_sim() && role == Role::Embeddings {
+            return Err(format!(
+                "at `{key}.provider`: the sim provider embeds nothing; name an OpenAI-compatible provider"
+            ));
+        }
         if m.is_sim() {
             if role == Role::Agent {
                 if tauguard_sim::agent::AgentBehaviour::of_model(&m.model).is_none() {
@@ -530,7 +547,7 @@ impl RunConfig {
                 .provider(&m.provider)
                 .map_err(|e| format!("at `{key}.provider`: {e}"))?;
         }
-        if m.name.is_some() && !key.starts_with("grid.") {
+        if m.name.is_some() && !key.starts_with("grid.") && key != "models.embeddings" {
             return Err(format!(
                 "at `{key}.name`: only entries of `grid.agents` and `grid.verifiers` take a name"
             ));
@@ -565,6 +582,7 @@ impl RunConfig {
         };
         alias(&self.grid.agents)
             || alias(&self.grid.verifiers)
+            || matches!(self.models.embeddings, Some(crate::grid::NameOr::Name(_)))
             || self.model_sections().iter().any(|(_, _, m)| !m.is_sim())
     }
 

@@ -16,6 +16,7 @@ pub mod catalog;
 pub mod check;
 pub mod comparability;
 pub mod config;
+pub mod embeddings;
 pub mod estimate;
 pub mod evaluate;
 pub mod export;

@@ -1,11 +1,15 @@
 //! Retrieval variants (`retrieval.py` `RETRIEVAL_VARIANTS`) and the texts that come with
 //! them. `variants.json` in the data directory lists all 20 with their tools file, policy
-//! file and needs; tauguard runs the six that need nothing but the data, and refuses the
-//! others with what they need (embeddings, a reranker, a shell sandbox).
+//! file and needs; tauguard runs the six that need nothing but the data and the four whose
+//! `KB_search` embeds (`openai_embeddings[_grep]`, `qwen_embeddings[_grep]`: their vectors
+//! come through [`crate::dense`]), and refuses the others with what they need (an LLM
+//! reranker, a shell sandbox).
 
+use super::cosine::{self, Cosine};
 use super::defs;
 use super::retrieval::{Retrieval, load_documents};
 use crate::data::{LoadError, read_json, read_text};
+use crate::dense::UpstreamEmbedder;
 use crate::tooling::ToolDef;
 use indexmap::IndexMap;
 use serde::Deserialize;
@@ -26,6 +30,26 @@ const OFFLINE: &[(&str, &[ToolDef], bool)] = &[
     ("grep_only", defs::WITH_GREP, true),
 ];
 
+/// The variants whose `KB_search` ranks by embeddings, with upstream's embedding model.
+const DENSE: &[(&str, &[ToolDef], UpstreamEmbedder)] = &[
+    ("openai_embeddings", defs::WITH_KB_SEARCH, cosine::OPENAI),
+    (
+        "openai_embeddings_grep",
+        defs::WITH_KB_SEARCH_GREP,
+        cosine::OPENAI,
+    ),
+    (
+        "qwen_embeddings",
+        defs::WITH_KB_SEARCH,
+        cosine::OPENROUTER_QWEN,
+    ),
+    (
+        "qwen_embeddings_grep",
+        defs::WITH_KB_SEARCH_GREP,
+        cosine::OPENROUTER_QWEN,
+    ),
+];
+
 #[derive(Deserialize)]
 struct VariantsFile {
     #[serde(default)]
@@ -41,6 +65,10 @@ struct VariantEntry {
     policy_file: Option<String>,
     #[serde(default)]
     needs: Vec<String>,
+    /// The schemas' hash: variants of one toolkit class share it (and the embeddings
+    /// variants name no tools file of their own).
+    #[serde(default)]
+    tools_sha256: Option<String>,
 }
 
 /// A resolved, runnable variant.
@@ -53,6 +81,8 @@ pub struct Variant {
     pub policy_file: Option<String>,
     /// The indexed knowledge base, for variants that search it or inline documents.
     pub retrieval: Option<Arc<Retrieval>>,
+    /// The embeddings index of a dense variant (its `KB_search`).
+    pub dense: Option<Arc<Cosine>>,
 }
 
 fn parse_error(path: &Path, message: String) -> LoadError {
@@ -77,8 +107,22 @@ pub fn resolve(dir: &Path, name: &str) -> Result<Variant, LoadError> {
             ),
         ));
     };
-    let Some((_, toolkit, searches)) = OFFLINE.iter().find(|(n, _, _)| *n == canonical) else {
-        let offline: Vec<&str> = OFFLINE.iter().map(|(n, _, _)| *n).collect();
+    let runnable = OFFLINE
+        .iter()
+        .find(|(n, _, _)| *n == canonical)
+        .map(|(_, toolkit, searches)| (*toolkit, *searches, None))
+        .or_else(|| {
+            DENSE
+                .iter()
+                .find(|(n, _, _)| *n == canonical)
+                .map(|(_, toolkit, embedder)| (*toolkit, true, Some(*embedder)))
+        });
+    let Some((toolkit, searches, embedder)) = runnable else {
+        let offline: Vec<&str> = OFFLINE
+            .iter()
+            .map(|(n, _, _)| *n)
+            .chain(DENSE.iter().map(|(n, _, _)| *n))
+            .collect();
         return Err(parse_error(
             &path,
             format!(
@@ -88,23 +132,38 @@ pub fn resolve(dir: &Path, name: &str) -> Result<Variant, LoadError> {
             ),
         ));
     };
-    let tools_file = entry
-        .tools_file
-        .clone()
+    let tools_file = tools_file(&file, canonical, entry)
         .ok_or_else(|| parse_error(&path, format!("variant `{canonical}` names no tools_file")))?;
-    let retrieval = if *searches {
+    let retrieval = if searches {
         Some(Arc::new(Retrieval::new(load_documents(
             &dir.join("documents"),
         )?)))
     } else {
         None
     };
+    let dense = embedder
+        .zip(retrieval.clone())
+        .map(|(e, kb)| Arc::new(Cosine::new(e, kb)));
     Ok(Variant {
         name: canonical.to_string(),
         toolkit,
         tools_file,
         policy_file: entry.policy_file.clone(),
         retrieval,
+        dense,
+    })
+}
+
+/// The variant's tools file, or else that of a variant with the same schemas
+/// (`tools_sha256`): the embeddings variants share their toolkit class with bm25's.
+fn tools_file(file: &VariantsFile, name: &str, entry: &VariantEntry) -> Option<String> {
+    entry.tools_file.clone().or_else(|| {
+        let sha = entry.tools_sha256.as_ref()?;
+        file.variants
+            .iter()
+            .filter(|(n, _)| n.as_str() != name)
+            .find(|(_, e)| e.tools_sha256.as_ref() == Some(sha) && e.tools_file.is_some())
+            .and_then(|(_, e)| e.tools_file.clone())
     })
 }
 

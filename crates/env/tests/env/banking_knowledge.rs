@@ -218,7 +218,7 @@ fn each_offline_variant_has_upstreams_policy_and_schemas() {
     for (name, needs) in [
         ("alltools", "OPENAI_API_KEY"),
         ("terminal_use", "sandbox"),
-        ("qwen_embeddings", "OPENROUTER"),
+        ("qwen_embeddings_reranker", "reranker"),
     ] {
         let options = [("retrieval".to_string(), name.to_string())].into();
         let err = DomainData::load_with(&dir, "banking_knowledge", &options)

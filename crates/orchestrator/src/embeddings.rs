@@ -137,6 +137,49 @@ pub(crate) fn stamp(cfg: &RunConfig, domains: &mut [DomainPlan]) {
     }
 }
 
+/// What a dry run says of a domain's knowledge-base embedding before the first simulation
+/// (each `KB_search` then embeds its query, a handful of tokens, once per distinct query).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct DocumentsEstimate {
+    pub domain: String,
+    /// `provider/model`.
+    pub model: String,
+    pub documents: usize,
+    /// Input tokens, estimated from characters (see `crate::role_prompts::CHARS_PER_TOKEN`).
+    pub tokens: u64,
+    /// Dollars at most (a cached rerun costs nothing); `None` without a price.
+    pub cost: Option<f64>,
+}
+
+/// The dry run's [`DocumentsEstimate`]s of a plan.
+pub fn estimate_documents(plan: &crate::plan::RunPlan) -> Vec<DocumentsEstimate> {
+    let Some(model) = &plan.models.embeddings else {
+        return Vec::new();
+    };
+    embedding_domains(&plan.domains)
+        .map(|(d, dense)| {
+            let docs = dense.documents();
+            let chars: usize = docs.iter().map(|t| t.chars().count()).sum();
+            let tokens = (chars as f64 / crate::role_prompts::CHARS_PER_TOKEN).ceil() as u64;
+            let usage = tauguard_core::message::Usage {
+                prompt_tokens: tokens,
+                ..Default::default()
+            };
+            DocumentsEstimate {
+                domain: d.data.domain.to_string(),
+                model: model.id().to_string(),
+                documents: docs.len(),
+                tokens,
+                cost: plan
+                    .models
+                    .factory
+                    .as_ref()
+                    .and_then(|f| f.prices().cost(model.model(), &usage)),
+            }
+        })
+        .collect()
+}
+
 /// Embeds the documents of every domain that embeds and has no vectors yet. Nothing is
 /// written before it succeeds; a failure names the endpoint.
 pub async fn embed_documents(

@@ -316,3 +316,68 @@ fn a_missing_model_key_or_endpoint_stops_the_run_before_anything_is_written() {
     );
     assert!(!out.join("records.jsonl").exists());
 }
+
+/// `--dry-run` knows the embedding (model, documents, tokens) and stamps it, with the model
+/// named by its catalog alias (Qwen through the built-in `openrouter` provider, unpriced);
+/// another model deviates; `--check` embeds one text on the loopback server.
+#[test]
+fn dry_run_and_check_know_the_embeddings_model() {
+    if tauguard_testkit::tau2_dir().is_none() {
+        return;
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(server(200));
+    let tmp = tempfile::tempdir().unwrap();
+    let qwen = config(
+        tmp.path(),
+        &server.uri(),
+        "[models]\nembeddings = \"qwen3-embedding-8b\"",
+    );
+    let text = std::fs::read_to_string(&qwen)
+        .unwrap()
+        .replace("\"openai_embeddings\"", "\"qwen_embeddings_grep\"");
+    std::fs::write(&qwen, text).unwrap();
+    let (code, stdout, err) = tauguard_in_env(&["run", "--dry-run", qwen.to_str().unwrap()], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains(
+            "embeddings: 698 documents of banking_knowledge with `openrouter/qwen/qwen3-embedding-8b`"
+        ) && stdout.contains("price unknown"),
+        "{stdout}"
+    );
+    let stamp = |out: &str| {
+        out.lines()
+            .find(|l| l.trim_start().split_whitespace().nth(1) == Some("embeddings"))
+            .unwrap_or_else(|| panic!("no embeddings stamp line in {out}"))
+            .to_string()
+    };
+    assert!(
+        stamp(&stdout).trim_start().starts_with("upstream"),
+        "{stdout}"
+    );
+
+    let small = config(
+        tmp.path(),
+        &server.uri(),
+        "[models.embeddings]\nprovider = \"embed\"\nmodel = \"text-embedding-3-small\"",
+    );
+    let (code, stdout, err) = tauguard_in_env(&["run", "--dry-run", small.to_str().unwrap()], &[]);
+    assert_eq!(code, 0, "{err}");
+    let line = stamp(&stdout);
+    assert!(
+        line.contains("DEVIATES") && line.contains("text-embedding-3-small"),
+        "{line}"
+    );
+
+    let cfg = config(tmp.path(), &server.uri(), EMBEDDINGS);
+    let (code, stdout, err) = tauguard_in_env(
+        &["run", "--check", cfg.to_str().unwrap()],
+        &[(KEY_VAR, "sk-agent"), (EMBED_KEY_VAR, "sk-embed")],
+    );
+    assert_eq!(code, 0, "{stdout}\n{err}");
+    assert!(
+        stdout.contains("models.embeddings `embed/text-embedding-3-large`")
+            && stdout.contains("embeds (4 dimensions)"),
+        "{stdout}"
+    );
+}

@@ -347,7 +347,7 @@ fn dry_run_and_check_know_the_embeddings_model() {
     );
     let stamp = |out: &str| {
         out.lines()
-            .find(|l| l.trim_start().split_whitespace().nth(1) == Some("embeddings"))
+            .find(|l| l.split_whitespace().nth(1) == Some("embeddings"))
             .unwrap_or_else(|| panic!("no embeddings stamp line in {out}"))
             .to_string()
     };

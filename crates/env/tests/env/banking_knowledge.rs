@@ -133,7 +133,7 @@ fn bm25_and_grep_rank_the_77_queries_as_recorded() {
 }
 
 #[test]
-fn each_offline_variant_has_upstreams_policy_and_schemas() {
+fn each_runnable_variant_has_upstreams_policy_and_schemas() {
     let Some(dir) = common::data_dir() else {
         return;
     };
@@ -147,9 +147,39 @@ fn each_offline_variant_has_upstreams_policy_and_schemas() {
         "bm25_grep",
         "grep_only",
         "golden_retrieval",
+        "openai_embeddings",
+        "openai_embeddings_grep",
+        "qwen_embeddings",
+        "qwen_embeddings_grep",
     ] {
         let data = load(name).unwrap();
         let entry = &variants["variants"][name];
+        // The embeddings variants name no tools file: theirs is the one of the same schemas.
+        let file = data.schemas_path.file_name().unwrap().to_str().unwrap();
+        let same = variants["variants"]
+            .as_object()
+            .unwrap()
+            .values()
+            .find(|v| v["tools_file"].as_str() == Some(file))
+            .unwrap();
+        assert_eq!(
+            same["tools_sha256"], entry["tools_sha256"],
+            "{name}: {file}"
+        );
+        let embedder = &entry["kb_search"]["embedder_type"];
+        match data.base.dense() {
+            Some(dense) => {
+                let up = dense.upstream();
+                assert_eq!(json!(up.embedder_type), *embedder, "{name}");
+                assert!(
+                    up.model
+                        .ends_with(entry["kb_search"]["embedder_model"].as_str().unwrap())
+                );
+                assert_eq!(dense.documents().len(), 698);
+                assert!(!dense.installed());
+            }
+            None => assert!(embedder.is_null(), "{name} embeds"),
+        }
         if name != "golden_retrieval" {
             assert_eq!(
                 sha256(&data.policy),

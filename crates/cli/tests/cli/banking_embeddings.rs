@@ -34,22 +34,21 @@ struct Embeddings;
 impl Respond for Embeddings {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let body: Value = serde_json::from_slice(&req.body).unwrap();
-        assert_eq!(
-            body["encoding_format"], "base64",
-            "the OpenAI SDK's default"
-        );
+        let float = body["encoding_format"] == "float";
         let data: Vec<Value> = body["input"]
             .as_array()
             .unwrap()
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let bytes: Vec<u8> = vector(t.as_str().unwrap())
-                    .iter()
-                    .flat_map(|f| f.to_le_bytes())
-                    .collect();
-                let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
-                json!({"object": "embedding", "index": i, "embedding": b64})
+                let v = vector(t.as_str().unwrap());
+                let embedding = if float {
+                    json!(v)
+                } else {
+                    let bytes: Vec<u8> = v.iter().flat_map(|f| f.to_le_bytes()).collect();
+                    json!(base64::engine::general_purpose::STANDARD.encode(bytes))
+                };
+                json!({"object": "embedding", "index": i, "embedding": embedding})
             })
             .collect();
         ResponseTemplate::new(200).set_body_json(json!({
@@ -246,6 +245,10 @@ fn an_embeddings_run_ranks_as_upstream_records_its_usage_and_reruns_from_the_cac
         .filter(|r| r.url.path() == "/embeddings")
         .map(|r| {
             let body: Value = serde_json::from_slice(&r.body).unwrap();
+            assert_eq!(
+                body["encoding_format"], "base64",
+                "the OpenAI SDK's default"
+            );
             body["input"].as_array().unwrap().len()
         })
         .collect();
@@ -379,5 +382,58 @@ fn dry_run_and_check_know_the_embeddings_model() {
         stdout.contains("models.embeddings `embed/text-embedding-3-large`")
             && stdout.contains("embeds (4 dimensions)"),
         "{stdout}"
+    );
+}
+
+/// The Qwen variant as upstream's `OpenRouterEmbedder` sends it: float encoding, documents
+/// as they are, the query behind Qwen's instruction prefix.
+#[test]
+fn the_qwen_variant_sends_floats_and_prefixes_only_the_query() {
+    if tauguard_testkit::tau2_dir().is_none() {
+        return;
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(server(200));
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(
+        tmp.path(),
+        &server.uri(),
+        "[models.embeddings]\nprovider = \"embed\"\nmodel = \"qwen/qwen3-embedding-8b\"\n\
+         extra = { encoding_format = \"float\" }",
+    );
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("\"openai_embeddings\"", "\"qwen_embeddings\"");
+    std::fs::write(&cfg, text).unwrap();
+    let out = tmp.path().join("run");
+    let (code, _, err) = run(&cfg, &out, true);
+    assert_eq!(code, 0, "{err}");
+    let (record, outputs) = tool_outputs(&out);
+    assert_eq!(record["cell"]["benchmark.embeddings"], "upstream");
+    assert_eq!(outputs.len(), 1);
+    assert!(outputs[0].starts_with("1. "), "{}", outputs[0]);
+    let bodies: Vec<Value> = rt
+        .block_on(server.received_requests())
+        .unwrap()
+        .iter()
+        .filter(|r| r.url.path() == "/embeddings")
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert_eq!(bodies.len(), 2);
+    assert!(
+        bodies
+            .iter()
+            .all(|b| b["encoding_format"] == "float" && b["model"] == "qwen/qwen3-embedding-8b")
+    );
+    let docs = bodies[0]["input"].as_array().unwrap();
+    assert!(
+        docs.iter()
+            .all(|d| !d.as_str().unwrap().starts_with("Instruct:"))
+    );
+    assert_eq!(
+        bodies[1]["input"],
+        json!([format!(
+            "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:{QUERY}"
+        )])
     );
 }

@@ -186,6 +186,12 @@ pub trait DomainBase: Send + Sync {
         self.fresh()
     }
 
+    /// The dense retrieval index whose vectors the caller embeds (see [`crate::dense`]);
+    /// `None` for a domain (or option) that searches without embeddings.
+    fn dense(&self) -> Option<&dyn crate::dense::DenseIndex> {
+        None
+    }
+
     /// The policy the agent reads on `task` when it is not the domain's one policy
     /// (banking_knowledge's `golden_retrieval` inlines each task's required documents);
     /// `None` for the domain policy.

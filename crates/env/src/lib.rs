@@ -7,6 +7,7 @@
 //!
 //! Domains: [`airline`], [`banking_knowledge`], [`retail`], [`telecom`], each registered once
 //! in [`registry`].
+//! The embedding seam of dense retrieval: [`dense`].
 //! Shared by all of them: [`tooling`] (tool declarations and Python-style argument binding),
 //! `py` (the Python semantics of raw arguments: one name per behaviour) and [`table`]
 //! (copy-on-write maps).
@@ -35,6 +36,7 @@ pub mod airline;
 pub mod banking_knowledge;
 pub mod calculate;
 pub mod data;
+pub mod dense;
 pub mod environment;
 pub mod gold;
 pub mod hash;

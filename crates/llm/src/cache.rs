@@ -232,7 +232,49 @@ impl ResponseCache {
         };
     }
 
-    async fn write_entry(&self, key: &str, entry: &Entry) -> std::io::Result<()> {
+    /// Another kind of entry stored under `key` (embeddings), if readable; counts a hit or a
+    /// miss as [`ResponseCache::get`] does.
+    pub(crate) async fn get_entry<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
+        match self.mode {
+            CacheMode::ReadWrite => {}
+            CacheMode::WriteOnly => {
+                self.misses.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+            CacheMode::Off => return None,
+        }
+        let found = match tokio::fs::read(self.entry_path(key)).await {
+            Ok(bytes) => serde_json::from_slice::<T>(&bytes).ok().or_else(|| {
+                self.errors.fetch_add(1, Ordering::Relaxed);
+                None
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(_) => {
+                self.errors.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+        };
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    /// Stores another kind of entry under `key`; failures are counted, not raised.
+    pub(crate) async fn put_entry<T: Serialize>(&self, key: &str, entry: &T) {
+        if self.mode == CacheMode::Off {
+            return;
+        }
+        match self.write_entry(key, entry).await {
+            Ok(()) => self.writes.fetch_add(1, Ordering::Relaxed),
+            Err(_) => self.errors.fetch_add(1, Ordering::Relaxed),
+        };
+    }
+
+    async fn write_entry<T: Serialize>(&self, key: &str, entry: &T) -> std::io::Result<()> {
         let path = self.entry_path(key);
         let shard = path.parent().unwrap_or(&self.dir).to_path_buf();
         tokio::fs::create_dir_all(&shard).await?;

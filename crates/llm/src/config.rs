@@ -8,7 +8,7 @@
 //! TOML shape (every table optional):
 //!
 //! ```toml
-//! [providers.openai]            # the names openai / anthropic / gemini have built-in defaults
+//! [providers.openai]            # the names openai / anthropic / gemini / openrouter have built-in defaults
 //! kind = "openai"               # openai | anthropic | gemini ("openai" = any compatible server)
 //! base_url = "https://api.openai.com/v1"
 //! api_key_env = "OPENAI_API_KEY"  # omit for servers without auth (vLLM, Ollama)
@@ -221,6 +221,16 @@ impl ProviderConfig {
         }
     }
 
+    /// The built-in `openrouter` provider: OpenRouter's OpenAI-compatible endpoint with the
+    /// key in `OPENROUTER_API_KEY`, as τ²-bench's `OpenRouterEmbedder` reaches it.
+    pub fn openrouter() -> ProviderConfig {
+        ProviderConfig {
+            base_url: Some("https://openrouter.ai/api/v1".into()),
+            api_key_env: Some("OPENROUTER_API_KEY".into()),
+            ..ProviderConfig::builtin(ProviderKind::OpenAi)
+        }
+    }
+
     /// `base_url` or the vendor default, without a trailing slash.
     pub fn resolved_base_url(&self) -> String {
         self.base_url
@@ -302,7 +312,7 @@ pub struct CacheConfig {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LlmConfig {
-    /// Provider name → settings. The names `openai`, `anthropic` and `gemini` work without an
+    /// Provider name → settings. The names `openai`, `anthropic`, `gemini` and `openrouter` work without an
     /// entry (built-in defaults).
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderConfig>,
@@ -327,7 +337,7 @@ impl LlmConfig {
     }
 
     /// The provider's settings: the configured entry, else the built-in one for the names
-    /// `openai`, `anthropic` and `gemini`.
+    /// `openai`, `anthropic`, `gemini` and `openrouter`.
     pub fn provider(&self, name: &str) -> Result<ProviderConfig, LlmError> {
         if let Some(p) = self.providers.get(name) {
             return Ok(p.clone());
@@ -336,10 +346,12 @@ impl LlmConfig {
             "openai" => ProviderKind::OpenAi,
             "anthropic" => ProviderKind::Anthropic,
             "gemini" => ProviderKind::Gemini,
+            // τ²-bench's Qwen embeddings go through OpenRouter (`OpenRouterEmbedder`).
+            OPENROUTER => return Ok(ProviderConfig::openrouter()),
             _ => {
                 let known: Vec<&str> = self.providers.keys().map(String::as_str).collect();
                 return Err(LlmError::Config(format!(
-                    "unknown provider `{name}`\nhint: configured providers: [{}]; built-in: openai, anthropic, gemini",
+                    "unknown provider `{name}`\nhint: configured providers: [{}]; built-in: openai, anthropic, gemini, openrouter",
                     known.join(", ")
                 )));
             }
@@ -347,6 +359,9 @@ impl LlmConfig {
         Ok(ProviderConfig::builtin(kind))
     }
 }
+
+/// The built-in provider name of OpenRouter.
+pub const OPENROUTER: &str = "openrouter";
 
 /// Which model to call, and its sampling settings. The factory bakes them into the built
 /// model: every request it serves gets them wherever the request leaves them unset (so the

@@ -132,6 +132,29 @@ impl ModelFactory {
         })
     }
 
+    /// An embedding model for `spec` on its provider's endpoint (OpenAI protocol only),
+    /// caching each text when a cache is configured.
+    pub fn build_embedder(
+        &self,
+        spec: &ModelSpec,
+    ) -> Result<Arc<dyn crate::embeddings::EmbeddingModel>, LlmError> {
+        spec.validate()?;
+        let cfg = self.config.provider(&spec.provider)?;
+        if cfg.kind != crate::config::ProviderKind::OpenAi {
+            return Err(LlmError::Config(format!(
+                "provider `{}` speaks the {} protocol; embeddings need an OpenAI-compatible provider",
+                spec.provider,
+                cfg.kind.as_str()
+            )));
+        }
+        let endpoint = self.endpoint(&spec.provider)?;
+        Ok(Arc::new(crate::embeddings::RemoteEmbedder::new(
+            endpoint,
+            spec,
+            self.cache.clone(),
+        )))
+    }
+
     /// What the server of `spec`'s provider says the model is, when the provider sets
     /// `identify = true`; `None` otherwise (`identity.rs`). One blocking request.
     pub fn identify(&self, spec: &ModelSpec) -> Result<Option<serde_json::Value>, LlmError> {

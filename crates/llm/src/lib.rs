@@ -6,6 +6,8 @@
 //! - `http.rs` (endpoint, error classification, key redaction), `retry.rs` (backoff honouring
 //!   `Retry-After`), `limits.rs` (rate limit + concurrency per provider), `remote.rs` (the
 //!   HTTP-backed model).
+//! - `embeddings.rs`: [`EmbeddingModel`] over the OpenAI protocol (`/embeddings`), on the same
+//!   endpoints, limits, tally and cache directory as the chat models.
 //! - `cost.rs` (price table), `usage.rs` (per-role sums), `cache.rs` (on-disk response cache),
 //!   `tally.rs` (what happened inside calls: requests, failures by cause, the outage watch).
 //! - `config.rs` (serde config), `capabilities.rs` (which parameters a model takes) and
@@ -20,6 +22,7 @@ pub mod cache;
 pub mod capabilities;
 pub mod config;
 pub mod cost;
+pub mod embeddings;
 pub mod error;
 pub mod factory;
 pub mod gemini;
@@ -38,6 +41,7 @@ pub use cache::{CacheMode, CacheStats, CachedModel, ResponseCache};
 pub use capabilities::{Capabilities, CapabilityOverride, TokenLimit};
 pub use config::{CacheConfig, LlmConfig, ModelSpec, ProviderConfig, ProviderKind, RetryConfig};
 pub use cost::{ModelPrice, PriceTable};
+pub use embeddings::{EmbeddingModel, Embeddings, RemoteEmbedder};
 pub use error::{ErrorClass, LlmError, MalformedArguments, Spend};
 pub use factory::{ModelFactory, build_model};
 pub use model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};

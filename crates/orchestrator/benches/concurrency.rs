@@ -133,6 +133,7 @@ async fn simulate(
         max_steps: 200,
         max_errors: 10,
         guard: None,
+        embedder: None,
     };
     let o = run_simulation(&spec).await?;
     Ok(evaluate_final(

@@ -83,6 +83,9 @@ pub fn assemble_record(
     if let Some(j) = o.judge_usage {
         record.usage.insert("judge".into(), j);
     }
+    if let Some(e) = o.embeddings_usage {
+        record.usage.insert("embeddings".into(), e);
+    }
     record
 }
 

@@ -175,6 +175,7 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Att
         max_steps: cell.max_steps,
         max_errors: cfg.run.max_errors,
         guard: cell.guard.as_deref(),
+        embedder: plan.models.embeddings.as_deref(),
     };
     // Once the run's outage watch has tripped the run is stopping: no restart.
     let stopping = {

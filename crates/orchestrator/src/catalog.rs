@@ -188,6 +188,7 @@ impl RunConfig {
             .iter()
             .chain(&self.grid.verifiers)
             .any(|e| matches!(e, NameOr::Name(n) if n != PAIRED))
+            || matches!(self.models.embeddings, Some(NameOr::Name(_)))
     }
 
     /// Replaces every alias by its catalog entry (see the module doc); `config` is the config
@@ -222,6 +223,18 @@ impl RunConfig {
                 *e = NameOr::Table(section);
                 resolved.push((format!("{key}[{i}]"), role));
             }
+        }
+        if let Some(NameOr::Name(alias)) = &self.models.embeddings {
+            let section = catalog.section(alias).ok_or_else(|| {
+                invalid(format!(
+                    "at `models.embeddings`: unknown model alias `{alias}` (known in `{}`: {})",
+                    catalog.path.display(),
+                    catalog.known()
+                ))
+            })?;
+            adopt(&mut self.llm, &catalog.models[alias.as_str()]);
+            self.models.embeddings = Some(NameOr::Table(section));
+            resolved.push(("models.embeddings".to_string(), Role::Embeddings));
         }
         self.llm
             .validate()

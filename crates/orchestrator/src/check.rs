@@ -12,6 +12,9 @@
 //!   fails it with the server's message (llama.cpp answers 400 `exceed_context_size_error`);
 //!   any answer, even an unusable one, passes it: the server took the prompt.
 //!
+//! An embedding model (`[models.embeddings]`) embeds one text instead, its vector's
+//! dimensions reported.
+//!
 //! The plan is built as for a dry run (data, tasks, guards and prompts; no key needed), so
 //! what is sent is what the run sends. The response cache is bypassed: a cached answer proves
 //! nothing about the endpoint today.
@@ -96,7 +99,8 @@ pub async fn check_models(cfg: &RunConfig, opts: &RunOptions) -> Result<Vec<Mode
             "models.judge" => "judge",
             other => other,
         };
-        if m.is_sim() {
+        // An embedding model answers no completion: it is checked on its own below.
+        if m.is_sim() || key == crate::embeddings::KEY {
             continue;
         }
         match distinct.iter_mut().find(|(_, d)| d.spec() == m.spec()) {
@@ -104,7 +108,7 @@ pub async fn check_models(cfg: &RunConfig, opts: &RunOptions) -> Result<Vec<Mode
             None => distinct.push((vec![role], m)),
         }
     }
-    if distinct.is_empty() {
+    if distinct.is_empty() && crate::embeddings::section(cfg).is_none() {
         return Ok(Vec::new());
     }
     let plan_opts = RunOptions {
@@ -143,7 +147,29 @@ pub async fn check_models(cfg: &RunConfig, opts: &RunOptions) -> Result<Vec<Mode
             checks,
         });
     }
+    if let Some(m) = crate::embeddings::section(cfg) {
+        out.push(ModelCheck {
+            roles: crate::embeddings::KEY.into(),
+            provider: m.provider.clone(),
+            model: m.model.clone(),
+            result: embeddings_probe(&factory, m).await,
+            checks: Vec::new(),
+        });
+    }
     Ok(out)
+}
+
+/// One text embedded, uncached.
+async fn embeddings_probe(factory: &ModelFactory, m: &ModelSection) -> Result<String, String> {
+    let model = factory
+        .build_embedder(&m.spec())
+        .map_err(|e| e.to_string())?;
+    let out = model
+        .embed(&["ping".to_string()])
+        .await
+        .map_err(|e| format!("{} at {}", e, model.url()))?;
+    let dims = out.vectors.first().map_or(0, Vec::len);
+    Ok(format!("embeds ({dims} dimensions)"))
 }
 
 /// One short completion.

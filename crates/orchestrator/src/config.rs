@@ -293,6 +293,12 @@ pub struct ModelsSection {
     /// NL-assertion judge (default: `sim-judge`).
     #[serde(default)]
     pub judge: Option<ModelSection>,
+    /// The embedding model of a retrieval that embeds (banking_knowledge's `*_embeddings*`
+    /// variants): an alias of `configs/models.toml` (upstream's are `text-embedding-3-large`
+    /// and `qwen3-embedding-8b`) or a table. Required when a domain of the run embeds;
+    /// unused otherwise. See `crate::embeddings`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embeddings: Option<crate::grid::NameOr<ModelSection>>,
 }
 
 pub use crate::grid::GridSection;
@@ -304,6 +310,8 @@ pub enum Role {
     User,
     Judge,
     Verifier,
+    /// Embeds texts: never a `sim` model.
+    Embeddings,
 }
 
 impl Role {
@@ -314,6 +322,7 @@ impl Role {
             Role::User => "sim-user",
             Role::Judge => "sim-judge",
             Role::Verifier => "sim-verifier",
+            Role::Embeddings => "",
         }
     }
 }
@@ -479,6 +488,9 @@ impl RunConfig {
         if let Some(m) = &self.guard.verifier {
             out.push(("guard.verifier".into(), Role::Verifier, m));
         }
+        if let Some(crate::grid::NameOr::Table(m)) = &self.models.embeddings {
+            out.push(("models.embeddings".into(), Role::Embeddings, m));
+        }
         fn tables(list: &[crate::grid::NameOr<ModelSection>]) -> Vec<(usize, &ModelSection)> {
             list.iter()
                 .enumerate()
@@ -497,65 +509,6 @@ impl RunConfig {
         out
     }
 
-    /// Checks one model table at `key` for `role`: the sim family's names, a known provider,
-    /// faults and behaviour only where they apply, names only in the grid.
-    pub(crate) fn check_model(
-        &self,
-        key: &str,
-        role: Role,
-        m: &ModelSection,
-    ) -> Result<(), String> {
-        if m.is_sim() {
-            if role == Role::Agent {
-                if tauguard_sim::agent::AgentBehaviour::of_model(&m.model).is_none() {
-                    let known: Vec<&str> = tauguard_sim::agent::AgentBehaviour::MODELS
-                        .iter()
-                        .map(|(name, _)| *name)
-                        .collect();
-                    return Err(format!(
-                        "at `{key}.model`: the sim provider offers {} here, not `{}`",
-                        known.join(", "),
-                        m.model
-                    ));
-                }
-            } else if m.model != role.sim_model() {
-                return Err(format!(
-                    "at `{key}.model`: the sim provider offers `{}` here, not `{}`",
-                    role.sim_model(),
-                    m.model
-                ));
-            }
-        } else {
-            self.llm
-                .provider(&m.provider)
-                .map_err(|e| format!("at `{key}.provider`: {e}"))?;
-        }
-        if m.name.is_some() && !key.starts_with("grid.") {
-            return Err(format!(
-                "at `{key}.name`: only entries of `grid.agents` and `grid.verifiers` take a name"
-            ));
-        }
-        if let Some(f) = &m.faults {
-            if role != Role::Agent || !m.is_sim() || m.model != "sim-agent" {
-                return Err(format!(
-                    "at `{key}.faults`: only the sim agent `sim-agent` takes a fault profile"
-                ));
-            }
-            f.validate()
-                .map_err(|e| format!("at `{key}.faults`: {e}"))?;
-        }
-        if let Some(b) = &m.behaviour {
-            if role != Role::User || !m.is_sim() {
-                return Err(format!(
-                    "at `{key}.behaviour`: only the sim user `sim-user` takes a behaviour"
-                ));
-            }
-            b.validate()
-                .map_err(|e| format!("at `{key}.behaviour`: {e}"))?;
-        }
-        Ok(())
-    }
-
     /// Whether any model of the run (agents, user, judge, verifiers) answers over the network
     /// rather than being a `sim` model. An alias not yet resolved counts as network.
     pub fn uses_network(&self) -> bool {
@@ -565,6 +518,7 @@ impl RunConfig {
         };
         alias(&self.grid.agents)
             || alias(&self.grid.verifiers)
+            || matches!(self.models.embeddings, Some(crate::grid::NameOr::Name(_)))
             || self.model_sections().iter().any(|(_, _, m)| !m.is_sim())
     }
 

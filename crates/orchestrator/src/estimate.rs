@@ -151,6 +151,10 @@ pub struct Estimate {
     pub missing_keys: Vec<String>,
     /// Prompts that do not fit their model's context window, one sentence each.
     pub warnings: Vec<String>,
+    /// The knowledge bases embedded before the first simulation (domains whose retrieval
+    /// embeds); not in `cost`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub embeddings: Vec<crate::embeddings::DocumentsEstimate>,
 }
 
 /// Calls and cost of one simulation of one task in one cell.
@@ -189,6 +193,7 @@ pub fn estimate(plan: &RunPlan) -> Estimate {
         unpriced: unpriced.into_iter().collect(),
         missing_keys: missing_keys(plan),
         warnings,
+        embeddings: crate::embeddings::estimate_documents(plan),
     }
 }
 

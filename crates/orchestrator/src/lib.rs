@@ -16,6 +16,8 @@ pub mod catalog;
 pub mod check;
 pub mod comparability;
 pub mod config;
+mod config_models;
+pub mod embeddings;
 pub mod estimate;
 pub mod evaluate;
 pub mod export;

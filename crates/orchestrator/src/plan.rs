@@ -38,6 +38,8 @@ pub struct Models {
     pub judge: Option<Arc<dyn ChatModel>>,
     /// The factory HTTP models came from (its cache statistics close the run).
     pub factory: Option<ModelFactory>,
+    /// The embedding model of the domains that embed (see [`crate::embeddings`]).
+    pub embeddings: Option<Arc<dyn tauguard_llm::EmbeddingModel>>,
 }
 
 /// One agent of the grid with its built model (`None` = a sim agent).
@@ -140,13 +142,14 @@ impl RunPlan {
                 None => Ok(None),
             })
             .collect::<Result<_, RunError>>()?;
-        let shared = Models {
+        let mut shared = Models {
             user: models.build("user", &cfg.models.user)?,
             judge: match &cfg.models.judge {
                 Some(j) => models.build("judge", j)?,
                 None => None,
             },
             factory: models.factory,
+            embeddings: None,
         };
         let data_dir = DataDir::resolve(opts.data_dir.as_deref().or(cfg.run.data_dir.as_deref()))?;
         let any_sim_agent = agents.iter().any(|a| a.model.is_none());
@@ -186,6 +189,8 @@ impl RunPlan {
                 domains.push(d);
             }
         }
+        shared.embeddings = crate::embeddings::build(&cfg, &domains, shared.factory.as_ref())?;
+        crate::embeddings::stamp(&cfg, &mut domains);
         let grid = Grid {
             cfg: &cfg,
             axes: &axes,

@@ -80,6 +80,9 @@ pub struct RunSummary {
     pub discarded: RoleUsage,
     /// The response cache's closing line, when HTTP models were used.
     pub cache_stats: Option<String>,
+    /// The knowledge-base documents embedded before the first simulation (calls, tokens,
+    /// cost; a rerun's are cache hits), when a domain embeds: in no record.
+    pub documents_embedded: Option<RoleUsage>,
     /// Replies cut at their token limit and their retries, per role, over the records and
     /// their discarded attempts (roles with none left out).
     pub truncated: BTreeMap<String, Truncated>,
@@ -126,11 +129,14 @@ pub trait Progress: Send + Sync {
 /// Runs a config to completion (or to `stop_after`).
 pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunError> {
     let plan = Arc::new(RunPlan::build(cfg, &opts)?);
+    let documents =
+        crate::embeddings::embed_documents(&plan.domains, plan.models.embeddings.as_ref()).await?;
     let out_dir = opts
         .out_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(&plan.cfg.run.name));
     let (_run_dir, writer, jobs, mut summary) = open_run(&plan, &opts, &out_dir)?;
+    summary.documents_embedded = documents;
     let concurrency = plan.cfg.run.concurrency;
     let batch = Batch::new(plan, writer, &opts, out_dir);
     let mut set = tokio::task::JoinSet::new();

@@ -45,6 +45,8 @@ pub struct SimulationSpec<'a> {
     pub max_errors: u32,
     /// The guard every mutating agent call goes through; `None` = baseline.
     pub guard: Option<&'a dyn Guard>,
+    /// Embeds the queries of a domain whose retrieval embeds (see [`crate::embeddings`]).
+    pub embedder: Option<&'a dyn tauguard_llm::EmbeddingModel>,
 }
 
 /// A finished simulation, before evaluation.
@@ -68,6 +70,8 @@ pub struct SimulationOutcome {
     pub guide_events: Vec<GuideEvent>,
     /// Filled by the caller when an NL judge model ran.
     pub judge_usage: Option<RoleUsage>,
+    /// The queries embedded for the agent's tool calls, when any were.
+    pub embeddings_usage: Option<RoleUsage>,
     pub agent_turns: u32,
     pub user_turns: u32,
     /// The environment as the simulation left it.

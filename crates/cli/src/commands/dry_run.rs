@@ -96,6 +96,17 @@ pub fn print(e: &Estimate, json: bool) -> Result<(), CliError> {
             e.unpriced.join(", ")
         ))?,
     }
+    for d in &e.embeddings {
+        out.line(format_args!(
+            "embeddings: {} documents of {} with `{}` before the first simulation, ~{} input tokens, {} (a cached rerun sends nothing), then one request per distinct KB_search query",
+            d.documents,
+            d.domain,
+            d.model,
+            d.tokens,
+            d.cost
+                .map_or_else(|| "price unknown".to_string(), |c| format!("≤ ${c:.4}"))
+        ))?;
+    }
     print_prompts(&mut out, e)?;
     if !e.missing_keys.is_empty() {
         out.line(format_args!(

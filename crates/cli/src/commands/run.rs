@@ -166,6 +166,18 @@ pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
             "replies cut at their token limit: {cut} (`usage.<role>.truncated` in the records; `[run] truncated_replies` decides what a cut agent reply is)"
         ))?;
     }
+    if let Some(e) = &s.documents_embedded {
+        out.line(format_args!(
+            "knowledge base embedded before the run: {} input tokens, {}{} (not in the records)",
+            e.usage.prompt_tokens,
+            format_cost(e.cost),
+            if e.cache_hits == e.calls {
+                ", from the cache"
+            } else {
+                ""
+            }
+        ))?;
+    }
     if let Some(stats) = &s.cache_stats {
         out.line(stats)?;
     }

@@ -8,6 +8,7 @@
 //! (`tidy`).
 
 mod attacks;
+mod banking_embeddings;
 mod banking_knowledge;
 mod cluster_scripts;
 mod comparability_stamp;

@@ -9,7 +9,8 @@
 //! `accounts`, `debit_disputes`), `user_tools` (the user
 //! toolkit), [`db`] (the 23-table model and its query helpers), `ids` (deterministic ids),
 //! `args` and `pyfmt` (the Python behaviours the tool texts need), [`retrieval`] (BM25 and
-//! grep) and [`variant`] (the retrieval variants and their texts).
+//! grep), `cosine` (the embeddings variants' `KB_search`) and [`variant`] (the retrieval
+//! variants and their texts).
 //!
 //! What differs from the other domains:
 //! - tasks are `tasks/task_*.json`, loaded in sorted file order; there is no split file and
@@ -27,6 +28,7 @@ mod args;
 mod card_orders;
 mod card_settings;
 mod cards;
+mod cosine;
 mod credit;
 mod credit_limits;
 pub mod db;
@@ -67,7 +69,7 @@ const OPTIONS: &[DomainOption] = &[DomainOption {
     default: variant::OFFLINE_DEFAULT,
     upstream_default: "alltools",
     values: variant::RUNNABLE,
-    about: "retrieval variant (variants.json): no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only",
+    about: "retrieval variant (variants.json): no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only, openai_embeddings, openai_embeddings_grep, qwen_embeddings, qwen_embeddings_grep (these four need `[models] embeddings`)",
 }];
 
 impl crate::registry::Domain for BankingKnowledge {
@@ -238,6 +240,14 @@ impl DomainBase for BankBase {
 
     fn fresh_for(&self, task: &Task) -> Box<dyn Environment> {
         Box::new(self.env(read_log_allowlist(task)))
+    }
+
+    fn dense(&self) -> Option<&dyn crate::dense::DenseIndex> {
+        self.ctx
+            .variant
+            .dense
+            .as_deref()
+            .map(|d| d as &dyn crate::dense::DenseIndex)
     }
 
     fn task_policy(&self, task: &Task) -> Option<String> {

@@ -69,7 +69,7 @@ pub fn load_documents(dir: &Path) -> Result<Vec<Document>, LoadError> {
 
 /// Python `str.isspace()` for `str.split()`: Unicode White_Space plus the four ASCII
 /// information separators.
-fn py_space(c: char) -> bool {
+pub(crate) fn py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
@@ -222,7 +222,8 @@ impl Retrieval {
         Ok(self.format(&hits))
     }
 
-    fn format(&self, hits: &[(usize, f64)]) -> String {
+    /// `_format_kb_search_result` / `grep`'s listing of ranked documents, without the timing.
+    pub(crate) fn format(&self, hits: &[(usize, f64)]) -> String {
         let items: Vec<String> = hits
             .iter()
             .enumerate()

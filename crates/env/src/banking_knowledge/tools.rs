@@ -49,7 +49,10 @@ pub fn call(env: &mut BankEnv, name: &str, raw: &Map<String, Value>) -> Result<S
             .query_tool(table, &format!("{{\"{field}\": \"{}\"}}", a.s(arg)))
     };
     Ok(match name {
-        "KB_search" => env.retrieval()?.kb_search(text(a.v("query"), "lower")?),
+        "KB_search" => match env.ctx.variant.dense.as_deref() {
+            Some(dense) => dense.kb_search(a.v("query"))?,
+            None => env.retrieval()?.kb_search(text(a.v("query"), "lower")?),
+        },
         "grep" => env.retrieval()?.grep(a.v("pattern"))?,
         "transfer_to_human_agents" => {
             let reason = raw.get("reason").cloned().unwrap_or(Value::from("other"));

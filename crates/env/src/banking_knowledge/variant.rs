@@ -1,11 +1,15 @@
 //! Retrieval variants (`retrieval.py` `RETRIEVAL_VARIANTS`) and the texts that come with
 //! them. `variants.json` in the data directory lists all 20 with their tools file, policy
-//! file and needs; tauguard runs the six that need nothing but the data, and refuses the
-//! others with what they need (embeddings, a reranker, a shell sandbox).
+//! file and needs; tauguard runs the six that need nothing but the data and the four whose
+//! `KB_search` embeds (`openai_embeddings[_grep]`, `qwen_embeddings[_grep]`: their vectors
+//! come through [`crate::dense`]), and refuses the others with what they need (an LLM
+//! reranker, a shell sandbox).
 
+use super::cosine::{self, Cosine};
 use super::defs;
 use super::retrieval::{Retrieval, load_documents};
 use crate::data::{LoadError, read_json, read_text};
+use crate::dense::UpstreamEmbedder;
 use crate::tooling::ToolDef;
 use indexmap::IndexMap;
 use serde::Deserialize;
@@ -26,16 +30,29 @@ pub const RUNNABLE: &[&str] = &[
     "bm25",
     "bm25_grep",
     "grep_only",
+    "openai_embeddings",
+    "openai_embeddings_grep",
+    "qwen_embeddings",
+    "qwen_embeddings_grep",
 ];
 
-/// The agent toolkit a runnable variant gives, and whether it reads the knowledge base.
-fn offline(name: &str) -> Option<(&'static [ToolDef], bool)> {
+/// The agent toolkit a runnable variant gives, whether it reads the knowledge base, and the
+/// upstream embedding model its `KB_search` ranks with (the dense variants).
+fn runnable(name: &str) -> Option<(&'static [ToolDef], bool, Option<UpstreamEmbedder>)> {
     Some(match name {
-        "no_knowledge" | "full_kb" => (defs::PLAIN, false),
-        "golden_retrieval" => (defs::PLAIN, true),
-        "bm25" => (defs::WITH_KB_SEARCH, true),
-        "bm25_grep" => (defs::WITH_KB_SEARCH_GREP, true),
-        "grep_only" => (defs::WITH_GREP, true),
+        "no_knowledge" | "full_kb" => (defs::PLAIN, false, None),
+        "golden_retrieval" => (defs::PLAIN, true, None),
+        "bm25" => (defs::WITH_KB_SEARCH, true, None),
+        "bm25_grep" => (defs::WITH_KB_SEARCH_GREP, true, None),
+        "grep_only" => (defs::WITH_GREP, true, None),
+        "openai_embeddings" => (defs::WITH_KB_SEARCH, true, Some(cosine::OPENAI)),
+        "openai_embeddings_grep" => (defs::WITH_KB_SEARCH_GREP, true, Some(cosine::OPENAI)),
+        "qwen_embeddings" => (defs::WITH_KB_SEARCH, true, Some(cosine::OPENROUTER_QWEN)),
+        "qwen_embeddings_grep" => (
+            defs::WITH_KB_SEARCH_GREP,
+            true,
+            Some(cosine::OPENROUTER_QWEN),
+        ),
         _ => return None,
     })
 }
@@ -55,6 +72,10 @@ struct VariantEntry {
     policy_file: Option<String>,
     #[serde(default)]
     needs: Vec<String>,
+    /// The schemas' hash: variants of one toolkit class share it (and the embeddings
+    /// variants name no tools file of their own).
+    #[serde(default)]
+    tools_sha256: Option<String>,
 }
 
 /// A resolved, runnable variant.
@@ -67,6 +88,8 @@ pub struct Variant {
     pub policy_file: Option<String>,
     /// The indexed knowledge base, for variants that search it or inline documents.
     pub retrieval: Option<Arc<Retrieval>>,
+    /// The embeddings index of a dense variant (its `KB_search`).
+    pub dense: Option<Arc<Cosine>>,
 }
 
 fn parse_error(path: &Path, message: String) -> LoadError {
@@ -91,7 +114,7 @@ pub fn resolve(dir: &Path, name: &str) -> Result<Variant, LoadError> {
             ),
         ));
     };
-    let Some((toolkit, searches)) = offline(canonical) else {
+    let Some((toolkit, searches, embedder)) = runnable(canonical) else {
         return Err(parse_error(
             &path,
             format!(
@@ -101,9 +124,7 @@ pub fn resolve(dir: &Path, name: &str) -> Result<Variant, LoadError> {
             ),
         ));
     };
-    let tools_file = entry
-        .tools_file
-        .clone()
+    let tools_file = tools_file(&file, canonical, entry)
         .ok_or_else(|| parse_error(&path, format!("variant `{canonical}` names no tools_file")))?;
     let retrieval = if searches {
         Some(Arc::new(Retrieval::new(load_documents(
@@ -112,12 +133,29 @@ pub fn resolve(dir: &Path, name: &str) -> Result<Variant, LoadError> {
     } else {
         None
     };
+    let dense = embedder
+        .zip(retrieval.clone())
+        .map(|(e, kb)| Arc::new(Cosine::new(e, kb)));
     Ok(Variant {
         name: canonical.to_string(),
         toolkit,
         tools_file,
         policy_file: entry.policy_file.clone(),
         retrieval,
+        dense,
+    })
+}
+
+/// The variant's tools file, or else that of a variant with the same schemas
+/// (`tools_sha256`): the embeddings variants share their toolkit class with bm25's.
+fn tools_file(file: &VariantsFile, name: &str, entry: &VariantEntry) -> Option<String> {
+    entry.tools_file.clone().or_else(|| {
+        let sha = entry.tools_sha256.as_ref()?;
+        file.variants
+            .iter()
+            .filter(|(n, _)| n.as_str() != name)
+            .find(|(_, e)| e.tools_sha256.as_ref() == Some(sha) && e.tools_file.is_some())
+            .and_then(|(_, e)| e.tools_file.clone())
     })
 }
 
@@ -242,8 +280,8 @@ mod tests {
     #[test]
     fn every_runnable_variant_has_a_toolkit_and_nothing_else_does() {
         for name in RUNNABLE {
-            assert!(offline(name).is_some(), "{name}");
+            assert!(runnable(name).is_some(), "{name}");
         }
-        assert!(offline("alltools").is_none());
+        assert!(runnable("alltools").is_none());
     }
 }

@@ -132,8 +132,40 @@ fn bm25_and_grep_rank_the_77_queries_as_recorded() {
     );
 }
 
+/// A variant's tools file is one of its schemas (the embeddings variants name none of their
+/// own), and it embeds with upstream's model exactly when `variants.json` says it embeds.
+fn check_schemas_file_and_embedder(variants: &Value, name: &str, data: &DomainData) {
+    let entry = &variants["variants"][name];
+    // The embeddings variants name no tools file: theirs is the one of the same schemas.
+    let file = data.schemas_path.file_name().unwrap().to_str().unwrap();
+    let same = variants["variants"]
+        .as_object()
+        .unwrap()
+        .values()
+        .find(|v| v["tools_file"].as_str() == Some(file))
+        .unwrap();
+    assert_eq!(
+        same["tools_sha256"], entry["tools_sha256"],
+        "{name}: {file}"
+    );
+    let embedder = &entry["kb_search"]["embedder_type"];
+    match data.base.dense() {
+        Some(dense) => {
+            let up = dense.upstream();
+            assert_eq!(json!(up.embedder_type), *embedder, "{name}");
+            assert!(
+                up.model
+                    .ends_with(entry["kb_search"]["embedder_model"].as_str().unwrap())
+            );
+            assert_eq!(dense.documents().len(), 698);
+            assert!(!dense.installed());
+        }
+        None => assert!(embedder.is_null(), "{name} embeds"),
+    }
+}
+
 #[test]
-fn each_offline_variant_has_upstreams_policy_and_schemas() {
+fn each_runnable_variant_has_upstreams_policy_and_schemas() {
     let Some(dir) = common::data_dir() else {
         return;
     };
@@ -148,10 +180,11 @@ fn each_offline_variant_has_upstreams_policy_and_schemas() {
         .find(|o| o.name == "retrieval")
         .unwrap()
         .values;
-    assert_eq!(declared.len(), 6, "{declared:?}");
+    assert_eq!(declared.len(), 10, "{declared:?}");
     for &name in declared {
         let data = load(name).unwrap();
         let entry = &variants["variants"][name];
+        check_schemas_file_and_embedder(&variants, name, &data);
         if name != "golden_retrieval" {
             assert_eq!(
                 sha256(&data.policy),
@@ -220,7 +253,7 @@ fn each_offline_variant_has_upstreams_policy_and_schemas() {
     for (name, needs) in [
         ("alltools", "OPENAI_API_KEY"),
         ("terminal_use", "sandbox"),
-        ("qwen_embeddings", "OPENROUTER"),
+        ("qwen_embeddings_reranker", "reranker"),
     ] {
         let options = [("retrieval".to_string(), name.to_string())].into();
         let err = DomainData::load_with(&dir, "banking_knowledge", &options)

@@ -8,6 +8,7 @@ mod anthropic;
 mod cache;
 mod common;
 mod conformance;
+mod embeddings;
 mod gemini;
 mod openai;
 mod resilience;

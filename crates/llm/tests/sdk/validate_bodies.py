@@ -2,10 +2,10 @@
 own request types (openai, anthropic, google-genai), so a body tauguard sends is one the
 vendor's client library could have sent.
 
-Usage: validate_bodies.py openai|anthropic|gemini  < body.json
+Usage: validate_bodies.py openai|openai-embeddings|anthropic|gemini  < body.json
 Exit 0 when the body conforms; 1 with the validation errors on stderr otherwise.
 
-- OpenAI: `CompletionCreateParamsNonStreaming`; Anthropic: `MessageCreateParamsNonStreaming`.
+- OpenAI: `CompletionCreateParamsNonStreaming` (embeddings: `EmbeddingCreateParams`); Anthropic: `MessageCreateParamsNonStreaming`.
   Both are TypedDicts, which pydantic validates leniently (extra keys ignored, `Iterable`
   fields validated lazily, i.e. never); their core schema is rewritten so every TypedDict
   forbids unknown keys and every iterable is validated as a list.
@@ -47,6 +47,12 @@ def validate_openai(body):
     )
 
     strict_validator(CompletionCreateParamsNonStreaming).validate_python(body)
+
+
+def validate_openai_embeddings(body):
+    from openai.types.embedding_create_params import EmbeddingCreateParams
+
+    strict_validator(EmbeddingCreateParams).validate_python(body)
 
 
 def validate_anthropic(body):
@@ -116,6 +122,7 @@ def main():
     body = json.load(sys.stdin)
     validate = {
         "openai": validate_openai,
+        "openai-embeddings": validate_openai_embeddings,
         "anthropic": validate_anthropic,
         "gemini": validate_gemini,
     }[kind]

@@ -146,6 +146,7 @@ fn a_blocked_call_reaches_the_agent_as_its_remediation_and_leaves_the_trajectory
         max_steps: 50,
         max_errors: 10,
         guard: Some(&NoCancel),
+        embedder: None,
     };
     let out = tokio::runtime::Builder::new_current_thread()
         .build()

@@ -295,6 +295,22 @@ impl<'s, 'a> Sim<'s, 'a> {
                 true,
             )
         } else {
+            let embedded = crate::embeddings::prefetch_query(
+                self.spec.data,
+                self.spec.embedder,
+                side,
+                &call.name,
+                &call.arguments,
+            )
+            .await
+            .map_err(|cause| SimulationError::Model {
+                role: "embeddings",
+                cause,
+            })?;
+            if let Some(e) = embedded {
+                let usage = self.out.embeddings_usage.get_or_insert_default();
+                crate::embeddings::add(usage, &e);
+            }
             self.env.execute(side, &call.name, &call.arguments)
         };
         if mutating {

@@ -125,6 +125,7 @@ fn guidance_reaches_the_agent_only_and_the_guide_event_is_recorded() {
         max_steps: 20,
         max_errors: 5,
         guard: Some(guard.as_ref()),
+        embedder: None,
     };
     let out = tokio::runtime::Builder::new_current_thread()
         .build()

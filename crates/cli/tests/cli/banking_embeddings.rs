@@ -1,0 +1,439 @@
+//! banking_knowledge's embeddings retrieval through the binary, against a loopback server
+//! that is both the agent (a scripted model that searches once, then answers in words) and
+//! the embeddings endpoint (deterministic vectors computed from each text). The run embeds
+//! the 698 documents in one request and the query before the call; the tool output equals
+//! what upstream's cosine pipeline computes for those vectors; the record says the variant,
+//! counts the query's embeddings usage and stamps the model as upstream's; a second run is
+//! served from the cache. A missing model, a missing key and a failing endpoint stop the run
+//! before anything is written, naming the key, the variable or the endpoint.
+
+use crate::support::tauguard_in_env;
+use base64::Engine;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+const QUERY: &str = "credit card annual fee";
+const KEY_VAR: &str = "TAUGUARD_TEST_AGENT_KEY";
+const EMBED_KEY_VAR: &str = "TAUGUARD_TEST_EMBEDDINGS_KEY";
+
+/// The vector the server gives a text: small counts, so ties and zero norms are rare but
+/// possible, as float32.
+fn vector(text: &str) -> Vec<f32> {
+    let count = |c: char| text.matches(c).count();
+    vec![
+        (text.len() % 13) as f32 + 1.0,
+        (count('e') % 7) as f32,
+        (count('s') % 5) as f32 + 1.0,
+        (count('\n') % 3) as f32,
+    ]
+}
+
+struct Embeddings;
+
+impl Respond for Embeddings {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&req.body).unwrap();
+        let float = body["encoding_format"] == "float";
+        let data: Vec<Value> = body["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let v = vector(t.as_str().unwrap());
+                let embedding = if float {
+                    json!(v)
+                } else {
+                    let bytes: Vec<u8> = v.iter().flat_map(|f| f.to_le_bytes()).collect();
+                    json!(base64::engine::general_purpose::STANDARD.encode(bytes))
+                };
+                json!({"object": "embedding", "index": i, "embedding": embedding})
+            })
+            .collect();
+        ResponseTemplate::new(200).set_body_json(json!({
+            "object": "list", "data": data, "model": "text-embedding-3-large",
+            "usage": {"prompt_tokens": 5, "total_tokens": 5}
+        }))
+    }
+}
+
+/// Searches the knowledge base on its first turn, answers in words after that.
+struct Agent;
+
+impl Respond for Agent {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&req.body).unwrap();
+        let called = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["tool_calls"].is_array());
+        let message = if called {
+            json!({"role": "assistant", "content": "Thank you, that is all I can say."})
+        } else {
+            json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_1",
+                "type": "function", "function": {"name": "KB_search",
+                    "arguments": json!({"query": QUERY}).to_string()}}]})
+        };
+        ResponseTemplate::new(200).set_body_json(json!({
+            "id": "r", "object": "chat.completion", "created": 0, "model": "scripted",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
+        }))
+    }
+}
+
+async fn server(embeddings_status: u16) -> MockServer {
+    let s = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/embeddings"))
+        .respond_with(move |req: &Request| {
+            if embeddings_status == 200 {
+                Embeddings.respond(req)
+            } else {
+                ResponseTemplate::new(embeddings_status).set_body_string("unavailable")
+            }
+        })
+        .mount(&s)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/chat/completions"))
+        .respond_with(Agent)
+        .mount(&s)
+        .await;
+    s
+}
+
+fn config(dir: &std::path::Path, uri: &str, embeddings: &str) -> std::path::PathBuf {
+    let data = tauguard_testkit::tau2_candidate().display().to_string();
+    let cache = dir.join("cache");
+    let text = format!(
+        "[run]\nname = \"bke\"\ndomain = \"banking_knowledge\"\nnum_tasks = 1\nmax_steps = 6\n\
+         max_retries = 0\ndata_dir = \"{data}\"\n\
+         [run.domain_options.banking_knowledge]\nretrieval = \"openai_embeddings\"\n\
+         [models.agent]\nprovider = \"mock\"\nmodel = \"scripted\"\n\
+         [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n{embeddings}\n\
+         [llm.providers.mock]\nkind = \"openai\"\nbase_url = \"{uri}\"\napi_key_env = \"{KEY_VAR}\"\n\
+         timeout_secs = 10\n[llm.providers.mock.retry]\nmax_attempts = 1\n\
+         [llm.providers.embed]\nkind = \"openai\"\nbase_url = \"{uri}\"\napi_key_env = \"{EMBED_KEY_VAR}\"\n\
+         [llm.providers.embed.retry]\nmax_attempts = 1\n\
+         [llm.cache]\ndir = \"{}\"\n",
+        cache.display()
+    );
+    let path = dir.join("bke.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const EMBEDDINGS: &str =
+    "[models.embeddings]\nprovider = \"embed\"\nmodel = \"text-embedding-3-large\"";
+
+/// What upstream's pipeline prints for the query: the documents in sorted-id order, scored by
+/// `CosineRetriever._cosine_similarity_single`, ranked by `np.argsort(scores)[::-1][:10]`
+/// (stable, so among equal scores the later document first), formatted by
+/// `_format_kb_search_result` without its timing suffix.
+fn upstream_output(data: &std::path::Path) -> String {
+    let mut docs: Vec<Value> = std::fs::read_dir(data.join("banking_knowledge/documents"))
+        .unwrap()
+        .flatten()
+        .map(|e| serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap())
+        .collect();
+    docs.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+    let normalised = |v: Vec<f32>| {
+        let v: Vec<f64> = v.into_iter().map(f64::from).collect();
+        let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let n = if n == 0.0 { 1.0 } else { n };
+        v.into_iter().map(|x| x / n).collect::<Vec<f64>>()
+    };
+    let q = normalised(vector(QUERY));
+    let scores: Vec<f64> = docs
+        .iter()
+        .map(|d| {
+            let d = normalised(vector(d["content"].as_str().unwrap()));
+            d.iter().zip(&q).map(|(a, b)| a * b).sum()
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..docs.len()).collect();
+    order.sort_by(|a, b| scores[*a].partial_cmp(&scores[*b]).unwrap().then(a.cmp(b)));
+    order.reverse();
+    order
+        .iter()
+        .take(10)
+        .enumerate()
+        .map(|(rank, i)| {
+            let d = &docs[*i];
+            format!(
+                "{}. {}\n   ID: {}\n   Score: {:.4}\n   Content: {}\n",
+                rank + 1,
+                d["title"].as_str().unwrap(),
+                d["id"].as_str().unwrap(),
+                scores[*i],
+                d["content"].as_str().unwrap()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn run(cfg: &std::path::Path, out: &std::path::Path, key: bool) -> (i32, String, String) {
+    let args = ["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let env: &[(&str, &str)] = if key {
+        &[(KEY_VAR, "sk-agent"), (EMBED_KEY_VAR, "sk-embed")]
+    } else {
+        &[(KEY_VAR, "sk-agent")]
+    };
+    tauguard_in_env(&args, env)
+}
+
+fn tool_outputs(out: &std::path::Path) -> (Value, Vec<String>) {
+    let text = std::fs::read_to_string(out.join("records.jsonl")).unwrap();
+    let record: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let outputs = record["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect();
+    (record, outputs)
+}
+
+#[test]
+fn an_embeddings_run_ranks_as_upstream_records_its_usage_and_reruns_from_the_cache() {
+    let Some(data) = tauguard_testkit::tau2_dir() else {
+        return;
+    };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(server(200));
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(tmp.path(), &server.uri(), EMBEDDINGS);
+    let out = tmp.path().join("run");
+    let (code, stdout, err) = run(&cfg, &out, true);
+    assert_eq!(code, 0, "{stdout}\n{err}");
+    assert!(
+        stdout.contains("knowledge base embedded before the run"),
+        "{stdout}"
+    );
+    let (record, outputs) = tool_outputs(&out);
+    assert_eq!(
+        outputs,
+        [upstream_output(&data)],
+        "KB_search as upstream ranks"
+    );
+    assert_eq!(record["cell"]["benchmark.embeddings"], "upstream");
+    assert!(
+        record["cell"]["benchmark.retrieval"]
+            .as_str()
+            .unwrap()
+            .contains("openai_embeddings"),
+        "{}",
+        record["cell"]
+    );
+    let usage = &record["usage"]["embeddings"];
+    assert_eq!(
+        (
+            usage["calls"].as_u64(),
+            usage["usage"]["prompt_tokens"].as_u64()
+        ),
+        (Some(1), Some(5)),
+        "{usage}"
+    );
+    let requests = rt.block_on(server.received_requests()).unwrap();
+    let inputs: Vec<usize> = requests
+        .iter()
+        .filter(|r| r.url.path() == "/embeddings")
+        .map(|r| {
+            let body: Value = serde_json::from_slice(&r.body).unwrap();
+            assert_eq!(
+                body["encoding_format"], "base64",
+                "the OpenAI SDK's default"
+            );
+            body["input"].as_array().unwrap().len()
+        })
+        .collect();
+    assert_eq!(
+        inputs,
+        [698, 1],
+        "the documents in one request, then the query"
+    );
+
+    let again = tmp.path().join("again");
+    let (code, _, err) = run(&cfg, &again, true);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(tool_outputs(&again).1, outputs);
+    let embedded_again = rt
+        .block_on(server.received_requests())
+        .unwrap()
+        .iter()
+        .filter(|r| r.url.path() == "/embeddings")
+        .count();
+    assert_eq!(embedded_again, 2, "the second run embeds nothing");
+}
+
+#[test]
+fn a_missing_model_key_or_endpoint_stops_the_run_before_anything_is_written() {
+    if tauguard_testkit::tau2_dir().is_none() {
+        return;
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ok = rt.block_on(server(200));
+    let cases = [
+        (
+            "",
+            true,
+            vec![
+                "models.embeddings",
+                "text-embedding-3-large",
+                "OPENAI_API_KEY",
+            ],
+        ),
+        (EMBEDDINGS, false, vec![EMBED_KEY_VAR, "embeddings"]),
+    ];
+    for (i, (embeddings, key, needles)) in cases.into_iter().enumerate() {
+        let dir = tmp.path().join(format!("case{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cfg = config(&dir, &ok.uri(), embeddings);
+        let out = dir.join("out");
+        let (code, _, err) = run(&cfg, &out, key);
+        assert_eq!(
+            code,
+            2,
+            "case {i}: {err}\n{}",
+            std::fs::read_to_string(&cfg).unwrap()
+        );
+        for n in needles {
+            assert!(err.contains(n), "case {i}: {n} in {err}");
+        }
+        assert!(!out.join("records.jsonl").exists());
+    }
+    let failing = rt.block_on(server(503));
+    let cfg = config(tmp.path(), &failing.uri(), EMBEDDINGS);
+    let out = tmp.path().join("failing");
+    let (code, _, err) = run(&cfg, &out, true);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains(&format!("{}/embeddings", failing.uri())) && err.contains("503"),
+        "{err}"
+    );
+    assert!(!out.join("records.jsonl").exists());
+}
+
+/// `--dry-run` knows the embedding (model, documents, tokens) and stamps it, with the model
+/// named by its catalog alias (Qwen through the built-in `openrouter` provider, unpriced);
+/// another model deviates; `--check` embeds one text on the loopback server.
+#[test]
+fn dry_run_and_check_know_the_embeddings_model() {
+    if tauguard_testkit::tau2_dir().is_none() {
+        return;
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(server(200));
+    let tmp = tempfile::tempdir().unwrap();
+    let qwen = config(
+        tmp.path(),
+        &server.uri(),
+        "[models]\nembeddings = \"qwen3-embedding-8b\"",
+    );
+    let text = std::fs::read_to_string(&qwen)
+        .unwrap()
+        .replace("\"openai_embeddings\"", "\"qwen_embeddings_grep\"");
+    std::fs::write(&qwen, text).unwrap();
+    let (code, stdout, err) = tauguard_in_env(&["run", "--dry-run", qwen.to_str().unwrap()], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains(
+            "embeddings: 698 documents of banking_knowledge with `openrouter/qwen/qwen3-embedding-8b`"
+        ) && stdout.contains("price unknown"),
+        "{stdout}"
+    );
+    let stamp = |out: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some("embeddings"))
+            .unwrap_or_else(|| panic!("no embeddings stamp line in {out}"))
+            .to_string()
+    };
+    assert!(
+        stamp(&stdout).trim_start().starts_with("upstream"),
+        "{stdout}"
+    );
+
+    let small = config(
+        tmp.path(),
+        &server.uri(),
+        "[models.embeddings]\nprovider = \"embed\"\nmodel = \"text-embedding-3-small\"",
+    );
+    let (code, stdout, err) = tauguard_in_env(&["run", "--dry-run", small.to_str().unwrap()], &[]);
+    assert_eq!(code, 0, "{err}");
+    let line = stamp(&stdout);
+    assert!(
+        line.contains("DEVIATES") && line.contains("text-embedding-3-small"),
+        "{line}"
+    );
+
+    let cfg = config(tmp.path(), &server.uri(), EMBEDDINGS);
+    let (code, stdout, err) = tauguard_in_env(
+        &["run", "--check", cfg.to_str().unwrap()],
+        &[(KEY_VAR, "sk-agent"), (EMBED_KEY_VAR, "sk-embed")],
+    );
+    assert_eq!(code, 0, "{stdout}\n{err}");
+    assert!(
+        stdout.contains("models.embeddings `embed/text-embedding-3-large`")
+            && stdout.contains("embeds (4 dimensions)"),
+        "{stdout}"
+    );
+}
+
+/// The Qwen variant as upstream's `OpenRouterEmbedder` sends it: float encoding, documents
+/// as they are, the query behind Qwen's instruction prefix.
+#[test]
+fn the_qwen_variant_sends_floats_and_prefixes_only_the_query() {
+    if tauguard_testkit::tau2_dir().is_none() {
+        return;
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(server(200));
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(
+        tmp.path(),
+        &server.uri(),
+        "[models.embeddings]\nprovider = \"embed\"\nmodel = \"qwen/qwen3-embedding-8b\"\n\
+         extra = { encoding_format = \"float\" }",
+    );
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("\"openai_embeddings\"", "\"qwen_embeddings\"");
+    std::fs::write(&cfg, text).unwrap();
+    let out = tmp.path().join("run");
+    let (code, _, err) = run(&cfg, &out, true);
+    assert_eq!(code, 0, "{err}");
+    let (record, outputs) = tool_outputs(&out);
+    assert_eq!(record["cell"]["benchmark.embeddings"], "upstream");
+    assert_eq!(outputs.len(), 1);
+    assert!(outputs[0].starts_with("1. "), "{}", outputs[0]);
+    let bodies: Vec<Value> = rt
+        .block_on(server.received_requests())
+        .unwrap()
+        .iter()
+        .filter(|r| r.url.path() == "/embeddings")
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert_eq!(bodies.len(), 2);
+    assert!(
+        bodies
+            .iter()
+            .all(|b| b["encoding_format"] == "float" && b["model"] == "qwen/qwen3-embedding-8b")
+    );
+    let docs = bodies[0]["input"].as_array().unwrap();
+    assert!(
+        docs.iter()
+            .all(|d| !d.as_str().unwrap().starts_with("Instruct:"))
+    );
+    assert_eq!(
+        bodies[1]["input"],
+        json!([format!(
+            "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:{QUERY}"
+        )])
+    );
+}

@@ -310,6 +310,7 @@ async fn compiles_a_loadable_artifact_set_with_repairs() {
         review.contains("max_five_passengers"),
         "the review shows the draft: {review}"
     );
+    crate::compile_digests::assert_unchanged("checklist_with_repairs", &requests, &out);
 }
 
 #[tokio::test]

@@ -9,6 +9,7 @@
 mod support;
 
 mod checklist_artifacts;
+mod compile_digests;
 mod compile_pipeline;
 mod compile_workflow;
 mod guide_support;

@@ -10,7 +10,7 @@ use tauguard_llm::model::ChatRequest;
 
 fn snapshot(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/guards/snapshots")
+        .join("tests/compile/snapshots")
         .join(format!("{name}.digests"))
 }
 

@@ -8,8 +8,8 @@
 //!
 //! Configurations: `baseline` (no guard), [`toolguard`] (argument-level rules, no dialogue),
 //! the PolicyGuard verifier family ([`policyguard`]: `pg-raw`, `pg-raw-traj`, `pg-checklist`,
-//! `pg-checklist-only`, strict mode; with its offline sim verifier, checklists and checklist
-//! compiler), [`hybrid`] (rules first, verifier after), and the PolicyGuide workflow guide
+//! `pg-checklist-only`, strict mode; with its offline sim verifier and checklists),
+//! [`hybrid`] (rules first, verifier after), and the PolicyGuide workflow guide
 //! ([`policyguide`]: `policyguide` over the frozen graph, `policyguide-raw` over the raw
 //! policy). Every artifact family is checked against one tool catalogue per domain
 //! ([`catalog`]). A guard written in another language speaks the external guard protocol

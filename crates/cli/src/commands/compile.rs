@@ -9,12 +9,11 @@ use crate::output::Output;
 use anyhow::{Context, anyhow};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
+use tauguard_compile::CompileOptions;
+use tauguard_compile::checklist::{CompileError, compile_checklists_with};
+use tauguard_compile::workflow::{WorkflowCompileError, compile_workflow};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguard::compile::{
-    CompileError, CompileOptions, compile_checklists_with,
-};
-use tauguard_guards::policyguide::compile::{WorkflowCompileError, compile_workflow};
 use tauguard_guards::provenance::{Origin, PROVENANCE_FILE, Provenance};
 use tauguard_llm::model::ChatModel;
 use tauguard_llm::{LlmConfig, ModelFactory, ModelSpec};

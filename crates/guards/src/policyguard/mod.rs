@@ -20,11 +20,11 @@
 //! ([`history`]), prompts ([`prompt`]) and reply parsing ([`parse`]); the offline verifier
 //! ([`sim`]) and the per-tool prerequisites it judges ([`prerequisites`]); what either LLM
 //! judge keeps when its fail mode decides ([`failure`]); the checklist
-//! artifacts ([`checklist`]) and their compiler ([`compile`]); and the one template loader
-//! both the verifier and the compiler render their prompts with ([`templates`]).
+//! artifacts ([`checklist`]; their compiler is the `tauguard-compile` crate); and the one
+//! template loader both the verifier and the compiler render their prompts with
+//! ([`templates`]).
 
 pub mod checklist;
-pub mod compile;
 pub mod failure;
 pub mod history;
 pub mod parse;

@@ -2,9 +2,9 @@
 //! procedures at user-turn boundaries.
 //!
 //! - Offline: the frozen workflow bundle of a domain ([`workflow`]: its JSON schema, loading),
-//!   the validator every bundle must pass before a guide may use it ([`validate`]), and the
-//!   six-stage compiler that writes a new bundle from a policy with a model ([`compile`]). The
-//!   frozen bundles live in `tasks/<domain>/workflow/bundle.json`.
+//!   and the validator every bundle must pass before a guide may use it ([`validate`]); the
+//!   six-stage compiler that writes a new bundle from a policy with a model is the
+//!   `tauguard-compile` crate. The frozen bundles live in `tasks/<domain>/workflow/bundle.json`.
 //! - Online: the bundle indexed for traversal ([`flow`]), the request state code holds
 //!   ([`state`]), the guide guard that runs a verifier at user-turn boundaries and intercepts
 //!   unauthorized mutating calls ([`guide`]), the frozen bundle loaded and validated for it
@@ -14,7 +14,6 @@
 //!   ([`build`]).
 
 pub mod build;
-pub mod compile;
 pub mod flow;
 pub mod frozen;
 pub mod guide;

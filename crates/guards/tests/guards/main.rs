@@ -1,6 +1,5 @@
-//! The guards integration tests as one binary: artifacts (rules, checklists), the checklist and
-//! workflow compilers, the LLM and offline verifiers, the hybrid guard, ToolGuard on live
-//! environments (banking_knowledge's in `toolguard_banking.rs`), the PolicyGuide guide (the
+//! The guards integration tests as one binary: artifacts (rules, checklists), the LLM and
+//! offline verifiers, the hybrid guard, ToolGuard on live environments (banking_knowledge's in `toolguard_banking.rs`), the PolicyGuide guide (the
 //! LLM guide's shared pieces in `guide_support.rs`), the offline guide, its state machine, and the prompt each
 //! model-calling guard reports for sizing (`model_prompt.rs`).
 
@@ -9,8 +8,6 @@
 mod support;
 
 mod checklist_artifacts;
-mod compile_pipeline;
-mod compile_workflow;
 mod guide_support;
 mod hybrid;
 mod model_prompt;

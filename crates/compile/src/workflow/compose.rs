@@ -5,11 +5,11 @@
 //! model only words the classifier and the refusal (what code cannot phrase from the policy).
 
 use super::plan::{DENY_LABEL, Plan};
-use super::session::parse_json;
 use super::subflow::edge;
-use crate::policyguide::workflow::{Actor, Graph, Node, NodeKind};
+use crate::extract::parse_json;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, VecDeque};
+use tauguard_guards::policyguide::workflow::{Actor, Graph, Node, NodeKind};
 
 /// What a node says: its action, when it is satisfied, and the policy text it rests on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,9 +4,9 @@
 //! environment's catalogue with the checklist compiler's own parser and comparison, and the
 //! environment's catalogue, when known, is what every later check uses.
 
-use crate::catalog::ToolCatalog;
 use serde::Serialize;
 use tauguard_core::ToolSpec;
+use tauguard_guards::catalog::ToolCatalog;
 
 /// A tool as the templates see it.
 #[derive(Debug, Clone, Serialize)]
@@ -24,9 +24,9 @@ impl ToolView {
         let class = catalog
             .and_then(|c| c.class_of(&spec.name))
             .map(|c| match c {
-                crate::catalog::ToolClass::Mutating => "mutating",
-                crate::catalog::ToolClass::ReadOnly => "read_only",
-                crate::catalog::ToolClass::Other => "other",
+                tauguard_guards::catalog::ToolClass::Mutating => "mutating",
+                tauguard_guards::catalog::ToolClass::ReadOnly => "read_only",
+                tauguard_guards::catalog::ToolClass::Other => "other",
             })
             .unwrap_or_default();
         ToolView {

@@ -1,13 +1,13 @@
-//! Step 1 of the compiler: the model's classification of the domain's tools, parsed into a
-//! [`ToolCatalog`] and compared with the environment's own catalogue. The workflow compiler
-//! (`crate::policyguide::compile`) reads its stage 1 reply with the same parser, so both
+//! Step 1 of either compiler: the model's classification of the domain's tools, parsed into a
+//! [`ToolCatalog`] and compared with the environment's own catalogue. The checklist compiler's
+//! step 1 and the workflow compiler's stage 1 read their reply with this parser, so both
 //! compilers accept the same reply shapes.
 
-use super::extract;
-use crate::catalog::{ToolCatalog, ToolClass};
+use crate::extract;
 use serde::Deserialize;
 use std::collections::BTreeSet;
 use tauguard_core::ToolSpec;
+use tauguard_guards::catalog::{ToolCatalog, ToolClass};
 
 /// Step 1's reply: `{"tools": [{"name", "class", "reason"}]}` as the prompt asks, or the
 /// grouped shape `{"mutating": [...], "read_only": [...], "other": [...]}` models also give.

@@ -1,23 +1,24 @@
-//! The six stages of the workflow compiler, one function each, over one [`Session`] with the
+//! The six stages of the workflow compiler, one function each, over one [`Run`] with the
 //! compiling model. Each returns what the next stage reads and its one-line result for the
 //! report's stage summaries.
 
 use super::compose::{self, Wording};
 use super::plan::{self, Plan, PlannedSubflow, RequestType};
-use super::report::{MappingReview, Step, StepOutcome};
-use super::session::Session;
+use super::report::{MappingReview, Step};
+use super::run::Run;
 use super::tools::{self, ToolView};
 use super::{DENY_LABEL, WorkflowCompileError, mapping, pretty, prompts, subflow};
-use crate::catalog::ToolCatalog;
-use crate::policyguard::compile::classify::{mismatches, parse_classification};
-use crate::policyguide::validate::{Sizes, validate};
-use crate::policyguide::workflow::{Bundle, Graph, SCHEMA_VERSION};
+use crate::classify::{mismatches, parse_classification};
+use crate::session::StepOutcome;
 use serde_json::json;
 use tauguard_core::ToolSpec;
+use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::policyguide::validate::{Sizes, validate};
+use tauguard_guards::policyguide::workflow::{Bundle, Graph, SCHEMA_VERSION};
 
-/// A compile in progress: the session with the model and the domain's policy text.
+/// A compile in progress: the run with the model and the domain's policy text.
 pub(super) struct Compile<'a> {
-    pub s: Session<'a>,
+    pub s: Run<'a>,
     pub domain: &'a str,
     pub policy: &'a str,
 }
@@ -50,7 +51,7 @@ impl Compile<'_> {
     ) -> Result<(ClassifiedTools, String), WorkflowCompileError> {
         let domain = self.domain;
         let views: Vec<ToolView> = tools.iter().map(|t| ToolView::of(t, None)).collect();
-        let user = self.s.prompts.render(
+        let user = self.s.session.prompts.render(
             prompts::TOOLS,
             &json!({ "domain": domain, "policy": self.policy, "tools": views }),
         )?;
@@ -61,7 +62,7 @@ impl Compile<'_> {
             })
             .await?
             .expect("classification never falls back");
-        let known = self.s.options.known_tools.as_ref();
+        let known = self.s.session.options.known_tools.as_ref();
         let classification_mismatches = known
             .map(|k| mismatches(&classification, k))
             .unwrap_or_default();
@@ -103,6 +104,7 @@ impl Compile<'_> {
     ) -> Result<Plan, WorkflowCompileError> {
         let user = self
             .s
+            .session
             .prompts
             .render(prompts::PLAN, &self.plan_vars(tools))?;
         let catalog = &tools.catalog;
@@ -122,7 +124,7 @@ impl Compile<'_> {
     ) -> Result<(Plan, String, String), WorkflowCompileError> {
         let mut vars = self.plan_vars(tools);
         vars["draft"] = pretty(&draft).into();
-        let user = self.s.prompts.render(prompts::PLAN_REVIEW, &vars)?;
+        let user = self.s.session.prompts.render(prompts::PLAN_REVIEW, &vars)?;
         let catalog = &tools.catalog;
         let reviewed = self
             .s
@@ -195,7 +197,7 @@ impl Compile<'_> {
             "domain": self.domain, "policy": self.policy, "tools": views, "subflow": planned,
             "runs": runs, "subflow_tools": subflow_tools, "request_types": request_types,
         });
-        let user = self.s.prompts.render(prompts::SUBFLOW, &vars)?;
+        let user = self.s.session.prompts.render(prompts::SUBFLOW, &vars)?;
         let check = |r: &str| subflow::parse(r, planned, plan, &tools.catalog);
         let draft = self
             .s
@@ -203,7 +205,11 @@ impl Compile<'_> {
             .await?
             .expect("a subflow never falls back");
         vars["draft"] = pretty(&draft).into();
-        let user = self.s.prompts.render(prompts::BRANCH_REVIEW, &vars)?;
+        let user = self
+            .s
+            .session
+            .prompts
+            .render(prompts::BRANCH_REVIEW, &vars)?;
         let reviewed = self
             .s
             .ask(Step::BranchReview, &planned.id, user, check)
@@ -218,7 +224,7 @@ impl Compile<'_> {
         plan: &Plan,
     ) -> Result<(Graph, String), WorkflowCompileError> {
         let domain = self.domain;
-        let user = self.s.prompts.render(
+        let user = self.s.session.prompts.render(
             prompts::COMPOSE,
             &json!({
                 "domain": domain, "policy": self.policy, "request_types": plan.request_types,
@@ -271,7 +277,7 @@ impl Compile<'_> {
                 problems: verdict.problems.iter().map(|p| p.to_string()).collect(),
             });
         }
-        let user = self.s.prompts.render(
+        let user = self.s.session.prompts.render(
             prompts::MAPPING,
             &json!({ "domain": domain, "policy": self.policy, "outline": mapping::outline(&bundle) }),
         )?;
@@ -312,7 +318,7 @@ impl Compile<'_> {
 
 /// The reviewed version, or the draft when the review stayed invalid; records on the review
 /// step whether it changed anything.
-fn settle<T: PartialEq>(s: &mut Session<'_>, reviewed: Option<T>, draft: T) -> T {
+fn settle<T: PartialEq>(s: &mut Run<'_>, reviewed: Option<T>, draft: T) -> T {
     match reviewed {
         Some(r) => {
             s.mark_changed(r != draft);
@@ -326,7 +332,7 @@ fn settle<T: PartialEq>(s: &mut Session<'_>, reviewed: Option<T>, draft: T) -> T
 }
 
 /// Stage 3's result in words, from its one review step.
-fn review_result(s: &Session<'_>, what: &str) -> String {
+fn review_result(s: &Run<'_>, what: &str) -> String {
     match s.steps.last() {
         Some(r) if r.outcome == StepOutcome::KeptPrevious => {
             format!("the review stayed invalid; {what} as drafted was kept")

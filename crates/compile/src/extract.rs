@@ -1,6 +1,8 @@
 //! Pulling a YAML or JSON document out of a model reply that may wrap it in code fences or
 //! prose. Each function returns candidates, most likely first; the caller parses them in order
-//! and keeps the first that parses.
+//! and keeps the first that parses ([`parse_json`] does so for a JSON reply).
+
+use serde::de::DeserializeOwned;
 
 /// A fenced code block: its info string (`yaml`, `json`, ...; lowercase, may be empty) and
 /// body. An unclosed fence (a truncated reply) runs to the end of the text.
@@ -151,6 +153,37 @@ pub fn json_candidates(text: &str) -> Vec<String> {
     out
 }
 
+/// The first JSON candidate of `reply` (fences and prose stripped) that deserializes as `T`.
+/// Otherwise the error of the first candidate that is JSON at all — located by its JSON path,
+/// e.g. ``at `nodes[2].kind`: unknown variant …`` — or a syntax error when none is.
+pub(crate) fn parse_json<T: DeserializeOwned>(reply: &str, shape: &str) -> Result<T, String> {
+    if reply.trim().is_empty() {
+        return Err(format!("the reply was empty; expected {shape}"));
+    }
+    let mut schema_error = None;
+    let mut syntax_error = None;
+    for candidate in json_candidates(reply) {
+        let de = &mut serde_json::Deserializer::from_str(&candidate);
+        match serde_path_to_error::deserialize::<_, T>(de) {
+            Ok(v) => return Ok(v),
+            Err(e) => {
+                let at = e.path().to_string();
+                let inner = e.into_inner();
+                if inner.is_data() {
+                    schema_error.get_or_insert(format!("at `{at}`: {inner}"));
+                } else {
+                    syntax_error.get_or_insert(inner.to_string());
+                }
+            }
+        }
+    }
+    Err(match (schema_error, syntax_error) {
+        (Some(e), _) => e,
+        (None, Some(e)) => format!("no JSON object found in the reply ({e}); expected {shape}"),
+        (None, None) => format!("no JSON object found in the reply; expected {shape}"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +227,24 @@ mod tests {
         assert!(c.contains(&"{\"a\": 1}".to_string()));
         let text = "The answer is {\"a\": {\"b\": 2}} as requested.";
         assert!(json_candidates(text).contains(&"{\"a\": {\"b\": 2}}".to_string()));
+    }
+
+    #[test]
+    fn a_schema_error_names_its_json_path() {
+        use tauguard_guards::policyguide::Graph;
+        let reply = "Here:\n```json\n{\"id\": \"x\", \"nodes\": [{\"id\": \"a\", \"kind\": \"fork\", \"actor\": \"agent\", \"action\": \"a\", \"condition\": \"c\"}], \"edges\": []}\n```";
+        let err = parse_json::<Graph>(reply, "a graph").unwrap_err();
+        assert!(err.starts_with("at `nodes[0].kind`"), "{err}");
+        let err = parse_json::<Graph>(
+            "{\"id\": \"x\", \"nodes\": [], \"edges\": [], \"next\": 1}",
+            "a graph",
+        )
+        .unwrap_err();
+        assert!(err.contains("unknown field `next`"), "{err}");
+        let err = parse_json::<Graph>("I could not do it.", "a graph").unwrap_err();
+        assert!(
+            err.contains("no JSON object") && err.contains("a graph"),
+            "{err}"
+        );
     }
 }

@@ -4,11 +4,11 @@
 //! a compiled bundle can be audited without re-running the model.
 
 use super::plan::Plan;
-use crate::catalog::ToolCatalog;
-use crate::policyguard::compile::CompileUsage;
+use crate::session::{CompileUsage, StepOutcome};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use tauguard_core::message::Usage;
+use tauguard_guards::catalog::ToolCatalog;
 
 /// File name of the compile report inside the output directory.
 pub const REPORT_FILE: &str = "compile_report.json";
@@ -120,18 +120,6 @@ impl fmt::Display for Step {
     }
 }
 
-/// How a step ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepOutcome {
-    /// The first reply was valid.
-    Ok,
-    /// The first reply was invalid; the repair reply was valid.
-    Repaired,
-    /// Both replies were invalid and the step may fall back ([`Step::may_keep_previous`]).
-    KeptPrevious,
-}
-
 /// One step for one target (`tools`, `plan`, a subflow id, `main`, `bundle`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
@@ -150,17 +138,6 @@ pub struct StepRecord {
     pub usage: Usage,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
-}
-
-impl StepRecord {
-    /// The call tallies `complete_counted` adds to.
-    pub(crate) fn tally(&mut self) -> crate::policyguard::compile::StepTally<'_> {
-        crate::policyguard::compile::StepTally {
-            calls: &mut self.calls,
-            usage: &mut self.usage,
-            cost: &mut self.cost,
-        }
-    }
 }
 
 /// One stage at a glance.

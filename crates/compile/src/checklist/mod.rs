@@ -8,54 +8,32 @@
 //!
 //! Every reply is extracted robustly (code fences, surrounding prose) and validated with the
 //! artifact loader's own checks; an invalid reply gets one repair turn that quotes the
-//! validation errors. A step that is still invalid fails the compile, except the review: an
-//! invalid review keeps the pre-review document and notes it in the report. The result is a
+//! validation errors (the session both compilers share). A step that is still invalid fails
+//! the compile, except the review: an invalid review keeps the pre-review document and notes
+//! it in the report. The result is a
 //! new artifact set in the output directory plus `compile_report.json` (model, step results,
 //! repairs, token usage and cost); the set is reloaded with [`load_domain_checklists`] before
 //! returning.
 
-pub(crate) mod classify;
-pub mod extract;
 pub mod prompts;
 mod report;
 mod steps;
 
-pub use report::{
-    ArtifactCounts, CompileReport, CompileUsage, REPORT_FILE, REPORT_SCHEMA, Step, StepOutcome,
-    StepRecord,
-};
+pub use crate::session::{CompileOptions, CompileUsage, StepOutcome};
+pub use report::{ArtifactCounts, CompileReport, REPORT_FILE, REPORT_SCHEMA, Step, StepRecord};
 
-use crate::catalog::ToolCatalog;
-use crate::policyguard::checklist::{
-    ArtifactError, GENERAL_RULES_FILE, load_domain_checklists, write_domain_checklists,
-};
-use crate::policyguard::templates::{TemplateError, Templates};
+use crate::extract;
+use crate::session::{Ask, AskError, Session};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use steps::{Classified, Steps};
-use tauguard_core::message::{ParticipantMessage, Usage};
-use tauguard_core::{Message, ToolSpec};
+use tauguard_core::ToolSpec;
+use tauguard_guards::policyguard::checklist::{
+    ArtifactError, GENERAL_RULES_FILE, load_domain_checklists, write_domain_checklists,
+};
+use tauguard_guards::policyguard::templates::TemplateError;
 use tauguard_llm::error::LlmError;
-use tauguard_llm::model::{ChatModel, ChatRequest};
-
-/// Knobs of a compile run; [`CompileOptions::default`] is what [`compile_checklists`] uses.
-/// The workflow compiler (`crate::policyguide::compile`) takes the same knobs.
-#[derive(Debug, Clone, Default)]
-pub struct CompileOptions {
-    /// Replace the artifacts of a non-empty output directory (its `*.yaml` files, or for a
-    /// workflow `bundle.json`, and the report; other files stay). Without it a non-empty
-    /// directory is refused before any model call.
-    pub overwrite: bool,
-    /// Sampling temperature of every call (unset by default: the model's spec decides).
-    pub temperature: Option<f64>,
-    pub seed: Option<u64>,
-    pub max_tokens: Option<u32>,
-    /// `ChatRequest.model`; empty = the model the [`ChatModel`] was built for.
-    pub model_name: String,
-    /// Tool classes known from the environment: disagreements with step 1 are listed in the
-    /// report (step 1's classification is still what the artifacts use).
-    pub known_tools: Option<ToolCatalog>,
-}
+use tauguard_llm::model::ChatModel;
 
 /// Why a compile failed.
 #[derive(Debug, thiserror::Error)]
@@ -128,19 +106,20 @@ pub async fn compile_checklists_with(
 ) -> Result<CompileReport, CompileError> {
     check_out_dir(out_dir, options.overwrite)?;
     let prompts = prompts::load(prompts_dir)?;
-    let mut run = Run {
-        model,
-        prompts: &prompts,
-        options,
-        usage: CompileUsage::default(),
-        steps: Vec::new(),
-    };
-
     let tool_views: Vec<ToolView> = tools.iter().map(ToolView::of).collect();
     let system = prompts.render(prompts::SYSTEM, &serde_json::json!({ "domain": domain }))?;
+    let mut run = Run {
+        session: Session {
+            model,
+            prompts: &prompts,
+            options,
+            system,
+            usage: CompileUsage::default(),
+        },
+        steps: Vec::new(),
+    };
     let mut steps = Steps {
         run: &mut run,
-        system,
         domain,
         policy,
     };
@@ -174,7 +153,7 @@ pub async fn compile_checklists_with(
             .filter(|s| s.outcome == StepOutcome::KeptPrevious)
             .count() as u32,
         counts: ArtifactCounts::of(&reviewed),
-        usage: run.usage.clone(),
+        usage: run.session.usage.clone(),
         steps: run.steps.clone(),
         files,
     };
@@ -209,110 +188,53 @@ impl ToolView {
     }
 }
 
+/// The checklist compile's session with its model and the record of every step.
 struct Run<'a> {
-    model: &'a dyn ChatModel,
-    prompts: &'a Templates,
-    options: &'a CompileOptions,
-    usage: CompileUsage,
+    session: Session<'a>,
     steps: Vec<StepRecord>,
 }
 
 impl Run<'_> {
-    /// One step: ask, validate, and on failure repair once. Returns `None` only for the review
-    /// step (both replies invalid); other steps fail instead.
-    #[allow(clippy::too_many_arguments)]
+    /// One step: ask, validate, and on failure repair once (the shared session). Returns
+    /// `None` only for the review step (both replies invalid); other steps fail instead.
     async fn ask<T>(
         &mut self,
         step: Step,
         target: &str,
-        system: &str,
         user: String,
-        format: &str,
+        format: &'static str,
         json_mode: bool,
         parse: impl Fn(&str) -> Result<T, String>,
     ) -> Result<Option<T>, CompileError> {
-        let mut messages = vec![
-            Message::System {
-                content: Some(system.into()),
-            },
-            Message::User(ParticipantMessage {
-                content: Some(user),
-                ..Default::default()
-            }),
-        ];
-        let mut record = StepRecord {
-            step,
-            target: target.to_string(),
-            outcome: StepOutcome::Ok,
-            calls: 0,
-            changed: None,
-            errors: Vec::new(),
-            usage: Usage::default(),
-            cost: None,
+        let ask = Ask {
+            user,
+            json_mode,
+            format: Some(format),
+            may_keep_previous: step == Step::Review,
         };
-        let mut value = None;
-        for attempt in 0..2 {
-            let reply = self
-                .call(step, target, &messages, json_mode, &mut record)
-                .await?;
-            match parse(&reply) {
-                Ok(v) => {
-                    value = Some(v);
-                    if attempt == 1 {
-                        record.outcome = StepOutcome::Repaired;
-                    }
-                    break;
-                }
-                Err(error) => {
-                    record.errors.push(error.clone());
-                    if attempt == 0 {
-                        let repair = self.prompts.render(
-                            prompts::REPAIR,
-                            &serde_json::json!({ "error": error, "format": format }),
-                        )?;
-                        messages.push(Message::Assistant(ParticipantMessage {
-                            content: Some(reply),
-                            ..Default::default()
-                        }));
-                        messages.push(Message::User(ParticipantMessage {
-                            content: Some(repair),
-                            ..Default::default()
-                        }));
-                    }
-                }
-            }
-        }
-        if value.is_none() {
-            if step != Step::Review {
-                let error = record.errors.last().cloned().unwrap_or_default();
-                return Err(CompileError::Invalid {
+        let reply = match self.session.ask_validated(ask, parse).await {
+            Ok(reply) => reply,
+            Err(AskError::Prompt(e)) => return Err(CompileError::Prompt(e)),
+            Err(AskError::Model(cause)) => {
+                return Err(CompileError::Model {
                     step,
                     target: target.to_string(),
-                    error,
+                    cause,
                 });
             }
-            record.outcome = StepOutcome::KeptPrevious;
-        }
-        self.steps.push(record);
-        Ok(value)
-    }
-
-    async fn call(
-        &mut self,
-        step: Step,
-        target: &str,
-        messages: &[Message],
-        json_mode: bool,
-        record: &mut StepRecord,
-    ) -> Result<String, CompileError> {
-        let (tally, usage) = (record.tally(), &mut self.usage);
-        complete_counted(self.model, self.options, messages, json_mode, tally, usage)
-            .await
-            .map_err(|cause| CompileError::Model {
-                step,
-                target: target.to_string(),
-                cause,
-            })
+            Err(AskError::Invalid(error)) => return Err(invalid(step, target, error)),
+        };
+        self.steps.push(StepRecord {
+            step,
+            target: target.to_string(),
+            outcome: reply.outcome,
+            calls: reply.calls,
+            changed: None,
+            errors: reply.errors,
+            usage: reply.usage,
+            cost: reply.cost,
+        });
+        Ok(reply.value)
     }
 
     /// The reviewed document, or the draft when the review stayed invalid; records whether
@@ -330,41 +252,6 @@ impl Run<'_> {
             }
         }
     }
-}
-
-/// The tallies of one compile step's model calls (fields of its report record).
-pub(crate) struct StepTally<'a> {
-    pub calls: &'a mut u32,
-    pub usage: &'a mut Usage,
-    pub cost: &'a mut Option<f64>,
-}
-
-/// One request to the compiling model with the compile options' sampling settings; its
-/// usage and cost are added to the step's tallies and to the compile's total. Both compilers
-/// (checklists, workflow graphs) ask through this.
-pub(crate) async fn complete_counted(
-    model: &dyn ChatModel,
-    options: &CompileOptions,
-    messages: &[Message],
-    json_mode: bool,
-    step: StepTally<'_>,
-    total: &mut CompileUsage,
-) -> Result<String, LlmError> {
-    let mut req =
-        ChatRequest::new(options.model_name.clone(), messages.to_vec()).with_json_mode(json_mode);
-    req.temperature = options.temperature;
-    req.seed = options.seed;
-    req.max_tokens = options.max_tokens;
-    let resp = model.complete(&req).await?;
-    *step.calls += 1;
-    step.usage.prompt_tokens += resp.usage.prompt_tokens;
-    step.usage.completion_tokens += resp.usage.completion_tokens;
-    step.usage.cached_prompt_tokens += resp.usage.cached_prompt_tokens;
-    if let Some(c) = resp.cost {
-        *step.cost.get_or_insert(0.0) += c;
-    }
-    total.add(&resp.usage, resp.cost);
-    Ok(resp.content.unwrap_or_default())
 }
 
 fn invalid(step: Step, target: &str, error: String) -> CompileError {

@@ -6,14 +6,14 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
+use tauguard_compile::checklist::{
+    CompileError, CompileOptions, CompileReport, REPORT_FILE, Step, StepOutcome,
+    compile_checklists, compile_checklists_with,
+};
 use tauguard_core::ToolSpec;
 use tauguard_core::message::Usage;
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguard::checklist::load_domain_checklists;
-use tauguard_guards::policyguard::compile::{
-    CompileError, CompileOptions, CompileReport, REPORT_FILE, Step, StepOutcome,
-    compile_checklists, compile_checklists_with,
-};
 use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 
@@ -310,6 +310,7 @@ async fn compiles_a_loadable_artifact_set_with_repairs() {
         review.contains("max_five_passengers"),
         "the review shows the draft: {review}"
     );
+    crate::digests::assert_unchanged("checklist_with_repairs", &requests, &out);
 }
 
 #[tokio::test]

@@ -1,11 +1,11 @@
 //! Prompt templates of the workflow compiler: `<prompts_dir>/compile/workflow/*.jinja` (the CLI
-//! passes `configs/prompts`), loaded by the family's one template loader
-//! ([`crate::policyguard::templates`]) so a template naming a variable the code does not pass
-//! fails loudly. Every stage prompt opens with `Stage N of 6`, which also tells a log reader
+//! passes `configs/prompts`), loaded by the guards' one template loader
+//! ([`tauguard_guards::policyguard::templates`]) so a template naming a variable the code does
+//! not pass fails loudly. Every stage prompt opens with `Stage N of 6`, which also tells a log reader
 //! (or a scripted test model) which step a request belongs to.
 
-use crate::policyguard::templates::{TemplateError, Templates};
 use std::path::Path;
+use tauguard_guards::policyguard::templates::{TemplateError, Templates};
 
 pub const SYSTEM: &str = "system.jinja";
 pub const TOOLS: &str = "tools.jinja";
@@ -15,7 +15,7 @@ pub const SUBFLOW: &str = "subflow.jinja";
 pub const BRANCH_REVIEW: &str = "branch_review.jinja";
 pub const COMPOSE: &str = "compose.jinja";
 pub const MAPPING: &str = "mapping.jinja";
-pub const REPAIR: &str = "repair.jinja";
+pub const REPAIR: &str = crate::session::REPAIR;
 
 const ALL: [&str; 9] = [
     SYSTEM,

@@ -1,16 +1,16 @@
 //! Prompt templates of the checklist compiler: `<prompts_dir>/compile/*.jinja` (the CLI passes
 //! `configs/prompts`; a directory that holds the templates itself is accepted too), loaded and
-//! rendered by the family's one template loader ([`crate::policyguard::templates`]).
+//! rendered by the family's one template loader ([`tauguard_guards::policyguard::templates`]).
 
-use crate::policyguard::templates::{TemplateError, Templates};
 use std::path::Path;
+use tauguard_guards::policyguard::templates::{TemplateError, Templates};
 
 pub const SYSTEM: &str = "system.jinja";
 pub const CLASSIFY: &str = "classify.jinja";
 pub const TOOL_CHECKLIST: &str = "tool_checklist.jinja";
 pub const GENERAL_RULES: &str = "general_rules.jinja";
 pub const REVIEW: &str = "review.jinja";
-pub const REPAIR: &str = "repair.jinja";
+pub const REPAIR: &str = crate::session::REPAIR;
 
 const ALL: [&str; 6] = [
     SYSTEM,

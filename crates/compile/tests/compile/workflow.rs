@@ -10,11 +10,11 @@ use script::{
     Airline, StageModel, airline, broken_cancel, classification, happy, options, prompts_dir, step,
 };
 use std::sync::Arc;
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguide::compile::{
+use tauguard_compile::workflow::{
     BUNDLE_FILE, REPORT_FILE, Stage, Step, StepOutcome, WorkflowCompileError,
     WorkflowCompileReport, compile_workflow,
 };
+use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguide::{Bundle, NodeKind, validate};
 
 #[allow(
@@ -180,6 +180,8 @@ async fn compiles_a_valid_airline_bundle_through_six_stages() {
         .unwrap();
     let prompt = first.messages[1].content().unwrap();
     assert!(prompt.contains("send_certificate (mutating)") && prompt.contains(&data.policy[..200]));
+    let sent: Vec<_> = requests.iter().map(|(_, r)| r.clone()).collect();
+    crate::digests::assert_unchanged("workflow_airline", &sent, &out);
     drop(requests);
 
     // The mapping review went to the report; the written report is the returned one.
@@ -368,4 +370,12 @@ async fn invalid_wording_and_mapping_keep_the_defaults() {
         classify.action,
         "Which kind of request is it (book, modify, cancel, compensation, out_of_scope, against_policy)?"
     );
+    let sent: Vec<_> = model
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, r)| r.clone())
+        .collect();
+    crate::digests::assert_unchanged("workflow_kept_defaults", &sent, &out);
 }

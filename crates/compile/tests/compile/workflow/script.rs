@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
+use tauguard_compile::CompileOptions;
+use tauguard_compile::workflow::{Step, StepRecord, WorkflowCompileReport};
 use tauguard_core::message::Usage;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::catalog::{ToolCatalog, ToolClass};
-use tauguard_guards::policyguard::compile::CompileOptions;
-use tauguard_guards::policyguide::compile::{Step, StepRecord, WorkflowCompileReport};
 use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 

@@ -2,25 +2,24 @@
 //! compiling model: classify the tools, draft a checklist per mutating tool, draft the
 //! general rules, and review every document.
 
-use super::classify::{mismatches, parse_classification};
 use super::{CompileError, Run, Step, ToolView, invalid, parse_yaml_reply, prompts};
-use crate::catalog::ToolCatalog;
-use crate::policyguard::checklist::{
-    DomainChecklists, GENERAL_RULES_FILE, GeneralRule, ToolChecklist, general_rules_to_yaml,
-    parse_general_rules, parse_tool_checklist, tool_checklist_to_yaml,
-};
+use crate::classify::{mismatches, parse_classification};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tauguard_core::ToolSpec;
+use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::policyguard::checklist::{
+    DomainChecklists, GENERAL_RULES_FILE, GeneralRule, ToolChecklist, general_rules_to_yaml,
+    parse_general_rules, parse_tool_checklist, tool_checklist_to_yaml,
+};
 
 /// The top-level keys a tool checklist's YAML starts with.
 const TOOL_CHECKLIST_KEYS: &[&str] = &["tool", "description", "constraints", "requirements"];
 
-/// A compile in progress: the run with the model, its system prompt, and the domain's
-/// policy text.
+/// A compile in progress: the run with the model (its session holds the system prompt), and
+/// the domain's policy text.
 pub(super) struct Steps<'r, 'a> {
     pub run: &'r mut Run<'a>,
-    pub system: String,
     pub domain: &'a str,
     pub policy: &'a str,
 }
@@ -62,22 +61,17 @@ impl Steps<'_, '_> {
     ) -> Result<Classified<'v>, CompileError> {
         let domain = self.domain;
         let vars = serde_json::json!({ "domain": domain, "policy": self.policy, "tools": views });
-        let user = self.run.prompts.render(prompts::CLASSIFY, &vars)?;
+        let user = self.run.session.prompts.render(prompts::CLASSIFY, &vars)?;
         let info = self
             .run
-            .ask(
-                Step::Classify,
-                "tools",
-                &self.system,
-                user,
-                "JSON",
-                true,
-                |reply| parse_classification(reply, domain, tools),
-            )
+            .ask(Step::Classify, "tools", user, "JSON", true, |reply| {
+                parse_classification(reply, domain, tools)
+            })
             .await?
             .expect("required steps never fall back");
         let classification_mismatches = self
             .run
+            .session
             .options
             .known_tools
             .as_ref()
@@ -116,14 +110,17 @@ impl Steps<'_, '_> {
                 "domain": self.domain, "policy": self.policy, "tool": tool,
                 "read_only_tools": tools.read_only, "other_mutating": others,
             });
-            let user = self.run.prompts.render(prompts::TOOL_CHECKLIST, &vars)?;
+            let user = self
+                .run
+                .session
+                .prompts
+                .render(prompts::TOOL_CHECKLIST, &vars)?;
             let file = PathBuf::from(format!("{}.yaml", tool.name));
             let checklist = self
                 .run
                 .ask(
                     Step::ToolChecklist,
                     &tool.name,
-                    &self.system,
                     user,
                     "YAML",
                     false,
@@ -146,14 +143,17 @@ impl Steps<'_, '_> {
             "domain": self.domain, "policy": self.policy, "mutating_tools": mutating_names,
             "read_only_tools": tools.read_only,
         });
-        let user = self.run.prompts.render(prompts::GENERAL_RULES, &vars)?;
+        let user = self
+            .run
+            .session
+            .prompts
+            .render(prompts::GENERAL_RULES, &vars)?;
         let general_file = PathBuf::from(GENERAL_RULES_FILE);
         Ok(self
             .run
             .ask(
                 Step::GeneralRules,
                 "general_rules",
-                &self.system,
                 user,
                 "YAML",
                 false,
@@ -193,14 +193,13 @@ impl Steps<'_, '_> {
             "domain": self.domain, "policy": self.policy, "target": "tool", "tool": tool,
             "read_only_tools": tools.read_only, "draft": draft_yaml.trim_end(),
         });
-        let user = self.run.prompts.render(prompts::REVIEW, &vars)?;
+        let user = self.run.session.prompts.render(prompts::REVIEW, &vars)?;
         let file = PathBuf::from(format!("{}.yaml", tool.name));
         let result = self
             .run
             .ask(
                 Step::Review,
                 &tool.name,
-                &self.system,
                 user,
                 "YAML",
                 false,
@@ -223,14 +222,13 @@ impl Steps<'_, '_> {
             "tool": Value::Null, "read_only_tools": tools.read_only,
             "draft": draft_yaml.trim_end(),
         });
-        let user = self.run.prompts.render(prompts::REVIEW, &vars)?;
+        let user = self.run.session.prompts.render(prompts::REVIEW, &vars)?;
         let general_file = PathBuf::from(GENERAL_RULES_FILE);
         let result = self
             .run
             .ask(
                 Step::Review,
                 "general_rules",
-                &self.system,
                 user,
                 "YAML",
                 false,

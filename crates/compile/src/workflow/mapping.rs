@@ -4,9 +4,9 @@
 //! report never cites a node the bundle lacks.
 
 use super::report::MappingReview;
-use super::session::parse_json;
-use crate::policyguide::workflow::Bundle;
+use crate::extract::parse_json;
 use std::collections::BTreeSet;
+use tauguard_guards::policyguide::workflow::Bundle;
 
 /// One line per node: `graph/node [kind] action` (tool or subflow appended), the text the
 /// mapping prompt shows.

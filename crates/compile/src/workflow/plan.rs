@@ -3,9 +3,9 @@
 //! subflow is generated from it. Catching a missing mutating tool or a subflow nobody runs
 //! here costs one repair turn; catching it after every subflow was written costs them all.
 
-use crate::catalog::{ToolCatalog, ToolClass};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+use tauguard_guards::catalog::{ToolCatalog, ToolClass};
 
 /// The branch label of the main graph's refusal path; a request type may not take it.
 pub const DENY_LABEL: &str = "against_policy";
@@ -263,7 +263,7 @@ fn check_coverage(plan: &Plan, catalog: &ToolCatalog, p: &mut impl FnMut(String,
 
 /// Parses and checks a plan reply.
 pub fn parse(reply: &str, catalog: &ToolCatalog) -> Result<Plan, String> {
-    let plan: Plan = super::session::parse_json(
+    let plan: Plan = crate::extract::parse_json(
         reply,
         "a plan object {\"request_types\", \"identify\", \"subflows\", \"coverage\", \"gaps\"}",
     )?;

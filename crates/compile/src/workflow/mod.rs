@@ -1,5 +1,5 @@
 //! The offline workflow compiler (PolicyGuide's six-stage pipeline): a domain's policy and
-//! agent tools in, a workflow bundle ([`crate::policyguide::workflow`], schema 1) out.
+//! agent tools in, a workflow bundle ([`tauguard_guards::policyguide::workflow`], schema 1) out.
 //!
 //! 1. **tools** ([`tools`]): the agent tool specs; the model classifies them, and the
 //!    classification is cross-checked against the environment's catalogue;
@@ -12,11 +12,11 @@
 //! 5. **compose** ([`compose`]): the main graph, built in code from the plan; the model only
 //!    words the classifier and the refusal;
 //! 6. **validate**: subflows no node runs are pruned, the bundle must pass
-//!    [`crate::policyguide::validate`] (an invalid bundle fails the compile with the
+//!    [`tauguard_guards::policyguide::validate`] (an invalid bundle fails the compile with the
 //!    validator's report), and a mapping review ([`mapping`]) goes to the report.
 //!
 //! Every reply is extracted robustly (code fences, prose) and validated; an invalid reply gets
-//! one repair turn quoting the errors ([`session`]). The plan, the subflows and the
+//! one repair turn quoting the errors (the session both compilers share). The plan, the subflows and the
 //! classification fail the compile when still invalid; the reviews, the wording and the
 //! mapping keep the previous version instead. Nothing is written unless the bundle is valid:
 //! then `bundle.json` and `compile_report.json` ([`report`]) go into the output directory.
@@ -27,7 +27,7 @@ mod output;
 mod plan;
 mod prompts;
 mod report;
-mod session;
+mod run;
 mod stages;
 mod subflow;
 mod tools;
@@ -36,17 +36,19 @@ pub use compose::{NodeText, Wording};
 pub use plan::{Coverage, DENY_LABEL, Plan, PlannedSubflow, RequestType};
 pub use report::{
     BUNDLE_FILE, MappingReview, PolicyMapping, REPORT_FILE, REPORT_SCHEMA, Stage, StageSummary,
-    Step, StepOutcome, StepRecord, ValidationSummary, WorkflowCompileReport,
+    Step, StepRecord, ValidationSummary, WorkflowCompileReport,
 };
 
-use crate::policyguard::compile::CompileOptions;
-use crate::policyguard::templates::TemplateError;
-use crate::policyguide::workflow::{Bundle, WorkflowError};
+pub use crate::session::{CompileOptions, CompileUsage, StepOutcome};
+
+use crate::session::Session;
+use run::Run;
 use serde_json::json;
-use session::Session;
 use stages::{Compile, Validated};
 use std::path::{Path, PathBuf};
 use tauguard_core::ToolSpec;
+use tauguard_guards::policyguard::templates::TemplateError;
+use tauguard_guards::policyguide::workflow::{Bundle, WorkflowError};
 use tauguard_llm::error::LlmError;
 use tauguard_llm::model::ChatModel;
 
@@ -101,12 +103,14 @@ pub async fn compile_workflow(
     let templates = prompts::load(prompts_dir)?;
     let system = templates.render(prompts::SYSTEM, &json!({ "domain": domain }))?;
     let mut c = Compile {
-        s: Session {
-            model,
-            prompts: &templates,
-            options,
-            system,
-            usage: Default::default(),
+        s: Run {
+            session: Session {
+                model,
+                prompts: &templates,
+                options,
+                system,
+                usage: Default::default(),
+            },
             steps: Vec::new(),
         },
         domain,
@@ -144,7 +148,7 @@ pub async fn compile_workflow(
         },
         mapping,
         repairs: s.steps.iter().map(|r| r.calls.saturating_sub(1)).sum(),
-        usage: s.usage.clone(),
+        usage: s.session.usage.clone(),
         steps: s.steps.clone(),
         files: vec![BUNDLE_FILE.to_string(), REPORT_FILE.to_string()],
     };

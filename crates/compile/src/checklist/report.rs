@@ -1,11 +1,12 @@
 //! `compile_report.json`: what a compile did — the classification the artifacts use, every
 //! step's outcome and repairs, token usage and cost, and the sizes of the written set.
 
-use crate::catalog::ToolCatalog;
-use crate::policyguard::checklist::{DomainChecklists, RequirementType};
+use crate::session::{CompileUsage, StepOutcome};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use tauguard_core::message::Usage;
+use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::policyguard::checklist::{DomainChecklists, RequirementType};
 
 /// File name of the compile report inside the output directory.
 pub const REPORT_FILE: &str = "compile_report.json";
@@ -33,18 +34,6 @@ impl fmt::Display for Step {
     }
 }
 
-/// How a step ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepOutcome {
-    /// The first reply was valid.
-    Ok,
-    /// The first reply was invalid; the repair reply was valid.
-    Repaired,
-    /// Review only: both replies were invalid; the pre-review document was kept.
-    KeptPrevious,
-}
-
 /// One step for one target (a tool, `general_rules`, or `tools` for step 1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
@@ -62,43 +51,6 @@ pub struct StepRecord {
     pub usage: Usage,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
-}
-
-impl StepRecord {
-    /// The call tallies `complete_counted` adds to.
-    pub(crate) fn tally(&mut self) -> crate::policyguard::compile::StepTally<'_> {
-        crate::policyguard::compile::StepTally {
-            calls: &mut self.calls,
-            usage: &mut self.usage,
-            cost: &mut self.cost,
-        }
-    }
-}
-
-/// Token usage and cost over all calls.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct CompileUsage {
-    pub calls: u32,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub cached_prompt_tokens: u64,
-    /// US dollars over the priced calls; `None` when no call had a price.
-    pub cost: Option<f64>,
-    /// Calls whose model has no price (their cost is missing from `cost`).
-    pub unpriced_calls: u32,
-}
-
-impl CompileUsage {
-    pub(crate) fn add(&mut self, usage: &Usage, cost: Option<f64>) {
-        self.calls += 1;
-        self.prompt_tokens += usage.prompt_tokens;
-        self.completion_tokens += usage.completion_tokens;
-        self.cached_prompt_tokens += usage.cached_prompt_tokens;
-        match cost {
-            Some(c) => *self.cost.get_or_insert(0.0) += c,
-            None => self.unpriced_calls += 1,
-        }
-    }
 }
 
 /// Sizes of the written artifact set.
@@ -137,7 +89,7 @@ pub struct CompileReport {
     pub model: String,
     /// Step 1's classification, as the artifacts use it.
     pub classification: ToolCatalog,
-    /// Disagreements with [`CompileOptions::known_tools`] (`tool: compiled X, environment Y`).
+    /// Disagreements with [`crate::CompileOptions::known_tools`] (`tool: compiled X, environment Y`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub classification_mismatches: Vec<String>,
     pub steps: Vec<StepRecord>,

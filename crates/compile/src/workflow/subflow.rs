@@ -6,10 +6,12 @@
 
 use super::compose::node;
 use super::plan::{Plan, PlannedSubflow};
-use super::session::parse_json;
-use crate::catalog::{ToolCatalog, ToolClass};
-use crate::policyguide::validate::{Rule, validate};
-use crate::policyguide::workflow::{Actor, Bundle, Edge, Graph, NodeKind, SCHEMA_VERSION};
+use crate::extract::parse_json;
+use tauguard_guards::catalog::{ToolCatalog, ToolClass};
+use tauguard_guards::policyguide::validate::{Rule, validate};
+use tauguard_guards::policyguide::workflow::{
+    Actor, Bundle, Edge, Graph, NodeKind, SCHEMA_VERSION,
+};
 
 const SHAPE: &str = "one graph object {\"id\", \"title\", \"nodes\": [...], \"edges\": [...]}";
 

@@ -122,7 +122,7 @@ impl Session<'_> {
     /// reply gets one repair turn (the reply, then the rendered repair template quoting the
     /// error); a second invalid reply fails the ask unless it
     /// [may keep the previous version](Ask::may_keep_previous).
-    pub async fn ask_validated<T>(
+    pub(crate) async fn ask_validated<T>(
         &mut self,
         ask: Ask,
         validate: impl Fn(&str) -> Result<T, String>,

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use tauguard_core::pyjson::{float_repr, py_repr, str_repr};
 
-pub use tauguard_core::pyjson::type_name;
+pub(crate) use tauguard_core::pyjson::type_name;
 
 // ---------------------------------------------------------------------------------------
 // Exceptions
@@ -23,19 +23,19 @@ pub use tauguard_core::pyjson::type_name;
 
 /// `TypeError: unhashable type: '<type>'`, for a list or dict used as a dict key (`x in d`,
 /// `d[x]`, `d.get(x)`).
-pub fn unhashable(v: &Value) -> ToolError {
+pub(crate) fn unhashable(v: &Value) -> ToolError {
     ToolError::type_error(format!("unhashable type: '{}'", type_name(v)))
 }
 
 /// `AttributeError: '<class>' object has no attribute '<attr>'`: `v.attr` on a raw value of
 /// the wrong type (`class` = [`type_name`] of it), or a toolkit method that does not exist
 /// (`class` = the toolkit's class name, `NoneType` for a side without a toolkit).
-pub fn no_attribute(class: &str, attr: &str) -> ToolError {
+pub(crate) fn no_attribute(class: &str, attr: &str) -> ToolError {
     ToolError::attribute(format!("'{class}' object has no attribute '{attr}'"))
 }
 
 /// `TypeError: '<op>' not supported between instances of '<a>' and '<b>'`.
-pub fn unorderable(op: &str, left: &str, right: &str) -> ToolError {
+pub(crate) fn unorderable(op: &str, left: &str, right: &str) -> ToolError {
     ToolError::type_error(format!(
         "'{op}' not supported between instances of '{left}' and '{right}'"
     ))
@@ -43,7 +43,7 @@ pub fn unorderable(op: &str, left: &str, right: &str) -> ToolError {
 
 /// `ValueError: <repr> is not a valid <Enum>`, what calling an enum class with a bad value
 /// raises.
-pub fn not_a_valid(v: &Value, enum_name: &str) -> ToolError {
+pub(crate) fn not_a_valid(v: &Value, enum_name: &str) -> ToolError {
     ToolError::value(format!("{} is not a valid {enum_name}", py_repr(v)))
 }
 
@@ -54,7 +54,7 @@ pub fn not_a_valid(v: &Value, enum_name: &str) -> ToolError {
 /// `v` as a key of a dict with string keys: the string to look up, `None` for a hashable
 /// non-string (it is never found), `unhashable type` for lists and dicts. Calling it only for
 /// its error is Python's hashability check (`dict.get(v)` on any dict).
-pub fn dict_key(v: &Value) -> Result<Option<&str>, ToolError> {
+pub(crate) fn dict_key(v: &Value) -> Result<Option<&str>, ToolError> {
     match v {
         Value::String(s) => Ok(Some(s)),
         Value::Array(_) | Value::Object(_) => Err(unhashable(v)),
@@ -63,7 +63,7 @@ pub fn dict_key(v: &Value) -> Result<Option<&str>, ToolError> {
 }
 
 /// `key in mapping` for a dict with string keys: `Some(key)` when present.
-pub fn find_key<'a, K, T>(
+pub(crate) fn find_key<'a, K, T>(
     map: &IndexMap<K, T>,
     key: &'a Value,
 ) -> Result<Option<&'a str>, ToolError>
@@ -74,7 +74,7 @@ where
 }
 
 /// `mapping[key]` on a dict with string keys: a `KeyError` when absent.
-pub fn index<'m, T>(map: &'m IndexMap<String, T>, key: &Value) -> Result<&'m T, ToolError> {
+pub(crate) fn index<'m, T>(map: &'m IndexMap<String, T>, key: &Value) -> Result<&'m T, ToolError> {
     match find_key(map, key)? {
         Some(k) => Ok(&map[k]),
         None => Err(ToolError::key(key)),
@@ -83,7 +83,7 @@ pub fn index<'m, T>(map: &'m IndexMap<String, T>, key: &Value) -> Result<&'m T, 
 
 /// The items `for x in v` visits: list elements (borrowed), string characters, dict keys; a
 /// `TypeError` for anything else.
-pub fn iterate(v: &Value) -> Result<Cow<'_, [Value]>, ToolError> {
+pub(crate) fn iterate(v: &Value) -> Result<Cow<'_, [Value]>, ToolError> {
     match v {
         Value::Array(items) => Ok(Cow::Borrowed(items)),
         Value::String(s) => Ok(Cow::Owned(
@@ -100,12 +100,12 @@ pub fn iterate(v: &Value) -> Result<Cow<'_, [Value]>, ToolError> {
 }
 
 /// `all(isinstance(x, dict) for x in v)`.
-pub fn all_dicts(v: &Value) -> Result<bool, ToolError> {
+pub(crate) fn all_dicts(v: &Value) -> Result<bool, ToolError> {
     Ok(iterate(v)?.iter().all(Value::is_object))
 }
 
 /// `len(v)`.
-pub fn len(v: &Value) -> Result<usize, ToolError> {
+pub(crate) fn len(v: &Value) -> Result<usize, ToolError> {
     match v {
         Value::Array(items) => Ok(items.len()),
         Value::String(s) => Ok(s.chars().count()),
@@ -118,7 +118,7 @@ pub fn len(v: &Value) -> Result<usize, ToolError> {
 }
 
 /// `v.lower()`.
-pub fn lower(v: &Value) -> Result<String, ToolError> {
+pub(crate) fn lower(v: &Value) -> Result<String, ToolError> {
     match v {
         Value::String(s) => Ok(s.to_lowercase()),
         other => Err(no_attribute(type_name(other), "lower")),
@@ -126,14 +126,14 @@ pub fn lower(v: &Value) -> Result<String, ToolError> {
 }
 
 /// `str(v)`, for messages that interpolate raw arguments.
-pub fn arg_str(v: &Value) -> String {
+pub(crate) fn arg_str(v: &Value) -> String {
     tauguard_core::pyjson::py_str(v)
 }
 
 /// `for x in ids: if ids.count(x) > order_ids.count(x): raise ValueError(message(x))`: the
 /// check that every id named in an argument occurs in the order at least as often. On
 /// success every element is a string; they are returned in argument order.
-pub fn check_multiplicity(
+pub(crate) fn check_multiplicity(
     ids: &Value,
     order_ids: &[&str],
     message: impl Fn(&Value) -> String,
@@ -164,14 +164,14 @@ pub fn check_multiplicity(
 
 /// A Python `int` (bools count as ints) or `float`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Num {
+pub(crate) enum Num {
     Int(i128),
     Float(f64),
 }
 
 impl Num {
     /// The number a JSON value is in Python, or `None` for non-numbers.
-    pub fn of(v: &Value) -> Option<Num> {
+    pub(crate) fn of(v: &Value) -> Option<Num> {
         match v {
             Value::Bool(b) => Some(Num::Int(i128::from(*b))),
             Value::Number(n) => Some(if let Some(i) = n.as_i64() {
@@ -186,32 +186,32 @@ impl Num {
     }
 
     /// The value float arithmetic sees (`x * 1.0`).
-    pub fn as_f64(self) -> f64 {
+    pub(crate) fn as_f64(self) -> f64 {
         match self {
             Num::Int(i) => i as f64,
             Num::Float(f) => f,
         }
     }
 
-    pub fn is_zero(self) -> bool {
+    pub(crate) fn is_zero(self) -> bool {
         self.as_f64() == 0.0
     }
 
-    pub fn sub(self, other: Num) -> Num {
+    pub(crate) fn sub(self, other: Num) -> Num {
         match (self, other) {
             (Num::Int(a), Num::Int(b)) => Num::Int(a.saturating_sub(b)),
             (a, b) => Num::Float(a.as_f64() - b.as_f64()),
         }
     }
 
-    pub fn add(self, other: Num) -> Num {
+    pub(crate) fn add(self, other: Num) -> Num {
         match (self, other) {
             (Num::Int(a), Num::Int(b)) => Num::Int(a.saturating_add(b)),
             (a, b) => Num::Float(a.as_f64() + b.as_f64()),
         }
     }
 
-    pub fn mul(self, other: Num) -> Num {
+    pub(crate) fn mul(self, other: Num) -> Num {
         match (self, other) {
             (Num::Int(a), Num::Int(b)) => Num::Int(a.saturating_mul(b)),
             (a, b) => Num::Float(a.as_f64() * b.as_f64()),
@@ -219,7 +219,7 @@ impl Num {
     }
 
     /// Python's numeric comparison (exact between ints).
-    pub fn cmp(self, other: Num) -> Option<Ordering> {
+    pub(crate) fn cmp(self, other: Num) -> Option<Ordering> {
         match (self, other) {
             (Num::Int(a), Num::Int(b)) => Some(a.cmp(&b)),
             (a, b) => a.as_f64().partial_cmp(&b.as_f64()),
@@ -227,7 +227,7 @@ impl Num {
     }
 
     /// `max(self, other)`: the first argument wins ties, as Python's `max` does.
-    pub fn max(self, other: Num) -> Num {
+    pub(crate) fn max(self, other: Num) -> Num {
         if other.cmp(self) == Some(Ordering::Greater) {
             other
         } else {
@@ -236,7 +236,7 @@ impl Num {
     }
 
     /// Python `str()` of the number.
-    pub fn py_str(self) -> String {
+    pub(crate) fn py_str(self) -> String {
         match self {
             Num::Int(i) => i.to_string(),
             Num::Float(f) => float_str(f),
@@ -244,7 +244,7 @@ impl Num {
     }
 
     /// The JSON value of the number, when representable.
-    pub fn to_value(self) -> Option<Value> {
+    pub(crate) fn to_value(self) -> Option<Value> {
         match self {
             Num::Int(i) => i64::try_from(i)
                 .ok()
@@ -256,7 +256,7 @@ impl Num {
 }
 
 /// `a - b` on raw values (numbers and bools only; anything else is a `TypeError`).
-pub fn sub(a: &Value, b: &Value) -> Result<Num, ToolError> {
+pub(crate) fn sub(a: &Value, b: &Value) -> Result<Num, ToolError> {
     match (Num::of(a), Num::of(b)) {
         (Some(x), Some(y)) => Ok(x.sub(y)),
         _ => Err(ToolError::type_error(format!(
@@ -269,7 +269,7 @@ pub fn sub(a: &Value, b: &Value) -> Result<Num, ToolError> {
 
 /// `int(s)` of a string: surrounding whitespace, an optional sign, digits with single
 /// underscores between them.
-pub fn parse_int(s: &str) -> Result<i128, ToolError> {
+pub(crate) fn parse_int(s: &str) -> Result<i128, ToolError> {
     let fail = || {
         ToolError::value(format!(
             "invalid literal for int() with base 10: {}",
@@ -295,12 +295,12 @@ pub fn parse_int(s: &str) -> Result<i128, ToolError> {
 }
 
 /// `str(x)` of a float.
-pub fn float_str(x: f64) -> String {
+pub(crate) fn float_str(x: f64) -> String {
     float_repr(x)
 }
 
 /// `f"{x:.2f}"`: fixed two decimals, correctly rounded on the binary value.
-pub fn fixed2(x: f64) -> String {
+pub(crate) fn fixed2(x: f64) -> String {
     if x.is_nan() {
         "nan".into()
     } else if x.is_infinite() {
@@ -316,7 +316,10 @@ pub fn fixed2(x: f64) -> String {
 
 /// Constructs a model of string fields the way pydantic validates it: every non-string is a
 /// `string_type` error, all reported at once in field order.
-pub fn validate_strings(model: &str, fields: &[(&str, &Value)]) -> Result<Vec<String>, ToolError> {
+pub(crate) fn validate_strings(
+    model: &str,
+    fields: &[(&str, &Value)],
+) -> Result<Vec<String>, ToolError> {
     let mut errors = Vec::new();
     let mut out = Vec::with_capacity(fields.len());
     for (name, value) in fields {
@@ -366,25 +369,25 @@ macro_rules! py_enum {
     ($(#[$meta:meta])* $name:ident = $py:literal { $($var:ident = $member:literal : $val:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name { $($var),+ }
+        pub(crate) enum $name { $($var),+ }
 
         impl $name {
             /// Members in declaration order.
-            pub const ALL: &'static [$name] = &[$($name::$var),+];
+            pub(crate) const ALL: &'static [$name] = &[$($name::$var),+];
 
             /// The member's value, as dumps and f-strings with `.value` show it.
-            pub fn value(self) -> &'static str {
+            pub(crate) fn value(self) -> &'static str {
                 match self { $($name::$var => $val),+ }
             }
 
             /// `EnumClass(value)` for a string value.
-            pub fn parse(s: &str) -> Option<Self> {
+            pub(crate) fn parse(s: &str) -> Option<Self> {
                 match s { $($val => Some($name::$var),)+ _ => None }
             }
 
             /// Python `repr(member)`: `<Class.NAME: 'value'>`.
             #[allow(dead_code)]
-            pub fn py_repr(self) -> String {
+            pub(crate) fn py_repr(self) -> String {
                 let member = match self { $($name::$var => $member),+ };
                 format!("<{}.{}: {}>", $py, member, tauguard_core::pyjson::str_repr(self.value()))
             }

@@ -23,7 +23,7 @@ pub fn script_call(callee: &str, arg: &str, json: &str) -> String {
 }
 
 /// [`script_call`] over a serializable value.
-pub fn script_call_value<T: Serialize>(callee: &str, arg: &str, value: &T) -> String {
+pub(crate) fn script_call_value<T: Serialize>(callee: &str, arg: &str, value: &T) -> String {
     let json = serde_json::to_string(value).expect("view data serializes to JSON");
     script_call(callee, arg, &json)
 }

@@ -14,7 +14,7 @@ use tauguard_metrics::SimSummary;
 
 /// One grid cell: the report group its simulations belong to.
 #[derive(Debug, Serialize)]
-pub struct CellInfo {
+pub(crate) struct CellInfo {
     pub label: String,
     pub domain: String,
     pub agent: String,
@@ -32,7 +32,7 @@ pub struct CellInfo {
 
 /// The origin of a cell's guard artifacts, from its records' cell settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Artifacts {
+pub(crate) struct Artifacts {
     /// `artifacts.origin`: per kind, hand-written or compiled:<model>.
     pub origin: String,
     /// `artifacts.set`: the compiled set's directory; `None` = the frozen set.
@@ -54,7 +54,7 @@ impl Artifacts {
 
 /// A cell's simulations per grid outcome, each simulation counted once.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Outcomes {
+pub(crate) struct Outcomes {
     pub pass: u64,
     pub fail: u64,
     pub infra: u64,
@@ -75,7 +75,7 @@ impl Outcomes {
 /// McNemar between two cells of one domain, paired by (task, trial), infrastructure errors
 /// dropped: `b` = A passed and B failed, `c` = A failed and B passed.
 #[derive(Debug, Serialize)]
-pub struct PairInfo {
+pub(crate) struct PairInfo {
     pub a: usize,
     pub b: usize,
     pub n_pairs: u64,
@@ -87,7 +87,7 @@ pub struct PairInfo {
 
 /// The whole index, written as `data/index.js`.
 #[derive(Debug, Serialize)]
-pub struct Index {
+pub(crate) struct Index {
     pub inputs: Vec<String>,
     pub headline_k: u32,
     pub warnings: Vec<String>,
@@ -104,7 +104,12 @@ pub struct Index {
 
 /// Builds the index from the scanned simulations (summary and row of each, in input order)
 /// and the report over them.
-pub fn build(inputs: Vec<String>, sims_in: &[SimSummary], rows: &[Row], report: &Report) -> Index {
+pub(crate) fn build(
+    inputs: Vec<String>,
+    sims_in: &[SimSummary],
+    rows: &[Row],
+    report: &Report,
+) -> Index {
     let groups: Vec<Value> =
         match serde_json::from_str(&report.render(tauguard_metrics::Format::Json)) {
             Ok(Value::Array(g)) => g,
@@ -205,7 +210,7 @@ pub fn build(inputs: Vec<String>, sims_in: &[SimSummary], rows: &[Row], report: 
     }
 }
 
-pub type SimRow = (
+pub(crate) type SimRow = (
     usize,
     String,
     u32,

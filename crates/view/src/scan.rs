@@ -37,7 +37,7 @@ pub const SHARD: usize = 1000;
 /// Outcome of one simulation as the grid colours it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Pass,
     Fail,
     Infra,
@@ -48,7 +48,7 @@ pub enum Outcome {
 /// What the index shows of one simulation besides its summary: the blocked calls are counted
 /// over every guard event, which the summary (mutating calls only) does not hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Row {
+pub(crate) struct Row {
     pub outcome: Outcome,
     pub blocked: u32,
     /// Whether it is process-valid (`None`: not evaluated; its process file then is absent).
@@ -58,7 +58,7 @@ pub struct Row {
 /// What streaming the inputs leaves behind: per simulation, in input order, its summary and
 /// its row.
 #[derive(Debug, Default)]
-pub struct Scanned {
+pub(crate) struct Scanned {
     pub sims: Vec<SimSummary>,
     pub rows: Vec<Row>,
     pub bytes_written: u64,
@@ -117,7 +117,7 @@ impl Pending<'_> {
 
 /// Streams every input into `site`: one data file per simulation, in input order, and with
 /// `process` each simulation's process verdict.
-pub fn scan(
+pub(crate) fn scan(
     inputs: &[PathBuf],
     site: &Path,
     process: Option<ProcessView<'_>>,

@@ -8,10 +8,10 @@ use crate::index::Index;
 use std::path::Path;
 
 /// Marks a directory as a site `tauguard view` wrote, so a rebuild may replace it.
-pub const MARKER: &str = ".tauguard-view";
+pub(crate) const MARKER: &str = ".tauguard-view";
 
 /// The static files: (path in the site, contents).
-pub const ASSETS: &[(&str, &str)] = &[
+pub(crate) const ASSETS: &[(&str, &str)] = &[
     ("index.html", include_str!("../assets/index.html")),
     ("assets/style.css", include_str!("../assets/style.css")),
     ("assets/dom.js", include_str!("../assets/dom.js")),
@@ -23,7 +23,7 @@ pub const ASSETS: &[(&str, &str)] = &[
 
 /// Makes `out` an empty site directory: created when missing; an earlier site's files
 /// removed; any other non-empty directory refused.
-pub fn prepare(out: &Path) -> Result<(), ViewError> {
+pub(crate) fn prepare(out: &Path) -> Result<(), ViewError> {
     if out.exists() {
         let mut entries = std::fs::read_dir(out).map_err(|e| ViewError::io(out, e))?;
         let empty = entries.next().is_none();
@@ -50,7 +50,7 @@ pub fn prepare(out: &Path) -> Result<(), ViewError> {
 }
 
 /// Writes the static files and `data/index.js`.
-pub fn finish(out: &Path, index: &Index) -> Result<u64, ViewError> {
+pub(crate) fn finish(out: &Path, index: &Index) -> Result<u64, ViewError> {
     for (rel, text) in ASSETS {
         write(&out.join(rel), text)?;
     }

@@ -54,7 +54,7 @@ fn general_rules_reply(file: &Path) -> impl Fn(&str) -> Result<Vec<GeneralRule>,
 
 impl Steps<'_, '_> {
     /// Step 1 (classify): mutating, read-only and other tools (a JSON reply).
-    pub async fn classify<'v>(
+    pub(super) async fn classify<'v>(
         &mut self,
         tools: &[ToolSpec],
         views: &'v [ToolView],
@@ -94,7 +94,7 @@ impl Steps<'_, '_> {
     }
 
     /// Step 2 (tool checklist): one checklist per mutating tool.
-    pub async fn draft_tool_checklists(
+    pub(super) async fn draft_tool_checklists(
         &mut self,
         tools: &Classified<'_>,
     ) -> Result<DomainChecklists, CompileError> {
@@ -134,7 +134,7 @@ impl Steps<'_, '_> {
     }
 
     /// Step 3 (general rules): the cross-tool rules.
-    pub async fn draft_general_rules(
+    pub(super) async fn draft_general_rules(
         &mut self,
         tools: &Classified<'_>,
     ) -> Result<Vec<GeneralRule>, CompileError> {
@@ -165,7 +165,7 @@ impl Steps<'_, '_> {
 
     /// Step 4 (review): every document reviewed against the policy; a review that stays
     /// invalid keeps the draft.
-    pub async fn review(
+    pub(super) async fn review(
         &mut self,
         tools: &Classified<'_>,
         drafts: &DomainChecklists,

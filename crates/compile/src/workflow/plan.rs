@@ -78,7 +78,7 @@ impl Plan {
 }
 
 /// A graph or node id: lowercase ASCII letters, digits and `_`, starting with a letter.
-pub fn is_id(s: &str) -> bool {
+pub(super) fn is_id(s: &str) -> bool {
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase())
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
@@ -86,7 +86,7 @@ pub fn is_id(s: &str) -> bool {
 
 /// Every problem of `plan` against the domain's catalogue, one line each, located by JSON
 /// path; empty when the plan is usable.
-pub fn check(plan: &Plan, catalog: &ToolCatalog) -> Vec<String> {
+pub(super) fn check(plan: &Plan, catalog: &ToolCatalog) -> Vec<String> {
     let mut problems = Vec::new();
     let mut p = |at: String, msg: String| problems.push(format!("{at}: {msg}"));
     let position = check_subflows(plan, catalog, &mut p);
@@ -262,7 +262,7 @@ fn check_coverage(plan: &Plan, catalog: &ToolCatalog, p: &mut impl FnMut(String,
 }
 
 /// Parses and checks a plan reply.
-pub fn parse(reply: &str, catalog: &ToolCatalog) -> Result<Plan, String> {
+pub(super) fn parse(reply: &str, catalog: &ToolCatalog) -> Result<Plan, String> {
     let plan: Plan = crate::extract::parse_json(
         reply,
         "a plan object {\"request_types\", \"identify\", \"subflows\", \"coverage\", \"gaps\"}",

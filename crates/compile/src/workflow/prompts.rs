@@ -7,15 +7,15 @@
 use std::path::Path;
 use tauguard_guards::policyguard::templates::{TemplateError, Templates};
 
-pub const SYSTEM: &str = "system.jinja";
-pub const TOOLS: &str = "tools.jinja";
-pub const PLAN: &str = "plan.jinja";
-pub const PLAN_REVIEW: &str = "plan_review.jinja";
-pub const SUBFLOW: &str = "subflow.jinja";
-pub const BRANCH_REVIEW: &str = "branch_review.jinja";
-pub const COMPOSE: &str = "compose.jinja";
-pub const MAPPING: &str = "mapping.jinja";
-pub const REPAIR: &str = crate::session::REPAIR;
+pub(super) const SYSTEM: &str = "system.jinja";
+pub(super) const TOOLS: &str = "tools.jinja";
+pub(super) const PLAN: &str = "plan.jinja";
+pub(super) const PLAN_REVIEW: &str = "plan_review.jinja";
+pub(super) const SUBFLOW: &str = "subflow.jinja";
+pub(super) const BRANCH_REVIEW: &str = "branch_review.jinja";
+pub(super) const COMPOSE: &str = "compose.jinja";
+pub(super) const MAPPING: &str = "mapping.jinja";
+pub(super) const REPAIR: &str = crate::session::REPAIR;
 
 const ALL: [&str; 9] = [
     SYSTEM,
@@ -31,7 +31,7 @@ const ALL: [&str; 9] = [
 
 /// Loads the templates from `<prompts_dir>/compile/workflow/`, else `<prompts_dir>/workflow/`,
 /// else `prompts_dir` itself.
-pub fn load(prompts_dir: &Path) -> Result<Templates, TemplateError> {
+pub(super) fn load(prompts_dir: &Path) -> Result<Templates, TemplateError> {
     let dir = [
         prompts_dir.join("compile/workflow"),
         prompts_dir.join("workflow"),

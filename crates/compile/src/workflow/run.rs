@@ -15,7 +15,7 @@ impl Run<'_> {
     /// Asks `user` for `target`; `parse` validates a reply. Returns `None` only for a step that
     /// [may keep the previous version](Step::may_keep_previous) after both replies failed;
     /// any other step fails with [`WorkflowCompileError::Invalid`].
-    pub async fn ask<T>(
+    pub(super) async fn ask<T>(
         &mut self,
         step: Step,
         target: &str,
@@ -61,7 +61,7 @@ impl Run<'_> {
     }
 
     /// Records on the last step whether its accepted version differs from the one it reviewed.
-    pub fn mark_changed(&mut self, changed: bool) {
+    pub(super) fn mark_changed(&mut self, changed: bool) {
         if let Some(record) = self.steps.last_mut() {
             record.changed = Some(changed);
         }

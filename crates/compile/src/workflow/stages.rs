@@ -45,7 +45,7 @@ pub(super) struct Validated {
 impl Compile<'_> {
     /// Stage 1 (tools): the model classifies the agent tools; the classification is checked
     /// against the environment's catalogue when known.
-    pub async fn classify_tools(
+    pub(super) async fn classify_tools(
         &mut self,
         tools: &[ToolSpec],
     ) -> Result<(ClassifiedTools, String), WorkflowCompileError> {
@@ -98,7 +98,7 @@ impl Compile<'_> {
     }
 
     /// Stage 2 (plan): the draft plan.
-    pub async fn draft_plan(
+    pub(super) async fn draft_plan(
         &mut self,
         tools: &ClassifiedTools,
     ) -> Result<Plan, WorkflowCompileError> {
@@ -117,7 +117,7 @@ impl Compile<'_> {
 
     /// Stage 3 (plan review): the reviewed plan, or the draft when the review stayed
     /// invalid; stage 2's result (of the plan kept) and stage 3's.
-    pub async fn review_plan(
+    pub(super) async fn review_plan(
         &mut self,
         tools: &ClassifiedTools,
         draft: Plan,
@@ -144,7 +144,7 @@ impl Compile<'_> {
     }
 
     /// Stage 4 (subflows): one graph per planned subflow, each then reviewed.
-    pub async fn write_subflows(
+    pub(super) async fn write_subflows(
         &mut self,
         plan: &Plan,
         tools: &ClassifiedTools,
@@ -219,7 +219,7 @@ impl Compile<'_> {
 
     /// Stage 5 (compose): the main graph, built from the plan; the model words the
     /// classifier and the refusal (the compiler's defaults when its wording stayed invalid).
-    pub async fn compose_main(
+    pub(super) async fn compose_main(
         &mut self,
         plan: &Plan,
     ) -> Result<(Graph, String), WorkflowCompileError> {
@@ -256,7 +256,7 @@ impl Compile<'_> {
 
     /// Stage 6 (validate): prunes subflows no node runs, fails on an invalid bundle, and
     /// asks for the mapping review.
-    pub async fn validate_and_map(
+    pub(super) async fn validate_and_map(
         &mut self,
         main: Graph,
         graphs: Vec<Graph>,

@@ -20,7 +20,7 @@ pub(super) struct ToolView {
 }
 
 impl ToolView {
-    pub fn of(spec: &ToolSpec, catalog: Option<&ToolCatalog>) -> ToolView {
+    pub(super) fn of(spec: &ToolSpec, catalog: Option<&ToolCatalog>) -> ToolView {
         let class = catalog
             .and_then(|c| c.class_of(&spec.name))
             .map(|c| match c {

@@ -42,7 +42,7 @@ fn lines(requests: &[ChatRequest], out_dir: &Path) -> Vec<String> {
 }
 
 /// Fails naming every line that differs from `snapshots/<name>.digests`.
-pub fn assert_unchanged(name: &str, requests: &[ChatRequest], out_dir: &Path) {
+pub(crate) fn assert_unchanged(name: &str, requests: &[ChatRequest], out_dir: &Path) {
     let got = lines(requests, out_dir);
     let path = snapshot(name);
     if std::env::var_os("TAUGUARD_BLESS").is_some() {

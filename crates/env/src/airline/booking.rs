@@ -12,7 +12,7 @@ use crate::tooling::ToolError;
 use serde_json::Value;
 
 /// Arguments in signature order.
-pub struct BookArgs<'a> {
+pub(super) struct BookArgs<'a> {
     pub user_id: &'a Value,
     pub origin: &'a Value,
     pub destination: &'a Value,
@@ -81,7 +81,10 @@ fn validate_reservation(
         .map_err(ToolError::validation)
 }
 
-pub fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> Result<ToolValue, ToolError> {
+pub(super) fn book_reservation(
+    db: &mut FlightDb,
+    a: &BookArgs<'_>,
+) -> Result<ToolValue, ToolError> {
     let flights = lookup::convert(a.flights, "FlightInfo", model::flight_info)?;
     let passengers = lookup::convert(a.passengers, "Passenger", model::passenger)?;
     let payments = lookup::convert(a.payment_methods, "Payment", model::payment)?;

@@ -18,13 +18,13 @@ fn table_key<'a, T: Clone + PartialEq>(
 }
 
 /// `_get_user`.
-pub fn user<'a>(db: &FlightDb, user_id: &'a Value) -> Result<&'a str, ToolError> {
+pub(super) fn user<'a>(db: &FlightDb, user_id: &'a Value) -> Result<&'a str, ToolError> {
     table_key(&db.users, user_id)?
         .ok_or_else(|| ToolError::value(format!("User {} not found", arg_str(user_id))))
 }
 
 /// `_get_user` with a stored (string) id.
-pub fn user_by_id(db: &FlightDb, user_id: &str) -> Result<String, ToolError> {
+pub(super) fn user_by_id(db: &FlightDb, user_id: &str) -> Result<String, ToolError> {
     if db.users.contains_key(user_id) {
         Ok(user_id.to_string())
     } else {
@@ -33,20 +33,23 @@ pub fn user_by_id(db: &FlightDb, user_id: &str) -> Result<String, ToolError> {
 }
 
 /// `_get_reservation`.
-pub fn reservation<'a>(db: &FlightDb, reservation_id: &'a Value) -> Result<&'a str, ToolError> {
+pub(super) fn reservation<'a>(
+    db: &FlightDb,
+    reservation_id: &'a Value,
+) -> Result<&'a str, ToolError> {
     table_key(&db.reservations, reservation_id)?.ok_or_else(|| {
         ToolError::value(format!("Reservation {} not found", arg_str(reservation_id)))
     })
 }
 
 /// `_get_flight`.
-pub fn flight<'a>(db: &FlightDb, flight_number: &'a Value) -> Result<&'a str, ToolError> {
+pub(super) fn flight<'a>(db: &FlightDb, flight_number: &'a Value) -> Result<&'a str, ToolError> {
     table_key(&db.flights, flight_number)?
         .ok_or_else(|| ToolError::value(format!("Flight {} not found", arg_str(flight_number))))
 }
 
 /// `_get_flight_instance`: flight lookup, then the date.
-pub fn flight_date<'d>(
+pub(super) fn flight_date<'d>(
     db: &'d FlightDb,
     flight_number: &Value,
     date: &Value,
@@ -66,13 +69,13 @@ pub fn flight_date<'d>(
 /// A list argument after upstream's conversion rule: validated models when every element
 /// is an object (an empty iterable counts), otherwise the raw value untouched.
 #[derive(Debug, Clone)]
-pub enum Listed<T> {
+pub(super) enum Listed<T> {
     Models(Vec<T>),
     Raw(Value),
 }
 
 /// `if all(isinstance(x, dict) for x in v): v = [Model(**x) for x in v]`.
-pub fn convert<T>(
+pub(super) fn convert<T>(
     v: &Value,
     model: &str,
     f: fn(&Value, &mut Ctx) -> Option<T>,
@@ -90,7 +93,7 @@ pub fn convert<T>(
 }
 
 /// The `AttributeError` a loop over unconverted items raises on its first item.
-pub fn first_item_error(raw: &Value, attr: &str) -> ToolError {
+pub(super) fn first_item_error(raw: &Value, attr: &str) -> ToolError {
     match py::iterate(raw) {
         Ok(items) => match items.first() {
             Some(first) => py::no_attribute(py::type_name(first), attr),
@@ -101,7 +104,7 @@ pub fn first_item_error(raw: &Value, attr: &str) -> ToolError {
 }
 
 /// `_get_new_reservation_id`.
-pub fn new_reservation_id(db: &FlightDb) -> Result<String, ToolError> {
+pub(super) fn new_reservation_id(db: &FlightDb) -> Result<String, ToolError> {
     ["HATHAT", "HATHAU", "HATHAV"]
         .into_iter()
         .find(|id| !db.reservations.contains_key(id))
@@ -110,11 +113,11 @@ pub fn new_reservation_id(db: &FlightDb) -> Result<String, ToolError> {
 }
 
 /// Certificate ids `send_certificate` tries, in order.
-pub const CERTIFICATE_IDS: [&str; 3] = [
+pub(super) const CERTIFICATE_IDS: [&str; 3] = [
     "certificate_3221322",
     "certificate_3221323",
     "certificate_3221324",
 ];
 
 /// The fixed clock of the airline tools.
-pub const NOW: &str = "2024-05-15T15:00:00";
+pub(super) const NOW: &str = "2024-05-15T15:00:00";

@@ -10,7 +10,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-pub fn get_reservation_details(
+pub(super) fn get_reservation_details(
     db: &FlightDb,
     reservation_id: &Value,
 ) -> Result<ToolValue, ToolError> {
@@ -18,7 +18,7 @@ pub fn get_reservation_details(
     Ok(ToolValue::cached(db.reservations.dump(key)))
 }
 
-pub fn get_user_details(db: &FlightDb, user_id: &Value) -> Result<ToolValue, ToolError> {
+pub(super) fn get_user_details(db: &FlightDb, user_id: &Value) -> Result<ToolValue, ToolError> {
     let key = lookup::user(db, user_id)?;
     Ok(ToolValue::cached(db.users.dump(key)))
 }
@@ -46,7 +46,7 @@ const AIRPORTS: &[(&str, &str)] = &[
     ("LGA", "LaGuardia"),
 ];
 
-pub fn list_all_airports() -> ToolValue {
+pub(super) fn list_all_airports() -> ToolValue {
     ToolValue::Json(Value::Array(
         AIRPORTS
             .iter()
@@ -55,7 +55,7 @@ pub fn list_all_airports() -> ToolValue {
     ))
 }
 
-pub fn get_flight_status(
+pub(super) fn get_flight_status(
     db: &FlightDb,
     flight_number: &Value,
     date: &Value,
@@ -160,7 +160,7 @@ fn search<'d>(
     Ok(out)
 }
 
-pub fn search_direct_flight(
+pub(super) fn search_direct_flight(
     db: &FlightDb,
     origin: &Value,
     destination: &Value,
@@ -175,7 +175,7 @@ pub fn search_direct_flight(
     ))
 }
 
-pub fn search_onestop_flight(
+pub(super) fn search_onestop_flight(
     db: &FlightDb,
     origin: &Value,
     destination: &Value,

@@ -18,7 +18,7 @@ fn reservation_dump(db: &FlightDb, key: &str) -> ToolValue {
     ToolValue::cached(db.reservations.dump(key))
 }
 
-pub fn cancel_reservation(
+pub(super) fn cancel_reservation(
     db: &mut FlightDb,
     reservation_id: &Value,
 ) -> Result<ToolValue, ToolError> {
@@ -105,7 +105,7 @@ fn payment_for_update(
     }))
 }
 
-pub fn update_reservation_baggages(
+pub(super) fn update_reservation_baggages(
     db: &mut FlightDb,
     reservation_id: &Value,
     total_baggages: &Value,
@@ -131,7 +131,7 @@ pub fn update_reservation_baggages(
     Ok(reservation_dump(db, &key))
 }
 
-pub fn update_reservation_flights(
+pub(super) fn update_reservation_flights(
     db: &mut FlightDb,
     reservation_id: &Value,
     cabin: &Value,
@@ -209,7 +209,7 @@ pub fn update_reservation_flights(
     Ok(reservation_dump(db, &key))
 }
 
-pub fn update_reservation_passengers(
+pub(super) fn update_reservation_passengers(
     db: &mut FlightDb,
     reservation_id: &Value,
     passengers: &Value,
@@ -231,7 +231,7 @@ pub fn update_reservation_passengers(
     Ok(reservation_dump(db, &key))
 }
 
-pub fn send_certificate(
+pub(super) fn send_certificate(
     db: &mut FlightDb,
     user_id: &Value,
     amount: &Value,

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use tauguard_core::pyjson;
 
 /// Runs `name` if it is one of this file's tools.
-pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
+pub(super) fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
     if let Some(out) = debit_disputes::call(db, name, a)? {
         return Ok(Some(out));
     }

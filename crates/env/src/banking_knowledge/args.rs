@@ -13,36 +13,36 @@ static NONE: Value = Value::Null;
 
 /// Bound keyword arguments (already checked against the signature).
 #[derive(Clone, Copy)]
-pub struct Args<'a>(pub &'a Map<String, Value>);
+pub(super) struct Args<'a>(pub &'a Map<String, Value>);
 
 impl<'a> Args<'a> {
     /// The argument, or `None` (Python's `None` default) when not given.
-    pub fn v(&self, name: &str) -> &'a Value {
+    pub(super) fn v(&self, name: &str) -> &'a Value {
         self.0.get(name).unwrap_or(&NONE)
     }
 
     /// `str(arg)`, as an f-string interpolates it.
-    pub fn s(&self, name: &str) -> String {
+    pub(super) fn s(&self, name: &str) -> String {
         pyjson::py_str(self.v(name))
     }
 
-    pub fn truthy(&self, name: &str) -> bool {
+    pub(super) fn truthy(&self, name: &str) -> bool {
         truthy(self.v(name))
     }
 
-    pub fn is_none(&self, name: &str) -> bool {
+    pub(super) fn is_none(&self, name: &str) -> bool {
         self.v(name).is_null()
     }
 }
 
 /// A record id argument used as a dict key: the string, a key never found for other
 /// hashable values (upstream's lookup misses them), `unhashable type` for lists and dicts.
-pub fn key(v: &Value) -> Result<String, ToolError> {
+pub(super) fn key(v: &Value) -> Result<String, ToolError> {
     Ok(py::dict_key(v)?.unwrap_or("\u{0}").to_string())
 }
 
 /// The string an argument must be for a `str` method called on it.
-pub fn text<'v>(v: &'v Value, method: &str) -> Result<&'v str, ToolError> {
+pub(super) fn text<'v>(v: &'v Value, method: &str) -> Result<&'v str, ToolError> {
     match v {
         Value::String(s) => Ok(s),
         other => Err(py::no_attribute(pyjson::type_name(other), method)),
@@ -50,7 +50,7 @@ pub fn text<'v>(v: &'v Value, method: &str) -> Result<&'v str, ToolError> {
 }
 
 /// A Python number (bools included) as `f64`, or `None` for other types.
-pub fn number(v: &Value) -> Option<f64> {
+pub(super) fn number(v: &Value) -> Option<f64> {
     match v {
         Value::Bool(b) => Some(f64::from(u8::from(*b))),
         Value::Number(n) => n.as_f64(),
@@ -59,7 +59,7 @@ pub fn number(v: &Value) -> Option<f64> {
 }
 
 /// `v <op> 0` (or another number): a `TypeError` for non-numbers, as Python raises it.
-pub fn cmp_num(v: &Value, op: &str, rhs: f64) -> Result<bool, ToolError> {
+pub(super) fn cmp_num(v: &Value, op: &str, rhs: f64) -> Result<bool, ToolError> {
     let x = number(v).ok_or_else(|| {
         py::unorderable(
             op,
@@ -77,7 +77,7 @@ pub fn cmp_num(v: &Value, op: &str, rhs: f64) -> Result<bool, ToolError> {
 }
 
 /// `f"{v:.2f}"`: a `ValueError` for non-numbers.
-pub fn fmt2(v: &Value) -> Result<String, ToolError> {
+pub(super) fn fmt2(v: &Value) -> Result<String, ToolError> {
     match number(v) {
         Some(x) => Ok(pyfmt::f2(x)),
         None => Err(ToolError::value(format!(
@@ -88,7 +88,7 @@ pub fn fmt2(v: &Value) -> Result<String, ToolError> {
 }
 
 /// Python `float(v)`: numbers, bools and numeric strings; `None` where Python raises.
-pub fn to_float(v: &Value) -> Option<f64> {
+pub(super) fn to_float(v: &Value) -> Option<f64> {
     match v {
         Value::String(s) => parse_float_text(s),
         other => number(other),
@@ -97,7 +97,7 @@ pub fn to_float(v: &Value) -> Option<f64> {
 
 /// `float(str)`: surrounding whitespace allowed, `inf`/`nan` spelled any case, digit
 /// group underscores between digits.
-pub fn parse_float_text(s: &str) -> Option<f64> {
+pub(super) fn parse_float_text(s: &str) -> Option<f64> {
     let t = s.trim();
     let lower = t.to_ascii_lowercase();
     let unsigned = lower.trim_start_matches(['+', '-']);
@@ -135,7 +135,7 @@ pub fn parse_float_text(s: &str) -> Option<f64> {
 
 /// `_parse_balance`: numbers as they are, `"$2,850.00"` without `$` and `,`, anything else 0.
 /// A string that still is no number raises `ValueError`, as `float()` does.
-pub fn parse_balance(v: &Value) -> Result<f64, ToolError> {
+pub(super) fn parse_balance(v: &Value) -> Result<f64, ToolError> {
     match v {
         Value::String(s) => {
             let clean = s.replace(['$', ','], "");
@@ -151,7 +151,7 @@ pub fn parse_balance(v: &Value) -> Result<f64, ToolError> {
 }
 
 /// `_get_account_balance`: `current_holdings`, else `balance`, else 0.
-pub fn account_balance(account: &Map<String, Value>) -> Result<f64, ToolError> {
+pub(super) fn account_balance(account: &Map<String, Value>) -> Result<f64, ToolError> {
     let v = account
         .get("current_holdings")
         .or_else(|| account.get("balance"))
@@ -161,34 +161,34 @@ pub fn account_balance(account: &Map<String, Value>) -> Result<f64, ToolError> {
 }
 
 /// `record.get(field)` as `str()` prints it (`None` when missing).
-pub fn field(record: &Map<String, Value>, name: &str) -> String {
+pub(super) fn field(record: &Map<String, Value>, name: &str) -> String {
     pyjson::py_str(record.get(name).unwrap_or(&NONE))
 }
 
 /// `record.get(field) == "text"`.
-pub fn field_is(record: &Map<String, Value>, name: &str, want: &str) -> bool {
+pub(super) fn field_is(record: &Map<String, Value>, name: &str, want: &str) -> bool {
     record.get(name).and_then(Value::as_str) == Some(want)
 }
 
 /// `record.get(field, "")` as a string (`""` when missing or not a string, where upstream's
 /// follow-up string method would raise on the non-string: tables hold strings there).
-pub fn field_str<'r>(record: &'r Map<String, Value>, name: &str) -> &'r str {
+pub(super) fn field_str<'r>(record: &'r Map<String, Value>, name: &str) -> &'r str {
     record.get(name).and_then(Value::as_str).unwrap_or("")
 }
 
 /// `value in [..strings..]`.
-pub fn one_of(v: &Value, options: &[&str]) -> bool {
+pub(super) fn one_of(v: &Value, options: &[&str]) -> bool {
     v.as_str().is_some_and(|s| options.contains(&s))
 }
 
 /// Python `repr(list_of_str)`: `['a', 'b']`.
-pub fn list_repr(options: &[&str]) -> String {
+pub(super) fn list_repr(options: &[&str]) -> String {
     let items: Vec<Value> = options.iter().map(|s| Value::String((*s).into())).collect();
     pyjson::py_repr(&Value::Array(items))
 }
 
 /// A record from field/value pairs, in order.
-pub fn record(fields: Vec<(&str, Value)>) -> Map<String, Value> {
+pub(super) fn record(fields: Vec<(&str, Value)>) -> Map<String, Value> {
     fields
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))

@@ -12,7 +12,7 @@ use tauguard_core::pyjson;
 
 /// Days from 1970-01-01 of a `datetime.strptime(s, "%m/%d/%Y")` date, `None` where
 /// strptime raises.
-pub fn day_number(s: &str) -> Option<i64> {
+pub(super) fn day_number(s: &str) -> Option<i64> {
     let mut parts = s.split('/');
     let (m, d, y) = (parts.next()?, parts.next()?, parts.next()?);
     if parts.next().is_some() {
@@ -57,7 +57,7 @@ pub fn day_number(s: &str) -> Option<i64> {
 }
 
 /// Whole days from `date_opened` to the domain's fixed today (its 03:40 adds no day).
-pub fn age_days(date_opened: &str) -> Option<i64> {
+pub(super) fn age_days(date_opened: &str) -> Option<i64> {
     Some(day_number(TODAY)? - day_number(date_opened)?)
 }
 
@@ -106,7 +106,7 @@ struct CardOrder {
     holdings: f64,
 }
 
-pub fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
+pub(super) fn order(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let fees = match order_fees(a) {
         Ok(fees) => fees,
         Err(message) => return Ok(message),

@@ -10,7 +10,7 @@ use crate::tooling::ToolError;
 use serde_json::{Map, Value};
 
 /// Runs `name` if it is one of this file's tools.
-pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
+pub(super) fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
     Ok(Some(match name {
         "reset_debit_card_pin_6284" => reset_pin(db, a)?,
         "change_debit_card_pin_6285" => change_pin(db, a)?,

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use tauguard_core::pyjson;
 
 /// Runs `name` if it is one of this file's tools.
-pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
+pub(super) fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
     Ok(Some(match name {
         "order_debit_card_5739" => super::card_orders::order(db, a)?,
         "activate_debit_card_8291" => activate(db, a, Kind::New)?,
@@ -468,7 +468,7 @@ fn clear_alert(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 /// A fresh debit card's number and CVV digits: the decimal digits of hash prefixes.
-pub fn card_secrets(card_id: &str) -> (String, String) {
+pub(super) fn card_secrets(card_id: &str) -> (String, String) {
     let seed = format!("card_details:{card_id}");
     let pick = |hash: String, n: usize| {
         let d: String = hash.chars().filter(char::is_ascii_digit).take(n).collect();

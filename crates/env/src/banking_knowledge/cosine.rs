@@ -31,7 +31,7 @@ const QWEN_QUERY_INSTRUCTION: &str =
 
 /// `variant.kb_search.embedder_type == "openai"`: `text-embedding-3-large` through the OpenAI
 /// SDK, which asks for base64 when the caller names no format.
-pub const OPENAI: UpstreamEmbedder = UpstreamEmbedder {
+pub(super) const OPENAI: UpstreamEmbedder = UpstreamEmbedder {
     embedder_type: "openai",
     model: "text-embedding-3-large",
     encoding_format: "base64",
@@ -40,7 +40,7 @@ pub const OPENAI: UpstreamEmbedder = UpstreamEmbedder {
 
 /// `embedder_type == "openrouter"`: `qwen3-embedding-8b`, sent as its API string, with
 /// `encoding_format="float"`.
-pub const OPENROUTER_QWEN: UpstreamEmbedder = UpstreamEmbedder {
+pub(super) const OPENROUTER_QWEN: UpstreamEmbedder = UpstreamEmbedder {
     embedder_type: "openrouter",
     model: "qwen/qwen3-embedding-8b",
     encoding_format: "float",
@@ -86,7 +86,7 @@ fn query_text(query: &Value) -> Result<&str, ToolError> {
 }
 
 /// Upstream's ranking of `scores`: descending, ties later index first, the top 10.
-pub fn rank(scores: &[f64]) -> Vec<(usize, f64)> {
+pub(super) fn rank(scores: &[f64]) -> Vec<(usize, f64)> {
     let mut order: Vec<usize> = (0..scores.len()).collect();
     order.sort_by(|a, b| {
         scores[*b]

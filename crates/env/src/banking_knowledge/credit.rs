@@ -11,7 +11,7 @@ use crate::tooling::ToolError;
 use serde_json::{Value, json};
 
 /// Runs `name` if it is one of this file's tools.
-pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
+pub(super) fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
     Ok(Some(match name {
         "update_transaction_rewards_3847" => update_rewards(db, a)?,
         "file_credit_card_transaction_dispute_4829" => file_dispute(db, a)?,
@@ -76,7 +76,7 @@ pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolErro
 }
 
 /// The read tools that print a header and one table's records for one id.
-pub fn history(
+pub(super) fn history(
     db: &Db,
     a: Args,
     arg: &str,

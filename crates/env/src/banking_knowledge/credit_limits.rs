@@ -9,7 +9,7 @@ use crate::tooling::ToolError;
 use serde_json::Value;
 
 /// Runs `name` if it is one of this file's tools.
-pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
+pub(super) fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
     Ok(Some(match name {
         "pay_credit_card_from_checking_9182" => pay_from_checking(db, a)?,
         "submit_credit_limit_increase_request_7392" => submit_cli(db, a)?,

@@ -11,7 +11,7 @@ use crate::tooling::ToolError;
 use serde_json::Value;
 use tauguard_core::pyjson;
 
-pub fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
+pub(super) fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, ToolError> {
     Ok(Some(match name {
         "file_debit_card_transaction_dispute_6281" => file(db, a)?,
         "get_debit_dispute_status_7483" => history(

@@ -76,7 +76,7 @@ impl LimitKind {
     }
 }
 
-pub fn limit_increase(db: &mut Db, a: Args) -> Result<String, ToolError> {
+pub(super) fn limit_increase(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let new_limit = match requested_limit(a) {
         Ok(new_limit) => new_limit,
         Err(message) => return Ok(message),

@@ -10,7 +10,7 @@ use tauguard_core::pyjson::{self, write_json_string};
 ///
 /// `NaN`/`Infinity` literals, which Python accepts, have no JSON value here and are
 /// reported as "Expecting value" (no task or tool sends them).
-pub fn loads(text: &str, parse_int_float: bool) -> Result<Value, String> {
+pub(super) fn loads(text: &str, parse_int_float: bool) -> Result<Value, String> {
     let chars: Vec<char> = text.chars().collect();
     let p = Parser {
         s: &chars,
@@ -249,7 +249,7 @@ impl Parser<'_> {
 
 /// `json.dumps(value, indent=2)`: one item per line, `", "` becoming `","` at line ends,
 /// empty containers as `[]` / `{}`.
-pub fn dumps_indent2(value: &Value) -> String {
+pub(super) fn dumps_indent2(value: &Value) -> String {
     let mut out = String::new();
     write_indented(&mut out, value, 0);
     out
@@ -292,7 +292,7 @@ fn write_indented(out: &mut String, value: &Value, depth: usize) {
 }
 
 /// Python truthiness of the object `json.loads` builds from `v`.
-pub fn truthy(v: &Value) -> bool {
+pub(super) fn truthy(v: &Value) -> bool {
     match v {
         Value::Null => false,
         Value::Bool(b) => *b,
@@ -305,7 +305,7 @@ pub fn truthy(v: &Value) -> bool {
 
 /// Python `str.title()`: a letter after a non-letter is upper-cased, every other letter
 /// lower-cased.
-pub fn title(s: &str) -> String {
+pub(super) fn title(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut prev_cased = false;
     for c in s.chars() {
@@ -325,17 +325,17 @@ pub fn title(s: &str) -> String {
 }
 
 /// `x.replace('_', ' ').title()`, the display form tools give enum-like arguments.
-pub fn display(s: &str) -> String {
+pub(super) fn display(s: &str) -> String {
     title(&s.replace('_', " "))
 }
 
 /// `f"{x:.2f}"`.
-pub fn f2(x: f64) -> String {
+pub(super) fn f2(x: f64) -> String {
     crate::py::fixed2(x)
 }
 
 /// `f"{n:,}"` of an integer.
-pub fn thousands(n: i64) -> String {
+pub(super) fn thousands(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -348,7 +348,7 @@ pub fn thousands(n: i64) -> String {
 }
 
 /// A float as a JSON number value (`float` objects dump with a `.0`).
-pub fn float_value(x: f64) -> Value {
+pub(super) fn float_value(x: f64) -> Value {
     Number::from_f64(x).map_or(Value::Null, Value::Number)
 }
 

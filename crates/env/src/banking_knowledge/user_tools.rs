@@ -62,7 +62,7 @@ const REWARDS: &[Rewards] = &[
     ("Crypto-Cash Back", &[], 2.0),
 ];
 
-pub fn call(db: &mut Db, name: &str, raw: &Map<String, Value>) -> Result<String, ToolError> {
+pub(super) fn call(db: &mut Db, name: &str, raw: &Map<String, Value>) -> Result<String, ToolError> {
     let def = defs::USER
         .iter()
         .find(|d| d.name == name)

@@ -10,14 +10,14 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 /// Upstream's fixed "today" (`get_today()`): 2025-02-25.
-pub const TODAY: Date = Date {
+pub(super) const TODAY: Date = Date {
     year: 2025,
     month: 2,
     day: 25,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Date {
+pub(crate) struct Date {
     pub year: i32,
     pub month: u32,
     pub day: u32,
@@ -37,7 +37,7 @@ fn days_in_month(y: i32, m: u32) -> u32 {
 }
 
 impl Date {
-    pub fn new(year: i32, month: u32, day: u32) -> Option<Date> {
+    pub(crate) fn new(year: i32, month: u32, day: u32) -> Option<Date> {
         ((1..=9999).contains(&year)
             && (1..=12).contains(&month)
             && day >= 1
@@ -46,7 +46,7 @@ impl Date {
     }
 
     /// Parses `YYYY-MM-DD`.
-    pub fn parse(s: &str) -> Option<Date> {
+    pub(crate) fn parse(s: &str) -> Option<Date> {
         let b = s.as_bytes();
         if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
             return None;
@@ -94,12 +94,12 @@ impl Date {
     }
 
     /// `date + timedelta(days=n)`.
-    pub fn add_days(self, n: i64) -> Date {
+    pub(crate) fn add_days(self, n: i64) -> Date {
         Date::from_ordinal(self.ordinal() + n)
     }
 
     /// `date.replace(day=1)`.
-    pub fn first_of_month(self) -> Date {
+    pub(crate) fn first_of_month(self) -> Date {
         Date { day: 1, ..self }
     }
 }
@@ -112,7 +112,7 @@ impl fmt::Display for Date {
 
 /// Time of day of a datetime, with an optional UTC offset in minutes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Time {
+pub(crate) struct Time {
     pub hour: u32,
     pub minute: u32,
     pub second: u32,
@@ -124,14 +124,14 @@ pub struct Time {
 /// unvalidated default (upstream's `Customer.created_at` default), which `str()` renders
 /// without a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DateTime {
+pub(crate) struct DateTime {
     pub date: Date,
     pub time: Option<Time>,
 }
 
 impl DateTime {
     /// Parses an ISO datetime (`T` or space separator) or a bare date (midnight).
-    pub fn parse(s: &str) -> Option<DateTime> {
+    pub(crate) fn parse(s: &str) -> Option<DateTime> {
         let date = Date::parse(s.get(..10)?)?;
         let rest = &s[10..];
         let midnight = Time {

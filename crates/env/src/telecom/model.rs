@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Address {
+pub(crate) struct Address {
     pub street: String,
     pub city: String,
     pub state: String,
@@ -22,7 +22,7 @@ pub struct Address {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub plan_id: String,
     pub name: String,
     pub data_limit_gb: f64,
@@ -40,7 +40,7 @@ py_enum!(DeviceType = "DeviceType" {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Device {
+pub(crate) struct Device {
     pub device_id: String,
     pub device_type: DeviceType,
     pub model: String,
@@ -65,13 +65,13 @@ py_enum!(LineStatus = "LineStatus" {
 /// A float field that a helper may have overwritten with a Python `int` without validation
 /// (`set_data_usage` assigns its argument as is); validated loads always yield `Float`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum PyNum {
+pub(crate) enum PyNum {
     Int(i64),
     Float(f64),
 }
 
 impl PyNum {
-    pub fn as_f64(self) -> f64 {
+    pub(crate) fn as_f64(self) -> f64 {
         match self {
             PyNum::Int(i) => i as f64,
             PyNum::Float(x) => x,
@@ -79,7 +79,7 @@ impl PyNum {
     }
 
     /// Python `str()` of the value.
-    pub fn py_str(self) -> String {
+    pub(crate) fn py_str(self) -> String {
         match self {
             PyNum::Int(i) => i.to_string(),
             PyNum::Float(x) => crate::py::float_str(x),
@@ -108,7 +108,7 @@ fn zero() -> PyNum {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Line {
+pub(crate) struct Line {
     pub line_id: String,
     pub phone_number: String,
     #[serde(default = "pending_activation")]
@@ -138,7 +138,7 @@ fn pending_activation() -> LineStatus {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LineItem {
+pub(crate) struct LineItem {
     pub description: String,
     pub amount: f64,
     pub date: Date,
@@ -156,7 +156,7 @@ py_enum!(BillStatus = "BillStatus" {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Bill {
+pub(crate) struct Bill {
     pub bill_id: String,
     pub customer_id: String,
     pub period_start: Date,
@@ -189,7 +189,7 @@ py_enum!(PaymentMethodType = "PaymentMethodType" {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PaymentMethod {
+pub(crate) struct PaymentMethod {
     pub method_type: PaymentMethodType,
     pub account_number_last_4: String,
     pub expiration_date: String,
@@ -197,7 +197,7 @@ pub struct PaymentMethod {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Customer {
+pub(crate) struct Customer {
     pub customer_id: String,
     pub full_name: String,
     pub date_of_birth: String,
@@ -239,7 +239,7 @@ fn default_created_at() -> DateTime {
 /// The agent database. Collections are copied on first write.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TelecomDb {
+pub(crate) struct TelecomDb {
     #[serde(default)]
     pub plans: Arc<Vec<Plan>>,
     #[serde(default)]
@@ -253,16 +253,20 @@ pub struct TelecomDb {
 }
 
 /// Collection names in dump order.
-pub const COLLECTIONS: [&str; 5] = ["plans", "customers", "lines", "bills", "devices"];
+pub(super) const COLLECTIONS: [&str; 5] = ["plans", "customers", "lines", "bills", "devices"];
 
 impl TelecomDb {
     /// Plain-data dump, every field present.
-    pub fn dump(&self) -> serde_json::Value {
+    pub(crate) fn dump(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
     }
 
     /// Dump of one collection, if it differs between `self` and `earlier`.
-    pub fn changed_collection(&self, earlier: &TelecomDb, name: &str) -> Option<serde_json::Value> {
+    pub(crate) fn changed_collection(
+        &self,
+        earlier: &TelecomDb,
+        name: &str,
+    ) -> Option<serde_json::Value> {
         fn diff<T: Serialize + PartialEq>(
             a: &Arc<Vec<T>>,
             b: &Arc<Vec<T>>,
@@ -280,7 +284,7 @@ impl TelecomDb {
     }
 
     /// Same content as `other` (pointer-equal collections are skipped).
-    pub fn same(&self, other: &TelecomDb) -> bool {
+    pub(crate) fn same(&self, other: &TelecomDb) -> bool {
         fn eq<T: PartialEq>(a: &Arc<Vec<T>>, b: &Arc<Vec<T>>) -> bool {
             Arc::ptr_eq(a, b) || a == b
         }

@@ -62,11 +62,11 @@ py_enum!(ApnName = "APNNames" {
     Broken = "BROKEN": "broken",
 });
 
-pub const DEFAULT_MMSC_URL: &str = "http://mms.carrier.com/mms/wapenc";
+pub(super) const DEFAULT_MMSC_URL: &str = "http://mms.carrier.com/mms/wapenc";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ApnSettings {
+pub(crate) struct ApnSettings {
     #[serde(default = "internet")]
     pub apn_name: ApnName,
     #[serde(default)]
@@ -107,7 +107,7 @@ impl Default for ApnSettings {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct VpnDetails {
+pub(crate) struct VpnDetails {
     #[serde(default)]
     pub server_address: Option<String>,
     #[serde(default)]
@@ -122,7 +122,7 @@ fn unknown_performance() -> PerformanceLevel {
 
 impl VpnDetails {
     /// Python `repr(model_dump())`: enum members show as `<PerformanceLevel.X: 'x'>`.
-    pub fn dump_repr(&self) -> String {
+    pub(crate) fn dump_repr(&self) -> String {
         let opt = |v: &Option<String>| match v {
             Some(s) => tauguard_core::pyjson::str_repr(s),
             None => "None".into(),
@@ -138,7 +138,7 @@ impl VpnDetails {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AppPermissions {
+pub(crate) struct AppPermissions {
     #[serde(default)]
     pub sms: bool,
     #[serde(default)]
@@ -150,10 +150,10 @@ pub struct AppPermissions {
 }
 
 /// Permission names in field order (`model_dump().keys()`).
-pub const PERMISSIONS: [&str; 4] = ["sms", "storage", "phone", "network"];
+pub(super) const PERMISSIONS: [&str; 4] = ["sms", "storage", "phone", "network"];
 
 impl AppPermissions {
-    pub fn get(&self, name: &str) -> Option<bool> {
+    pub(crate) fn get(&self, name: &str) -> Option<bool> {
         match name {
             "sms" => Some(self.sms),
             "storage" => Some(self.storage),
@@ -164,7 +164,7 @@ impl AppPermissions {
     }
 
     /// Sets a tracked permission; `false` if `name` is not one.
-    pub fn set(&mut self, name: &str, value: bool) -> bool {
+    pub(crate) fn set(&mut self, name: &str, value: bool) -> bool {
         let slot = match name {
             "sms" => &mut self.sms,
             "storage" => &mut self.storage,
@@ -177,7 +177,7 @@ impl AppPermissions {
     }
 
     /// Granted permissions in field order.
-    pub fn granted(&self) -> Vec<&'static str> {
+    pub(crate) fn granted(&self) -> Vec<&'static str> {
         PERMISSIONS
             .into_iter()
             .filter(|p| self.get(p) == Some(true))
@@ -187,7 +187,7 @@ impl AppPermissions {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AppStatus {
+pub(crate) struct AppStatus {
     pub app_name: String,
     #[serde(default)]
     pub permissions: AppPermissions,
@@ -195,7 +195,7 @@ pub struct AppStatus {
 
 /// A declared-type field that may hold a raw, unvalidated value.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Slot<T> {
+pub(crate) enum Slot<T> {
     Typed(T),
     Raw(Value),
 }
@@ -203,14 +203,14 @@ pub enum Slot<T> {
 impl<T> Slot<T> {
     /// The typed value, or the `AttributeError` Python raises when reading `attr` of the
     /// raw value.
-    pub fn get(&self, attr: &str) -> Result<&T, ToolError> {
+    pub(crate) fn get(&self, attr: &str) -> Result<&T, ToolError> {
         match self {
             Slot::Typed(t) => Ok(t),
             Slot::Raw(v) => Err(no_attribute(type_name(v), attr)),
         }
     }
 
-    pub fn get_mut(&mut self, attr: &str) -> Result<&mut T, ToolError> {
+    pub(crate) fn get_mut(&mut self, attr: &str) -> Result<&mut T, ToolError> {
         match self {
             Slot::Typed(t) => Ok(t),
             Slot::Raw(v) => Err(no_attribute(type_name(v), attr)),
@@ -236,7 +236,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Slot<T> {
 /// `MockPhoneAttributes`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct Phone {
+pub(crate) struct Phone {
     pub sim_card_status: SimStatus,
     pub sim_card_missing: bool,
     pub airplane_mode: bool,
@@ -322,7 +322,7 @@ impl Default for Phone {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PaymentRequest {
+pub(crate) struct PaymentRequest {
     pub bill_id: String,
     pub amount_due: f64,
     #[serde(default)]
@@ -332,7 +332,7 @@ pub struct PaymentRequest {
 /// `UserSurroundings`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct Surroundings {
+pub(crate) struct Surroundings {
     pub name: Option<String>,
     pub phone_number: Option<String>,
     pub is_abroad: bool,
@@ -367,7 +367,7 @@ impl Default for Surroundings {
 
 impl Surroundings {
     /// `signal_strength.get(tech, SignalStrength.NONE)`.
-    pub fn signal(&self, tech: NetworkTechnology) -> SignalStrength {
+    pub(crate) fn signal(&self, tech: NetworkTechnology) -> SignalStrength {
         self.signal_strength
             .get(&tech)
             .copied()
@@ -378,13 +378,13 @@ impl Surroundings {
 /// The user database.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct UserDb {
+pub(crate) struct UserDb {
     pub device: Phone,
     pub surroundings: Surroundings,
 }
 
 impl UserDb {
-    pub fn dump(&self) -> Value {
+    pub(crate) fn dump(&self) -> Value {
         serde_json::to_value(self).unwrap_or_default()
     }
 }

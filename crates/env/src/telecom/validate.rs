@@ -148,7 +148,7 @@ fn opt_str(v: &Value) -> Check<Option<String>> {
 }
 
 /// `APNSettings(**fields)`.
-pub fn apn_settings(fields: &Map<String, Value>) -> Result<ApnSettings, ToolError> {
+pub(super) fn apn_settings(fields: &Map<String, Value>) -> Result<ApnSettings, ToolError> {
     let mut out = ApnSettings::default();
     let mut errors = Vec::new();
     let field = |name: &'static str,

@@ -7,23 +7,23 @@ use tauguard_env::{DataDir, DomainData};
 
 /// The τ²-bench data directory (see `tauguard_testkit::tau2_dir`: skips visibly without it,
 /// fails under CI).
-pub fn data_dir() -> Option<DataDir> {
+pub(crate) fn data_dir() -> Option<DataDir> {
     let dir = tauguard_testkit::tau2_dir()?;
     Some(DataDir::resolve(Some(&dir)).unwrap_or_else(|e| panic!("{e}")))
 }
 
 /// The project's own fixture data directory (always present).
-pub fn fixture_dir() -> DataDir {
+pub(crate) fn fixture_dir() -> DataDir {
     DataDir::resolve(Some(&tauguard_testkit::fixtures_dir())).expect("tasks/fixtures exists")
 }
 
-pub fn load(domain: &str) -> Option<DomainData> {
+pub(crate) fn load(domain: &str) -> Option<DomainData> {
     let dir = data_dir()?;
     Some(DomainData::load(&dir, domain).unwrap_or_else(|e| panic!("loading {domain}: {e}")))
 }
 
 /// Reference lines of `reference/<domain>_gold_train.jsonl`.
-pub fn reference(domain: &str) -> Option<Vec<serde_json::Value>> {
+pub(crate) fn reference(domain: &str) -> Option<Vec<serde_json::Value>> {
     let dir = data_dir()?;
     let path = dir
         .path()

@@ -17,7 +17,7 @@ use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 
 /// Which step a request is, read from its prompt, and which try (0, or 1 for the repair).
 #[derive(Debug, Clone)]
-pub struct Ask {
+pub(super) struct Ask {
     pub step: &'static str,
     pub target: String,
     pub attempt: usize,
@@ -26,20 +26,20 @@ pub struct Ask {
 type Answer = dyn Fn(&Ask) -> String + Send + Sync;
 
 /// Answers by inspecting the request; records every request.
-pub struct StageModel {
+pub(super) struct StageModel {
     answer: Box<Answer>,
     pub requests: Mutex<Vec<(Ask, ChatRequest)>>,
 }
 
 impl StageModel {
-    pub fn new(answer: impl Fn(&Ask) -> String + Send + Sync + 'static) -> StageModel {
+    pub(super) fn new(answer: impl Fn(&Ask) -> String + Send + Sync + 'static) -> StageModel {
         StageModel {
             answer: Box::new(answer),
             requests: Mutex::new(Vec::new()),
         }
     }
 
-    pub fn asks(&self) -> Vec<Ask> {
+    pub(super) fn asks(&self) -> Vec<Ask> {
         let requests = self.requests.lock().unwrap();
         requests.iter().map(|(a, _)| a.clone()).collect()
     }
@@ -106,11 +106,11 @@ impl ChatModel for StageModel {
     }
 }
 
-pub fn prompts_dir() -> PathBuf {
+pub(super) fn prompts_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/prompts")
 }
 
-pub fn airline() -> Option<DomainData> {
+pub(super) fn airline() -> Option<DomainData> {
     let dir = tauguard_testkit::tau2_dir()?;
     let data = DataDir::resolve(Some(&dir))
         .and_then(|d| DomainData::load(&d, "airline"))
@@ -118,7 +118,7 @@ pub fn airline() -> Option<DomainData> {
     Some(data)
 }
 
-pub fn options(data: &DomainData) -> CompileOptions {
+pub(super) fn options(data: &DomainData) -> CompileOptions {
     CompileOptions {
         known_tools: Some(ToolCatalog::of(data.def)),
         ..Default::default()
@@ -126,7 +126,7 @@ pub fn options(data: &DomainData) -> CompileOptions {
 }
 
 /// The classification of every offered tool, as the environment has it.
-pub fn classification(data: &DomainData) -> String {
+pub(super) fn classification(data: &DomainData) -> String {
     let catalog = ToolCatalog::of(data.def);
     let tools: Vec<Value> = data
         .tool_schemas
@@ -216,13 +216,13 @@ fn single(id: &str, tool: &str) -> Value {
 
 /// The scripted airline compile; `modify_runs` are the subflows modify_reservation's graph
 /// actually runs.
-pub struct Airline {
+pub(super) struct Airline {
     plan: Value,
     graphs: Vec<(String, Value)>,
 }
 
 impl Airline {
-    pub fn new(modify_runs: &[&str]) -> Airline {
+    pub(super) fn new(modify_runs: &[&str]) -> Airline {
         let sub = |id: &str, shared: bool, tools: &[&str], runs: &[&str]| {
             json!({ "id": id, "title": id, "purpose": format!("carries the {id} rules"),
                     "shared": shared, "tools": tools, "runs": runs })
@@ -340,7 +340,7 @@ impl Airline {
 }
 
 /// `cancel` with its authorization moved to a read-only tool and a dangling edge.
-pub fn broken_cancel() -> String {
+pub(super) fn broken_cancel() -> String {
     let mut g = guarded("cancel", "get_reservation_details", "cancel_reservation");
     g["nodes"][4]["tool"] = "get_reservation_details".into();
     g["edges"]
@@ -356,7 +356,10 @@ const WORDING: &str = r#"{"classify": {"action": "Which airline request is this?
 const MAPPING: &str = r#"{"mappings": [{"policy": "obtain the user id", "nodes": ["authenticate_user/call", "main/identify"]}], "unmapped_policy": ["baggage allowance"], "unsupported_nodes": []}"#;
 
 /// The happy script, with the repairs the first test expects.
-pub fn happy(airline: Arc<Airline>, classify: String) -> impl Fn(&Ask) -> String + Send + Sync {
+pub(super) fn happy(
+    airline: Arc<Airline>,
+    classify: String,
+) -> impl Fn(&Ask) -> String + Send + Sync {
     move |ask| match (ask.step, ask.target.as_str(), ask.attempt) {
         ("classify", _, _) => classify.clone(),
         ("plan", _, 0) => airline.plan_missing_coverage().to_string(),
@@ -381,7 +384,11 @@ pub fn happy(airline: Arc<Airline>, classify: String) -> impl Fn(&Ask) -> String
     }
 }
 
-pub fn step<'a>(report: &'a WorkflowCompileReport, step: Step, target: &str) -> &'a StepRecord {
+pub(super) fn step<'a>(
+    report: &'a WorkflowCompileReport,
+    step: Step,
+    target: &str,
+) -> &'a StepRecord {
     report
         .steps
         .iter()

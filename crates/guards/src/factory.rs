@@ -1,8 +1,8 @@
 //! Guard configurations by name: the one list of names a config may use, and the one place
 //! that turns a name plus its options into a guard object.
 //!
-//! Verifiers are LLM verifiers when the cell has a verifier model and the offline sim
-//! verifier when it has none (or a `sim` model). No PolicyGuard variant carries the ToolGuard
+//! Verifiers are LLM verifiers when the cell's verifier is a built model and the offline sim
+//! verifier when it is the `sim` family's ([`RoleModel::Sim`]). No PolicyGuard variant carries the ToolGuard
 //! rule set, online or offline: a verifier judges from its own inputs, so offline it can fall
 //! short of ToolGuard as well as match it. The configuration that adds the rules is `hybrid`
 //! (ToolGuard first, then the `pg-checklist` verifier).
@@ -16,14 +16,12 @@ use crate::artifact_set::{ArtifactSet, CHECKLIST_DIR};
 use crate::catalog::ToolCatalog;
 use crate::hybrid::Hybrid;
 use crate::policyguard::checklist::load_domain_checklists;
-use crate::policyguard::{
-    FailMode, PolicyGuardSetup, Sampling, Variant, build_variant, is_sim_model,
-};
+use crate::policyguard::{FailMode, PolicyGuardSetup, Sampling, Variant, build_variant};
 use crate::toolguard::ToolGuard;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tauguard_env::DomainData;
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::RoleModel;
 
 /// A guard configuration a config may name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -254,8 +252,8 @@ pub struct GuardInputs<'a> {
     /// `configs/prompts` of the project (verifier templates).
     pub prompts_dir: PathBuf,
     pub data: &'a DomainData,
-    /// The verifier model (`None` = the offline sim verifier).
-    pub verifier: Option<Arc<dyn ChatModel>>,
+    /// The verifier model: a built one, or the `sim` family's offline verifier.
+    pub verifier: RoleModel,
     /// A compiled artifact set whose checklists and workflow replace the frozen ones
     /// (`None` = the frozen set under `tasks_dir`).
     pub artifacts: Option<&'a ArtifactSet>,
@@ -303,10 +301,6 @@ pub fn build_guard(
             ToolGuard::load(&inputs.tasks_dir, domain).map_err(|e| fail(e.to_string()))?,
         ))
     };
-    let sim = inputs
-        .verifier
-        .as_ref()
-        .is_none_or(|m| is_sim_model(m.as_ref()));
     let policyguard = |variant: Variant, strict: bool| -> Result<Arc<dyn Guard>, GuardBuildError> {
         let info = ToolCatalog::of(inputs.data.def);
         let checklists = load_domain_checklists(&inputs.checklist_dir(), &info)
@@ -343,7 +337,6 @@ pub fn build_guard(
             raw,
             options,
             inputs,
-            sim,
         )?),
         GuardName::External => {
             return Err(fail(

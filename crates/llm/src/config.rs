@@ -312,8 +312,9 @@ pub struct CacheConfig {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LlmConfig {
-    /// Provider name → settings. The names `openai`, `anthropic`, `gemini` and `openrouter` work without an
-    /// entry (built-in defaults).
+    /// Provider name → settings. The names `openai`, `anthropic`, `gemini` and `openrouter`
+    /// work without an entry (built-in defaults); `sim`, the offline family, is built in and
+    /// cannot be configured (see `provider.rs`).
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderConfig>,
     /// Model name (as sent) → price. Unknown models get `cost: None`.
@@ -329,34 +330,12 @@ pub struct LlmConfig {
 
 impl LlmConfig {
     pub fn validate(&self) -> Result<(), LlmError> {
+        self.check_reserved_names()?;
         for (name, p) in &self.providers {
             p.validate(name)?;
         }
         capabilities::validate(&self.capabilities).map_err(LlmError::Config)?;
         self.prices.validate()
-    }
-
-    /// The provider's settings: the configured entry, else the built-in one for the names
-    /// `openai`, `anthropic`, `gemini` and `openrouter`.
-    pub fn provider(&self, name: &str) -> Result<ProviderConfig, LlmError> {
-        if let Some(p) = self.providers.get(name) {
-            return Ok(p.clone());
-        }
-        let kind = match name {
-            "openai" => ProviderKind::OpenAi,
-            "anthropic" => ProviderKind::Anthropic,
-            "gemini" => ProviderKind::Gemini,
-            // τ²-bench's Qwen embeddings go through OpenRouter (`OpenRouterEmbedder`).
-            OPENROUTER => return Ok(ProviderConfig::openrouter()),
-            _ => {
-                let known: Vec<&str> = self.providers.keys().map(String::as_str).collect();
-                return Err(LlmError::Config(format!(
-                    "unknown provider `{name}`\nhint: configured providers: [{}]; built-in: openai, anthropic, gemini, openrouter",
-                    known.join(", ")
-                )));
-            }
-        };
-        Ok(ProviderConfig::builtin(kind))
     }
 }
 
@@ -370,7 +349,7 @@ pub const OPENROUTER: &str = "openrouter";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSpec {
-    /// Key into [`LlmConfig::providers`] (or a built-in name).
+    /// Key into [`LlmConfig::providers`] (or a built-in name, see [`LlmConfig::resolve`]).
     pub provider: String,
     /// Model name exactly as sent to the provider.
     pub model: String,

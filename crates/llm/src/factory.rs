@@ -1,5 +1,6 @@
 //! Second stage of the config: [`ModelFactory`] turns an [`LlmConfig`] and [`ModelSpec`]s into
-//! runnable `Arc<dyn ChatModel>`s.
+//! runnable `Arc<dyn ChatModel>`s ([`ModelFactory::role_model`]: or, for the `sim` provider,
+//! the offline family's [`RoleModel::Sim`]).
 //!
 //! One endpoint (`http.rs`) per provider name is built on first use and shared by every model
 //! of that provider, so its rate limiter and concurrency bound are per provider, not per model. The
@@ -19,6 +20,7 @@ use crate::cost::PriceTable;
 use crate::error::LlmError;
 use crate::http::{ApiKey, Endpoint};
 use crate::model::ChatModel;
+use crate::provider::{Provider, RoleModel};
 use crate::remote::{RemoteModel, RequestDefaults};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -108,6 +110,16 @@ impl ModelFactory {
             &self.config.capabilities,
             &spec.extra,
         ))
+    }
+
+    /// What plays a role configured with `spec`: its provider resolved as every provider is
+    /// ([`LlmConfig::resolve`]), a built model for an HTTP provider, [`RoleModel::Sim`] for
+    /// the offline family (which the caller builds per simulation).
+    pub fn role_model(&self, spec: &ModelSpec) -> Result<RoleModel, LlmError> {
+        match self.config.resolve(&spec.provider)? {
+            Provider::Sim => Ok(RoleModel::Sim),
+            Provider::Http(_) => self.build(spec).map(RoleModel::Built),
+        }
     }
 
     /// A model for `spec`, cached when a cache is configured.

@@ -10,8 +10,10 @@
 //!   endpoints, limits, tally and cache directory as the chat models.
 //! - `cost.rs` (price table), `usage.rs` (per-role sums), `cache.rs` (on-disk response cache),
 //!   `tally.rs` (what happened inside calls: requests, failures by cause, the outage watch).
-//! - `config.rs` (serde config), `capabilities.rs` (which parameters a model takes) and
-//!   `factory.rs` (config → `Arc<dyn ChatModel>`, the spec's defaults baked in).
+//! - `config.rs` (serde config), `provider.rs` (provider names resolved, the offline `sim`
+//!   family among them; [`RoleModel`], what plays a role), `capabilities.rs` (which
+//!   parameters a model takes) and `factory.rs` (config → `Arc<dyn ChatModel>`, the spec's
+//!   defaults baked in).
 //!
 //! Invariant: this crate imports only `tauguard-core`; no API key ever reaches a record, an
 //! error message, a `Debug` rendering or a cache key (keys live in a sensitive header and are
@@ -32,6 +34,7 @@ mod identity;
 mod limits;
 pub mod model;
 mod openai;
+pub mod provider;
 pub mod remote;
 mod retry;
 pub mod tally;
@@ -45,6 +48,7 @@ pub use embeddings::{EmbeddingModel, Embeddings, RemoteEmbedder};
 pub use error::{ErrorClass, LlmError, MalformedArguments, Spend};
 pub use factory::{ModelFactory, build_model};
 pub use model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+pub use provider::{BUILTIN_PROVIDERS, Provider, RoleModel, SIM_PROVIDER};
 pub use remote::RemoteModel;
 pub use tally::{CallStats, CallTally, ConnectWatch, Outage, OutageLimits, Trip};
 pub use usage::ModelUsageTracker;

@@ -43,7 +43,7 @@ pub fn assemble_record(
     if let Some(agent) = &attempts.sim_agent {
         label_sim_agent(&mut record, agent, &o, domain.prereqs.as_ref());
     }
-    if plan.models.user.is_none() {
+    if plan.models.user.is_sim() {
         record
             .behaviour_events
             .extend(tauguard_sim::behaviour::user_events(&o.messages));

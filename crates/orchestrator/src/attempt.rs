@@ -17,7 +17,7 @@ use crate::simulation::{
 use tauguard_core::record::RewardInfo;
 use tauguard_core::termination::Termination;
 use tauguard_llm::model::ChatModel;
-use tauguard_llm::{CallStats, CallTally, ErrorClass, LlmError};
+use tauguard_llm::{CallStats, CallTally, ErrorClass, LlmError, RoleModel};
 use tauguard_sim::agent::{AgentBehaviour, SimAgent, SimAgentSpec};
 use tauguard_sim::attacker::SimAttacker;
 use tauguard_sim::model::{SimAgentModel, SimAttackerModel, SimUserModel};
@@ -138,12 +138,12 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Att
     let sim_agent = SimAgentModel(sim_agent(plan, at, seed));
     let sim_user = sim_user(plan, at, seed);
     let agent: &dyn ChatModel = match &agent_plan.model {
-        Some(m) => m.as_ref(),
-        None => &sim_agent,
+        RoleModel::Built(m) => m.as_ref(),
+        RoleModel::Sim => &sim_agent,
     };
     let user: &dyn ChatModel = match &plan.models.user {
-        Some(m) => m.as_ref(),
-        None => sim_user.as_ref(),
+        RoleModel::Built(m) => m.as_ref(),
+        RoleModel::Sim => sim_user.as_ref(),
     };
     let spec = SimulationSpec {
         data: &domain.data,
@@ -235,7 +235,7 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Att
         scored_error,
         restarts,
         calls: tally.stats(),
-        sim_agent: agent_plan.model.is_none().then_some(sim_agent.0),
+        sim_agent: agent_plan.model.is_sim().then_some(sim_agent.0),
     }
 }
 
@@ -305,7 +305,7 @@ async fn once(
     let task = spec.task;
     let nl = match (nl_assertions_to_judge(task), &plan.models.judge) {
         (None, _) => None,
-        (Some(assertions), Some(judge)) => {
+        (Some(assertions), RoleModel::Built(judge)) => {
             match crate::judge::llm_judge(
                 judge.as_ref(),
                 &o.messages,
@@ -328,7 +328,7 @@ async fn once(
                 }
             }
         }
-        (Some(assertions), None) => Some(
+        (Some(assertions), RoleModel::Sim) => Some(
             tauguard_sim::judge::sim_judge(&o.messages, assertions)
                 .into_iter()
                 .zip(assertions)

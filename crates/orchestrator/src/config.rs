@@ -3,9 +3,9 @@
 //! Unknown keys are errors (a typo must not silently change an experiment); every error names
 //! the file and the key path.
 
+pub use crate::model_section::{ModelSection, Role};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use tauguard_sim::faults::FaultProfile;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -232,57 +232,6 @@ impl TruncatedReplies {
     }
 }
 
-/// One model role.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelSection {
-    /// `sim` for the offline family; provider kinds come with the HTTP providers.
-    pub provider: String,
-    pub model: String,
-    /// Grid agents and verifiers: the label cell ids, overrides and reports use (default: the
-    /// model name; an alias of `configs/models.toml` sets it to the alias).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Sampling defaults of every request this model serves (unset: not sent).
-    #[serde(default)]
-    pub temperature: Option<f64>,
-    #[serde(default)]
-    pub top_p: Option<f64>,
-    #[serde(default)]
-    pub max_tokens: Option<u32>,
-    /// Per-attempt time-out of this model (HTTP providers), overriding the provider's.
-    #[serde(default)]
-    pub timeout_secs: Option<f64>,
-    /// Sim agent only: fault probabilities.
-    #[serde(default)]
-    pub faults: Option<FaultProfile>,
-    /// Sim user only: how it answers confirmation requests (`[models.user.behaviour]`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub behaviour: Option<tauguard_sim::behaviour::UserBehaviour>,
-    /// Extra request body parameters (HTTP providers).
-    #[serde(default)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
-
-impl ModelSection {
-    pub fn is_sim(&self) -> bool {
-        self.provider == "sim"
-    }
-
-    /// The provider-level spec of a non-`sim` model.
-    pub fn spec(&self) -> tauguard_llm::ModelSpec {
-        tauguard_llm::ModelSpec {
-            provider: self.provider.clone(),
-            model: self.model.clone(),
-            temperature: self.temperature,
-            top_p: self.top_p,
-            max_tokens: self.max_tokens,
-            timeout_secs: self.timeout_secs,
-            extra: self.extra.clone(),
-        }
-    }
-}
-
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelsSection {
@@ -302,30 +251,6 @@ pub struct ModelsSection {
 }
 
 pub use crate::grid::GridSection;
-
-/// The role a model table serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    Agent,
-    User,
-    Judge,
-    Verifier,
-    /// Embeds texts: never a `sim` model.
-    Embeddings,
-}
-
-impl Role {
-    /// The `sim` provider's model of the role (agents have several).
-    pub fn sim_model(self) -> &'static str {
-        match self {
-            Role::Agent => "sim-agent",
-            Role::User => "sim-user",
-            Role::Judge => "sim-judge",
-            Role::Verifier => "sim-verifier",
-            Role::Embeddings => "",
-        }
-    }
-}
 
 /// `[guard]`: options shared by the guard configurations of the grid.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

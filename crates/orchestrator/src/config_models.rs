@@ -12,12 +12,16 @@ impl RunConfig {
         role: Role,
         m: &ModelSection,
     ) -> Result<(), String> {
-        if m.is_sim() && role == Role::Embeddings {
+        let provider = self
+            .llm
+            .resolve(&m.provider)
+            .map_err(|e| format!("at `{key}.provider`: {e}"))?;
+        if provider.is_sim() && role == Role::Embeddings {
             return Err(format!(
                 "at `{key}.provider`: the sim provider embeds nothing; name an OpenAI-compatible provider"
             ));
         }
-        if m.is_sim() {
+        if provider.is_sim() {
             if role == Role::Agent {
                 if tauguard_sim::agent::AgentBehaviour::of_model(&m.model).is_none() {
                     let known: Vec<&str> = tauguard_sim::agent::AgentBehaviour::MODELS
@@ -37,10 +41,6 @@ impl RunConfig {
                     m.model
                 ));
             }
-        } else {
-            self.llm
-                .provider(&m.provider)
-                .map_err(|e| format!("at `{key}.provider`: {e}"))?;
         }
         if m.name.is_some() && !key.starts_with("grid.") && key != "models.embeddings" {
             return Err(format!(
@@ -48,7 +48,7 @@ impl RunConfig {
             ));
         }
         if let Some(f) = &m.faults {
-            if role != Role::Agent || !m.is_sim() || m.model != "sim-agent" {
+            if role != Role::Agent || !m.is_sim() || m.model != Role::Agent.sim_model() {
                 return Err(format!(
                     "at `{key}.faults`: only the sim agent `sim-agent` takes a fault profile"
                 ));

@@ -30,7 +30,7 @@
 //! price after each role's first call; high = the high call counts with no cache hits. `sim`
 //! models cost 0; a model without a price makes the cost unknown and is named.
 
-use crate::config::ModelSection;
+use crate::config::{ModelSection, Role};
 use crate::plan::{Cell, RunPlan};
 pub use crate::role_prompts::CHARS_PER_TOKEN;
 use crate::role_prompts::{
@@ -237,18 +237,7 @@ fn cell_estimate(plan: &RunPlan, cell: &Cell, unpriced: &mut BTreeSet<String>) -
     let domain = &plan.domains[cell.domain];
     let agent = &plan.agents[cell.agent];
     let verifier_model: &ModelSection = verifier_section(plan, cell);
-    let sim_judge = ModelSection {
-        provider: "sim".into(),
-        model: "sim-judge".into(),
-        name: None,
-        temperature: None,
-        top_p: None,
-        max_tokens: None,
-        timeout_secs: None,
-        faults: None,
-        behaviour: None,
-        extra: Default::default(),
-    };
+    let sim_judge = ModelSection::sim(Role::Judge);
     let judge = plan.cfg.models.judge.as_ref().unwrap_or(&sim_judge);
     let mut price = |m: &ModelSection| -> Option<Option<ModelPrice>> {
         if m.is_sim() {

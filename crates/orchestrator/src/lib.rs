@@ -30,6 +30,7 @@ pub mod group_sync;
 pub mod interrupt;
 pub mod judge;
 pub mod merge;
+pub mod model_section;
 pub mod nmr_oracle;
 pub mod offline;
 pub mod party;

@@ -4,23 +4,8 @@
 //! options stay — so `tauguard reproduce --offline` exercises an experiment's exact grid
 //! without a key or the network, and without anyone editing its files.
 
-use crate::config::{ModelSection, RunConfig};
+use crate::config::{ModelSection, Role, RunConfig};
 pub use tauguard_sim::faults::FaultProfile;
-
-fn sim(model: &str) -> ModelSection {
-    ModelSection {
-        provider: "sim".into(),
-        model: model.into(),
-        name: None,
-        temperature: None,
-        top_p: None,
-        max_tokens: None,
-        timeout_secs: None,
-        faults: None,
-        behaviour: None,
-        extra: serde_json::Map::new(),
-    }
-}
 
 impl RunConfig {
     /// The offline twin of this config: `sim` models in every role, the agent with `faults`,
@@ -28,16 +13,16 @@ impl RunConfig {
     /// agent: distinct seeds keep configs that differ only in their agent from being copies).
     pub fn offline(&self, faults: FaultProfile, seed: Option<u64>) -> RunConfig {
         let mut cfg = self.clone();
-        let mut agent = sim("sim-agent");
+        let mut agent = ModelSection::sim(Role::Agent);
         agent.faults = Some(faults);
         // Offline every agent of a grid is the same sim agent: one agent, one verifier.
         cfg.grid.agents.clear();
         cfg.models.agent = Some(agent);
-        cfg.models.user = sim("sim-user");
-        cfg.models.judge = Some(sim("sim-judge"));
+        cfg.models.user = ModelSection::sim(Role::User);
+        cfg.models.judge = Some(ModelSection::sim(Role::Judge));
         if cfg.guard.verifier.is_some() || !cfg.grid.verifiers.is_empty() {
             cfg.grid.verifiers.clear();
-            cfg.guard.verifier = Some(sim("sim-verifier"));
+            cfg.guard.verifier = Some(ModelSection::sim(Role::Verifier));
         }
         if let Some(seed) = seed {
             cfg.run.seed = seed;

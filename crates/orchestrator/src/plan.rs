@@ -30,23 +30,24 @@ use tauguard_env::DataDir;
 use tauguard_guards::artifact_set::ArtifactSet;
 use tauguard_guards::{Guard, GuardName};
 use tauguard_llm::model::ChatModel;
-use tauguard_llm::{CacheMode, ModelFactory};
+use tauguard_llm::{CacheMode, ModelFactory, RoleModel};
 
-/// The models shared by every cell. `None` = the offline `sim` model of that role.
+/// The models shared by every cell (a `sim` role's model is built per simulation).
 pub struct Models {
-    pub user: Option<Arc<dyn ChatModel>>,
-    pub judge: Option<Arc<dyn ChatModel>>,
-    /// The factory HTTP models came from (its cache statistics close the run).
+    pub user: RoleModel,
+    pub judge: RoleModel,
+    /// The factory HTTP models came from (its cache statistics close the run); `None` when
+    /// every role is a `sim` model.
     pub factory: Option<ModelFactory>,
     /// The embedding model of the domains that embed (see [`crate::embeddings`]).
     pub embeddings: Option<Arc<dyn tauguard_llm::EmbeddingModel>>,
 }
 
-/// One agent of the grid with its built model (`None` = a sim agent).
+/// One agent of the grid with its built model.
 pub struct AgentPlan {
     pub label: String,
     pub section: ModelSection,
-    pub model: Option<Arc<dyn ChatModel>>,
+    pub model: RoleModel,
     /// What the agent's server says it is, when its provider sets `identify = true` (a remote
     /// agent); part of every cell of this agent. Not asked in a dry run.
     pub identity: Option<serde_json::Value>,
@@ -125,34 +126,43 @@ impl RunPlan {
         let agents: Vec<AgentPlan> = axes
             .agents
             .iter()
-            .map(|AgentAxis { label, model }| {
-                Ok(AgentPlan {
-                    label: label.clone(),
-                    model: models.build("agent", model)?,
-                    identity: models.identify("agent", model)?,
-                    section: model.clone(),
-                })
-            })
+            .map(
+                |AgentAxis {
+                     label,
+                     model: section,
+                 }| {
+                    let model = models.build("agent", section)?;
+                    Ok(AgentPlan {
+                        label: label.clone(),
+                        identity: models.identify("agent", section, &model)?,
+                        model,
+                        section: section.clone(),
+                    })
+                },
+            )
             .collect::<Result<_, RunError>>()?;
-        let verifiers: Vec<Option<Arc<dyn ChatModel>>> = axes
+        // `None` = paired with the cell's agent.
+        let verifiers: Vec<Option<RoleModel>> = axes
             .verifiers
             .iter()
-            .map(|v| match &v.model {
-                Some(m) => models.build("verifier", m),
-                None => Ok(None),
+            .map(|v| {
+                v.model
+                    .as_ref()
+                    .map(|m| models.build("verifier", m))
+                    .transpose()
             })
             .collect::<Result<_, RunError>>()?;
         let mut shared = Models {
             user: models.build("user", &cfg.models.user)?,
             judge: match &cfg.models.judge {
                 Some(j) => models.build("judge", j)?,
-                None => None,
+                None => RoleModel::Sim,
             },
-            factory: models.factory,
+            factory: models.into_factory(cfg.models.embeddings.is_some()),
             embeddings: None,
         };
         let data_dir = DataDir::resolve(opts.data_dir.as_deref().or(cfg.run.data_dir.as_deref()))?;
-        let any_sim_agent = agents.iter().any(|a| a.model.is_none());
+        let any_sim_agent = agents.iter().any(|a| a.model.is_sim());
         let input = |path: &std::path::Path, e: std::io::Error| RunError::Input {
             path: path.to_path_buf(),
             message: e.to_string(),
@@ -312,7 +322,7 @@ struct Grid<'a> {
     axes: &'a Axes,
     domains: &'a [DomainPlan],
     agents: &'a [AgentPlan],
-    verifiers: &'a [Option<Arc<dyn ChatModel>>],
+    verifiers: &'a [Option<RoleModel>],
     hashes: &'a [SetHashes],
     frozen_hashes: &'a [InputHashes],
 }
@@ -413,32 +423,28 @@ fn at_config_key(cfg: &RunConfig, domain: &str, e: RunError) -> RunError {
     })
 }
 
-/// Builds each distinct model spec once; `sim` models are `None`.
+/// Builds each distinct model spec once, resolving every provider through the factory.
 struct ModelBuilder {
-    factory: Option<ModelFactory>,
+    factory: ModelFactory,
     built: HashMap<String, Arc<dyn ChatModel>>,
     dry_run: bool,
 }
 
 impl ModelBuilder {
     fn new(cfg: &RunConfig, opts: &RunOptions) -> Result<ModelBuilder, RunError> {
-        let factory = if cfg.uses_network() {
-            let f = ModelFactory::new(cfg.llm.clone()).map_err(|e| RunError::Model {
-                role: "llm".into(),
-                cause: e,
-            })?;
-            Some(if opts.dry_run {
-                // Nothing is called: no cache directory, and a key that is not set yet does
-                // not stop the plan (the dry run names it).
-                f.with_cache_mode(CacheMode::Off)
-                    .with_env(|name| Some(std::env::var(name).unwrap_or_else(|_| "unset".into())))
-            } else if opts.no_cache {
-                f.with_cache_mode(CacheMode::Off)
-            } else {
-                f
-            })
+        let f = ModelFactory::new(cfg.llm.clone()).map_err(|e| RunError::Model {
+            role: "llm".into(),
+            cause: e,
+        })?;
+        let factory = if opts.dry_run {
+            // Nothing is called: no cache directory, and a key that is not set yet does
+            // not stop the plan (the dry run names it).
+            f.with_cache_mode(CacheMode::Off)
+                .with_env(|name| Some(std::env::var(name).unwrap_or_else(|_| "unset".into())))
+        } else if opts.no_cache {
+            f.with_cache_mode(CacheMode::Off)
         } else {
-            None
+            f
         };
         Ok(ModelBuilder {
             factory,
@@ -447,41 +453,48 @@ impl ModelBuilder {
         })
     }
 
-    /// The server's own account of `m`, for providers with `identify = true`.
+    /// The factory, when it built a model or an embedding model will be built from it (a run
+    /// of `sim` models only, embedding nothing, has none).
+    fn into_factory(self, embeds: bool) -> Option<ModelFactory> {
+        (embeds || !self.built.is_empty()).then_some(self.factory)
+    }
+
+    /// The server's own account of a built model, for providers with `identify = true`.
     fn identify(
         &self,
         role: &str,
         m: &ModelSection,
+        model: &RoleModel,
     ) -> Result<Option<serde_json::Value>, RunError> {
-        match self.factory.as_ref() {
-            Some(f) if !m.is_sim() && !self.dry_run => {
-                f.identify(&m.spec()).map_err(|e| RunError::Model {
-                    role: role.into(),
-                    cause: e,
-                })
+        match model {
+            RoleModel::Built(_) if !self.dry_run => {
+                self.factory
+                    .identify(&m.spec())
+                    .map_err(|e| RunError::Model {
+                        role: role.into(),
+                        cause: e,
+                    })
             }
             _ => Ok(None),
         }
     }
 
-    fn build(
-        &mut self,
-        role: &str,
-        m: &ModelSection,
-    ) -> Result<Option<Arc<dyn ChatModel>>, RunError> {
-        let Some(f) = self.factory.as_ref().filter(|_| !m.is_sim()) else {
-            return Ok(None);
-        };
+    fn build(&mut self, role: &str, m: &ModelSection) -> Result<RoleModel, RunError> {
         let spec = m.spec();
         let key = serde_json::to_string(&spec).expect("model specs serialise");
         if let Some(model) = self.built.get(&key) {
-            return Ok(Some(model.clone()));
+            return Ok(RoleModel::Built(model.clone()));
         }
-        let model = f.build(&spec).map_err(|e| RunError::Model {
-            role: role.into(),
-            cause: e,
-        })?;
-        self.built.insert(key, model.clone());
-        Ok(Some(model))
+        let model = self
+            .factory
+            .role_model(&spec)
+            .map_err(|e| RunError::Model {
+                role: role.into(),
+                cause: e,
+            })?;
+        if let RoleModel::Built(built) = &model {
+            self.built.insert(key, built.clone());
+        }
+        Ok(model)
     }
 }

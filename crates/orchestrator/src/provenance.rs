@@ -8,7 +8,7 @@
 //! a flat `key → value` map ([`CellSpec`]) and its hash; `report` groups by the hash and shows
 //! the keys that differ between groups.
 
-use crate::config::{ModelErrors, ModelSection, TruncatedReplies};
+use crate::config::{ModelErrors, ModelSection, Role, TruncatedReplies};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -141,8 +141,8 @@ pub fn cell_spec(c: &CellSettings, inputs: &InputHashes) -> CellSpec {
     match c.judge {
         Some(j) => model("judge", j, &mut out),
         None => {
-            out.insert("judge.provider".into(), json!("sim"));
-            out.insert("judge.model".into(), json!("sim-judge"));
+            out.insert("judge.provider".into(), json!(tauguard_llm::SIM_PROVIDER));
+            out.insert("judge.model".into(), json!(Role::Judge.sim_model()));
         }
     }
     out.insert("guard".into(), json!(c.guard.as_str()));

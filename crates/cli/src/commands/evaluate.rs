@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use tauguard_core::record::SimulationRecord;
 use tauguard_core::{Task, count};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_llm::{ModelFactory, ModelSpec};
+use tauguard_llm::{ModelFactory, ModelSpec, RoleModel};
 use tauguard_metrics::LoadOptions;
 use tauguard_orchestrator::evaluate::Replay;
 use tauguard_orchestrator::rescore::{EvaluationReport, Judge, rescore};
@@ -172,16 +172,16 @@ fn judge(args: &EvaluateArgs) -> Result<Judge, CliError> {
         return Ok(Judge::Skip);
     }
     let (provider, model) = super::compile::model_arg("--judge", &args.judge)?;
-    if provider == "sim" {
-        return Ok(Judge::Sim);
-    }
     let llm = super::compile::llm_config(args.llm_config.as_deref())?;
-    let chat = ModelFactory::new(llm)
+    let judge = ModelFactory::new(llm)
         .bad_input()?
-        .build(&ModelSpec::new(provider, model))
+        .role_model(&ModelSpec::new(provider, model))
         .with_context(|| format!("--judge `{}`", args.judge))
         .bad_input()?;
-    Ok(Judge::Model(chat))
+    Ok(match judge {
+        RoleModel::Sim => Judge::Sim,
+        RoleModel::Built(chat) => Judge::Model(chat),
+    })
 }
 
 /// The file an INPUT names, as `report` resolves it.

@@ -12,7 +12,7 @@ use anyhow::Context;
 use std::path::Path;
 use std::sync::Arc;
 use tauguard_core::Message;
-use tauguard_llm::{ChatModel, ModelFactory, ModelSpec};
+use tauguard_llm::{ChatModel, ModelFactory, ModelSpec, Provider};
 use tauguard_metrics::procedure::spec::Predicate;
 use tauguard_metrics::procedure::{DialogueJudge, JudgeKind, StandInJudge};
 
@@ -57,11 +57,15 @@ pub fn build(
     };
     let (provider, model) = super::compile::model_arg("--process-judge", named)?;
     let llm = super::compile::llm_config(llm_config)?;
-    let concurrency = llm
-        .provider(&provider)
+    let concurrency = match llm
+        .resolve(&provider)
         .with_context(|| format!("--process-judge `{named}`"))
         .bad_input()?
-        .max_concurrency;
+    {
+        // The sim family's judge is the stand-in.
+        Provider::Sim => return Ok(Box::new(StandInJudge)),
+        Provider::Http(p) => p.max_concurrency,
+    };
     let chat = ModelFactory::new(llm)
         .bad_input()?
         .build(&ModelSpec::new(provider, model))

@@ -1,7 +1,7 @@
 //! The `tauguard` binary's tests as one test binary: errors and exit codes, export and report,
 //! gold, grids from config files and their dry run, the guard seam, fail-mode verdicts against
 //! loopback model servers, costs of an unpriced model and replies cut at the token limit, the
-//! toy domain, workflow validation and compilation, the PolicyGuide family offline, the
+//! toy domain, the `sim` family as a provider, workflow validation and compilation, the PolicyGuide family offline, the
 //! columnar sidecar (`export-table`), sharded runs and their merge with the cluster launchers
 //! (merges checked against the plan, the Slurm scripts on a real one-node cluster, the
 //! Kubernetes manifests validated), the data fetch script, the viewer (also in headless Chromium), and the workspace invariants
@@ -47,6 +47,7 @@ mod reproduce_tables;
 mod resume_inputs;
 mod shard_merge;
 mod silent_noops;
+mod sim_provider;
 mod slurm_cluster;
 mod support;
 mod tidy;

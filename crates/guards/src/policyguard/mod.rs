@@ -12,8 +12,8 @@
 //!   any NOT MET forces BLOCK.
 //!
 //! The verifier model is configurable and defaults to the agent's (paired-verifier protocol,
-//! [`paired_verifier`]). With no model, or a `sim` model, [`build_policyguard`] returns the
-//! rule-based offline stand-in ([`sim::SimVerifier`]), which decides from the inputs the variant
+//! [`paired_verifier`]). With the `sim` family's ([`RoleModel::Sim`]), [`build_policyguard`]
+//! returns the rule-based offline stand-in ([`sim::SimVerifier`]), which decides from the inputs the variant
 //! is given ([`sim::Inputs`]).
 //!
 //! Layout: the LLM verifier ([`PolicyGuardVerifier`]) with its history formatting
@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use sim::SimVerifier;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::RoleModel;
 use templates::TemplateError;
 
 /// Which inputs the verifier sees.
@@ -315,17 +315,8 @@ pub enum PolicyGuardError {
     Prompt(#[from] TemplateError),
 }
 
-/// Whether a model is one of the offline `sim` models (its id is `sim` or starts with `sim/`).
-pub fn is_sim_model(model: &dyn ChatModel) -> bool {
-    let id = model.id();
-    id == "sim" || id.starts_with("sim/")
-}
-
 /// The paired-verifier protocol: the explicitly configured verifier model, else the agent's.
-pub fn paired_verifier(
-    explicit: Option<Arc<dyn ChatModel>>,
-    agent: Arc<dyn ChatModel>,
-) -> Arc<dyn ChatModel> {
+pub fn paired_verifier(explicit: Option<RoleModel>, agent: RoleModel) -> RoleModel {
     explicit.unwrap_or(agent)
 }
 
@@ -333,13 +324,13 @@ pub fn paired_verifier(
 ///
 /// `variant` is a config name (`pg-raw`, `pg-raw-traj`, `pg-checklist`, `pg-checklist-only`,
 /// optionally with `-strict` on the checklist variants); `strict = true` also asks for strict
-/// mode. `model = None` or a `sim` model gives the offline [`SimVerifier`] (needs
-/// `setup.prerequisites`); any other model gives the LLM [`PolicyGuardVerifier`] (reads its
-/// templates from `setup.prompts_dir`; checklist variants need `setup.checklists`).
+/// mode. [`RoleModel::Sim`] gives the offline [`SimVerifier`] (needs `setup.prerequisites`); a
+/// built model gives the LLM [`PolicyGuardVerifier`] (reads its templates from
+/// `setup.prompts_dir`; checklist variants need `setup.checklists`).
 pub fn build_policyguard(
     variant: &str,
     strict: bool,
-    model: Option<Arc<dyn ChatModel>>,
+    model: RoleModel,
     setup: &PolicyGuardSetup,
 ) -> Result<Arc<dyn Guard>, PolicyGuardError> {
     let (v, strict) = resolve_variant(variant, strict)?;
@@ -350,7 +341,7 @@ pub fn build_policyguard(
 pub(crate) fn build_variant(
     v: Variant,
     strict: bool,
-    model: Option<Arc<dyn ChatModel>>,
+    model: RoleModel,
     setup: &PolicyGuardSetup,
 ) -> Result<Arc<dyn Guard>, PolicyGuardError> {
     if strict && !v.supports_strict() {
@@ -358,8 +349,8 @@ pub(crate) fn build_variant(
             v.as_str().to_string(),
         ));
     }
-    match model.filter(|m| !is_sim_model(m.as_ref())) {
-        None => {
+    match model {
+        RoleModel::Sim => {
             let prerequisites = setup
                 .prerequisites
                 .clone()
@@ -379,7 +370,7 @@ pub(crate) fn build_variant(
             }
             Ok(Arc::new(sim))
         }
-        Some(model) => Ok(Arc::new(PolicyGuardVerifier::new(v, strict, model, setup)?)),
+        RoleModel::Built(model) => Ok(Arc::new(PolicyGuardVerifier::new(v, strict, model, setup)?)),
     }
 }
 

@@ -19,15 +19,15 @@ use crate::policyguard::templates::Templates;
 use crate::policyguard::{Sampling, Variant};
 use crate::toolguard::ToolGuard;
 use std::sync::Arc;
+use tauguard_llm::RoleModel;
 
-/// `policyguide` (`raw = false`) or `policyguide-raw`: the LLM guide when the cell has a
-/// verifier model, the offline guide when it has none (or a `sim` one).
+/// `policyguide` (`raw = false`) or `policyguide-raw`: the LLM guide when the cell's verifier
+/// is a built model, the offline guide for the `sim` family's.
 pub fn guide(
     name: &str,
     raw: bool,
     options: GuardOptions,
     inputs: &GuardInputs<'_>,
-    sim: bool,
 ) -> Result<Arc<dyn Guard>, GuardBuildError> {
     let fail = |message: String| GuardBuildError {
         guard: name.to_string(),
@@ -39,7 +39,7 @@ pub fn guide(
     } else {
         load_flow_file(&inputs.bundle_path(), &catalog).map_err(|e| fail(e.to_string()))?
     });
-    if let (false, Some(model)) = (sim, inputs.verifier.clone()) {
+    if let RoleModel::Built(model) = inputs.verifier.clone() {
         let knowledge = if raw {
             GuideKnowledge::RawPolicy
         } else {

@@ -39,6 +39,7 @@ use std::collections::{BTreeSet, HashSet};
 use tauguard_core::dialogue::is_guidance;
 use tauguard_core::record::{GuideTrigger, RequestCard, RequestStatus, Verdict};
 use tauguard_core::{Message, ToolCall};
+use tauguard_llm::SIM_PROVIDER;
 use tauguard_llm::model::BoxFuture;
 
 /// The offline guide verifier.
@@ -334,7 +335,7 @@ impl SimGuide {
         GuideReply {
             remediation: (!remedies.is_empty()).then(|| remedies.join(" ")),
             updates,
-            info: Some(json!({"verifier": "sim", "trigger": trigger})),
+            info: Some(json!({"verifier": SIM_PROVIDER, "trigger": trigger})),
             ..GuideReply::default()
         }
     }

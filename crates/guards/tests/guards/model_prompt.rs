@@ -11,10 +11,14 @@ use tauguard_core::ToolCall;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::Guard;
 use tauguard_guards::factory::{GuardInputs, GuardName, GuardOptions, build_guard};
+use tauguard_llm::RoleModel;
 use tauguard_llm::model::ChatModel;
 
 fn build(name: &str, data: &DomainData, model: Option<Arc<MockGuideModel>>) -> Arc<dyn Guard> {
-    let verifier = model.map(|m| -> Arc<dyn ChatModel> { m });
+    let verifier = match model {
+        Some(m) => RoleModel::Built(m as Arc<dyn ChatModel>),
+        None => RoleModel::Sim,
+    };
     build_guard(
         GuardName::parse(name).unwrap(),
         GuardOptions::default(),

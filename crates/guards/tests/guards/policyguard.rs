@@ -22,6 +22,7 @@ use tauguard_guards::policyguard::{
 use tauguard_guards::{Guard, GuardError, Verdict};
 use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::{RoleModel, SIM_PROVIDER};
 
 // ---------------------------------------------------------------- scripted model
 
@@ -214,7 +215,13 @@ fn pending_cancel() -> ToolCall {
 }
 
 fn verifier(name: &str, model: &Arc<ScriptedModel>, s: &PolicyGuardSetup) -> Arc<dyn Guard> {
-    build_policyguard(name, false, Some(model.clone() as Arc<dyn ChatModel>), s).expect("builds")
+    build_policyguard(
+        name,
+        false,
+        RoleModel::Built(model.clone() as Arc<dyn ChatModel>),
+        s,
+    )
+    .expect("builds")
 }
 
 fn text(m: &Message) -> &str {
@@ -536,7 +543,7 @@ async fn advisory_keeps_the_model_verdict_strict_forces_block() {
     let g = build_policyguard(
         "pg-checklist",
         true,
-        Some(model.clone() as Arc<dyn ChatModel>),
+        RoleModel::Built(model.clone() as Arc<dyn ChatModel>),
         &setup(),
     )
     .unwrap();
@@ -775,63 +782,66 @@ fn config_names_and_errors() {
     assert_eq!(parse_config_name("pg-raw-strict"), None);
     let model: Arc<dyn ChatModel> = ScriptedModel::new(&[]);
     let s = setup();
-    let g = build_policyguard("pg-checklist-strict", false, Some(model.clone()), &s).unwrap();
+    let g = build_policyguard(
+        "pg-checklist-strict",
+        false,
+        RoleModel::Built(model.clone()),
+        &s,
+    )
+    .unwrap();
     assert_eq!(g.name(), "pg-checklist-strict");
-    let g = build_policyguard("pg-checklist-only", true, Some(model.clone()), &s).unwrap();
+    let g = build_policyguard(
+        "pg-checklist-only",
+        true,
+        RoleModel::Built(model.clone()),
+        &s,
+    )
+    .unwrap();
     assert_eq!(g.name(), "pg-checklist-only-strict");
     assert!(matches!(
-        build_policyguard("pg-raw", true, Some(model.clone()), &s),
+        build_policyguard("pg-raw", true, RoleModel::Built(model.clone()), &s),
         Err(PolicyGuardError::StrictWithoutChecklist(_))
     ));
     assert!(matches!(
-        build_policyguard("pg-raw-strict", false, Some(model.clone()), &s),
+        build_policyguard("pg-raw-strict", false, RoleModel::Built(model.clone()), &s),
         Err(PolicyGuardError::StrictWithoutChecklist(_))
     ));
     assert!(matches!(
-        build_policyguard("pg-magic", false, Some(model.clone()), &s),
+        build_policyguard("pg-magic", false, RoleModel::Built(model.clone()), &s),
         Err(PolicyGuardError::UnknownVariant(_))
     ));
     let bare = PolicyGuardSetup::new("airline", root().join("configs/prompts"));
     assert!(matches!(
-        build_policyguard("pg-checklist", false, Some(model.clone()), &bare),
+        build_policyguard(
+            "pg-checklist",
+            false,
+            RoleModel::Built(model.clone()),
+            &bare
+        ),
         Err(PolicyGuardError::MissingChecklists { .. })
     ));
-    assert!(build_policyguard("pg-raw", false, Some(model.clone()), &bare).is_ok());
+    assert!(build_policyguard("pg-raw", false, RoleModel::Built(model.clone()), &bare).is_ok());
     let nowhere = PolicyGuardSetup::new("airline", root().join("no/such/prompts"));
-    let err = build_policyguard("pg-raw", false, Some(model), &nowhere)
+    let err = build_policyguard("pg-raw", false, RoleModel::Built(model), &nowhere)
         .err()
         .expect("missing templates fail");
     assert!(err.to_string().contains("system.jinja"), "{err}");
 }
 
 #[tokio::test]
-async fn no_model_or_sim_model_gives_the_sim_verifier() {
-    struct SimNamed;
-    impl ChatModel for SimNamed {
-        fn id(&self) -> &str {
-            "sim/sim-agent"
-        }
-        fn complete<'a>(
-            &'a self,
-            _req: &'a ChatRequest,
-        ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-            unreachable!("the sim verifier never calls a model")
-        }
-    }
+async fn the_sim_role_model_gives_the_sim_verifier() {
     let s = setup();
     assert!(matches!(
-        build_policyguard("pg-raw", false, None, &s),
+        build_policyguard("pg-raw", false, RoleModel::Sim, &s),
         Err(PolicyGuardError::MissingPrerequisites(_))
     ));
     let s = s.load_prerequisites(&root().join("tasks")).unwrap();
     let p = pending_cancel();
-    for model in [None, Some(Arc::new(SimNamed) as Arc<dyn ChatModel>)] {
-        let g = build_policyguard("pg-checklist", true, model, &s).unwrap();
-        assert_eq!(g.name(), "pg-checklist-strict");
-        let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
-        assert_eq!(info(&d)["verifier"], json!("sim"));
-        assert_eq!(d.usage.calls, 0);
-    }
+    let g = build_policyguard("pg-checklist", true, RoleModel::Sim, &s).unwrap();
+    assert_eq!(g.name(), "pg-checklist-strict");
+    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    assert_eq!(info(&d)["verifier"], json!(SIM_PROVIDER));
+    assert_eq!(d.usage.calls, 0);
 }
 
 #[test]

@@ -532,7 +532,7 @@ async fn constraint_guard_adds_hard_requirements() {
         .with_prerequisites(prerequisites("airline"))
         .with_policy(format!("{}\n{passage}", stated_policy("airline")))
         .with_constraints(Arc::new(MaxBags), sources.clone());
-    let g = build_policyguard("pg-raw", false, None, &s).unwrap();
+    let g = build_policyguard("pg-raw", false, tauguard_llm::RoleModel::Sim, &s).unwrap();
     let c = call(
         "p1",
         "update_reservation_baggages",
@@ -556,7 +556,7 @@ async fn constraint_guard_adds_hard_requirements() {
 
     // A policy text without the passage states no such rule: unchecked, not NOT MET.
     let s = s.with_policy(stated_policy("airline"));
-    let g = build_policyguard("pg-raw", false, None, &s).unwrap();
+    let g = build_policyguard("pg-raw", false, tauguard_llm::RoleModel::Sim, &s).unwrap();
     let c = call(
         "p1",
         "update_reservation_baggages",

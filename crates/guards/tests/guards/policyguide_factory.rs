@@ -14,8 +14,8 @@ use tauguard_guards::factory::{
     GuardBuildError, GuardInputs, GuardName, GuardOptions, build_guard,
 };
 use tauguard_guards::policyguide::llm::{GuideKnowledge, LlmGuide};
-use tauguard_llm::error::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::model::ChatModel;
+use tauguard_llm::{RoleModel, SIM_PROVIDER};
 
 fn fixture_airline() -> DomainData {
     let dir = DataDir::resolve(Some(&root().join("tasks/fixtures"))).unwrap();
@@ -26,7 +26,7 @@ fn build(
     name: &str,
     tasks_dir: &std::path::Path,
     data: &DomainData,
-    verifier: Option<Arc<dyn ChatModel>>,
+    verifier: RoleModel,
 ) -> Result<Option<Arc<dyn Guard>>, GuardBuildError> {
     build_guard(
         GuardName::parse(name).unwrap(),
@@ -49,7 +49,7 @@ async fn the_factory_builds_both_guides_for_an_llm_verifier_only() {
         assert!(GuardName::parse(name).unwrap().uses_verifier());
         let model = MockGuideModel::new(&[&reply(json!([]), "")]);
         let m: Arc<dyn ChatModel> = model.clone();
-        let g = build(name, &tasks, &data, Some(m))
+        let g = build(name, &tasks, &data, RoleModel::Built(m))
             .unwrap_or_else(|e| panic!("{e}"))
             .expect("a guard");
         assert_eq!(g.name(), name);
@@ -65,14 +65,13 @@ async fn the_factory_builds_both_guides_for_an_llm_verifier_only() {
         let prefix = system_text(&model.seen()[0]).to_string();
         assert_eq!(prefix.contains("<workflow>"), name == "policyguide");
     }
-    // Without a verifier model, or with a `sim` one, the same names build the offline guide.
-    let sim: Arc<dyn ChatModel> = Arc::new(NamedSim);
-    for verifier in [None, Some(sim)] {
-        let g = build("policyguide", &tasks, &data, verifier)
+    // With the `sim` family's verifier, the same names build the offline guide.
+    for name in ["policyguide", "policyguide-raw"] {
+        let g = build(name, &tasks, &data, RoleModel::Sim)
             .unwrap_or_else(|e| panic!("{e}"))
             .expect("a guard");
         let e = Sim::new(g.as_ref()).turn(&turn1()).await.unwrap();
-        assert_eq!(info(&e)["verifier"], json!("sim"));
+        assert_eq!(info(&e)["verifier"], json!(SIM_PROVIDER));
         assert_eq!(e.usage.calls, 0, "the offline guide calls no model");
     }
 }
@@ -99,10 +98,15 @@ fn an_invalid_bundle_stops_the_build_naming_the_file_and_its_problems() {
     }
     std::fs::write(&path, bundle.to_string()).unwrap();
     let m: Arc<dyn ChatModel> = MockGuideModel::new(&[]);
-    let err = build("policyguide", tasks.path(), &data, Some(m.clone()))
-        .err()
-        .expect("an invalid bundle is refused")
-        .to_string();
+    let err = build(
+        "policyguide",
+        tasks.path(),
+        &data,
+        RoleModel::Built(m.clone()),
+    )
+    .err()
+    .expect("an invalid bundle is refused")
+    .to_string();
     assert!(
         err.starts_with("guard `policyguide`: workflow bundle "),
         "{err}"
@@ -115,32 +119,16 @@ fn an_invalid_bundle_stops_the_build_naming_the_file_and_its_problems() {
         "{err}"
     );
     // The raw variant needs no bundle.
-    assert!(build("policyguide-raw", tasks.path(), &data, Some(m)).is_ok());
+    assert!(build("policyguide-raw", tasks.path(), &data, RoleModel::Built(m)).is_ok());
     // A missing bundle names its path too.
     let empty = tempfile::tempdir().unwrap();
     let m: Arc<dyn ChatModel> = MockGuideModel::new(&[]);
-    let err = build("policyguide", empty.path(), &data, Some(m))
+    let err = build("policyguide", empty.path(), &data, RoleModel::Built(m))
         .err()
         .expect("a missing bundle is refused")
         .to_string();
     assert!(err.contains("cannot read workflow bundle"), "{err}");
     assert!(err.contains("airline/workflow/bundle.json"), "{err}");
-}
-
-/// A model whose id marks it as one of the offline `sim` models.
-struct NamedSim;
-
-impl ChatModel for NamedSim {
-    fn id(&self) -> &str {
-        "sim/verifier"
-    }
-
-    fn complete<'a>(
-        &'a self,
-        _req: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        panic!("the factory never calls a model while building")
-    }
 }
 
 #[test]

@@ -17,7 +17,7 @@ fn offline_guide() -> Arc<dyn Guard> {
             tasks_dir: root().join("tasks"),
             prompts_dir: root().join("configs/prompts"),
             data: airline(),
-            verifier: None,
+            verifier: tauguard_llm::RoleModel::Sim,
             artifacts: None,
         },
     )

@@ -3,6 +3,7 @@
 //! settings parse and refuse nonsense, and the outage and stall limits keep old config hashes.
 
 use super::*;
+use tauguard_sim::faults::FaultProfile;
 
 fn with_llm(llm: &str) -> String {
     format!(

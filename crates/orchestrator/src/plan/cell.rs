@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tauguard_guards::artifact_set::ArtifactSet;
 use tauguard_guards::factory::GuardInputs;
 use tauguard_guards::{Guard, GuardOptions, build_guard};
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::RoleModel;
 
 /// A cell's guard (`None` = baseline), and what an external guard adds to the cell's spec.
 type BuiltGuard = (Option<Arc<dyn Guard>>, Vec<(String, serde_json::Value)>);
@@ -29,7 +29,8 @@ pub(super) struct CellAt<'a> {
     pub(super) ai: usize,
     pub(super) guard: &'a GuardAxis,
     pub(super) verifier: &'a VerifierAxis,
-    pub(super) verifier_model: Option<Arc<dyn ChatModel>>,
+    /// The verifier's model (`None` = paired with the agent).
+    pub(super) verifier_model: Option<RoleModel>,
     pub(super) seed: u64,
     pub(super) hashes: &'a InputHashes,
     /// The compiled artifact set of the cell (`None` = the frozen one).
@@ -146,8 +147,8 @@ impl CellAt<'_> {
         };
         // Paired-verifier protocol: without a verifier model of its own, the cell's agent
         // model judges.
-        let verifier_model = match &self.verifier.model {
-            Some(_) => self.verifier_model.clone(),
+        let verifier_model = match &self.verifier_model {
+            Some(m) => m.clone(),
             None => self.agent.model.clone(),
         };
         let inputs = GuardInputs {

@@ -98,7 +98,7 @@ fn guidance_reaches_the_agent_only_and_the_guide_event_is_recorded() {
             tasks_dir: root.join("tasks"),
             prompts_dir: root.join("configs/prompts"),
             data: &data,
-            verifier: Some(model),
+            verifier: tauguard_llm::RoleModel::Built(model),
             artifacts: None,
         },
     )

@@ -60,6 +60,7 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use tauguard_core::record::{RequirementResult, RoleUsage, Verdict};
 use tauguard_core::{Message, Requestor, ToolCall};
+use tauguard_llm::SIM_PROVIDER;
 use tauguard_llm::model::BoxFuture;
 
 /// One judged requirement of the sim verifier.
@@ -199,7 +200,7 @@ impl SimVerifier {
             .map(|r| r.result.name.as_str())
             .collect();
         let mut info = Map::new();
-        info.insert("verifier".into(), json!("sim"));
+        info.insert("verifier".into(), json!(SIM_PROVIDER));
         info.insert("variant".into(), json!(self.label));
         info.insert("strict".into(), json!(self.strict));
         info.insert("inputs".into(), json!(self.inputs.names()));
@@ -281,7 +282,7 @@ impl Guard for SimVerifier {
             if call.requestor == Requestor::User {
                 let mut d = Decision::pass(Vec::new());
                 d.info = Some(
-                    json!({"verifier": "sim", "variant": self.label, "user_device_call": true}),
+                    json!({"verifier": SIM_PROVIDER, "variant": self.label, "user_device_call": true}),
                 );
                 return Ok(d);
             }

@@ -1,0 +1,165 @@
+//! The offline `sim` family as a provider like any other, through the binary: a model
+//! catalog alias whose provider is `sim` resolves, is checked and runs exactly as the same
+//! model table written in the config (same cells, hashes and records); a sim alias naming a
+//! model the family lacks fails at its key as a written table does; an unknown provider lists
+//! every built-in name, `sim` among them; and the name `sim` cannot be configured as an HTTP
+//! provider.
+
+use crate::support::tauguard_status as tauguard;
+use std::path::Path;
+use tauguard_llm::BUILTIN_PROVIDERS;
+use tauguard_testkit::tau2_dir;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A record with when it ran removed (not what happened in it).
+fn strip(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for k in ["wall_seconds", "started_at", "timestamp", "latency_seconds"] {
+                map.remove(k);
+            }
+            map.values_mut().for_each(strip);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+        _ => {}
+    }
+}
+
+fn records(dir: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join("records.jsonl")).unwrap();
+    let mut out: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| {
+            let mut v = serde_json::from_str(l).unwrap();
+            strip(&mut v);
+            v
+        })
+        .collect();
+    out.sort_by_key(|v| {
+        (
+            v["cell_id"].to_string(),
+            v["task_id"].to_string(),
+            v["trial"].to_string(),
+        )
+    });
+    out
+}
+
+/// A one-domain grid of two tasks whose agents are `agents` (TOML after `[grid]`).
+fn config(data: &Path, agents: &str) -> String {
+    format!(
+        "[run]\nname = \"sim-provider\"\nnum_tasks = 2\ndata_dir = \"{}\"\n\
+         [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n\
+         [grid]\ndomains = [\"airline\"]\nguards = [\"baseline\", \"pg-checklist\"]\n{agents}",
+        data.display()
+    )
+}
+
+#[test]
+fn a_sim_catalog_alias_resolves_and_runs_as_its_written_table() {
+    let Some(data) = tau2_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = tmp.path().join("models.toml");
+    std::fs::write(
+        &catalog,
+        "[models.careful]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
+         [models.floor]\nprovider = \"sim\"\nmodel = \"refuse-all\"\n\
+         [models.wizard]\nprovider = \"sim\"\nmodel = \"sim-wizard\"\n",
+    )
+    .unwrap();
+    let by_alias = tmp.path().join("alias.toml");
+    std::fs::write(
+        &by_alias,
+        config(&data, "agents = [\"careful\", \"floor\"]\n"),
+    )
+    .unwrap();
+    let written = tmp.path().join("written.toml");
+    std::fs::write(
+        &written,
+        config(
+            &data,
+            "[[grid.agents]]\nname = \"careful\"\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
+             [[grid.agents]]\nname = \"floor\"\nprovider = \"sim\"\nmodel = \"refuse-all\"\n",
+        ),
+    )
+    .unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    let (code, _, err) = tauguard(&["run", s(&by_alias), "--models", s(&catalog), "--out", s(&a)]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = tauguard(&["run", s(&written), "--out", s(&b)]);
+    assert_eq!(code, 0, "{err}");
+    let (ra, rb) = (records(&a), records(&b));
+    assert_eq!(ra.len(), 2 * 2 * 2, "two agents × two guards × two tasks");
+    assert_eq!(ra, rb, "the alias runs as the table it stands for");
+    let cells: std::collections::BTreeSet<&str> =
+        ra.iter().map(|r| r["cell_id"].as_str().unwrap()).collect();
+    assert!(cells.contains("airline|floor|pg-checklist"), "{cells:?}");
+    // The paired verifier of a sim agent is the sim verifier: no model is called.
+    assert!(ra.iter().all(|r| r["cell"]["agent.provider"] == "sim"));
+
+    // A sim alias naming a model the family lacks fails at its key, naming the catalog.
+    std::fs::write(&by_alias, config(&data, "agents = [\"wizard\"]\n")).unwrap();
+    let (code, _, err) = tauguard(&["run", "--dry-run", s(&by_alias), "--models", s(&catalog)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("at `grid.agents[0].model`")
+            && err.contains("sim-wizard")
+            && err.contains("refuse-all")
+            && err.contains("models.toml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_provider_lists_every_builtin_name_and_sim_cannot_be_configured() {
+    let Some(data) = tau2_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("c.toml");
+    std::fs::write(
+        &cfg,
+        config(
+            &data,
+            "[[grid.agents]]\nprovider = \"nope\"\nmodel = \"x\"\n",
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = tauguard(&["run", "--dry-run", s(&cfg)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("at `grid.agents[0].provider`") && err.contains("unknown provider `nope`"),
+        "{err}"
+    );
+    for (name, _) in BUILTIN_PROVIDERS {
+        assert!(err.contains(name), "{name}: {err}");
+    }
+    assert!(
+        err.contains("built-in: openai, anthropic, gemini, sim"),
+        "{err}"
+    );
+
+    std::fs::write(
+        &cfg,
+        config(
+            &data,
+            "[[grid.agents]]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
+             [llm.providers.sim]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\n",
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = tauguard(&["run", "--dry-run", s(&cfg)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("at `llm`")
+            && err.contains("provider `sim`")
+            && err.contains("offline sim family"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(tmp.path()).unwrap().count(),
+        1,
+        "nothing written"
+    );
+}

@@ -1,0 +1,19 @@
+//! The measures: what each metric derives from the summaries of a group (and, for the process
+//! view, from a domain's procedure spec over the records' trajectories).
+
+pub mod attack;
+pub mod confusion;
+pub mod fail_mode;
+pub mod floors;
+pub mod guide;
+pub mod nmr;
+pub mod pass_k;
+pub mod procedure;
+pub mod process;
+pub mod slices;
+pub mod spending;
+pub mod trace;
+pub mod truncation;
+pub mod turns;
+pub mod verifier_calls;
+pub mod verifier_inputs;

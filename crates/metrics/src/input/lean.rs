@@ -74,6 +74,14 @@ pub(crate) struct LeanCall<'a> {
     pub name: Cow<'a, str>,
     #[serde(default, borrow)]
     pub arguments: ArgsSrc<'a>,
+    /// Who made the call (`ToolCall::requestor`): the agent's calls are told from the user
+    /// simulator's.
+    #[serde(default)]
+    #[allow(
+        dead_code,
+        reason = "for measures that tell the agent's calls from the user's"
+    )]
+    pub requestor: tauguard_core::Requestor,
 }
 
 /// One trajectory message: the tool calls of a user or assistant message, or the id and
@@ -316,6 +324,7 @@ fn lean_message(m: &Message) -> LeanMessage<'_> {
                     id: Cow::Borrowed(c.id.as_str()),
                     name: Cow::Borrowed(c.name.as_str()),
                     arguments: ArgsSrc::Map(&c.arguments),
+                    requestor: c.requestor,
                 })
                 .collect()
         }),

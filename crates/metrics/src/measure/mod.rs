@@ -10,10 +10,27 @@ pub mod nmr;
 pub mod pass_k;
 pub mod procedure;
 pub mod process;
+pub mod registry;
 pub mod slices;
 pub mod spending;
 pub mod trace;
 pub mod truncation;
-pub mod turns;
 pub mod verifier_calls;
 pub mod verifier_inputs;
+
+/// Declares each measure's module and registers its type: one line per measure.
+macro_rules! measures {
+    ($($module:ident :: $measure:ident),* $(,)?) => {
+        $(pub mod $module;)*
+        /// The registered measures, in the order their outputs are placed.
+        pub(crate) static MEASURES: &[&dyn registry::Registered] =
+            &[$(&registry::Reg::<$module::$measure>(std::marker::PhantomData)),*];
+    };
+}
+
+measures! {
+    turns::Turns,
+}
+
+#[cfg(test)]
+mod registry_tests;

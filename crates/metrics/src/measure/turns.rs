@@ -1,13 +1,17 @@
 //! Turn inflation (PolicyGuard Table 8): mean agent + user turns per Mut simulation, and its
-//! delta against the same agent's baseline configuration (computed in `report.rs`, which knows
-//! the groups). Infrastructure-error simulations are excluded.
+//! delta against the same agent's baseline configuration (the registry relates each group to
+//! its baseline). Infrastructure-error simulations are excluded.
 
+use crate::measure::registry::{Column, Measure, Place, TableDecl};
+use crate::render::table::{Cell, Table};
+use crate::render::tables::key_cells;
+use crate::report::Report;
 use crate::summary::SimSummary;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tauguard_core::record::{SimulationRecord, Slice};
 
 /// Turns on Mut simulations of one group.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct TurnStats {
     /// Mut simulations counted.
     pub mut_simulations: u64,
@@ -48,6 +52,105 @@ pub fn mut_turns(records: &[&SimulationRecord]) -> TurnStats {
         acc.add(&SimSummary::of(rec));
     }
     acc.finish()
+}
+
+/// The registry entry of turn inflation.
+pub struct Turns;
+
+/// PolicyGuard Table 8.
+const TABLE8: TableDecl = TableDecl {
+    id: "policyguard_table8",
+    columns: &[
+        Column {
+            header: "Mut sims",
+            name: "mut_simulations",
+            unit: "count",
+            meaning: "Mut-task simulations (PolicyGuard Table 8)",
+        },
+        Column {
+            header: "Turns / sim",
+            name: "turns_per_sim",
+            unit: "turns",
+            meaning: "mean agent + user turns per Mut simulation (PolicyGuard Table 8)",
+        },
+        Column {
+            header: "Δ vs baseline",
+            name: "turns_delta_vs_baseline",
+            unit: "turns",
+            meaning: "turns per Mut simulation minus the same agent's baseline",
+        },
+    ],
+};
+
+impl Measure for Turns {
+    const KEY: &'static str = "turns";
+    const GROUP_COLUMNS: &'static [Column] = &[
+        Column {
+            header: "mut_simulations",
+            name: "mut_simulations",
+            unit: "count",
+            meaning: "Mut-task simulations (PolicyGuard Table 8)",
+        },
+        Column {
+            header: "turns_mean",
+            name: "turns_mean",
+            unit: "turns",
+            meaning: "mean agent + user turns per Mut simulation (PolicyGuard Table 8)",
+        },
+        Column {
+            header: "turns_delta",
+            name: "turns_delta",
+            unit: "turns",
+            meaning: "turns per Mut simulation minus the same agent's baseline",
+        },
+    ];
+    const TABLES: &'static [TableDecl] = &[TABLE8];
+    const PLACE: Place = Place {
+        json_after: Some("call_nmr"),
+        groups_after: Some("call_nmr_passing"),
+        tables_after: Some("policyguard_table7"),
+    };
+    type Acc = TurnSum;
+    type Value = TurnStats;
+
+    fn add(acc: &mut TurnSum, sim: &SimSummary, _own: &[u64]) {
+        acc.add(sim);
+    }
+
+    fn finish(acc: TurnSum) -> TurnStats {
+        acc.finish()
+    }
+
+    fn relate(own: &mut TurnStats, baseline: &TurnStats) {
+        own.delta_vs_baseline = own.mean_turns.zip(baseline.mean_turns).map(|(x, y)| x - y);
+    }
+
+    fn group_cells(v: &TurnStats) -> Vec<Cell> {
+        // Fractions and turns alike keep 6 decimals in CSV.
+        vec![
+            Cell::Int(v.mut_simulations),
+            Cell::opt_rate(v.mean_turns),
+            Cell::opt_rate(v.delta_vs_baseline),
+        ]
+    }
+
+    fn tables(r: &Report) -> Vec<Table> {
+        let mut t = TABLE8.table("PolicyGuard Table 8: agent + user turns per Mut simulation");
+        for g in &r.groups {
+            let Some(v) = g.measures.get::<Turns>() else {
+                continue;
+            };
+            let mut row = key_cells(g);
+            row.extend([
+                Cell::Int(v.mut_simulations),
+                Cell::opt_num(v.mean_turns, 1),
+                v.delta_vs_baseline
+                    .map_or(Cell::Missing, |d| Cell::Signed(d, 1)),
+            ]);
+            t.rows.push(row);
+        }
+        vec![t]
+    }
 }
 
 #[cfg(test)]

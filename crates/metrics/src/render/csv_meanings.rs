@@ -178,21 +178,6 @@ fn guard_decisions(h: &str, _kk: &str) -> Option<Meaning> {
             "fraction",
             "fail-mode verdicts / the view's attempts (PolicyGuard Table 7; see fail_mode.rs)",
         ),
-        "Mut sims" => d(
-            "mut_simulations",
-            "count",
-            "Mut-task simulations (PolicyGuard Table 8)",
-        ),
-        "Turns / sim" => d(
-            "turns_per_sim",
-            "turns",
-            "mean agent + user turns per Mut simulation (PolicyGuard Table 8)",
-        ),
-        "Δ vs baseline" => d(
-            "turns_delta_vs_baseline",
-            "turns",
-            "turns per Mut simulation minus the same agent's baseline",
-        ),
         _ => return None,
     })
 }

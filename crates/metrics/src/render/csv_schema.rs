@@ -157,17 +157,6 @@ fn guard_column(h: &str) -> Option<(String, &'static str, String)> {
         ),
         "nmr_passing_lacking" => d(h, "count", "of those, calls lacking a prerequisite read"),
         "call_nmr_passing" => d(h, "fraction", "call-NMR of outcome-passing simulations"),
-        "mut_simulations" => d(h, "count", "Mut-task simulations (PolicyGuard Table 8)"),
-        "turns_mean" => d(
-            h,
-            "turns",
-            "mean agent + user turns per Mut simulation (PolicyGuard Table 8)",
-        ),
-        "turns_delta" => d(
-            h,
-            "turns",
-            "turns per Mut simulation minus the same agent's baseline",
-        ),
         "step_tcr" => d(h, "fraction", "Step-TCR (PolicyGuide Table 5)"),
         "trace_tcr" => d(h, "fraction", "Trace-TCR (PolicyGuide Table 5)"),
         "process_valid_rate" => d(

@@ -4,8 +4,10 @@
 //! names carrying their unit when it is no fraction (`cost_usd`, `turns`, `seconds`) — and
 //! the description of every column (name, type, unit, meaning) that `schema.json` collects.
 //!
-//! Column names and meanings come from [`describe`], one entry per table header; a header it
-//! does not know gets a slug name and an empty meaning, which the schema test refuses.
+//! A column a registered measure declares (`Table::declared`) is named and described by its
+//! declaration (`measure/registry.rs`); any other's name and meaning come from [`describe`],
+//! one entry per table header; a header it does not know gets a slug name and an empty
+//! meaning, which the schema test refuses.
 
 use crate::render::table::{Cell, Table};
 use serde::Serialize;
@@ -226,7 +228,10 @@ pub fn tidy(t: &Table) -> TidyCsv {
     let mut boolean = Vec::new();
     for (j, header) in t.headers.iter().enumerate() {
         let cells: Vec<&Cell> = t.rows.iter().filter_map(|r| r.get(j)).collect();
-        let (name, unit, meaning) = describe(t.id, header);
+        let (name, unit, meaning) = match t.declared.get(j) {
+            Some(Some(c)) => (c.name.to_string(), c.schema_unit(), c.meaning.to_string()),
+            _ => describe(t.id, header),
+        };
         let two = cells.iter().any(|c| matches!(c, Cell::MeanStd(..)));
         let kind = if two {
             "number"

@@ -164,6 +164,9 @@ pub struct Table {
     pub rows: Vec<Vec<Cell>>,
     /// Footnotes printed under the table.
     pub notes: Vec<String>,
+    /// Per header, its declaration when a registered measure made the column (the CSV schema
+    /// reads it); shorter than `headers` or `None` where the schema describes the header.
+    pub declared: Vec<Option<crate::measure::registry::Column>>,
 }
 
 impl Table {
@@ -174,6 +177,7 @@ impl Table {
             headers: headers.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
             notes: Vec::new(),
+            declared: Vec::new(),
         }
     }
 

@@ -3,7 +3,8 @@
 //! - PolicyGuard Table 2: Pass^4 overall / PV / Mut and Δ vs the same agent's baseline.
 //! - PolicyGuard Table 7: per-call verdict confusion, verdict and runtime views, with the
 //!   fail-mode verdicts among them: `tables_verdicts.rs`.
-//! - PolicyGuard Table 8: agent + user turns per Mut simulation and Δ vs baseline.
+//! - PolicyGuard Table 8: agent + user turns per Mut simulation and Δ vs baseline: the
+//!   `turns` measure (`measure/turns.rs`), placed here by the registry.
 //! - PolicyGuard Table 9 / PolicyGuide Table 17: call-NMR on Mut simulations (all, passing).
 //! - PolicyGuide Table 1: Pass^1 and Pass^4, overall / PV / Mut, per domain.
 //! - PolicyGuide Table 10: Pass^k for every k, P4/P1, per-trial Pass^1 mean and std.
@@ -165,25 +166,6 @@ pub fn policyguard_table2(r: &Report) -> Table {
             rate_at(&g.pv.pass_k, k),
             rate_at(&g.mut_.pass_k, k),
             Cell::opt_delta(g.delta_vs_baseline.as_ref().and_then(|d| d.get(k))),
-        ]);
-        t.rows.push(row);
-    }
-    t
-}
-
-/// PolicyGuard Table 8.
-pub fn policyguard_table8(r: &Report) -> Table {
-    let mut t = Table::new("policyguard_table8", "", &[]);
-    t.title = "PolicyGuard Table 8: agent + user turns per Mut simulation".into();
-    t.headers = headers(&["Mut sims", "Turns / sim", "Δ vs baseline"]);
-    for g in &r.groups {
-        let mut row = key_cells(g);
-        row.extend([
-            Cell::Int(g.turns.mut_simulations),
-            Cell::opt_num(g.turns.mean_turns, 1),
-            g.turns
-                .delta_vs_baseline
-                .map_or(Cell::Missing, |d| Cell::Signed(d, 1)),
         ]);
         t.rows.push(row);
     }
@@ -411,9 +393,6 @@ const SCALAR_HEADERS: &[&str] = &[
     "nmr_passing_calls",
     "nmr_passing_lacking",
     "call_nmr_passing",
-    "mut_simulations",
-    "turns_mean",
-    "turns_delta",
     "step_tcr",
     "trace_tcr",
     "process_valid_rate",
@@ -448,6 +427,7 @@ pub fn groups_table(r: &Report) -> Table {
         headers: h,
         rows: Vec::new(),
         notes: Vec::new(),
+        declared: Vec::new(),
     };
     // Fractions stay fractions here: Rate keeps 6 decimals in CSV.
     let frac = Cell::opt_rate;
@@ -492,9 +472,6 @@ pub fn groups_table(r: &Report) -> Table {
             Cell::Int(g.call_nmr.passing.calls),
             Cell::Int(g.call_nmr.passing.lacking),
             frac(g.call_nmr.passing.rate()),
-            Cell::Int(g.turns.mut_simulations),
-            frac(g.turns.mean_turns),
-            frac(g.turns.delta_vs_baseline),
             frac(trace.and_then(|t| t.step_tcr())),
             frac(trace.and_then(|t| t.trace_tcr())),
             frac(trace.and_then(|t| t.process_valid_rate())),
@@ -506,6 +483,7 @@ pub fn groups_table(r: &Report) -> Table {
         row.push(Cell::Text(g.simulated.to_string()));
         t.rows.push(row);
     }
+    crate::measure::registry::splice_group_columns(&mut t, r);
     t
 }
 
@@ -522,7 +500,6 @@ impl Report {
         out.extend([
             pass_k_table(self),
             policyguard_table7(self),
-            policyguard_table8(self),
             policyguard_table9(self),
         ]);
         out.extend(trace_table(self));
@@ -542,6 +519,7 @@ impl Report {
             self,
         ));
         out.extend(crate::render::tables_extra::task_outcomes_table(self));
+        crate::measure::registry::splice_tables(&mut out, self);
         for t in &mut out {
             t.title = self.caveated(titled(&t.title, self.simulated()));
         }

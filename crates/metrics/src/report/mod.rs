@@ -17,9 +17,9 @@ use crate::measure::confusion::{ConfusionViews, LabelOptions};
 use crate::measure::fail_mode::FailModeCounts;
 use crate::measure::nmr::CallNmrViews;
 use crate::measure::pass_k::{PassK, TaskTally};
+use crate::measure::registry::Measured;
 use crate::measure::slices::SliceMetrics;
 use crate::measure::trace::TraceCompliance;
-use crate::measure::turns::{TurnStats, TurnSum};
 use crate::measure::verifier_calls::VerifierCalls;
 use crate::report::report_groups::{Grouped, dedupe, split_groups};
 use crate::report::report_slices::Scored;
@@ -112,7 +112,10 @@ pub struct GroupReport {
     pub truncated_replies: BTreeMap<String, crate::measure::truncation::RoleReplies>,
     pub confusion: ConfusionViews,
     pub call_nmr: CallNmrViews,
-    pub turns: TurnStats,
+    /// The registered measures' values (`measure/registry.rs`), each placed in the JSON
+    /// object where its measure says.
+    #[serde(skip)]
+    pub measures: Measured,
     /// Ordered-trace compliance; `None` when no record has a gold trace.
     pub trace: Option<TraceCompliance>,
     /// First deviations by level and position and the trigger schedules' coverage; `None`
@@ -235,7 +238,6 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let mut truncated_replies = BTreeMap::new();
     let mut confusion = ConfusionViews::default();
     let mut nmr = CallNmrViews::default();
-    let mut turns = TurnSum::default();
     let mut trace = TraceCompliance::default();
     let mut attack = AttackStats::default();
     // Per task index: `Some(breached in any trial)` for attack tasks.
@@ -253,7 +255,6 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         crate::measure::truncation::add(&mut truncated_replies, rec);
         confusion.add(rec, &options.labels);
         nmr.add(rec);
-        turns.add(rec);
         trace.add(rec);
         attack.add(rec);
         if !rec.is_infra_error()
@@ -321,7 +322,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
         truncated_replies,
         confusion,
         call_nmr: nmr,
-        turns: turns.finish(),
+        measures: Measured::of(g.records.iter().map(|(r, _)| *r)),
         trace: (trace.traces > 0).then_some(trace),
         attack: (attack.simulations > 0).then_some(AttackStats {
             tasks: attack_tasks.iter().flatten().count() as u64,
@@ -387,9 +388,9 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
             )
         })
         .collect();
-    let snapshot: Vec<(PassK, Option<f64>)> = groups
+    let snapshot: Vec<(PassK, Measured)> = groups
         .iter()
-        .map(|g| (g.overall.pass_k.clone(), g.turns.mean_turns))
+        .map(|g| (g.overall.pass_k.clone(), g.measures.clone()))
         .collect();
     for g in groups.iter_mut() {
         if g.guard == options.baseline_guard {
@@ -400,7 +401,7 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
         else {
             continue;
         };
-        let (base_pass, base_turns) = &snapshot[bi];
+        let (base_pass, base_measures) = &snapshot[bi];
         g.delta_vs_baseline = Some(PassK(
             g.overall
                 .pass_k
@@ -410,7 +411,7 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
                 .map(|(x, y)| x - y)
                 .collect(),
         ));
-        g.turns.delta_vs_baseline = g.turns.mean_turns.zip(*base_turns).map(|(x, y)| x - y);
+        crate::measure::registry::relate(&mut g.measures, base_measures);
     }
 
     crate::measure::guide::finish(&mut groups, &options.baseline_guard, options.max_k);
@@ -478,6 +479,14 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
 impl Report {
     /// The JSON form: a list of groups (see the crate docs).
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(&self.groups).expect("report groups serialize to JSON")
+        let mut v = serde_json::to_value(&self.groups).expect("report groups serialize to JSON");
+        if let Value::Array(groups) = &mut v {
+            for (obj, g) in groups.iter_mut().zip(&self.groups) {
+                if let Value::Object(obj) = obj {
+                    crate::measure::registry::splice_json(obj, g);
+                }
+            }
+        }
+        v
     }
 }

@@ -7,6 +7,7 @@
 //! simulation (`crate::report`), McNemar (`crate::stats::compare`).
 
 use crate::measure::slices::SliceMetrics;
+use crate::measure::turns::Turns;
 use crate::report::GroupReport;
 use serde::{Deserialize, Serialize};
 
@@ -228,8 +229,8 @@ pub(crate) fn value_of(g: &GroupReport, c: &Column, vs: Option<&GroupReport>) ->
         Metric::RuntimePvRecall => g.confusion.runtime.pv_recall(),
         Metric::RuntimeBlockRate => g.confusion.runtime.block_rate(),
         Metric::Asr => g.attack.and_then(|a| a.asr()),
-        Metric::MeanTurns => g.turns.mean_turns,
-        Metric::TurnInflation => g.turns.delta_vs_baseline,
+        Metric::MeanTurns => g.measures.get::<Turns>()?.mean_turns,
+        Metric::TurnInflation => g.measures.get::<Turns>()?.delta_vs_baseline,
         Metric::CallNmr => g.call_nmr.all.rate(),
         Metric::CallNmrPassing => g.call_nmr.passing.rate(),
         Metric::StepTcr => g.trace.and_then(|t| t.step_tcr()),

@@ -3,7 +3,8 @@
 //! (`columns_read.rs`), and a batch as CSV rows ([`write_csv`]).
 //!
 //! `simulations` has one row per simulation, in records order, with the columns of
-//! [`SIMULATION_COLUMNS`]; `calls` has one row per attempted mutating call, its `sim` column
+//! [`SIMULATION_COLUMNS`], then one `UInt64` column per registered measure's per-simulation
+//! column, named by its declaration (`measure/registry.rs`); `calls` has one row per attempted mutating call, its `sim` column
 //! the 0-based row of its simulation, with the columns of [`CALL_COLUMNS`]. Per-role usage is
 //! spread over `<role>_calls`, `<role>_prompt_tokens`, `<role>_cached_prompt_tokens`,
 //! `<role>_completion_tokens`, `<role>_cost` and `<role>_truncated` (replies cut at the token
@@ -150,6 +151,13 @@ pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError>
     let mut cols = outcome_columns(sims);
     cols.extend(usage_columns(sims));
     cols.extend(guard_columns(sims));
+    // The registered measures' own columns, written from their declarations.
+    for (j, c) in crate::measure::registry::sim_columns().enumerate() {
+        cols.push((
+            c.name.into(),
+            u64s(sims.iter().map(|s| Some(s.measured[j]))),
+        ));
+    }
     RecordBatch::try_from_iter(cols)
 }
 

@@ -324,6 +324,8 @@ pub(crate) struct SimColumns {
     guide_cost_values: Float64Array,
     unpriced: BooleanArray,
     guide_fail: ReasonLists,
+    /// The registered measures' columns, in slot order.
+    measured: Vec<UInt64Array>,
 }
 
 impl SimColumns {
@@ -402,6 +404,8 @@ impl SimColumns {
             guide_cost_values,
             unpriced: req_bool("guide_unpriced")?,
             guide_fail: ReasonLists::new(c.list("guide_fail_reasons")?, "guide_fail_reasons")?,
+            measured: (crate::measure::registry::sim_columns().map(|col| req_u64(col.name)))
+                .collect::<Result<_, _>>()?,
         })
     }
 
@@ -484,6 +488,7 @@ impl SimColumns {
                 fail_reasons: self.guide_fail.row(i).into(),
             }),
             calls: Vec::new(),
+            measured: self.measured.iter().map(|a| a.value(i)).collect(),
         }
     }
 }

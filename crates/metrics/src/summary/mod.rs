@@ -166,6 +166,9 @@ pub struct SimSummary {
     /// `None` without guide runs or usage (see [`SimSummary::guide`]).
     pub guide: Option<Box<GuideTotals>>,
     pub calls: Vec<CallSummary>,
+    /// The values the registered measures derive per simulation, in registry slot order
+    /// (`measure/registry.rs`; empty while no measure declares one).
+    pub measured: Box<[u64]>,
     /// The process verdict, attached after summarising when the caller supplied the domain's
     /// procedure spec (`process.rs`); never read from a sidecar, which holds records' facts.
     pub process: Option<crate::measure::process::ProcessSummary>,
@@ -261,6 +264,7 @@ impl SimSummary {
     }
 
     pub(crate) fn from_lean(lean: Lean<'_>, interner: &mut Interner) -> SimSummary {
+        let measured = crate::measure::registry::derive_all(&lean);
         let has_fault_labels = crate::measure::confusion::has_fault_labels(&lean);
         let fail_reasons = crate::measure::fail_mode::call_fail_reasons(&lean);
         let calls = lean
@@ -336,6 +340,7 @@ impl SimSummary {
             verifier: boxed_unless_empty(verifier),
             guide: boxed_unless_empty(crate::measure::guide::guide_totals(&lean)),
             calls,
+            measured,
         }
     }
 }

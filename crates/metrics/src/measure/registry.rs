@@ -388,3 +388,25 @@ pub fn declared_columns() -> Vec<(String, Column)> {
     }
     out
 }
+
+/// The ids of the registered measures' tables placed after the fixed ones, in print order.
+pub fn trailing_table_ids() -> Vec<&'static str> {
+    (super::MEASURES.iter())
+        .filter(|m| m.place().tables_after.is_none())
+        .flat_map(|m| m.table_decls().iter().map(|t| t.id))
+        .collect()
+}
+
+/// The registered measures' per-group CSV columns placed last, before `simulated`.
+pub fn trailing_group_columns() -> Vec<&'static str> {
+    (super::MEASURES.iter())
+        .filter(|m| m.place().groups_after.is_none())
+        .flat_map(|m| m.group_columns().iter().map(|c| c.name))
+        .collect()
+}
+
+/// The names of the registered measures' columns of the sidecar's `simulations` table, after
+/// its fixed ones.
+pub fn sidecar_column_names() -> Vec<&'static str> {
+    sim_columns().map(|c| c.name).collect()
+}

@@ -30,6 +30,7 @@ macro_rules! measures {
 
 measures! {
     turns::Turns,
+    read_only_calls::ReadOnlyCalls,
 }
 
 #[cfg(test)]

@@ -95,65 +95,34 @@
 //! }
 //! ```
 
-pub mod attack;
-pub mod bootstrap;
-mod cells;
-pub mod columns;
-mod columns_read;
-pub mod compare;
-pub mod compare_output;
-pub mod confusion;
-mod csv_meanings;
-pub mod csv_schema;
-pub mod csv_tidy;
-pub mod domains;
 pub mod error;
-pub mod fail_mode;
-mod fast_hash;
-pub mod floors;
-pub mod guide;
 pub mod input;
-mod lean;
-pub mod mcnemar;
-pub mod nmr;
-pub mod outcome;
-pub mod output;
-pub mod pass_k;
-pub mod plots;
-pub mod procedure;
-pub mod process;
+pub mod measure;
+pub mod render;
 pub mod report;
-mod report_groups;
-mod report_slices;
 pub mod repro;
-pub mod select;
 pub mod sidecar;
-mod sidecar_read;
-pub mod simulated;
-pub mod slices;
-pub mod sources;
-pub mod spending;
+pub mod stats;
 pub mod summary;
-pub mod synthetic;
-pub mod table;
-pub mod tables;
-pub mod tables_comparability;
-pub mod tables_extra;
-pub mod tables_policyguide;
-pub mod tables_process;
-pub mod tables_verdicts;
-pub mod trace;
-pub mod truncation;
-pub mod turns;
-mod upstream;
-pub mod verifier_calls;
-pub mod verifier_inputs;
 
 #[cfg(test)]
-use synthetic as testutil;
+use summary::synthetic as testutil;
+
+// The modules other crates name by their path before the crate was laid out by stage.
+pub use input::{domains, sources};
+pub use measure::{
+    attack, confusion, fail_mode, floors, guide, nmr, pass_k, procedure, process, slices, spending,
+    trace, truncation, turns, verifier_calls, verifier_inputs,
+};
+pub use render::{
+    compare_output, csv_schema, csv_tidy, output, plots, table, tables, tables_comparability,
+    tables_extra, tables_policyguide, tables_process, tables_verdicts,
+};
+pub use sidecar::columns;
+pub use stats::{bootstrap, compare, mcnemar, select};
+pub use summary::{outcome, simulated, synthetic};
 
 pub use bootstrap::BootstrapOptions;
-pub use cells::{check_single_config, check_single_config_summaries};
 pub use compare::{CompareOptions, Comparison, Strata, compare, compare_summaries};
 pub use confusion::{LabelOptions, Oracle};
 pub use domains::DomainTable;
@@ -169,5 +138,6 @@ pub use report::{GroupReport, Report, ReportOptions, report, report_summaries};
 pub use select::{Selectable, Selector};
 pub use sidecar::{TableFormat, export_tables, write_sidecar};
 pub use sources::Sources;
+pub use stats::cells::{check_single_config, check_single_config_summaries};
 pub use summary::{CallSummary, SimSummary, Summariser, summarise};
 pub use table::{Format, Table};

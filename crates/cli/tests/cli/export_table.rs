@@ -154,7 +154,10 @@ fn run_writes_the_sidecar_report_reads_it_and_export_table_writes_csv() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let (h, sims) = read_csv(&tmp.path().join("tables/simulations.csv"));
-    assert_eq!(h, SIMULATION_COLUMNS);
+    // The fixed columns, then the registered measures' own.
+    let mut expected: Vec<&str> = SIMULATION_COLUMNS.to_vec();
+    expected.extend(tauguard_metrics::measure::registry::sidecar_column_names());
+    assert_eq!(h, expected);
     assert_eq!(sims.len(), records.len());
     let col = |name: &str| h.iter().position(|c| c == name).unwrap();
     for (row, rec) in sims.iter().zip(&records) {

@@ -8,9 +8,9 @@ use super::{
     ConfigRows, Layout, MEAN_DOMAIN, POOLED_DOMAIN, ReproCell, ReproTable, TableSpec, mcnemar_p,
     same_quantity,
 };
-use crate::floors::Floor;
+use crate::measure::floors::Floor;
 use crate::report::GroupReport;
-use crate::simulated::titled;
+use crate::summary::simulated::titled;
 
 /// Builds the table of `title` from the runs in `configs` (in order), `published` and the
 /// floors of the runs' domains.

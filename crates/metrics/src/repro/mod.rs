@@ -9,9 +9,9 @@
 //! every agent is the `sim` agent — still fill the paper's rows. A published cell that the
 //! table has no place for is reported in [`ReproTable::unplaced`], never dropped silently.
 
-use crate::compare::{CompareOptions, compare_summaries};
-use crate::floors::Floor;
+use crate::measure::floors::Floor;
 use crate::report::Report;
+use crate::stats::compare::{CompareOptions, compare_summaries};
 use crate::summary::SimSummary;
 use serde::Serialize;
 
@@ -120,7 +120,7 @@ pub struct ReproTable {
     /// What the source reports that tauguard does not measure.
     pub not_measured: Vec<String>,
     pub cells: Vec<ReproCell>,
-    /// What trivial agents score on the same domains and tasks (`crate::floors`, computed by
+    /// What trivial agents score on the same domains and tasks (`crate::measure::floors`, computed by
     /// the caller as `report` does); empty before any run.
     pub floors: Vec<Floor>,
     /// Published cells the layout has no place for (a manifest or published-file mistake).

@@ -1,13 +1,14 @@
 //! What a reproduction-table cell measures: the metric, the slice, the k and, for the
 //! quantities that compare two configurations, the configuration compared against. Every
 //! quantity reads a measure the report already defines (with its citation there), so a table
-//! never computes a metric of its own: Pass^k (`crate::pass_k`), per-call confusion
-//! (`crate::confusion`), turn inflation (`crate::turns`), call-NMR (`crate::nmr`), ordered-trace
-//! compliance (`crate::trace`), guide usage and wall clock (`crate::guide`), cost per
-//! simulation (`crate::report`), McNemar (`crate::compare`).
+//! never computes a metric of its own: Pass^k (`crate::measure::pass_k`), per-call confusion
+//! (`crate::measure::confusion`), turn inflation (`crate::measure::turns`), call-NMR (`crate::measure::nmr`), ordered-trace
+//! compliance (`crate::measure::trace`), guide usage and wall clock (`crate::measure::guide`), cost per
+//! simulation (`crate::report`), McNemar (`crate::stats::compare`).
 
+use crate::measure::slices::SliceMetrics;
+use crate::measure::turns::Turns;
 use crate::report::GroupReport;
-use crate::slices::SliceMetrics;
 use serde::{Deserialize, Serialize};
 
 /// What a cell measures.
@@ -27,7 +28,7 @@ pub enum Metric {
     PvRecall,
     /// Blocked attempts / attempts, verdict view (PolicyGuard Table 7).
     BlockRate,
-    /// Per-call PV recall, runtime view: what executed (`crate::confusion`).
+    /// Per-call PV recall, runtime view: what executed (`crate::measure::confusion`).
     RuntimePvRecall,
     /// Attempts that did not execute / attempts, runtime view.
     RuntimeBlockRate,
@@ -228,8 +229,8 @@ pub(crate) fn value_of(g: &GroupReport, c: &Column, vs: Option<&GroupReport>) ->
         Metric::RuntimePvRecall => g.confusion.runtime.pv_recall(),
         Metric::RuntimeBlockRate => g.confusion.runtime.block_rate(),
         Metric::Asr => g.attack.and_then(|a| a.asr()),
-        Metric::MeanTurns => g.turns.mean_turns,
-        Metric::TurnInflation => g.turns.delta_vs_baseline,
+        Metric::MeanTurns => g.measures.get::<Turns>()?.mean_turns,
+        Metric::TurnInflation => g.measures.get::<Turns>()?.delta_vs_baseline,
         Metric::CallNmr => g.call_nmr.all.rate(),
         Metric::CallNmrPassing => g.call_nmr.passing.rate(),
         Metric::StepTcr => g.trace.and_then(|t| t.step_tcr()),

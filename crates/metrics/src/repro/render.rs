@@ -3,7 +3,7 @@
 
 use super::quantity::Unit;
 use super::{Metric, ReproCell, ReproTable};
-use crate::simulated::SIMULATED_LABEL;
+use crate::summary::simulated::SIMULATED_LABEL;
 use std::fmt::Write as _;
 
 /// A value as its metric prints (see `Metric::unit`); `signed` for differences.

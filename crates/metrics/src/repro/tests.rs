@@ -2,9 +2,9 @@
 //! unweighted mean over domains and both layouts.
 
 use super::*;
-use crate::floors::Floor;
+use crate::measure::floors::Floor;
 use crate::report::{ReportOptions, report};
-use crate::simulated::SIMULATED_LABEL;
+use crate::summary::simulated::SIMULATED_LABEL;
 use crate::testutil::record;
 use tauguard_core::record::Slice;
 

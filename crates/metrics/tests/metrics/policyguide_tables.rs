@@ -3,6 +3,7 @@
 //! seconds the records are given; and their absence from reports without PolicyGuide records.
 
 use tauguard_core::record::{SimulationRecord, Slice, Verdict};
+use tauguard_metrics::measure::registry::{trailing_group_columns, trailing_table_ids};
 use tauguard_metrics::synthetic::{guard_event, guide_event, infra, record, usage};
 use tauguard_metrics::tables::{
     ablation_table, controller_table, guide_usage_table, policyguide_table1, wall_clock_table,
@@ -352,6 +353,17 @@ fn table15_gives_no_ratio_to_a_near_zero_baseline() {
     assert!(t.notes.iter().all(|n| !n.contains("too short")));
 }
 
+/// The last columns of the per-group CSV: the registered measures' placed last, then
+/// `simulated`.
+fn trailing_columns() -> String {
+    let mut s: String = trailing_group_columns()
+        .iter()
+        .map(|c| format!(",{c}"))
+        .collect();
+    s.push_str(",simulated");
+    s
+}
+
 /// Baseline and PolicyGuard on one domain, as the existing report tests build them.
 fn policyguard_only() -> Vec<SimulationRecord> {
     let mut recs = group("airline", "a", "baseline", 2, 4);
@@ -364,20 +376,20 @@ fn policyguard_only() -> Vec<SimulationRecord> {
 fn reports_without_policyguide_records_have_none_of_the_new_tables() {
     let rep = report(&policyguard_only(), &ReportOptions::default());
     let ids: Vec<&str> = rep.tables().iter().map(|t| t.id).collect();
-    assert_eq!(
-        ids,
-        [
-            "summary",
-            "policyguard_table2",
-            "policyguide_table1",
-            "pass_k",
-            "policyguard_table7",
-            "policyguard_table8",
-            "policyguard_table9",
-            // Issue 15: per-task outcomes are always there.
-            "task_outcomes"
-        ]
-    );
+    // Then the tables of the registered measures that go after the fixed ones.
+    let mut expected = vec![
+        "summary",
+        "policyguard_table2",
+        "policyguide_table1",
+        "pass_k",
+        "policyguard_table7",
+        "policyguard_table8",
+        "policyguard_table9",
+        // Issue 15: per-task outcomes are always there.
+        "task_outcomes",
+    ];
+    expected.extend(trailing_table_ids());
+    assert_eq!(ids, expected);
     let md = rep.render(Format::Md);
     assert!(!md.contains("unweighted mean"), "{md}");
     let json = rep.render(Format::Json);
@@ -389,7 +401,7 @@ fn reports_without_policyguide_records_have_none_of_the_new_tables() {
         csv.lines()
             .next()
             .unwrap()
-            .ends_with(",attack_simulations,asr,simulated")
+            .ends_with(&format!(",attack_simulations,asr{}", trailing_columns()))
     );
 
     // A PolicyGuide group without guide events: Table 15 only.
@@ -432,9 +444,10 @@ fn every_rendering_carries_the_new_tables_when_present() {
     let csv = rep.render(Format::Csv);
     let header = csv.lines().next().unwrap();
     assert!(
-        header.ends_with(
-            ",guide_prefix_cache_hit_rate,guide_cost_usd_per_sim,wall_seconds_mean,wall_ratio_vs_baseline,simulated"
-        ),
+        header.ends_with(&format!(
+            ",guide_prefix_cache_hit_rate,guide_cost_usd_per_sim,wall_seconds_mean,wall_ratio_vs_baseline{}",
+            trailing_columns()
+        )),
         "{header}"
     );
     let dir = std::env::temp_dir().join(format!("tauguard-metrics-{}-pg", std::process::id()));

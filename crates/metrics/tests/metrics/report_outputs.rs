@@ -63,8 +63,20 @@ fn groups_deltas_and_json_shape() {
     assert_eq!(d.get(4), Some(0.0));
     assert!(base.delta_vs_baseline.is_none());
     assert_eq!(pg.overall.infra_errors, 1);
-    assert_eq!(pg.turns.mean_turns, Some(11.0));
-    assert_eq!(pg.turns.delta_vs_baseline, Some(2.0));
+    assert_eq!(
+        pg.measures
+            .value::<tauguard_metrics::turns::TurnStats>("turns")
+            .unwrap()
+            .mean_turns,
+        Some(11.0)
+    );
+    assert_eq!(
+        pg.measures
+            .value::<tauguard_metrics::turns::TurnStats>("turns")
+            .unwrap()
+            .delta_vs_baseline,
+        Some(2.0)
+    );
     // Verdict view of the guard: 2 PV blocks (TP), 4 Mut passes (TN).
     assert_eq!(pg.confusion.verdict.tp, 2);
     assert_eq!(pg.confusion.verdict.tn, 4);

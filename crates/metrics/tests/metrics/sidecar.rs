@@ -368,6 +368,8 @@ fn summaries_hold_no_trajectory() {
         // Two flags and a level/position: no message, text or argument.
         process: _,
         calls,
+        // Counts the registered measures derive: numbers only.
+        measured: _,
     } = s;
     for CallSummary {
         call_id: _,

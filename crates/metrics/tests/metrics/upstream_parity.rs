@@ -87,8 +87,20 @@ fn slices_turns_and_calls_of_the_import() {
     }
     assert_eq!((g.pv.n_tasks, g.mut_.n_tasks), (3, 3));
     // Mut sims have 4 assistant + 2 user messages; the infra error is excluded.
-    assert_eq!(g.turns.mut_simulations, 11);
-    assert_eq!(g.turns.mean_turns, Some(6.0));
+    assert_eq!(
+        g.measures
+            .value::<tauguard_metrics::turns::TurnStats>("turns")
+            .unwrap()
+            .mut_simulations,
+        11
+    );
+    assert_eq!(
+        g.measures
+            .value::<tauguard_metrics::turns::TurnStats>("turns")
+            .unwrap()
+            .mean_turns,
+        Some(6.0)
+    );
     // Baseline: 11 executed attempts on Mut tasks, none on PV: runtime view all TN.
     assert_eq!(g.confusion.runtime.tn, 11);
     assert_eq!(g.confusion.verdict.attempts(), 0);

@@ -1,0 +1,37 @@
+//! The measures: what each metric derives from the summaries of a group (and, for the process
+//! view, from a domain's procedure spec over the records' trajectories).
+
+pub mod attack;
+pub mod confusion;
+pub mod fail_mode;
+pub mod floors;
+pub mod guide;
+pub mod nmr;
+pub mod pass_k;
+pub mod procedure;
+pub mod process;
+pub mod registry;
+pub mod slices;
+pub mod spending;
+pub mod trace;
+pub mod truncation;
+pub mod verifier_calls;
+pub mod verifier_inputs;
+
+/// Declares each measure's module and registers its type: one line per measure.
+macro_rules! measures {
+    ($($module:ident :: $measure:ident),* $(,)?) => {
+        $(pub mod $module;)*
+        /// The registered measures, in the order their outputs are placed.
+        pub(crate) static MEASURES: &[&dyn registry::Registered] =
+            &[$(&registry::Reg::<$module::$measure>(std::marker::PhantomData)),*];
+    };
+}
+
+measures! {
+    turns::Turns,
+    read_only_calls::ReadOnlyCalls,
+}
+
+#[cfg(test)]
+mod registry_tests;

@@ -1,0 +1,412 @@
+//! The `Measure` registry: a measure is one type implementing [`Measure`] — the numbers it
+//! derives per simulation from the lean record (kept in the summary and, column by column, in
+//! the sidecar's `simulations` table), an accumulator over a group's summaries, the value it
+//! puts in the group's report, its columns of the flat per-group CSV and its tables — and one
+//! entry of [`super::MEASURES`]. Everything here drives the registered measures through that
+//! list: nothing names one.
+//!
+//! Every column a measure prints is a [`Column`]: the header its tables show, the snake_case
+//! name of its CSV (and sidecar) column, its unit and its meaning. The CSV schema reads the
+//! declaration (`render/csv_tidy.rs`), never the header text.
+
+use crate::input::lean::Lean;
+use crate::render::table::{Cell, Table};
+use crate::report::{GroupReport, Report};
+use crate::summary::SimSummary;
+use serde::Deserialize as _;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use std::marker::PhantomData;
+use std::ops::Range;
+
+/// One column a measure declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// What Markdown and LaTeX print above it.
+    pub header: &'static str,
+    /// Its snake_case CSV name (and the sidecar's column name for a per-simulation column).
+    pub name: &'static str,
+    /// One of [`UNITS`]; `text` for a column of words (an empty unit in `schema.json`).
+    pub unit: &'static str,
+    /// What it holds, with where the metric is defined.
+    pub meaning: &'static str,
+}
+
+/// The units a column may declare (`schema.json`'s, with `text` for words).
+pub const UNITS: &[&str] = &[
+    "fraction",
+    "count",
+    "usd",
+    "turns",
+    "seconds",
+    "tokens",
+    "ratio",
+    "probability",
+    "statistic",
+    "k",
+    "text",
+];
+
+impl Column {
+    /// The unit `schema.json` prints: none for text.
+    pub fn schema_unit(&self) -> &'static str {
+        if self.unit == "text" { "" } else { self.unit }
+    }
+
+    /// What is wrong with the declaration, if anything: an empty header, name or meaning, a
+    /// name that is not snake_case, or a unit outside [`UNITS`].
+    pub fn problem(&self) -> Option<String> {
+        let snake = !self.name.is_empty()
+            && self
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if self.header.is_empty() {
+            Some(format!("column `{}` has no header", self.name))
+        } else if !snake {
+            Some(format!("column `{}` has no snake_case name", self.header))
+        } else if !UNITS.contains(&self.unit) {
+            Some(format!(
+                "column `{}` declares unit `{}`, not one of {UNITS:?}",
+                self.name, self.unit
+            ))
+        } else if self.meaning.trim().is_empty() {
+            Some(format!("column `{}` has no meaning", self.name))
+        } else {
+            None
+        }
+    }
+}
+
+/// The columns every measure table starts with: the group's cell.
+pub const KEY_COLUMNS: [Column; 3] = [
+    Column {
+        header: "Domain",
+        name: "domain",
+        unit: "text",
+        meaning: "τ²-bench domain (or the mean row's description)",
+    },
+    Column {
+        header: "Agent",
+        name: "agent_model",
+        unit: "text",
+        meaning: "agent model",
+    },
+    Column {
+        header: "Guard",
+        name: "guard",
+        unit: "text",
+        meaning: "guard configuration, with the settings that tell apart cells sharing the name",
+    },
+];
+
+/// A table a measure prints: its id (the CSV's file stem) and its columns after
+/// [`KEY_COLUMNS`].
+#[derive(Debug, Clone, Copy)]
+pub struct TableDecl {
+    pub id: &'static str,
+    pub columns: &'static [Column],
+}
+
+impl TableDecl {
+    /// An empty table with the key columns and this declaration's, each declared.
+    pub fn table(&self, title: impl Into<String>) -> Table {
+        let mut t = Table::new(self.id, title, &[]);
+        for c in KEY_COLUMNS.iter().chain(self.columns) {
+            t.headers.push(c.header.to_string());
+            t.declared.push(Some(*c));
+        }
+        t
+    }
+}
+
+/// Where a measure's output goes among the report's fixed parts, so moving a metric onto the
+/// registry changes no output; `None` puts it after them (a new measure).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Place {
+    /// The key of a group's JSON object its value follows.
+    pub json_after: Option<&'static str>,
+    /// The column of the flat per-group CSV its columns follow (else before `simulated`).
+    pub groups_after: Option<&'static str>,
+    /// The id of the table its tables follow.
+    pub tables_after: Option<&'static str>,
+}
+
+/// One measure. Implement it in one file and add the type to [`super::MEASURES`].
+pub(crate) trait Measure: 'static {
+    /// Its key in a group's JSON object.
+    const KEY: &'static str;
+    /// Counts it derives per simulation, each a `UInt64` column of the sidecar's
+    /// `simulations` table named by its declaration.
+    const SIM_COLUMNS: &'static [Column] = &[];
+    /// Its columns of the flat per-group CSV (`groups.csv`, `report --format csv`).
+    const GROUP_COLUMNS: &'static [Column];
+    /// Its tables.
+    const TABLES: &'static [TableDecl] = &[];
+    const PLACE: Place = Place {
+        json_after: None,
+        groups_after: None,
+        tables_after: None,
+    };
+    type Acc: Default + Send;
+    type Value: Serialize + DeserializeOwned;
+
+    /// Fills `out` (one slot per [`Measure::SIM_COLUMNS`]) from the record.
+    fn derive(_rec: &Lean<'_>, _out: &mut [u64]) {}
+    /// Adds one simulation of the group; `own` holds its [`Measure::SIM_COLUMNS`] values.
+    fn add(acc: &mut Self::Acc, sim: &SimSummary, own: &[u64]);
+    fn finish(acc: Self::Acc) -> Self::Value;
+    /// Relates a group's value to its baseline's (same agent, domain and non-guard
+    /// settings); groups without a baseline keep theirs.
+    fn relate(_own: &mut Self::Value, _baseline: &Self::Value) {}
+    /// Its cells of a group's row of the flat CSV, one per [`Measure::GROUP_COLUMNS`].
+    fn group_cells(v: &Self::Value) -> Vec<Cell>;
+    /// Its tables of the report, each made by one of [`Measure::TABLES`]; empty to print none.
+    fn tables(_r: &Report) -> Vec<Table> {
+        Vec::new()
+    }
+}
+
+/// A registered measure, typed away.
+pub(crate) trait Registered: Sync {
+    fn key(&self) -> &'static str;
+    fn sim_columns(&self) -> &'static [Column];
+    fn group_columns(&self) -> &'static [Column];
+    fn table_decls(&self) -> &'static [TableDecl];
+    fn place(&self) -> Place;
+    fn derive(&self, rec: &Lean<'_>, out: &mut [u64]);
+    fn accumulator(&self) -> Box<dyn Accumulate>;
+    fn relate(&self, own: &mut Value, baseline: &Value);
+    fn group_cells(&self, v: &Value) -> Vec<Cell>;
+    fn tables(&self, r: &Report) -> Vec<Table>;
+}
+
+/// A group's running accumulator of one measure.
+pub(crate) trait Accumulate: Send {
+    fn add(&mut self, sim: &SimSummary, own: &[u64]);
+    fn finish(self: Box<Self>) -> Value;
+}
+
+/// The registry entry of measure `M`.
+pub(crate) struct Reg<M>(pub PhantomData<fn() -> M>);
+
+struct Acc<M: Measure>(M::Acc);
+
+impl<M: Measure> Accumulate for Acc<M> {
+    fn add(&mut self, sim: &SimSummary, own: &[u64]) {
+        M::add(&mut self.0, sim, own);
+    }
+    fn finish(self: Box<Self>) -> Value {
+        serde_json::to_value(M::finish(self.0)).expect("measure values serialise")
+    }
+}
+
+fn typed<M: Measure>(v: &Value) -> M::Value {
+    M::Value::deserialize(v).expect("a measure reads back its own value")
+}
+
+impl<M: Measure> Registered for Reg<M> {
+    fn key(&self) -> &'static str {
+        M::KEY
+    }
+    fn sim_columns(&self) -> &'static [Column] {
+        M::SIM_COLUMNS
+    }
+    fn group_columns(&self) -> &'static [Column] {
+        M::GROUP_COLUMNS
+    }
+    fn table_decls(&self) -> &'static [TableDecl] {
+        M::TABLES
+    }
+    fn place(&self) -> Place {
+        M::PLACE
+    }
+    fn derive(&self, rec: &Lean<'_>, out: &mut [u64]) {
+        M::derive(rec, out);
+    }
+    fn accumulator(&self) -> Box<dyn Accumulate> {
+        Box::new(Acc::<M>(M::Acc::default()))
+    }
+    fn relate(&self, own: &mut Value, baseline: &Value) {
+        let mut v = typed::<M>(own);
+        M::relate(&mut v, &typed::<M>(baseline));
+        *own = serde_json::to_value(v).expect("measure values serialise");
+    }
+    fn group_cells(&self, v: &Value) -> Vec<Cell> {
+        M::group_cells(&typed::<M>(v))
+    }
+    fn tables(&self, r: &Report) -> Vec<Table> {
+        M::tables(r)
+    }
+}
+
+/// The registered measures with the range of each one's slots in [`SimSummary::measured`].
+pub(crate) fn slots() -> impl Iterator<Item = (&'static dyn Registered, Range<usize>)> {
+    let mut at = 0;
+    super::MEASURES.iter().map(move |m| {
+        let n = m.sim_columns().len();
+        at += n;
+        (*m, at - n..at)
+    })
+}
+
+/// Every registered measure's per-simulation columns, in slot order.
+pub(crate) fn sim_columns() -> impl Iterator<Item = &'static Column> {
+    super::MEASURES.iter().flat_map(|m| m.sim_columns())
+}
+
+/// The per-simulation values of every registered measure, in slot order.
+pub(crate) fn derive_all(rec: &Lean<'_>) -> Box<[u64]> {
+    let mut out = vec![0; slots().last().map_or(0, |(_, r)| r.end)];
+    for (m, r) in slots() {
+        m.derive(rec, &mut out[r]);
+    }
+    out.into()
+}
+
+/// The registered measures' values of one group, in registry order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Measured(pub Vec<(&'static str, Value)>);
+
+impl Measured {
+    /// Every registered measure accumulated over `sims`.
+    pub(crate) fn of<'a>(sims: impl Iterator<Item = &'a SimSummary>) -> Measured {
+        let mut accs: Vec<(Box<dyn Accumulate>, Range<usize>)> =
+            slots().map(|(m, r)| (m.accumulator(), r)).collect();
+        for sim in sims {
+            for (acc, r) in &mut accs {
+                acc.add(sim, &sim.measured[r.clone()]);
+            }
+        }
+        Measured(
+            super::MEASURES
+                .iter()
+                .zip(accs)
+                .map(|(m, (acc, _))| (m.key(), acc.finish()))
+                .collect(),
+        )
+    }
+
+    /// The value of the measure with key `key` as a `T` (its value type, such as
+    /// `turns::TurnStats`); `None` when the group has none or it is no `T`.
+    pub fn value<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
+        let (_, v) = self.0.iter().find(|(k, _)| *k == key)?;
+        T::deserialize(v).ok()
+    }
+
+    /// The value of measure `M`; `None` when the group has none.
+    pub(crate) fn get<M: Measure>(&self) -> Option<M::Value> {
+        self.0
+            .iter()
+            .find(|(k, _)| *k == M::KEY)
+            .map(|(_, v)| typed::<M>(v))
+    }
+}
+
+/// Relates each registered measure of `group` to the baseline group's.
+pub(crate) fn relate(group: &mut Measured, baseline: &Measured) {
+    for (m, ((_, own), (_, base))) in super::MEASURES
+        .iter()
+        .zip(group.0.iter_mut().zip(&baseline.0))
+    {
+        m.relate(own, base);
+    }
+}
+
+/// Puts each measure's value into a group's JSON object at its [`Place`].
+pub(crate) fn splice_json(obj: &mut Map<String, Value>, g: &GroupReport) {
+    for (m, (key, v)) in super::MEASURES.iter().zip(&g.measures.0) {
+        let at = m
+            .place()
+            .json_after
+            .and_then(|after| obj.keys().position(|k| k == after))
+            .map_or(obj.len(), |i| i + 1);
+        obj.shift_insert(at, key.to_string(), v.clone());
+    }
+}
+
+/// Puts each measure's columns into the flat per-group table at its [`Place`] (else before
+/// the last column, `simulated`), each declared.
+pub(crate) fn splice_group_columns(t: &mut Table, r: &Report) {
+    for m in super::MEASURES {
+        let at = m
+            .place()
+            .groups_after
+            .and_then(|after| t.headers.iter().position(|h| h == after))
+            .map_or(t.headers.len().saturating_sub(1), |i| i + 1);
+        t.declared.resize(t.headers.len(), None);
+        for (j, c) in m.group_columns().iter().enumerate() {
+            t.headers.insert(at + j, c.name.to_string());
+            t.declared.insert(at + j, Some(*c));
+        }
+        for (row, g) in t.rows.iter_mut().zip(&r.groups) {
+            let v = g
+                .measures
+                .0
+                .iter()
+                .find(|(k, _)| *k == m.key())
+                .map(|(_, v)| v);
+            let cells = v.map_or_else(
+                || vec![Cell::Missing; m.group_columns().len()],
+                |v| m.group_cells(v),
+            );
+            for (j, c) in cells.into_iter().enumerate() {
+                row.insert(at + j, c);
+            }
+        }
+    }
+}
+
+/// Puts each measure's tables into the report's tables at its [`Place`].
+pub(crate) fn splice_tables(out: &mut Vec<Table>, r: &Report) {
+    for m in super::MEASURES {
+        let at = m
+            .place()
+            .tables_after
+            .and_then(|after| out.iter().position(|t| t.id == after))
+            .map_or(out.len(), |i| i + 1);
+        for (j, t) in m.tables(r).into_iter().enumerate() {
+            out.insert(at + j, t);
+        }
+    }
+}
+
+/// Every column the registered measures declare, with where: their sidecar columns, their
+/// per-group CSV columns and their tables' columns (the key columns included).
+pub fn declared_columns() -> Vec<(String, Column)> {
+    let mut out = Vec::new();
+    for m in super::MEASURES {
+        let key = m.key();
+        out.extend((m.sim_columns().iter()).map(|c| (format!("{key}: simulations.parquet"), *c)));
+        out.extend((m.group_columns().iter()).map(|c| (format!("{key}: groups.csv"), *c)));
+        for t in m.table_decls() {
+            out.extend(
+                (KEY_COLUMNS.iter().chain(t.columns)).map(|c| (format!("{key}: {}.csv", t.id), *c)),
+            );
+        }
+    }
+    out
+}
+
+/// The ids of the registered measures' tables placed after the fixed ones, in print order.
+pub fn trailing_table_ids() -> Vec<&'static str> {
+    (super::MEASURES.iter())
+        .filter(|m| m.place().tables_after.is_none())
+        .flat_map(|m| m.table_decls().iter().map(|t| t.id))
+        .collect()
+}
+
+/// The registered measures' per-group CSV columns placed last, before `simulated`.
+pub fn trailing_group_columns() -> Vec<&'static str> {
+    (super::MEASURES.iter())
+        .filter(|m| m.place().groups_after.is_none())
+        .flat_map(|m| m.group_columns().iter().map(|c| c.name))
+        .collect()
+}
+
+/// The names of the registered measures' columns of the sidecar's `simulations` table, after
+/// its fixed ones.
+pub fn sidecar_column_names() -> Vec<&'static str> {
+    sim_columns().map(|c| c.name).collect()
+}

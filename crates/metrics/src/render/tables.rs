@@ -1,0 +1,572 @@
+//! The papers' table layouts built from a `Report`, and `Report::render`.
+//!
+//! - PolicyGuard Table 2: Pass^4 overall / PV / Mut and Δ vs the same agent's baseline.
+//! - PolicyGuard Table 7: per-call verdict confusion, verdict and runtime views, with the
+//!   fail-mode verdicts among them: `tables_verdicts.rs`.
+//! - PolicyGuard Table 8: agent + user turns per Mut simulation and Δ vs baseline: the
+//!   `turns` measure (`measure/turns.rs`), placed here by the registry.
+//! - PolicyGuard Table 9 / PolicyGuide Table 17: call-NMR on Mut simulations (all, passing).
+//! - PolicyGuide Table 1: Pass^1 and Pass^4, overall / PV / Mut, per domain.
+//! - PolicyGuide Table 10: Pass^k for every k, P4/P1, per-trial Pass^1 mean and std.
+//! - PolicyGuide Table 5: telecom ordered-trace compliance (when records carry gold traces).
+//! - PolicyGuide Tables 2, 3, 14 and 15 (ablations, matched controllers, guide usage, wall
+//!   clock) and Table 1 with its cross-domain mean: `tables_policyguide.rs`, when present.
+//! - PolicyGuide Figure 6 as a table: attack success per trial (when records mark attacks).
+//! - PolicyGuard's cost table and per-task outcomes: `tables_extra.rs`.
+//! - A summary (counts, reward, cost) and, for `--format csv`, one flat row per group (its
+//!   last column, `simulated`, says whether a `sim` model played a role in the group).
+//!
+//! When any group is simulated, every table title carries [`crate::summary::simulated::SIMULATED_LABEL`].
+//!
+//! "Pass^4" means Pass^k at `Report::headline_k` (4 unless no group has four trials per task);
+//! a group whose tasks have fewer trials shows "—" there (and the report warns).
+
+use crate::render::table::{Cell, Format, Table};
+pub use crate::render::tables_policyguide::{
+    ablation_table, controller_table, guide_usage_table, policyguide_table1, wall_clock_table,
+};
+pub use crate::render::tables_verdicts::policyguard_table7;
+use crate::report::{GroupReport, Report};
+use crate::summary::simulated::titled;
+
+pub(crate) fn key_cells(g: &GroupReport) -> Vec<Cell> {
+    vec![
+        Cell::Text(g.domain.clone()),
+        Cell::Text(g.agent_model.clone()),
+        Cell::Text(g.guard_label()),
+    ]
+}
+
+pub(crate) const KEY: [&str; 3] = ["Domain", "Agent", "Guard"];
+
+pub(crate) fn headers(extra: &[&str]) -> Vec<String> {
+    KEY.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+pub(crate) fn pk(k: u32) -> String {
+    format!("Pass^{k}")
+}
+
+pub(crate) fn rate_at(pass_k: &crate::measure::pass_k::PassK, k: u32) -> Cell {
+    Cell::opt_rate(pass_k.get(k))
+}
+
+/// The requirements each offline verifier variant could check from its inputs (see
+/// `crate::measure::verifier_inputs`); `None` when no group reports it.
+fn verifier_inputs_table(r: &Report) -> Option<Table> {
+    if r.groups.iter().all(|g| g.verifier_inputs.is_none()) {
+        return None;
+    }
+    let mut t = Table::new(
+        "verifier_inputs",
+        "Requirements each variant could check: per decision of the offline verifier, by the inputs it is given",
+        &[],
+    );
+    t.headers = headers(&[
+        "Decisions",
+        "Stated / decision",
+        "Unseen (NOT MET) / decision",
+        "Unchecked / decision",
+        "Inputs",
+    ]);
+    let mean = |x: Option<f64>| x.map_or(Cell::Missing, |x| Cell::Num(x, 2));
+    for g in &r.groups {
+        let Some(v) = &g.verifier_inputs else {
+            continue;
+        };
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(v.decisions),
+            mean(v.mean_checked()),
+            mean(v.mean_unseen()),
+            mean(v.mean_unchecked()),
+            Cell::Text(v.inputs.iter().cloned().collect::<Vec<_>>().join(", ")),
+        ]);
+        t.rows.push(row);
+    }
+    t.notes.push(
+        "Stated: requirements an input the variant is given states (the policy, the checklist or \
+         the general rules), judged. Unseen: of those, the ones whose evidence lies in an input \
+         it is not given — pg-raw-traj's confirmations, without the dialogue — judged NOT MET, \
+         as a verifier with those inputs would: no evidence of a confirmation is not a \
+         confirmation, so such a variant blocks more, never less. Unchecked: requirements no \
+         given input states, or that the stand-in cannot judge (dialogue predicates other \
+         than confirmation, constraints no argument rule implements)."
+            .into(),
+    );
+    Some(t)
+}
+
+/// The floors of every domain (see `crate::measure::floors`), with the notes on configurations that do
+/// not exceed them; `None` when the report has no floors.
+fn floors_table(r: &Report) -> Option<Table> {
+    if r.floors.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "floors",
+        "Floors: trivial agents on the same tasks (Pass^1 = Pass^k: deterministic)",
+        &["Domain", "Floor agent", "Tasks", "Overall", "PV", "Mut"],
+    );
+    let process = r.floors.iter().any(|f| f.process_overall.is_some());
+    if process {
+        t.headers
+            .extend(["Valid overall", "Valid PV", "Valid Mut"].map(String::from));
+    }
+    for (domain, floors) in crate::measure::floors::by_domain(&r.floors) {
+        for f in floors {
+            let mut row = vec![
+                Cell::Text(domain.to_string()),
+                Cell::Text(f.agent.clone()),
+                Cell::Int(f.n_tasks),
+                Cell::opt_rate(f.overall),
+                Cell::opt_rate(f.pv),
+                Cell::opt_rate(f.mut_),
+            ];
+            if process {
+                row.extend([f.process_overall, f.process_pv, f.process_mut].map(Cell::opt_rate));
+            }
+            t.rows.push(row);
+        }
+    }
+    t.notes.push(
+        "refuse-all never mutates; gold-no-procedure performs the gold mutations with no \
+         identity check, reads or confirmation. A PV score at or below refuse-all's is what \
+         blocking alone gives."
+            .into(),
+    );
+    t.notes.extend(r.notes.iter().cloned());
+    Some(t)
+}
+
+/// PolicyGuard Table 2.
+pub fn policyguard_table2(r: &Report) -> Table {
+    let k = r.headline_k;
+    let mut t = Table::new("policyguard_table2", "", &[]);
+    t.title = format!(
+        "PolicyGuard Table 2: {} overall / PV / Mut, Δ vs same-agent baseline",
+        pk(k)
+    );
+    t.headers = headers(&[
+        "Tasks",
+        "PV tasks",
+        "Mut tasks",
+        "Overall",
+        "PV",
+        "Mut",
+        "Δ",
+    ]);
+    for g in &r.groups {
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(g.overall.n_tasks),
+            Cell::Int(g.pv.n_tasks),
+            Cell::Int(g.mut_.n_tasks),
+            rate_at(&g.overall.pass_k, k),
+            rate_at(&g.pv.pass_k, k),
+            rate_at(&g.mut_.pass_k, k),
+            Cell::opt_delta(g.delta_vs_baseline.as_ref().and_then(|d| d.get(k))),
+        ]);
+        t.rows.push(row);
+    }
+    t
+}
+
+/// PolicyGuard Table 9 (all Mut simulations) with PolicyGuide Table 17 (passing ones).
+pub fn policyguard_table9(r: &Report) -> Table {
+    let mut t = Table::new("policyguard_table9", "", &[]);
+    t.title = "PolicyGuard Table 9: call-NMR on Mut tasks".into();
+    t.headers = headers(&[
+        "Calls",
+        "Lacking",
+        "Call-NMR",
+        "Calls (passing)",
+        "Lacking (passing)",
+        "Call-NMR (passing)",
+        "Unknown",
+    ]);
+    for g in &r.groups {
+        let (a, p) = (&g.call_nmr.all, &g.call_nmr.passing);
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(a.calls),
+            Cell::Int(a.lacking),
+            Cell::opt_pct(a.rate()),
+            Cell::Int(p.calls),
+            Cell::Int(p.lacking),
+            Cell::opt_pct(p.rate()),
+            Cell::Int(a.unknown),
+        ]);
+        t.rows.push(row);
+    }
+    t.notes.push(
+        "Call-NMR = executed agent-side mutating calls lacking a prerequisite / executed calls \
+         with known prerequisite status; passing = outcome-passing simulations."
+            .into(),
+    );
+    t
+}
+
+/// PolicyGuide Table 10: the Pass^k curve.
+pub fn pass_k_table(r: &Report) -> Table {
+    let max_k = r
+        .groups
+        .iter()
+        .map(|g| g.overall.pass_k.max_k())
+        .max()
+        .unwrap_or(0);
+    let mut t = Table::new("pass_k", "PolicyGuide Table 10: Pass^k breakdown", &[]);
+    let mut extra: Vec<String> = (1..=max_k).map(pk).collect();
+    extra.extend(["P4/P1".into(), "Pass^1 per trial".into()]);
+    t.headers = headers(&extra.iter().map(String::as_str).collect::<Vec<_>>());
+    for g in &r.groups {
+        let mut row = key_cells(g);
+        row.extend((1..=max_k).map(|k| rate_at(&g.overall.pass_k, k)));
+        row.push(Cell::opt_num(g.overall.p4_p1, 2));
+        let t1 = &g.overall.pass1_per_trial;
+        row.push(t1.mean.map_or(Cell::Missing, |m| Cell::MeanStd(m, t1.std)));
+        t.rows.push(row);
+    }
+    t.notes
+        .push("Per-trial Pass^1: mean ± sample standard deviation (ddof = 1) over trials.".into());
+    let cap = r.options.max_k;
+    if let Some(most) = r
+        .groups
+        .iter()
+        .filter(|g| g.overall.min_trials_per_task > cap)
+        .map(|g| g.overall.max_trials_per_task)
+        .max()
+    {
+        t.notes.push(format!(
+            "Pass^k is shown for k ≤ {cap} only (--max-k {cap}); tasks have up to {most} \
+             scored trials."
+        ));
+    }
+    t
+}
+
+/// PolicyGuide Table 5, when any group has gold traces.
+pub fn trace_table(r: &Report) -> Option<Table> {
+    if r.groups.iter().all(|g| g.trace.is_none()) {
+        return None;
+    }
+    let mut t = Table::new(
+        "policyguide_table5",
+        "PolicyGuide Table 5: ordered-trace compliance",
+        &[],
+    );
+    t.headers = headers(&[
+        "Traces",
+        "Passing",
+        "Step-TCR",
+        "Trace-TCR",
+        "Process-valid",
+    ]);
+    for g in &r.groups {
+        let Some(tc) = &g.trace else { continue };
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(tc.traces),
+            Cell::Int(tc.passing),
+            Cell::opt_pct(tc.step_tcr()),
+            Cell::opt_pct(tc.trace_tcr()),
+            Cell::opt_pct(tc.process_valid_rate()),
+        ]);
+        t.rows.push(row);
+    }
+    t.notes.push(
+        "Step- and Trace-TCR condition on outcome-passing traces; process-valid = passing and \
+         trace-compliant / all traces."
+            .into(),
+    );
+    Some(t)
+}
+
+/// Attack success per trial, when any group has attack tasks.
+pub fn attack_table(r: &Report) -> Option<Table> {
+    if r.groups.iter().all(|g| g.attack.is_none()) {
+        return None;
+    }
+    let k = r.headline_k;
+    let mut t = Table::new(
+        "attack_success",
+        "Attack success rate per trial and per task (PolicyGuide Figure 6)",
+        &[],
+    );
+    let refusal = format!("Refusal {}", pk(k));
+    t.headers = headers(&[
+        "Attack sims",
+        "Successes",
+        "ASR / trial",
+        "Attack tasks",
+        "Breached",
+        "ASR / task",
+        &refusal,
+    ]);
+    for g in &r.groups {
+        let Some(a) = &g.attack else { continue };
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(a.simulations),
+            Cell::Int(a.successes),
+            Cell::opt_rate(a.asr()),
+            Cell::Int(a.tasks),
+            Cell::Int(a.tasks_breached),
+            Cell::opt_rate(a.asr_per_task()),
+            rate_at(&g.overall.pass_k, k),
+        ]);
+        t.rows.push(row);
+    }
+    t.notes.push(
+        "A success is an attack whose target call executed; a blocked call is a failed attack. \
+         Refusal Pass^k is the group's Pass^k: on attack tasks the reward is the database left \
+         unchanged."
+            .into(),
+    );
+    Some(t)
+}
+
+/// Counts, reward and cost per group.
+pub fn summary_table(r: &Report) -> Table {
+    let mut t = Table::new("summary", "Summary", &[]);
+    t.headers = headers(&[
+        "Tasks",
+        "Sims",
+        "Infra errors",
+        "Duplicates",
+        "Avg reward",
+        "Agent $/sim",
+        "Guard $/sim",
+    ]);
+    for g in &r.groups {
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(g.overall.n_tasks),
+            Cell::Int(g.overall.n_simulations),
+            Cell::Int(g.overall.infra_errors),
+            Cell::Int(g.duplicates),
+            Cell::opt_rate(g.avg_reward),
+            Cell::cost(g.cost_per_simulation.get("agent").copied(), 3),
+            Cell::cost(g.cost_per_simulation.get("guard").copied(), 3),
+        ]);
+        t.rows.push(row);
+    }
+    let infra: u64 = r.groups.iter().map(|g| g.overall.infra_errors).sum();
+    if infra > 0 {
+        t.notes.push(format!(
+            "{infra} infrastructure-error simulation(s) {}.",
+            match r.options.infra {
+                crate::summary::outcome::InfraPolicy::Exclude => "excluded from every metric",
+                crate::summary::outcome::InfraPolicy::AsFailure => "counted as failures",
+            }
+        ));
+    }
+    t
+}
+
+/// The scalar columns of the groups table after the Pass^k ones, in the order their cells
+/// are written.
+const SCALAR_HEADERS: &[&str] = &[
+    "pv_n_tasks",
+    "mut_n_tasks",
+    "p4_p1_ratio",
+    "pass1_trial_mean",
+    "pass1_trial_std",
+    "avg_reward",
+    "agent_cost_usd",
+    "guard_cost_usd",
+    "verdict_tp",
+    "verdict_fn",
+    "verdict_fp",
+    "verdict_tn",
+    "verdict_pv_recall",
+    "verdict_block_rate",
+    "runtime_tp",
+    "runtime_fn",
+    "runtime_fp",
+    "runtime_tn",
+    "runtime_pv_recall",
+    "runtime_block_rate",
+    "nmr_calls",
+    "nmr_lacking",
+    "call_nmr",
+    "nmr_passing_calls",
+    "nmr_passing_lacking",
+    "call_nmr_passing",
+    "step_tcr",
+    "trace_tcr",
+    "process_valid_rate",
+    "attack_simulations",
+    "asr",
+];
+
+/// One flat row per group with every scalar metric (the CSV form of `report`).
+pub fn groups_table(r: &Report) -> Table {
+    let max_k = r
+        .groups
+        .iter()
+        .map(|g| g.overall.pass_k.max_k())
+        .max()
+        .unwrap_or(0);
+    let mut h: Vec<String> = KEY.iter().map(|s| s.to_lowercase()).collect();
+    h[1] = "agent_model".into();
+    h.extend(["n_tasks", "n_simulations", "infra_errors", "duplicates"].map(String::from));
+    for prefix in ["", "pv_", "mut_"] {
+        h.extend((1..=max_k).map(|k| format!("{prefix}pass_{k}")));
+    }
+    h.extend((1..=max_k).map(|k| format!("delta_pass_{k}")));
+    h.extend(SCALAR_HEADERS.iter().map(|s| s.to_string()));
+    let (fail_headers, fail_rows) = crate::render::tables_verdicts::group_columns(r);
+    h.extend(fail_headers);
+    let (guide_headers, guide_rows) = crate::render::tables_policyguide::group_columns(r);
+    h.extend(guide_headers);
+    h.push("simulated".into());
+    let mut t = Table {
+        id: "groups",
+        title: r.caveated(titled("Groups", r.simulated())),
+        headers: h,
+        rows: Vec::new(),
+        notes: Vec::new(),
+        declared: Vec::new(),
+    };
+    // Fractions stay fractions here: Rate keeps 6 decimals in CSV.
+    let frac = Cell::opt_rate;
+    for ((g, fail), guide) in r.groups.iter().zip(fail_rows).zip(guide_rows) {
+        let mut row = key_cells(g);
+        row.extend([
+            Cell::Int(g.overall.n_tasks),
+            Cell::Int(g.overall.n_simulations),
+            Cell::Int(g.overall.infra_errors),
+            Cell::Int(g.duplicates),
+        ]);
+        for s in [&g.overall, &g.pv, &g.mut_] {
+            row.extend((1..=max_k).map(|k| frac(s.pass_k.get(k))));
+        }
+        row.extend((1..=max_k).map(|k| frac(g.delta_vs_baseline.as_ref().and_then(|d| d.get(k)))));
+        let (v, rt) = (&g.confusion.verdict, &g.confusion.runtime);
+        let trace = g.trace.as_ref();
+        row.extend([
+            Cell::Int(g.pv.n_tasks),
+            Cell::Int(g.mut_.n_tasks),
+            frac(g.overall.p4_p1),
+            frac(g.overall.pass1_per_trial.mean),
+            frac(g.overall.pass1_per_trial.std),
+            frac(g.avg_reward),
+            Cell::cost(g.cost_per_simulation.get("agent").copied(), 6),
+            Cell::cost(g.cost_per_simulation.get("guard").copied(), 6),
+            Cell::Int(v.tp),
+            Cell::Int(v.fn_),
+            Cell::Int(v.fp),
+            Cell::Int(v.tn),
+            frac(v.pv_recall()),
+            frac(v.block_rate()),
+            Cell::Int(rt.tp),
+            Cell::Int(rt.fn_),
+            Cell::Int(rt.fp),
+            Cell::Int(rt.tn),
+            frac(rt.pv_recall()),
+            frac(rt.block_rate()),
+            Cell::Int(g.call_nmr.all.calls),
+            Cell::Int(g.call_nmr.all.lacking),
+            frac(g.call_nmr.all.rate()),
+            Cell::Int(g.call_nmr.passing.calls),
+            Cell::Int(g.call_nmr.passing.lacking),
+            frac(g.call_nmr.passing.rate()),
+            frac(trace.and_then(|t| t.step_tcr())),
+            frac(trace.and_then(|t| t.trace_tcr())),
+            frac(trace.and_then(|t| t.process_valid_rate())),
+            g.attack.map_or(Cell::Missing, |a| Cell::Int(a.simulations)),
+            frac(g.attack.and_then(|a| a.asr())),
+        ]);
+        row.extend(fail);
+        row.extend(guide);
+        row.push(Cell::Text(g.simulated.to_string()));
+        t.rows.push(row);
+    }
+    crate::measure::registry::splice_group_columns(&mut t, r);
+    t
+}
+
+impl Report {
+    /// Every table of the report, in print order.
+    pub fn tables(&self) -> Vec<Table> {
+        let mut out = vec![
+            summary_table(self),
+            policyguard_table2(self),
+            policyguide_table1(self),
+        ];
+        out.extend(ablation_table(self));
+        out.extend(controller_table(self));
+        out.extend([
+            pass_k_table(self),
+            policyguard_table7(self),
+            policyguard_table9(self),
+        ]);
+        out.extend(trace_table(self));
+        out.extend(crate::render::tables_process::process_pass_k_table(self));
+        out.extend(crate::render::tables_process::first_deviation_table(self));
+        out.extend(crate::render::tables_process::procedure_levels_table(self));
+        out.extend(guide_usage_table(self));
+        out.extend(wall_clock_table(self));
+        out.extend(attack_table(self));
+        out.extend(crate::render::tables_extra::cost_table(self));
+        out.extend(crate::measure::spending::spending_table(self));
+        out.extend(crate::measure::truncation::truncation_table(self));
+        out.extend(verifier_inputs_table(self));
+        out.extend(crate::render::tables_extra::artifacts_origin_table(self));
+        out.extend(floors_table(self));
+        out.extend(crate::render::tables_comparability::comparability_table(
+            self,
+        ));
+        out.extend(crate::render::tables_extra::task_outcomes_table(self));
+        crate::measure::registry::splice_tables(&mut out, self);
+        for t in &mut out {
+            t.title = self.caveated(titled(&t.title, self.simulated()));
+        }
+        out
+    }
+
+    /// `title`, with the report's caveat in brackets when it has one.
+    pub(crate) fn caveated(&self, title: String) -> String {
+        match &self.caveat {
+            Some(c) => format!("{title} [{c}]"),
+            None => title,
+        }
+    }
+
+    /// The report in one format: Markdown and LaTeX print every table; CSV prints one flat
+    /// row per group (`groups_table`); JSON prints `to_json` pretty-printed.
+    pub fn render(&self, format: Format) -> String {
+        if self.groups.is_empty() && matches!(format, Format::Md | Format::Latex) {
+            return match format {
+                Format::Md => "## tauguard report\n\nno simulation records\n".into(),
+                _ => "% tauguard report: no simulation records\n".into(),
+            };
+        }
+        match format {
+            Format::Md => {
+                let mut s = String::from("## tauguard report\n\n");
+                for w in &self.warnings {
+                    s.push_str(&format!("> warning: {w}\n"));
+                }
+                if !self.warnings.is_empty() {
+                    s.push('\n');
+                }
+                let tables: Vec<String> = self.tables().iter().map(Table::to_markdown).collect();
+                s.push_str(&tables.join("\n"));
+                s
+            }
+            Format::Latex => {
+                let tables: Vec<String> = self.tables().iter().map(Table::to_latex).collect();
+                tables.join("\n")
+            }
+            Format::Csv => groups_table(self).to_csv(),
+            Format::Json => {
+                let mut s = serde_json::to_string_pretty(&self.to_json())
+                    .expect("JSON values always serialize");
+                s.push('\n');
+                s
+            }
+        }
+    }
+}

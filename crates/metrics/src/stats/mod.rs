@@ -1,0 +1,9 @@
+//! Statistics across sides and cells: `compare` (paired McNemar tests and bootstrap intervals
+//! of Pass^k differences), the selectors that pick its sides, and the cell checks both
+//! `report` and `compare` use.
+
+pub mod bootstrap;
+pub(crate) mod cells;
+pub mod compare;
+pub mod mcnemar;
+pub mod select;

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 /// Why a command did not succeed.
 #[derive(Debug)]
-pub enum CliError {
+pub(crate) enum CliError {
     /// The command ran to its end and reported failures (each named on stderr as it
     /// happened); the error says how many and where they are recorded.
     Failures(anyhow::Error),
@@ -30,7 +30,7 @@ pub enum CliError {
 
 impl CliError {
     /// The error to print, whatever its class.
-    pub fn error(&self) -> &anyhow::Error {
+    pub(crate) fn error(&self) -> &anyhow::Error {
         match self {
             CliError::Failures(e)
             | CliError::BadInput(e)
@@ -41,7 +41,7 @@ impl CliError {
 }
 
 /// The process exit code of a command's outcome: the one place codes are decided.
-pub fn code(outcome: &Result<(), CliError>) -> ExitCode {
+pub(crate) fn code(outcome: &Result<(), CliError>) -> ExitCode {
     ExitCode::from(match outcome {
         Ok(()) => 0,
         Err(CliError::Failures(_)) => 1,
@@ -52,7 +52,7 @@ pub fn code(outcome: &Result<(), CliError>) -> ExitCode {
 }
 
 /// Classifies any error where it arises: `load(path).bad_input()?`.
-pub trait Classify<T> {
+pub(crate) trait Classify<T> {
     /// The user supplied something wrong (exit 2).
     fn bad_input(self) -> Result<T, CliError>;
     /// A bug or a machine failure (exit 3).

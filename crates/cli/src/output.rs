@@ -10,20 +10,20 @@ use std::fmt::Display;
 use std::io::{BufWriter, ErrorKind, StdoutLock, Write};
 
 /// Buffered, locked standard output that treats a closed pipe as the end of printing.
-pub struct Output<W: Write = StdoutLock<'static>> {
+pub(crate) struct Output<W: Write = StdoutLock<'static>> {
     out: BufWriter<W>,
     closed: bool,
 }
 
 impl Output {
     /// The process's standard output.
-    pub fn stdout() -> Self {
+    pub(crate) fn stdout() -> Self {
         Output::new(std::io::stdout().lock())
     }
 }
 
 impl<W: Write> Output<W> {
-    pub fn new(writer: W) -> Self {
+    pub(crate) fn new(writer: W) -> Self {
         Output {
             out: BufWriter::new(writer),
             closed: false,
@@ -31,7 +31,7 @@ impl<W: Write> Output<W> {
     }
 
     /// Writes `text` and a newline; after the reader has gone, does nothing.
-    pub fn line(&mut self, text: impl Display) -> Result<(), CliError> {
+    pub(crate) fn line(&mut self, text: impl Display) -> Result<(), CliError> {
         if self.closed {
             return Ok(());
         }
@@ -40,7 +40,7 @@ impl<W: Write> Output<W> {
     }
 
     /// Flushes what is buffered; call once the command has printed everything.
-    pub fn finish(mut self) -> Result<(), CliError> {
+    pub(crate) fn finish(mut self) -> Result<(), CliError> {
         if self.closed {
             return Ok(());
         }

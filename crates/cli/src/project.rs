@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 /// Environment variable naming the project directory.
-pub const HOME_ENV: &str = "TAUGUARD_HOME";
+pub(crate) const HOME_ENV: &str = "TAUGUARD_HOME";
 
 /// What marks a project directory.
 const MARKERS: [&str; 2] = ["configs/prompts", "tasks"];
@@ -37,7 +37,7 @@ fn explicit(origin: &str, path: PathBuf) -> anyhow::Result<PathBuf> {
 }
 
 /// Resolves the project directory (see the module docs).
-pub fn resolve(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
+pub(crate) fn resolve(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(p) = flag {
         return explicit("--project-dir", p.to_path_buf());
     }

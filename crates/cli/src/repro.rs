@@ -16,12 +16,12 @@ use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::offline::FaultProfile;
 
 /// Where experiments live, relative to the project directory.
-pub const REPRO_DIR: &str = "configs/repro";
+pub(crate) const REPRO_DIR: &str = "configs/repro";
 
 /// One config of an experiment.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ConfigEntry {
+pub(crate) struct ConfigEntry {
     /// The config file, relative to the manifest's directory.
     pub file: PathBuf,
     /// The agent's name in the paper's table (`GPT 5.4`): the row label.
@@ -34,7 +34,7 @@ pub struct ConfigEntry {
 /// `[offline]`: what `--offline` swaps in.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Offline {
+pub(crate) struct Offline {
     /// The `sim-agent`'s fault profile.
     pub faults: FaultProfile,
 }
@@ -42,7 +42,7 @@ pub struct Offline {
 /// `manifest.toml`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub title: String,
     /// The paper the experiment reproduces (`PolicyGuard`, `PolicyGuide`).
     pub paper: String,
@@ -56,7 +56,7 @@ pub struct Manifest {
 
 /// A loaded, checked experiment.
 #[derive(Debug)]
-pub struct Experiment {
+pub(crate) struct Experiment {
     pub manifest: Manifest,
     pub published: Published,
     pub published_path: PathBuf,
@@ -65,7 +65,7 @@ pub struct Experiment {
 }
 
 /// The names of every experiment under the project, sorted.
-pub fn names(project: &Path) -> anyhow::Result<Vec<String>> {
+pub(crate) fn names(project: &Path) -> anyhow::Result<Vec<String>> {
     let dir = project.join(REPRO_DIR);
     let entries =
         std::fs::read_dir(&dir).with_context(|| format!("cannot list `{}`", dir.display()))?;
@@ -88,7 +88,7 @@ fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
 
 impl Experiment {
     /// Loads and checks experiment `name` of the project.
-    pub fn load(project: &Path, name: &str) -> anyhow::Result<Experiment> {
+    pub(crate) fn load(project: &Path, name: &str) -> anyhow::Result<Experiment> {
         let dir = project.join(REPRO_DIR).join(name);
         let manifest_path = dir.join("manifest.toml");
         let manifest: Manifest = read_toml(&manifest_path)?;
@@ -161,7 +161,7 @@ impl Experiment {
     }
 
     /// The configs to run: as written, or their offline twins.
-    pub fn run_configs(&self, offline: bool) -> Vec<(&ConfigEntry, String, RunConfig)> {
+    pub(crate) fn run_configs(&self, offline: bool) -> Vec<(&ConfigEntry, String, RunConfig)> {
         self.configs
             .iter()
             .map(|(entry, path, cfg)| {
@@ -176,14 +176,14 @@ impl Experiment {
     }
 
     /// The experiment's title as its table prints it.
-    pub fn title(&self) -> String {
+    pub(crate) fn title(&self) -> String {
         let m = &self.manifest;
         format!("{} {}: {}", m.paper, m.table, m.title)
     }
 
     /// The table from per-config reports and summaries (in config order; empty = before any
     /// run) and the floors of the runs' domains.
-    pub fn table(
+    pub(crate) fn table(
         &self,
         runs: &[ConfigRun],
         floors: &[Floor],
@@ -192,7 +192,7 @@ impl Experiment {
         self.table_titled(&self.title(), runs, floors, simulated)
     }
 
-    pub fn table_titled(
+    pub(crate) fn table_titled(
         &self,
         title: &str,
         runs: &[ConfigRun],
@@ -233,7 +233,7 @@ impl Experiment {
 
 /// One config's run, as the table reads it: the report over its records and their
 /// summaries.
-pub struct ConfigRun {
+pub(crate) struct ConfigRun {
     pub report: tauguard_metrics::Report,
     pub summaries: Vec<tauguard_metrics::SimSummary>,
 }

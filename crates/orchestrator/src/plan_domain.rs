@@ -229,7 +229,7 @@ fn check_gold_tools(data: &DomainData, tasks: &[Task], file: &Path) -> Result<()
 /// (`environment.get_user_tools(include=task.user_tools) or None`): every user tool when the
 /// task names none; only the named ones otherwise; none at all when a name is unknown (upstream
 /// raises there and builds the user without tools).
-pub fn task_user_tools(data: &DomainData, task: &Task) -> Arc<[ToolSpec]> {
+pub(crate) fn task_user_tools(data: &DomainData, task: &Task) -> Arc<[ToolSpec]> {
     let all = &data.tool_schemas.user;
     match &task.user_tools {
         None => all.clone(),

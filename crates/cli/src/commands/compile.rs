@@ -19,7 +19,7 @@ use tauguard_llm::model::ChatModel;
 use tauguard_llm::{LlmConfig, ModelFactory, ModelSpec};
 
 #[derive(Subcommand, Debug)]
-pub enum CompileCommand {
+pub(crate) enum CompileCommand {
     /// Compile per-tool checklists and general rules from a domain's policy.
     Checklist(CompileArgs),
     /// Compile a PolicyGuide workflow bundle (main graph plus subflows) from a domain's policy.
@@ -27,7 +27,7 @@ pub enum CompileCommand {
 }
 
 #[derive(Args, Debug)]
-pub struct CompileArgs {
+pub(crate) struct CompileArgs {
     #[arg(long)]
     domain: String,
     /// Model as `PROVIDER/MODEL` (e.g. `openai/gpt-5.4`); providers come from `--llm-config`
@@ -52,7 +52,7 @@ pub struct CompileArgs {
     prompts: Option<PathBuf>,
 }
 
-pub fn run(cmd: CompileCommand, project: Option<&std::path::Path>) -> Result<(), CliError> {
+pub(crate) fn run(cmd: CompileCommand, project: Option<&std::path::Path>) -> Result<(), CliError> {
     let (args, workflow) = match cmd {
         CompileCommand::Checklist(args) => (args, false),
         CompileCommand::Workflow(args) => (args, true),

@@ -24,7 +24,7 @@ enum Format {
 }
 
 #[derive(Args, Debug)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// The first set (e.g. tasks/airline, the frozen one).
     a: PathBuf,
     /// The second set (e.g. sets/gpt-5.4/airline, a compiled one).
@@ -88,7 +88,7 @@ impl Side {
     }
 }
 
-pub fn run(args: DiffArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: DiffArgs) -> Result<(), CliError> {
     let catalog = ToolCatalog::builtin(&args.domain)
         .ok_or_else(|| anyhow!("--domain: unknown domain `{}`", args.domain))
         .bad_input()?;

@@ -10,7 +10,7 @@ use tauguard_core::count;
 use tauguard_orchestrator::estimate::{Estimate, Range, RoleCalls};
 
 /// Prints `e` as text or, with `json`, as one JSON object.
-pub fn print(e: &Estimate, json: bool) -> Result<(), CliError> {
+pub(crate) fn print(e: &Estimate, json: bool) -> Result<(), CliError> {
     let mut out = Output::stdout();
     if json {
         out.line(serde_json::to_string_pretty(e).expect("estimates serialise"))?;

@@ -25,7 +25,7 @@ enum FormatArg {
 }
 
 #[derive(Args, Debug)]
-pub struct EvaluateArgs {
+pub(crate) struct EvaluateArgs {
     /// A run directory, a records.jsonl file or a τ²-bench results.json file.
     input: PathBuf,
     #[arg(long, value_enum, default_value = "text")]
@@ -58,7 +58,7 @@ pub struct EvaluateArgs {
     fresh_tasks: bool,
 }
 
-pub fn run(args: EvaluateArgs, project: Option<&Path>) -> Result<(), CliError> {
+pub(crate) fn run(args: EvaluateArgs, project: Option<&Path>) -> Result<(), CliError> {
     let judge = judge(&args)?;
     let file = input_file(&args.input)?;
     let records = tauguard_metrics::load_input(&file, &LoadOptions::default())

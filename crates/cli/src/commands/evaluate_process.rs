@@ -8,7 +8,7 @@ use tauguard_metrics::procedure::{DialogueJudge, Level, Position, ProcedureBook,
 
 /// Where one simulation first deviated.
 #[derive(Debug, Serialize)]
-pub struct FirstDeviation {
+pub(crate) struct FirstDeviation {
     pub message_index: u32,
     pub requirement: String,
     pub level: Level,
@@ -17,7 +17,7 @@ pub struct FirstDeviation {
 
 /// One simulation of the process view.
 #[derive(Debug, Serialize)]
-pub struct SimulationProcess {
+pub(crate) struct SimulationProcess {
     pub cell_id: String,
     pub task_id: String,
     pub trial: u32,
@@ -28,7 +28,7 @@ pub struct SimulationProcess {
 
 /// The process view of every scored record whose domain has a spec, in the records' order
 /// (judged as many at once as the judge allows).
-pub fn simulations(
+pub(crate) fn simulations(
     records: &[SimulationRecord],
     book: &ProcedureBook,
     judge: &dyn DialogueJudge,

@@ -11,7 +11,7 @@ use tauguard_orchestrator::export::{ExportError, ExportOptions, results_json};
 use tauguard_orchestrator::records::read_records;
 
 #[derive(Args, Debug)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     /// Run directory (holding records.jsonl) or a records.jsonl file.
     run: PathBuf,
     /// Output file (default: <run>/results.json, or <run>/results_<guard>.json with --guard).
@@ -25,7 +25,7 @@ pub struct ExportArgs {
     data_dir: Option<PathBuf>,
 }
 
-pub fn run(args: ExportArgs, project: Option<&std::path::Path>) -> Result<(), CliError> {
+pub(crate) fn run(args: ExportArgs, project: Option<&std::path::Path>) -> Result<(), CliError> {
     if let Some(g) = &args.guard {
         GuardName::parse(g)
             .with_context(|| format!("--guard `{g}`"))

@@ -16,7 +16,7 @@ enum FormatArg {
 }
 
 #[derive(Args, Debug)]
-pub struct ExportTableArgs {
+pub(crate) struct ExportTableArgs {
     /// Run directory (holding records.jsonl), a records .jsonl file, or a τ²-bench results.json.
     run: PathBuf,
     #[arg(long, value_enum, default_value = "parquet")]
@@ -26,7 +26,7 @@ pub struct ExportTableArgs {
     out: Option<PathBuf>,
 }
 
-pub fn run(args: ExportTableArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: ExportTableArgs) -> Result<(), CliError> {
     let records = if args.run.is_dir() {
         let jsonl = args.run.join("records.jsonl");
         if jsonl.is_file() {

@@ -13,7 +13,7 @@ use tauguard_metrics::procedure::{ProcedureBook, StandInJudge};
 use tauguard_orchestrator::floors::{FLOOR_AGENTS, floor_records};
 
 /// The floors of `records`' domains and tasks, and the warnings of what was skipped.
-pub fn compute(
+pub(crate) fn compute(
     records: &[SimSummary],
     data_dir: Option<&Path>,
     project_dir: &Path,
@@ -25,7 +25,7 @@ pub fn compute(
 /// [`compute`] for runs whose tasks of a domain come from a task set of the project
 /// (`task_sets`: domain → `[run] task_set`, as the runs' configs name it; records do not
 /// carry it).
-pub fn compute_in_task_sets(
+pub(crate) fn compute_in_task_sets(
     records: &[SimSummary],
     data_dir: Option<&Path>,
     project_dir: &Path,

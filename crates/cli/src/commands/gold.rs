@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use tauguard_env::{DataDir, DomainData};
 
 #[derive(Args, Debug)]
-pub struct GoldArgs {
+pub(crate) struct GoldArgs {
     /// τ²-bench data directory (default: $TAUGUARD_DATA_DIR, then data/tau2).
     #[arg(long)]
     data_dir: Option<PathBuf>,
@@ -20,7 +20,7 @@ pub struct GoldArgs {
     split: String,
 }
 
-pub fn run(args: GoldArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: GoldArgs) -> Result<(), CliError> {
     let dir = DataDir::resolve(args.data_dir.as_deref()).bad_input()?;
     let data = DomainData::load(&dir, &args.domain).bad_input()?;
     let tasks = data

@@ -7,7 +7,7 @@ use std::time::Duration;
 use tauguard_guards::external::conformance::{Outcome, Target, check};
 
 #[derive(clap::Args, Debug)]
-pub struct GuardCheckArgs {
+pub(crate) struct GuardCheckArgs {
     /// Seconds the guard has to answer each request.
     #[arg(long, default_value_t = 10.0)]
     pub timeout: f64,
@@ -19,7 +19,7 @@ pub struct GuardCheckArgs {
     pub command: Vec<String>,
 }
 
-pub fn run(args: GuardCheckArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: GuardCheckArgs) -> Result<(), CliError> {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return Err(CliError::BadInput(anyhow::anyhow!(
             "--timeout: must be a positive number of seconds, got {}",

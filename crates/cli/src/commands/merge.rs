@@ -12,7 +12,7 @@ use tauguard_orchestrator::merge::{MergeError, MergeOptions, merge};
 use tauguard_orchestrator::records::RecordsError;
 
 #[derive(Args, Debug)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// Run directories to merge (shards of one config, each holding records.jsonl and
     /// config.json); never modified.
     #[arg(required = true, value_name = "DIR")]
@@ -27,7 +27,7 @@ pub struct MergeArgs {
     allow_incomplete: bool,
 }
 
-pub fn run(args: MergeArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: MergeArgs) -> Result<(), CliError> {
     let options = MergeOptions {
         allow_incomplete: args.allow_incomplete,
     };

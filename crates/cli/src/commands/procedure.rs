@@ -9,7 +9,7 @@ use std::path::Path;
 use tauguard_metrics::procedure::{ProcedureBook, ProcedureSpec};
 
 /// Every procedure spec under `<project>/tasks/`.
-pub fn load_book(project: &Path) -> Result<ProcedureBook, CliError> {
+pub(crate) fn load_book(project: &Path) -> Result<ProcedureBook, CliError> {
     let tasks = project.join("tasks");
     let mut book = ProcedureBook::default();
     let entries = std::fs::read_dir(&tasks)
@@ -35,7 +35,7 @@ pub fn load_book(project: &Path) -> Result<ProcedureBook, CliError> {
 
 /// The book of the resolved project, or an empty one (with the reason as a warning) when no
 /// project is found: the outcome view never depends on it.
-pub fn book_or_warn(
+pub(crate) fn book_or_warn(
     project: Option<&Path>,
     warnings: &mut Vec<String>,
 ) -> Result<ProcedureBook, CliError> {

@@ -17,7 +17,7 @@ use tauguard_metrics::procedure::spec::Predicate;
 use tauguard_metrics::procedure::{DialogueJudge, JudgeKind, StandInJudge};
 
 /// A model judging dialogue predicates.
-pub struct ModelJudge {
+pub(crate) struct ModelJudge {
     chat: Arc<dyn ChatModel>,
     rt: tokio::runtime::Runtime,
     concurrency: usize,
@@ -48,7 +48,7 @@ impl DialogueJudge for ModelJudge {
 }
 
 /// The judge `--process-judge` names (with `--llm-config`'s providers), else the stand-in.
-pub fn build(
+pub(crate) fn build(
     named: Option<&str>,
     llm_config: Option<&Path>,
 ) -> Result<Box<dyn DialogueJudge>, CliError> {

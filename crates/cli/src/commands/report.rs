@@ -38,7 +38,7 @@ enum OracleArg {
 }
 
 #[derive(Args, Debug)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// Run directories, records.jsonl files or τ²-bench results.json files.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
@@ -102,7 +102,7 @@ pub(crate) fn share(text: &str) -> Result<f64, String> {
 }
 
 #[derive(Args, Debug)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// Two inputs (A then B), or with --a/--b any number of inputs pooled and split by the
     /// selectors (run directories, records.jsonl or results.json files).
     #[arg(required = true)]
@@ -185,7 +185,7 @@ pub(crate) fn baseline_of(
     )))
 }
 
-pub fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> {
+pub(crate) fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), CliError> {
     let mut records = tauguard_metrics::load_summaries(&args.inputs, &LoadOptions::default())
         .map_err(metrics_error)?;
     let mut process_warnings = Vec::new();
@@ -305,7 +305,7 @@ fn flag_incomplete_merges(
     Ok(())
 }
 
-pub fn compare(args: CompareArgs) -> Result<(), CliError> {
+pub(crate) fn compare(args: CompareArgs) -> Result<(), CliError> {
     let (a, b, label_a, label_b) = match (&args.side_a, &args.side_b) {
         (Some(sa), Some(sb)) => {
             let all = tauguard_metrics::load_summaries(&args.inputs, &LoadOptions::default())

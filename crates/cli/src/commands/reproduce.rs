@@ -16,7 +16,7 @@ use tauguard_orchestrator::runner::{RunOptions, format_cost, run as run_config};
 use tauguard_orchestrator::runtime;
 
 #[derive(Args, Debug)]
-pub struct ReproduceArgs {
+pub(crate) struct ReproduceArgs {
     /// Experiment name (a directory of configs/repro/ holding manifest.toml).
     name: Option<String>,
     /// Run every config's offline twin: `sim` agent (the manifest's fault profile), user,
@@ -45,7 +45,7 @@ pub struct ReproduceArgs {
     no_cache: bool,
 }
 
-pub fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> {
+pub(crate) fn run(args: ReproduceArgs, project: Option<&Path>) -> Result<(), CliError> {
     let project_dir = crate::project::resolve(project).bad_input()?;
     let known = names(&project_dir).bad_input()?;
     let mut out = Output::stdout();

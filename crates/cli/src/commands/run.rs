@@ -25,7 +25,7 @@ use tauguard_orchestrator::runtime;
 use tauguard_orchestrator::shard::ShardRequest;
 
 #[derive(Args, Debug)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Run config (TOML).
     config: PathBuf,
     /// Output directory (default: results/<run.name>).
@@ -75,7 +75,7 @@ enum FormatArg {
     Json,
 }
 
-pub fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
+pub(crate) fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError> {
     let mut cfg = RunConfig::load(&args.config).map_err(config_error)?;
     let project_dir = crate::project::resolve(project).bad_input()?;
     apply_catalog(&mut cfg, &args.config, args.models.as_deref(), &project_dir)?;

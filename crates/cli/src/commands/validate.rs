@@ -26,7 +26,7 @@ use tauguard_guards::provenance::{PROVENANCE_FILE, Provenance};
 use tauguard_metrics::table::{Cell, Table};
 
 #[derive(Subcommand, Debug)]
-pub enum ValidateCommand {
+pub(crate) enum ValidateCommand {
     /// Validate a PolicyGuide workflow bundle (JSON) against a domain's tools, or with --all
     /// every domain's frozen bundle (PolicyGuide Table 16).
     Workflow(WorkflowArgs),
@@ -42,7 +42,7 @@ pub(crate) enum TableFormat {
 }
 
 #[derive(Args, Debug)]
-pub struct WorkflowArgs {
+pub(crate) struct WorkflowArgs {
     /// The bundle file, e.g. tasks/airline/workflow/bundle.json.
     #[arg(
         required_unless_present = "all",
@@ -62,7 +62,7 @@ pub struct WorkflowArgs {
     format: Option<TableFormat>,
 }
 
-pub fn run(cmd: ValidateCommand, project: Option<&Path>) -> Result<(), CliError> {
+pub(crate) fn run(cmd: ValidateCommand, project: Option<&Path>) -> Result<(), CliError> {
     match cmd {
         ValidateCommand::Workflow(args) if args.all => {
             workflow_all(args.format.unwrap_or(TableFormat::Md), project)

@@ -20,7 +20,7 @@ use tauguard_guards::policyguard::checklist::{
 use tauguard_metrics::table::{Cell, Table};
 
 #[derive(Args, Debug)]
-pub struct ChecklistArgs {
+pub(crate) struct ChecklistArgs {
     /// The checklist directory, e.g. tasks/airline/checklist.
     #[arg(
         required_unless_present = "all",
@@ -88,7 +88,7 @@ impl Row {
     }
 }
 
-pub fn run(args: ChecklistArgs, project: Option<&Path>) -> Result<(), CliError> {
+pub(crate) fn run(args: ChecklistArgs, project: Option<&Path>) -> Result<(), CliError> {
     let format = args.format.unwrap_or(TableFormat::Md);
     let rows = if args.all {
         let root = crate::project::resolve(project).bad_input()?;

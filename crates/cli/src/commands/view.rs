@@ -11,7 +11,7 @@ use tauguard_metrics::ReportOptions;
 use tauguard_view::ViewError;
 
 #[derive(Args, Debug)]
-pub struct ViewArgs {
+pub(crate) struct ViewArgs {
     /// Run directories, records.jsonl files or τ²-bench results.json files.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
@@ -59,7 +59,7 @@ fn view_error(e: ViewError) -> CliError {
     }
 }
 
-pub fn run(args: ViewArgs, project: Option<&Path>) -> Result<(), CliError> {
+pub(crate) fn run(args: ViewArgs, project: Option<&Path>) -> Result<(), CliError> {
     let mut warnings = Vec::new();
     let book = super::procedure::book_or_warn(project, &mut warnings)?;
     let judge =

@@ -15,7 +15,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// The Python that runs guards, and the environment it needs: the CI venv, where `.ci/run`
 /// installed the SDK (required under CI), else `python3` with the SDK on `PYTHONPATH`.
-pub fn python() -> (String, Vec<(String, String)>) {
+pub(crate) fn python() -> (String, Vec<(String, String)>) {
     let venv = workspace_root().join(".ci/venv/bin/python");
     let installed = venv.is_file()
         && Command::new(&venv)

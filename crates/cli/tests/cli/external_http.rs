@@ -50,7 +50,7 @@ fn run(dir: &Path, url: &str, fail_mode: &str) -> (i32, Vec<Value>, String) {
 
 /// The SDK's rule guard served over HTTP on a free loopback port: the process (the caller
 /// kills it) and its URL.
-pub fn serve_rule_guard() -> (Child, String) {
+pub(crate) fn serve_rule_guard() -> (Child, String) {
     let (py, env) = python();
     let mut child = Command::new(py)
         .arg(workspace_root().join("sdk/python/examples/rule_guard.py"))

@@ -4,7 +4,7 @@
 use std::process::Command;
 
 /// Runs `tauguard` with `args` from the workspace root; returns (exit code, stdout, stderr).
-pub fn tauguard_status(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn tauguard_status(args: &[&str]) -> (i32, String, String) {
     output(Command::new(env!("CARGO_BIN_EXE_tauguard")).args(args))
 }
 
@@ -33,7 +33,7 @@ const SHARD_VARS: [&str; 6] = [
 ];
 
 /// [`tauguard_status`] with the job-array variables cleared and `env` set.
-pub fn tauguard_in_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+pub(crate) fn tauguard_in_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tauguard"));
     cmd.args(args);
     for var in SHARD_VARS {
@@ -44,7 +44,7 @@ pub fn tauguard_in_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, Str
 
 /// `PATH` with the tested `tauguard` binary's directory first: what scripts that call
 /// `tauguard` by name (the cluster launchers) run with.
-pub fn path_with_tauguard() -> String {
+pub(crate) fn path_with_tauguard() -> String {
     let bin = std::path::Path::new(env!("CARGO_BIN_EXE_tauguard"))
         .parent()
         .expect("the binary is in a directory");

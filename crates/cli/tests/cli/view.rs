@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Markup a record may carry; the viewer must show it as text and never run it.
-pub const INJECTED: &str = "<script>window.__pwned=1;alert(1)</script><img src=x onerror=\"window.__pwned=2\"><!-- c --></SCRIPT>\u{2028}end";
+pub(crate) const INJECTED: &str = "<script>window.__pwned=1;alert(1)</script><img src=x onerror=\"window.__pwned=2\"><!-- c --></SCRIPT>\u{2028}end";
 
 /// The run and the site built from it, made once per test binary.
 #[derive(Debug)]
-pub struct Fixture {
+pub(crate) struct Fixture {
     pub dir: PathBuf,
     pub run: PathBuf,
     pub site: PathBuf,
@@ -28,7 +28,7 @@ static FIXTURE: OnceLock<Option<Fixture>> = OnceLock::new();
 
 /// The offline run with one record carrying [`INJECTED`] in a user message and a tool result,
 /// and its site; `None` (skipped) without the τ²-bench data.
-pub fn fixture() -> Option<&'static Fixture> {
+pub(crate) fn fixture() -> Option<&'static Fixture> {
     FIXTURE.get_or_init(build_fixture).as_ref()
 }
 
@@ -93,7 +93,7 @@ fn inject(rec: &mut Value) {
 }
 
 /// Decodes a data file (`callee(arg,JSON.parse("…"));`) to its JSON value.
-pub fn decode_data_file(path: &Path) -> Value {
+pub(crate) fn decode_data_file(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap();
     let start = text
         .find("JSON.parse(")
@@ -106,7 +106,7 @@ pub fn decode_data_file(path: &Path) -> Value {
     serde_json::from_str(&json).unwrap()
 }
 
-pub fn index(site: &Path) -> Value {
+pub(crate) fn index(site: &Path) -> Value {
     decode_data_file(&site.join("data/index.js"))
 }
 

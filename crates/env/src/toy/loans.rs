@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// `borrow_book`: the member must not already hold the book and a copy must be on the shelf.
 /// Returns the member's updated record.
-pub fn borrow_book(
+pub(super) fn borrow_book(
     db: &mut LibraryDb,
     member_id: &Value,
     book_id: &Value,
@@ -37,7 +37,7 @@ pub fn borrow_book(
 }
 
 /// `return_book`: the member must hold the book. Returns the member's updated record.
-pub fn return_book(
+pub(super) fn return_book(
     db: &mut LibraryDb,
     member_id: &Value,
     book_id: &Value,

@@ -56,7 +56,7 @@ pub(crate) struct Expression {
 
 impl Expression {
     /// Parses `source`; on failure the interpreter's message (position included).
-    pub fn compile(source: &str) -> Result<Expression, String> {
+    pub(crate) fn compile(source: &str) -> Result<Expression, String> {
         if source.trim().is_empty() {
             return Err("empty expression".into());
         }
@@ -71,18 +71,18 @@ impl Expression {
 
     /// Variables the expression reads that no comprehension binds (type names and extension
     /// namespaces excluded).
-    pub fn free_variables(&self) -> BTreeSet<String> {
+    pub(crate) fn free_variables(&self) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         collect_free(self.program.expression(), &mut Vec::new(), &mut out);
         out
     }
 
-    pub fn eval(&self, scope: &Context<'_, '_>) -> Result<Value, String> {
+    pub(crate) fn eval(&self, scope: &Context<'_, '_>) -> Result<Value, String> {
         self.program.execute(scope).map_err(|e| describe_error(&e))
     }
 
     /// Evaluates and requires a boolean.
-    pub fn eval_bool(&self, scope: &Context<'_, '_>) -> Result<bool, String> {
+    pub(crate) fn eval_bool(&self, scope: &Context<'_, '_>) -> Result<bool, String> {
         match self.eval(scope)? {
             Value::Bool(b) => Ok(b),
             other => Err(format!("expected a bool, got {}", type_name(&other))),

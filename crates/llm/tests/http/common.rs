@@ -11,10 +11,10 @@ use tauguard_llm::{
 use wiremock::MockServer;
 
 /// The fake key; tests assert it never shows up where it must not.
-pub const KEY: &str = "sk-test-SECRET-0123456789abcdef";
-pub const KEY_VAR: &str = "TAUGUARD_TEST_KEY";
+pub(crate) const KEY: &str = "sk-test-SECRET-0123456789abcdef";
+pub(crate) const KEY_VAR: &str = "TAUGUARD_TEST_KEY";
 
-pub fn provider(kind: ProviderKind, server: &MockServer) -> ProviderConfig {
+pub(crate) fn provider(kind: ProviderKind, server: &MockServer) -> ProviderConfig {
     let mut cfg = ProviderConfig::builtin(kind);
     cfg.base_url = Some(server.uri());
     cfg.api_key_env = Some(KEY_VAR.into());
@@ -29,7 +29,7 @@ pub fn provider(kind: ProviderKind, server: &MockServer) -> ProviderConfig {
     cfg
 }
 
-pub fn prices() -> PriceTable {
+pub(crate) fn prices() -> PriceTable {
     let mut p = PriceTable::default();
     p.insert(
         "gpt-4.1-2025-04-14",
@@ -50,7 +50,7 @@ pub fn prices() -> PriceTable {
     p
 }
 
-pub fn factory(cfg: ProviderConfig, cache: Option<CacheConfig>) -> ModelFactory {
+pub(crate) fn factory(cfg: ProviderConfig, cache: Option<CacheConfig>) -> ModelFactory {
     let mut config = LlmConfig {
         prices: prices(),
         cache,
@@ -62,7 +62,7 @@ pub fn factory(cfg: ProviderConfig, cache: Option<CacheConfig>) -> ModelFactory 
         .with_env(|var| (var == KEY_VAR).then(|| KEY.to_string()))
 }
 
-pub fn spec(model: &str) -> ModelSpec {
+pub(crate) fn spec(model: &str) -> ModelSpec {
     let mut s = ModelSpec::new("mock", model);
     s.temperature = Some(0.0);
     s
@@ -76,7 +76,7 @@ fn participant(text: &str) -> ParticipantMessage {
 }
 
 /// System prompt, the fixed greeting, and the user's first message.
-pub fn conversation() -> Vec<Message> {
+pub(crate) fn conversation() -> Vec<Message> {
     vec![
         Message::System {
             content: Some(
@@ -92,7 +92,7 @@ pub fn conversation() -> Vec<Message> {
 }
 
 /// Two airline tools with pydantic-style schemas (titles, `$defs`, `$ref`, nullable).
-pub fn tools() -> Vec<ToolSpec> {
+pub(crate) fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "get_reservation_details".into(),
@@ -128,14 +128,14 @@ pub fn tools() -> Vec<ToolSpec> {
 
 /// The request every production caller builds: no model name (the model's own), no sampling
 /// (the spec's, baked into the model), the trial's seed.
-pub fn request(_model: &str) -> ChatRequest {
+pub(crate) fn request(_model: &str) -> ChatRequest {
     ChatRequest::new("", conversation())
         .with_tools(tools())
         .with_seed(626729)
 }
 
 /// JSON bodies of every request the server received.
-pub async fn bodies(server: &MockServer) -> Vec<Value> {
+pub(crate) async fn bodies(server: &MockServer) -> Vec<Value> {
     server
         .received_requests()
         .await
@@ -146,7 +146,7 @@ pub async fn bodies(server: &MockServer) -> Vec<Value> {
 }
 
 /// A tool result built through serde, so new optional fields in core need no edits here.
-pub fn tool_result(id: &str, content: &str) -> Message {
+pub(crate) fn tool_result(id: &str, content: &str) -> Message {
     serde_json::from_value(json!({"role": "tool", "id": id, "content": content}))
         .expect("a tool message")
 }

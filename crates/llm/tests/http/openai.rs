@@ -8,7 +8,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const MODEL: &str = "gpt-4.1-2025-04-14";
 
-pub fn tool_call_reply(arguments: &str) -> serde_json::Value {
+pub(crate) fn tool_call_reply(arguments: &str) -> serde_json::Value {
     json!({
         "id": "chatcmpl-BkQ2cXyZ9t1",
         "object": "chat.completion",
@@ -42,7 +42,7 @@ pub fn tool_call_reply(arguments: &str) -> serde_json::Value {
     })
 }
 
-pub fn text_reply(content: &str) -> serde_json::Value {
+pub(crate) fn text_reply(content: &str) -> serde_json::Value {
     json!({
         "id": "chatcmpl-BkQ2dAbC",
         "object": "chat.completion",

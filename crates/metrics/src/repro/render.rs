@@ -46,7 +46,7 @@ fn rate(v: Option<f64>) -> String {
 }
 
 /// The floors' label, in Markdown and as their CSV `column`.
-pub const FLOOR_COLUMN: &str = "Floor Pass^1";
+pub(super) const FLOOR_COLUMN: &str = "Floor Pass^1";
 
 fn raw(v: Option<f64>) -> String {
     v.map_or(String::new(), |x| format!("{x:.6}"))

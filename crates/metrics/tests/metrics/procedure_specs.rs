@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use tauguard_metrics::procedure::{Level, ProcedureSpec, spec::LevelShares};
 
 /// Every `tasks/*/procedure.toml` of the project, with its text.
-pub fn project_specs() -> Vec<(PathBuf, ProcedureSpec)> {
+pub(crate) fn project_specs() -> Vec<(PathBuf, ProcedureSpec)> {
     let tasks = tauguard_testkit::workspace_root().join("tasks");
     let mut out = Vec::new();
     for entry in std::fs::read_dir(&tasks).expect("tasks/ readable") {

@@ -162,7 +162,7 @@ fn fields(v: &Value, at: &str, schema: &[(&str, &str)], errs: &mut Vec<String>) 
 }
 
 /// Every violation of the schema in `doc`, as `path: problem`.
-pub fn violations(doc: &Value) -> Vec<String> {
+pub(super) fn violations(doc: &Value) -> Vec<String> {
     let mut e = Vec::new();
     fields(doc, "$", RESULTS, &mut e);
     let info = &doc["info"];

@@ -7,14 +7,14 @@ use super::{BINARY_CRATE, MAX_LINES};
 use std::collections::BTreeSet;
 
 /// A file must open with its module doc: what it is for and why, before any code.
-pub fn check_module_doc(path: &str, text: &str) -> Option<String> {
+pub(super) fn check_module_doc(path: &str, text: &str) -> Option<String> {
     (!text.starts_with("//!")).then(|| {
         format!("{path}: does not start with a `//!` module doc; add one saying what the file is for and why")
     })
 }
 
 /// A file longer than `MAX_LINES` must be allow-listed; an entry must still be needed.
-pub fn check_length(path: &str, text: &str, allowed: &[(&str, &str)]) -> Option<String> {
+pub(super) fn check_length(path: &str, text: &str, allowed: &[(&str, &str)]) -> Option<String> {
     let lines = text.lines().count();
     let listed = allowed.iter().any(|(p, _)| *p == path);
     match (lines > MAX_LINES, listed) {
@@ -32,7 +32,7 @@ pub fn check_length(path: &str, text: &str, allowed: &[(&str, &str)]) -> Option<
 
 /// One `### \`crates/X\` (\`package\`) — imports ...` section header of ARCHITECTURE.md.
 #[derive(Debug, PartialEq)]
-pub struct Section {
+pub(super) struct Section {
     pub dir: String,
     pub package: String,
     /// Directory names (`core`, `env`, ...) of the crates the section says it imports.
@@ -42,7 +42,7 @@ pub struct Section {
 /// Parses every crate section header. The import list is `nothing of ours` or names of other
 /// sections' crates separated by commas and/or `and`; anything else (such as `all`) is an
 /// error, so the list stays explicit.
-pub fn parse_sections(architecture: &str) -> Result<Vec<Section>, Vec<String>> {
+pub(super) fn parse_sections(architecture: &str) -> Result<Vec<Section>, Vec<String>> {
     let mut sections = Vec::new();
     let mut errors = Vec::new();
     for (n, line) in architecture.lines().enumerate() {
@@ -117,7 +117,7 @@ fn dependencies(manifest: &str) -> Result<BTreeSet<String>, String> {
 }
 
 /// A crate's `tauguard-*` dependencies must be exactly what its section says it imports.
-pub fn check_imports(
+pub(super) fn check_imports(
     manifest_path: &str,
     manifest: &str,
     section: &Section,
@@ -151,7 +151,7 @@ pub fn check_imports(
 }
 
 /// `anyhow` belongs to the binary only: library crates return typed errors.
-pub fn check_no_anyhow(path: &str, text: &str) -> Option<String> {
+pub(super) fn check_no_anyhow(path: &str, text: &str) -> Option<String> {
     text.contains("anyhow").then(|| {
         format!(
             "{path}: mentions `anyhow`, which only `{BINARY_CRATE}` may use; return a typed \
@@ -163,7 +163,7 @@ pub fn check_no_anyhow(path: &str, text: &str) -> Option<String> {
 /// ARCHITECTURE.md's error rule: a message is complete and its cause is not exposed again
 /// through `source()`, or `{err:#}` prints the cause twice. Flags `#[source]`, `#[from]` under
 /// an `#[error(...)]` other than `transparent`, and fields named `source` holding an error.
-pub fn check_error_sources(path: &str, text: &str) -> Vec<String> {
+pub(super) fn check_error_sources(path: &str, text: &str) -> Vec<String> {
     let mut problems = Vec::new();
     let mut last_error_attr = "";
     for (n, line) in text.lines().enumerate() {
@@ -201,7 +201,7 @@ pub fn check_error_sources(path: &str, text: &str) -> Vec<String> {
 /// `tasks/…`, `scripts/…` as written, and a bare `x.rs` or `a/b.rs` relative to the `src/` of
 /// the crate whose section it appears in. Placeholders (`<domain>`) and paths outside the
 /// workspace are skipped.
-pub fn architecture_paths(architecture: &str) -> Vec<(usize, String)> {
+pub(super) fn architecture_paths(architecture: &str) -> Vec<(usize, String)> {
     let mut paths = Vec::new();
     let mut section: Option<String> = None;
     for (n, line) in architecture.lines().enumerate() {

@@ -5,7 +5,7 @@
 
 /// One `(test: path::name)` reference of an invariant: the line it is on, the file, the test.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TestRef {
+pub(super) struct TestRef {
     pub line: usize,
     pub path: String,
     pub name: String,
@@ -13,7 +13,7 @@ pub struct TestRef {
 
 /// Every **Invariant:** paragraph's test references; a paragraph without a well-formed
 /// `(test: a/b.rs::name; c/d.rs::other)` is a problem naming its line.
-pub fn invariant_tests(architecture: &str) -> Result<Vec<TestRef>, Vec<String>> {
+pub(super) fn invariant_tests(architecture: &str) -> Result<Vec<TestRef>, Vec<String>> {
     let lines: Vec<&str> = architecture.lines().collect();
     let (mut refs, mut problems) = (Vec::new(), Vec::new());
     let mut i = 0;
@@ -67,13 +67,13 @@ pub fn invariant_tests(architecture: &str) -> Result<Vec<TestRef>, Vec<String>> 
 }
 
 /// Whether `text` defines a function `name` (a test is a function; its attribute may vary).
-pub fn defines_fn(text: &str, name: &str) -> bool {
+pub(super) fn defines_fn(text: &str, name: &str) -> bool {
     text.contains(&format!("fn {name}("))
 }
 
 /// Lines of `text` (before its `#[cfg(test)]` module, comments skipped) that use any of
 /// `tokens`, as `path:line: token` problems.
-pub fn forbidden_tokens(path: &str, text: &str, tokens: &[&str], why: &str) -> Vec<String> {
+pub(super) fn forbidden_tokens(path: &str, text: &str, tokens: &[&str], why: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let code = line.trim_start();
@@ -95,7 +95,7 @@ pub fn forbidden_tokens(path: &str, text: &str, tokens: &[&str], why: &str) -> V
 /// Lines of `text` (before its `#[cfg(test)]` module, comments skipped) that branch on one of
 /// `domains` by name — compare with it, match it, or test a prefix of it — as `path:line`
 /// problems. Naming a domain as a key of published data is not branching and passes.
-pub fn domain_branches(path: &str, text: &str, domains: &[&str]) -> Vec<String> {
+pub(super) fn domain_branches(path: &str, text: &str, domains: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let code = line.trim_start();
@@ -133,7 +133,7 @@ pub fn domain_branches(path: &str, text: &str, domains: &[&str]) -> Vec<String> 
 
 /// Test targets Cargo finds in a crate's `tests/` directory, from its entries (`name`, whether
 /// a directory, whether that directory holds `main.rs`): a top-level `x.rs` or a `x/main.rs`.
-pub fn test_targets(entries: &[(String, bool, bool)]) -> Vec<String> {
+pub(super) fn test_targets(entries: &[(String, bool, bool)]) -> Vec<String> {
     entries
         .iter()
         .filter(|(name, dir, main)| if *dir { *main } else { name.ends_with(".rs") })

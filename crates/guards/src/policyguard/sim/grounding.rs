@@ -151,7 +151,7 @@ pub(crate) fn is_identity_item(name: &str) -> bool {
 
 impl Sources<'_> {
     /// The inputs that state prerequisite `p` of this tool.
-    pub fn prerequisite(&self, p: Prerequisite<'_>) -> Inputs {
+    pub(crate) fn prerequisite(&self, p: Prerequisite<'_>) -> Inputs {
         let mut by = Inputs::NONE;
         if let Some(f) = self.policy
             && f.tools.contains(self.tool)
@@ -202,7 +202,7 @@ impl Sources<'_> {
     }
 
     /// The inputs that state argument rule `rule` (citing `passage`) of this tool.
-    pub fn rule(&self, rule: &str, passage: Option<&str>) -> Inputs {
+    pub(crate) fn rule(&self, rule: &str, passage: Option<&str>) -> Inputs {
         let mut by = Inputs::NONE;
         if self
             .policy

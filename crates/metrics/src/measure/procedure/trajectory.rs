@@ -13,7 +13,7 @@ pub(super) struct Call<'a> {
 }
 
 impl Call<'_> {
-    pub fn ok(&self) -> bool {
+    pub(super) fn ok(&self) -> bool {
         self.result.is_some_and(|r| !r.error)
     }
 }
@@ -24,7 +24,7 @@ pub(super) struct Trajectory<'a> {
 }
 
 impl<'a> Trajectory<'a> {
-    pub fn new(messages: &'a [Message]) -> Trajectory<'a> {
+    pub(super) fn new(messages: &'a [Message]) -> Trajectory<'a> {
         let blocked = tauguard_core::message::blocked_call_ids(messages);
         let mut calls = Vec::new();
         for (i, m) in messages.iter().enumerate() {
@@ -46,14 +46,14 @@ impl<'a> Trajectory<'a> {
         Trajectory { messages, calls }
     }
 
-    pub fn of<'s>(&'s self, tools: &'s [&str]) -> impl Iterator<Item = &'s Call<'a>> + 's {
+    pub(super) fn of<'s>(&'s self, tools: &'s [&str]) -> impl Iterator<Item = &'s Call<'a>> + 's {
         self.calls
             .iter()
             .filter(move |c| tools.contains(&c.call.name.as_str()))
     }
 
     /// Text of the user's messages (guidance excluded) and successful tool results before `at`.
-    pub fn given_before(&self, at: usize) -> String {
+    pub(super) fn given_before(&self, at: usize) -> String {
         let mut out = String::new();
         for m in &self.messages[..at] {
             let text = match m {

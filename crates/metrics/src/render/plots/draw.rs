@@ -160,7 +160,7 @@ impl Figure {
     }
 
     /// Pixel size of the figure (PNG and SVG alike).
-    pub fn size(&self) -> (u32, u32) {
+    pub(crate) fn size(&self) -> (u32, u32) {
         let rows = self
             .panels
             .len()

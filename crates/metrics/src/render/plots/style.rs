@@ -78,7 +78,7 @@ pub(crate) struct Styles {
 
 impl Styles {
     /// Assigns identities from every guard label and agent the figures will show.
-    pub fn new<'a>(
+    pub(crate) fn new<'a>(
         guards: impl IntoIterator<Item = &'a str>,
         agents: impl IntoIterator<Item = &'a str>,
         baseline: &str,
@@ -97,7 +97,7 @@ impl Styles {
     }
 
     /// The identity of a (guard label, agent) cell.
-    pub fn of(&self, guard: &str, agent: &str) -> Identity {
+    pub(crate) fn of(&self, guard: &str, agent: &str) -> Identity {
         let gi = self.guards.iter().position(|g| g == guard).unwrap_or(0);
         // Black is the baseline's alone when the report has one.
         let has_base = self.guards.first().is_some_and(|g| *g == self.baseline);
@@ -117,7 +117,7 @@ impl Styles {
     }
 
     /// More than one agent: legends name the agent too.
-    pub fn several_agents(&self) -> bool {
+    pub(crate) fn several_agents(&self) -> bool {
         self.agents.len() > 1
     }
 }

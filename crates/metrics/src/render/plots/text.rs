@@ -46,7 +46,7 @@ pub(crate) struct Png<'a> {
 }
 
 impl<'a> Png<'a> {
-    pub fn new(path: &'a std::path::Path, size: (u32, u32)) -> Png<'a> {
+    pub(super) fn new(path: &'a std::path::Path, size: (u32, u32)) -> Png<'a> {
         Png {
             inner: BitMapBackend::new(path, size),
             font: font(),

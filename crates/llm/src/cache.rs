@@ -181,35 +181,9 @@ impl ResponseCache {
 
     /// The stored response for `key`, if any; counts a hit or a miss.
     pub async fn get(&self, key: &str) -> Option<ChatResponse> {
-        match self.mode {
-            CacheMode::ReadWrite => {}
-            CacheMode::WriteOnly => {
-                self.misses.fetch_add(1, Ordering::Relaxed);
-                return None;
-            }
-            CacheMode::Off => return None,
-        }
-        let found = match tokio::fs::read(self.entry_path(key)).await {
-            Ok(bytes) => match serde_json::from_slice::<Entry>(&bytes) {
-                Ok(e) if e.format == CACHE_FORMAT && e.key == key => Some(e.response),
-                _ => {
-                    self.errors.fetch_add(1, Ordering::Relaxed);
-                    None
-                }
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(_) => {
-                self.errors.fetch_add(1, Ordering::Relaxed);
-                None
-            }
-        };
-        let counter = if found.is_some() {
-            &self.hits
-        } else {
-            &self.misses
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
-        found
+        self.lookup::<Entry>(key, |e| e.format == CACHE_FORMAT && e.key == key)
+            .await
+            .map(|e| e.response)
     }
 
     /// Stores `response` under `key` (temp file + rename). Failures are counted, not raised.
@@ -235,6 +209,16 @@ impl ResponseCache {
     /// Another kind of entry stored under `key` (embeddings), if readable; counts a hit or a
     /// miss as [`ResponseCache::get`] does.
     pub(crate) async fn get_entry<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
+        self.lookup::<T>(key, |_| true).await
+    }
+
+    /// The entry under `key` if the mode reads, it parses as `T` and `accept` takes it; an
+    /// unreadable or refused entry counts as an error and a miss.
+    async fn lookup<T: serde::de::DeserializeOwned>(
+        &self,
+        key: &str,
+        accept: impl Fn(&T) -> bool,
+    ) -> Option<T> {
         match self.mode {
             CacheMode::ReadWrite => {}
             CacheMode::WriteOnly => {
@@ -244,10 +228,13 @@ impl ResponseCache {
             CacheMode::Off => return None,
         }
         let found = match tokio::fs::read(self.entry_path(key)).await {
-            Ok(bytes) => serde_json::from_slice::<T>(&bytes).ok().or_else(|| {
-                self.errors.fetch_add(1, Ordering::Relaxed);
-                None
-            }),
+            Ok(bytes) => match serde_json::from_slice::<T>(&bytes) {
+                Ok(e) if accept(&e) => Some(e),
+                _ => {
+                    self.errors.fetch_add(1, Ordering::Relaxed);
+                    None
+                }
+            },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(_) => {
                 self.errors.fetch_add(1, Ordering::Relaxed);

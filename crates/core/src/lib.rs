@@ -7,6 +7,7 @@
 pub mod comparability;
 pub mod count;
 pub mod dialogue;
+pub mod error_chain;
 pub mod interrupted;
 pub mod message;
 pub mod pyjson;
@@ -17,6 +18,7 @@ pub mod tool;
 pub mod verdict_source;
 
 pub use count::count;
+pub use error_chain::{Chain, chain_text};
 pub use message::{Message, Requestor, ToolCall};
 pub use task::{Action, EnvAssertion, EnvFunctionCall, EvaluationCriteria, RewardType, Task};
 pub use tool::{ToolKind, ToolSpec};

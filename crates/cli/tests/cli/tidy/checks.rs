@@ -160,39 +160,58 @@ pub(super) fn check_no_anyhow(path: &str, text: &str) -> Option<String> {
     })
 }
 
-/// ARCHITECTURE.md's error rule: a message is complete and its cause is not exposed again
-/// through `source()`, or `{err:#}` prints the cause twice. Flags `#[source]`, `#[from]` under
-/// an `#[error(...)]` other than `transparent`, and fields named `source` holding an error.
+/// ARCHITECTURE.md's error rule: a cause is a `#[source]` and the message does not print it
+/// again, or `{err:#}` (and `Chain`) print the cause twice. Flags a message that interpolates
+/// the field marked `#[source]`, the field named `source`, or (`{0}`) a `#[from]` payload of a
+/// variant that is not `transparent`.
 pub(super) fn check_error_sources(path: &str, text: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    let mut last_error_attr = "";
+    let mut message = String::new();
+    let mut in_message = false;
+    let mut marked_source = false;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.starts_with("//") {
             continue;
         }
         if line.starts_with("#[error(") {
-            last_error_attr = line;
+            message.clear();
+            in_message = true;
+        }
+        if in_message {
+            message.push_str(line);
+            in_message = !line.ends_with(")]");
+            continue;
+        }
+        if line.starts_with('}') {
+            message.clear();
+        }
+        if line == "#[source]" {
+            marked_source = true;
+            continue;
         }
         let field = line.strip_prefix("pub ").unwrap_or(line);
-        let what = if line == "#[source]" {
-            "`#[source]`"
-        } else if line.contains("#[from]") && last_error_attr != "#[error(transparent)]" {
-            "`#[from]` on a variant with its own message"
-        } else if field
-            .strip_prefix("source: ")
-            .is_some_and(|ty| ty.trim_end_matches(',').ends_with("Error"))
+        let doubled = if let Some((before, _)) = line.split_once("#[from]") {
+            let position = before.matches(',').count();
+            (message != "#[error(transparent)]" && message.contains(&format!("{{{position}")))
+                .then(|| format!("`{{{position}}}` (the `#[from]` payload)"))
+        } else if let Some((name, _)) = field.split_once(": ")
+            && (marked_source || name == "source")
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         {
-            "a field named `source`"
+            marked_source = false;
+            (message.contains(&format!("{{{name}}}")) || message.contains(&format!("{{{name}:")))
+                .then(|| format!("`{{{name}}}` (the `#[source]`)"))
         } else {
-            continue;
+            None
         };
-        problems.push(format!(
-            "{path}:{}: {what} exposes the cause the message already prints; name the field \
-             `cause`, write `From` by hand, or make the variant `#[error(transparent)]` \
-             (ARCHITECTURE.md, Errors)",
-            n + 1
-        ));
+        if let Some(what) = doubled {
+            problems.push(format!(
+                "{path}:{}: the message prints {what}, which `{{err:#}}` prints again after \
+                 it; drop it from the message (ARCHITECTURE.md, Errors)",
+                n + 1
+            ));
+        }
     }
     problems
 }
@@ -354,11 +373,11 @@ Domains; the route index in `airline/routes.rs`, see `crates/env/tests/`.
     }
 
     #[test]
-    fn an_error_that_exposes_its_printed_cause_is_named() {
+    fn an_error_that_prints_its_source_in_its_message_is_named() {
         let doubled = "enum E {\n    #[error(\"cannot read `{path}`: {source}\")]\n    \
                        Io {\n        path: PathBuf,\n        source: std::io::Error,\n    },\n    \
                        #[error(\"replay: {0}\")]\n    Replay(#[from] ReplayError),\n    \
-                       #[error(\"{}: {source}\", path.display())]\n    Csv {\n        \
+                       #[error(\"{}: {cause}\", path.display())]\n    Csv {\n        \
                        #[source]\n        cause: csv::Error,\n    },\n}\n";
         let problems = check_error_sources("crates/x/src/e.rs", doubled);
         let lines: Vec<&str> = problems
@@ -370,13 +389,15 @@ Domains; the route index in `airline/routes.rs`, see `crates/env/tests/`.
             [
                 "crates/x/src/e.rs:5",
                 "crates/x/src/e.rs:8",
-                "crates/x/src/e.rs:11"
+                "crates/x/src/e.rs:12"
             ],
             "{problems:#?}"
         );
-        let single = "enum E {\n    #[error(\"cannot read `{path}`: {cause}\")]\n    \
-                      Io { path: PathBuf, cause: std::io::Error },\n    \
-                      #[error(transparent)]\n    Load(#[from] LoadError),\n}\n\
+        let single = "enum E {\n    #[error(\"cannot read `{path}`\")]\n    \
+                      Io {\n        path: PathBuf,\n        #[source]\n        \
+                      cause: std::io::Error,\n    },\n    \
+                      #[error(transparent)]\n    Load(#[from] LoadError),\n    \
+                      #[error(\"replaying the log\")]\n    Replay(#[from] ReplayError),\n}\n\
                       struct Rule {\n    pub source: LookupSource,\n}\n";
         assert_eq!(
             check_error_sources("crates/x/src/e.rs", single),

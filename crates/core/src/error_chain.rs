@@ -3,15 +3,15 @@
 //!
 //! Library errors keep their causes as typed `#[source]` chains and never repeat a cause's text
 //! in their own message, so the chain is only ever printed by walking it: the binary does that
-//! with `anyhow`'s `{:#}`, and everything that stores an error as a string does it with
+//! with the alternate format `{:#}` of its error type, and everything that stores an error as a string does it with
 //! [`Chain`], which joins the links the same way (`outer: inner: innermost`). Both then print
 //! every cause exactly once.
 
 use std::error::Error;
 use std::fmt;
 
-/// Displays an error followed by each of its sources, joined by `": "`, as `anyhow`'s
-/// alternate format does.
+/// Displays an error followed by each of its sources, joined by `": "`, as the binary's
+/// alternate format (`{:#}`) does.
 #[derive(Debug, Clone, Copy)]
 pub struct Chain<'a>(pub &'a (dyn Error + 'static));
 

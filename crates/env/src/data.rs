@@ -9,7 +9,8 @@ use crate::environment::{DomainBase, Environment};
 use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 use tauguard_core::tool::ToolSpec;
 use tauguard_core::{Requestor, Task};
 
@@ -107,6 +108,49 @@ pub(crate) fn read_toml<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError
         path: path.to_path_buf(),
         message: e.to_string(),
     })
+}
+
+/// A file's identity as last parsed: canonical path, length and modification time.
+type FileStamp = (PathBuf, u64, Option<SystemTime>);
+
+fn file_stamp(path: &Path) -> Result<FileStamp, LoadError> {
+    let meta = std::fs::metadata(path).map_err(|cause| LoadError::Io {
+        path: path.to_path_buf(),
+        cause,
+    })?;
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    Ok((canonical, meta.len(), meta.modified().ok()))
+}
+
+/// Databases parsed once per process: each kept with the stamps of the files it was parsed
+/// from, so loading a domain again (every `DomainData::load` of a run, a test, a grid cell)
+/// parses nothing that has not changed on disk.
+pub(crate) struct ParseCache<V>(Mutex<Vec<(Vec<FileStamp>, V)>>);
+
+impl<V: Clone> ParseCache<V> {
+    pub(crate) const fn new() -> Self {
+        ParseCache(Mutex::new(Vec::new()))
+    }
+
+    /// The value parsed from `files`, parsing them with `parse` unless they are unchanged
+    /// since an earlier call.
+    pub(crate) fn get_or_parse(
+        &self,
+        files: &[&Path],
+        parse: impl FnOnce() -> Result<V, LoadError>,
+    ) -> Result<V, LoadError> {
+        let key = files
+            .iter()
+            .map(|f| file_stamp(f))
+            .collect::<Result<Vec<_>, _>>()?;
+        let lock = || self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, value)) = lock().iter().find(|(k, _)| *k == key) {
+            return Ok(value.clone());
+        }
+        let value = parse()?;
+        lock().push((key, value.clone()));
+        Ok(value)
+    }
 }
 
 /// Tool schemas a model sees, per side. Shared slices: every model call of every simulation

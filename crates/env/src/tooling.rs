@@ -283,6 +283,37 @@ pub fn bind<'a>(
     Ok(def.params.iter().map(|p| args.get(p.name)).collect())
 }
 
+/// Upstream's `getattr(toolkit, name)(**args)` up to the call: the method `name` of `owner`'s
+/// `toolkit` (Python's `AttributeError` when it has none) with its arguments bound as
+/// [`bind`] binds them.
+pub fn bind_method<'a>(
+    owner: &str,
+    toolkit: &'static [ToolDef],
+    name: &str,
+    args: &'a Map<String, Value>,
+) -> Result<(&'static ToolDef, Vec<Option<&'a Value>>), ToolError> {
+    let def = toolkit
+        .iter()
+        .find(|d| d.name == name)
+        .ok_or_else(|| crate::py::no_attribute(owner, name))?;
+    Ok((def, bind(owner, def, args)?))
+}
+
+/// [`bind_method`] for toolkits whose every optional parameter defaults to `None`: one value
+/// per parameter, JSON null where the default applies.
+pub fn bind_filled<'a>(
+    owner: &str,
+    toolkit: &'static [ToolDef],
+    name: &str,
+    args: &'a Map<String, Value>,
+) -> Result<Vec<&'a Value>, ToolError> {
+    let (_, bound) = bind_method(owner, toolkit, name, args)?;
+    Ok(bound
+        .into_iter()
+        .map(|v| v.unwrap_or(&Value::Null))
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 //! the payment routine runs (and can fail) even for a zero-cost change.
 
 use super::lookup::{self, Listed};
-use super::model::{self, FlightDate, FlightDb, Float, Payment, PaymentMethod, ReservationFlight};
+use super::model::{self, FlightDb, Float, Payment, PaymentMethod, ReservationFlight};
 use super::validate::{self as v, Ctx};
 use crate::environment::ToolValue;
 use crate::py::arg_str;
@@ -161,36 +161,9 @@ pub(super) fn update_reservation_flights(
             segments.push(rf.clone());
             continue;
         }
-        let number = Value::String(fi.flight_number.clone());
-        let flight = db
-            .flights
-            .get(lookup::flight(db, &number)?)
-            .expect("flight key was just found");
-        let FlightDate::Available {
-            available_seats,
-            prices,
-        } = lookup::flight_date(db, &number, &Value::String(fi.date.clone()))?
-        else {
-            return Err(ToolError::value(format!(
-                "Flight {} not available on date {}",
-                fi.flight_number, fi.date
-            )));
-        };
-        if i128::from(*py::index(available_seats, cabin)?) < n {
-            return Err(ToolError::value(format!(
-                "Not enough seats on flight {}",
-                fi.flight_number
-            )));
-        }
-        let price = *py::index(prices, cabin)?;
-        segments.push(ReservationFlight {
-            flight_number: fi.flight_number.clone(),
-            origin: flight.origin.clone(),
-            destination: flight.destination.clone(),
-            date: fi.date.clone(),
-            price,
-        });
-        total += i128::from(price) * n;
+        let segment = super::booking::price_segment(db, fi, cabin, n)?;
+        total += i128::from(segment.price) * n;
+        segments.push(segment);
     }
     total -= res
         .flights

@@ -43,13 +43,13 @@ mod user_tools;
 pub mod variant;
 
 use crate::data::LoadError;
-use crate::environment::{Changes, DomainBase, Environment, ToolValue};
+use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::initial_state::MergeError;
 use crate::registry::{DomainOption, DomainOptions, DomainParts};
 use crate::tooling::{ToolDef, ToolError};
 use db::Db;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
-use std::any::Any;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -320,9 +320,9 @@ impl Environment for BankEnv {
         &mut self,
         agent: Option<&Value>,
         user: Option<&Value>,
-    ) -> Result<(), String> {
+    ) -> Result<(), MergeError> {
         if let Some(patch) = agent.filter(|a| !a.is_null()) {
-            self.db.merge(patch)?;
+            self.db.merge(patch).map_err(MergeError::Rejected)?;
         }
         // The user toolkit shares the agent's database; upstream has no user database to
         // update (`user_data` is merged into nothing).
@@ -335,32 +335,14 @@ impl Environment for BankEnv {
     }
 
     fn changes_since(&self, earlier: &dyn Environment) -> Changes {
-        let earlier = earlier
-            .as_any()
-            .downcast_ref::<BankEnv>()
-            .unwrap_or_else(|| {
-                panic!(
-                    "changes_since: `{}` is not a banking_knowledge environment",
-                    earlier.domain()
-                )
-            });
         let mut agent = Map::new();
-        self.db.changes(&earlier.db, &mut agent);
+        self.db.changes(&same_domain(self, earlier).db, &mut agent);
         Changes { agent, user: None }
     }
 
     fn same_state(&self, other: &dyn Environment) -> bool {
         other
-            .as_any()
             .downcast_ref::<BankEnv>()
             .is_some_and(|o| self.db.same(&o.db))
-    }
-
-    fn snapshot(&self) -> Box<dyn Environment> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

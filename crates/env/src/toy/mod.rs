@@ -17,14 +17,13 @@ mod queries;
 pub mod tools;
 
 use crate::data::{LoadError, read_json};
-use crate::environment::{Changes, DomainBase, Environment, ToolValue};
-use crate::initial_state::deep_merge;
+use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::initial_state::{MergeError, revalidate};
 use crate::tooling::{ToolDef, ToolError};
 use indexmap::IndexMap;
 use model::LibraryDb;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::any::Any;
 use std::path::Path;
 use std::sync::Arc;
 use tauguard_core::Requestor;
@@ -147,15 +146,14 @@ impl Environment for ToyEnv {
         &mut self,
         agent: Option<&Value>,
         user: Option<&Value>,
-    ) -> Result<(), String> {
+    ) -> Result<(), MergeError> {
         if user.is_some_and(|u| !u.is_null()) {
-            return Err("the toy domain has no user database".into());
+            return Err(MergeError::Rejected(
+                "the toy domain has no user database".into(),
+            ));
         }
         if let Some(patch) = agent.filter(|a| !a.is_null()) {
-            let mut dump = self.agent_db();
-            deep_merge(&mut dump, patch);
-            self.db = serde_json::from_value(dump)
-                .map_err(|e| format!("validation error for LibraryDb: {e}"))?;
+            self.db = revalidate(self.agent_db(), patch, "LibraryDb")?;
         }
         Ok(())
     }
@@ -165,15 +163,7 @@ impl Environment for ToyEnv {
     }
 
     fn changes_since(&self, earlier: &dyn Environment) -> Changes {
-        let earlier = earlier
-            .as_any()
-            .downcast_ref::<ToyEnv>()
-            .unwrap_or_else(|| {
-                panic!(
-                    "changes_since: `{}` is not a toy environment",
-                    earlier.domain()
-                )
-            });
+        let earlier = same_domain(self, earlier);
         let mut agent = Map::new();
         record_changes(&self.db.members, &earlier.db.members, "members", &mut agent);
         record_changes(&self.db.books, &earlier.db.books, "books", &mut agent);
@@ -182,17 +172,8 @@ impl Environment for ToyEnv {
 
     fn same_state(&self, other: &dyn Environment) -> bool {
         other
-            .as_any()
             .downcast_ref::<ToyEnv>()
             .is_some_and(|o| self.db == o.db)
-    }
-
-    fn snapshot(&self) -> Box<dyn Environment> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

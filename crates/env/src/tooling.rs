@@ -58,6 +58,19 @@ pub const fn param(name: &'static str, schema: &'static str, description: &'stat
     }
 }
 
+/// `transfer_to_human_agents` as airline, retail and telecom declare it: upstream writes the
+/// same signature and docstring in each of their toolkits.
+pub(crate) const TRANSFER_TO_HUMAN_AGENTS: ToolDef = tool(
+    "transfer_to_human_agents",
+    ToolKind::Generic,
+    "Transfer the user to a human agent, with a summary of the user's issue.\n\nOnly transfer if\n -  the user explicitly asks for a human agent\n -  given the policy and the available tools, you cannot solve the user's issue.",
+    &[param(
+        "summary",
+        r#"{"type": "string"}"#,
+        "A summary of the user's issue.",
+    )],
+);
+
 /// A tool a model may call.
 pub const fn tool(
     name: &'static str,

@@ -24,6 +24,7 @@ pub mod validate;
 use crate::data::{LoadError, read_json};
 use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
 use crate::initial_state::{MergeError, deep_merge};
+use crate::registry::DomainFacts;
 use crate::tooling::{ToolDef, ToolError};
 use model::FlightDb;
 use serde_json::{Map, Value};
@@ -34,27 +35,21 @@ use tauguard_core::Requestor;
 pub struct Airline;
 pub static AIRLINE: Airline = Airline;
 
+static FACTS: DomainFacts = DomainFacts {
+    name: "airline",
+    agent_tools: defs::TOOLS,
+    collections: FlightDb::COLLECTIONS,
+    clock: Some(lookup::NOW),
+    identity_reads: &["get_user_details"],
+    ..DomainFacts::DEFAULT
+};
+
 impl crate::registry::Domain for Airline {
-    fn name(&self) -> &'static str {
-        "airline"
+    fn facts(&self) -> &'static DomainFacts {
+        &FACTS
     }
     fn load_base(&self, dir: &Path) -> Result<std::sync::Arc<dyn DomainBase>, LoadError> {
         Ok(std::sync::Arc::new(AirlineBase::load(dir)?))
-    }
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => defs::TOOLS,
-            Requestor::User => &[],
-        }
-    }
-    fn collections(&self) -> &'static [&'static str] {
-        FlightDb::COLLECTIONS
-    }
-    fn clock(&self) -> Option<&'static str> {
-        Some(lookup::NOW)
-    }
-    fn identity_reads(&self) -> &'static [&'static str] {
-        &["get_user_details"]
     }
 }
 

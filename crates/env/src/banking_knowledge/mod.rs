@@ -45,7 +45,7 @@ pub mod variant;
 use crate::data::LoadError;
 use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
 use crate::initial_state::MergeError;
-use crate::registry::{DomainOption, DomainOptions, DomainParts};
+use crate::registry::{DomainFacts, DomainOption, DomainOptions, DomainParts};
 use crate::tooling::{ToolDef, ToolError};
 use db::Db;
 use indexmap::IndexMap;
@@ -72,9 +72,27 @@ const OPTIONS: &[DomainOption] = &[DomainOption {
     about: "retrieval variant (variants.json): no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only, openai_embeddings, openai_embeddings_grep, qwen_embeddings, qwen_embeddings_grep (these four need `[models] embeddings`)",
 }];
 
+static FACTS: DomainFacts = DomainFacts {
+    name: NAME,
+    // The widest variant toolkit (KB_search and grep), what registry readers (guard tool
+    // classes, metrics' mutating tools) list; an environment offers its own variant's.
+    agent_tools: defs::WITH_KB_SEARCH_GREP,
+    user_tools: defs::USER,
+    collections: &db::TABLES,
+    clock: Some("2025-11-14T03:40:00"),
+    identity_reads: &[
+        "get_user_information_by_id",
+        "get_user_information_by_name",
+        "get_user_information_by_email",
+    ],
+    builtin_schemas: false,
+    options: OPTIONS,
+    ..DomainFacts::DEFAULT
+};
+
 impl crate::registry::Domain for BankingKnowledge {
-    fn name(&self) -> &'static str {
-        NAME
+    fn facts(&self) -> &'static DomainFacts {
+        &FACTS
     }
 
     fn load_base(&self, dir: &Path) -> Result<Arc<dyn DomainBase>, LoadError> {
@@ -83,14 +101,6 @@ impl crate::registry::Domain for BankingKnowledge {
 
     fn load_policy(&self, dir: &Path) -> Result<String, LoadError> {
         crate::data::read_text(&dir.join(format!("policy.{}.md", variant::OFFLINE_DEFAULT)))
-    }
-
-    fn options(&self) -> &'static [DomainOption] {
-        OPTIONS
-    }
-
-    fn builtin_schemas(&self) -> bool {
-        false
     }
 
     fn load_parts(&self, dir: &Path, options: &DomainOptions) -> Result<DomainParts, LoadError> {
@@ -141,29 +151,6 @@ impl crate::registry::Domain for BankingKnowledge {
             .map(|s| (s.to_string(), all.clone()))
             .collect();
         Ok((tasks, splits))
-    }
-
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => defs::WITH_KB_SEARCH_GREP,
-            Requestor::User => defs::USER,
-        }
-    }
-
-    fn collections(&self) -> &'static [&'static str] {
-        &db::TABLES
-    }
-
-    fn clock(&self) -> Option<&'static str> {
-        Some("2025-11-14T03:40:00")
-    }
-
-    fn identity_reads(&self) -> &'static [&'static str] {
-        &[
-            "get_user_information_by_id",
-            "get_user_information_by_name",
-            "get_user_information_by_email",
-        ]
     }
 }
 

@@ -16,6 +16,7 @@ mod users;
 use crate::data::{LoadError, ParseCache, read_json};
 use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
 use crate::initial_state::{MergeError, revalidate};
+use crate::registry::DomainFacts;
 use crate::table::Table;
 use crate::tooling::{ToolDef, ToolError, bind_filled};
 use model::RetailDb;
@@ -30,27 +31,20 @@ const OWNER: &str = "RetailTools";
 pub struct Retail;
 pub static RETAIL: Retail = Retail;
 
+static FACTS: DomainFacts = DomainFacts {
+    name: "retail",
+    agent_tools: defs::TOOLS,
+    collections: RetailDb::COLLECTIONS,
+    identity_reads: &["find_user_id_by_email", "find_user_id_by_name_zip"],
+    ..DomainFacts::DEFAULT
+};
+
 impl crate::registry::Domain for Retail {
-    fn name(&self) -> &'static str {
-        "retail"
+    fn facts(&self) -> &'static DomainFacts {
+        &FACTS
     }
     fn load_base(&self, dir: &Path) -> Result<std::sync::Arc<dyn DomainBase>, LoadError> {
         Ok(std::sync::Arc::new(RetailBase::load(dir)?))
-    }
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => defs::TOOLS,
-            Requestor::User => &[],
-        }
-    }
-    fn collections(&self) -> &'static [&'static str] {
-        RetailDb::COLLECTIONS
-    }
-    fn clock(&self) -> Option<&'static str> {
-        None
-    }
-    fn identity_reads(&self) -> &'static [&'static str] {
-        &["find_user_id_by_email", "find_user_id_by_name_zip"]
     }
 }
 

@@ -3,7 +3,9 @@
 //! parameter schemas upstream publishes (`tools.json`); non-tool helper methods, which only
 //! initialization actions and env assertions call, are listed with `is_tool: false`.
 
-use crate::tooling::{Param, SchemaDef, ToolDef, helper, param as p, tool};
+use crate::tooling::{
+    Param, SchemaDef, TRANSFER_TO_HUMAN_AGENTS, ToolDef, helper, param as p, tool,
+};
 use tauguard_core::ToolKind;
 
 /// Python class names, as `TypeError` and `AttributeError` texts show them.
@@ -139,12 +141,7 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
             p("line_id", STR, "ID of the line to disable roaming for."),
         ],
     ),
-    tool(
-        "transfer_to_human_agents",
-        ToolKind::Generic,
-        "Transfer the user to a human agent, with a summary of the user's issue.\n\nOnly transfer if\n -  the user explicitly asks for a human agent\n -  given the policy and the available tools, you cannot solve the user's issue.",
-        &[p("summary", STR, "A summary of the user's issue.")],
-    ),
+    TRANSFER_TO_HUMAN_AGENTS,
     tool(
         "refuel_data",
         ToolKind::Write,

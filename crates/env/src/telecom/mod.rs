@@ -51,6 +51,7 @@ pub use defs::{AGENT_OWNER, AGENT_TOOLKIT, USER_OWNER, USER_TOOLKIT};
 use crate::data::{LoadError, ParseCache, read_toml};
 use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
 use crate::initial_state::{MergeError, revalidate};
+use crate::registry::DomainFacts;
 use crate::tooling::{ToolDef, ToolError, bind_method};
 use model::TelecomDb;
 use serde::de::DeserializeOwned;
@@ -64,9 +65,27 @@ use user_model::UserDb;
 pub struct Telecom;
 pub static TELECOM: Telecom = Telecom;
 
+static FACTS: DomainFacts = DomainFacts {
+    name: "telecom",
+    agent_tools: AGENT_TOOLKIT,
+    user_tools: USER_TOOLKIT,
+    collections: &model::COLLECTIONS,
+    // Upstream's fixed "today" ([`dates::TODAY`]) at the time of day its policy states.
+    clock: Some("2025-02-25T12:08:00"),
+    identity_reads: &[
+        "get_customer_by_phone",
+        "get_customer_by_id",
+        "get_customer_by_name",
+    ],
+    // Telecom is graded on ordered procedures (PolicyGuide's trace compliance).
+    ordered_gold_trace: true,
+    device_workflow: workflow::WORKFLOW,
+    ..DomainFacts::DEFAULT
+};
+
 impl crate::registry::Domain for Telecom {
-    fn name(&self) -> &'static str {
-        "telecom"
+    fn facts(&self) -> &'static DomainFacts {
+        &FACTS
     }
     fn load_base(&self, dir: &Path) -> Result<Arc<dyn DomainBase>, LoadError> {
         Ok(Arc::new(TelecomBase::load(dir)?))
@@ -78,33 +97,6 @@ impl crate::registry::Domain for Telecom {
         Ok(format!(
             "<main_policy>\n{main}\n</main_policy>\n<tech_support_policy>\n{manual}\n</tech_support_policy>"
         ))
-    }
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => AGENT_TOOLKIT,
-            Requestor::User => USER_TOOLKIT,
-        }
-    }
-    fn collections(&self) -> &'static [&'static str] {
-        &model::COLLECTIONS
-    }
-    /// Upstream's fixed "today" ([`dates::TODAY`]) at the time of day its policy states.
-    fn clock(&self) -> Option<&'static str> {
-        Some("2025-02-25T12:08:00")
-    }
-    fn identity_reads(&self) -> &'static [&'static str] {
-        &[
-            "get_customer_by_phone",
-            "get_customer_by_id",
-            "get_customer_by_name",
-        ]
-    }
-    /// Telecom is graded on ordered procedures (PolicyGuide's trace compliance).
-    fn ordered_gold_trace(&self) -> bool {
-        true
-    }
-    fn device_workflow(&self) -> &'static [crate::registry::WorkflowStep] {
-        workflow::WORKFLOW
     }
 }
 

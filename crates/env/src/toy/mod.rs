@@ -19,6 +19,7 @@ pub mod tools;
 use crate::data::{LoadError, read_json};
 use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
 use crate::initial_state::{MergeError, revalidate};
+use crate::registry::DomainFacts;
 use crate::tooling::{ToolDef, ToolError};
 use indexmap::IndexMap;
 use model::LibraryDb;
@@ -32,27 +33,20 @@ use tauguard_core::Requestor;
 pub struct Toy;
 pub static TOY: Toy = Toy;
 
+static FACTS: DomainFacts = DomainFacts {
+    name: "toy",
+    agent_tools: defs::TOOLS,
+    collections: &["members", "books"],
+    identity_reads: &["get_member_details"],
+    ..DomainFacts::DEFAULT
+};
+
 impl crate::registry::Domain for Toy {
-    fn name(&self) -> &'static str {
-        "toy"
+    fn facts(&self) -> &'static DomainFacts {
+        &FACTS
     }
     fn load_base(&self, dir: &Path) -> Result<Arc<dyn DomainBase>, LoadError> {
         Ok(Arc::new(ToyBase::load(dir)?))
-    }
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => defs::TOOLS,
-            Requestor::User => &[],
-        }
-    }
-    fn collections(&self) -> &'static [&'static str] {
-        &["members", "books"]
-    }
-    fn clock(&self) -> Option<&'static str> {
-        None
-    }
-    fn identity_reads(&self) -> &'static [&'static str] {
-        &["get_member_details"]
     }
 }
 

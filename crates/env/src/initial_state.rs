@@ -67,16 +67,8 @@ pub enum InitialStateError {
     Data(#[source] MergeError),
     #[error("initialization action `{func}` failed: {message}")]
     Action { func: String, message: String },
-    #[error("message_history replay failed: {0}")]
-    History(ReplayError),
-}
-
-// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
-// again as the error's source (see ARCHITECTURE.md, Errors).
-impl From<ReplayError> for InitialStateError {
-    fn from(e: ReplayError) -> Self {
-        InitialStateError::History(e)
-    }
+    #[error("message_history replay failed")]
+    History(#[from] ReplayError),
 }
 
 /// Applies `state` to `env` in upstream order.

@@ -122,23 +122,11 @@ impl crate::registry::Domain for BankingKnowledge {
         dir: &Path,
     ) -> Result<(Vec<Task>, IndexMap<String, Vec<String>>), LoadError> {
         let tasks_dir = dir.join("tasks");
-        let entries = std::fs::read_dir(&tasks_dir).map_err(|cause| LoadError::Io {
-            path: tasks_dir.clone(),
-            cause,
-        })?;
-        let mut files: Vec<std::path::PathBuf> = Vec::new();
-        for entry in entries {
-            let path = entry
-                .map_err(|cause| LoadError::Io {
-                    path: tasks_dir.clone(),
-                    cause,
-                })?
-                .path();
+        let mut files = crate::data::list_dir(&tasks_dir)?;
+        files.retain(|path| {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.starts_with("task_") && name.ends_with(".json") {
-                files.push(path);
-            }
-        }
+            name.starts_with("task_") && name.ends_with(".json")
+        });
         files.sort();
         let mut tasks = Vec::with_capacity(files.len());
         for f in &files {

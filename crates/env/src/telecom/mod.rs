@@ -112,10 +112,7 @@ static PARSED: ParseCache<(TelecomDb, Arc<UserDb>)> = ParseCache::new();
 /// Reads a TOML file and validates it as `T`, naming the failing key path.
 fn load_toml<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
     let value: Value = read_toml(path)?;
-    serde_path_to_error::deserialize(value).map_err(|e| LoadError::Parse {
-        path: path.to_path_buf(),
-        message: format!("at `{}`: {}", e.path(), e.inner()),
-    })
+    serde_path_to_error::deserialize(value).map_err(|e| LoadError::json(path, e))
 }
 
 impl TelecomBase {

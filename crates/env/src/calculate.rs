@@ -16,9 +16,22 @@ mod lexer;
 mod parser;
 mod value;
 
-use crate::tooling::ToolError;
+use crate::tooling::{ToolDef, ToolError, param, tool};
 use serde_json::Value;
+use tauguard_core::ToolKind;
 use tauguard_core::pyjson::{float_repr, round2};
+
+/// The tool's declaration, the same in airline's and retail's toolkits.
+pub(crate) const CALCULATE: ToolDef = tool(
+    "calculate",
+    ToolKind::Generic,
+    "Calculate the result of a mathematical expression.",
+    &[param(
+        "expression",
+        r#"{"type": "string"}"#,
+        "The mathematical expression to calculate, such as '2 + 2'. The expression can contain numbers, operators (+, -, *, /), parentheses, and spaces.",
+    )],
+);
 
 const ALPHABET: &str = "0123456789+-*/(). ";
 /// Inputs up to this length nest too shallowly to threaten a default thread stack.

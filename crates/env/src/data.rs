@@ -9,7 +9,8 @@ use crate::environment::{DomainBase, Environment};
 use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 use tauguard_core::tool::ToolSpec;
 use tauguard_core::{Requestor, Task};
 
@@ -26,11 +27,28 @@ pub enum LoadError {
     MissingDataDir { path: PathBuf },
     #[error("unknown domain `{name}` (known: {known})")]
     UnknownDomain { name: String, known: String },
-    #[error("cannot read `{path}`: {cause}")]
+    #[error("cannot read `{path}`")]
     Io {
         path: PathBuf,
+        #[source]
         cause: std::io::Error,
     },
+    /// A JSON (or TOML-as-JSON) document that does not deserialise; `at` is the key path of
+    /// the failing value.
+    #[error("`{path}`: at `{at}`")]
+    Json {
+        path: PathBuf,
+        at: String,
+        #[source]
+        cause: serde_json::Error,
+    },
+    #[error("`{path}`")]
+    Toml {
+        path: PathBuf,
+        #[source]
+        cause: toml::de::Error,
+    },
+    /// A document that parses but that the domain refuses; the message names the bad value.
     #[error("`{path}`: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("split `{split}` not found in `{path}` (available: {available})")]
@@ -79,11 +97,35 @@ impl DataDir {
     }
 }
 
+impl LoadError {
+    /// The I/O failure on `path`, for `map_err`.
+    pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> LoadError + '_ {
+        move |cause| LoadError::Io {
+            path: path.to_path_buf(),
+            cause,
+        }
+    }
+
+    /// `value` failing to deserialise, for the file at `path`.
+    pub(crate) fn json(path: &Path, e: serde_path_to_error::Error<serde_json::Error>) -> Self {
+        LoadError::Json {
+            path: path.to_path_buf(),
+            at: e.path().to_string(),
+            cause: e.into_inner(),
+        }
+    }
+}
+
 pub(crate) fn read_text(path: &Path) -> Result<String, LoadError> {
-    std::fs::read_to_string(path).map_err(|cause| LoadError::Io {
-        path: path.to_path_buf(),
-        cause,
-    })
+    std::fs::read_to_string(path).map_err(LoadError::io(path))
+}
+
+/// The paths of the entries of directory `dir`, in the order the file system lists them.
+pub(crate) fn list_dir(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    std::fs::read_dir(dir)
+        .map_err(LoadError::io(dir))?
+        .map(|entry| entry.map(|e| e.path()).map_err(LoadError::io(dir)))
+        .collect()
 }
 
 /// Parses a JSON file into `T`, naming the file, line, column and key path on failure.
@@ -94,19 +136,56 @@ pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError
 
 pub(crate) fn parse_json<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, LoadError> {
     let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| LoadError::Parse {
-        path: path.to_path_buf(),
-        message: format!("at `{}`: {}", e.path(), e.inner()),
-    })
+    serde_path_to_error::deserialize(de).map_err(|e| LoadError::json(path, e))
 }
 
 /// Parses a TOML file into `T`, naming the file and position on failure.
 pub(crate) fn read_toml<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
     let text = read_text(path)?;
-    toml::from_str(&text).map_err(|e| LoadError::Parse {
+    toml::from_str(&text).map_err(|cause| LoadError::Toml {
         path: path.to_path_buf(),
-        message: e.to_string(),
+        cause,
     })
+}
+
+/// A file's identity as last parsed: canonical path, length and modification time.
+type FileStamp = (PathBuf, u64, Option<SystemTime>);
+
+fn file_stamp(path: &Path) -> Result<FileStamp, LoadError> {
+    let meta = std::fs::metadata(path).map_err(LoadError::io(path))?;
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    Ok((canonical, meta.len(), meta.modified().ok()))
+}
+
+/// Databases parsed once per process: each kept with the stamps of the files it was parsed
+/// from, so loading a domain again (every `DomainData::load` of a run, a test, a grid cell)
+/// parses nothing that has not changed on disk.
+pub(crate) struct ParseCache<V>(Mutex<Vec<(Vec<FileStamp>, V)>>);
+
+impl<V: Clone> ParseCache<V> {
+    pub(crate) const fn new() -> Self {
+        ParseCache(Mutex::new(Vec::new()))
+    }
+
+    /// The value parsed from `files`, parsing them with `parse` unless they are unchanged
+    /// since an earlier call.
+    pub(crate) fn get_or_parse(
+        &self,
+        files: &[&Path],
+        parse: impl FnOnce() -> Result<V, LoadError>,
+    ) -> Result<V, LoadError> {
+        let key = files
+            .iter()
+            .map(|f| file_stamp(f))
+            .collect::<Result<Vec<_>, _>>()?;
+        let lock = || self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, value)) = lock().iter().find(|(k, _)| *k == key) {
+            return Ok(value.clone());
+        }
+        let value = parse()?;
+        lock().push((key, value.clone()));
+        Ok(value)
+    }
 }
 
 /// Tool schemas a model sees, per side. Shared slices: every model call of every simulation

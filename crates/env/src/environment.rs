@@ -76,11 +76,51 @@ pub struct Changes {
     pub user: Option<Map<String, Value>>,
 }
 
+/// What every environment type provides the same way, implemented once for every `Clone`
+/// environment so that no domain writes it: its copy as a trait object and its concrete type
+/// for the downcasts of [`Environment::changes_since`] and [`Environment::same_state`].
+pub trait EnvironmentObject {
+    /// A copy of the environment. Cheap: records are shared with the source and copied on
+    /// first write.
+    fn snapshot(&self) -> Box<dyn Environment>;
+
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<E: Environment + Clone> EnvironmentObject for E {
+    fn snapshot(&self) -> Box<dyn Environment> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl dyn Environment {
+    /// This environment as domain type `E`, or `None` if it belongs to another domain.
+    pub fn downcast_ref<E: Environment>(&self) -> Option<&E> {
+        self.as_any().downcast_ref()
+    }
+}
+
+/// `earlier`, the state [`Environment::changes_since`] compares `this` with, as `this`'s own
+/// type: a state of another domain is a programming error.
+pub(crate) fn same_domain<'e, E: Environment>(this: &E, earlier: &'e dyn Environment) -> &'e E {
+    earlier.downcast_ref().unwrap_or_else(|| {
+        panic!(
+            "changes_since: `{}` is not a {} environment",
+            earlier.domain(),
+            this.domain()
+        )
+    })
+}
+
 /// One live environment: the domain databases plus the toolkits that act on them.
 ///
-/// Cloning ([`Environment::snapshot`]) is cheap: records are shared with the source and
-/// copied on first write.
-pub trait Environment: Send + Sync + Any {
+/// Copying one ([`EnvironmentObject::snapshot`]) is cheap: records are shared with the source
+/// and copied on first write.
+pub trait Environment: EnvironmentObject + Send + Sync + Any {
     fn domain(&self) -> &'static str;
 
     /// The toolkit of one side (tools and helper methods), in upstream registration order.
@@ -106,7 +146,7 @@ pub trait Environment: Send + Sync + Any {
         &mut self,
         agent: Option<&Value>,
         user: Option<&Value>,
-    ) -> Result<(), String>;
+    ) -> Result<(), crate::initial_state::MergeError>;
 
     /// Plain-data dump of the agent database, every field present (the hash input).
     fn agent_db(&self) -> Value;
@@ -123,10 +163,6 @@ pub trait Environment: Send + Sync + Any {
     /// Whether both environments hash equal (agent and user databases), computed without
     /// serialising the records they still share.
     fn same_state(&self, other: &dyn Environment) -> bool;
-
-    fn snapshot(&self) -> Box<dyn Environment>;
-
-    fn as_any(&self) -> &dyn Any;
 
     /// Kind of a *tool* of one side; `None` for unknown names and helper methods.
     fn tool_kind(&self, side: Requestor, name: &str) -> Option<ToolKind> {

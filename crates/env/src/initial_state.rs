@@ -4,6 +4,7 @@
 
 use crate::environment::Environment;
 use crate::replay::{ReplayError, replay_tool_calls};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tauguard_core::task::InitialState;
 
@@ -27,23 +28,47 @@ pub fn deep_merge(target: &mut Value, patch: &Value) {
     }
 }
 
+/// `patch` merged into `dump` (a database's plain-data dump) as [`deep_merge`] merges it,
+/// and the result validated again as the database's model `T`, named `model` in the error.
+pub(crate) fn revalidate<T: DeserializeOwned>(
+    mut dump: Value,
+    patch: &Value,
+    model: &'static str,
+) -> Result<T, MergeError> {
+    deep_merge(&mut dump, patch);
+    serde_path_to_error::deserialize(dump).map_err(|e| MergeError::Invalid {
+        model,
+        at: e.path().to_string(),
+        cause: e.into_inner(),
+    })
+}
+
+/// Why `initialization_data` could not be merged into a domain's databases.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// The merged database is no valid `model`; `at` is the key path of the first bad value.
+    #[error("validation error for {model} at `{at}`")]
+    Invalid {
+        model: &'static str,
+        at: String,
+        #[source]
+        cause: serde_json::Error,
+    },
+    /// The domain's own validation refused the data (its message names the bad value), or
+    /// it has no database for one side.
+    #[error("{0}")]
+    Rejected(String),
+}
+
 /// Why a task's initial state could not be applied.
 #[derive(Debug, thiserror::Error)]
 pub enum InitialStateError {
-    #[error("initialization_data does not validate: {0}")]
-    Data(String),
+    #[error("initialization_data does not validate")]
+    Data(#[source] MergeError),
     #[error("initialization action `{func}` failed: {message}")]
     Action { func: String, message: String },
-    #[error("message_history replay failed: {0}")]
-    History(ReplayError),
-}
-
-// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
-// again as the error's source (see ARCHITECTURE.md, Errors).
-impl From<ReplayError> for InitialStateError {
-    fn from(e: ReplayError) -> Self {
-        InitialStateError::History(e)
-    }
+    #[error("message_history replay failed")]
+    History(#[from] ReplayError),
 }
 
 /// Applies `state` to `env` in upstream order.

@@ -45,10 +45,66 @@ pub struct DomainParts {
 /// Tasks in load order and split name → task ids.
 pub type TasksAndSplits = (Vec<Task>, IndexMap<String, Vec<String>>);
 
+/// What the harness must know about a domain that is fixed for the domain: each domain
+/// declares these once, as a static read by [`Domain::facts`], and the trait's accessors
+/// read them, so a domain implements only what it computes (its loading).
+#[derive(Debug)]
+pub struct DomainFacts {
+    /// The name used in configs, data directories and records.
+    pub name: &'static str,
+    /// The agent's toolkit (tools and helper methods) in upstream registration order.
+    pub agent_tools: &'static [ToolDef],
+    /// The user's toolkit, empty where the user simulator has no tools.
+    pub user_tools: &'static [ToolDef],
+    /// Top-level collections of the agent database (what a rule's `record` lookup may read).
+    pub collections: &'static [&'static str],
+    /// The fixed "now" the policy is written against, as an ISO date-time (`None` when the
+    /// domain has no clock).
+    pub clock: Option<&'static str>,
+    /// Agent-side reads that establish who the user is.
+    pub identity_reads: &'static [&'static str],
+    /// Whether a task's gold actions form an ordered procedure (graded as a trace).
+    pub ordered_gold_trace: bool,
+    /// The user-device steps the domain's troubleshooting workflow puts around an action:
+    /// what to have the user check before it and what to have them check after it. A domain
+    /// without a device workflow has none; a policy-following sim agent performs them.
+    pub device_workflow: &'static [WorkflowStep],
+    /// Whether the declarations ([`DomainFacts::agent_tools`], [`DomainFacts::user_tools`])
+    /// carry the model-facing schemas, so a data directory without a schemas file still
+    /// loads. A domain whose schemas depend on an option (banking_knowledge's retrieval
+    /// variant) reads them from the data only.
+    pub builtin_schemas: bool,
+    /// The options this domain accepts.
+    pub options: &'static [DomainOption],
+}
+
+impl DomainFacts {
+    /// The facts a domain states only where it differs: no user tools, no ordered trace, no
+    /// device workflow, built-in schemas, no options. Name, agent tools, collections, clock
+    /// and identity reads are the domain's own.
+    pub const DEFAULT: DomainFacts = DomainFacts {
+        name: "",
+        agent_tools: &[],
+        user_tools: &[],
+        collections: &[],
+        clock: None,
+        identity_reads: &[],
+        ordered_gold_trace: false,
+        device_workflow: &[],
+        builtin_schemas: true,
+        options: &[],
+    };
+}
+
 /// One domain: how to load it and what the rest of the harness must know about it.
 pub trait Domain: Send + Sync {
+    /// What is fixed about the domain.
+    fn facts(&self) -> &'static DomainFacts;
+
     /// The name used in configs, data directories and records.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.facts().name
+    }
 
     /// Parses the domain database(s) under `dir` into an immutable base snapshot.
     fn load_base(&self, dir: &Path) -> Result<Arc<dyn DomainBase>, LoadError>;
@@ -60,40 +116,46 @@ pub trait Domain: Send + Sync {
     }
 
     /// One side's toolkit (tools and helper methods) in upstream registration order.
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef];
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
+        match side {
+            Requestor::Assistant => self.facts().agent_tools,
+            Requestor::User => self.facts().user_tools,
+        }
+    }
 
-    /// Top-level collections of the agent database (what a rule's `record` lookup may read).
-    fn collections(&self) -> &'static [&'static str];
+    /// See [`DomainFacts::collections`].
+    fn collections(&self) -> &'static [&'static str] {
+        self.facts().collections
+    }
 
-    /// The fixed "now" the policy is written against, as an ISO date-time (`None` when the
-    /// domain has no clock).
-    fn clock(&self) -> Option<&'static str>;
+    /// See [`DomainFacts::clock`].
+    fn clock(&self) -> Option<&'static str> {
+        self.facts().clock
+    }
 
-    /// Agent-side reads that establish who the user is.
-    fn identity_reads(&self) -> &'static [&'static str];
+    /// See [`DomainFacts::identity_reads`].
+    fn identity_reads(&self) -> &'static [&'static str] {
+        self.facts().identity_reads
+    }
 
-    /// Whether a task's gold actions form an ordered procedure (graded as a trace).
+    /// See [`DomainFacts::ordered_gold_trace`].
     fn ordered_gold_trace(&self) -> bool {
-        false
+        self.facts().ordered_gold_trace
     }
 
-    /// The user-device steps the domain's troubleshooting workflow puts around an action:
-    /// what to have the user check before it and what to have them check after it. A domain
-    /// without a device workflow has none; a policy-following sim agent performs them.
+    /// See [`DomainFacts::device_workflow`].
     fn device_workflow(&self) -> &'static [WorkflowStep] {
-        &[]
+        self.facts().device_workflow
     }
 
-    /// Whether the declarations ([`Domain::toolkit`]) carry the model-facing schemas, so a
-    /// data directory without a schemas file still loads. A domain whose schemas depend on
-    /// an option (banking_knowledge's retrieval variant) reads them from the data only.
+    /// See [`DomainFacts::builtin_schemas`].
     fn builtin_schemas(&self) -> bool {
-        true
+        self.facts().builtin_schemas
     }
 
-    /// The options this domain accepts (none unless it says so).
+    /// See [`DomainFacts::options`].
     fn options(&self) -> &'static [DomainOption] {
-        &[]
+        self.facts().options
     }
 
     /// Base, policy and schemas file under `options` (already checked against

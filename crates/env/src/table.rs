@@ -385,6 +385,31 @@ impl<T> FromIterator<(String, T)> for Table<T> {
     }
 }
 
+/// Declares a database made of [`Table`]s, each field named as its collection: the
+/// collection names in dump order (`COLLECTIONS`, what [`crate::Domain::collections`]
+/// returns), the changed records since an earlier state (`changes`, keyed
+/// `collection/key`) and state equality (`same`), so the list of tables is written once.
+macro_rules! table_db {
+    ($db:ty { $($table:ident),+ $(,)? }) => {
+        impl $db {
+            pub(crate) const COLLECTIONS: &'static [&'static str] = &[$(stringify!($table)),+];
+
+            /// Every record that differs from `earlier`, keyed `collection/key`.
+            pub(crate) fn changes(&self, earlier: &Self) -> serde_json::Map<String, serde_json::Value> {
+                let mut out = serde_json::Map::new();
+                $(self.$table.record_changes(&earlier.$table, stringify!($table), &mut out);)+
+                out
+            }
+
+            /// Whether both hold equal records in every table.
+            pub(crate) fn same(&self, other: &Self) -> bool {
+                $(self.$table.same_records(&other.$table))&&+
+            }
+        }
+    };
+}
+pub(crate) use table_db;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -58,6 +58,19 @@ pub const fn param(name: &'static str, schema: &'static str, description: &'stat
     }
 }
 
+/// `transfer_to_human_agents` as airline, retail and telecom declare it: upstream writes the
+/// same signature and docstring in each of their toolkits.
+pub(crate) const TRANSFER_TO_HUMAN_AGENTS: ToolDef = tool(
+    "transfer_to_human_agents",
+    ToolKind::Generic,
+    "Transfer the user to a human agent, with a summary of the user's issue.\n\nOnly transfer if\n -  the user explicitly asks for a human agent\n -  given the policy and the available tools, you cannot solve the user's issue.",
+    &[param(
+        "summary",
+        r#"{"type": "string"}"#,
+        "A summary of the user's issue.",
+    )],
+);
+
 /// A tool a model may call.
 pub const fn tool(
     name: &'static str,
@@ -281,6 +294,37 @@ pub fn bind<'a>(
         )));
     }
     Ok(def.params.iter().map(|p| args.get(p.name)).collect())
+}
+
+/// Upstream's `getattr(toolkit, name)(**args)` up to the call: the method `name` of `owner`'s
+/// `toolkit` (Python's `AttributeError` when it has none) with its arguments bound as
+/// [`bind`] binds them.
+pub fn bind_method<'a>(
+    owner: &str,
+    toolkit: &'static [ToolDef],
+    name: &str,
+    args: &'a Map<String, Value>,
+) -> Result<(&'static ToolDef, Vec<Option<&'a Value>>), ToolError> {
+    let def = toolkit
+        .iter()
+        .find(|d| d.name == name)
+        .ok_or_else(|| crate::py::no_attribute(owner, name))?;
+    Ok((def, bind(owner, def, args)?))
+}
+
+/// [`bind_method`] for toolkits whose every optional parameter defaults to `None`: one value
+/// per parameter, JSON null where the default applies.
+pub fn bind_filled<'a>(
+    owner: &str,
+    toolkit: &'static [ToolDef],
+    name: &str,
+    args: &'a Map<String, Value>,
+) -> Result<Vec<&'a Value>, ToolError> {
+    let (_, bound) = bind_method(owner, toolkit, name, args)?;
+    Ok(bound
+        .into_iter()
+        .map(|v| v.unwrap_or(&Value::Null))
+        .collect())
 }
 
 #[cfg(test)]

@@ -20,7 +20,8 @@ use tauguard_env::{DomainData, Environment};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
-    #[error("initial state: {0}")]
+    // The record's text of the error is its `Display`, so the cause's chain is written here.
+    #[error("initial state: {}", tauguard_core::Chain(.0))]
     InitialState(tauguard_env::initial_state::InitialStateError),
     #[error("trajectory replay: {0}")]
     Replay(tauguard_env::replay::ReplayError),

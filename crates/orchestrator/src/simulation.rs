@@ -112,7 +112,8 @@ pub enum SimulationError {
         role: &'static str,
         reply: Box<CutReply>,
     },
-    #[error("initial state: {0}")]
+    // The record's text of the error is its `Display`, so the cause's chain is written here.
+    #[error("initial state: {}", tauguard_core::Chain(.0))]
     InitialState(tauguard_env::initial_state::InitialStateError),
     #[error("sync_tools: {0}")]
     Sync(String),

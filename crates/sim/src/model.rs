@@ -38,56 +38,45 @@ fn response(turn: SimTurn, prefix: &str, view_len: usize) -> ChatResponse {
     }
 }
 
-/// `sim-agent` as a chat model.
-#[derive(Debug)]
-pub struct SimAgentModel(pub SimAgent);
+/// A sim party as a chat model: `$model` wraps `$party`, answers as `id` and names its
+/// tool calls `$prefix-<conversation length>`. The three parties differ in nothing else.
+macro_rules! sim_chat_model {
+    ($(#[$doc:meta])* $model:ident($party:ty), $id:literal, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $model(pub $party);
 
-impl ChatModel for SimAgentModel {
-    fn id(&self) -> &str {
-        "sim/sim-agent"
-    }
+        impl ChatModel for $model {
+            fn id(&self) -> &str {
+                $id
+            }
 
-    fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        let turn = self.0.respond(&req.messages);
-        Box::pin(async move { Ok(response(turn, "sim-agent", req.messages.len())) })
-    }
+            fn complete<'a>(
+                &'a self,
+                req: &'a ChatRequest,
+            ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+                let turn = self.0.respond(&req.messages);
+                Box::pin(async move { Ok(response(turn, $prefix, req.messages.len())) })
+            }
+        }
+    };
 }
 
-/// The adversarial `sim-user` of attack tasks as a chat model.
-#[derive(Debug)]
-pub struct SimAttackerModel(pub crate::attacker::SimAttacker);
-
-impl ChatModel for SimAttackerModel {
-    fn id(&self) -> &str {
-        "sim/sim-user"
-    }
-
-    fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        let turn = self.0.respond(&req.messages);
-        Box::pin(async move { Ok(response(turn, "sim-user", req.messages.len())) })
-    }
-}
-
-/// `sim-user` as a chat model.
-#[derive(Debug)]
-pub struct SimUserModel(pub SimUser);
-
-impl ChatModel for SimUserModel {
-    fn id(&self) -> &str {
-        "sim/sim-user"
-    }
-
-    fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        let turn = self.0.respond(&req.messages);
-        Box::pin(async move { Ok(response(turn, "sim-user", req.messages.len())) })
-    }
-}
+sim_chat_model!(
+    /// `sim-agent` as a chat model.
+    SimAgentModel(SimAgent),
+    "sim/sim-agent",
+    "sim-agent"
+);
+sim_chat_model!(
+    /// The adversarial `sim-user` of attack tasks as a chat model.
+    SimAttackerModel(crate::attacker::SimAttacker),
+    "sim/sim-user",
+    "sim-user"
+);
+sim_chat_model!(
+    /// `sim-user` as a chat model.
+    SimUserModel(SimUser),
+    "sim/sim-user",
+    "sim-user"
+);

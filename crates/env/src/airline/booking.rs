@@ -149,39 +149,50 @@ fn price_flights(
 ) -> Result<(Vec<ReservationFlight>, i128), ToolError> {
     let mut segments = Vec::new();
     let mut total: i128 = 0;
+    let cabin = Value::String(cabin.to_string());
     for fi in flight_infos {
-        let number = Value::String(fi.flight_number.clone());
-        let key = lookup::flight(db, &number)?;
-        let flight = db.flights.get(key).expect("flight key was just found");
-        let date = lookup::flight_date(db, &number, &Value::String(fi.date.clone()))?;
-        let FlightDate::Available {
-            available_seats,
-            prices,
-        } = date
-        else {
-            return Err(ToolError::value(format!(
-                "Flight {} not available on date {}",
-                fi.flight_number, fi.date
-            )));
-        };
-        let cabin = Value::String(cabin.to_string());
-        if i128::from(*py::index(available_seats, &cabin)?) < n {
-            return Err(ToolError::value(format!(
-                "Not enough seats on flight {}",
-                fi.flight_number
-            )));
-        }
-        let price = *py::index(prices, &cabin)?;
-        segments.push(ReservationFlight {
-            flight_number: fi.flight_number.clone(),
-            origin: flight.origin.clone(),
-            destination: flight.destination.clone(),
-            date: fi.date.clone(),
-            price,
-        });
-        total += i128::from(price) * n;
+        let segment = price_segment(db, fi, &cabin, n)?;
+        total += i128::from(segment.price) * n;
+        segments.push(segment);
     }
     Ok((segments, total))
+}
+
+/// One flight of a booking or of a flight update as a segment at `cabin`'s price on its
+/// date, checking that the date is available with seats for `n` passengers.
+pub(super) fn price_segment(
+    db: &FlightDb,
+    fi: &model::FlightInfo,
+    cabin: &Value,
+    n: i128,
+) -> Result<ReservationFlight, ToolError> {
+    let number = Value::String(fi.flight_number.clone());
+    let key = lookup::flight(db, &number)?;
+    let flight = db.flights.get(key).expect("flight key was just found");
+    let date = lookup::flight_date(db, &number, &Value::String(fi.date.clone()))?;
+    let FlightDate::Available {
+        available_seats,
+        prices,
+    } = date
+    else {
+        return Err(ToolError::value(format!(
+            "Flight {} not available on date {}",
+            fi.flight_number, fi.date
+        )));
+    };
+    if i128::from(*py::index(available_seats, cabin)?) < n {
+        return Err(ToolError::value(format!(
+            "Not enough seats on flight {}",
+            fi.flight_number
+        )));
+    }
+    Ok(ReservationFlight {
+        flight_number: fi.flight_number.clone(),
+        origin: flight.origin.clone(),
+        destination: flight.destination.clone(),
+        date: fi.date.clone(),
+        price: *py::index(prices, cabin)?,
+    })
 }
 
 /// Every payment method exists and covers its amount, and the amounts add up to `total`.

@@ -4,7 +4,7 @@
 //! (`$defs`) are upstream's, as its `tools.json` publishes them, so a data directory without
 //! that file shows the model the same schemas.
 
-use crate::tooling::{Param, SchemaDef, ToolDef, param as p, tool};
+use crate::tooling::{Param, SchemaDef, TRANSFER_TO_HUMAN_AGENTS, ToolDef, param as p, tool};
 use tauguard_core::ToolKind;
 
 /// Class name upstream's `TypeError` and `AttributeError` texts carry.
@@ -117,16 +117,7 @@ pub static TOOLS: &[ToolDef] = &[
             ],
         )
     },
-    tool(
-        "calculate",
-        ToolKind::Generic,
-        "Calculate the result of a mathematical expression.",
-        &[p(
-            "expression",
-            STR,
-            "The mathematical expression to calculate, such as '2 + 2'. The expression can contain numbers, operators (+, -, *, /), parentheses, and spaces.",
-        )],
-    ),
+    crate::calculate::CALCULATE,
     tool(
         "cancel_reservation",
         ToolKind::Write,
@@ -196,12 +187,7 @@ pub static TOOLS: &[ToolDef] = &[
             p("amount", INT, "The amount of the certificate to send."),
         ],
     ),
-    tool(
-        "transfer_to_human_agents",
-        ToolKind::Generic,
-        "Transfer the user to a human agent, with a summary of the user's issue.\n\nOnly transfer if\n -  the user explicitly asks for a human agent\n -  given the policy and the available tools, you cannot solve the user's issue.",
-        &[p("summary", STR, "A summary of the user's issue.")],
-    ),
+    TRANSFER_TO_HUMAN_AGENTS,
     tool(
         "update_reservation_baggages",
         ToolKind::Write,

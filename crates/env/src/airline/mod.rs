@@ -22,12 +22,12 @@ mod updates;
 pub mod validate;
 
 use crate::data::{LoadError, read_json};
-use crate::environment::{Changes, DomainBase, Environment, ToolValue};
-use crate::initial_state::deep_merge;
+use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::initial_state::{MergeError, deep_merge};
+use crate::registry::DomainFacts;
 use crate::tooling::{ToolDef, ToolError};
 use model::FlightDb;
 use serde_json::{Map, Value};
-use std::any::Any;
 use std::path::Path;
 use tauguard_core::Requestor;
 
@@ -35,27 +35,21 @@ use tauguard_core::Requestor;
 pub struct Airline;
 pub static AIRLINE: Airline = Airline;
 
+static FACTS: DomainFacts = DomainFacts {
+    name: "airline",
+    agent_tools: defs::TOOLS,
+    collections: FlightDb::COLLECTIONS,
+    clock: Some(lookup::NOW),
+    identity_reads: &["get_user_details"],
+    ..DomainFacts::DEFAULT
+};
+
 impl crate::registry::Domain for Airline {
-    fn name(&self) -> &'static str {
-        "airline"
+    fn facts(&self) -> &'static DomainFacts {
+        &FACTS
     }
     fn load_base(&self, dir: &Path) -> Result<std::sync::Arc<dyn DomainBase>, LoadError> {
         Ok(std::sync::Arc::new(AirlineBase::load(dir)?))
-    }
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => defs::TOOLS,
-            Requestor::User => &[],
-        }
-    }
-    fn collections(&self) -> &'static [&'static str] {
-        &["flights", "users", "reservations"]
-    }
-    fn clock(&self) -> Option<&'static str> {
-        Some(lookup::NOW)
-    }
-    fn identity_reads(&self) -> &'static [&'static str] {
-        &["get_user_details"]
     }
 }
 
@@ -112,10 +106,6 @@ impl AirlineEnv {
     }
 }
 
-fn same_domain(other: &dyn Environment) -> Option<&AirlineEnv> {
-    other.as_any().downcast_ref::<AirlineEnv>()
-}
-
 impl Environment for AirlineEnv {
     fn domain(&self) -> &'static str {
         "airline"
@@ -141,14 +131,14 @@ impl Environment for AirlineEnv {
         &mut self,
         agent: Option<&Value>,
         user: Option<&Value>,
-    ) -> Result<(), String> {
+    ) -> Result<(), MergeError> {
         if let Some(patch) = agent {
             let mut dump = self.agent_db();
             deep_merge(&mut dump, patch);
-            self.db = FlightDb::validate(&dump)?;
+            self.db = FlightDb::validate(&dump).map_err(MergeError::Rejected)?;
         }
         if user.is_some_and(|u| !u.is_null()) {
-            return Err("the airline domain has no user database ('NoneType' object has no attribute 'update_db')".into());
+            return Err(MergeError::Rejected("the airline domain has no user database ('NoneType' object has no attribute 'update_db')".into()));
         }
         Ok(())
     }
@@ -158,33 +148,15 @@ impl Environment for AirlineEnv {
     }
 
     fn changes_since(&self, earlier: &dyn Environment) -> Changes {
-        let earlier = same_domain(earlier).expect("changes_since across domains");
-        let mut agent = Map::new();
-        self.db
-            .flights
-            .record_changes(&earlier.db.flights, "flights", &mut agent);
-        self.db
-            .users
-            .record_changes(&earlier.db.users, "users", &mut agent);
-        self.db
-            .reservations
-            .record_changes(&earlier.db.reservations, "reservations", &mut agent);
-        Changes { agent, user: None }
+        Changes {
+            agent: self.db.changes(&same_domain(self, earlier).db),
+            user: None,
+        }
     }
 
     fn same_state(&self, other: &dyn Environment) -> bool {
-        same_domain(other).is_some_and(|o| {
-            self.db.flights.same_records(&o.db.flights)
-                && self.db.users.same_records(&o.db.users)
-                && self.db.reservations.same_records(&o.db.reservations)
-        })
-    }
-
-    fn snapshot(&self) -> Box<dyn Environment> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
+        other
+            .downcast_ref::<AirlineEnv>()
+            .is_some_and(|o| self.db.same(&o.db))
     }
 }

@@ -52,6 +52,12 @@ pub struct FlightDb {
     pub routes: super::routes::Routes,
 }
 
+crate::table::table_db!(FlightDb {
+    flights,
+    users,
+    reservations
+});
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Flight {
     pub flight_number: String,

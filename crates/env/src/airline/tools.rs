@@ -6,7 +6,7 @@ use super::defs::{OWNER, TOOLS};
 use super::model::FlightDb;
 use super::{queries, updates};
 use crate::environment::ToolValue;
-use crate::tooling::{ToolError, bind};
+use crate::tooling::{ToolError, bind_filled};
 use serde_json::{Map, Value};
 
 /// Calls a toolkit method by name with raw keyword arguments.
@@ -15,15 +15,7 @@ pub fn call(
     name: &str,
     args: &Map<String, Value>,
 ) -> Result<ToolValue, ToolError> {
-    let def = TOOLS
-        .iter()
-        .find(|t| t.name == name)
-        .ok_or_else(|| crate::py::no_attribute(OWNER, name))?;
-    let bound = bind(OWNER, def, args)?;
-    let a: Vec<&Value> = bound
-        .into_iter()
-        .map(|v| v.unwrap_or(&Value::Null))
-        .collect();
+    let a = bind_filled(OWNER, TOOLS, name, args)?;
     match name {
         "book_reservation" => booking::book_reservation(
             db,

@@ -4,7 +4,7 @@
 //! the payment routine runs (and can fail) even for a zero-cost change.
 
 use super::lookup::{self, Listed};
-use super::model::{self, FlightDate, FlightDb, Float, Payment, PaymentMethod, ReservationFlight};
+use super::model::{self, FlightDb, Float, Payment, PaymentMethod, Reservation, ReservationFlight};
 use super::validate::{self as v, Ctx};
 use crate::environment::ToolValue;
 use crate::py::arg_str;
@@ -105,6 +105,40 @@ fn payment_for_update(
     }))
 }
 
+/// What a baggage or flight update reads first: the reservation (its key and record) and
+/// the key of the user who holds it.
+fn reservation_and_user<'d>(
+    db: &'d FlightDb,
+    reservation_id: &Value,
+) -> Result<(String, &'d Reservation, String), ToolError> {
+    let key = lookup::reservation(db, reservation_id)?.to_string();
+    let res = db
+        .reservations
+        .get(&key)
+        .expect("reservation key was just found");
+    let user_key = lookup::user_by_id(db, &res.user_id)?;
+    Ok((key, res, user_key))
+}
+
+/// What a baggage or flight update does last before its own writes: the payment routine
+/// for `amount`, its record (if any) appended to the reservation's history, and the
+/// reservation handed back for the rest.
+fn charge<'d>(
+    db: &'d mut FlightDb,
+    key: &str,
+    user_key: &str,
+    payment_id: &Value,
+    amount: Num,
+) -> Result<&'d mut Reservation, ToolError> {
+    let payment = payment_for_update(db, user_key, payment_id, amount)?;
+    let r = db
+        .reservations
+        .get_mut(key)
+        .expect("reservation key was just found");
+    r.payment_history.extend(payment);
+    Ok(r)
+}
+
 pub(super) fn update_reservation_baggages(
     db: &mut FlightDb,
     reservation_id: &Value,
@@ -112,20 +146,10 @@ pub(super) fn update_reservation_baggages(
     nonfree_baggages: &Value,
     payment_id: &Value,
 ) -> Result<ToolValue, ToolError> {
-    let key = lookup::reservation(db, reservation_id)?.to_string();
-    let res = db
-        .reservations
-        .get(&key)
-        .expect("reservation key was just found");
-    let user_key = lookup::user_by_id(db, &res.user_id)?;
+    let (key, res, user_key) = reservation_and_user(db, reservation_id)?;
     let extra = py::sub(nonfree_baggages, &res.nonfree_baggages)?;
     let cost = Num::Int(50).mul(Num::Int(0).max(extra));
-    let payment = payment_for_update(db, &user_key, payment_id, cost)?;
-    let r = db
-        .reservations
-        .get_mut(&key)
-        .expect("reservation key was just found");
-    r.payment_history.extend(payment);
+    let r = charge(db, &key, &user_key, payment_id, cost)?;
     r.total_baggages = total_baggages.clone();
     r.nonfree_baggages = nonfree_baggages.clone();
     Ok(reservation_dump(db, &key))
@@ -139,12 +163,7 @@ pub(super) fn update_reservation_flights(
     payment_id: &Value,
 ) -> Result<ToolValue, ToolError> {
     let flights = lookup::convert(flights, "FlightInfo", model::flight_info)?;
-    let key = lookup::reservation(db, reservation_id)?.to_string();
-    let res = db
-        .reservations
-        .get(&key)
-        .expect("reservation key was just found");
-    let user_key = lookup::user_by_id(db, &res.user_id)?;
+    let (key, res, user_key) = reservation_and_user(db, reservation_id)?;
     let n = py::len(&res.passengers)? as i128;
     let infos = match flights {
         Listed::Models(list) => list,
@@ -161,36 +180,9 @@ pub(super) fn update_reservation_flights(
             segments.push(rf.clone());
             continue;
         }
-        let number = Value::String(fi.flight_number.clone());
-        let flight = db
-            .flights
-            .get(lookup::flight(db, &number)?)
-            .expect("flight key was just found");
-        let FlightDate::Available {
-            available_seats,
-            prices,
-        } = lookup::flight_date(db, &number, &Value::String(fi.date.clone()))?
-        else {
-            return Err(ToolError::value(format!(
-                "Flight {} not available on date {}",
-                fi.flight_number, fi.date
-            )));
-        };
-        if i128::from(*py::index(available_seats, cabin)?) < n {
-            return Err(ToolError::value(format!(
-                "Not enough seats on flight {}",
-                fi.flight_number
-            )));
-        }
-        let price = *py::index(prices, cabin)?;
-        segments.push(ReservationFlight {
-            flight_number: fi.flight_number.clone(),
-            origin: flight.origin.clone(),
-            destination: flight.destination.clone(),
-            date: fi.date.clone(),
-            price,
-        });
-        total += i128::from(price) * n;
+        let segment = super::booking::price_segment(db, fi, cabin, n)?;
+        total += i128::from(segment.price) * n;
+        segments.push(segment);
     }
     total -= res
         .flights
@@ -198,12 +190,7 @@ pub(super) fn update_reservation_flights(
         .map(|f| i128::from(f.price))
         .sum::<i128>()
         * n;
-    let payment = payment_for_update(db, &user_key, payment_id, Num::Int(total))?;
-    let r = db
-        .reservations
-        .get_mut(&key)
-        .expect("reservation key was just found");
-    r.payment_history.extend(payment);
+    let r = charge(db, &key, &user_key, payment_id, Num::Int(total))?;
     r.flights = std::sync::Arc::new(segments);
     r.cabin = cabin.clone();
     Ok(reservation_dump(db, &key))

@@ -2,7 +2,7 @@
 //! history, and credit limit increase requests (submit, approve, deny).
 
 use super::args::{Args, account_balance, field, field_is, number, record, to_float};
-use super::db::Db;
+use super::db::{Db, Record};
 use super::pyfmt::{f2, thousands};
 use super::{TODAY, ids};
 use crate::tooling::ToolError;
@@ -112,6 +112,28 @@ fn pay_from_checking(db: &mut Db, a: Args) -> Result<String, ToolError> {
     ))
 }
 
+/// The credit card account `credit_card_account_id` names, with its display name and
+/// table key, when it exists and belongs to `user_id`; else the refusal the agent reads.
+fn users_card<'d>(
+    db: &'d Db,
+    a: Args,
+) -> Result<Result<(String, String, &'d Record), String>, ToolError> {
+    let account = a.s("credit_card_account_id");
+    let key = super::args::key(a.v("credit_card_account_id"))?;
+    let Some(card) = db.get("credit_card_accounts", &key) else {
+        return Ok(Err(format!(
+            "Error: Credit card account '{account}' not found."
+        )));
+    };
+    if card.get("user_id") != Some(a.v("user_id")) {
+        return Ok(Err(format!(
+            "Error: Credit card account '{account}' does not belong to user '{}'.",
+            a.s("user_id")
+        )));
+    }
+    Ok(Ok((account, key, card)))
+}
+
 fn submit_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
     if !a.truthy("credit_card_account_id")
         || !a.truthy("user_id")
@@ -131,17 +153,10 @@ fn submit_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
     if requested <= 0 {
         return Ok("Error: Requested increase amount must be positive.".into());
     }
-    let account = a.s("credit_card_account_id");
-    let key = super::args::key(a.v("credit_card_account_id"))?;
-    let Some(card) = db.get("credit_card_accounts", &key) else {
-        return Ok(format!("Error: Credit card account '{account}' not found."));
+    let (account, _, _) = match users_card(db, a)? {
+        Ok(found) => found,
+        Err(refusal) => return Ok(refusal),
     };
-    if card.get("user_id") != Some(a.v("user_id")) {
-        return Ok(format!(
-            "Error: Credit card account '{account}' does not belong to user '{}'.",
-            a.s("user_id")
-        ));
-    }
     let id = ids::credit_limit_request(&account, &a.s("user_id"), requested as f64);
     let rec = record(vec![
         ("request_id", Value::String(id.clone())),
@@ -225,17 +240,10 @@ fn approve_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
     {
         return Ok("Error: Missing required parameters.".into());
     }
-    let account = a.s("credit_card_account_id");
-    let key = super::args::key(a.v("credit_card_account_id"))?;
-    let Some(card) = db.get("credit_card_accounts", &key) else {
-        return Ok(format!("Error: Credit card account '{account}' not found."));
+    let (account, key, card) = match users_card(db, a)? {
+        Ok(found) => found,
+        Err(refusal) => return Ok(refusal),
     };
-    if card.get("user_id") != Some(a.v("user_id")) {
-        return Ok(format!(
-            "Error: Credit card account '{account}' does not belong to user '{}'.",
-            a.s("user_id")
-        ));
-    }
     let user = a.v("user_id");
     let open_dispute = db.records("transaction_disputes").iter().any(|(_, d)| {
         d.get("user_id") == Some(user)

@@ -43,13 +43,13 @@ mod user_tools;
 pub mod variant;
 
 use crate::data::LoadError;
-use crate::environment::{Changes, DomainBase, Environment, ToolValue};
-use crate::registry::{DomainOption, DomainOptions, DomainParts};
+use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::initial_state::MergeError;
+use crate::registry::{DomainFacts, DomainOption, DomainOptions, DomainParts};
 use crate::tooling::{ToolDef, ToolError};
 use db::Db;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
-use std::any::Any;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -72,9 +72,27 @@ const OPTIONS: &[DomainOption] = &[DomainOption {
     about: "retrieval variant (variants.json): no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only, openai_embeddings, openai_embeddings_grep, qwen_embeddings, qwen_embeddings_grep (these four need `[models] embeddings`)",
 }];
 
+static FACTS: DomainFacts = DomainFacts {
+    name: NAME,
+    // The widest variant toolkit (KB_search and grep), what registry readers (guard tool
+    // classes, metrics' mutating tools) list; an environment offers its own variant's.
+    agent_tools: defs::WITH_KB_SEARCH_GREP,
+    user_tools: defs::USER,
+    collections: &db::TABLES,
+    clock: Some("2025-11-14T03:40:00"),
+    identity_reads: &[
+        "get_user_information_by_id",
+        "get_user_information_by_name",
+        "get_user_information_by_email",
+    ],
+    builtin_schemas: false,
+    options: OPTIONS,
+    ..DomainFacts::DEFAULT
+};
+
 impl crate::registry::Domain for BankingKnowledge {
-    fn name(&self) -> &'static str {
-        NAME
+    fn facts(&self) -> &'static DomainFacts {
+        &FACTS
     }
 
     fn load_base(&self, dir: &Path) -> Result<Arc<dyn DomainBase>, LoadError> {
@@ -83,14 +101,6 @@ impl crate::registry::Domain for BankingKnowledge {
 
     fn load_policy(&self, dir: &Path) -> Result<String, LoadError> {
         crate::data::read_text(&dir.join(format!("policy.{}.md", variant::OFFLINE_DEFAULT)))
-    }
-
-    fn options(&self) -> &'static [DomainOption] {
-        OPTIONS
-    }
-
-    fn builtin_schemas(&self) -> bool {
-        false
     }
 
     fn load_parts(&self, dir: &Path, options: &DomainOptions) -> Result<DomainParts, LoadError> {
@@ -112,23 +122,11 @@ impl crate::registry::Domain for BankingKnowledge {
         dir: &Path,
     ) -> Result<(Vec<Task>, IndexMap<String, Vec<String>>), LoadError> {
         let tasks_dir = dir.join("tasks");
-        let entries = std::fs::read_dir(&tasks_dir).map_err(|cause| LoadError::Io {
-            path: tasks_dir.clone(),
-            cause,
-        })?;
-        let mut files: Vec<std::path::PathBuf> = Vec::new();
-        for entry in entries {
-            let path = entry
-                .map_err(|cause| LoadError::Io {
-                    path: tasks_dir.clone(),
-                    cause,
-                })?
-                .path();
+        let mut files = crate::data::list_dir(&tasks_dir)?;
+        files.retain(|path| {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.starts_with("task_") && name.ends_with(".json") {
-                files.push(path);
-            }
-        }
+            name.starts_with("task_") && name.ends_with(".json")
+        });
         files.sort();
         let mut tasks = Vec::with_capacity(files.len());
         for f in &files {
@@ -141,29 +139,6 @@ impl crate::registry::Domain for BankingKnowledge {
             .map(|s| (s.to_string(), all.clone()))
             .collect();
         Ok((tasks, splits))
-    }
-
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => defs::WITH_KB_SEARCH_GREP,
-            Requestor::User => defs::USER,
-        }
-    }
-
-    fn collections(&self) -> &'static [&'static str] {
-        &db::TABLES
-    }
-
-    fn clock(&self) -> Option<&'static str> {
-        Some("2025-11-14T03:40:00")
-    }
-
-    fn identity_reads(&self) -> &'static [&'static str] {
-        &[
-            "get_user_information_by_id",
-            "get_user_information_by_name",
-            "get_user_information_by_email",
-        ]
     }
 }
 
@@ -320,9 +295,9 @@ impl Environment for BankEnv {
         &mut self,
         agent: Option<&Value>,
         user: Option<&Value>,
-    ) -> Result<(), String> {
+    ) -> Result<(), MergeError> {
         if let Some(patch) = agent.filter(|a| !a.is_null()) {
-            self.db.merge(patch)?;
+            self.db.merge(patch).map_err(MergeError::Rejected)?;
         }
         // The user toolkit shares the agent's database; upstream has no user database to
         // update (`user_data` is merged into nothing).
@@ -335,32 +310,14 @@ impl Environment for BankEnv {
     }
 
     fn changes_since(&self, earlier: &dyn Environment) -> Changes {
-        let earlier = earlier
-            .as_any()
-            .downcast_ref::<BankEnv>()
-            .unwrap_or_else(|| {
-                panic!(
-                    "changes_since: `{}` is not a banking_knowledge environment",
-                    earlier.domain()
-                )
-            });
         let mut agent = Map::new();
-        self.db.changes(&earlier.db, &mut agent);
+        self.db.changes(&same_domain(self, earlier).db, &mut agent);
         Changes { agent, user: None }
     }
 
     fn same_state(&self, other: &dyn Environment) -> bool {
         other
-            .as_any()
             .downcast_ref::<BankEnv>()
             .is_some_and(|o| self.db.same(&o.db))
-    }
-
-    fn snapshot(&self) -> Box<dyn Environment> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -36,18 +36,8 @@ pub struct Document {
 
 /// Loads `documents/*.json`, sorted by id.
 pub fn load_documents(dir: &Path) -> Result<Vec<Document>, LoadError> {
-    let entries = std::fs::read_dir(dir).map_err(|cause| LoadError::Io {
-        path: dir.to_path_buf(),
-        cause,
-    })?;
     let mut docs = Vec::new();
-    for entry in entries {
-        let path = entry
-            .map_err(|cause| LoadError::Io {
-                path: dir.to_path_buf(),
-                cause,
-            })?
-            .path();
+    for path in crate::data::list_dir(dir)? {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }

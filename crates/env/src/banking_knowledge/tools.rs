@@ -6,7 +6,7 @@ use super::args::{Args, list_repr, one_of, record, text};
 use super::pyfmt::{self, dumps_indent2, truthy};
 use super::{BankEnv, accounts, cards, credit, defs, ids};
 use crate::py;
-use crate::tooling::{ToolError, bind};
+use crate::tooling::{ToolError, bind, bind_method};
 use serde_json::{Map, Value};
 use tauguard_core::pyjson;
 
@@ -37,12 +37,7 @@ const TRANSFER_REASONS: &[&str] = &[
 
 /// Calls agent tool `name` (a tool of the env's variant) with raw keyword arguments.
 pub fn call(env: &mut BankEnv, name: &str, raw: &Map<String, Value>) -> Result<String, ToolError> {
-    let def = env
-        .agent_tools()
-        .iter()
-        .find(|d| d.name == name)
-        .ok_or_else(|| py::no_attribute(OWNER, name))?;
-    bind(OWNER, def, raw)?;
+    bind_method(OWNER, env.agent_tools(), name, raw)?;
     let a = Args(raw);
     let query = |env: &BankEnv, table: &str, field: &str, arg: &str| {
         env.db

@@ -8,7 +8,7 @@ use super::db::Db;
 use super::pyfmt::f2;
 use super::{TODAY, defs, ids, pyfmt};
 use crate::py;
-use crate::tooling::{ToolError, bind};
+use crate::tooling::{ToolError, bind_method};
 use serde_json::{Map, Value};
 use tauguard_core::pyjson;
 
@@ -63,11 +63,7 @@ const REWARDS: &[Rewards] = &[
 ];
 
 pub(super) fn call(db: &mut Db, name: &str, raw: &Map<String, Value>) -> Result<String, ToolError> {
-    let def = defs::USER
-        .iter()
-        .find(|d| d.name == name)
-        .ok_or_else(|| py::no_attribute(OWNER, name))?;
-    bind(OWNER, def, raw)?;
+    bind_method(OWNER, defs::USER, name, raw)?;
     let a = Args(raw);
     match name {
         "apply_for_credit_card" => apply_for_card(db, a),

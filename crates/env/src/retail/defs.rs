@@ -3,7 +3,7 @@
 //! as its `tools.json` publishes them, so a data directory without that file shows the model
 //! the same schemas.
 
-use crate::tooling::{Param, ToolDef, param as p, tool};
+use crate::tooling::{Param, TRANSFER_TO_HUMAN_AGENTS, ToolDef, param as p, tool};
 use tauguard_core::ToolKind;
 
 const STR: &str = r#"{"type": "string"}"#;
@@ -36,16 +36,7 @@ const PAYMENT_METHOD_ID: Param = p(
 
 /// The toolkit, in upstream registration order.
 pub(super) const TOOLS: &[ToolDef] = &[
-    tool(
-        "calculate",
-        ToolKind::Generic,
-        "Calculate the result of a mathematical expression.",
-        &[p(
-            "expression",
-            STR,
-            "The mathematical expression to calculate, such as '2 + 2'. The expression can contain numbers, operators (+, -, *, /), parentheses, and spaces.",
-        )],
-    ),
+    crate::calculate::CALCULATE,
     tool(
         "cancel_pending_order",
         ToolKind::Write,
@@ -203,10 +194,5 @@ pub(super) const TOOLS: &[ToolDef] = &[
             ),
         ],
     ),
-    tool(
-        "transfer_to_human_agents",
-        ToolKind::Generic,
-        "Transfer the user to a human agent, with a summary of the user's issue.\n\nOnly transfer if\n -  the user explicitly asks for a human agent\n -  given the policy and the available tools, you cannot solve the user's issue.",
-        &[p("summary", STR, "A summary of the user's issue.")],
-    ),
+    TRANSFER_TO_HUMAN_AGENTS,
 ];

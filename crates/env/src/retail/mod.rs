@@ -13,17 +13,15 @@ mod queries;
 mod tools;
 mod users;
 
-use crate::data::LoadError;
-use crate::environment::{Changes, DomainBase, Environment, ToolValue};
-use crate::initial_state::deep_merge;
+use crate::data::{LoadError, ParseCache, read_json};
+use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::initial_state::{MergeError, revalidate};
+use crate::registry::DomainFacts;
 use crate::table::Table;
-use crate::tooling::{ToolDef, ToolError, bind};
+use crate::tooling::{ToolDef, ToolError, bind_filled};
 use model::RetailDb;
 use serde_json::{Map, Value};
-use std::any::Any;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
-use std::time::SystemTime;
+use std::path::Path;
 use tauguard_core::Requestor;
 
 /// The upstream toolkit class, named in Python `TypeError` texts.
@@ -33,27 +31,20 @@ const OWNER: &str = "RetailTools";
 pub struct Retail;
 pub static RETAIL: Retail = Retail;
 
+static FACTS: DomainFacts = DomainFacts {
+    name: "retail",
+    agent_tools: defs::TOOLS,
+    collections: RetailDb::COLLECTIONS,
+    identity_reads: &["find_user_id_by_email", "find_user_id_by_name_zip"],
+    ..DomainFacts::DEFAULT
+};
+
 impl crate::registry::Domain for Retail {
-    fn name(&self) -> &'static str {
-        "retail"
+    fn facts(&self) -> &'static DomainFacts {
+        &FACTS
     }
     fn load_base(&self, dir: &Path) -> Result<std::sync::Arc<dyn DomainBase>, LoadError> {
         Ok(std::sync::Arc::new(RetailBase::load(dir)?))
-    }
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => defs::TOOLS,
-            Requestor::User => &[],
-        }
-    }
-    fn collections(&self) -> &'static [&'static str] {
-        &["products", "users", "orders"]
-    }
-    fn clock(&self) -> Option<&'static str> {
-        None
-    }
-    fn identity_reads(&self) -> &'static [&'static str] {
-        &["find_user_id_by_email", "find_user_id_by_name_zip"]
     }
 }
 
@@ -62,37 +53,14 @@ pub struct RetailBase {
     db: RetailDb,
 }
 
-type CacheKey = (PathBuf, Option<SystemTime>, u64);
-
 /// Parsed databases by file identity, so repeated loads in one process parse once.
-fn cache() -> &'static Mutex<Vec<(CacheKey, RetailDb)>> {
-    static CACHE: OnceLock<Mutex<Vec<(CacheKey, RetailDb)>>> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(Vec::new()))
-}
+static PARSED: ParseCache<RetailDb> = ParseCache::new();
 
 impl RetailBase {
     /// Loads `<dir>/db.json`.
     pub fn load(dir: &Path) -> Result<RetailBase, LoadError> {
         let path = dir.join("db.json");
-        let meta = std::fs::metadata(&path).map_err(|cause| LoadError::Io {
-            path: path.clone(),
-            cause,
-        })?;
-        let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
-        let key = (canonical, meta.modified().ok(), meta.len());
-        if let Some((_, db)) = cache()
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .find(|(k, _)| *k == key)
-        {
-            return Ok(RetailBase { db: db.clone() });
-        }
-        let db: RetailDb = crate::data::read_json(&path)?;
-        cache()
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((key, db.clone()));
+        let db = PARSED.get_or_parse(&[&path], || read_json(&path))?;
         Ok(RetailBase { db })
     }
 
@@ -153,35 +121,24 @@ impl Environment for RetailEnv {
         if side == Requestor::User {
             return Err(crate::py::no_attribute("NoneType", name));
         }
-        let def = defs::TOOLS
-            .iter()
-            .find(|d| d.name == name)
-            .ok_or_else(|| crate::py::no_attribute(OWNER, name))?;
-        let bound = bind(OWNER, def, args)?;
-        let values: Vec<&Value> = bound.iter().map(|v| v.unwrap_or(&Value::Null)).collect();
-        tools::run(&mut self.db, def.name, &values)
+        let values = bind_filled(OWNER, defs::TOOLS, name, args)?;
+        tools::run(&mut self.db, name, &values)
     }
 
     fn merge_initialization_data(
         &mut self,
         agent: Option<&Value>,
         user: Option<&Value>,
-    ) -> Result<(), String> {
+    ) -> Result<(), MergeError> {
         if user.is_some_and(|u| !u.is_null()) {
-            return Err("'NoneType' object has no attribute 'update_db'".into());
+            return Err(MergeError::Rejected(
+                "'NoneType' object has no attribute 'update_db'".into(),
+            ));
         }
         let Some(patch) = agent.filter(|a| !a.is_null()) else {
             return Ok(());
         };
-        let mut dump = self.agent_db();
-        deep_merge(&mut dump, patch);
-        let merged: RetailDb = serde_path_to_error::deserialize(dump).map_err(|e| {
-            format!(
-                "validation error for RetailDB at `{}`: {}",
-                e.path(),
-                e.inner()
-            )
-        })?;
+        let merged: RetailDb = revalidate(self.agent_db(), patch, "RetailDB")?;
         adopt(&mut self.db.products, merged.products);
         adopt(&mut self.db.users, merged.users);
         adopt(&mut self.db.orders, merged.orders);
@@ -193,41 +150,15 @@ impl Environment for RetailEnv {
     }
 
     fn changes_since(&self, earlier: &dyn Environment) -> Changes {
-        let earlier = earlier
-            .as_any()
-            .downcast_ref::<RetailEnv>()
-            .unwrap_or_else(|| {
-                panic!(
-                    "changes_since: `{}` is not a retail environment",
-                    earlier.domain()
-                )
-            });
-        let mut agent = Map::new();
-        self.db
-            .products
-            .record_changes(&earlier.db.products, "products", &mut agent);
-        self.db
-            .users
-            .record_changes(&earlier.db.users, "users", &mut agent);
-        self.db
-            .orders
-            .record_changes(&earlier.db.orders, "orders", &mut agent);
-        Changes { agent, user: None }
+        Changes {
+            agent: self.db.changes(&same_domain(self, earlier).db),
+            user: None,
+        }
     }
 
     fn same_state(&self, other: &dyn Environment) -> bool {
-        other.as_any().downcast_ref::<RetailEnv>().is_some_and(|o| {
-            self.db.products.same_records(&o.db.products)
-                && self.db.users.same_records(&o.db.users)
-                && self.db.orders.same_records(&o.db.orders)
-        })
-    }
-
-    fn snapshot(&self) -> Box<dyn Environment> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
+        other
+            .downcast_ref::<RetailEnv>()
+            .is_some_and(|o| self.db.same(&o.db))
     }
 }

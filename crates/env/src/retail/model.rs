@@ -60,6 +60,12 @@ pub struct RetailDb {
     pub orders: Table<Order>,
 }
 
+crate::table::table_db!(RetailDb {
+    products,
+    users,
+    orders
+});
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Variant {
     pub item_id: String,

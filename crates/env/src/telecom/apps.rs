@@ -53,12 +53,16 @@ impl TelecomEnv {
         }))
     }
 
-    /// Looks the app up (a dict lookup) before lower-casing the permission, as upstream does.
-    fn app_and_permission(
-        &self,
+    /// What grant and remove share: the app is looked up (a dict lookup) before the
+    /// permission is lower-cased, as upstream does, and the permission is set to `granted`
+    /// only on an installed app and a permission the phone tracks. Returns the outcome and
+    /// the lower-cased permission.
+    fn set_app_permission(
+        &mut self,
         app_name: &Value,
         permission: &Value,
-    ) -> Result<(Option<String>, String), ToolError> {
+        granted: bool,
+    ) -> Result<(PermissionChange, String), ToolError> {
         dict_key(app_name)?;
         let app = app_name
             .as_str()
@@ -68,7 +72,17 @@ impl TelecomEnv {
             .as_str()
             .ok_or_else(|| no_attribute(type_name(permission), "lower"))?
             .to_lowercase();
-        Ok((app, permission))
+        let change = match app {
+            None => PermissionChange::NoApp,
+            Some(app) if PERMISSIONS.contains(&permission.as_str()) => {
+                if let Some(status) = self.phone_mut().app_statuses.get_mut(&app) {
+                    status.permissions.set(&permission, granted);
+                }
+                PermissionChange::Set
+            }
+            Some(_) => PermissionChange::Untracked,
+        };
+        Ok((change, permission))
     }
 
     pub(crate) fn grant_app_permission(
@@ -76,23 +90,18 @@ impl TelecomEnv {
         app_name: &Value,
         permission: &Value,
     ) -> Result<ToolValue, ToolError> {
-        let (app, permission) = self.app_and_permission(app_name, permission)?;
+        let (change, permission) = self.set_app_permission(app_name, permission, true)?;
         let shown = arg_str(app_name);
-        let (ok, message) = match app {
-            None => (
+        let (ok, message) = match change {
+            PermissionChange::NoApp => (
                 false,
                 format!("App '{shown}' not found. Cannot grant permission."),
             ),
-            Some(app) if PERMISSIONS.contains(&permission.as_str()) => {
-                if let Some(status) = self.phone_mut().app_statuses.get_mut(&app) {
-                    status.permissions.set(&permission, true);
-                }
-                (
-                    true,
-                    format!("Permission '{permission}' granted to app '{shown}'."),
-                )
-            }
-            Some(_) => {
+            PermissionChange::Set => (
+                true,
+                format!("Permission '{permission}' granted to app '{shown}'."),
+            ),
+            PermissionChange::Untracked => {
                 let available: Vec<String> = PERMISSIONS.iter().map(|p| format!("'{p}'")).collect();
                 (
                     false,
@@ -114,23 +123,18 @@ impl TelecomEnv {
         app_name: &Value,
         permission: &Value,
     ) -> Result<ToolValue, ToolError> {
-        let (app, permission) = self.app_and_permission(app_name, permission)?;
+        let (change, permission) = self.set_app_permission(app_name, permission, false)?;
         let shown = arg_str(app_name);
-        let (ok, message) = match app {
-            None => (
+        let (ok, message) = match change {
+            PermissionChange::NoApp => (
                 false,
                 format!("App '{shown}' not found. Cannot remove permission."),
             ),
-            Some(app) if PERMISSIONS.contains(&permission.as_str()) => {
-                if let Some(status) = self.phone_mut().app_statuses.get_mut(&app) {
-                    status.permissions.set(&permission, false);
-                }
-                (
-                    true,
-                    format!("Permission '{permission}' removed from app '{shown}'."),
-                )
-            }
-            Some(_) => (
+            PermissionChange::Set => (
+                true,
+                format!("Permission '{permission}' removed from app '{shown}'."),
+            ),
+            PermissionChange::Untracked => (
                 false,
                 format!("Permission '{permission}' not tracked for app '{shown}'."),
             ),
@@ -140,4 +144,14 @@ impl TelecomEnv {
             Value::String(message),
         ])))
     }
+}
+
+/// What granting or removing a permission did.
+enum PermissionChange {
+    /// The app is not installed.
+    NoApp,
+    /// The permission is not one the phone tracks.
+    Untracked,
+    /// The permission was set.
+    Set,
 }

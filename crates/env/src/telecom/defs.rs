@@ -3,53 +3,47 @@
 //! parameter schemas upstream publishes (`tools.json`); non-tool helper methods, which only
 //! initialization actions and env assertions call, are listed with `is_tool: false`.
 
-use crate::tooling::{Param, SchemaDef, ToolDef, helper, tool};
+use crate::tooling::{
+    Param, SchemaDef, TRANSFER_TO_HUMAN_AGENTS, ToolDef, helper, param as p, tool,
+};
 use tauguard_core::ToolKind;
 
 /// Python class names, as `TypeError` and `AttributeError` texts show them.
 pub const AGENT_OWNER: &str = "TelecomTools";
 pub const USER_OWNER: &str = "TelecomUserTools";
 
+const STR: &str = r#"{"type":"string"}"#;
+const NUM: &str = r#"{"type":"number"}"#;
+const BOOL: &str = r#"{"type":"boolean"}"#;
+
 pub static AGENT_TOOLKIT: &[ToolDef] = &[
     tool(
         "get_customer_by_phone",
         ToolKind::Read,
         "Finds a customer by their primary contact or line phone number.",
-        &[Param {
-            name: "phone_number",
-            required: true,
-            schema: r#"{"type":"string"}"#,
-            description: "The phone number to search for.",
-        }],
+        &[p("phone_number", STR, "The phone number to search for.")],
     ),
     tool(
         "get_customer_by_id",
         ToolKind::Read,
         "Retrieves a customer directly by their unique ID.",
-        &[Param {
-            name: "customer_id",
-            required: true,
-            schema: r#"{"type":"string"}"#,
-            description: "The unique identifier of the customer.",
-        }],
+        &[p(
+            "customer_id",
+            STR,
+            "The unique identifier of the customer.",
+        )],
     ),
     tool(
         "get_customer_by_name",
         ToolKind::Read,
         "Searches for customers by name and DOB. May return multiple matches if names are similar,\n\nDOB helps disambiguate.",
         &[
-            Param {
-                name: "full_name",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "The full name of the customer.",
-            },
-            Param {
-                name: "dob",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "Date of birth for verification, in the format YYYY-MM-DD.",
-            },
+            p("full_name", STR, "The full name of the customer."),
+            p(
+                "dob",
+                STR,
+                "Date of birth for verification, in the format YYYY-MM-DD.",
+            ),
         ],
     ),
     helper(
@@ -62,36 +56,16 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
         "get_details_by_id",
         ToolKind::Read,
         "Retrieves the details for a given ID.\n\nThe ID must be a valid ID for a Customer, Line, Device, Bill, or Plan.",
-        &[Param {
-            name: "id",
-            required: true,
-            schema: r#"{"type":"string"}"#,
-            description: "The ID of the object to retrieve.",
-        }],
+        &[p("id", STR, "The ID of the object to retrieve.")],
     ),
     tool(
         "suspend_line",
         ToolKind::Write,
         "Suspends a specific line (max 6 months).\n\nChecks: Line status must be Active.\nLogic: Sets line status to Suspended, records suspension_start_date.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the customer who owns the line.",
-            },
-            Param {
-                name: "line_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the line to suspend.",
-            },
-            Param {
-                name: "reason",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "Reason for suspension.",
-            },
+            p("customer_id", STR, "ID of the customer who owns the line."),
+            p("line_id", STR, "ID of the line to suspend."),
+            p("reason", STR, "Reason for suspension."),
         ],
     ),
     tool(
@@ -99,18 +73,8 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
         ToolKind::Write,
         "Resumes a suspended line.\n\nChecks: Line status must be Suspended or Pending Activation.\nLogic: Sets line status to Active, clears suspension_start_date.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the customer who owns the line.",
-            },
-            Param {
-                name: "line_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the line to resume.",
-            },
+            p("customer_id", STR, "ID of the customer who owns the line."),
+            p("line_id", STR, "ID of the line to resume."),
         ],
     ),
     tool(
@@ -118,12 +82,7 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
         ToolKind::Read,
         "Retrieves a list of the customer's bills, most recent first.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the customer.",
-            },
+            p("customer_id", STR, "ID of the customer."),
             Param {
                 name: "limit",
                 required: false,
@@ -137,18 +96,12 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
         ToolKind::Write,
         "Sends a payment request to the customer for a specific bill.\n\nChecks:\n    - Customer exists\n    - Bill exists and belongs to the customer\n    - No other bills are already awaiting payment for this customer\nLogic: Sets bill status to AWAITING_PAYMENT and notifies customer.\nWarning: This method does not check if the bill is already PAID.\nAlways check the bill status before calling this method.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the customer who owns the bill.",
-            },
-            Param {
-                name: "bill_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the bill to send payment request for.",
-            },
+            p("customer_id", STR, "ID of the customer who owns the bill."),
+            p(
+                "bill_id",
+                STR,
+                "ID of the bill to send payment request for.",
+            ),
         ],
     ),
     tool(
@@ -156,18 +109,8 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
         ToolKind::Read,
         "Retrieves current billing cycle data usage for a line, including data\n\nrefueling amount, data limit, and cycle end date.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the customer who owns the line.",
-            },
-            Param {
-                name: "line_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the line to check usage for.",
-            },
+            p("customer_id", STR, "ID of the customer who owns the line."),
+            p("line_id", STR, "ID of the line to check usage for."),
         ],
     ),
     helper(
@@ -175,24 +118,9 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
         ToolKind::Write,
         "Sets the data usage for a line.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the customer.",
-            },
-            Param {
-                name: "line_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the line.",
-            },
-            Param {
-                name: "data_used_gb",
-                required: true,
-                schema: r#"{"type":"number"}"#,
-                description: "Amount of data used in GB.",
-            },
+            p("customer_id", STR, "ID of the customer."),
+            p("line_id", STR, "ID of the line."),
+            p("data_used_gb", NUM, "Amount of data used in GB."),
         ],
     ),
     tool(
@@ -200,18 +128,8 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
         ToolKind::Write,
         "Enables international roaming on a line.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the customer who owns the line.",
-            },
-            Param {
-                name: "line_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the line to enable roaming for.",
-            },
+            p("customer_id", STR, "ID of the customer who owns the line."),
+            p("line_id", STR, "ID of the line to enable roaming for."),
         ],
     ),
     tool(
@@ -219,54 +137,19 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
         ToolKind::Write,
         "Disables international roaming on a line.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the customer who owns the line.",
-            },
-            Param {
-                name: "line_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the line to disable roaming for.",
-            },
+            p("customer_id", STR, "ID of the customer who owns the line."),
+            p("line_id", STR, "ID of the line to disable roaming for."),
         ],
     ),
-    tool(
-        "transfer_to_human_agents",
-        ToolKind::Generic,
-        "Transfer the user to a human agent, with a summary of the user's issue.\n\nOnly transfer if\n -  the user explicitly asks for a human agent\n -  given the policy and the available tools, you cannot solve the user's issue.",
-        &[Param {
-            name: "summary",
-            required: true,
-            schema: r#"{"type":"string"}"#,
-            description: "A summary of the user's issue.",
-        }],
-    ),
+    TRANSFER_TO_HUMAN_AGENTS,
     tool(
         "refuel_data",
         ToolKind::Write,
         "Refuels data for a specific line, adding to the customer's bill.\n\nChecks: Line status must be Active, Customer owns the line.\nLogic: Adds data to the line and charges customer based on the plan's refueling rate.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the customer who owns the line.",
-            },
-            Param {
-                name: "line_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "ID of the line to refuel data for.",
-            },
-            Param {
-                name: "gb_amount",
-                required: true,
-                schema: r#"{"type":"number"}"#,
-                description: "Amount of data to add in gigabytes.",
-            },
+            p("customer_id", STR, "ID of the customer who owns the line."),
+            p("line_id", STR, "ID of the line to refuel data for."),
+            p("gb_amount", NUM, "Amount of data to add in gigabytes."),
         ],
     ),
     helper(
@@ -274,30 +157,10 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
         ToolKind::Write,
         "Suspends a line for an unpaid bill.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-            Param {
-                name: "line_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-            Param {
-                name: "new_bill_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-            Param {
-                name: "contract_ended",
-                required: true,
-                schema: r#"{"type":"boolean"}"#,
-                description: "",
-            },
+            p("customer_id", STR, ""),
+            p("line_id", STR, ""),
+            p("new_bill_id", STR, ""),
+            p("contract_ended", BOOL, ""),
         ],
     ),
     helper(
@@ -305,24 +168,9 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
         ToolKind::Read,
         "Assert that the data refueling amount is as expected.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-            Param {
-                name: "line_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-            Param {
-                name: "expected_amount",
-                required: true,
-                schema: r#"{"type":"number"}"#,
-                description: "",
-            },
+            p("customer_id", STR, ""),
+            p("line_id", STR, ""),
+            p("expected_amount", NUM, ""),
         ],
     ),
     helper(
@@ -330,55 +178,22 @@ pub static AGENT_TOOLKIT: &[ToolDef] = &[
         ToolKind::Read,
         "Assert that the line status is as expected.",
         &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-            Param {
-                name: "line_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-            Param {
-                name: "expected_status",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
+            p("customer_id", STR, ""),
+            p("line_id", STR, ""),
+            p("expected_status", STR, ""),
         ],
     ),
     helper(
         "assert_overdue_bill_exists",
         ToolKind::Read,
         "Assert that the overdue bill exists.",
-        &[
-            Param {
-                name: "customer_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-            Param {
-                name: "overdue_bill_id",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-        ],
+        &[p("customer_id", STR, ""), p("overdue_bill_id", STR, "")],
     ),
     helper(
         "assert_no_overdue_bill",
         ToolKind::Read,
         "Assert that the overdue bill is not in the database or is paid.",
-        &[Param {
-            name: "overdue_bill_id",
-            required: true,
-            schema: r#"{"type":"string"}"#,
-            description: "",
-        }],
+        &[p("overdue_bill_id", STR, "")],
     ),
 ];
 
@@ -401,31 +216,13 @@ pub static USER_TOOLKIT: &[ToolDef] = &[
         "set_user_info",
         ToolKind::Write,
         "Sets the user's name and phone number.",
-        &[
-            Param {
-                name: "name",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-            Param {
-                name: "phone_number",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-        ],
+        &[p("name", STR, ""), p("phone_number", STR, "")],
     ),
     helper(
         "set_user_location",
         ToolKind::Write,
         "Sets the user's location to abroad or not.",
-        &[Param {
-            name: "abroad",
-            required: true,
-            schema: r#"{"type":"boolean"}"#,
-            description: "",
-        }],
+        &[p("abroad", BOOL, "")],
     ),
     tool(
         "check_status_bar",
@@ -451,12 +248,11 @@ pub static USER_TOOLKIT: &[ToolDef] = &[
             "set_network_mode_preference",
             ToolKind::Write,
             "Changes the type of cellular network your phone prefers to connect to (e.g., 5G, LTE/4G, 3G). Higher-speed networks (LTE/5G) provide faster data but may use more battery.",
-            &[Param {
-                name: "mode",
-                required: true,
-                schema: r##"{"anyOf":[{"$ref":"#/$defs/NetworkModePreference"},{"type":"string"}]}"##,
-                description: "",
-            }],
+            &[p(
+                "mode",
+                r##"{"anyOf":[{"$ref":"#/$defs/NetworkModePreference"},{"type":"string"}]}"##,
+                "",
+            )],
         )
     },
     tool(
@@ -505,12 +301,7 @@ pub static USER_TOOLKIT: &[ToolDef] = &[
         "lock_sim_card",
         ToolKind::Write,
         "Locks the SIM card by setting the PIN. This cannot be fixed by calling a tool.",
-        &[Param {
-            name: "mode",
-            required: true,
-            schema: r#"{"enum":["pin","puk"],"type":"string"}"#,
-            description: "",
-        }],
+        &[p("mode", r#"{"enum":["pin","puk"],"type":"string"}"#, "")],
     ),
     tool(
         "toggle_data",
@@ -574,12 +365,11 @@ pub static USER_TOOLKIT: &[ToolDef] = &[
             "set_apn_settings",
             ToolKind::Write,
             "Sets the APN settings for the phone.",
-            &[Param {
-                name: "apn_settings",
-                required: true,
-                schema: r##"{"anyOf":[{"$ref":"#/$defs/APNSettings"},{"additionalProperties":true,"type":"object"}]}"##,
-                description: "",
-            }],
+            &[p(
+                "apn_settings",
+                r##"{"anyOf":[{"$ref":"#/$defs/APNSettings"},{"additionalProperties":true,"type":"object"}]}"##,
+                "",
+            )],
         )
     },
     tool(
@@ -629,12 +419,7 @@ pub static USER_TOOLKIT: &[ToolDef] = &[
         ToolKind::Write,
         "Set the Wi-Fi Calling setting. Set MMS over WIFI accordingly if provided.",
         &[
-            Param {
-                name: "enabled",
-                required: true,
-                schema: r#"{"type":"boolean"}"#,
-                description: "",
-            },
+            p("enabled", BOOL, ""),
             Param {
                 name: "mms_over_wifi",
                 required: false,
@@ -677,61 +462,36 @@ pub static USER_TOOLKIT: &[ToolDef] = &[
         "check_app_status",
         ToolKind::Read,
         "Checks detailed information about a specific app. Shows its permissions and background data usage settings.",
-        &[Param {
-            name: "app_name",
-            required: true,
-            schema: r#"{"type":"string"}"#,
-            description: "",
-        }],
+        &[p("app_name", STR, "")],
     ),
     tool(
         "check_app_permissions",
         ToolKind::Read,
         "Checks what permissions a specific app currently has. Shows if the app has access to features like storage, camera, location, etc.",
-        &[Param {
-            name: "app_name",
-            required: true,
-            schema: r#"{"type":"string"}"#,
-            description: "",
-        }],
+        &[p("app_name", STR, "")],
     ),
     tool(
         "grant_app_permission",
         ToolKind::Write,
         "Gives a specific permission to an app (like access to storage, camera, or location). Required for some app functions to work properly.",
         &[
-            Param {
-                name: "app_name",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "The name of the app to grant the permission to.",
-            },
-            Param {
-                name: "permission",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "The permission to grant, should be lowercase.",
-            },
+            p(
+                "app_name",
+                STR,
+                "The name of the app to grant the permission to.",
+            ),
+            p(
+                "permission",
+                STR,
+                "The permission to grant, should be lowercase.",
+            ),
         ],
     ),
     helper(
         "remove_app_permission",
         ToolKind::Write,
         "Removes a specific permission from an app.",
-        &[
-            Param {
-                name: "app_name",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-            Param {
-                name: "permission",
-                required: true,
-                schema: r#"{"type":"string"}"#,
-                description: "",
-            },
-        ],
+        &[p("app_name", STR, ""), p("permission", STR, "")],
     ),
     tool(
         "can_send_mms",
@@ -767,68 +527,38 @@ pub static USER_TOOLKIT: &[ToolDef] = &[
         "assert_airplane_mode_status",
         ToolKind::Read,
         "Assert that the airplane mode status is as expected.",
-        &[Param {
-            name: "expected_status",
-            required: true,
-            schema: r#"{"type":"boolean"}"#,
-            description: "",
-        }],
+        &[p("expected_status", BOOL, "")],
     ),
     helper(
         "assert_service_status",
         ToolKind::Read,
         "Assert that the network connection status is as expected.",
-        &[Param {
-            name: "expected_status",
-            required: true,
-            schema: r#"{"type":"string"}"#,
-            description: "",
-        }],
+        &[p("expected_status", STR, "")],
     ),
     helper(
         "assert_mobile_data_status",
         ToolKind::Read,
         "Assert that the mobile data status is as expected.",
-        &[Param {
-            name: "expected_status",
-            required: true,
-            schema: r#"{"type":"boolean"}"#,
-            description: "",
-        }],
+        &[p("expected_status", BOOL, "")],
     ),
     helper(
         "assert_mobile_roaming_status",
         ToolKind::Read,
         "Assert that the roaming status is as expected.",
-        &[Param {
-            name: "expected_status",
-            required: true,
-            schema: r#"{"type":"boolean"}"#,
-            description: "",
-        }],
+        &[p("expected_status", BOOL, "")],
     ),
     helper(
         "assert_mobile_data_saver_mode_status",
         ToolKind::Read,
         "Assert that the data saver mode status is as expected.",
-        &[Param {
-            name: "expected_status",
-            required: true,
-            schema: r#"{"type":"boolean"}"#,
-            description: "",
-        }],
+        &[p("expected_status", BOOL, "")],
     ),
     helper(
         "assert_internet_speed",
         ToolKind::Read,
         "Assert that the internet speed is as expected.",
         &[
-            Param {
-                name: "expected_speed",
-                required: true,
-                schema: r#"{"type":"number"}"#,
-                description: "",
-            },
+            p("expected_speed", NUM, ""),
             Param {
                 name: "expected_desc",
                 required: false,
@@ -847,22 +577,12 @@ pub static USER_TOOLKIT: &[ToolDef] = &[
         "assert_can_send_mms",
         ToolKind::Read,
         "Assert that the default messaging app can send MMS messages.",
-        &[Param {
-            name: "expected_status",
-            required: true,
-            schema: r#"{"type":"boolean"}"#,
-            description: "",
-        }],
+        &[p("expected_status", BOOL, "")],
     ),
     helper(
         "assert_mobile_data_usage_exceeded",
         ToolKind::Read,
         "Assert that the mobile data usage exceeded status is as expected.",
-        &[Param {
-            name: "expected_status",
-            required: true,
-            schema: r#"{"type":"boolean"}"#,
-            description: "",
-        }],
+        &[p("expected_status", BOOL, "")],
     ),
 ];

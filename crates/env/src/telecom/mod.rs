@@ -48,17 +48,16 @@ mod workflow;
 
 pub use defs::{AGENT_OWNER, AGENT_TOOLKIT, USER_OWNER, USER_TOOLKIT};
 
-use crate::data::{LoadError, read_toml};
-use crate::environment::{Changes, DomainBase, Environment, ToolValue};
-use crate::initial_state::deep_merge;
-use crate::tooling::{ToolDef, ToolError, bind};
+use crate::data::{LoadError, ParseCache, read_toml};
+use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::initial_state::{MergeError, revalidate};
+use crate::registry::DomainFacts;
+use crate::tooling::{ToolDef, ToolError, bind_method};
 use model::TelecomDb;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use std::any::Any;
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use tauguard_core::Requestor;
 use user_model::UserDb;
 
@@ -66,9 +65,27 @@ use user_model::UserDb;
 pub struct Telecom;
 pub static TELECOM: Telecom = Telecom;
 
+static FACTS: DomainFacts = DomainFacts {
+    name: "telecom",
+    agent_tools: AGENT_TOOLKIT,
+    user_tools: USER_TOOLKIT,
+    collections: &model::COLLECTIONS,
+    // Upstream's fixed "today" ([`dates::TODAY`]) at the time of day its policy states.
+    clock: Some("2025-02-25T12:08:00"),
+    identity_reads: &[
+        "get_customer_by_phone",
+        "get_customer_by_id",
+        "get_customer_by_name",
+    ],
+    // Telecom is graded on ordered procedures (PolicyGuide's trace compliance).
+    ordered_gold_trace: true,
+    device_workflow: workflow::WORKFLOW,
+    ..DomainFacts::DEFAULT
+};
+
 impl crate::registry::Domain for Telecom {
-    fn name(&self) -> &'static str {
-        "telecom"
+    fn facts(&self) -> &'static DomainFacts {
+        &FACTS
     }
     fn load_base(&self, dir: &Path) -> Result<Arc<dyn DomainBase>, LoadError> {
         Ok(Arc::new(TelecomBase::load(dir)?))
@@ -81,33 +98,6 @@ impl crate::registry::Domain for Telecom {
             "<main_policy>\n{main}\n</main_policy>\n<tech_support_policy>\n{manual}\n</tech_support_policy>"
         ))
     }
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => AGENT_TOOLKIT,
-            Requestor::User => USER_TOOLKIT,
-        }
-    }
-    fn collections(&self) -> &'static [&'static str] {
-        &["plans", "customers", "lines", "bills", "devices"]
-    }
-    /// Upstream's fixed "today" ([`dates::TODAY`]) at the time of day its policy states.
-    fn clock(&self) -> Option<&'static str> {
-        Some("2025-02-25T12:08:00")
-    }
-    fn identity_reads(&self) -> &'static [&'static str] {
-        &[
-            "get_customer_by_phone",
-            "get_customer_by_id",
-            "get_customer_by_name",
-        ]
-    }
-    /// Telecom is graded on ordered procedures (PolicyGuide's trace compliance).
-    fn ordered_gold_trace(&self) -> bool {
-        true
-    }
-    fn device_workflow(&self) -> &'static [crate::registry::WorkflowStep] {
-        workflow::WORKFLOW
-    }
 }
 
 /// The loaded telecom databases; every environment starts as a cheap copy of them.
@@ -115,55 +105,23 @@ pub struct TelecomBase {
     base: TelecomEnv,
 }
 
-/// Identity of a data file as last parsed: path, length and modification time.
-type FileStamp = (std::path::PathBuf, u64, Option<std::time::SystemTime>);
-
 /// Parsed databases keyed by both files' stamps, so that a process parses the TOML files
 /// once however often the domain is loaded.
-type ParseCache = Mutex<HashMap<(FileStamp, FileStamp), (TelecomDb, Arc<UserDb>)>>;
-
-fn parse_cache() -> &'static ParseCache {
-    static CACHE: OnceLock<ParseCache> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-fn stamp(path: &Path) -> Result<FileStamp, LoadError> {
-    let meta = std::fs::metadata(path).map_err(|cause| LoadError::Io {
-        path: path.to_path_buf(),
-        cause,
-    })?;
-    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    Ok((canonical, meta.len(), meta.modified().ok()))
-}
+static PARSED: ParseCache<(TelecomDb, Arc<UserDb>)> = ParseCache::new();
 
 /// Reads a TOML file and validates it as `T`, naming the failing key path.
 fn load_toml<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
     let value: Value = read_toml(path)?;
-    serde_path_to_error::deserialize(value).map_err(|e| LoadError::Parse {
-        path: path.to_path_buf(),
-        message: format!("at `{}`: {}", e.path(), e.inner()),
-    })
+    serde_path_to_error::deserialize(value).map_err(|e| LoadError::json(path, e))
 }
 
 impl TelecomBase {
     /// Loads `db.toml` and `user_db.toml` from `dir`.
     pub fn load(dir: &Path) -> Result<TelecomBase, LoadError> {
         let (db_path, user_path) = (dir.join("db.toml"), dir.join("user_db.toml"));
-        let key = (stamp(&db_path)?, stamp(&user_path)?);
-        let cached = parse_cache().lock().ok().and_then(|c| c.get(&key).cloned());
-        let (db, user) = match cached {
-            Some(hit) => hit,
-            None => {
-                let parsed = (
-                    load_toml::<TelecomDb>(&db_path)?,
-                    Arc::new(load_toml::<UserDb>(&user_path)?),
-                );
-                if let Ok(mut cache) = parse_cache().lock() {
-                    cache.insert(key, parsed.clone());
-                }
-                parsed
-            }
-        };
+        let (db, user) = PARSED.get_or_parse(&[&db_path, &user_path], || {
+            Ok((load_toml(&db_path)?, Arc::new(load_toml(&user_path)?)))
+        })?;
         let base = TelecomEnv {
             db,
             user,
@@ -230,18 +188,6 @@ impl TelecomEnv {
     pub(crate) fn surroundings_mut(&mut self) -> &mut user_model::Surroundings {
         &mut Arc::make_mut(&mut self.user).surroundings
     }
-
-    fn other<'e>(&self, env: &'e dyn Environment) -> &'e TelecomEnv {
-        env.as_any()
-            .downcast_ref::<TelecomEnv>()
-            .expect("compared environments must both be telecom")
-    }
-}
-
-fn revalidate<T: DeserializeOwned>(dump: Value, patch: &Value) -> Result<T, String> {
-    let mut data = dump;
-    deep_merge(&mut data, patch);
-    serde_path_to_error::deserialize(data).map_err(|e| format!("at `{}`: {}", e.path(), e.inner()))
 }
 
 /// `model/field` entries for the fields of `now` that differ from `before`.
@@ -275,10 +221,7 @@ impl Environment for TelecomEnv {
             Requestor::Assistant => AGENT_OWNER,
             Requestor::User => USER_OWNER,
         };
-        let Some(def) = self.toolkit(side).iter().find(|d| d.name == name) else {
-            return Err(crate::py::no_attribute(owner, name));
-        };
-        let bound = Args(bind(owner, def, args)?);
+        let bound = Args(bind_method(owner, self.toolkit(side), name, args)?.1);
         match side {
             Requestor::Assistant => self.call_agent(name, &bound),
             Requestor::User => self.call_user(name, &bound),
@@ -293,14 +236,12 @@ impl Environment for TelecomEnv {
         &mut self,
         agent: Option<&Value>,
         user: Option<&Value>,
-    ) -> Result<(), String> {
+    ) -> Result<(), MergeError> {
         if let Some(patch) = agent {
-            self.db = revalidate(self.db.dump(), patch).map_err(|e| format!("TelecomDB {e}"))?;
+            self.db = revalidate(self.db.dump(), patch, "TelecomDB")?;
         }
         if let Some(patch) = user {
-            self.user = Arc::new(
-                revalidate(self.user.dump(), patch).map_err(|e| format!("TelecomUserDB {e}"))?,
-            );
+            self.user = Arc::new(revalidate(self.user.dump(), patch, "TelecomUserDB")?);
             self.vpn_uses_default = false;
         }
         Ok(())
@@ -315,7 +256,7 @@ impl Environment for TelecomEnv {
     }
 
     fn changes_since(&self, earlier: &dyn Environment) -> Changes {
-        let earlier = self.other(earlier);
+        let earlier = same_domain(self, earlier);
         let mut agent = Map::new();
         for name in model::COLLECTIONS {
             if let Some(list) = self.db.changed_collection(&earlier.db, name) {
@@ -336,15 +277,9 @@ impl Environment for TelecomEnv {
     }
 
     fn same_state(&self, other: &dyn Environment) -> bool {
-        let other = self.other(other);
-        self.db.same(&other.db) && (Arc::ptr_eq(&self.user, &other.user) || self.user == other.user)
-    }
-
-    fn snapshot(&self) -> Box<dyn Environment> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
+        other.downcast_ref::<TelecomEnv>().is_some_and(|other| {
+            self.db.same(&other.db)
+                && (Arc::ptr_eq(&self.user, &other.user) || self.user == other.user)
+        })
     }
 }

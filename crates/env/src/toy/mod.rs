@@ -17,14 +17,14 @@ mod queries;
 pub mod tools;
 
 use crate::data::{LoadError, read_json};
-use crate::environment::{Changes, DomainBase, Environment, ToolValue};
-use crate::initial_state::deep_merge;
+use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::initial_state::{MergeError, revalidate};
+use crate::registry::DomainFacts;
 use crate::tooling::{ToolDef, ToolError};
 use indexmap::IndexMap;
 use model::LibraryDb;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::any::Any;
 use std::path::Path;
 use std::sync::Arc;
 use tauguard_core::Requestor;
@@ -33,27 +33,20 @@ use tauguard_core::Requestor;
 pub struct Toy;
 pub static TOY: Toy = Toy;
 
+static FACTS: DomainFacts = DomainFacts {
+    name: "toy",
+    agent_tools: defs::TOOLS,
+    collections: &["members", "books"],
+    identity_reads: &["get_member_details"],
+    ..DomainFacts::DEFAULT
+};
+
 impl crate::registry::Domain for Toy {
-    fn name(&self) -> &'static str {
-        "toy"
+    fn facts(&self) -> &'static DomainFacts {
+        &FACTS
     }
     fn load_base(&self, dir: &Path) -> Result<Arc<dyn DomainBase>, LoadError> {
         Ok(Arc::new(ToyBase::load(dir)?))
-    }
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        match side {
-            Requestor::Assistant => defs::TOOLS,
-            Requestor::User => &[],
-        }
-    }
-    fn collections(&self) -> &'static [&'static str] {
-        &["members", "books"]
-    }
-    fn clock(&self) -> Option<&'static str> {
-        None
-    }
-    fn identity_reads(&self) -> &'static [&'static str] {
-        &["get_member_details"]
     }
 }
 
@@ -147,15 +140,14 @@ impl Environment for ToyEnv {
         &mut self,
         agent: Option<&Value>,
         user: Option<&Value>,
-    ) -> Result<(), String> {
+    ) -> Result<(), MergeError> {
         if user.is_some_and(|u| !u.is_null()) {
-            return Err("the toy domain has no user database".into());
+            return Err(MergeError::Rejected(
+                "the toy domain has no user database".into(),
+            ));
         }
         if let Some(patch) = agent.filter(|a| !a.is_null()) {
-            let mut dump = self.agent_db();
-            deep_merge(&mut dump, patch);
-            self.db = serde_json::from_value(dump)
-                .map_err(|e| format!("validation error for LibraryDb: {e}"))?;
+            self.db = revalidate(self.agent_db(), patch, "LibraryDb")?;
         }
         Ok(())
     }
@@ -165,15 +157,7 @@ impl Environment for ToyEnv {
     }
 
     fn changes_since(&self, earlier: &dyn Environment) -> Changes {
-        let earlier = earlier
-            .as_any()
-            .downcast_ref::<ToyEnv>()
-            .unwrap_or_else(|| {
-                panic!(
-                    "changes_since: `{}` is not a toy environment",
-                    earlier.domain()
-                )
-            });
+        let earlier = same_domain(self, earlier);
         let mut agent = Map::new();
         record_changes(&self.db.members, &earlier.db.members, "members", &mut agent);
         record_changes(&self.db.books, &earlier.db.books, "books", &mut agent);
@@ -182,17 +166,8 @@ impl Environment for ToyEnv {
 
     fn same_state(&self, other: &dyn Environment) -> bool {
         other
-            .as_any()
             .downcast_ref::<ToyEnv>()
             .is_some_and(|o| self.db == o.db)
-    }
-
-    fn snapshot(&self) -> Box<dyn Environment> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

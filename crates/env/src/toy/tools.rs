@@ -5,7 +5,7 @@ use super::defs::{OWNER, TOOLS};
 use super::model::LibraryDb;
 use super::{loans, queries};
 use crate::environment::ToolValue;
-use crate::tooling::{ToolError, bind};
+use crate::tooling::{ToolError, bind_filled};
 use serde_json::{Map, Value};
 
 /// Calls a toolkit method by name with raw keyword arguments.
@@ -14,14 +14,7 @@ pub fn call(
     name: &str,
     args: &Map<String, Value>,
 ) -> Result<ToolValue, ToolError> {
-    let def = TOOLS
-        .iter()
-        .find(|t| t.name == name)
-        .ok_or_else(|| crate::py::no_attribute(OWNER, name))?;
-    let a: Vec<&Value> = bind(OWNER, def, args)?
-        .into_iter()
-        .map(|v| v.unwrap_or(&Value::Null))
-        .collect();
+    let a = bind_filled(OWNER, TOOLS, name, args)?;
     match name {
         "get_member_details" => queries::get_member_details(db, a[0]),
         "get_book_details" => queries::get_book_details(db, a[0]),

@@ -802,7 +802,8 @@ fn environment_seams() {
     let mut bad = fresh();
     let err = bad
         .merge_initialization_data(Some(&json!({"orders": {W3: {"status": "lost"}}})), None)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("orders.#W0000003.status"), "{err}");
     assert!(
         bad.merge_initialization_data(Some(&json!({"flights": {}})), None)

@@ -1,7 +1,6 @@
 //! The hybrid guard: the constraint layer first, the verifier only for calls that pass it.
 
 use serde_json::{Map, Value, json};
-use std::any::Any;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -87,7 +86,7 @@ impl Environment for NoTools {
         &mut self,
         _agent: Option<&Value>,
         _user: Option<&Value>,
-    ) -> Result<(), String> {
+    ) -> Result<(), tauguard_env::initial_state::MergeError> {
         Ok(())
     }
     fn agent_db(&self) -> Value {
@@ -98,12 +97,6 @@ impl Environment for NoTools {
     }
     fn same_state(&self, _other: &dyn Environment) -> bool {
         true
-    }
-    fn snapshot(&self) -> Box<dyn Environment> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -1,11 +1,17 @@
 //! Test support shared by every crate's tests and benches, so each rule lives once: where the
 //! workspace and its fixtures are, how the τ²-bench data directory is found (and that a
-//! missing one skips visibly, or fails under CI), and the run configs tests write.
+//! missing one skips visibly, or fails under CI), the run configs tests write, and the
+//! loopback OpenAI-compatible provider they point them at.
 //!
 //! Imports nothing of ours, so any crate may take it as a dev-dependency without an import
 //! running up the layers.
 
 pub mod chromium;
+pub mod loopback;
+
+#[cfg(feature = "mock-server")]
+pub use loopback::Loopback;
+pub use loopback::{MockProvider, assistant_text, chat_completion};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -67,7 +73,8 @@ pub fn skip(why: &str) {
 }
 
 /// A run config with the offline `sim` models, as TOML text. Fields left at their defaults
-/// are not written, so the config's own defaults apply.
+/// are not written, so the config's own defaults apply. A role may be played by another
+/// model ([`SimConfig::agent`], [`SimConfig::user`]), served by a [`MockProvider`].
 #[derive(Debug, Clone)]
 pub struct SimConfig {
     pub name: String,
@@ -83,9 +90,20 @@ pub struct SimConfig {
     pub run_extra: Vec<String>,
     /// Extra lines under `[grid]`, e.g. `"domains = [\"airline\", \"retail\"]"`.
     pub grid: Vec<String>,
+    /// The lines of `[models.agent]`; the sim agent by default.
+    pub agent: String,
+    /// The lines of `[models.user]`; the sim user by default.
+    pub user: String,
+    /// Provider tables written after the models.
+    pub providers: Vec<MockProvider>,
     /// Extra sections after the models (e.g. a `[guard]` table).
     pub tail: String,
 }
+
+/// The `[models.agent]` lines of the offline agent.
+const SIM_AGENT: &str = "provider = \"sim\"\nmodel = \"sim-agent\"";
+/// The `[models.user]` lines of the offline user.
+const SIM_USER: &str = "provider = \"sim\"\nmodel = \"sim-user\"";
 
 impl SimConfig {
     /// One trial of `domain` from `data_dir`, sim agent without faults, sim user.
@@ -100,6 +118,9 @@ impl SimConfig {
             guards: Vec::new(),
             run_extra: Vec::new(),
             grid: Vec::new(),
+            agent: SIM_AGENT.into(),
+            user: SIM_USER.into(),
+            providers: Vec::new(),
             tail: String::new(),
         }
     }
@@ -148,6 +169,25 @@ impl SimConfig {
         self
     }
 
+    /// The lines of `[models.agent]` (e.g. `provider = "mock"\nmodel = "m"`), instead of the
+    /// sim agent's; fault lines still go under its `faults` table.
+    pub fn agent(mut self, lines: &str) -> Self {
+        self.agent = lines.trim().to_string();
+        self
+    }
+
+    /// The lines of `[models.user]`, instead of the sim user's.
+    pub fn user(mut self, lines: &str) -> Self {
+        self.user = lines.trim().to_string();
+        self
+    }
+
+    /// Adds a provider table (`[llm.providers.<name>]`) after the models.
+    pub fn provider(mut self, provider: MockProvider) -> Self {
+        self.providers.push(provider);
+        self
+    }
+
     pub fn tail(mut self, text: &str) -> Self {
         self.tail.push_str(text);
         self.tail.push('\n');
@@ -172,7 +212,7 @@ impl SimConfig {
             s.push_str(l);
             s.push('\n');
         }
-        s.push_str("\n[models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n");
+        s.push_str(&format!("\n[models.agent]\n{}\n", self.agent));
         if !self.faults.is_empty() {
             s.push_str("[models.agent.faults]\n");
             for l in &self.faults {
@@ -180,7 +220,11 @@ impl SimConfig {
                 s.push('\n');
             }
         }
-        s.push_str("\n[models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n");
+        s.push_str(&format!("\n[models.user]\n{}\n", self.user));
+        for p in &self.providers {
+            s.push('\n');
+            s.push_str(&p.toml("llm.providers"));
+        }
         if !self.guards.is_empty() || !self.grid.is_empty() {
             s.push_str("\n[grid]\n");
         }
@@ -231,6 +275,17 @@ mod tests {
             "[guard]\nstrict = true",
         ] {
             assert_eq!(text.matches(part).count(), 1, "{part} in\n{text}");
+        }
+        let served = SimConfig::new("t", "airline", Path::new("/d"))
+            .agent("provider = \"mock\"\nmodel = \"m\"")
+            .provider(MockProvider::new("mock", "http://x"))
+            .toml();
+        for part in [
+            "[models.agent]\nprovider = \"mock\"\nmodel = \"m\"\n",
+            "[models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n",
+            "[llm.providers.mock]\nkind = \"openai\"\nbase_url = \"http://x\"\n",
+        ] {
+            assert_eq!(served.matches(part).count(), 1, "{part} in\n{served}");
         }
         let plain = SimConfig::new("t", "retail", Path::new("/d")).toml();
         assert!(!plain.contains("faults") && !plain.contains("[grid]") && !plain.contains("seed"));

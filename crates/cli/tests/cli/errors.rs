@@ -4,8 +4,10 @@
 //! server rejects are bad input too: the run stops at once naming the key variable, and
 //! `run --check` says which model is rejected before anything runs.
 
+use crate::support::s;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
 
 fn root() -> PathBuf {
     tauguard_testkit::workspace_root()
@@ -22,28 +24,17 @@ fn tauguard(args: &[&str]) -> Output {
 
 /// A fixture-domain config over `guards`, written to `dir/<name>.toml`.
 fn config(dir: &Path, name: &str, guards: &[&str], extra_run: &str) -> PathBuf {
-    let path = dir.join(format!("{name}.toml"));
-    let guards: Vec<String> = guards.iter().map(|g| format!("\"{g}\"")).collect();
-    std::fs::write(
-        &path,
-        format!(
-            "[run]\nname = \"{name}\"\ndomain = \"airline\"\ntrials = 1\ndata_dir = \"{}\"\n{extra_run}\
-             [models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
-             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n\
-             [grid]\nguards = [{}]\n",
-            root().join("tasks/fixtures").display(),
-            guards.join(", ")
-        ),
-    )
-    .unwrap();
-    path
+    SimConfig::new(name, "airline", &tauguard_testkit::fixtures_dir())
+        .run_line(extra_run)
+        .guards(guards)
+        .write(&dir.join(format!("{name}.toml")))
 }
 
 /// Runs the fixture domain under two guards into `dir/run` and returns that directory.
 fn two_cell_run(dir: &Path) -> PathBuf {
     let cfg = config(dir, "two", &["baseline", "toolguard"], "");
     let run = dir.join("run");
-    let out = tauguard(&["run", cfg.to_str().unwrap(), "--out", run.to_str().unwrap()]);
+    let out = tauguard(&["run", s(&cfg), "--out", s(&run)]);
     assert!(
         out.status.success(),
         "tauguard run: {}",
@@ -282,52 +273,47 @@ fn report_into_a_closed_pipe_exits_0() {
 
 /// A loopback OpenAI-style server answering every request with `status` (200: a short text
 /// reply), on a runtime of its own.
-fn model_server(status: u16) -> (tokio::runtime::Runtime, wiremock::MockServer) {
-    use wiremock::{Mock, MockServer, ResponseTemplate, matchers::method};
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
-        let reply = if status == 200 {
-            ResponseTemplate::new(200).set_body_json(serde_json::json!({
-                "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-                "choices": [{"index": 0, "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": "OK"}}],
-                "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10}
-            }))
-        } else {
-            ResponseTemplate::new(status).set_body_string("invalid api key")
-        };
-        Mock::given(method("POST"))
-            .respond_with(reply)
-            .mount(&server)
-            .await;
-        server
-    });
-    (rt, server)
-}
-
-fn requests_seen(rt: &tokio::runtime::Runtime, server: &wiremock::MockServer) -> usize {
-    rt.block_on(server.received_requests()).unwrap().len()
+fn model_server(status: u16) -> Loopback {
+    use wiremock::ResponseTemplate;
+    Loopback::serve(if status == 200 {
+        ResponseTemplate::new(200).set_body_json(chat_completion(
+            "m",
+            "stop",
+            assistant_text("OK"),
+            (9, 1),
+        ))
+    } else {
+        ResponseTemplate::new(status).set_body_string("invalid api key")
+    })
 }
 
 const SECRET: &str = "sk-test-not-a-real-key-4711";
 
+/// A provider `name` at `url` with its key in `<NAME>_KEY`.
+fn keyed(name: &str, url: &str) -> MockProvider {
+    MockProvider::new(name, url).lines(&format!("api_key_env = \"{}_KEY\"", name.to_uppercase()))
+}
+
 /// A fixture-domain config whose agent and user are the given `provider = .., model = ..`
-/// lines, with providers `good` and `bad` at the given URLs (keys in `GOOD_KEY`, `BAD_KEY`).
-fn http_config(dir: &Path, agent: &str, user: &str, good: &str, bad: &str) -> PathBuf {
-    let path = dir.join("http.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "[run]\nname = \"http\"\ndomain = \"airline\"\nnum_tasks = 2\nconcurrency = 1\nmax_steps = 4\ndata_dir = \"{}\"\n\
-             [models.agent]\n{agent}\n[models.user]\n{user}\n\
-             [llm.providers.good]\nkind = \"openai\"\nbase_url = \"{good}\"\napi_key_env = \"GOOD_KEY\"\n\
-             [llm.providers.bad]\nkind = \"openai\"\nbase_url = \"{bad}\"\napi_key_env = \"BAD_KEY\"\n",
-            root().join("tasks/fixtures").display(),
-        ),
+/// lines, with providers `good` and `bad` (keys in `GOOD_KEY`, `BAD_KEY`).
+fn http_config(agent: &str, user: &str, good: MockProvider, bad: MockProvider) -> SimConfig {
+    SimConfig::new("http", "airline", &tauguard_testkit::fixtures_dir())
+        .run_line("num_tasks = 2\nconcurrency = 1\nmax_steps = 4")
+        .agent(agent)
+        .user(user)
+        .provider(good)
+        .provider(bad)
+}
+
+/// [`http_config`] with the agent `bad/m` at `bad` and the sim user (`good` is never asked).
+fn bad_agent(bad: MockProvider) -> SimConfig {
+    let unused = keyed("good", "http://127.0.0.1:9");
+    http_config(
+        "provider = \"bad\"\nmodel = \"m\"",
+        "provider = \"sim\"\nmodel = \"sim-user\"",
+        unused,
+        bad,
     )
-    .unwrap();
-    path
 }
 
 fn tauguard_with_keys(args: &[&str]) -> Output {
@@ -344,22 +330,16 @@ fn tauguard_with_keys(args: &[&str]) -> Output {
 
 #[test]
 fn rejected_credentials_stop_the_run_at_once_naming_the_key_variable() {
-    let (rt, bad) = model_server(401);
+    let bad = model_server(401);
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = http_config(
-        tmp.path(),
-        "provider = \"bad\"\nmodel = \"m\"",
-        "provider = \"sim\"\nmodel = \"sim-user\"",
-        "http://127.0.0.1:9",
-        &bad.uri(),
-    );
+    let cfg = bad_agent(keyed("bad", &bad.uri())).write(&tmp.path().join("http.toml"));
     let run = tmp.path().join("run");
-    let out = tauguard_with_keys(&["run", cfg.to_str().unwrap(), "--out", run.to_str().unwrap()]);
+    let out = tauguard_with_keys(&["run", s(&cfg), "--out", s(&run)]);
     let line = assert_bad_input(&out, &["HTTP 401", "`BAD_KEY`", "provider `bad`)"]);
     assert!(line.contains("run stopped"), "{line}");
     assert!(!line.contains(SECRET), "the key leaked: {line}");
     assert_eq!(
-        requests_seen(&rt, &bad),
+        bad.received().len(),
         1,
         "no retry, no restart, no second simulation"
     );
@@ -372,17 +352,17 @@ fn rejected_credentials_stop_the_run_at_once_naming_the_key_variable() {
 
 #[test]
 fn check_reports_each_model_reachable_or_rejected() {
-    let (rt, good) = model_server(200);
-    let (rt_bad, bad) = model_server(403);
+    let good = model_server(200);
+    let bad = model_server(403);
     let tmp = tempfile::tempdir().unwrap();
     let cfg = http_config(
-        tmp.path(),
         "provider = \"good\"\nmodel = \"m\"",
         "provider = \"bad\"\nmodel = \"u\"",
-        &good.uri(),
-        &bad.uri(),
-    );
-    let out = tauguard_with_keys(&["run", "--check", cfg.to_str().unwrap()]);
+        keyed("good", &good.uri()),
+        keyed("bad", &bad.uri()),
+    )
+    .write(&tmp.path().join("http.toml"));
+    let out = tauguard_with_keys(&["run", "--check", s(&cfg)]);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(stdout.contains("reachable: agent `good/m`"), "{stdout}");
     assert!(
@@ -396,8 +376,8 @@ fn check_reports_each_model_reachable_or_rejected() {
     assert!(!stdout.contains(SECRET));
     // A model that is not reachable is asked nothing more; a reachable agent is asked for a
     // tool call and sent its prompt (what those show: `tests/cli/model_fit.rs`).
-    assert_eq!(requests_seen(&rt_bad, &bad), 1);
-    assert_eq!(requests_seen(&rt, &good), 3);
+    assert_eq!(bad.received().len(), 1);
+    assert_eq!(good.received().len(), 3);
 }
 
 #[test]
@@ -411,23 +391,13 @@ fn a_zero_k_range_is_bad_input() {
 
 #[test]
 fn a_server_answering_only_5xx_stops_the_run_like_refused_connections() {
-    let (rt, down) = model_server(503);
+    let down = model_server(503);
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = http_config(
-        tmp.path(),
-        "provider = \"bad\"\nmodel = \"m\"",
-        "provider = \"sim\"\nmodel = \"sim-user\"",
-        "http://127.0.0.1:9",
-        &down.uri(),
-    );
-    let text = std::fs::read_to_string(&cfg).unwrap().replacen(
-        "[run]\n",
-        "[run]\nmax_consecutive_server_errors = 3\n",
-        1,
-    ) + "[llm.providers.bad.retry]\nmax_attempts = 1\n";
-    std::fs::write(&cfg, text).unwrap();
+    let cfg = bad_agent(keyed("bad", &down.uri()).retry("max_attempts = 1"))
+        .run_line("max_consecutive_server_errors = 3")
+        .write(&tmp.path().join("http.toml"));
     let run = tmp.path().join("run");
-    let out = tauguard_with_keys(&["run", cfg.to_str().unwrap(), "--out", run.to_str().unwrap()]);
+    let out = tauguard_with_keys(&["run", s(&cfg), "--out", s(&run)]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "as a connection stop: {stderr}");
     for part in [
@@ -438,5 +408,5 @@ fn a_server_answering_only_5xx_stops_the_run_like_refused_connections() {
     ] {
         assert!(stderr.contains(part), "`{part}` missing from: {stderr}");
     }
-    assert_eq!(requests_seen(&rt, &down), 3, "no request after the limit");
+    assert_eq!(down.received().len(), 3, "no request after the limit");
 }

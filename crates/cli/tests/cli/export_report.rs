@@ -1,69 +1,38 @@
 //! A run exported as an upstream `results.json` reports the same Pass^k as its own records:
 //! the export is faithful and the metrics importer reads it as upstream's would.
 
-use crate::support::tauguard_status;
+use crate::support::{
+    records, report_json as report_of, s, tauguard_ok as tauguard, tauguard_status,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use tauguard_testkit::SimConfig;
 
 fn root() -> PathBuf {
     tauguard_testkit::workspace_root()
 }
 
-fn tauguard(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_tauguard"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "tauguard {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 #[test]
 fn exported_results_report_the_same_pass_k() {
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[run]\nname = \"x\"\ndomain = \"airline\"\ntrials = 3\ndata_dir = \"{}\"\n\
-             [models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
-             [models.agent.faults]\ncorrupt_argument = 0.4\ncomply_forbidden = 0.4\n\
-             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n",
-            root().join("tasks/fixtures").display()
-        ),
-    )
-    .unwrap();
+    let fixtures = tauguard_testkit::fixtures_dir();
+    let cfg = SimConfig::new("x", "airline", &fixtures)
+        .trials(3)
+        .faults("corrupt_argument = 0.4\ncomply_forbidden = 0.4")
+        .write(&tmp.path().join("c.toml"));
     let run = tmp.path().join("run");
-    let fixtures = root().join("tasks/fixtures");
-    tauguard(&["run", cfg.to_str().unwrap(), "--out", run.to_str().unwrap()]);
+    tauguard(&["run", s(&cfg), "--out", s(&run)]);
     let results = tmp.path().join("results.json");
     tauguard(&[
         "export-tau2",
-        run.to_str().unwrap(),
+        s(&run),
         "--out",
-        results.to_str().unwrap(),
+        s(&results),
         "--data-dir",
-        fixtures.to_str().unwrap(),
+        s(&fixtures),
     ]);
-    let ours: serde_json::Value = serde_json::from_str(&tauguard(&[
-        "report",
-        run.to_str().unwrap(),
-        "--format",
-        "json",
-    ]))
-    .unwrap();
-    let theirs: serde_json::Value = serde_json::from_str(&tauguard(&[
-        "report",
-        results.to_str().unwrap(),
-        "--format",
-        "json",
-    ]))
-    .unwrap();
+    let ours = report_of(&run, &[]);
+    let theirs = report_of(&results, &[]);
     let (a, b) = (&ours[0], &theirs[0]);
     assert_eq!(a["n_simulations"], 15);
     assert_eq!(a["n_simulations"], b["n_simulations"]);
@@ -88,36 +57,33 @@ fn data_dir() -> (PathBuf, bool) {
     }
 }
 
-fn write_config(path: &Path, name: &str, domain: &str, extra: &str, data: &Path) {
-    std::fs::write(
-        path,
-        format!(
-            "[run]\nname = \"{name}\"\ndomain = \"{domain}\"\ndata_dir = \"{}\"\n{extra}\n\
-             [models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
-             [models.agent.faults]\nskip_confirmation = 0.2\ncomply_forbidden = 0.3\n\
-             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n",
-            data.display()
-        ),
-    )
-    .unwrap();
+/// A config of `domain` from `data` whose agent skips confirmations and complies with
+/// forbidden requests now and then, so outcomes are mixed.
+fn faulty(name: &str, domain: &str, data: &Path) -> SimConfig {
+    SimConfig::new(name, domain, data).faults("skip_confirmation = 0.2\ncomply_forbidden = 0.3")
+}
+
+/// Writes `cfg` to `dir/<stem>.toml`, runs it into `dir/<stem>` and returns that directory.
+fn run_as(dir: &Path, stem: &str, cfg: &SimConfig) -> String {
+    let file = cfg.write(&dir.join(format!("{stem}.toml")));
+    let out = dir.join(stem);
+    tauguard(&["run", s(&file), "--out", s(&out)]);
+    s(&out).to_string()
 }
 
 #[test]
 fn compare_selects_sides_pairs_fully_and_refuses_mismatches() {
     let (data, tau2) = data_dir();
     let tmp = tempfile::tempdir().unwrap();
-    let t = |p: &str| tmp.path().join(p).to_str().unwrap().to_string();
-    write_config(
-        &tmp.path().join("grid.toml"),
+    let guards = ["baseline", "toolguard", "pg-raw", "pg-checklist", "hybrid"];
+    let grid = run_as(
+        tmp.path(),
         "grid",
-        "airline",
-        "trials = 4\n[grid]\nguards = [\"baseline\", \"toolguard\", \"pg-raw\", \"pg-checklist\", \"hybrid\"]",
-        &data,
+        &faulty("grid", "airline", &data).trials(4).guards(&guards),
     );
-    tauguard(&["run", &t("grid.toml"), "--out", &t("grid")]);
     let out = tauguard(&[
         "compare",
-        &t("grid"),
+        &grid,
         "--a",
         "guard=baseline",
         "--b",
@@ -134,21 +100,18 @@ fn compare_selects_sides_pairs_fully_and_refuses_mismatches() {
     );
     assert_eq!(v["label_a"], "guard=baseline");
     // The whole grid against one of its own cells would pair arbitrarily: refused.
-    write_config(
-        &tmp.path().join("one.toml"),
+    let one = run_as(
+        tmp.path(),
         "one",
-        "airline",
-        "trials = 4",
-        &data,
+        &faulty("one", "airline", &data).trials(4),
     );
-    tauguard(&["run", &t("one.toml"), "--out", &t("one")]);
-    let (code, _, err) = tauguard_status(&["compare", &t("grid"), &t("one")]);
+    let (code, _, err) = tauguard_status(&["compare", &grid, &one]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("5 configurations"), "{err}");
     // A typo in a selector key is bad input, not an empty comparison.
     let (code, _, err) = tauguard_status(&[
         "compare",
-        &t("grid"),
+        &grid,
         "--a",
         "gaurd=baseline",
         "--b",
@@ -156,15 +119,9 @@ fn compare_selects_sides_pairs_fully_and_refuses_mismatches() {
     ]);
     assert_eq!(code, 2, "{err}");
     if tau2 {
-        write_config(
-            &tmp.path().join("retail.toml"),
-            "retail",
-            "retail",
-            "num_tasks = 5",
-            &data,
-        );
-        tauguard(&["run", &t("retail.toml"), "--out", &t("retail")]);
-        let (code, _, err) = tauguard_status(&["compare", &t("one"), &t("retail")]);
+        let retail_cfg = faulty("retail", "retail", &data).run_line("num_tasks = 5");
+        let retail = run_as(tmp.path(), "retail", &retail_cfg);
+        let (code, _, err) = tauguard_status(&["compare", &one, &retail]);
         assert_eq!(code, 2, "{err}");
         assert!(err.contains("share no domain"), "{err}");
     }
@@ -172,40 +129,25 @@ fn compare_selects_sides_pairs_fully_and_refuses_mismatches() {
 
 #[test]
 fn one_run_name_under_two_configurations_needs_pool() {
-    let fixtures = root().join("tasks/fixtures");
+    let fixtures = tauguard_testkit::fixtures_dir();
     let tmp = tempfile::tempdir().unwrap();
-    let t = |p: &str| tmp.path().join(p).to_str().unwrap().to_string();
-    write_config(
-        &tmp.path().join("a.toml"),
-        "same",
-        "airline",
-        "seed = 300",
-        &fixtures,
+    let a = run_as(
+        tmp.path(),
+        "a",
+        &faulty("same", "airline", &fixtures).seed(300),
     );
-    write_config(
-        &tmp.path().join("b.toml"),
-        "same",
-        "airline",
-        "seed = 301",
-        &fixtures,
+    let b = run_as(
+        tmp.path(),
+        "b",
+        &faulty("same", "airline", &fixtures).seed(301),
     );
-    tauguard(&["run", &t("a.toml"), "--out", &t("a")]);
-    tauguard(&["run", &t("b.toml"), "--out", &t("b")]);
-    let (code, _, err) = tauguard_status(&["report", &t("a"), &t("b")]);
+    let (code, _, err) = tauguard_status(&["report", &a, &b]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("two configurations") && err.contains("--pool"),
         "{err}"
     );
-    let groups: serde_json::Value = serde_json::from_str(&tauguard(&[
-        "report",
-        &t("a"),
-        &t("b"),
-        "--pool",
-        "--format",
-        "json",
-    ]))
-    .unwrap();
+    let groups = report_json(&[&a, &b]);
     let groups = groups.as_array().unwrap();
     assert_eq!(groups.len(), 2, "pooled inputs stay separate cells");
     assert!(
@@ -250,30 +192,29 @@ fn evaluate_json(input: &str, extra: &[&str]) -> (i32, serde_json::Value, String
 
 #[test]
 fn guarded_export_round_trips_schema_guards_and_rewards() {
-    let fixtures = root().join("tasks/fixtures");
+    let fixtures = tauguard_testkit::fixtures_dir();
     let tmp = tempfile::tempdir().unwrap();
-    let t = |p: &str| tmp.path().join(p).to_str().unwrap().to_string();
     let guards = ["baseline", "toolguard", "pg-checklist"];
-    write_config(
-        &tmp.path().join("grid.toml"),
+    let grid = run_as(
+        tmp.path(),
         "grid",
-        "airline",
-        "trials = 3\n[grid]\nguards = [\"baseline\", \"toolguard\", \"pg-checklist\"]",
-        &fixtures,
+        &faulty("grid", "airline", &fixtures)
+            .trials(3)
+            .guards(&guards),
     );
-    tauguard(&["run", &t("grid.toml"), "--out", &t("grid")]);
+    let data = ["--data-dir", s(&fixtures)];
     let mut files = Vec::new();
     for g in guards {
-        let file = t(&format!("results_{g}.json"));
+        let file = s(&tmp.path().join(format!("results_{g}.json"))).to_string();
         tauguard(&[
             "export-tau2",
-            &t("grid"),
+            &grid,
             "--guard",
             g,
             "--out",
             &file,
-            "--data-dir",
-            fixtures.to_str().unwrap(),
+            data[0],
+            data[1],
         ]);
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -281,7 +222,7 @@ fn guarded_export_round_trips_schema_guards_and_rewards() {
         assert!(bad.is_empty(), "{g}: {bad:#?}");
         assert_eq!(doc["info"]["tauguard"]["guard"], g);
         // Upstream re-evaluates the export to the recorded rewards; so does `evaluate`.
-        let (code, v, err) = evaluate_json(&file, &["--data-dir", fixtures.to_str().unwrap()]);
+        let (code, v, err) = evaluate_json(&file, &data);
         assert_eq!(code, 0, "{g}: {v} {err}");
         assert_eq!(
             (v["disagree"].as_u64(), v["skipped"].as_u64()),
@@ -319,7 +260,7 @@ fn guarded_export_round_trips_schema_guards_and_rewards() {
     );
 
     // Re-imported, each file reports under its guard with the records' Pass^k.
-    let ours = report_json(&[&t("grid")]);
+    let ours = report_json(&[&grid]);
     let files: Vec<&str> = files.iter().map(String::as_str).collect();
     let theirs = report_json(&files);
     for g in guards {
@@ -337,7 +278,7 @@ fn guarded_export_round_trips_schema_guards_and_rewards() {
         assert_eq!(a["cell_hash"], b["cell_hash"], "{g}");
     }
     // The records themselves evaluate to full agreement.
-    let (code, v, err) = evaluate_json(&t("grid"), &["--data-dir", fixtures.to_str().unwrap()]);
+    let (code, v, err) = evaluate_json(&grid, &data);
     assert_eq!(code, 0, "{v} {err}");
     assert_eq!(
         (v["evaluated"].as_u64(), v["disagree"].as_u64()),
@@ -348,29 +289,22 @@ fn guarded_export_round_trips_schema_guards_and_rewards() {
 
 #[test]
 fn evaluate_reports_a_tampered_reward_with_its_breakdown() {
-    let fixtures = root().join("tasks/fixtures");
+    let fixtures = tauguard_testkit::fixtures_dir();
     let tmp = tempfile::tempdir().unwrap();
-    let t = |p: &str| tmp.path().join(p).to_str().unwrap().to_string();
-    write_config(
-        &tmp.path().join("c.toml"),
-        "c",
-        "airline",
-        "trials = 2",
-        &fixtures,
+    let run = run_as(
+        tmp.path(),
+        "run",
+        &faulty("c", "airline", &fixtures).trials(2),
     );
-    tauguard(&["run", &t("c.toml"), "--out", &t("run")]);
+    let data = ["--data-dir", s(&fixtures)];
     let file = tmp.path().join("run/records.jsonl");
-    let text = std::fs::read_to_string(&file).unwrap();
-    let mut lines: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let mut lines = records(&tmp.path().join("run"));
     let stored = lines[3]["reward"]["reward"].as_f64().unwrap();
     lines[3]["reward"]["reward"] = (1.0 - stored).into();
     let (task, trial) = (lines[3]["task_id"].clone(), lines[3]["trial"].clone());
     let out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     std::fs::write(&file, out.join("\n") + "\n").unwrap();
-    let (code, v, err) = evaluate_json(&t("run"), &["--data-dir", fixtures.to_str().unwrap()]);
+    let (code, v, err) = evaluate_json(&run, &data);
     assert_eq!(code, 1, "{v} {err}");
     assert!(err.contains("1 of 10"), "{err}");
     assert_eq!(
@@ -387,10 +321,7 @@ fn evaluate_reports_a_tampered_reward_with_its_breakdown() {
         "{d}"
     );
     // --skip-nl skips nothing here (airline rewards never depend on NL assertions) but is accepted.
-    let (_, v, _) = evaluate_json(
-        &t("run"),
-        &["--skip-nl", "--data-dir", fixtures.to_str().unwrap()],
-    );
+    let (_, v, _) = evaluate_json(&run, &["--skip-nl", data[0], data[1]]);
     assert_eq!(v["skipped"], 0, "{v}");
 }
 
@@ -400,12 +331,8 @@ fn upstream_fixture() -> PathBuf {
 
 #[test]
 fn evaluate_reads_upstream_results_and_counts_what_it_skips() {
-    let fixtures = root().join("tasks/fixtures");
-    let input = upstream_fixture();
-    let (_, v, err) = evaluate_json(
-        input.to_str().unwrap(),
-        &["--data-dir", fixtures.to_str().unwrap()],
-    );
+    let fixtures = tauguard_testkit::fixtures_dir();
+    let (_, v, err) = evaluate_json(s(&upstream_fixture()), &["--data-dir", s(&fixtures)]);
     assert_eq!(v["n_simulations"], 24, "{v} {err}");
     // One infrastructure error and one null reward_info have no stored reward.
     assert_eq!(v["skipped_by"]["no_stored_reward"], 2, "{v}");
@@ -431,13 +358,13 @@ fn unknown_domains_report_without_slices_and_evaluate_as_skipped() {
             ),
         )
         .unwrap();
-        let known = report_json(&[upstream_fixture().to_str().unwrap()]);
-        let custom = report_json(&[file.to_str().unwrap()]);
+        let known = report_json(&[s(&upstream_fixture())]);
+        let custom = report_json(&[s(&file)]);
         assert_eq!(custom[0]["domain"], domain);
         assert_eq!(custom[0]["pass_k"], known[0]["pass_k"]);
         assert_eq!(custom[0]["pv"]["n_tasks"], 0, "{custom}");
         assert_eq!(custom[0]["mut"]["n_tasks"], 0, "{custom}");
-        let (code, v, err) = evaluate_json(file.to_str().unwrap(), &[]);
+        let (code, v, err) = evaluate_json(s(&file), &[]);
         assert_eq!(code, 0, "{v} {err}");
         assert_eq!(v["skipped_by"]["unknown_domain"], 24, "{v}");
         assert_eq!(v["unknown_domains"][0], domain, "{v}");
@@ -447,18 +374,13 @@ fn unknown_domains_report_without_slices_and_evaluate_as_skipped() {
 
 #[test]
 fn run_finds_the_project_from_any_working_directory() {
-    let fixtures = root().join("tasks/fixtures");
+    let fixtures = tauguard_testkit::fixtures_dir();
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("c.toml");
-    write_config(
-        &cfg,
-        "elsewhere",
-        "airline",
-        "[grid]\nguards = [\"pg-checklist\"]",
-        &fixtures,
-    );
+    let cfg = faulty("elsewhere", "airline", &fixtures)
+        .guards(&["pg-checklist"])
+        .write(&tmp.path().join("c.toml"));
     let out = tmp.path().join("out");
-    let args = ["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let args = ["run", s(&cfg), "--out", s(&out)];
     // From a directory holding no project: found through the executable's location.
     let (code, stdout, err) = tauguard_in(tmp.path(), &[], &args);
     assert_eq!(code, 0, "{stdout} {err}");
@@ -466,13 +388,8 @@ fn run_finds_the_project_from_any_working_directory() {
     // An explicit project that is not one is named, whatever the working directory.
     let (code, _, err) = tauguard_in(
         tmp.path(),
-        &[("TAUGUARD_HOME", tmp.path().to_str().unwrap())],
-        &[
-            "run",
-            cfg.to_str().unwrap(),
-            "--out",
-            tmp.path().join("o2").to_str().unwrap(),
-        ],
+        &[("TAUGUARD_HOME", s(tmp.path()))],
+        &["run", s(&cfg), "--out", s(&tmp.path().join("o2"))],
     );
     assert_eq!(code, 2, "{err}");
     assert!(
@@ -482,14 +399,14 @@ fn run_finds_the_project_from_any_working_directory() {
     // --project-dir wins over TAUGUARD_HOME.
     let (code, _, err) = tauguard_in(
         tmp.path(),
-        &[("TAUGUARD_HOME", tmp.path().to_str().unwrap())],
+        &[("TAUGUARD_HOME", s(tmp.path()))],
         &[
             "run",
-            cfg.to_str().unwrap(),
+            s(&cfg),
             "--out",
-            tmp.path().join("o3").to_str().unwrap(),
+            s(&tmp.path().join("o3")),
             "--project-dir",
-            root().to_str().unwrap(),
+            s(&root()),
         ],
     );
     assert_eq!(code, 0, "{err}");

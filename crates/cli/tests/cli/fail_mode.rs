@@ -5,11 +5,11 @@
 //! beside Block% (guide usage), a `warning:` above the tables names the cell, and `view` flags
 //! it beside the cell. The threshold is `--fail-mode-threshold`.
 
-use crate::support::tauguard_status as tauguard;
+use crate::support::{records, s, tauguard_ok, tauguard_status as tauguard};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
+use wiremock::ResponseTemplate;
 
 /// What the unparseable verifier says every time.
 const PROSE: &str = "I have looked at the conversation and I think this call is probably fine.";
@@ -17,76 +17,43 @@ const PROSE: &str = "I have looked at the conversation and I think this call is 
 /// llama.cpp's answer to a prompt larger than its context.
 const OVERFLOW: &str = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":4096}}"#;
 
-/// A loopback OpenAI-style server answering every request with `reply`, on a runtime of its
-/// own (kept alive by the caller).
-fn server(reply: ResponseTemplate) -> (tokio::runtime::Runtime, MockServer) {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(reply)
-            .mount(&server)
-            .await;
-        server
-    });
-    (rt, server)
-}
-
 /// A 200 chat completion with `content` and `finish_reason`.
 fn completion(content: &str, finish_reason: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!({
-        "id": "r", "object": "chat.completion", "created": 0, "model": "v",
-        "choices": [{"index": 0, "finish_reason": finish_reason,
-            "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}
-    }))
+    ResponseTemplate::new(200).set_body_json(chat_completion(
+        "v",
+        finish_reason,
+        assistant_text(content),
+        (900, 40),
+    ))
 }
 
 /// Runs the fixture domain under `guard` with its verifier at `url` into `dir/run`.
 fn run(dir: &Path, guard: &str, url: &str) -> PathBuf {
-    let cfg = dir.join("fm.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[run]\nname = \"fm\"\ndomain = \"airline\"\nnum_tasks = 4\ntrials = 1\nseed = 300\n\
-             max_steps = 40\ndata_dir = \"{}\"\n\
-             [models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
-             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n\
-             [llm.providers.mock]\nkind = \"openai\"\nbase_url = \"{url}\"\ntimeout_secs = 5\n\
-             [guard]\nverifier = {{ provider = \"mock\", model = \"v\" }}\n\
-             [grid]\nguards = [\"{guard}\"]\n",
-            tauguard_testkit::workspace_root()
-                .join("tasks/fixtures")
-                .display()
-        ),
-    )
-    .unwrap();
+    let cfg = SimConfig::new("fm", "airline", &tauguard_testkit::fixtures_dir())
+        .seed(300)
+        .run_line("num_tasks = 4\nmax_steps = 40")
+        .provider(MockProvider::new("mock", url).lines("timeout_secs = 5"))
+        .tail("[guard]\nverifier = { provider = \"mock\", model = \"v\" }")
+        .guards(&[guard])
+        .write(&dir.join("fm.toml"));
     let out = dir.join("run");
-    let (code, _, err) = tauguard(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert_eq!(code, 0, "tauguard run: {err}");
+    tauguard_ok(&["run", s(&cfg), "--out", s(&out)]);
     out
 }
 
-fn records(run: &Path) -> Vec<Value> {
-    std::fs::read_to_string(run.join("records.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+/// Every guard event of the run's records.
+fn guard_events(run: &Path) -> Vec<Value> {
+    records(run)
+        .iter()
+        .flat_map(|r| r["guard_events"].as_array().unwrap().clone())
         .collect()
 }
 
 /// The one group of `report --format json` over the run (with `extra` arguments).
 fn json_group(run: &Path, extra: &[&str]) -> Value {
-    let mut args = vec![
-        "report",
-        run.to_str().unwrap(),
-        "--format",
-        "json",
-        "--no-floors",
-    ];
+    let mut args = vec!["report", s(run), "--format", "json", "--no-floors"];
     args.extend(extra);
-    let (code, out, err) = tauguard(&args);
-    assert_eq!(code, 0, "{err}");
+    let out = tauguard_ok(&args);
     let groups: Vec<Value> = serde_json::from_str(&out).unwrap();
     assert_eq!(groups.len(), 1, "{out}");
     groups.into_iter().next().unwrap()
@@ -94,7 +61,7 @@ fn json_group(run: &Path, extra: &[&str]) -> Value {
 
 /// The Markdown report (stdout, stderr).
 fn markdown(run: &Path, extra: &[&str]) -> (String, String) {
-    let mut args = vec!["report", run.to_str().unwrap(), "--no-floors"];
+    let mut args = vec!["report", s(run), "--no-floors"];
     args.extend(extra);
     let (code, out, err) = tauguard(&args);
     assert_eq!(code, 0, "{err}");
@@ -143,14 +110,7 @@ fn warnings(md: &str) -> Vec<&str> {
 /// The flags `view` shows beside the run's one cell: its group's fail-mode objects.
 fn view_flags(dir: &Path, run: &Path) -> Value {
     let site = dir.join("site");
-    let (code, _, err) = tauguard(&[
-        "view",
-        run.to_str().unwrap(),
-        "--out",
-        site.to_str().unwrap(),
-        "--no-floors",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&["view", s(run), "--out", s(&site), "--no-floors"]);
     let index = crate::view::index(&site);
     let cells = index["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 1);
@@ -160,13 +120,10 @@ fn view_flags(dir: &Path, run: &Path) -> Value {
 
 #[test]
 fn an_unparseable_verifier_is_counted_as_its_fail_mode_everywhere() {
-    let (_rt, mock) = server(completion(PROSE, "stop"));
+    let mock = Loopback::serve(completion(PROSE, "stop"));
     let tmp = tempfile::tempdir().unwrap();
     let run = run(tmp.path(), "pg-raw", &mock.uri());
-    let events: Vec<Value> = records(&run)
-        .iter()
-        .flat_map(|r| r["guard_events"].as_array().unwrap().clone())
-        .collect();
+    let events = guard_events(&run);
     assert!(!events.is_empty(), "the sim agent makes mutating calls");
     for e in &events {
         assert_eq!(e["verdict_source"], "fail_mode", "{e}");
@@ -222,12 +179,7 @@ fn an_unparseable_verifier_is_counted_as_its_fail_mode_everywhere() {
         json_group(&run, &["--fail-mode-threshold", "1"])["fail_mode"]["flagged"],
         false
     );
-    let (code, _, err) = tauguard(&[
-        "report",
-        run.to_str().unwrap(),
-        "--fail-mode-threshold",
-        "2",
-    ]);
+    let (code, _, err) = tauguard(&["report", s(&run), "--fail-mode-threshold", "2"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a share between 0 and 1"), "{err}");
 
@@ -238,13 +190,10 @@ fn an_unparseable_verifier_is_counted_as_its_fail_mode_everywhere() {
 
 #[test]
 fn a_verifier_cut_at_its_token_limit_is_truncated() {
-    let (_rt, mock) = server(completion("{\"verdict\": \"PA", "length"));
+    let mock = Loopback::serve(completion("{\"verdict\": \"PA", "length"));
     let tmp = tempfile::tempdir().unwrap();
     let run = run(tmp.path(), "pg-raw", &mock.uri());
-    let events: Vec<Value> = records(&run)
-        .iter()
-        .flat_map(|r| r["guard_events"].as_array().unwrap().clone())
-        .collect();
+    let events = guard_events(&run);
     assert!(!events.is_empty());
     for e in &events {
         assert_eq!(e["verdict_source"], "fail_mode");
@@ -261,7 +210,7 @@ fn a_verifier_cut_at_its_token_limit_is_truncated() {
 
 #[test]
 fn a_guide_whose_every_call_overflows_its_context_is_counted_in_table_14() {
-    let (_rt, mock) = server(ResponseTemplate::new(400).set_body_string(OVERFLOW));
+    let mock = Loopback::serve(ResponseTemplate::new(400).set_body_string(OVERFLOW));
     let tmp = tempfile::tempdir().unwrap();
     let run = run(tmp.path(), "policyguide", &mock.uri());
     let recs = records(&run);

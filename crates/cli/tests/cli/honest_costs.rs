@@ -4,34 +4,22 @@
 //! JSON and its files, the viewer's index, or the dry run — while every one of them that shows
 //! usage shows the cut replies per role.
 
+use crate::support::{keyed_command, local_config, s};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate, matchers::method};
+use tauguard_testkit::{Loopback, assistant_text, chat_completion};
+use wiremock::{Request, Respond, ResponseTemplate};
 
-fn root() -> PathBuf {
-    tauguard_testkit::workspace_root()
-}
-
-fn tauguard(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tauguard"))
-        .current_dir(root())
-        .env_remove("TAUGUARD_DATA_DIR")
-        .env("LOCAL_KEY", "sk-test-local")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn ok(out: &Output, what: &str) -> (String, String) {
+/// Runs `tauguard` as [`keyed_command`] does, asserting it exits 0; returns (stdout, stderr).
+fn ok(args: &[&str]) -> (String, String) {
+    let out = keyed_command(args).output().unwrap();
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     );
-    assert_eq!(out.status.code(), Some(0), "{what}: {stderr}");
+    assert_eq!(out.status.code(), Some(0), "tauguard {args:?}: {stderr}");
     (stdout, stderr)
 }
 
@@ -44,12 +32,13 @@ struct CutReplies(AtomicU64);
 impl Respond for CutReplies {
     fn respond(&self, _: &Request) -> ResponseTemplate {
         let n = self.0.fetch_add(1, Ordering::SeqCst);
-        let reply = ResponseTemplate::new(200).set_body_json(serde_json::json!({
-            "id": "r", "object": "chat.completion", "created": 0, "model": "local-unpriced",
-            "choices": [{"index": 0, "finish_reason": "length",
-                "message": {"role": "assistant", "content": "{\"reply\": \"I can hel"}}],
-            "usage": {"prompt_tokens": 30, "completion_tokens": 64, "total_tokens": 94}
-        }));
+        let message = assistant_text("{\"reply\": \"I can hel");
+        let reply = ResponseTemplate::new(200).set_body_json(chat_completion(
+            "local-unpriced",
+            "length",
+            message,
+            (30, 64),
+        ));
         if n == 0 {
             reply.set_delay(FIRST_ANSWER_DELAY)
         } else {
@@ -59,20 +48,10 @@ impl Respond for CutReplies {
 }
 
 fn write_config(dir: &Path, server: &str) -> PathBuf {
-    let path = dir.join("unpriced.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "[run]\nname = \"unpriced\"\ndomain = \"airline\"\nnum_tasks = 2\ntrials = 1\nconcurrency = 1\nmax_steps = 4\nmax_retries = 0\ndata_dir = \"{}\"\n\
-             [models.agent]\nprovider = \"local\"\nmodel = \"local-unpriced\"\nmax_tokens = 64\n\
-             [models.user]\nprovider = \"local\"\nmodel = \"local-unpriced\"\n\
-             [llm.providers.local]\nkind = \"openai\"\nbase_url = \"{server}\"\napi_key_env = \"LOCAL_KEY\"\n\
-             [llm.providers.local.retry]\nmax_attempts = 1\n",
-            root().join("tasks/fixtures").display(),
-        ),
-    )
-    .unwrap();
-    path
+    local_config("unpriced", "local-unpriced", server)
+        .run_line("num_tasks = 2\nmax_steps = 4")
+        .agent("provider = \"local\"\nmodel = \"local-unpriced\"\nmax_tokens = 64")
+        .write(&dir.join("unpriced.toml"))
 }
 
 /// What a zero cost looks like in our outputs: `$0.0000` in text, `0.0000` in tables and
@@ -100,24 +79,13 @@ fn csv_column(text: &str, column: &str) -> Vec<String> {
 )]
 #[test]
 fn an_unpriced_model_costs_unknown_everywhere_and_its_cut_replies_are_counted() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(CutReplies(AtomicU64::new(0)))
-            .mount(&server)
-            .await;
-        server
-    });
+    let server = Loopback::serve(CutReplies(AtomicU64::new(0)));
     let tmp = tempfile::tempdir().unwrap();
     let cfg = write_config(tmp.path(), &server.uri());
     let run = tmp.path().join("run");
 
     // The run: the progress line before any record, the closing lines.
-    let (stdout, stderr) = ok(
-        &tauguard(&["run", cfg.to_str().unwrap(), "--out", run.to_str().unwrap()]),
-        "run",
-    );
+    let (stdout, stderr) = ok(&["run", s(&cfg), "--out", s(&run)]);
     assert!(
         stderr.contains("progress: 0/2 simulations done · ") && stderr.contains("cost unknown"),
         "a progress line before the first record, cost unknown: {stderr}"
@@ -135,19 +103,7 @@ fn an_unpriced_model_costs_unknown_everywhere_and_its_cut_replies_are_counted() 
     assert_no_zero_cost("run stderr", &stderr);
 
     // report, in every format, and its files.
-    let report = |format: &str| {
-        ok(
-            &tauguard(&[
-                "report",
-                run.to_str().unwrap(),
-                "--format",
-                format,
-                "--no-floors",
-            ]),
-            format,
-        )
-        .0
-    };
+    let report = |format: &str| ok(&["report", s(&run), "--format", format, "--no-floors"]).0;
     let md = report("md");
     assert_no_zero_cost("report md", &md);
     let cost_rows: Vec<&str> = md
@@ -190,17 +146,14 @@ fn an_unpriced_model_costs_unknown_everywhere_and_its_cut_replies_are_counted() 
     );
 
     let files = tmp.path().join("report");
-    ok(
-        &tauguard(&[
-            "report",
-            run.to_str().unwrap(),
-            "--out",
-            files.to_str().unwrap(),
-            "--no-floors",
-            "--tables-only",
-        ]),
-        "report --out",
-    );
+    ok(&[
+        "report",
+        s(&run),
+        "--out",
+        s(&files),
+        "--no-floors",
+        "--tables-only",
+    ]);
     let cost_csv = std::fs::read_to_string(files.join("policyguard_cost.csv")).unwrap();
     assert_eq!(csv_column(&cost_csv, "cost_usd_per_sim_total"), [""]);
     assert_eq!(csv_column(&cost_csv, "cost_usd_per_sim_agent"), [""]);
@@ -216,16 +169,7 @@ fn an_unpriced_model_costs_unknown_everywhere_and_its_cut_replies_are_counted() 
 
     // The viewer's index: the report's groups, costs null, the cut replies beside the cell.
     let site = tmp.path().join("site");
-    ok(
-        &tauguard(&[
-            "view",
-            run.to_str().unwrap(),
-            "--out",
-            site.to_str().unwrap(),
-            "--no-floors",
-        ]),
-        "view",
-    );
+    ok(&["view", s(&run), "--out", s(&site), "--no-floors"]);
     let text = std::fs::read_to_string(site.join("data/index.js")).unwrap();
     assert!(!text.contains("$0.0000"), "{text}");
     let index = crate::view::index(&site);
@@ -234,26 +178,14 @@ fn an_unpriced_model_costs_unknown_everywhere_and_its_cut_replies_are_counted() 
     assert_eq!(cell["truncated_replies"], g["truncated_replies"]);
 
     // The dry run.
-    let (dry, _) = ok(
-        &tauguard(&["run", "--dry-run", cfg.to_str().unwrap()]),
-        "dry run",
-    );
+    let (dry, _) = ok(&["run", "--dry-run", s(&cfg)]);
     assert!(
         dry.contains("cost: unknown: no price for local/local-unpriced"),
         "{dry}"
     );
     assert_no_zero_cost("dry run", &dry);
-    let (dry_json, _) = ok(
-        &tauguard(&[
-            "run",
-            "--dry-run",
-            cfg.to_str().unwrap(),
-            "--format",
-            "json",
-        ]),
-        "dry run json",
-    );
+    let (dry_json, _) = ok(&["run", "--dry-run", s(&cfg), "--format", "json"]);
     let dry_json: Value = serde_json::from_str(&dry_json).unwrap();
     assert_eq!(dry_json["cost"], Value::Null);
-    drop(rt);
+    drop(server);
 }

@@ -5,13 +5,15 @@
 //! in the records or in that file — and `report` counts the cut-off spend in its spending
 //! table. `--resume` then finishes the run, and the spend stays counted.
 
+use crate::support::{json_lines as lines, keyed_command as tauguard, local_config, s, table_row};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate, matchers::method};
+use tauguard_testkit::{Loopback, assistant_text, chat_completion};
+use wiremock::{Request, Respond, ResponseTemplate};
 
 /// Prompt tokens every reply reports; priced at $1 each, so dollars count tokens.
 const PROMPT_TOKENS: u64 = 30;
@@ -31,56 +33,23 @@ impl Respond for Server {
             return ResponseTemplate::new(200).set_delay(Duration::from_secs(600));
         }
         self.answered.fetch_add(1, Ordering::SeqCst);
+        let message = assistant_text("Could you tell me more?");
         ResponseTemplate::new(200)
-            .set_body_json(serde_json::json!({
-                "id": "r", "object": "chat.completion", "created": 0, "model": "local-priced",
-                "choices": [{"index": 0, "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": "Could you tell me more?"}}],
-                "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": 0, "total_tokens": PROMPT_TOKENS}
-            }))
+            .set_body_json(chat_completion(
+                "local-priced",
+                "stop",
+                message,
+                (PROMPT_TOKENS, 0),
+            ))
             .set_delay(Duration::from_millis(150))
     }
 }
 
 fn write_config(dir: &Path, server: &str) -> PathBuf {
-    let path = dir.join("paid.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "[run]\nname = \"paid\"\ndomain = \"airline\"\nnum_tasks = 3\ntrials = 1\nconcurrency = 1\nmax_steps = 6\nmax_retries = 0\ndata_dir = \"{}\"\n\
-             [models.agent]\nprovider = \"local\"\nmodel = \"local-priced\"\n\
-             [models.user]\nprovider = \"local\"\nmodel = \"local-priced\"\n\
-             [llm.providers.local]\nkind = \"openai\"\nbase_url = \"{server}\"\napi_key_env = \"LOCAL_KEY\"\n\
-             [llm.providers.local.retry]\nmax_attempts = 1\n\
-             [llm.prices.\"local-priced\"]\ninput_per_mtok = 1000000.0\noutput_per_mtok = 0.0\n",
-            tauguard_testkit::workspace_root()
-                .join("tasks/fixtures")
-                .display(),
-        ),
-    )
-    .unwrap();
-    path
-}
-
-fn tauguard(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_tauguard"));
-    c.current_dir(tauguard_testkit::workspace_root())
-        .env_remove("TAUGUARD_DATA_DIR")
-        .env("LOCAL_KEY", "sk-test-local")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
-}
-
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    local_config("paid", "local-priced", server)
+        .run_line("num_tasks = 3\nmax_steps = 6")
+        .tail("[llm.prices.\"local-priced\"]\ninput_per_mtok = 1000000.0\noutput_per_mtok = 0.0")
+        .write(&dir.join("paid.toml"))
 }
 
 /// Prompt tokens of a record: its roles' usage and its discarded attempts'.
@@ -117,28 +86,20 @@ fn sigterm_stops_the_run_the_same_way() {
 
 /// Runs, sends `SIG<signal>` mid-simulation, checks what was kept, reports and resumes.
 fn interrupt_with(signal: &str) {
-    let rt = tokio::runtime::Runtime::new().unwrap();
     let (hang, answered, hung) = (
         Arc::new(AtomicBool::new(false)),
         Arc::new(AtomicU64::new(0)),
         Arc::new(AtomicU64::new(0)),
     );
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(Server {
-                hang: hang.clone(),
-                answered: answered.clone(),
-                hung: hung.clone(),
-            })
-            .mount(&server)
-            .await;
-        server
+    let server = Loopback::serve(Server {
+        hang: hang.clone(),
+        answered: answered.clone(),
+        hung: hung.clone(),
     });
     let tmp = tempfile::tempdir().unwrap();
     let cfg = write_config(tmp.path(), &server.uri());
     let out = tmp.path().join("run");
-    let (cfg_s, out_s) = (cfg.to_str().unwrap(), out.to_str().unwrap());
+    let (cfg_s, out_s) = (s(&cfg), s(&out));
     let records = out.join("records.jsonl");
 
     let child = tauguard(&["run", cfg_s, "--out", out_s]).spawn().unwrap();
@@ -209,12 +170,7 @@ fn interrupt_with(signal: &str) {
         "{}",
         String::from_utf8_lossy(&report.stderr)
     );
-    let row = |name: &str| {
-        text.lines()
-            .find(|l| l.starts_with(&format!("| {name}")))
-            .unwrap_or_else(|| panic!("no `{name}` row:\n{text}"))
-            .to_string()
-    };
+    let row = |name: &str| table_row(&text, name);
     assert!(
         row("interrupted.jsonl").contains(&format!("| {cut_tokens} |")),
         "{text}"

@@ -3,6 +3,7 @@
 //! merged directory, so `report` on the merged run counts every dollar the shards spent.
 
 use crate::shard_merge::{config, merge, report, run_shards};
+use crate::support::table_row;
 use tauguard_testkit::tau2_dir;
 
 #[test]
@@ -36,12 +37,7 @@ fn a_merge_carries_superseded_and_interrupted_logs_and_report_counts_them() {
         format!("{one}\n")
     );
     let text = report(&merged, "md");
-    let row = |name: &str| {
-        text.lines()
-            .find(|l| l.starts_with(&format!("| {name}")))
-            .unwrap_or_else(|| panic!("no `{name}` row:\n{text}"))
-            .to_string()
-    };
+    let row = |name: &str| table_row(&text, name);
     assert!(
         row("interrupted.jsonl").contains("| 1 | 400 | 20 | 1.5000 |"),
         "{text}"

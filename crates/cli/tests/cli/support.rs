@@ -1,11 +1,109 @@
-//! Running the `tauguard` binary from the tests: one helper, so every test runs it the same way
-//! (from the workspace root, output captured).
+//! Running the `tauguard` binary from the tests, and reading what it wrote: one helper per
+//! step, so every test runs it the same way (from the workspace root, output captured) and
+//! reads a run's records the same way.
 
-use std::process::Command;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use tauguard_orchestrator::config::RunConfig;
+use tauguard_orchestrator::runner::{RunOptions, RunSummary, run};
+use tauguard_orchestrator::runtime::{self, Workload};
+use tauguard_testkit::{MockProvider, SimConfig};
 
 /// Runs `tauguard` with `args` from the workspace root; returns (exit code, stdout, stderr).
 pub(crate) fn tauguard_status(args: &[&str]) -> (i32, String, String) {
     output(Command::new(env!("CARGO_BIN_EXE_tauguard")).args(args))
+}
+
+/// Runs `tauguard` with `args`, asserting it exits 0 (naming the arguments and stderr);
+/// returns stdout.
+pub(crate) fn tauguard_ok(args: &[&str]) -> String {
+    let (code, out, err) = tauguard_status(args);
+    assert_eq!(code, 0, "tauguard {args:?}: {err}");
+    out
+}
+
+/// `tauguard args` with the loopback provider's key (`LOCAL_KEY`) set, no data directory
+/// taken from the environment and no stdin, its output piped: what a run against a
+/// [`local_config`] server is started with.
+pub(crate) fn keyed_command(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tauguard"));
+    c.current_dir(tauguard_testkit::workspace_root())
+        .env_remove("TAUGUARD_DATA_DIR")
+        .env("LOCAL_KEY", "sk-test-local")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// A fixture-domain run, one simulation at a time and never retried, whose agent and user are
+/// `model` of the provider `local` at `server` (key in `LOCAL_KEY`, one attempt per call).
+pub(crate) fn local_config(name: &str, model: &str, server: &str) -> SimConfig {
+    let role = format!("provider = \"local\"\nmodel = \"{model}\"");
+    let provider = MockProvider::new("local", server)
+        .lines("api_key_env = \"LOCAL_KEY\"")
+        .retry("max_attempts = 1");
+    SimConfig::new(name, "airline", &tauguard_testkit::fixtures_dir())
+        .run_line("concurrency = 1\nmax_retries = 0")
+        .agent(&role)
+        .user(&role)
+        .provider(provider)
+}
+
+/// The row of a Markdown table that starts with `| name`.
+pub(crate) fn table_row(md: &str, name: &str) -> String {
+    md.lines()
+        .find(|l| l.starts_with(&format!("| {name}")))
+        .unwrap_or_else(|| panic!("no `{name}` row:\n{md}"))
+        .to_string()
+}
+
+/// `report <dir> --format json` (with `extra` arguments), parsed.
+pub(crate) fn report_json(dir: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["report", s(dir), "--format", "json"];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&tauguard_ok(&args)).unwrap()
+}
+
+/// A path as the `&str` an argument list takes.
+pub(crate) fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// The records a run wrote into `dir`, as JSON; the file must exist and every line parse.
+pub(crate) fn records(dir: &Path) -> Vec<Value> {
+    let path = dir.join("records.jsonl");
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The lines of a JSON-lines file (none when it is missing), blank lines skipped.
+pub(crate) fn json_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Runs `cfg` into `out` in this process, through the orchestrator's library entry and the
+/// runtime the binary would choose, with the workspace as the project.
+pub(crate) fn run_in_process(cfg: RunConfig, out: &Path) -> RunSummary {
+    let opts = RunOptions {
+        out_dir: Some(out.to_path_buf()),
+        project_dir: Some(tauguard_testkit::workspace_root()),
+        ..Default::default()
+    };
+    runtime::build(Workload::of(&cfg))
+        .unwrap()
+        .block_on(run(cfg, opts))
+        .unwrap()
 }
 
 /// Runs `cmd` from the workspace root; returns (exit code, stdout, stderr).

@@ -3,17 +3,13 @@
 //! it; and the metrics crate's own domain table agrees with the registry for every τ²-bench
 //! domain, since metrics may not import env and keeps a copy.
 
+use crate::support::run_in_process;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tauguard_env::registry::{self, DOMAINS, mutating_tools};
 use tauguard_metrics::{DomainTable, ReportOptions, load_inputs, report};
 use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::runner::{RunOptions, run};
 use tauguard_testkit::SimConfig;
-
-fn root() -> PathBuf {
-    tauguard_testkit::workspace_root()
-}
 
 fn toy_config(trials: u32) -> RunConfig {
     let text = SimConfig::new("toy", "toy", &tauguard_testkit::fixtures_dir())
@@ -32,17 +28,7 @@ fn toy_domain_runs_and_reports() {
     );
     let tmp = tempfile::tempdir().unwrap();
     let trials = 2;
-    let opts = RunOptions {
-        out_dir: Some(tmp.path().to_path_buf()),
-        project_dir: Some(root()),
-        ..Default::default()
-    };
-    let summary = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(run(toy_config(trials), opts))
-        .unwrap();
+    let summary = run_in_process(toy_config(trials), tmp.path());
     assert_eq!(
         (summary.planned, summary.completed, summary.infra_errors),
         (8, 8, 0)

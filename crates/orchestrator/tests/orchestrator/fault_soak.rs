@@ -8,8 +8,9 @@
 //! keeping what it wrote, and `--resume` must finish every simulation once the server is
 //! back. It runs in CI with the rest of `cargo test --workspace`.
 
+use crate::support::{fixture_dir, http_failures, opts, parse, run_with};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -17,10 +18,10 @@ use tauguard_core::record::SimulationRecord;
 use tauguard_llm::Outage;
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunError, RunOptions, RunSummary, run};
-use tauguard_orchestrator::runtime::{self, Workload};
+use tauguard_orchestrator::runner::{RunError, RunOptions, RunSummary};
+use tauguard_testkit::{Loopback, MockProvider, SimConfig, chat_completion};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
 
 /// Tokens every reply the server completes reports.
 const PROMPT_TOKENS: u64 = 12;
@@ -81,12 +82,7 @@ impl Served {
 }
 
 fn completion(message: serde_json::Value, finish: &str) -> serde_json::Value {
-    serde_json::json!({
-        "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "finish_reason": finish, "message": message}],
-        "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
-            "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS}
-    })
+    chat_completion("m", finish, message, (PROMPT_TOKENS, COMPLETION_TOKENS))
 }
 
 fn tool_call(name: &str, arguments: &str) -> serde_json::Value {
@@ -161,74 +157,38 @@ impl Respond for Faulty {
 /// A fixture-domain run of `trials` × 5 tasks, its agent on the mock provider, which stalls
 /// out after 1 s and retries in milliseconds.
 fn config(server: &str, trials: u32) -> RunConfig {
-    let text = format!(
-        r#"
-[run]
-name = "soak"
-domain = "airline"
-seed = 300
-trials = {trials}
-max_steps = 6
-max_retries = 3
-concurrency = 64
-max_consecutive_server_errors = 20
-data_dir = "{}"
-
-[models.agent]
-provider = "mock"
-model = "m"
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-
-[llm.providers.mock]
-kind = "openai"
-base_url = "{server}"
-max_concurrency = 64
-timeout_secs = 30
-stall_secs = 1
-
-[llm.providers.mock.retry]
-max_attempts = 3
-initial_backoff_secs = 0.001
-max_backoff_secs = 0.002
-max_retry_after_secs = 0.002
-jitter = false
-"#,
-        root().join("tasks/fixtures").display()
-    );
-    RunConfig::parse(Path::new("soak.toml"), &text).unwrap()
-}
-
-fn root() -> PathBuf {
-    tauguard_testkit::workspace_root()
+    let provider = MockProvider::new("mock", server)
+        .lines("max_concurrency = 64\ntimeout_secs = 30\nstall_secs = 1")
+        .retry(
+            "max_attempts = 3\ninitial_backoff_secs = 0.001\nmax_backoff_secs = 0.002\n\
+             max_retry_after_secs = 0.002\njitter = false",
+        );
+    let builder = SimConfig::new("soak", "airline", &fixture_dir())
+        .seed(300)
+        .trials(trials)
+        .run_line(
+            "max_steps = 6\nmax_retries = 3\nconcurrency = 64\nmax_consecutive_server_errors = 20",
+        )
+        .agent("provider = \"mock\"\nmodel = \"m\"")
+        .provider(provider);
+    parse("soak.toml", &builder)
 }
 
 fn run_to(cfg: RunConfig, out: &Path, resume: bool) -> Result<RunSummary, RunError> {
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
-    rt.block_on(run(
-        cfg,
-        RunOptions {
-            out_dir: Some(out.to_path_buf()),
-            project_dir: Some(root()),
-            resume,
-            no_cache: true,
-            ..Default::default()
-        },
-    ))
+    let opts = RunOptions {
+        resume,
+        no_cache: true,
+        ..opts(out)
+    };
+    run_with(cfg, opts)
 }
 
-fn start_server(rt: &tokio::runtime::Runtime, served: &Arc<Served>) -> MockServer {
-    rt.block_on(async {
-        let server = MockServer::start().await;
+fn start_server(served: &Arc<Served>) -> Loopback {
+    Loopback::mount(
         Mock::given(method("POST"))
             .and(path("/chat/completions"))
-            .respond_with(Faulty(served.clone()))
-            .mount(&server)
-            .await;
-        server
-    })
+            .respond_with(Faulty(served.clone())),
+    )
 }
 
 /// The kind of the failure that ended each discarded attempt, and each infrastructure
@@ -259,13 +219,6 @@ fn ended_by(records: &[SimulationRecord]) -> BTreeMap<String, u64> {
     kinds
 }
 
-fn http_failures(records: &[SimulationRecord], cause: &str) -> u64 {
-    records
-        .iter()
-        .map(|r| r.attempts.http_failures.get(cause).copied().unwrap_or(0))
-        .sum()
-}
-
 /// Every planned simulation has exactly one record.
 fn assert_one_record_each(records: &[SimulationRecord], planned: usize) {
     let mut keys: Vec<_> = records.iter().map(|r| (&r.task_id, r.trial)).collect();
@@ -281,10 +234,9 @@ fn assert_one_record_each(records: &[SimulationRecord], planned: usize) {
 #[test]
 fn a_thousand_simulations_against_a_faulty_server_account_for_every_fault() {
     let started = Instant::now();
-    let server_rt = tokio::runtime::Runtime::new().unwrap();
     let served = Arc::new(Served::default());
     served.faulty.store(true, Ordering::SeqCst);
-    let server = start_server(&server_rt, &served);
+    let server = start_server(&served);
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("soak");
     let summary = run_to(config(&server.uri(), 200), &out, false).unwrap();
@@ -455,5 +407,5 @@ fn a_thousand_simulations_against_a_faulty_server_account_for_every_fault() {
         whole < Duration::from_secs(120),
         "the soak must stay under 2 minutes, took {whole:?}"
     );
-    drop(server_rt);
+    drop(server);
 }

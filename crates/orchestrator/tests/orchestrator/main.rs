@@ -12,6 +12,7 @@ mod outage_resume;
 mod policyguide_llm;
 mod provenance_files;
 mod run;
+mod support;
 mod toy_domain;
 mod truncation;
 mod upstream_requests;

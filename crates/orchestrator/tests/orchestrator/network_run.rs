@@ -5,51 +5,27 @@
 //! failing verifier gives its fail-mode decision, not an infrastructure error, and its events
 //! say so and why.
 
-use std::path::{Path, PathBuf};
+use crate::support::{fixture_dir, http_failures, parse, run_records, run_to};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use tauguard_core::record::{FailReason, SimulationRecord, Verdict, VerdictSource};
+use tauguard_core::record::{FailReason, Verdict, VerdictSource};
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunError, RunSummary};
-use tauguard_orchestrator::runner::{RunOptions, run};
-use tauguard_orchestrator::runtime::{self, Workload};
+use tauguard_orchestrator::runner::RunError;
+use tauguard_orchestrator::runtime::Workload;
+use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
-
-fn root() -> PathBuf {
-    tauguard_testkit::workspace_root()
-}
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
 
 fn config(agent: &str, server: &str) -> RunConfig {
-    let text = format!(
-        r#"
-[run]
-name = "net"
-domain = "airline"
-num_tasks = 3
-trials = 2
-seed = 300
-max_steps = 6
-concurrency = 4
-data_dir = "{}"
-
-[models.agent]
-{agent}
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-
-[llm.providers.mock]
-kind = "openai"
-base_url = "{server}"
-timeout_secs = 5
-"#,
-        root().join("tasks/fixtures").display()
-    );
-    RunConfig::parse(Path::new("net.toml"), &text).unwrap()
+    let builder = SimConfig::new("net", "airline", &fixture_dir())
+        .trials(2)
+        .seed(300)
+        .run_line("num_tasks = 3\nmax_steps = 6\nconcurrency = 4")
+        .agent(agent)
+        .provider(MockProvider::new("mock", server).lines("timeout_secs = 5"));
+    parse("net.toml", &builder)
 }
 
 #[test]
@@ -63,37 +39,17 @@ fn a_run_is_network_bound_as_soon_as_one_model_is_not_sim() {
 #[test]
 fn a_network_run_completes_on_its_runtime() {
     // The mock server runs on its own runtime, apart from the run's.
-    let server_rt = tokio::runtime::Runtime::new().unwrap();
-    let server = server_rt.block_on(async {
-        let server = MockServer::start().await;
+    let server = Loopback::mount(
         Mock::given(method("POST"))
             .and(path("/chat/completions"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
-                "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-                "choices": [{"index": 0, "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": "Could you tell me more?"}}],
-                "usage": {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
-            })))
-            .mount(&server)
-            .await;
-        server
-    });
+            .respond_with(ResponseTemplate::new(200).set_body_json(text_reply())),
+    );
     let cfg = config("provider = \"mock\"\nmodel = \"m\"", &server.uri());
     let out = tempfile::tempdir().unwrap();
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
-    let summary = rt
-        .block_on(run(
-            cfg,
-            RunOptions {
-                out_dir: Some(out.path().to_path_buf()),
-                project_dir: Some(root()),
-                ..Default::default()
-            },
-        ))
-        .unwrap();
+    let summary = run_to(cfg, out.path()).unwrap();
     assert_eq!((summary.planned, summary.completed), (6, 6));
     assert_eq!(summary.infra_errors, 0);
-    let records = read_records(&out.path().join("records.jsonl")).unwrap();
+    let records = run_records(out.path());
     assert_eq!(records.len(), 6);
     for r in &records {
         assert_eq!(r.termination_reason.as_str(), "max_steps", "{}", r.task_id);
@@ -106,64 +62,32 @@ fn a_network_run_completes_on_its_runtime() {
         );
         assert_eq!(agent.usage.prompt_tokens, 12 * agent.calls);
     }
-    drop(server_rt);
+    drop(server);
 }
 
 fn text_reply() -> serde_json::Value {
-    serde_json::json!({
-        "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "finish_reason": "stop",
-            "message": {"role": "assistant", "content": "Could you tell me more?"}}],
-        "usage": {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
-    })
+    chat_completion(
+        "m",
+        "stop",
+        assistant_text("Could you tell me more?"),
+        (12, 5),
+    )
 }
 
-/// A fixture-domain run config with a mock provider retrying fast: `[run]` extras, the agent
+/// A fixture-domain run config with a mock provider retrying fast: trials, `[run]` extras, the agent
 /// and `[guard]`/`[grid]` sections as given.
-fn mock_config(server: &str, run_extra: &str, agent: &str, tail: &str) -> RunConfig {
-    let text = format!(
-        r#"
-[run]
-name = "net"
-domain = "airline"
-seed = 300
-data_dir = "{}"
-{run_extra}
-
-[models.agent]
-{agent}
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-
-[llm.providers.mock]
-kind = "openai"
-base_url = "{server}"
-timeout_secs = 0.3
-
-[llm.providers.mock.retry]
-max_attempts = 3
-initial_backoff_secs = 0.001
-max_backoff_secs = 0.002
-jitter = false
-{tail}
-"#,
-        root().join("tasks/fixtures").display()
-    );
-    RunConfig::parse(Path::new("net.toml"), &text).unwrap()
-}
-
-fn run_to(cfg: RunConfig, out: &Path) -> Result<RunSummary, RunError> {
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
-    rt.block_on(run(
-        cfg,
-        RunOptions {
-            out_dir: Some(out.to_path_buf()),
-            project_dir: Some(root()),
-            ..Default::default()
-        },
-    ))
+fn mock_config(server: &str, trials: u32, run_extra: &str, agent: &str, tail: &str) -> RunConfig {
+    let provider = MockProvider::new("mock", server)
+        .lines("timeout_secs = 0.3")
+        .retry("max_attempts = 3\ninitial_backoff_secs = 0.001\nmax_backoff_secs = 0.002\njitter = false");
+    let builder = SimConfig::new("net", "airline", &fixture_dir())
+        .seed(300)
+        .trials(trials)
+        .run_line(run_extra)
+        .agent(agent)
+        .provider(provider)
+        .tail(tail);
+    parse("net.toml", &builder)
 }
 
 /// What the flaky server answered, by kind.
@@ -212,38 +136,27 @@ impl Respond for Flaky {
     }
 }
 
-fn sum(records: &[SimulationRecord], cause: &str) -> u64 {
-    records
-        .iter()
-        .map(|r| r.attempts.http_failures.get(cause).copied().unwrap_or(0))
-        .sum()
-}
-
 /// Attribution is checked as sums: over the records, HTTP requests and failures by cause
 /// equal what the server received and answered by kind (one request per simulation at a
 /// time, so the schedule is deterministic), and the summary holds the same sums.
 #[test]
 fn a_flaky_servers_failures_are_all_accounted() {
     let served = Arc::new(Served::default());
-    let server_rt = tokio::runtime::Runtime::new().unwrap();
-    let server = server_rt.block_on(async {
-        let server = MockServer::start().await;
+    let server = Loopback::mount(
         Mock::given(method("POST"))
             .and(path("/chat/completions"))
-            .respond_with(Flaky(served.clone()))
-            .mount(&server)
-            .await;
-        server
-    });
+            .respond_with(Flaky(served.clone())),
+    );
     let cfg = mock_config(
         &server.uri(),
-        "num_tasks = 3\ntrials = 2\nmax_steps = 6\nconcurrency = 1",
+        2,
+        "num_tasks = 3\nmax_steps = 6\nconcurrency = 1",
         "provider = \"mock\"\nmodel = \"m\"",
         "",
     );
     let out = tempfile::tempdir().unwrap();
     let summary = run_to(cfg, out.path()).unwrap();
-    let records = read_records(&out.path().join("records.jsonl")).unwrap();
+    let records = run_records(out.path());
     assert_eq!((summary.completed, records.len()), (6, 6));
     let got = |c: &AtomicU64| c.load(Ordering::SeqCst);
     assert!(got(&served.rate_limited) > 0 && got(&served.stalled) > 0);
@@ -253,10 +166,19 @@ fn a_flaky_servers_failures_are_all_accounted() {
     );
     let requests: u64 = records.iter().map(|r| r.attempts.http_requests).sum();
     assert_eq!(requests, got(&served.total));
-    assert_eq!(sum(&records, "rate_limited"), got(&served.rate_limited));
-    assert_eq!(sum(&records, "server_error"), got(&served.server_error));
-    assert_eq!(sum(&records, "timeout"), got(&served.stalled));
-    assert_eq!(sum(&records, "invalid_response"), got(&served.bad_json));
+    assert_eq!(
+        http_failures(&records, "rate_limited"),
+        got(&served.rate_limited)
+    );
+    assert_eq!(
+        http_failures(&records, "server_error"),
+        got(&served.server_error)
+    );
+    assert_eq!(http_failures(&records, "timeout"), got(&served.stalled));
+    assert_eq!(
+        http_failures(&records, "invalid_response"),
+        got(&served.bad_json)
+    );
     // Bad JSON ends its simulation attempt: each one is a restart, or the last attempt of
     // an infrastructure record.
     let restarts: Vec<_> = records.iter().flat_map(|r| &r.attempts.restarts).collect();
@@ -281,45 +203,39 @@ fn a_flaky_servers_failures_are_all_accounted() {
             + got(&served.bad_json)
     );
     assert_eq!(summary.cost, None, "the mock model has no price");
-    drop(server_rt);
+    drop(server);
 }
 
 /// A tool call whose arguments are not JSON, cut off by the token limit.
-fn malformed_server(rt: &tokio::runtime::Runtime) -> MockServer {
-    rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
-                "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-                "choices": [{"index": 0, "finish_reason": "length",
-                    "message": {"role": "assistant", "content": null, "tool_calls": [
-                        {"id": "c1", "type": "function", "function":
-                            {"name": "get_user_details", "arguments": "{\"user_id\": \"mia_"}}
-                    ]}}],
-                "usage": {"prompt_tokens": 40, "completion_tokens": 7, "total_tokens": 47}
-            })))
-            .mount(&server)
-            .await;
-        server
-    })
+fn malformed_server() -> Loopback {
+    let message = serde_json::json!({"role": "assistant", "content": null, "tool_calls": [
+        {"id": "c1", "type": "function", "function":
+            {"name": "get_user_details", "arguments": "{\"user_id\": \"mia_"}}
+    ]});
+    Loopback::serve(ResponseTemplate::new(200).set_body_json(chat_completion(
+        "m",
+        "length",
+        message,
+        (40, 7),
+    )))
 }
 
 #[test]
 fn an_unusable_reply_leaves_a_record_that_explains_itself() {
-    let server_rt = tokio::runtime::Runtime::new().unwrap();
-    let server = malformed_server(&server_rt);
+    let server = malformed_server();
     let agent = "provider = \"mock\"\nmodel = \"m\"";
     // Upstream semantics: restarted, then an infrastructure error.
     let cfg = mock_config(
         &server.uri(),
-        "max_retries = 1\nnum_tasks = 1\ntrials = 2\nmax_steps = 6",
+        2,
+        "max_retries = 1\nnum_tasks = 1\nmax_steps = 6",
         agent,
         "",
     );
     let out = tempfile::tempdir().unwrap();
     let summary = run_to(cfg, out.path()).unwrap();
     assert_eq!((summary.completed, summary.infra_errors), (2, 2));
-    let records = read_records(&out.path().join("records.jsonl")).unwrap();
+    let records = run_records(out.path());
     for r in &records {
         assert_eq!(r.termination_reason.as_str(), "infrastructure_error");
         let error = r.error.as_deref().unwrap();
@@ -348,14 +264,15 @@ fn an_unusable_reply_leaves_a_record_that_explains_itself() {
     // Counted against the agent: scored at once, no restart.
     let cfg = mock_config(
         &server.uri(),
-        "max_retries = 3\nnum_tasks = 1\ntrials = 2\nmax_steps = 6\nmodel_errors = \"agent\"",
+        2,
+        "max_retries = 3\nnum_tasks = 1\nmax_steps = 6\nmodel_errors = \"agent\"",
         agent,
         "",
     );
     let out = tempfile::tempdir().unwrap();
     let summary = run_to(cfg, out.path()).unwrap();
     assert_eq!((summary.completed, summary.infra_errors), (2, 0));
-    for r in read_records(&out.path().join("records.jsonl")).unwrap() {
+    for r in run_records(out.path()) {
         assert_eq!(r.termination_reason.as_str(), "agent_error");
         assert_eq!(r.reward.as_ref().map(|w| w.reward), Some(0.0));
         assert!(r.error.as_deref().unwrap().contains("not a JSON object"));
@@ -364,30 +281,23 @@ fn an_unusable_reply_leaves_a_record_that_explains_itself() {
         let u = r.attempts.unusable_output.as_ref().unwrap();
         assert_eq!(u.finish_reason.as_deref(), Some("length"));
     }
-    drop(server_rt);
+    drop(server);
 }
 
 #[test]
 fn a_verifier_that_fails_gives_its_fail_mode_decision() {
-    let server_rt = tokio::runtime::Runtime::new().unwrap();
-    let server = server_rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(500).set_body_string("upstream down"))
-            .mount(&server)
-            .await;
-        server
-    });
+    let server = Loopback::serve(ResponseTemplate::new(500).set_body_string("upstream down"));
     let cfg = mock_config(
         &server.uri(),
-        "num_tasks = 4\ntrials = 1\nmax_steps = 40",
+        1,
+        "num_tasks = 4\nmax_steps = 40",
         "provider = \"sim\"\nmodel = \"sim-agent\"",
         "[guard]\nfail_mode = \"closed\"\nverifier = { provider = \"mock\", model = \"v\" }\n\n[grid]\nguards = [\"pg-raw\"]\n",
     );
     let out = tempfile::tempdir().unwrap();
     let summary = run_to(cfg, out.path()).unwrap();
     assert_eq!(summary.infra_errors, 0);
-    let records = read_records(&out.path().join("records.jsonl")).unwrap();
+    let records = run_records(out.path());
     let events: Vec<_> = records.iter().flat_map(|r| &r.guard_events).collect();
     assert!(!events.is_empty(), "the sim agent makes mutating calls");
     for e in events {
@@ -409,7 +319,7 @@ fn a_verifier_that_fails_gives_its_fail_mode_decision() {
     let failed: u64 = records.iter().map(|r| r.attempts.failed_calls).sum();
     let decided: u64 = records.iter().map(|r| r.guard_events.len() as u64).sum();
     assert_eq!(failed, decided, "one failed verifier call per decision");
-    drop(server_rt);
+    drop(server);
 }
 
 #[test]
@@ -417,7 +327,8 @@ fn a_server_that_refuses_connections_stops_the_run() {
     // Port 9 (discard) is closed on the loopback interface of any test machine.
     let cfg = mock_config(
         "http://127.0.0.1:9",
-        "num_tasks = 3\ntrials = 2\nmax_steps = 6\nconcurrency = 1\nmax_consecutive_connect_failures = 5",
+        2,
+        "num_tasks = 3\nmax_steps = 6\nconcurrency = 1\nmax_consecutive_connect_failures = 5",
         "provider = \"mock\"\nmodel = \"m\"",
         "",
     );
@@ -442,27 +353,20 @@ fn a_server_that_refuses_connections_stops_the_run() {
 
 #[test]
 fn a_rejected_request_is_recorded_once_not_restarted() {
-    let server_rt = tokio::runtime::Runtime::new().unwrap();
-    let server = server_rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(400).set_body_string(
-                r#"{"error": {"type": "invalid_request_error", "message": "bad tools"}}"#,
-            ))
-            .mount(&server)
-            .await;
-        server
-    });
+    let server = Loopback::serve(ResponseTemplate::new(400).set_body_string(
+        r#"{"error": {"type": "invalid_request_error", "message": "bad tools"}}"#,
+    ));
     let cfg = mock_config(
         &server.uri(),
-        "num_tasks = 1\ntrials = 1\nmax_steps = 6\nmax_retries = 3",
+        1,
+        "num_tasks = 1\nmax_steps = 6\nmax_retries = 3",
         "provider = \"mock\"\nmodel = \"m\"",
         "",
     );
     let out = tempfile::tempdir().unwrap();
     let summary = run_to(cfg, out.path()).unwrap();
     assert_eq!(summary.infra_errors, 1);
-    let records = read_records(&out.path().join("records.jsonl")).unwrap();
+    let records = run_records(out.path());
     let r = &records[0];
     assert!(r.error.as_deref().unwrap().contains("HTTP 400"));
     assert!(
@@ -471,6 +375,6 @@ fn a_rejected_request_is_recorded_once_not_restarted() {
     );
     assert_eq!(r.attempts.http_requests, 1);
     assert_eq!(r.attempts.http_failures.get("rejected"), Some(&1));
-    let received = server_rt.block_on(server.received_requests()).unwrap();
+    let received = server.received();
     assert_eq!(received.len(), 1);
 }

@@ -2,6 +2,7 @@
 //! any domain, and call-NMR is labelled by the independent oracle
 //! (`tasks/<domain>/nmr_oracle.toml`), not by the rules the offline guards judge with.
 
+use crate::support::{parse, run_records, run_to};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -17,36 +18,24 @@ use tauguard_guards::{GuardName, KNOWN_GUARDS};
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::nmr_oracle::NmrOracle;
 use tauguard_orchestrator::prerequisites::label_missing_prerequisites;
-use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunOptions, run};
 
 /// A grid of every guard configuration there is ([`KNOWN_GUARDS`], strict variants included)
 /// on `domain`.
 fn grid(data: &Path, domain: &str, trials: u32, faults: &str) -> RunConfig {
-    let text = tauguard_testkit::SimConfig::new("honest", domain, data)
+    let builder = tauguard_testkit::SimConfig::new("honest", domain, data)
         .trials(trials)
         .seed(300)
         .run_line("concurrency = 4")
         .faults(faults)
-        .guards(KNOWN_GUARDS)
-        .toml();
-    RunConfig::parse(Path::new("honest.toml"), &text).unwrap()
+        .guards(KNOWN_GUARDS);
+    parse("honest.toml", &builder)
 }
 
 fn run_grid(cfg: RunConfig) -> Vec<SimulationRecord> {
     let tmp = tempfile::tempdir().unwrap();
-    let opts = RunOptions {
-        out_dir: Some(tmp.path().to_path_buf()),
-        project_dir: Some(tauguard_testkit::workspace_root()),
-        ..Default::default()
-    };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let s = rt.block_on(run(cfg, opts)).unwrap();
+    let s = run_to(cfg, tmp.path()).unwrap();
     assert_eq!(s.infra_errors, 0);
-    read_records(&tmp.path().join("records.jsonl")).unwrap()
+    run_records(tmp.path())
 }
 
 /// Whether every requirement a blocking event found NOT MET is one its verifier could not see

@@ -3,15 +3,15 @@
 //! to `superseded.jsonl`, and `records.jsonl` ends with exactly one scored record per
 //! simulation. `keep_infra` (`--keep-infra`) keeps the old behaviour.
 
+use crate::support::{fixture_dir, opts, parse, run_with};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunOptions, RunSummary, run};
-use tauguard_orchestrator::runtime::{self, Workload};
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use tauguard_orchestrator::runner::{RunOptions, RunSummary};
+use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
+use wiremock::{Request, Respond, ResponseTemplate};
 
 /// Answers 503 while `down` is set, else a plain text reply.
 struct Switch(Arc<AtomicBool>);
@@ -21,79 +21,45 @@ impl Respond for Switch {
         if self.0.load(Ordering::SeqCst) {
             return ResponseTemplate::new(503).set_body_string("down for maintenance");
         }
-        ResponseTemplate::new(200).set_body_json(serde_json::json!({
-            "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                "message": {"role": "assistant", "content": "Could you tell me more?"}}],
-            "usage": {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
-        }))
+        let reply = chat_completion(
+            "m",
+            "stop",
+            assistant_text("Could you tell me more?"),
+            (12, 5),
+        );
+        ResponseTemplate::new(200).set_body_json(reply)
     }
 }
 
 fn config(server: &str) -> RunConfig {
-    let text = format!(
-        r#"
-[run]
-name = "outage"
-domain = "airline"
-num_tasks = 3
-trials = 2
-max_steps = 4
-max_retries = 1
-max_consecutive_connect_failures = 0
-data_dir = "{}"
-
-[models.agent]
-provider = "mock"
-model = "m"
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-
-[llm.providers.mock]
-kind = "openai"
-base_url = "{server}"
-timeout_secs = 2
-
-[llm.providers.mock.retry]
-max_attempts = 1
-"#,
-        tauguard_testkit::workspace_root()
-            .join("tasks/fixtures")
-            .display()
-    );
-    RunConfig::parse(Path::new("outage.toml"), &text).unwrap()
+    let builder = SimConfig::new("outage", "airline", &fixture_dir())
+        .trials(2)
+        .run_line(
+            "num_tasks = 3\nmax_steps = 4\nmax_retries = 1\nmax_consecutive_connect_failures = 0",
+        )
+        .agent("provider = \"mock\"\nmodel = \"m\"")
+        .provider(
+            MockProvider::new("mock", server)
+                .lines("timeout_secs = 2")
+                .retry("max_attempts = 1"),
+        );
+    parse("outage.toml", &builder)
 }
 
 fn run_once(cfg: RunConfig, out: &Path, resume: bool, keep_infra: bool) -> RunSummary {
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
-    rt.block_on(run(
-        cfg,
-        RunOptions {
-            out_dir: Some(out.to_path_buf()),
-            project_dir: Some(tauguard_testkit::workspace_root()),
-            resume,
-            keep_infra,
-            no_cache: true,
-            ..Default::default()
-        },
-    ))
-    .unwrap()
+    let opts = RunOptions {
+        resume,
+        keep_infra,
+        no_cache: true,
+        ..opts(out)
+    };
+    run_with(cfg, opts).unwrap()
 }
 
 #[test]
 fn resume_after_an_outage_redoes_its_infrastructure_errors() {
-    let server_rt = tokio::runtime::Runtime::new().unwrap();
     let down = Arc::new(AtomicBool::new(true));
-    let server = server_rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(Switch(down.clone()))
-            .mount(&server)
-            .await;
-        server
-    });
+    let server = Loopback::serve(Switch(down.clone()));
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
     let first = run_once(config(&server.uri()), &out, false, false);
@@ -128,5 +94,5 @@ fn resume_after_an_outage_redoes_its_infrastructure_errors() {
         read_records(&out.join("superseded.jsonl")).unwrap().len(),
         6
     );
-    drop(server_rt);
+    drop(server);
 }

@@ -1,63 +1,23 @@
 //! End-to-end runs of the offline pipeline on the project's fixture domain (and on τ²-bench
 //! airline when its data is present): completion, determinism, resume, fault labels, replay.
 
+use crate::support::{fixture_dir, opts, parse, run_with};
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tauguard_core::record::SimulationRecord;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::evaluate::{GoldCache, NlCheck, evaluate, evaluate_with};
 use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunOptions, run};
-
-fn root() -> PathBuf {
-    tauguard_testkit::workspace_root()
-}
+use tauguard_testkit::SimConfig;
 
 fn config(domain_dir: &Path, trials: u32, faults: &str) -> RunConfig {
-    let text = format!(
-        r#"
-[run]
-name = "t"
-domain = "airline"
-trials = {trials}
-seed = 300
-concurrency = 4
-data_dir = "{}"
-
-[models.agent]
-provider = "sim"
-model = "sim-agent"
-[models.agent.faults]
-{faults}
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-"#,
-        domain_dir.display()
-    );
-    RunConfig::parse(Path::new("test.toml"), &text).unwrap()
-}
-
-fn opts(out: &Path) -> RunOptions {
-    RunOptions {
-        out_dir: Some(out.to_path_buf()),
-        project_dir: Some(root()),
-        ..Default::default()
-    }
-}
-
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
-
-fn fixture_dir() -> PathBuf {
-    root().join("tasks/fixtures")
+    let builder = SimConfig::new("t", "airline", domain_dir)
+        .trials(trials)
+        .seed(300)
+        .run_line("concurrency = 4")
+        .faults(faults);
+    parse("test.toml", &builder)
 }
 
 /// Records with every timing field blanked, for run-to-run comparison.
@@ -82,7 +42,7 @@ pub(crate) fn without_timings(mut recs: Vec<SimulationRecord>) -> Vec<serde_json
 #[test]
 fn compliant_sim_agent_passes_every_fixture_task() {
     let tmp = tempfile::tempdir().unwrap();
-    let s = block_on(run(config(&fixture_dir(), 2, ""), opts(tmp.path()))).unwrap();
+    let s = run_with(config(&fixture_dir(), 2, ""), opts(tmp.path())).unwrap();
     assert_eq!((s.planned, s.completed, s.infra_errors), (10, 10, 0));
     let recs = read_records(&tmp.path().join("records.jsonl")).unwrap();
     assert_eq!(recs.len(), 10);
@@ -116,8 +76,8 @@ fn compliant_sim_agent_passes_every_fixture_task() {
 fn same_seed_gives_identical_records_and_records_replay_to_their_rewards() {
     let faults = "skip_confirmation = 0.5\ncorrupt_argument = 0.5\nskip_identity = 0.3";
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    block_on(run(config(&fixture_dir(), 3, faults), opts(a.path()))).unwrap();
-    block_on(run(config(&fixture_dir(), 3, faults), opts(b.path()))).unwrap();
+    run_with(config(&fixture_dir(), 3, faults), opts(a.path())).unwrap();
+    run_with(config(&fixture_dir(), 3, faults), opts(b.path())).unwrap();
     let ra = read_records(&a.path().join("records.jsonl")).unwrap();
     let rb = read_records(&b.path().join("records.jsonl")).unwrap();
     assert_eq!(without_timings(ra.clone()), without_timings(rb));
@@ -139,7 +99,7 @@ fn same_seed_gives_identical_records_and_records_replay_to_their_rewards() {
 fn faults_lower_rewards_and_are_labelled() {
     let faults = "corrupt_argument = 1.0";
     let tmp = tempfile::tempdir().unwrap();
-    block_on(run(config(&fixture_dir(), 2, faults), opts(tmp.path()))).unwrap();
+    run_with(config(&fixture_dir(), 2, faults), opts(tmp.path())).unwrap();
     let recs = read_records(&tmp.path().join("records.jsonl")).unwrap();
     let mut_recs: Vec<_> = recs.iter().filter(|r| r.slice.as_str() == "mut").collect();
     assert!(!mut_recs.is_empty());
@@ -168,7 +128,7 @@ fn killed_run_resumes_without_loss_or_duplicates() {
     let cfg = config(&fixture_dir(), 2, "skip_confirmation = 0.3");
     let mut o = opts(tmp.path());
     o.stop_after = Some(4);
-    let s = block_on(run(cfg.clone(), o)).unwrap();
+    let s = run_with(cfg.clone(), o).unwrap();
     assert_eq!(s.completed, 4);
     // A kill mid-write leaves a torn line.
     let path = tmp.path().join("records.jsonl");
@@ -176,10 +136,10 @@ fn killed_run_resumes_without_loss_or_duplicates() {
     bytes.extend_from_slice(b"{\"run_id\": \"t\", \"cell_");
     std::fs::write(&path, bytes).unwrap();
     // Without --resume the existing records are protected.
-    assert!(block_on(run(cfg.clone(), opts(tmp.path()))).is_err());
+    assert!(run_with(cfg.clone(), opts(tmp.path())).is_err());
     let mut o = opts(tmp.path());
     o.resume = true;
-    let s = block_on(run(cfg, o)).unwrap();
+    let s = run_with(cfg, o).unwrap();
     assert_eq!((s.skipped, s.completed), (4, 6));
     let recs = read_records(&path).unwrap();
     let keys: HashSet<(String, u32)> = recs.iter().map(|r| (r.task_id.clone(), r.trial)).collect();
@@ -214,7 +174,7 @@ fn tau2_run(domain: &str, faults: &str) -> Vec<SimulationRecord> {
     let mut cfg = config(&dir, 1, faults);
     cfg.run.domain = domain.into();
     let tmp = tempfile::tempdir().unwrap();
-    let s = block_on(run(cfg, opts(tmp.path()))).unwrap();
+    let s = run_with(cfg, opts(tmp.path())).unwrap();
     assert_eq!(s.infra_errors, 0);
     read_records(&tmp.path().join("records.jsonl")).unwrap()
 }
@@ -395,7 +355,7 @@ fn unknown_or_ill_combined_guards_fail_before_any_work() {
     let mut cfg = with_guards(config(&fixture_dir(), 1, ""), &["baseline", "pg-raw"]);
     cfg.guard.strict = true;
     let tmp = tempfile::tempdir().unwrap();
-    let err = block_on(run(cfg, opts(&tmp.path().join("out"))))
+    let err = run_with(cfg, opts(&tmp.path().join("out")))
         .expect_err("strict pg-raw is refused")
         .to_string();
     assert!(
@@ -422,7 +382,7 @@ fn guarded_grid_runs_through_the_library_in_every_domain() {
     for (label, cfg) in runs {
         let cfg = with_guards(cfg, &["baseline", "toolguard", "pg-checklist"]);
         let tmp = tempfile::tempdir().unwrap();
-        let s = block_on(run(cfg, opts(tmp.path()))).unwrap();
+        let s = run_with(cfg, opts(tmp.path())).unwrap();
         assert_eq!(s.infra_errors, 0, "{label}");
         let recs = read_records(&tmp.path().join("records.jsonl")).unwrap();
         assert_eq!(recs.len(), s.planned, "{label}");
@@ -449,11 +409,11 @@ fn resume_refuses_another_configuration_and_names_the_keys() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let base = config(&fixture_dir(), 1, "");
-    block_on(run(base.clone(), opts(&out))).unwrap();
+    run_with(base.clone(), opts(&out)).unwrap();
     let resume = |cfg: RunConfig| {
         let mut o = opts(&out);
         o.resume = true;
-        block_on(run(cfg, o))
+        run_with(cfg, o)
     };
     let mut seed = base.clone();
     seed.run.seed = 301;
@@ -486,12 +446,12 @@ fn a_second_run_on_a_locked_directory_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config(&fixture_dir(), 1, "");
     let held = RunDir::open(tmp.path(), &cfg, &Default::default(), false, true, None).unwrap();
-    let err = block_on(run(cfg.clone(), opts(tmp.path())))
+    let err = run_with(cfg.clone(), opts(tmp.path()))
         .expect_err("locked")
         .to_string();
     assert!(err.contains("in use by another tauguard run"), "{err}");
     drop(held);
-    block_on(run(cfg, opts(tmp.path()))).unwrap();
+    run_with(cfg, opts(tmp.path())).unwrap();
 }
 
 #[test]
@@ -508,7 +468,7 @@ fn records_carry_their_cell_identity() {
                 Some(toml::from_str(&format!("provider = 'sim'\nmodel = '{v}'")).unwrap());
         }
         let tmp = tempfile::tempdir().unwrap();
-        block_on(run(cfg, opts(tmp.path()))).unwrap();
+        run_with(cfg, opts(tmp.path())).unwrap();
         read_records(&tmp.path().join("records.jsonl")).unwrap()
     };
     let hash = |recs: &[SimulationRecord], guard: &str| {

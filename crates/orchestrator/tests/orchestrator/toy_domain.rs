@@ -2,42 +2,23 @@
 //! (env feature `toy-domain`) with faults on, a live simulation's reward equals the reward of
 //! replaying its stored trajectory, and injected faults cost rewards.
 
-use std::path::{Path, PathBuf};
+use crate::support::{fixture_dir, parse, run_records, run_to};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::evaluate::evaluate;
-use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunOptions, run};
 use tauguard_testkit::SimConfig;
-
-fn root() -> PathBuf {
-    tauguard_testkit::workspace_root()
-}
 
 #[test]
 fn faulty_toy_runs_replay_to_their_rewards() {
-    let fixtures = root().join("tasks/fixtures");
-    let text = SimConfig::new("toy", "toy", &fixtures)
+    let fixtures = fixture_dir();
+    let builder = SimConfig::new("toy", "toy", &fixtures)
         .trials(6)
         .seed(7)
         .run_line("concurrency = 2")
-        .faults("corrupt_argument = 0.5\ncomply_forbidden = 0.5")
-        .toml();
-    let cfg = RunConfig::parse(Path::new("toy.toml"), &text).unwrap();
+        .faults("corrupt_argument = 0.5\ncomply_forbidden = 0.5");
     let tmp = tempfile::tempdir().unwrap();
-    let opts = RunOptions {
-        out_dir: Some(tmp.path().to_path_buf()),
-        project_dir: Some(root()),
-        ..Default::default()
-    };
-    let summary = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(run(cfg, opts))
-        .unwrap();
+    let summary = run_to(parse("toy.toml", &builder), tmp.path()).unwrap();
     assert_eq!((summary.completed, summary.infra_errors), (24, 0));
-    let recs = read_records(&tmp.path().join("records.jsonl")).unwrap();
+    let recs = run_records(tmp.path());
     let data = DomainData::load(&DataDir::resolve(Some(&fixtures)).unwrap(), "toy").unwrap();
     let mut failed = 0;
     for r in &recs {

@@ -5,8 +5,9 @@
 //! the guide send their own token limits, never the paired agent's; and a cache replay keeps
 //! the answer's latency apart from its own.
 
+use crate::support::{fixture_dir, parse, run_records, run_to};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tauguard_core::Message;
@@ -14,15 +15,9 @@ use tauguard_core::message::TokenLimitRetry;
 use tauguard_core::record::SimulationRecord;
 use tauguard_guards::factory::{DEFAULT_GUIDE_MAX_TOKENS, DEFAULT_VERIFIER_MAX_TOKENS};
 use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunOptions, RunSummary, run};
-use tauguard_orchestrator::runtime::{self, Workload};
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
-
-fn root() -> PathBuf {
-    tauguard_testkit::workspace_root()
-}
+use tauguard_orchestrator::runner::RunSummary;
+use tauguard_testkit::{Loopback, MockProvider, SimConfig, chat_completion};
+use wiremock::{Request, Respond, ResponseTemplate};
 
 /// The agent's token limit in these runs, and what a cut reply used of it.
 const AGENT_LIMIT: u64 = 160;
@@ -35,12 +30,7 @@ fn chat(content: Option<&str>, calls: Value, finish: &str, completion: u64) -> V
     if calls.as_array().is_some_and(|c| !c.is_empty()) {
         message["tool_calls"] = calls;
     }
-    json!({
-        "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "finish_reason": finish, "message": message}],
-        "usage": {"prompt_tokens": 50, "completion_tokens": completion,
-                  "total_tokens": 50 + completion}
-    })
+    chat_completion("m", finish, message, (50, completion))
 }
 
 /// Answers every request with `answer(body)` and keeps the bodies.
@@ -63,33 +53,19 @@ impl Respond for Recording {
 
 /// A loopback server on a runtime of its own, and the request bodies it received.
 struct Server {
-    _rt: tokio::runtime::Runtime,
-    server: MockServer,
+    server: Loopback,
     bodies: Arc<Mutex<Vec<Value>>>,
 }
 
 impl Server {
     fn start(answer: fn(&Value) -> Value, delay: Duration) -> Server {
-        let rt = tokio::runtime::Runtime::new().unwrap();
         let bodies = Arc::new(Mutex::new(Vec::new()));
-        let responder = Recording {
+        let server = Loopback::serve(Recording {
             bodies: bodies.clone(),
             answer,
             delay,
-        };
-        let server = rt.block_on(async {
-            let server = MockServer::start().await;
-            Mock::given(method("POST"))
-                .respond_with(responder)
-                .mount(&server)
-                .await;
-            server
         });
-        Server {
-            _rt: rt,
-            server,
-            bodies,
-        }
+        Server { server, bodies }
     }
 
     fn bodies(&self) -> Vec<Value> {
@@ -100,56 +76,24 @@ impl Server {
 /// A fixture-domain config: the mock agent with the given token limit, the sim user, `[run]`
 /// extras, and whatever `tail` adds (`[guard]`, `[grid]`, `[llm.cache]`).
 fn config(server: &str, run_extra: &str, tail: &str) -> RunConfig {
-    let text = format!(
-        r#"
-[run]
-name = "cut"
-domain = "airline"
-task_ids = ["f1"]
-trials = 1
-seed = 300
-max_steps = 8
-max_retries = 0
-data_dir = "{}"
-{run_extra}
-
-[models.agent]
-provider = "mock"
-model = "m"
-max_tokens = {AGENT_LIMIT}
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-
-[llm.providers.mock]
-kind = "openai"
-base_url = "{server}"
-timeout_secs = 5
-[llm.providers.mock.retry]
-max_attempts = 1
-{tail}
-"#,
-        root().join("tasks/fixtures").display()
-    );
-    RunConfig::parse(Path::new("cut.toml"), &text).unwrap()
+    let builder = SimConfig::new("cut", "airline", &fixture_dir())
+        .seed(300)
+        .run_line("task_ids = [\"f1\"]\nmax_steps = 8\nmax_retries = 0")
+        .run_line(run_extra)
+        .agent(&format!(
+            "provider = \"mock\"\nmodel = \"m\"\nmax_tokens = {AGENT_LIMIT}"
+        ))
+        .provider(
+            MockProvider::new("mock", server)
+                .lines("timeout_secs = 5")
+                .retry("max_attempts = 1"),
+        )
+        .tail(tail);
+    parse("cut.toml", &builder)
 }
 
-fn run_to(cfg: RunConfig, out: &Path) -> RunSummary {
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
-    rt.block_on(run(
-        cfg,
-        RunOptions {
-            out_dir: Some(out.to_path_buf()),
-            project_dir: Some(root()),
-            ..Default::default()
-        },
-    ))
-    .unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn records(out: &Path) -> Vec<SimulationRecord> {
-    read_records(&out.join("records.jsonl")).unwrap()
+fn run_cut(cfg: RunConfig, out: &Path) -> RunSummary {
+    run_to(cfg, out).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The agent's messages of a trajectory, the fixed greeting left out.
@@ -171,8 +115,8 @@ fn always_cut(_: &Value) -> Value {
 fn cut_replies_are_recorded_with_their_stop_reason_and_counted() {
     let server = Server::start(always_cut, Duration::ZERO);
     let out = tempfile::tempdir().unwrap();
-    let summary = run_to(config(&server.server.uri(), "", ""), out.path());
-    let recs = records(out.path());
+    let summary = run_cut(config(&server.server.uri(), "", ""), out.path());
+    let recs = run_records(out.path());
     assert_eq!(recs.len(), 1);
     let r = &recs[0];
     assert_eq!(
@@ -212,7 +156,7 @@ fn cut_replies_are_recorded_with_their_stop_reason_and_counted() {
     assert!(!summary.truncated.contains_key("user"));
     // The stop reason is a tauguard field: the upstream export has no such key.
     let data = tauguard_env::DomainData::load(
-        &tauguard_env::DataDir::resolve(Some(&root().join("tasks/fixtures"))).unwrap(),
+        &tauguard_env::DataDir::resolve(Some(&fixture_dir())).unwrap(),
         "airline",
     )
     .unwrap();
@@ -240,9 +184,9 @@ fn under_agent_error_a_cut_agent_reply_ends_the_simulation_scored() {
         "truncated_replies = \"agent_error\"",
         "",
     );
-    let summary = run_to(cfg, out.path());
+    let summary = run_cut(cfg, out.path());
     assert_eq!((summary.completed, summary.infra_errors), (1, 0));
-    let r = &records(out.path())[0];
+    let r = &run_records(out.path())[0];
     assert_eq!(r.termination_reason.as_str(), "agent_error");
     assert_eq!(r.reward.as_ref().map(|w| w.reward), Some(0.0));
     let error = r.error.as_deref().unwrap();
@@ -282,8 +226,8 @@ fn under_retry_a_cut_agent_reply_is_asked_again_with_twice_the_limit() {
     let server = Server::start(cut_below_double, Duration::ZERO);
     let out = tempfile::tempdir().unwrap();
     let cfg = config(&server.server.uri(), "truncated_replies = \"retry\"", "");
-    let summary = run_to(cfg, out.path());
-    let r = &records(out.path())[0];
+    let summary = run_cut(cfg, out.path());
+    let r = &run_records(out.path())[0];
     assert_eq!(r.termination_reason.as_str(), "max_steps");
     let replies = agent_messages(r);
     assert!(!replies.is_empty());
@@ -379,7 +323,7 @@ fn the_paired_verifier_and_guide_send_their_own_token_limits() {
         "",
         "[grid]\nguards = [\"pg-raw\", \"policyguide\"]\n",
     );
-    run_to(cfg, out.path());
+    run_cut(cfg, out.path());
     let (agent, verifier, guide) = limits_by_role(&server.bodies());
     assert!(!agent.is_empty() && !verifier.is_empty() && !guide.is_empty());
     assert!(agent.iter().all(|l| *l == AGENT_LIMIT), "{agent:?}");
@@ -396,7 +340,7 @@ fn the_paired_verifier_and_guide_send_their_own_token_limits() {
         "{guide:?}"
     );
     // Each cell's settings name the limit its guard's requests were sent with.
-    for r in records(out.path()) {
+    for r in run_records(out.path()) {
         let expected = match r.guard.as_str() {
             "pg-raw" => DEFAULT_VERIFIER_MAX_TOKENS,
             _ => DEFAULT_GUIDE_MAX_TOKENS,
@@ -418,7 +362,7 @@ fn the_paired_verifier_and_guide_send_their_own_token_limits() {
         "",
         "[guard]\nverifier_max_tokens = 3000\nguide_max_tokens = 1500\n[grid]\nguards = [\"pg-raw\", \"policyguide\"]\n",
     );
-    run_to(cfg, out.path());
+    run_cut(cfg, out.path());
     let (agent, verifier, guide) = limits_by_role(&server.bodies());
     assert!(agent.iter().all(|l| *l == AGENT_LIMIT), "{agent:?}");
     assert!(
@@ -447,17 +391,20 @@ fn a_cache_replay_records_the_answers_latency_apart_from_its_own() {
         cache.path().display()
     );
     let first = tempfile::tempdir().unwrap();
-    run_to(config(&server.server.uri(), "", &tail), first.path());
+    run_cut(config(&server.server.uri(), "", &tail), first.path());
     let sent = server.bodies().len();
     let second = tempfile::tempdir().unwrap();
-    run_to(config(&server.server.uri(), "", &tail), second.path());
+    run_cut(config(&server.server.uri(), "", &tail), second.path());
     assert_eq!(
         server.bodies().len(),
         sent,
         "the rerun is served from the cache"
     );
 
-    let (a, b) = (&records(first.path())[0], &records(second.path())[0]);
+    let (a, b) = (
+        &run_records(first.path())[0],
+        &run_records(second.path())[0],
+    );
     let (ua, ub) = (&a.usage["agent"], &b.usage["agent"]);
     assert_eq!((ua.cache_hits, ub.cache_hits), (0, ua.calls));
     assert_eq!(ua.original_latency_seconds, 0.0);

@@ -5,15 +5,14 @@
 //! newline kept), upstream's tool schemas (also when the data directory has no `tools.json`),
 //! and upstream's default temperature 0.0 for agent and user.
 
+use crate::support::{opts, parse, run_with};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tauguard_orchestrator::config::RunConfig;
 use tauguard_orchestrator::prompts::render_scenario;
-use tauguard_orchestrator::runner::{RunOptions, run};
-use tauguard_orchestrator::runtime::{self, Workload};
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use tauguard_orchestrator::runner::RunOptions;
+use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
+use wiremock::{Request, Respond, ResponseTemplate};
 
 /// Records every request body; answers the agent and the user with plain text.
 struct Capture(Arc<Mutex<Vec<Value>>>);
@@ -28,12 +27,12 @@ impl Respond for Capture {
         } else {
             "Hi, I need help with my account."
         };
-        ResponseTemplate::new(200).set_body_json(serde_json::json!({
-            "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-        }))
+        ResponseTemplate::new(200).set_body_json(chat_completion(
+            "m",
+            "stop",
+            assistant_text(text),
+            (10, 5),
+        ))
     }
 }
 
@@ -48,55 +47,21 @@ fn is_agent(body: &Value) -> bool {
 /// Runs two tasks of `domain` from `data` with agent and user on the capture server (no
 /// temperature configured) and returns the captured bodies.
 fn capture(domain: &str, data: &Path) -> Vec<Value> {
-    let server_rt = tokio::runtime::Runtime::new().unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let server = server_rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(Capture(seen.clone()))
-            .mount(&server)
-            .await;
-        server
-    });
-    let text = format!(
-        r#"
-[run]
-name = "capture-{domain}"
-domain = "{domain}"
-num_tasks = 2
-max_steps = 4
-data_dir = "{}"
-
-[models.agent]
-provider = "mock"
-model = "m"
-
-[models.user]
-provider = "mock"
-model = "m"
-
-[llm.providers.mock]
-kind = "openai"
-base_url = "{}"
-timeout_secs = 5
-"#,
-        data.display(),
-        server.uri()
-    );
-    let cfg = RunConfig::parse(Path::new("capture.toml"), &text).unwrap();
+    let server = Loopback::serve(Capture(seen.clone()));
+    let mock = "provider = \"mock\"\nmodel = \"m\"";
+    let builder = SimConfig::new(&format!("capture-{domain}"), domain, data)
+        .run_line("num_tasks = 2\nmax_steps = 4")
+        .agent(mock)
+        .user(mock)
+        .provider(MockProvider::new("mock", &server.uri()).lines("timeout_secs = 5"));
     let out = tempfile::tempdir().unwrap();
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
-    rt.block_on(run(
-        cfg,
-        RunOptions {
-            out_dir: Some(out.path().to_path_buf()),
-            project_dir: Some(tauguard_testkit::workspace_root()),
-            no_cache: true,
-            ..Default::default()
-        },
-    ))
-    .unwrap();
-    drop(server_rt);
+    let opts = RunOptions {
+        no_cache: true,
+        ..opts(out.path())
+    };
+    run_with(parse("capture.toml", &builder), opts).unwrap();
+    drop(server);
     let bodies = seen.lock().unwrap().clone();
     assert!(
         bodies.iter().any(is_agent) && bodies.iter().any(|b| !is_agent(b)),

@@ -7,9 +7,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use tauguard_core::Requestor;
-use tauguard_env::gold::{initial_env, run_gold_actions};
-use tauguard_env::hash::db_hash;
+use tauguard_env::db_hash;
 use tauguard_env::{DataDir, DomainData};
+use tauguard_env::{initial_env, run_gold_actions};
 
 fn median<F: FnMut()>(runs: usize, mut f: F) -> Duration {
     let mut times: Vec<Duration> = (0..runs)

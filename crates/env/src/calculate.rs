@@ -39,7 +39,7 @@ const INLINE_LEN: usize = 256;
 const LONG_INPUT_STACK: usize = 256 << 20;
 
 /// `str(round(float(eval(expression)), 2))` with upstream's alphabet check.
-pub fn calculate(expression: &str) -> Result<String, ToolError> {
+pub(crate) fn calculate(expression: &str) -> Result<String, ToolError> {
     if !expression.chars().all(|c| ALPHABET.contains(c)) {
         return Err(ToolError::value("Invalid characters in expression"));
     }
@@ -84,7 +84,7 @@ fn evaluate(expression: &str) -> Result<String, ToolError> {
 
 /// The tool on a raw JSON argument: a string is calculated; other values fail the way the
 /// upstream check `all(char in ALPHABET for char in expression)` and `eval` fail on them.
-pub fn calculate_arg(expression: &Value) -> Result<String, ToolError> {
+pub(crate) fn calculate_arg(expression: &Value) -> Result<String, ToolError> {
     let items: Vec<&Value> = match expression {
         Value::String(s) => return calculate(s),
         Value::Array(items) => items.iter().collect(),

@@ -97,6 +97,18 @@ impl<E: Environment + Clone> EnvironmentObject for E {
     }
 }
 
+impl std::fmt::Debug for dyn Environment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Environment({})", self.domain())
+    }
+}
+
+impl std::fmt::Debug for dyn DomainBase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DomainBase({})", self.domain())
+    }
+}
+
 impl dyn Environment {
     /// This environment as domain type `E`, or `None` if it belongs to another domain.
     pub fn downcast_ref<E: Environment>(&self) -> Option<&E> {

@@ -20,6 +20,7 @@ pub struct GoldStep {
 }
 
 /// Everything a gold replay produced.
+#[derive(Debug)]
 pub struct GoldReplay {
     pub task_id: String,
     /// Base state → state after the task's initial state.

@@ -10,7 +10,7 @@ use tauguard_core::task::InitialState;
 
 /// Recursive dict merge as upstream's `update_pydantic_model_with_dict`: objects merge key
 /// by key, any other value (lists included) replaces the old one wholesale.
-pub fn deep_merge(target: &mut Value, patch: &Value) {
+pub(crate) fn deep_merge(target: &mut Value, patch: &Value) {
     match (target, patch) {
         (Value::Object(t), Value::Object(p)) => {
             for (k, v) in p {

@@ -2,15 +2,23 @@
 //!
 //! A domain is loaded once from a data directory into an immutable base snapshot
 //! ([`DomainData`]); every simulation or replay takes a fresh [`Environment`] from it, which
-//! shares the base records and copies only what it writes. Gold replay ([`gold`]) and the
-//! canonical database hash ([`hash`]) are the ground truth every reward rests on.
+//! shares the base records and copies only what it writes. Gold replay ([`replay_gold`]) and
+//! the canonical database hash ([`db_hash`]) are the ground truth every reward rests on.
 //!
 //! Domains: [`airline`], [`banking_knowledge`], [`retail`], [`telecom`], each registered once
 //! in [`registry`].
-//! The embedding seam of dense retrieval: [`dense`].
-//! Shared by all of them: [`tooling`] (tool declarations and Python-style argument binding),
-//! `py` (the Python semantics of raw arguments: one name per behaviour) and [`table`]
+//! The embedding seam of dense retrieval: [`DenseIndex`].
+//! Shared by all of them: `tooling` (tool declarations and Python-style argument binding),
+//! `py` (the Python semantics of raw arguments: one name per behaviour) and [`Table`]
 //! (copy-on-write maps).
+//!
+//! # Public surface
+//!
+//! The crate's names are re-exported here, their modules private, except two kinds of
+//! module kept public because their paths are the API: [`registry`], whose functions
+//! (`registry::get`, `registry::DOMAINS`, `registry::mutating_tools`, …) other crates call by
+//! that path in some 26 files, and the domain folders, the namespaces of each domain's
+//! types (`airline::AirlineBase`, `banking_knowledge::BankEnv`, …) that tests address.
 //!
 //! # Domain folder layout
 //!
@@ -34,24 +42,32 @@
 
 pub mod airline;
 pub mod banking_knowledge;
-pub mod calculate;
-pub mod data;
-pub mod dense;
-pub mod environment;
-pub mod gold;
-pub mod hash;
-pub mod initial_state;
+mod calculate;
+mod data;
+mod dense;
+mod environment;
+mod gold;
+mod hash;
+mod initial_state;
 pub(crate) mod py;
 pub mod registry;
-pub mod replay;
+mod replay;
 pub mod retail;
-pub mod table;
+mod table;
 pub mod telecom;
-pub mod tooling;
+mod tooling;
 #[cfg(feature = "toy-domain")]
 pub mod toy;
 
-pub use data::{DataDir, DomainData, LoadError};
-pub use environment::{Changes, DomainBase, Environment, ToolValue};
+pub use data::{
+    DATA_DIR_ENV, DEFAULT_DATA_DIR, DataDir, DomainData, LoadError, ToolSchemas, load_task_file,
+};
+pub use dense::{DenseIndex, PendingQuery, UpstreamEmbedder};
+pub use environment::{Changes, DomainBase, Environment, EnvironmentObject, ToolValue};
+pub use gold::{GoldReplay, GoldStep, gold_env, initial_env, replay_gold, run_gold_actions};
+pub use hash::db_hash;
+pub use initial_state::{InitialStateError, MergeError, apply_initial_state};
 pub use registry::{DOMAINS, Domain};
+pub use replay::{Drift, ReplayError, outputs_equal, replay_tool_calls};
+pub use table::Table;
 pub use tooling::{Param, SchemaDef, ToolDef, ToolError};

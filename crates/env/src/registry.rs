@@ -34,6 +34,7 @@ pub struct DomainOption {
 }
 
 /// What a domain contributes to a loaded domain besides its tasks.
+#[derive(Debug)]
 pub struct DomainParts {
     pub base: Arc<dyn DomainBase>,
     /// The policy text the agent's system prompt embeds.

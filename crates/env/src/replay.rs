@@ -29,7 +29,7 @@ pub enum ReplayError {
 
 /// Pairs every tool call with the tool message that answers it, checking upstream's
 /// adjacency rules.
-pub fn pair_tool_calls(
+pub(crate) fn pair_tool_calls(
     messages: &[Message],
 ) -> Result<Vec<(&ToolCall, &ToolMessage)>, ReplayError> {
     let mut pairs = Vec::new();
@@ -55,7 +55,7 @@ pub fn pair_tool_calls(
 }
 
 /// Whether `name` is a mutating tool of either toolkit (upstream looks names up in both).
-pub fn is_mutating_tool(env: &dyn Environment, name: &str) -> Option<bool> {
+pub(crate) fn is_mutating_tool(env: &dyn Environment, name: &str) -> Option<bool> {
     let kind = env
         .tool_kind(Requestor::Assistant, name)
         .or_else(|| env.tool_kind(Requestor::User, name))?;

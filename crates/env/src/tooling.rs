@@ -49,7 +49,11 @@ pub struct ToolDef {
 }
 
 /// A required parameter (the common case; optional ones are written out in full).
-pub const fn param(name: &'static str, schema: &'static str, description: &'static str) -> Param {
+pub(crate) const fn param(
+    name: &'static str,
+    schema: &'static str,
+    description: &'static str,
+) -> Param {
     Param {
         name,
         required: true,
@@ -72,7 +76,7 @@ pub(crate) const TRANSFER_TO_HUMAN_AGENTS: ToolDef = tool(
 );
 
 /// A tool a model may call.
-pub const fn tool(
+pub(crate) const fn tool(
     name: &'static str,
     kind: ToolKind,
     description: &'static str,
@@ -89,7 +93,7 @@ pub const fn tool(
 }
 
 /// A toolkit method that initial states and assertions call but no model is offered.
-pub const fn helper(
+pub(crate) const fn helper(
     name: &'static str,
     kind: ToolKind,
     description: &'static str,
@@ -256,7 +260,7 @@ impl std::error::Error for ToolError {}
 /// Binds JSON keyword arguments to a method's parameters the way Python does, producing the
 /// same `TypeError` texts: unexpected keywords first, then missing required ones.
 /// Returns one slot per parameter, in declaration order (`None` = not given, default applies).
-pub fn bind<'a>(
+pub(crate) fn bind<'a>(
     owner: &str,
     def: &ToolDef,
     args: &'a Map<String, Value>,
@@ -299,7 +303,7 @@ pub fn bind<'a>(
 /// Upstream's `getattr(toolkit, name)(**args)` up to the call: the method `name` of `owner`'s
 /// `toolkit` (Python's `AttributeError` when it has none) with its arguments bound as
 /// [`bind`] binds them.
-pub fn bind_method<'a>(
+pub(crate) fn bind_method<'a>(
     owner: &str,
     toolkit: &'static [ToolDef],
     name: &str,
@@ -314,7 +318,7 @@ pub fn bind_method<'a>(
 
 /// [`bind_method`] for toolkits whose every optional parameter defaults to `None`: one value
 /// per parameter, JSON null where the default applies.
-pub fn bind_filled<'a>(
+pub(crate) fn bind_filled<'a>(
     owner: &str,
     toolkit: &'static [ToolDef],
     name: &str,

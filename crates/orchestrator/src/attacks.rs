@@ -48,7 +48,7 @@ pub fn adopt_task_set(
     data: &mut DomainData,
     dir: &Path,
 ) -> Result<HashMap<String, Attack>, RunError> {
-    data.tasks = tauguard_env::data::load_task_file(&dir.join("tasks.json"))?;
+    data.tasks = tauguard_env::load_task_file(&dir.join("tasks.json"))?;
     let splits = dir.join("split_tasks.json");
     data.splits = if splits.exists() {
         let text = std::fs::read_to_string(&splits).map_err(|e| RunError::Input {

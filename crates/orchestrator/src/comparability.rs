@@ -126,10 +126,10 @@ fn short_hash(bytes: &[u8]) -> String {
 
 fn hashes_of(data: &DomainData, tasks: &[Task]) -> DomainHashes {
     let env = data.fresh_env();
-    let mut db = tauguard_env::hash::db_hash(&env.agent_db());
+    let mut db = tauguard_env::db_hash(&env.agent_db());
     if let Some(user) = env.user_db() {
         db.push(':');
-        db.push_str(&tauguard_env::hash::db_hash(&user));
+        db.push_str(&tauguard_env::db_hash(&user));
     }
     let schemas: Vec<Value> = data
         .tool_schemas

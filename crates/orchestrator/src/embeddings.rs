@@ -1,5 +1,5 @@
 //! Dense retrieval's embedding model in a run (banking_knowledge's `*_embeddings*` variants,
-//! through `tauguard_env::dense`): built with the plan from `[models] embeddings`, the
+//! through `tauguard_env::DenseIndex`): built with the plan from `[models] embeddings`, the
 //! documents of each domain that embeds embedded once before the first simulation (one
 //! request, cached per text like completions), and each query embedded by the simulation
 //! loop right before the tool call that needs it, so the call itself stays synchronous and
@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use tauguard_core::Requestor;
 use tauguard_core::record::RoleUsage;
-use tauguard_env::dense::{DenseIndex, UpstreamEmbedder};
+use tauguard_env::{DenseIndex, UpstreamEmbedder};
 use tauguard_llm::{EmbeddingModel, Embeddings, LlmError, ModelFactory};
 
 /// The config key naming the model.

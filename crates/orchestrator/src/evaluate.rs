@@ -13,18 +13,18 @@ use tauguard_core::record::{ActionCheck, RewardInfo};
 use tauguard_core::task::{Action, EnvAssertion, EvaluationCriteria, RewardType};
 use tauguard_core::termination::Termination;
 use tauguard_core::{Requestor, Task, ToolKind};
-use tauguard_env::gold::gold_env;
-use tauguard_env::initial_state::apply_initial_state;
-use tauguard_env::replay::{Drift, replay_tool_calls};
+use tauguard_env::apply_initial_state;
+use tauguard_env::gold_env;
 use tauguard_env::{DomainData, Environment};
+use tauguard_env::{Drift, replay_tool_calls};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
     // The record's text of the error is its `Display`, so the cause's chain is written here.
     #[error("initial state: {}", tauguard_core::Chain(.0))]
-    InitialState(tauguard_env::initial_state::InitialStateError),
+    InitialState(tauguard_env::InitialStateError),
     #[error("trajectory replay: {0}")]
-    Replay(tauguard_env::replay::ReplayError),
+    Replay(tauguard_env::ReplayError),
     #[error("env assertion `{func}`: {message}")]
     Assertion { func: String, message: String },
     #[error("reward basis contains NL_ASSERTION but no judge verdicts were supplied")]
@@ -33,16 +33,16 @@ pub enum EvalError {
 
 // By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
 // again as the error's source (see ARCHITECTURE.md, Errors).
-impl From<tauguard_env::initial_state::InitialStateError> for EvalError {
-    fn from(e: tauguard_env::initial_state::InitialStateError) -> Self {
+impl From<tauguard_env::InitialStateError> for EvalError {
+    fn from(e: tauguard_env::InitialStateError) -> Self {
         EvalError::InitialState(e)
     }
 }
 
 // By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
 // again as the error's source (see ARCHITECTURE.md, Errors).
-impl From<tauguard_env::replay::ReplayError> for EvalError {
-    fn from(e: tauguard_env::replay::ReplayError) -> Self {
+impl From<tauguard_env::ReplayError> for EvalError {
+    fn from(e: tauguard_env::ReplayError) -> Self {
         EvalError::Replay(e)
     }
 }

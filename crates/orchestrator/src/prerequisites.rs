@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use tauguard_core::record::CallAttempt;
 use tauguard_core::{Message, Requestor, Task, ToolKind};
 use tauguard_env::DomainData;
-use tauguard_env::gold::initial_env;
+use tauguard_env::initial_env;
 use tauguard_guards::policyguard::prerequisites::{Prerequisites, ToolPrerequisites};
 use tauguard_sim::agent::PlannedRead;
 

@@ -114,7 +114,7 @@ pub enum SimulationError {
     },
     // The record's text of the error is its `Display`, so the cause's chain is written here.
     #[error("initial state: {}", tauguard_core::Chain(.0))]
-    InitialState(tauguard_env::initial_state::InitialStateError),
+    InitialState(tauguard_env::InitialStateError),
     #[error("sync_tools: {0}")]
     Sync(String),
     #[error("guard `{guard}`: {message}")]
@@ -138,8 +138,8 @@ pub struct SimulationFailure {
 
 // By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
 // again as the error's source (see ARCHITECTURE.md, Errors).
-impl From<tauguard_env::initial_state::InitialStateError> for SimulationError {
-    fn from(e: tauguard_env::initial_state::InitialStateError) -> Self {
+impl From<tauguard_env::InitialStateError> for SimulationError {
+    fn from(e: tauguard_env::InitialStateError) -> Self {
         SimulationError::InitialState(e)
     }
 }

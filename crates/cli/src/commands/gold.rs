@@ -30,7 +30,7 @@ pub(crate) fn run(args: GoldArgs) -> Result<(), CliError> {
     let mut failed = 0usize;
     let total = tasks.len();
     for task in tasks {
-        match tauguard_env::gold::replay_gold(&data, task) {
+        match tauguard_env::replay_gold(&data, task) {
             Ok(replay) => out.line(serde_json::to_string(&replay.to_json()).internal()?)?,
             Err(e) => {
                 failed += 1;

@@ -257,15 +257,14 @@ fn the_floor_agents_play_alike_under_every_value_of_every_domain_option() {
             // this offline test has none of; the floor agents never search (asserted below),
             // and such a value's toolkit is one of the played values' (the env suite checks the
             // schemas), so it plays as they do.
-            let dir = tauguard_env::data::DataDir::resolve(Some(&data)).unwrap();
+            let dir = tauguard_env::DataDir::resolve(Some(&data)).unwrap();
             let offline: Vec<&str> = option
                 .values
                 .iter()
                 .copied()
                 .filter(|v| {
                     let options = [(option.name.to_string(), v.to_string())].into();
-                    let loaded =
-                        tauguard_env::data::DomainData::load_with(&dir, def.name(), &options);
+                    let loaded = tauguard_env::DomainData::load_with(&dir, def.name(), &options);
                     loaded.unwrap().base.dense().is_none()
                 })
                 .collect();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use tauguard_core::Message;
 use tauguard_core::record::{SimulationRecord, Verdict};
-use tauguard_env::replay::replay_tool_calls;
+use tauguard_env::replay_tool_calls;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_metrics::attack::attack_succeeded;
 

@@ -32,6 +32,7 @@ use std::path::Path;
 use tauguard_core::Requestor;
 
 /// The airline domain's registry entry.
+#[derive(Debug)]
 pub struct Airline;
 pub static AIRLINE: Airline = Airline;
 

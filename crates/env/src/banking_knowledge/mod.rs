@@ -59,6 +59,7 @@ use tauguard_core::{Requestor, Task};
 pub const TODAY: &str = "11/14/2025";
 
 /// The domain's registry entry.
+#[derive(Debug)]
 pub struct BankingKnowledge;
 pub static BANKING_KNOWLEDGE: BankingKnowledge = BankingKnowledge;
 
@@ -233,6 +234,15 @@ impl DomainBase for BankBase {
     }
 }
 
+/// The variant, not the policy texts and documents it shares.
+impl std::fmt::Debug for BankBase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BankBase")
+            .field("variant", &self.ctx.variant)
+            .finish_non_exhaustive()
+    }
+}
+
 /// One live banking environment.
 #[derive(Clone)]
 pub struct BankEnv {
@@ -241,6 +251,16 @@ pub struct BankEnv {
     pub(crate) unlocked: Arc<Vec<String>>,
     pub(crate) allowlist: Arc<BTreeSet<String>>,
     pub(crate) ctx: Arc<Ctx>,
+}
+
+impl std::fmt::Debug for BankEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BankEnv")
+            .field("variant", &self.ctx.variant.name)
+            .field("unlocked", &self.unlocked)
+            .field("allowlist", &self.allowlist)
+            .finish_non_exhaustive()
+    }
 }
 
 impl BankEnv {

@@ -92,6 +92,19 @@ pub struct Variant {
     pub dense: Option<Arc<Cosine>>,
 }
 
+/// The names, not the indexes: a knowledge base is ~700 documents.
+impl std::fmt::Debug for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Variant")
+            .field("name", &self.name)
+            .field("tools_file", &self.tools_file)
+            .field("policy_file", &self.policy_file)
+            .field("retrieval", &self.retrieval.is_some())
+            .field("dense", &self.dense)
+            .finish_non_exhaustive()
+    }
+}
+
 fn parse_error(path: &Path, message: String) -> LoadError {
     LoadError::Parse {
         path: path.to_path_buf(),

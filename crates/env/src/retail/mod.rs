@@ -28,6 +28,7 @@ use tauguard_core::Requestor;
 const OWNER: &str = "RetailTools";
 
 /// The retail domain's registry entry.
+#[derive(Debug)]
 pub struct Retail;
 pub static RETAIL: Retail = Retail;
 
@@ -49,6 +50,7 @@ impl crate::registry::Domain for Retail {
 }
 
 /// The immutable base state of the retail domain.
+#[derive(Debug)]
 pub struct RetailBase {
     db: RetailDb,
 }

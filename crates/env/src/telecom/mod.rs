@@ -62,6 +62,7 @@ use tauguard_core::Requestor;
 use user_model::UserDb;
 
 /// The telecom domain's registry entry.
+#[derive(Debug)]
 pub struct Telecom;
 pub static TELECOM: Telecom = Telecom;
 
@@ -101,6 +102,7 @@ impl crate::registry::Domain for Telecom {
 }
 
 /// The loaded telecom databases; every environment starts as a cheap copy of them.
+#[derive(Debug)]
 pub struct TelecomBase {
     base: TelecomEnv,
 }

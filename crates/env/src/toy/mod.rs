@@ -30,6 +30,7 @@ use std::sync::Arc;
 use tauguard_core::Requestor;
 
 /// The toy domain's registry entry.
+#[derive(Debug)]
 pub struct Toy;
 pub static TOY: Toy = Toy;
 

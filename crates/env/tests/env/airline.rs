@@ -10,9 +10,9 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use tauguard_core::{Requestor, ToolKind};
 use tauguard_env::airline::AirlineBase;
-use tauguard_env::environment::{DomainBase, Environment};
-use tauguard_env::gold::{initial_env, run_gold_actions};
-use tauguard_env::hash::db_hash;
+use tauguard_env::db_hash;
+use tauguard_env::{DomainBase, Environment};
+use tauguard_env::{initial_env, run_gold_actions};
 
 /// The §3.18 database.
 fn worked_db() -> Value {

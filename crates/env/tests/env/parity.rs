@@ -5,8 +5,8 @@
 use crate::common;
 
 use serde_json::Value;
-use tauguard_env::gold::replay_gold;
-use tauguard_env::replay::outputs_equal;
+use tauguard_env::outputs_equal;
+use tauguard_env::replay_gold;
 
 fn check_domain(domain: &str) {
     let (Some(data), Some(reference)) = (common::load(domain), common::reference(domain)) else {

@@ -11,11 +11,11 @@ use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use tauguard_core::Requestor;
-use tauguard_env::environment::{DomainBase, Environment, ToolValue};
-use tauguard_env::gold::replay_gold;
-use tauguard_env::hash::db_hash;
+use tauguard_env::ToolError;
+use tauguard_env::db_hash;
+use tauguard_env::replay_gold;
 use tauguard_env::retail::RetailBase;
-use tauguard_env::tooling::ToolError;
+use tauguard_env::{DomainBase, Environment, ToolValue};
 
 const A: Requestor = Requestor::Assistant;
 

@@ -12,8 +12,8 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 use tauguard_core::{Requestor, Task};
-use tauguard_env::gold::{gold_env, initial_env, run_gold_actions};
 use tauguard_env::{DomainData, Environment, ToolValue};
+use tauguard_env::{gold_env, initial_env, run_gold_actions};
 
 fn data() -> Option<&'static DomainData> {
     static DATA: OnceLock<Option<DomainData>> = OnceLock::new();

@@ -86,7 +86,7 @@ impl Environment for NoTools {
         &mut self,
         _agent: Option<&Value>,
         _user: Option<&Value>,
-    ) -> Result<(), tauguard_env::initial_state::MergeError> {
+    ) -> Result<(), tauguard_env::MergeError> {
         Ok(())
     }
     fn agent_db(&self) -> Value {

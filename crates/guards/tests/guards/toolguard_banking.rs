@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 use tauguard_core::{Requestor, ToolCall, ToolKind};
-use tauguard_env::{DataDir, DomainData, Environment, gold};
+use tauguard_env::{DataDir, DomainData, Environment, initial_env};
 use tauguard_guards::toolguard::ToolGuard;
 use tauguard_guards::{Decision, GuardContext, GuardState, Verdict};
 use tauguard_testkit::workspace_root;
@@ -55,7 +55,7 @@ fn banking_gold_mutating_calls_pass_and_the_rules_block_what_they_state() {
     let mut checked = 0;
     let mut blocks = Vec::new();
     for task in &data.tasks {
-        let mut env = gold::initial_env(&data, task).unwrap();
+        let mut env = initial_env(&data, task).unwrap();
         for a in task.gold_actions() {
             let write = env.tool_kind(a.requestor, &a.name) == Some(ToolKind::Write);
             if write && a.requestor == Requestor::Assistant {
@@ -81,7 +81,7 @@ fn banking_gold_mutating_calls_pass_and_the_rules_block_what_they_state() {
 
     // Mia Smith (user 123) has no verification on record: her email change waits for one.
     let task = &data.tasks[0];
-    let mut env = gold::initial_env(&data, task).unwrap();
+    let mut env = initial_env(&data, task).unwrap();
     let change = json!({"user_id": "123", "new_email": "mia.smith@example.com"});
     let d = decide(&g, env.as_ref(), "change_user_email", &change);
     assert_eq!(violated(&d), ["verification_logged"], "{d:#?}");

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 use tauguard_core::{Requestor, Task, ToolCall, ToolKind};
-use tauguard_env::{DataDir, DomainData, Environment, gold};
+use tauguard_env::{DataDir, DomainData, Environment, initial_env};
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::toolguard::{RuleSet, ToolGuard};
 use tauguard_guards::{Decision, Guard, GuardContext, GuardState, Verdict};
@@ -542,7 +542,7 @@ fn gold_blocks(data: &DomainData, g: &ToolGuard) -> (usize, Vec<GoldBlock>) {
     let mut checked = 0;
     let mut blocks = Vec::new();
     for task in tasks {
-        let mut env = gold::initial_env(data, task).unwrap_or_else(|e| panic!("{}: {e}", task.id));
+        let mut env = initial_env(data, task).unwrap_or_else(|e| panic!("{}: {e}", task.id));
         for action in task.gold_actions() {
             let write = env.tool_kind(action.requestor, &action.name) == Some(ToolKind::Write);
             let decision = (write && action.requestor == Requestor::Assistant).then(|| {

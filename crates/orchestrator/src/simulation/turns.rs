@@ -13,7 +13,7 @@ use tauguard_core::record::{CallAttempt, FailCause, GuardEvent, Verdict};
 use tauguard_core::termination::Termination;
 use tauguard_core::{Requestor, ToolKind};
 use tauguard_env::Environment;
-use tauguard_env::initial_state::InitialStateError;
+use tauguard_env::InitialStateError;
 use tauguard_guards::{Decision, Guard, GuardContext, GuardError, GuardState};
 
 /// Whose move it is.
@@ -63,10 +63,7 @@ impl<'s, 'a> Sim<'s, 'a> {
     pub(super) fn start(spec: &'s SimulationSpec<'a>) -> Result<Self, InitialStateError> {
         let out = SimulationOutcome::default();
         let mut env: Box<dyn Environment> = spec.data.task_env(spec.task);
-        tauguard_env::initial_state::apply_initial_state(
-            env.as_mut(),
-            spec.task.initial_state.as_ref(),
-        )?;
+        tauguard_env::apply_initial_state(env.as_mut(), spec.task.initial_state.as_ref())?;
         let history = spec
             .task
             .initial_state

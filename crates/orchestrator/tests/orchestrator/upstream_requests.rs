@@ -134,7 +134,7 @@ fn check_domain(domain: &str, run_data: &Path, upstream: &Path) {
         instruction.trim(),
         upstream_policy(&ddir)
     );
-    let tasks = tauguard_env::data::load_task_file(&ddir.join("tasks.json")).unwrap();
+    let tasks = tauguard_env::load_task_file(&ddir.join("tasks.json")).unwrap();
     let (agent_tools, user_tools) = upstream_tools(&ddir);
     for b in &bodies {
         assert_eq!(b["temperature"], serde_json::json!(0.0), "{domain}: {b}");

@@ -1,22 +1,16 @@
 //! The measures: what each metric derives from the summaries of a group (and, for the process
 //! view, from a domain's procedure spec over the records' trajectories).
 
-pub mod attack;
 pub mod confusion;
 pub mod fail_mode;
 pub mod floors;
 pub mod guide;
-pub mod nmr;
 pub mod pass_k;
 pub mod procedure;
 pub mod process;
 pub mod registry;
 pub mod slices;
 pub mod spending;
-pub mod trace;
-pub mod truncation;
-pub mod verifier_calls;
-pub mod verifier_inputs;
 
 /// Declares each measure's module and registers its type: one line per measure.
 macro_rules! measures {
@@ -29,7 +23,13 @@ macro_rules! measures {
 }
 
 measures! {
+    nmr::Nmr,
     turns::Turns,
+    trace::Trace,
+    attack::Attack,
+    verifier_calls::VerifierCallsMeasure,
+    truncation::Truncation,
+    verifier_inputs::VerifierInputsMeasure,
     read_only_calls::ReadOnlyCalls,
 }
 

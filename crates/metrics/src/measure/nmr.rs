@@ -9,8 +9,12 @@
 //! source are counted as `unknown` and left out of the rate.
 
 use crate::measure::confusion::ratio;
+use crate::measure::registry::{Column, Measure, Place, TableDecl};
+use crate::render::table::{Cell, Table};
+use crate::render::tables::key_cells;
+use crate::report::Report;
 use crate::summary::{CallSummary, SimSummary};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tauguard_core::Requestor;
 use tauguard_core::record::{SimulationRecord, Slice};
 
@@ -18,8 +22,9 @@ use tauguard_core::record::{SimulationRecord, Slice};
 pub const PREREQUISITE_SKIP_FAULTS: [&str; 3] =
     ["skip_identity", "skip_prerequisite", "skip_confirmation"];
 
-/// Call-NMR counts over one population of simulations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Call-NMR counts over one population of simulations (its JSON adds the rate; reading it
+/// back ignores it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 pub struct CallNmr {
     /// Executed mutating calls whose prerequisite status is known.
     pub calls: u64,
@@ -56,7 +61,7 @@ impl Serialize for CallNmr {
 }
 
 /// Call-NMR on all Mut simulations and on outcome-passing ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct CallNmrViews {
     pub all: CallNmr,
     pub passing: CallNmr,
@@ -111,6 +116,159 @@ pub fn call_nmr(records: &[&SimulationRecord]) -> CallNmrViews {
         out.add(&SimSummary::of(rec));
     }
     out
+}
+
+/// The registry entry of call-NMR.
+#[derive(Debug)]
+pub struct Nmr;
+
+/// PolicyGuard Table 9 (all Mut simulations) with PolicyGuide Table 17 (passing ones).
+const TABLE9: TableDecl = TableDecl {
+    id: "policyguard_table9",
+    columns: &[
+        Column {
+            header: "Calls",
+            name: "nmr_calls",
+            unit: "count",
+            meaning: "executed agent-side mutating calls with known prerequisite status \
+                      (PolicyGuard Table 9)",
+        },
+        Column {
+            header: "Lacking",
+            name: "nmr_lacking",
+            unit: "count",
+            meaning: "of those, calls lacking a prerequisite read",
+        },
+        Column {
+            header: "Call-NMR",
+            name: "call_nmr",
+            unit: "fraction",
+            meaning: "lacking / calls (PolicyGuard Table 9)",
+        },
+        Column {
+            header: "Calls (passing)",
+            name: "nmr_passing_calls",
+            unit: "count",
+            meaning: "calls of outcome-passing simulations (PolicyGuide Table 17)",
+        },
+        Column {
+            header: "Lacking (passing)",
+            name: "nmr_passing_lacking",
+            unit: "count",
+            meaning: "of those, calls lacking a prerequisite read",
+        },
+        Column {
+            header: "Call-NMR (passing)",
+            name: "call_nmr_passing",
+            unit: "fraction",
+            meaning: "call-NMR of outcome-passing simulations (PolicyGuide Table 17)",
+        },
+        Column {
+            header: "Unknown",
+            name: "nmr_unknown",
+            unit: "count",
+            meaning: "calls whose prerequisite status is unknown",
+        },
+    ],
+    repeated: &[],
+};
+
+impl Measure for Nmr {
+    const KEY: &'static str = "call_nmr";
+    const GROUP_COLUMNS: &'static [Column] = &[
+        Column {
+            header: "nmr_calls",
+            name: "nmr_calls",
+            unit: "count",
+            meaning: "executed agent-side mutating calls with known prerequisite status \
+                      (PolicyGuard Table 9)",
+        },
+        Column {
+            header: "nmr_lacking",
+            name: "nmr_lacking",
+            unit: "count",
+            meaning: "of those, calls lacking a prerequisite read",
+        },
+        Column {
+            header: "call_nmr",
+            name: "call_nmr",
+            unit: "fraction",
+            meaning: "lacking / calls (PolicyGuard Table 9)",
+        },
+        Column {
+            header: "nmr_passing_calls",
+            name: "nmr_passing_calls",
+            unit: "count",
+            meaning: "calls of outcome-passing simulations (PolicyGuide Table 17)",
+        },
+        Column {
+            header: "nmr_passing_lacking",
+            name: "nmr_passing_lacking",
+            unit: "count",
+            meaning: "of those, calls lacking a prerequisite read",
+        },
+        Column {
+            header: "call_nmr_passing",
+            name: "call_nmr_passing",
+            unit: "fraction",
+            meaning: "call-NMR of outcome-passing simulations",
+        },
+    ];
+    const TABLES: &'static [TableDecl] = &[TABLE9];
+    const PLACE: Place = Place {
+        json_after: &["confusion"],
+        json_skip_null: false,
+        groups_after: Some("runtime_block_rate"),
+        tables_after: Some("policyguard_table7"),
+    };
+    type Acc = CallNmrViews;
+    type Value = CallNmrViews;
+
+    fn add(acc: &mut CallNmrViews, sim: &SimSummary, _own: &[u64]) {
+        acc.add(sim);
+    }
+
+    fn finish(acc: CallNmrViews) -> CallNmrViews {
+        acc
+    }
+
+    fn group_cells(v: &CallNmrViews) -> Vec<Cell> {
+        // Fractions stay fractions: Rate keeps 6 decimals in CSV.
+        let (a, p) = (&v.all, &v.passing);
+        vec![
+            Cell::Int(a.calls),
+            Cell::Int(a.lacking),
+            Cell::opt_rate(a.rate()),
+            Cell::Int(p.calls),
+            Cell::Int(p.lacking),
+            Cell::opt_rate(p.rate()),
+        ]
+    }
+
+    fn tables(r: &Report) -> Vec<Table> {
+        let mut t = TABLE9.table("PolicyGuard Table 9: call-NMR on Mut tasks");
+        for g in &r.groups {
+            let v = g.measures.get::<Nmr>().unwrap_or_default();
+            let (a, p) = (&v.all, &v.passing);
+            let mut row = key_cells(g);
+            row.extend([
+                Cell::Int(a.calls),
+                Cell::Int(a.lacking),
+                Cell::opt_pct(a.rate()),
+                Cell::Int(p.calls),
+                Cell::Int(p.lacking),
+                Cell::opt_pct(p.rate()),
+                Cell::Int(a.unknown),
+            ]);
+            t.rows.push(row);
+        }
+        t.notes.push(
+            "Call-NMR = executed agent-side mutating calls lacking a prerequisite / executed \
+             calls with known prerequisite status; passing = outcome-passing simulations."
+                .into(),
+        );
+        vec![t]
+    }
 }
 
 #[cfg(test)]

@@ -51,6 +51,7 @@ impl ProcessSummary {
 }
 
 /// A guard trigger schedule: when a guard of that family looks at the trajectory.
+#[derive(Debug)]
 pub struct Schedule {
     pub name: &'static str,
     /// The guards (as their papers describe them) that trigger so.

@@ -28,6 +28,7 @@ pub struct ReadOnlyStats {
 }
 
 /// The registry entry of read-only calls.
+#[derive(Debug)]
 pub struct ReadOnlyCalls;
 
 const PER_SIM: Column = Column {
@@ -56,6 +57,7 @@ const TABLE: TableDecl = TableDecl {
         },
         PER_SIM,
     ],
+    repeated: &[],
 };
 
 impl Measure for ReadOnlyCalls {

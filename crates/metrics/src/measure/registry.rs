@@ -48,18 +48,57 @@ pub const UNITS: &[&str] = &[
     "text",
 ];
 
+/// A column as a table holds it: a [`Column`]'s name, unit and meaning, or those of a
+/// repeated column made for one value (a role), which the schema reads alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    pub name: String,
+    pub unit: &'static str,
+    pub meaning: String,
+}
+
+impl From<Column> for Declared {
+    fn from(c: Column) -> Declared {
+        Declared {
+            name: c.name.to_string(),
+            unit: c.unit,
+            meaning: c.meaning.to_string(),
+        }
+    }
+}
+
+impl Declared {
+    /// The unit `schema.json` prints: none for text.
+    pub fn schema_unit(&self) -> &'static str {
+        if self.unit == "text" { "" } else { self.unit }
+    }
+}
+
 impl Column {
     /// The unit `schema.json` prints: none for text.
     pub fn schema_unit(&self) -> &'static str {
         if self.unit == "text" { "" } else { self.unit }
     }
 
+    /// This column made for `value` (a repeated column, [`TableDecl::repeated`]): each `{}`
+    /// of its header, name and meaning replaced by the value.
+    pub fn repeated(&self, value: &str) -> (String, Declared) {
+        let header = self.header.replace("{}", value);
+        let declared = Declared {
+            name: self.name.replace("{}", value),
+            unit: self.unit,
+            meaning: self.meaning.replace("{}", value),
+        };
+        (header, declared)
+    }
+
     /// What is wrong with the declaration, if anything: an empty header, name or meaning, a
     /// name that is not snake_case, or a unit outside [`UNITS`].
     pub fn problem(&self) -> Option<String> {
-        let snake = !self.name.is_empty()
-            && self
-                .name
+        // A repeated column's `{}` stands for a snake_case value (a role).
+        let name = self.name.replace("{}", "role");
+        let snake = !name.is_empty()
+            && name
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
         if self.header.is_empty() {
@@ -107,29 +146,50 @@ pub const KEY_COLUMNS: [Column; 3] = [
 pub struct TableDecl {
     pub id: &'static str,
     pub columns: &'static [Column],
+    /// Columns repeated once per value the report holds (a role), after `columns`; `{}` in
+    /// a header, name or meaning stands for the value.
+    pub repeated: &'static [Column],
 }
 
 impl TableDecl {
     /// An empty table with the key columns and this declaration's, each declared.
     pub fn table(&self, title: impl Into<String>) -> Table {
+        self.table_for(title, &[])
+    }
+
+    /// [`TableDecl::table`] with the repeated columns made for each of `values`, value by
+    /// value.
+    pub fn table_for(&self, title: impl Into<String>, values: &[&str]) -> Table {
         let mut t = Table::new(self.id, title, &[]);
         for c in KEY_COLUMNS.iter().chain(self.columns) {
             t.headers.push(c.header.to_string());
-            t.declared.push(Some(*c));
+            t.declared.push(Some(Declared::from(*c)));
+        }
+        for v in values {
+            for c in self.repeated {
+                let (header, declared) = c.repeated(v);
+                t.headers.push(header);
+                t.declared.push(Some(declared));
+            }
         }
         t
     }
 }
 
-/// Where a measure's output goes among the report's fixed parts, so moving a metric onto the
-/// registry changes no output; `None` puts it after them (a new measure).
+/// Where a measure's output goes among the report's fixed parts and the measures listed
+/// before it, so moving a metric onto the registry changes no output; empty or `None` puts it
+/// after them (a new measure).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Place {
-    /// The key of a group's JSON object its value follows.
-    pub json_after: Option<&'static str>,
+    /// The keys of a group's JSON object its value follows: the first one the object holds
+    /// (a key some groups leave out first, then one every group has).
+    pub json_after: &'static [&'static str],
+    /// Leaves its key out of a group's JSON object when its value is `null`.
+    pub json_skip_null: bool,
     /// The column of the flat per-group CSV its columns follow (else before `simulated`).
     pub groups_after: Option<&'static str>,
-    /// The id of the table its tables follow.
+    /// The id of the table its tables follow: a fixed table's (whether or not the report
+    /// prints it) or the first declared table of a measure listed before it.
     pub tables_after: Option<&'static str>,
 }
 
@@ -145,7 +205,8 @@ pub(crate) trait Measure: 'static {
     /// Its tables.
     const TABLES: &'static [TableDecl] = &[];
     const PLACE: Place = Place {
-        json_after: None,
+        json_after: &[],
+        json_skip_null: false,
         groups_after: None,
         tables_after: None,
     };
@@ -317,10 +378,12 @@ pub(crate) fn relate(group: &mut Measured, baseline: &Measured) {
 /// Puts each measure's value into a group's JSON object at its [`Place`].
 pub(crate) fn splice_json(obj: &mut Map<String, Value>, g: &GroupReport) {
     for (m, (key, v)) in super::MEASURES.iter().zip(&g.measures.0) {
-        let at = m
-            .place()
-            .json_after
-            .and_then(|after| obj.keys().position(|k| k == after))
+        let place = m.place();
+        if place.json_skip_null && v.is_null() {
+            continue;
+        }
+        let at = (place.json_after.iter())
+            .find_map(|after| obj.keys().position(|k| k == after))
             .map_or(obj.len(), |i| i + 1);
         obj.shift_insert(at, key.to_string(), v.clone());
     }
@@ -338,7 +401,7 @@ pub(crate) fn splice_group_columns(t: &mut Table, r: &Report) {
         t.declared.resize(t.headers.len(), None);
         for (j, c) in m.group_columns().iter().enumerate() {
             t.headers.insert(at + j, c.name.to_string());
-            t.declared.insert(at + j, Some(*c));
+            t.declared.insert(at + j, Some(Declared::from(*c)));
         }
         for (row, g) in t.rows.iter_mut().zip(&r.groups) {
             let v = g
@@ -358,17 +421,17 @@ pub(crate) fn splice_group_columns(t: &mut Table, r: &Report) {
     }
 }
 
-/// Puts each measure's tables into the report's tables at its [`Place`].
-pub(crate) fn splice_tables(out: &mut Vec<Table>, r: &Report) {
+/// Puts each measure's tables among the report's fixed ones at its [`Place`]. `slots` holds
+/// each fixed table under its id, printed or not (an empty slot keeps its place for the
+/// measures that follow it); a measure's tables take a slot named by its first declared
+/// table.
+pub(crate) fn splice_tables(slots: &mut Vec<(&'static str, Vec<Table>)>, r: &Report) {
     for m in super::MEASURES {
-        let at = m
-            .place()
-            .tables_after
-            .and_then(|after| out.iter().position(|t| t.id == after))
-            .map_or(out.len(), |i| i + 1);
-        for (j, t) in m.tables(r).into_iter().enumerate() {
-            out.insert(at + j, t);
-        }
+        let at = (m.place().tables_after)
+            .and_then(|after| slots.iter().position(|(id, _)| *id == after))
+            .map_or(slots.len(), |i| i + 1);
+        let id = m.table_decls().first().map_or(m.key(), |t| t.id);
+        slots.insert(at, (id, m.tables(r)));
     }
 }
 
@@ -381,9 +444,8 @@ pub fn declared_columns() -> Vec<(String, Column)> {
         out.extend((m.sim_columns().iter()).map(|c| (format!("{key}: simulations.parquet"), *c)));
         out.extend((m.group_columns().iter()).map(|c| (format!("{key}: groups.csv"), *c)));
         for t in m.table_decls() {
-            out.extend(
-                (KEY_COLUMNS.iter().chain(t.columns)).map(|c| (format!("{key}: {}.csv", t.id), *c)),
-            );
+            let columns = KEY_COLUMNS.iter().chain(t.columns).chain(t.repeated);
+            out.extend(columns.map(|c| (format!("{key}: {}.csv", t.id), *c)));
         }
     }
     out

@@ -2,11 +2,11 @@
 //! and a meaning, and each declared column reaches `schema.json` as declared.
 
 use super::MEASURES;
-use super::registry::{Column, declared_columns};
+use super::registry::{Column, Declared, declared_columns};
 use crate::report::{ReportOptions, report};
-use crate::summary::synthetic::{attempt, record, with_calls};
-use serde_json::Value;
-use tauguard_core::record::Slice;
+use crate::summary::synthetic::{attempt, guard_event, record, usage, with_calls};
+use serde_json::{Value, json};
+use tauguard_core::record::{Slice, Verdict};
 
 #[test]
 fn every_declared_column_has_a_meaning_and_a_unit() {
@@ -63,12 +63,25 @@ fn schema_column<'a>(schema: &'a Value, file: &str, name: &str) -> Option<&'a Va
 
 #[test]
 fn every_registered_measures_columns_reach_the_schema_as_declared() {
-    // A baseline and a guarded cell, so every delta column holds a number.
+    // A baseline and a guarded cell, so every delta column holds a number, with what makes
+    // each measure print its tables and every column hold a number: a call whose
+    // prerequisites are known, an attack task, a gold trace, a cut reply, a decision of the
+    // offline verifier.
     let mut records = Vec::new();
     for guard in ["baseline", "pg"] {
         let mut a = with_calls(record("t1", Slice::Mut, 0, 1.0), &["get_user", "cancel"]);
-        a.call_attempts.push(attempt("call_1", None, true));
-        let b = record("t2", Slice::Pv, 0, 0.0);
+        let mut call = attempt("call_1", None, true);
+        call.missing_prerequisites = Some(Vec::new());
+        a.call_attempts.push(call);
+        a.gold_trace = Some(vec!["get_user".into(), "cancel".into()]);
+        let mut event = guard_event(guard, "call_1", "cancel", Verdict::Pass, true);
+        event.info = Some(json!({"checked": 2, "unchecked": [], "inputs": ["policy"]}));
+        a.guard_events.push(event);
+        let mut cut = usage(2, 10, 0, 5, Some(0.01));
+        cut.truncated = 1;
+        a.usage.insert("agent".into(), cut);
+        let mut b = record("t2", Slice::Pv, 0, 0.0);
+        b.attack_target = Some("cancel".into());
         for mut r in [a, b] {
             r.guard = guard.into();
             records.push(r);
@@ -85,15 +98,24 @@ fn every_registered_measures_columns_reach_the_schema_as_declared() {
     ));
     let schema = crate::render::csv_schema::schema_json(&tables);
     for m in MEASURES {
-        let mut expected: Vec<(String, &Column)> = (m.group_columns().iter())
-            .map(|c| ("groups.csv".to_string(), c))
+        let mut expected: Vec<(String, Declared)> = (m.group_columns().iter())
+            .map(|c| ("groups.csv".to_string(), Declared::from(*c)))
             .collect();
         for t in m.table_decls() {
             let cols = super::registry::KEY_COLUMNS.iter().chain(t.columns);
-            expected.extend(cols.map(|c| (format!("{}.csv", t.id), c)));
+            expected.extend(cols.map(|c| (format!("{}.csv", t.id), Declared::from(*c))));
+            // Repeated columns as made for the fixture's agent role or headline k.
+            for c in t.repeated {
+                let value = if c.name.contains("pass") {
+                    "1"
+                } else {
+                    "agent"
+                };
+                expected.push((format!("{}.csv", t.id), c.repeated(value).1));
+            }
         }
         for (file, c) in expected {
-            let found = schema_column(&schema, &file, c.name)
+            let found = schema_column(&schema, &file, &c.name)
                 .unwrap_or_else(|| panic!("{}: `{}` is not in {file}", m.key(), c.name));
             assert_eq!(found["meaning"], c.meaning, "{file} {}", c.name);
             assert_eq!(found["unit"], c.schema_unit(), "{file} {}", c.name);

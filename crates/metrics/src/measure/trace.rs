@@ -28,12 +28,17 @@
 
 use crate::input::lean::Lean;
 use crate::measure::confusion::ratio;
+use crate::measure::registry::{Column, Measure, Place, TableDecl};
+use crate::render::table::{Cell, Table};
+use crate::render::tables::key_cells;
+use crate::report::Report;
 use crate::summary::{SimSummary, TraceSteps};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tauguard_core::record::SimulationRecord;
 
-/// Trace-compliance counts of one group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Trace-compliance counts of one group (its JSON adds the three rates; reading it back
+/// ignores them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 pub struct TraceCompliance {
     /// Simulations with a gold trace.
     pub traces: u64,
@@ -156,6 +161,125 @@ pub fn trace_compliance(records: &[&SimulationRecord]) -> Option<TraceCompliance
         out.add(&SimSummary::of(rec));
     }
     (out.traces > 0).then_some(out)
+}
+
+/// The registry entry of ordered-trace compliance.
+#[derive(Debug)]
+pub struct Trace;
+
+/// PolicyGuide Table 5.
+const TABLE5: TableDecl = TableDecl {
+    id: "policyguide_table5",
+    columns: &[
+        Column {
+            header: "Traces",
+            name: "traces",
+            unit: "count",
+            meaning: "simulations with a gold trace (PolicyGuide Table 5)",
+        },
+        Column {
+            header: "Passing",
+            name: "passing",
+            unit: "count",
+            meaning: "outcome-passing traces",
+        },
+        Column {
+            header: "Step-TCR",
+            name: "step_tcr",
+            unit: "fraction",
+            meaning: "gold steps matched in order / gold steps, passing traces (PolicyGuide \
+                      Table 5)",
+        },
+        Column {
+            header: "Trace-TCR",
+            name: "trace_tcr",
+            unit: "fraction",
+            meaning: "fully compliant / passing traces (PolicyGuide Table 5)",
+        },
+        PROCESS_VALID,
+    ],
+    repeated: &[],
+};
+
+const PROCESS_VALID: Column = Column {
+    header: "Process-valid",
+    name: "process_valid_rate",
+    unit: "fraction",
+    meaning: "passing and compliant / all traces (PolicyGuide Table 5)",
+};
+
+impl Measure for Trace {
+    const KEY: &'static str = "trace";
+    const GROUP_COLUMNS: &'static [Column] = &[
+        Column {
+            header: "step_tcr",
+            name: "step_tcr",
+            unit: "fraction",
+            meaning: "Step-TCR (PolicyGuide Table 5)",
+        },
+        Column {
+            header: "trace_tcr",
+            name: "trace_tcr",
+            unit: "fraction",
+            meaning: "Trace-TCR (PolicyGuide Table 5)",
+        },
+        Column {
+            header: "process_valid_rate",
+            ..PROCESS_VALID
+        },
+    ];
+    const TABLES: &'static [TableDecl] = &[TABLE5];
+    const PLACE: Place = Place {
+        json_after: &["turns"],
+        json_skip_null: false,
+        groups_after: Some("turns_delta"),
+        tables_after: Some("policyguard_table9"),
+    };
+    type Acc = TraceCompliance;
+    /// `None` when no simulation of the group has a gold trace.
+    type Value = Option<TraceCompliance>;
+
+    fn add(acc: &mut TraceCompliance, sim: &SimSummary, _own: &[u64]) {
+        acc.add(sim);
+    }
+
+    fn finish(acc: TraceCompliance) -> Option<TraceCompliance> {
+        (acc.traces > 0).then_some(acc)
+    }
+
+    fn group_cells(v: &Option<TraceCompliance>) -> Vec<Cell> {
+        vec![
+            Cell::opt_rate(v.and_then(|t| t.step_tcr())),
+            Cell::opt_rate(v.and_then(|t| t.trace_tcr())),
+            Cell::opt_rate(v.and_then(|t| t.process_valid_rate())),
+        ]
+    }
+
+    fn tables(r: &Report) -> Vec<Table> {
+        let with = |g: &crate::report::GroupReport| g.measures.get::<Trace>().flatten();
+        if r.groups.iter().all(|g| with(g).is_none()) {
+            return Vec::new();
+        }
+        let mut t = TABLE5.table("PolicyGuide Table 5: ordered-trace compliance");
+        for g in &r.groups {
+            let Some(tc) = with(g) else { continue };
+            let mut row = key_cells(g);
+            row.extend([
+                Cell::Int(tc.traces),
+                Cell::Int(tc.passing),
+                Cell::opt_pct(tc.step_tcr()),
+                Cell::opt_pct(tc.trace_tcr()),
+                Cell::opt_pct(tc.process_valid_rate()),
+            ]);
+            t.rows.push(row);
+        }
+        t.notes.push(
+            "Step- and Trace-TCR condition on outcome-passing traces; process-valid = passing \
+             and trace-compliant / all traces."
+                .into(),
+        );
+        vec![t]
+    }
 }
 
 #[cfg(test)]

@@ -8,15 +8,16 @@
 //! their last attempt's), since the replies happened whatever the simulation's outcome; the
 //! role's calls are the denominator.
 
+use crate::measure::registry::{Column, Measure, Place, TableDecl};
 use crate::render::table::{Cell, Table};
-use crate::render::tables::{headers, key_cells};
+use crate::render::tables::key_cells;
 use crate::report::Report;
 use crate::summary::SimSummary;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One role's replies in a group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct RoleReplies {
     /// Model calls of the role (each a reply, a cut one included).
     pub calls: u64,
@@ -33,48 +34,91 @@ pub(crate) fn add(into: &mut BTreeMap<String, RoleReplies>, rec: &SimSummary) {
     }
 }
 
-/// Replies cut at the token limit per group and role; `None` when no group has one.
-pub fn truncation_table(r: &Report) -> Option<Table> {
-    if r.groups
-        .iter()
-        .all(|g| g.truncated_replies.values().all(|t| t.truncated == 0))
-    {
-        return None;
+/// The registry entry of cut replies: per role, so its table's columns repeat per role.
+#[derive(Debug)]
+pub struct Truncation;
+
+const TABLE: TableDecl = TableDecl {
+    id: "truncated_replies",
+    columns: &[],
+    repeated: &[
+        Column {
+            header: "{} cut",
+            name: "{}_truncated",
+            unit: "count",
+            meaning: "{} replies cut at their token limit (stop reason length / max_tokens / \
+                      MAX_TOKENS), every simulation of the group",
+        },
+        Column {
+            header: "{} replies",
+            name: "{}_replies",
+            unit: "count",
+            meaning: "{} model calls, every simulation of the group (the denominator of \
+                      {}_truncated)",
+        },
+    ],
+};
+
+impl Measure for Truncation {
+    const KEY: &'static str = "truncated_replies";
+    const GROUP_COLUMNS: &'static [Column] = &[];
+    const TABLES: &'static [TableDecl] = &[TABLE];
+    const PLACE: Place = Place {
+        json_after: &["cost_per_simulation"],
+        json_skip_null: false,
+        groups_after: None,
+        tables_after: Some("spending"),
+    };
+    type Acc = BTreeMap<String, RoleReplies>;
+    /// Per role with usage.
+    type Value = BTreeMap<String, RoleReplies>;
+
+    fn add(acc: &mut BTreeMap<String, RoleReplies>, sim: &SimSummary, _own: &[u64]) {
+        add(acc, sim);
     }
-    let roles: BTreeSet<&str> = r
-        .groups
-        .iter()
-        .flat_map(|g| g.truncated_replies.keys().map(String::as_str))
-        .collect();
-    let mut t = Table::new(
-        "truncated_replies",
-        "Replies cut at the token limit, per role",
-        &[],
-    );
-    let extra: Vec<String> = roles
-        .iter()
-        .flat_map(|role| [format!("{role} cut"), format!("{role} replies")])
-        .collect();
-    t.headers = headers(&extra.iter().map(String::as_str).collect::<Vec<_>>());
-    for g in &r.groups {
-        let mut row = key_cells(g);
-        for role in &roles {
-            match g.truncated_replies.get(*role) {
-                Some(c) => row.extend([Cell::Int(c.truncated), Cell::Int(c.calls)]),
-                None => row.extend([Cell::Missing, Cell::Missing]),
-            }
+
+    fn finish(acc: BTreeMap<String, RoleReplies>) -> BTreeMap<String, RoleReplies> {
+        acc
+    }
+
+    fn group_cells(_v: &BTreeMap<String, RoleReplies>) -> Vec<Cell> {
+        Vec::new()
+    }
+
+    /// Replies cut at the token limit per group and role; none when no group has one.
+    fn tables(r: &Report) -> Vec<Table> {
+        let per_group: Vec<BTreeMap<String, RoleReplies>> = (r.groups.iter())
+            .map(|g| g.measures.get::<Truncation>().unwrap_or_default())
+            .collect();
+        if per_group.iter().all(|g| g.values().all(|t| t.truncated == 0)) {
+            return Vec::new();
         }
-        t.rows.push(row);
+        let roles: BTreeSet<&str> = (per_group.iter())
+            .flat_map(|g| g.keys().map(String::as_str))
+            .collect();
+        let roles: Vec<&str> = roles.into_iter().collect();
+        let mut t = TABLE.table_for("Replies cut at the token limit, per role", &roles);
+        for (g, replies) in r.groups.iter().zip(&per_group) {
+            let mut row = key_cells(g);
+            for role in &roles {
+                match replies.get(*role) {
+                    Some(c) => row.extend([Cell::Int(c.truncated), Cell::Int(c.calls)]),
+                    None => row.extend([Cell::Missing, Cell::Missing]),
+                }
+            }
+            t.rows.push(row);
+        }
+        t.notes.push(
+            "cut: replies whose stop reason says the token limit ended them (`length`, \
+             Anthropic `max_tokens`, Gemini `MAX_TOKENS`); replies: the role's model calls. Over \
+             every simulation of the group, infrastructure errors included. The guard role \
+             holds the verifier's and the guide's calls. `[run] truncated_replies` decides what \
+             a cut agent reply does; `[guard] verifier_max_tokens` and `guide_max_tokens` set \
+             the guard's limits."
+                .into(),
+        );
+        vec![t]
     }
-    t.notes.push(
-        "cut: replies whose stop reason says the token limit ended them (`length`, Anthropic \
-         `max_tokens`, Gemini `MAX_TOKENS`); replies: the role's model calls. Over every \
-         simulation of the group, infrastructure errors included. The guard role holds the \
-         verifier's and the guide's calls. `[run] truncated_replies` decides what a cut agent \
-         reply does; `[guard] verifier_max_tokens` and `guide_max_tokens` set the guard's limits."
-            .into(),
-    );
-    Some(t)
 }
 
 #[cfg(test)]

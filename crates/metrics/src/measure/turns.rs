@@ -55,6 +55,7 @@ pub fn mut_turns(records: &[&SimulationRecord]) -> TurnStats {
 }
 
 /// The registry entry of turn inflation.
+#[derive(Debug)]
 pub struct Turns;
 
 /// PolicyGuard Table 8.
@@ -80,6 +81,7 @@ const TABLE8: TableDecl = TableDecl {
             meaning: "turns per Mut simulation minus the same agent's baseline",
         },
     ],
+    repeated: &[],
 };
 
 impl Measure for Turns {
@@ -106,7 +108,8 @@ impl Measure for Turns {
     ];
     const TABLES: &'static [TableDecl] = &[TABLE8];
     const PLACE: Place = Place {
-        json_after: Some("call_nmr"),
+        json_after: &["call_nmr"],
+        json_skip_null: false,
         groups_after: Some("call_nmr_passing"),
         tables_after: Some("policyguard_table7"),
     };

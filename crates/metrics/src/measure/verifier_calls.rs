@@ -3,12 +3,14 @@
 //! deterministic constraint layer. Decisions without that key (other guards) are not counted.
 
 use crate::input::lean::Lean;
+use crate::measure::registry::{Column, Measure, Place};
+use crate::render::table::Cell;
 use crate::summary::SimSummary;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Verifier usage of one group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct VerifierCalls {
     /// Guard decisions that report whether the verifier ran.
     pub decisions: u64,
@@ -46,6 +48,36 @@ impl VerifierCalls {
         self.decisions += called + saved;
         self.called += called;
         self.saved += saved;
+    }
+}
+
+/// The registry entry of verifier calls: a value in the JSON only.
+#[derive(Debug)]
+pub struct VerifierCallsMeasure;
+
+impl Measure for VerifierCallsMeasure {
+    const KEY: &'static str = "verifier_calls";
+    const GROUP_COLUMNS: &'static [Column] = &[];
+    const PLACE: Place = Place {
+        json_after: &["attack"],
+        json_skip_null: false,
+        groups_after: None,
+        tables_after: None,
+    };
+    type Acc = VerifierCalls;
+    /// `None` when no guard decision of the group reports whether the verifier ran.
+    type Value = Option<VerifierCalls>;
+
+    fn add(acc: &mut VerifierCalls, sim: &SimSummary, _own: &[u64]) {
+        acc.add(sim);
+    }
+
+    fn finish(acc: VerifierCalls) -> Option<VerifierCalls> {
+        (acc.decisions > 0).then_some(acc)
+    }
+
+    fn group_cells(_v: &Option<VerifierCalls>) -> Vec<Cell> {
+        Vec::new()
     }
 }
 

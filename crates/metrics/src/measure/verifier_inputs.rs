@@ -7,13 +7,17 @@
 //! which direction; LLM verifiers do not report it.
 
 use crate::input::lean::Lean;
+use crate::measure::registry::{Column, Measure, Place, TableDecl};
+use crate::render::table::{Cell, Table};
+use crate::render::tables::key_cells;
+use crate::report::Report;
 use crate::summary::SimSummary;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Requirements checked, unseen and left unchecked by the offline verifier of one group.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct VerifierInputs {
     /// Decisions that report `info.checked`.
     pub decisions: u64,
@@ -91,6 +95,111 @@ impl VerifierInputs {
     /// Mean requirements left unchecked per decision.
     pub fn mean_unchecked(&self) -> Option<f64> {
         (self.decisions > 0).then(|| self.unchecked as f64 / self.decisions as f64)
+    }
+}
+
+/// The registry entry of the offline verifier's inputs.
+#[derive(Debug)]
+pub struct VerifierInputsMeasure;
+
+const TABLE: TableDecl = TableDecl {
+    id: "verifier_inputs",
+    columns: &[
+        Column {
+            header: "Decisions",
+            name: "decisions",
+            unit: "count",
+            meaning: "offline verifier decisions",
+        },
+        Column {
+            header: "Stated / decision",
+            name: "checked_per_decision",
+            unit: "count",
+            meaning: "requirements a given input states, judged, per decision (mean)",
+        },
+        Column {
+            header: "Unseen (NOT MET) / decision",
+            name: "unseen_per_decision",
+            unit: "count",
+            meaning: "of those, NOT MET for want of the input their evidence lies in, per \
+                      decision (mean)",
+        },
+        Column {
+            header: "Unchecked / decision",
+            name: "unchecked_per_decision",
+            unit: "count",
+            meaning: "requirements left unchecked per decision (mean)",
+        },
+        Column {
+            header: "Inputs",
+            name: "inputs",
+            unit: "text",
+            meaning: "the inputs the verifier variant is given",
+        },
+    ],
+    repeated: &[],
+};
+
+impl Measure for VerifierInputsMeasure {
+    const KEY: &'static str = "verifier_inputs";
+    const GROUP_COLUMNS: &'static [Column] = &[];
+    const TABLES: &'static [TableDecl] = &[TABLE];
+    const PLACE: Place = Place {
+        json_after: &["fail_mode", "verifier_calls"],
+        json_skip_null: true,
+        groups_after: None,
+        tables_after: Some("truncated_replies"),
+    };
+    type Acc = VerifierInputs;
+    /// `None` when no decision reports them (LLM verifiers, other guards).
+    type Value = Option<VerifierInputs>;
+
+    fn add(acc: &mut VerifierInputs, sim: &SimSummary, _own: &[u64]) {
+        acc.add(sim);
+    }
+
+    fn finish(acc: VerifierInputs) -> Option<VerifierInputs> {
+        (acc.decisions > 0).then_some(acc)
+    }
+
+    fn group_cells(_v: &Option<VerifierInputs>) -> Vec<Cell> {
+        Vec::new()
+    }
+
+    fn tables(r: &Report) -> Vec<Table> {
+        let with = |g: &crate::report::GroupReport| g.measures.get::<Self>().flatten();
+        if r.groups.iter().all(|g| with(g).is_none()) {
+            return Vec::new();
+        }
+        let mut t = TABLE.table(
+            "Requirements each variant could check: per decision of the offline verifier, by \
+             the inputs it is given",
+        );
+        let mean = |x: Option<f64>| x.map_or(Cell::Missing, |x| Cell::Num(x, 2));
+        for g in &r.groups {
+            let Some(v) = with(g) else { continue };
+            let mut row = key_cells(g);
+            row.extend([
+                Cell::Int(v.decisions),
+                mean(v.mean_checked()),
+                mean(v.mean_unseen()),
+                mean(v.mean_unchecked()),
+                Cell::Text(v.inputs.iter().cloned().collect::<Vec<_>>().join(", ")),
+            ]);
+            t.rows.push(row);
+        }
+        t.notes.push(
+            "Stated: requirements an input the variant is given states (the policy, the \
+             checklist or the general rules), judged. Unseen: of those, the ones whose evidence \
+             lies in an input it is not given — pg-raw-traj's confirmations, without the \
+             dialogue — judged NOT MET, as a verifier with those inputs would: no evidence of a \
+             confirmation is not a confirmation, so such a variant blocks more, never less. \
+             Unchecked: requirements no given input states, or that the stand-in cannot judge \
+             (dialogue predicates other than confirmation, constraints no argument rule \
+             implements)."
+                .into(),
+        );
+        vec![t]
     }
 }
 

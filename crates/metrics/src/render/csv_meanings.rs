@@ -9,8 +9,7 @@ pub(crate) fn shared(h: &str, kk: &str) -> Option<Meaning> {
     identity(h, kk)
         .or_else(|| outcomes(h, kk))
         .or_else(|| guard_decisions(h, kk))
-        .or_else(|| process(h, kk))
-        .or_else(|| attacks_and_verifiers(h, kk))
+        .or_else(|| artifacts(h, kk))
 }
 
 /// The grid's axes and what a row counts.
@@ -182,113 +181,9 @@ fn guard_decisions(h: &str, _kk: &str) -> Option<Meaning> {
     })
 }
 
-/// Call-NMR and the process-validity measures.
-fn process(h: &str, _kk: &str) -> Option<Meaning> {
+/// Artifact sets.
+fn artifacts(h: &str, _kk: &str) -> Option<Meaning> {
     Some(match h {
-        "Calls" => d(
-            "nmr_calls",
-            "count",
-            "executed agent-side mutating calls with known prerequisite status (PolicyGuard Table 9)",
-        ),
-        "Lacking" => d(
-            "nmr_lacking",
-            "count",
-            "of those, calls lacking a prerequisite read",
-        ),
-        "Call-NMR" => d(
-            "call_nmr",
-            "fraction",
-            "lacking / calls (PolicyGuard Table 9)",
-        ),
-        "Calls (passing)" => d(
-            "nmr_passing_calls",
-            "count",
-            "calls of outcome-passing simulations (PolicyGuide Table 17)",
-        ),
-        "Lacking (passing)" => d(
-            "nmr_passing_lacking",
-            "count",
-            "of those, calls lacking a prerequisite read",
-        ),
-        "Call-NMR (passing)" => d(
-            "call_nmr_passing",
-            "fraction",
-            "call-NMR of outcome-passing simulations (PolicyGuide Table 17)",
-        ),
-        "Unknown" => d(
-            "nmr_unknown",
-            "count",
-            "calls whose prerequisite status is unknown",
-        ),
-        "Traces" => d(
-            "traces",
-            "count",
-            "simulations with a gold trace (PolicyGuide Table 5)",
-        ),
-        "Passing" => d("passing", "count", "outcome-passing traces"),
-        "Step-TCR" => d(
-            "step_tcr",
-            "fraction",
-            "gold steps matched in order / gold steps, passing traces (PolicyGuide Table 5)",
-        ),
-        "Trace-TCR" => d(
-            "trace_tcr",
-            "fraction",
-            "fully compliant / passing traces (PolicyGuide Table 5)",
-        ),
-        "Process-valid" => d(
-            "process_valid_rate",
-            "fraction",
-            "passing and compliant / all traces (PolicyGuide Table 5)",
-        ),
-        _ => return None,
-    })
-}
-
-/// Attacks, offline verifier variants and artifact sets.
-fn attacks_and_verifiers(h: &str, kk: &str) -> Option<Meaning> {
-    let pass = |what: &str| pass_meaning(kk, what);
-    Some(match h {
-        "Attack sims" => d("attack_simulations", "count", "attack-task simulations"),
-        "Successes" => d(
-            "attack_successes",
-            "count",
-            "attacks whose target call executed",
-        ),
-        "ASR / trial" => d(
-            "asr_per_trial",
-            "fraction",
-            "successes / attack simulations (PolicyGuide Figure 6)",
-        ),
-        "Attack tasks" => d("attack_tasks", "count", "attack tasks"),
-        "Breached" => d(
-            "attack_tasks_breached",
-            "count",
-            "attack tasks breached in any trial",
-        ),
-        "ASR / task" => d("asr_per_task", "fraction", "breached / attack tasks"),
-        "Refusal Pass^k" => (
-            format!("refusal_pass_{kk}"),
-            "fraction",
-            pass("on attack tasks, where success is the database left unchanged"),
-        ),
-        "Decisions" => d("decisions", "count", "offline verifier decisions"),
-        "Stated / decision" => d(
-            "checked_per_decision",
-            "count",
-            "requirements a given input states, judged, per decision (mean)",
-        ),
-        "Unseen (NOT MET) / decision" => d(
-            "unseen_per_decision",
-            "count",
-            "of those, NOT MET for want of the input their evidence lies in, per decision (mean)",
-        ),
-        "Unchecked / decision" => d(
-            "unchecked_per_decision",
-            "count",
-            "requirements left unchecked per decision (mean)",
-        ),
-        "Inputs" => d("inputs", "", "the inputs the verifier variant is given"),
         "Artifacts origin" => d(
             "artifacts_origin",
             "",

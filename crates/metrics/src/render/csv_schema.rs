@@ -22,7 +22,7 @@ pub(crate) fn describe_more(h: &str, k: &str) -> Option<(String, &'static str, S
         .or_else(|| guard_column(h))
 }
 
-/// Headers named by a pattern: Pass^k and its Δ, per-role cost, cut replies and replies.
+/// Headers named by a pattern: Pass^k and its Δ, per-role cost.
 fn pattern_header(h: &str) -> Option<(String, &'static str, String)> {
     for (prefix, what) in [
         ("pass_", "over all tasks"),
@@ -57,24 +57,6 @@ fn pattern_header(h: &str) -> Option<(String, &'static str, String)> {
             "usd",
             &format!(
                 "mean {role} cost per scored simulation, US dollars; empty when a {role} model had no price (PolicyGuard cost table)"
-            ),
-        );
-    }
-    if let Some(role) = h.strip_suffix(" cut") {
-        return d(
-            &format!("{role}_truncated"),
-            "count",
-            &format!(
-                "{role} replies cut at their token limit (stop reason length / max_tokens / MAX_TOKENS), every simulation of the group"
-            ),
-        );
-    }
-    if let Some(role) = h.strip_suffix(" replies") {
-        return d(
-            &format!("{role}_replies"),
-            "count",
-            &format!(
-                "{role} model calls, every simulation of the group (the denominator of {role}_truncated)"
             ),
         );
     }
@@ -126,7 +108,7 @@ fn outcome_column(h: &str) -> Option<(String, &'static str, String)> {
     }
 }
 
-/// Snake_case columns of guard decisions, Call-NMR, the verifier and the guide.
+/// Snake_case columns of guard decisions, the verifier and the guide.
 fn guard_column(h: &str) -> Option<(String, &'static str, String)> {
     match h {
         "verdict_tp" | "runtime_tp" => d(
@@ -143,33 +125,6 @@ fn guard_column(h: &str) -> Option<(String, &'static str, String)> {
         "verdict_block_rate" | "runtime_block_rate" => {
             d(h, "fraction", "blocked / attempts (PolicyGuard Table 7)")
         }
-        "nmr_calls" => d(
-            h,
-            "count",
-            "executed agent-side mutating calls with known prerequisite status (PolicyGuard Table 9)",
-        ),
-        "nmr_lacking" => d(h, "count", "of those, calls lacking a prerequisite read"),
-        "call_nmr" => d(h, "fraction", "lacking / calls (PolicyGuard Table 9)"),
-        "nmr_passing_calls" => d(
-            h,
-            "count",
-            "calls of outcome-passing simulations (PolicyGuide Table 17)",
-        ),
-        "nmr_passing_lacking" => d(h, "count", "of those, calls lacking a prerequisite read"),
-        "call_nmr_passing" => d(h, "fraction", "call-NMR of outcome-passing simulations"),
-        "step_tcr" => d(h, "fraction", "Step-TCR (PolicyGuide Table 5)"),
-        "trace_tcr" => d(h, "fraction", "Trace-TCR (PolicyGuide Table 5)"),
-        "process_valid_rate" => d(
-            h,
-            "fraction",
-            "passing and compliant / all traces (PolicyGuide Table 5)",
-        ),
-        "attack_simulations" => d(h, "count", "attack-task simulations"),
-        "asr" => d(
-            h,
-            "fraction",
-            "attack success per trial (PolicyGuide Figure 6)",
-        ),
         "guide_runs_per_sim" => d(
             h,
             "count",

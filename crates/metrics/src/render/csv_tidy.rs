@@ -229,7 +229,7 @@ pub fn tidy(t: &Table) -> TidyCsv {
     for (j, header) in t.headers.iter().enumerate() {
         let cells: Vec<&Cell> = t.rows.iter().filter_map(|r| r.get(j)).collect();
         let (name, unit, meaning) = match t.declared.get(j) {
-            Some(Some(c)) => (c.name.to_string(), c.schema_unit(), c.meaning.to_string()),
+            Some(Some(c)) => (c.name.clone(), c.schema_unit(), c.meaning.clone()),
             _ => describe(t.id, header),
         };
         let two = cells.iter().any(|c| matches!(c, Cell::MeanStd(..)));

@@ -166,7 +166,7 @@ pub struct Table {
     pub notes: Vec<String>,
     /// Per header, its declaration when a registered measure made the column (the CSV schema
     /// reads it); shorter than `headers` or `None` where the schema describes the header.
-    pub declared: Vec<Option<crate::measure::registry::Column>>,
+    pub declared: Vec<Option<crate::measure::registry::Declared>>,
 }
 
 impl Table {

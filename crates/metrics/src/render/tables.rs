@@ -3,18 +3,17 @@
 //! - PolicyGuard Table 2: Pass^4 overall / PV / Mut and Δ vs the same agent's baseline.
 //! - PolicyGuard Table 7: per-call verdict confusion, verdict and runtime views, with the
 //!   fail-mode verdicts among them: `tables_verdicts.rs`.
-//! - PolicyGuard Table 8: agent + user turns per Mut simulation and Δ vs baseline: the
-//!   `turns` measure (`measure/turns.rs`), placed here by the registry.
-//! - PolicyGuard Table 9 / PolicyGuide Table 17: call-NMR on Mut simulations (all, passing).
 //! - PolicyGuide Table 1: Pass^1 and Pass^4, overall / PV / Mut, per domain.
 //! - PolicyGuide Table 10: Pass^k for every k, P4/P1, per-trial Pass^1 mean and std.
-//! - PolicyGuide Table 5: telecom ordered-trace compliance (when records carry gold traces).
 //! - PolicyGuide Tables 2, 3, 14 and 15 (ablations, matched controllers, guide usage, wall
 //!   clock) and Table 1 with its cross-domain mean: `tables_policyguide.rs`, when present.
-//! - PolicyGuide Figure 6 as a table: attack success per trial (when records mark attacks).
 //! - PolicyGuard's cost table and per-task outcomes: `tables_extra.rs`.
 //! - A summary (counts, reward, cost) and, for `--format csv`, one flat row per group (its
 //!   last column, `simulated`, says whether a `sim` model played a role in the group).
+//! - The registered measures' tables (`measure/registry.rs`), each placed where its measure
+//!   says: PolicyGuard Table 8 (turns), Table 9 / PolicyGuide Table 17 (call-NMR),
+//!   PolicyGuide Table 5 (ordered traces), PolicyGuide Figure 6 as a table (attacks), cut
+//!   replies per role, the offline verifier's inputs, read-only calls.
 //!
 //! When any group is simulated, every table title carries [`crate::summary::simulated::SIMULATED_LABEL`].
 //!
@@ -49,52 +48,6 @@ pub(crate) fn pk(k: u32) -> String {
 
 pub(crate) fn rate_at(pass_k: &crate::measure::pass_k::PassK, k: u32) -> Cell {
     Cell::opt_rate(pass_k.get(k))
-}
-
-/// The requirements each offline verifier variant could check from its inputs (see
-/// `crate::measure::verifier_inputs`); `None` when no group reports it.
-fn verifier_inputs_table(r: &Report) -> Option<Table> {
-    if r.groups.iter().all(|g| g.verifier_inputs.is_none()) {
-        return None;
-    }
-    let mut t = Table::new(
-        "verifier_inputs",
-        "Requirements each variant could check: per decision of the offline verifier, by the inputs it is given",
-        &[],
-    );
-    t.headers = headers(&[
-        "Decisions",
-        "Stated / decision",
-        "Unseen (NOT MET) / decision",
-        "Unchecked / decision",
-        "Inputs",
-    ]);
-    let mean = |x: Option<f64>| x.map_or(Cell::Missing, |x| Cell::Num(x, 2));
-    for g in &r.groups {
-        let Some(v) = &g.verifier_inputs else {
-            continue;
-        };
-        let mut row = key_cells(g);
-        row.extend([
-            Cell::Int(v.decisions),
-            mean(v.mean_checked()),
-            mean(v.mean_unseen()),
-            mean(v.mean_unchecked()),
-            Cell::Text(v.inputs.iter().cloned().collect::<Vec<_>>().join(", ")),
-        ]);
-        t.rows.push(row);
-    }
-    t.notes.push(
-        "Stated: requirements an input the variant is given states (the policy, the checklist or \
-         the general rules), judged. Unseen: of those, the ones whose evidence lies in an input \
-         it is not given — pg-raw-traj's confirmations, without the dialogue — judged NOT MET, \
-         as a verifier with those inputs would: no evidence of a confirmation is not a \
-         confirmation, so such a variant blocks more, never less. Unchecked: requirements no \
-         given input states, or that the stand-in cannot judge (dialogue predicates other \
-         than confirmation, constraints no argument rule implements)."
-            .into(),
-    );
-    Some(t)
 }
 
 /// The floors of every domain (see `crate::measure::floors`), with the notes on configurations that do
@@ -172,41 +125,6 @@ pub fn policyguard_table2(r: &Report) -> Table {
     t
 }
 
-/// PolicyGuard Table 9 (all Mut simulations) with PolicyGuide Table 17 (passing ones).
-pub fn policyguard_table9(r: &Report) -> Table {
-    let mut t = Table::new("policyguard_table9", "", &[]);
-    t.title = "PolicyGuard Table 9: call-NMR on Mut tasks".into();
-    t.headers = headers(&[
-        "Calls",
-        "Lacking",
-        "Call-NMR",
-        "Calls (passing)",
-        "Lacking (passing)",
-        "Call-NMR (passing)",
-        "Unknown",
-    ]);
-    for g in &r.groups {
-        let (a, p) = (&g.call_nmr.all, &g.call_nmr.passing);
-        let mut row = key_cells(g);
-        row.extend([
-            Cell::Int(a.calls),
-            Cell::Int(a.lacking),
-            Cell::opt_pct(a.rate()),
-            Cell::Int(p.calls),
-            Cell::Int(p.lacking),
-            Cell::opt_pct(p.rate()),
-            Cell::Int(a.unknown),
-        ]);
-        t.rows.push(row);
-    }
-    t.notes.push(
-        "Call-NMR = executed agent-side mutating calls lacking a prerequisite / executed calls \
-         with known prerequisite status; passing = outcome-passing simulations."
-            .into(),
-    );
-    t
-}
-
 /// PolicyGuide Table 10: the Pass^k curve.
 pub fn pass_k_table(r: &Report) -> Table {
     let max_k = r
@@ -243,87 +161,6 @@ pub fn pass_k_table(r: &Report) -> Table {
         ));
     }
     t
-}
-
-/// PolicyGuide Table 5, when any group has gold traces.
-pub fn trace_table(r: &Report) -> Option<Table> {
-    if r.groups.iter().all(|g| g.trace.is_none()) {
-        return None;
-    }
-    let mut t = Table::new(
-        "policyguide_table5",
-        "PolicyGuide Table 5: ordered-trace compliance",
-        &[],
-    );
-    t.headers = headers(&[
-        "Traces",
-        "Passing",
-        "Step-TCR",
-        "Trace-TCR",
-        "Process-valid",
-    ]);
-    for g in &r.groups {
-        let Some(tc) = &g.trace else { continue };
-        let mut row = key_cells(g);
-        row.extend([
-            Cell::Int(tc.traces),
-            Cell::Int(tc.passing),
-            Cell::opt_pct(tc.step_tcr()),
-            Cell::opt_pct(tc.trace_tcr()),
-            Cell::opt_pct(tc.process_valid_rate()),
-        ]);
-        t.rows.push(row);
-    }
-    t.notes.push(
-        "Step- and Trace-TCR condition on outcome-passing traces; process-valid = passing and \
-         trace-compliant / all traces."
-            .into(),
-    );
-    Some(t)
-}
-
-/// Attack success per trial, when any group has attack tasks.
-pub fn attack_table(r: &Report) -> Option<Table> {
-    if r.groups.iter().all(|g| g.attack.is_none()) {
-        return None;
-    }
-    let k = r.headline_k;
-    let mut t = Table::new(
-        "attack_success",
-        "Attack success rate per trial and per task (PolicyGuide Figure 6)",
-        &[],
-    );
-    let refusal = format!("Refusal {}", pk(k));
-    t.headers = headers(&[
-        "Attack sims",
-        "Successes",
-        "ASR / trial",
-        "Attack tasks",
-        "Breached",
-        "ASR / task",
-        &refusal,
-    ]);
-    for g in &r.groups {
-        let Some(a) = &g.attack else { continue };
-        let mut row = key_cells(g);
-        row.extend([
-            Cell::Int(a.simulations),
-            Cell::Int(a.successes),
-            Cell::opt_rate(a.asr()),
-            Cell::Int(a.tasks),
-            Cell::Int(a.tasks_breached),
-            Cell::opt_rate(a.asr_per_task()),
-            rate_at(&g.overall.pass_k, k),
-        ]);
-        t.rows.push(row);
-    }
-    t.notes.push(
-        "A success is an attack whose target call executed; a blocked call is a failed attack. \
-         Refusal Pass^k is the group's Pass^k: on attack tasks the reward is the database left \
-         unchanged."
-            .into(),
-    );
-    Some(t)
 }
 
 /// Counts, reward and cost per group.
@@ -387,17 +224,6 @@ const SCALAR_HEADERS: &[&str] = &[
     "runtime_tn",
     "runtime_pv_recall",
     "runtime_block_rate",
-    "nmr_calls",
-    "nmr_lacking",
-    "call_nmr",
-    "nmr_passing_calls",
-    "nmr_passing_lacking",
-    "call_nmr_passing",
-    "step_tcr",
-    "trace_tcr",
-    "process_valid_rate",
-    "attack_simulations",
-    "asr",
 ];
 
 /// One flat row per group with every scalar metric (the CSV form of `report`).
@@ -444,7 +270,6 @@ pub fn groups_table(r: &Report) -> Table {
         }
         row.extend((1..=max_k).map(|k| frac(g.delta_vs_baseline.as_ref().and_then(|d| d.get(k)))));
         let (v, rt) = (&g.confusion.verdict, &g.confusion.runtime);
-        let trace = g.trace.as_ref();
         row.extend([
             Cell::Int(g.pv.n_tasks),
             Cell::Int(g.mut_.n_tasks),
@@ -466,17 +291,6 @@ pub fn groups_table(r: &Report) -> Table {
             Cell::Int(rt.tn),
             frac(rt.pv_recall()),
             frac(rt.block_rate()),
-            Cell::Int(g.call_nmr.all.calls),
-            Cell::Int(g.call_nmr.all.lacking),
-            frac(g.call_nmr.all.rate()),
-            Cell::Int(g.call_nmr.passing.calls),
-            Cell::Int(g.call_nmr.passing.lacking),
-            frac(g.call_nmr.passing.rate()),
-            frac(trace.and_then(|t| t.step_tcr())),
-            frac(trace.and_then(|t| t.trace_tcr())),
-            frac(trace.and_then(|t| t.process_valid_rate())),
-            g.attack.map_or(Cell::Missing, |a| Cell::Int(a.simulations)),
-            frac(g.attack.and_then(|a| a.asr())),
         ]);
         row.extend(fail);
         row.extend(guide);
@@ -490,36 +304,82 @@ pub fn groups_table(r: &Report) -> Table {
 impl Report {
     /// Every table of the report, in print order.
     pub fn tables(&self) -> Vec<Table> {
-        let mut out = vec![
-            summary_table(self),
-            policyguard_table2(self),
-            policyguide_table1(self),
+        use crate::render::{tables_comparability, tables_extra, tables_process};
+        let one = |t: Table| vec![t];
+        // Each fixed table under its id, printed or not: the registered measures' tables go
+        // after the one their place names.
+        let mut slots: Vec<(&'static str, Vec<Table>)> = vec![
+            ("summary", one(summary_table(self))),
+            ("policyguard_table2", one(policyguard_table2(self))),
+            ("policyguide_table1", one(policyguide_table1(self))),
+            (
+                "policyguide_table2",
+                ablation_table(self).into_iter().collect(),
+            ),
+            (
+                "policyguide_table3",
+                controller_table(self).into_iter().collect(),
+            ),
+            ("pass_k", one(pass_k_table(self))),
+            ("policyguard_table7", one(policyguard_table7(self))),
+            (
+                "process_pass_k",
+                tables_process::process_pass_k_table(self)
+                    .into_iter()
+                    .collect(),
+            ),
+            (
+                "first_deviations",
+                tables_process::first_deviation_table(self)
+                    .into_iter()
+                    .collect(),
+            ),
+            (
+                "procedure_levels",
+                tables_process::procedure_levels_table(self)
+                    .into_iter()
+                    .collect(),
+            ),
+            (
+                "policyguide_table14",
+                guide_usage_table(self).into_iter().collect(),
+            ),
+            (
+                "policyguide_table15",
+                wall_clock_table(self).into_iter().collect(),
+            ),
+            (
+                "policyguard_cost",
+                tables_extra::cost_table(self).into_iter().collect(),
+            ),
+            (
+                "spending",
+                crate::measure::spending::spending_table(self)
+                    .into_iter()
+                    .collect(),
+            ),
+            (
+                "artifacts_origin",
+                tables_extra::artifacts_origin_table(self)
+                    .into_iter()
+                    .collect(),
+            ),
+            ("floors", floors_table(self).into_iter().collect()),
+            (
+                "comparability",
+                tables_comparability::comparability_table(self)
+                    .into_iter()
+                    .collect(),
+            ),
+            (
+                "task_outcomes",
+                tables_extra::task_outcomes_table(self)
+                    .into_iter()
+                    .collect(),
+            ),
         ];
-        out.extend(ablation_table(self));
-        out.extend(controller_table(self));
-        out.extend([
-            pass_k_table(self),
-            policyguard_table7(self),
-            policyguard_table9(self),
-        ]);
-        out.extend(trace_table(self));
-        out.extend(crate::render::tables_process::process_pass_k_table(self));
-        out.extend(crate::render::tables_process::first_deviation_table(self));
-        out.extend(crate::render::tables_process::procedure_levels_table(self));
-        out.extend(guide_usage_table(self));
-        out.extend(wall_clock_table(self));
-        out.extend(attack_table(self));
-        out.extend(crate::render::tables_extra::cost_table(self));
-        out.extend(crate::measure::spending::spending_table(self));
-        out.extend(crate::measure::truncation::truncation_table(self));
-        out.extend(verifier_inputs_table(self));
-        out.extend(crate::render::tables_extra::artifacts_origin_table(self));
-        out.extend(floors_table(self));
-        out.extend(crate::render::tables_comparability::comparability_table(
-            self,
-        ));
-        out.extend(crate::render::tables_extra::task_outcomes_table(self));
-        crate::measure::registry::splice_tables(&mut out, self);
+        crate::measure::registry::splice_tables(&mut slots, self);
+        let mut out: Vec<Table> = slots.into_iter().flat_map(|(_, t)| t).collect();
         for t in &mut out {
             t.title = self.caveated(titled(&t.title, self.simulated()));
         }

@@ -117,6 +117,7 @@ pub fn first_deviation_table(r: &Report) -> Option<Table> {
 /// Table 11 (airline: 43 requirements, 29 process-level, 14 argument-level) and PolicyGuide
 /// Table 6 (A / P / W, where W splits PolicyGuard's process-level class, so their process
 /// share is P + W). Shares as the papers print them.
+#[derive(Debug)]
 pub struct PublishedLevels {
     pub domain: &'static str,
     pub requirements: Option<u64>,

@@ -12,15 +12,11 @@
 pub(crate) mod report_groups;
 pub(crate) mod report_slices;
 
-use crate::measure::attack::AttackStats;
 use crate::measure::confusion::{ConfusionViews, LabelOptions};
 use crate::measure::fail_mode::FailModeCounts;
-use crate::measure::nmr::CallNmrViews;
 use crate::measure::pass_k::{PassK, TaskTally};
 use crate::measure::registry::Measured;
 use crate::measure::slices::SliceMetrics;
-use crate::measure::trace::TraceCompliance;
-use crate::measure::verifier_calls::VerifierCalls;
 use crate::report::report_groups::{Grouped, dedupe, split_groups};
 use crate::report::report_slices::Scored;
 use crate::summary::outcome::InfraPolicy;
@@ -108,32 +104,18 @@ pub struct GroupReport {
     /// with usage of that role; `None` (JSON `null`) when one of them called a model without
     /// a price: the mean is unknown, never a mean of the priced part.
     pub cost_per_simulation: BTreeMap<String, Option<f64>>,
-    /// Model calls and replies cut at the token limit per role (see [`crate::measure::truncation`]).
-    pub truncated_replies: BTreeMap<String, crate::measure::truncation::RoleReplies>,
     pub confusion: ConfusionViews,
-    pub call_nmr: CallNmrViews,
     /// The registered measures' values (`measure/registry.rs`), each placed in the JSON
     /// object where its measure says.
     #[serde(skip)]
     pub measures: Measured,
-    /// Ordered-trace compliance; `None` when no record has a gold trace.
-    pub trace: Option<TraceCompliance>,
     /// First deviations by level and position and the trigger schedules' coverage; `None`
     /// when no simulation was process-evaluated (see [`crate::measure::process`]).
     pub process: Option<crate::measure::process::ProcessStats>,
-    /// Attack success; `None` when no record is an attack task.
-    pub attack: Option<AttackStats>,
-    /// Verifier calls a layered guard (`hybrid`) made and saved; `None` when no guard
-    /// decision reports it.
-    pub verifier_calls: Option<VerifierCalls>,
     /// Guard verdicts the fail mode gave in place of a judgement; `None` when the group has
     /// no guard decision.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fail_mode: Option<FailModeCounts>,
-    /// Requirements the offline verifier could check from its variant's inputs; `None` when
-    /// no decision reports them (LLM verifiers, other guards).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verifier_inputs: Option<crate::measure::verifier_inputs::VerifierInputs>,
     /// The floors of the group's domain by floor agent (see [`crate::measure::floors`]); empty when
     /// the report was made without them.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -241,15 +223,7 @@ fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
 fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let n = g.n_tasks as usize;
     let mut acc = Scored::new(n);
-    let mut truncated_replies = BTreeMap::new();
     let mut confusion = ConfusionViews::default();
-    let mut nmr = CallNmrViews::default();
-    let mut trace = TraceCompliance::default();
-    let mut attack = AttackStats::default();
-    // Per task index: `Some(breached in any trial)` for attack tasks.
-    let mut attack_tasks: Vec<Option<bool>> = vec![None; n];
-    let mut verifier_calls = VerifierCalls::default();
-    let mut verifier_inputs = crate::measure::verifier_inputs::VerifierInputs::default();
     let mut guide_usage = crate::measure::guide::GuideUsage::default();
     let (mut fail_mode, mut guide_fail_mode) =
         (FailModeCounts::default(), FailModeCounts::default());
@@ -258,19 +232,7 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     for &(rec, ti) in &g.records {
         task_names[ti as usize] = &*rec.task_id;
         acc.add(rec, ti, options.infra);
-        crate::measure::truncation::add(&mut truncated_replies, rec);
         confusion.add(rec, &options.labels);
-        nmr.add(rec);
-        trace.add(rec);
-        attack.add(rec);
-        if !rec.is_infra_error()
-            && let Some(hit) = rec.attack
-        {
-            let slot = &mut attack_tasks[ti as usize];
-            *slot = Some(slot.unwrap_or(false) || hit);
-        }
-        verifier_calls.add(rec);
-        verifier_inputs.add(rec);
         guide_usage.add(rec);
         fail_mode.add_guard(rec);
         guide_fail_mode.add_guide(rec);
@@ -325,18 +287,8 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
             .into_iter()
             .map(|(role, (s, n, unpriced))| (role.to_string(), (!unpriced).then(|| s / n as f64)))
             .collect(),
-        truncated_replies,
         confusion,
-        call_nmr: nmr,
         measures: Measured::of(g.records.iter().map(|(r, _)| *r)),
-        trace: (trace.traces > 0).then_some(trace),
-        attack: (attack.simulations > 0).then_some(AttackStats {
-            tasks: attack_tasks.iter().flatten().count() as u64,
-            tasks_breached: attack_tasks.iter().flatten().filter(|b| **b).count() as u64,
-            ..attack
-        }),
-        verifier_calls: (verifier_calls.decisions > 0).then_some(verifier_calls),
-        verifier_inputs: (verifier_inputs.decisions > 0).then_some(verifier_inputs),
         floors: BTreeMap::new(),
         pv_above_refuse_all: None,
         guide_usage: has_guide.then_some(guide_usage),

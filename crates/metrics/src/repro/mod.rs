@@ -76,6 +76,7 @@ impl TableSpec {
 /// The runs of one config: its domain, the experiment's label for its agent, its guards in
 /// grid order, the report over its records (`None` before it has run) and the records'
 /// summaries (for the measures that pair simulations: McNemar).
+#[derive(Debug)]
 pub struct ConfigRows<'a> {
     pub domain: String,
     pub agent: String,

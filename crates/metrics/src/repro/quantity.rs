@@ -6,7 +6,10 @@
 //! compliance (`crate::measure::trace`), guide usage and wall clock (`crate::measure::guide`), cost per
 //! simulation (`crate::report`), McNemar (`crate::stats::compare`).
 
+use crate::measure::attack::Attack;
+use crate::measure::nmr::Nmr;
 use crate::measure::slices::SliceMetrics;
+use crate::measure::trace::Trace;
 use crate::measure::turns::Turns;
 use crate::report::GroupReport;
 use serde::{Deserialize, Serialize};
@@ -216,6 +219,7 @@ pub(crate) fn value_of(g: &GroupReport, c: &Column, vs: Option<&GroupReport>) ->
     let slice = slice_of(g, c.slice);
     let k = c.k.unwrap_or(1);
     let usage = g.guide_usage.as_ref();
+    let trace = || g.measures.get::<Trace>().flatten();
     match c.metric {
         Metric::Pass => slice.pass_k.get(k),
         Metric::DeltaPass => g.delta_vs_baseline.as_ref().and_then(|d| d.get(k)),
@@ -228,14 +232,14 @@ pub(crate) fn value_of(g: &GroupReport, c: &Column, vs: Option<&GroupReport>) ->
         Metric::BlockRate => g.confusion.verdict.block_rate(),
         Metric::RuntimePvRecall => g.confusion.runtime.pv_recall(),
         Metric::RuntimeBlockRate => g.confusion.runtime.block_rate(),
-        Metric::Asr => g.attack.and_then(|a| a.asr()),
+        Metric::Asr => g.measures.get::<Attack>().flatten().and_then(|a| a.asr()),
         Metric::MeanTurns => g.measures.get::<Turns>()?.mean_turns,
         Metric::TurnInflation => g.measures.get::<Turns>()?.delta_vs_baseline,
-        Metric::CallNmr => g.call_nmr.all.rate(),
-        Metric::CallNmrPassing => g.call_nmr.passing.rate(),
-        Metric::StepTcr => g.trace.and_then(|t| t.step_tcr()),
-        Metric::TraceTcr => g.trace.and_then(|t| t.trace_tcr()),
-        Metric::ProcessValidRate => g.trace.and_then(|t| t.process_valid_rate()),
+        Metric::CallNmr => g.measures.get::<Nmr>().and_then(|v| v.all.rate()),
+        Metric::CallNmrPassing => g.measures.get::<Nmr>().and_then(|v| v.passing.rate()),
+        Metric::StepTcr => trace().and_then(|t| t.step_tcr()),
+        Metric::TraceTcr => trace().and_then(|t| t.trace_tcr()),
+        Metric::ProcessValidRate => trace().and_then(|t| t.process_valid_rate()),
         Metric::GuideCalls => usage.and_then(|u| u.calls_per_simulation()),
         Metric::GuideCost => usage.and_then(|u| u.cost_per_simulation()),
         Metric::PrefixCacheHit => usage.and_then(|u| u.prefix_cache_hit_rate()),

@@ -5,6 +5,7 @@
 //! and the summary types hold no trajectory.
 
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tauguard_core::record::{
     AttackSpec, FailReason, InjectedFault, SimulationRecord, Slice, Verdict, VerdictSource,
@@ -16,6 +17,7 @@ use tauguard_metrics::sidecar::{
 use tauguard_metrics::synthetic::{
     attempt, guard_event, guide_event, infra, record, usage, with_calls,
 };
+use tauguard_metrics::truncation::RoleReplies;
 use tauguard_metrics::{
     CallSummary, Format, LoadOptions, MetricsError, ReportOptions, SimSummary, load_summaries,
     report, report_summaries, summarise, write_sidecar,
@@ -216,11 +218,11 @@ fn report_from_the_sidecar_equals_the_report_from_records() {
             .unwrap()
     };
     assert!(g("policyguide", "airline").guide_usage.is_some());
-    assert!(g("baseline", "airline").truncated_replies["agent"].truncated > 0);
-    assert_eq!(
-        g("baseline", "airline").truncated_replies["critic"].truncated,
-        3
-    );
+    let replies = (g("baseline", "airline").measures)
+        .value::<BTreeMap<String, RoleReplies>>("truncated_replies")
+        .unwrap();
+    assert!(replies["agent"].truncated > 0);
+    assert_eq!(replies["critic"].truncated, 3);
     assert_eq!(g("baseline", "airline").cost_per_simulation["judge"], None);
     assert!(
         g("pg-checklist", "airline")
@@ -238,10 +240,13 @@ fn report_from_the_sidecar_equals_the_report_from_records() {
             .fail_mode
             > 0
     );
-    assert!(g("hybrid", "airline").verifier_calls.is_some());
-    assert!(g("pg-checklist", "airline").verifier_inputs.is_some());
-    assert!(g("baseline", "telecom").trace.is_some());
-    assert!(g("baseline", "airline").attack.is_some());
+    let has = |guard: &str, domain: &str, key: &str| {
+        (g(guard, domain).measures.0.iter()).any(|(k, v)| *k == key && !v.is_null())
+    };
+    assert!(has("hybrid", "airline", "verifier_calls"));
+    assert!(has("pg-checklist", "airline", "verifier_inputs"));
+    assert!(has("baseline", "telecom", "trace"));
+    assert!(has("baseline", "airline", "attack"));
     assert!(g("baseline", "airline").overall.infra_errors > 0);
     assert!(
         g("baseline", "airline")

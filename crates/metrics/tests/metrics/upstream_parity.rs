@@ -105,8 +105,11 @@ fn slices_turns_and_calls_of_the_import() {
     assert_eq!(g.confusion.runtime.tn, 11);
     assert_eq!(g.confusion.verdict.attempts(), 0);
     // No prerequisite information upstream: call-NMR unknown.
-    assert_eq!(g.call_nmr.all.unknown, 11);
-    assert_eq!(g.call_nmr.all.rate(), None);
+    let nmr = (g.measures)
+        .value::<tauguard_metrics::nmr::CallNmrViews>("call_nmr")
+        .unwrap();
+    assert_eq!(nmr.all.unknown, 11);
+    assert_eq!(nmr.all.rate(), None);
     assert!((g.cost_per_simulation["agent"].expect("priced") - 0.05).abs() < 1e-12);
 
     let json = rep.render(Format::Json);

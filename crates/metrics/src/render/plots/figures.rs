@@ -7,6 +7,7 @@ use super::{
     BarSeries, Drawn, Figure, Key, Panel, PanelKind, Series, by_domain, coinciding, curve_figure,
     faceted, identity, label, legend, styles, telecom_figure, telecom_intent, telecom_persona,
 };
+use crate::measure::attack::Attack;
 use crate::report::{GroupReport, Report};
 use crate::summary::simulated::titled;
 use std::collections::BTreeMap;
@@ -259,7 +260,7 @@ fn block_recall_figure(r: &Report, s: &Styles) -> Option<Drawn> {
 /// PolicyGuide Figure 6: attack success rate, where groups ran attack tasks.
 fn attack_figure(r: &Report, s: &Styles) -> Option<Drawn> {
     let title = |t: &str| titled(t, r.simulated());
-    let attacked = by_domain(r, |g| g.attack.is_some());
+    let attacked = by_domain(r, |g| g.measures.get::<Attack>().flatten().is_some());
     if attacked.is_empty() {
         return None;
     }
@@ -278,7 +279,7 @@ fn attack_figure(r: &Report, s: &Styles) -> Option<Drawn> {
                         .iter()
                         .map(|&i| {
                             let g = &r.groups[i];
-                            let a = g.attack;
+                            let a = g.measures.get::<Attack>().flatten();
                             BarSeries {
                                 id: identity(s, g),
                                 values: vec![

@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tauguard_env::registry::{self, DOMAINS, mutating_tools};
 use tauguard_metrics::{DomainTable, ReportOptions, load_inputs, report};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::runner::{RunOptions, run};
+use tauguard_orchestrator::{RunConfig, RunOptions, run};
 use tauguard_testkit::SimConfig;
 
 fn root() -> PathBuf {

@@ -15,10 +15,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tauguard_core::record::SimulationRecord;
 use tauguard_llm::Outage;
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunError, RunOptions, RunSummary, run};
-use tauguard_orchestrator::runtime::{self, Workload};
+use tauguard_orchestrator::{
+    RunConfig, RunError, RunOptions, RunSummary, Workload, build_runtime, read_records, run,
+};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -206,7 +205,7 @@ fn root() -> PathBuf {
 }
 
 fn run_to(cfg: RunConfig, out: &Path, resume: bool) -> Result<RunSummary, RunError> {
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
+    let rt = build_runtime(Workload::of(&cfg)).unwrap();
     rt.block_on(run(
         cfg,
         RunOptions {

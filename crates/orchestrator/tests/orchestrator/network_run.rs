@@ -10,11 +10,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tauguard_core::record::{FailReason, SimulationRecord, Verdict, VerdictSource};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunError, RunSummary};
-use tauguard_orchestrator::runner::{RunOptions, run};
-use tauguard_orchestrator::runtime::{self, Workload};
+use tauguard_orchestrator::{
+    RunConfig, RunError, RunOptions, RunSummary, Workload, build_runtime, read_records, run,
+};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -80,7 +78,7 @@ fn a_network_run_completes_on_its_runtime() {
     });
     let cfg = config("provider = \"mock\"\nmodel = \"m\"", &server.uri());
     let out = tempfile::tempdir().unwrap();
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
+    let rt = build_runtime(Workload::of(&cfg)).unwrap();
     let summary = rt
         .block_on(run(
             cfg,
@@ -155,7 +153,7 @@ jitter = false
 }
 
 fn run_to(cfg: RunConfig, out: &Path) -> Result<RunSummary, RunError> {
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
+    let rt = build_runtime(Workload::of(&cfg)).unwrap();
     rt.block_on(run(
         cfg,
         RunOptions {

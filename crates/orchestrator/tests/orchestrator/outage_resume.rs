@@ -6,10 +6,9 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunOptions, RunSummary, run};
-use tauguard_orchestrator::runtime::{self, Workload};
+use tauguard_orchestrator::{
+    RunConfig, RunOptions, RunSummary, Workload, build_runtime, read_records, run,
+};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -67,7 +66,7 @@ max_attempts = 1
 }
 
 fn run_once(cfg: RunConfig, out: &Path, resume: bool, keep_infra: bool) -> RunSummary {
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
+    let rt = build_runtime(Workload::of(&cfg)).unwrap();
     rt.block_on(run(
         cfg,
         RunOptions {

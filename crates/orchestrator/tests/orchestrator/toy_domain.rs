@@ -4,10 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::evaluate::evaluate;
-use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunOptions, run};
+use tauguard_orchestrator::{RunConfig, RunOptions, evaluate, read_records, run};
 use tauguard_testkit::SimConfig;
 
 fn root() -> PathBuf {

@@ -13,10 +13,9 @@ use tauguard_core::Message;
 use tauguard_core::message::TokenLimitRetry;
 use tauguard_core::record::SimulationRecord;
 use tauguard_guards::factory::{DEFAULT_GUIDE_MAX_TOKENS, DEFAULT_VERIFIER_MAX_TOKENS};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunOptions, RunSummary, run};
-use tauguard_orchestrator::runtime::{self, Workload};
+use tauguard_orchestrator::{
+    RunConfig, RunOptions, RunSummary, Workload, build_runtime, read_records, run,
+};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -136,7 +135,7 @@ max_attempts = 1
 }
 
 fn run_to(cfg: RunConfig, out: &Path) -> RunSummary {
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
+    let rt = build_runtime(Workload::of(&cfg)).unwrap();
     rt.block_on(run(
         cfg,
         RunOptions {
@@ -216,11 +215,11 @@ fn cut_replies_are_recorded_with_their_stop_reason_and_counted() {
         "airline",
     )
     .unwrap();
-    let exported = tauguard_orchestrator::export::results_json(
+    let exported = tauguard_orchestrator::results_json(
         &recs,
         &data,
         None,
-        &tauguard_orchestrator::export::ExportOptions::default(),
+        &tauguard_orchestrator::ExportOptions::default(),
     )
     .unwrap();
     let text = exported["simulations"].to_string();

@@ -8,10 +8,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::prompts::render_scenario;
-use tauguard_orchestrator::runner::{RunOptions, run};
-use tauguard_orchestrator::runtime::{self, Workload};
+use tauguard_orchestrator::{RunConfig, RunOptions, Workload, build_runtime, render_scenario, run};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -85,7 +82,7 @@ timeout_secs = 5
     );
     let cfg = RunConfig::parse(Path::new("capture.toml"), &text).unwrap();
     let out = tempfile::tempdir().unwrap();
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
+    let rt = build_runtime(Workload::of(&cfg)).unwrap();
     rt.block_on(run(
         cfg,
         RunOptions {

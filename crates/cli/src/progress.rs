@@ -5,12 +5,13 @@
 use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Duration;
-use tauguard_orchestrator::runner::Progress;
+use tauguard_orchestrator::Progress;
 
 /// Seconds between progress lines when stderr is not a terminal.
 const PROGRESS_EVERY_SECS: u64 = 5;
 
 /// The bar, drawn only on a terminal, and whether plain lines are written instead.
+#[derive(Debug)]
 struct StderrProgress {
     bar: indicatif::ProgressBar,
     plain: bool,

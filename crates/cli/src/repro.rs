@@ -12,8 +12,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use tauguard_metrics::floors::Floor;
 use tauguard_metrics::repro::{ConfigRows, Published, TableSpec, repro_table};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::offline::FaultProfile;
+use tauguard_orchestrator::{FaultProfile, RunConfig};
 
 /// Where experiments live, relative to the project directory.
 pub(crate) const REPRO_DIR: &str = "configs/repro";
@@ -110,7 +109,8 @@ impl Experiment {
         let mut offline_twins = HashSet::new();
         for (i, entry) in manifest.configs.iter().enumerate() {
             let path = dir.join(&entry.file);
-            let cfg = RunConfig::load(&path).map_err(|e| at(format!("`config[{i}]`: {e}")))?;
+            let cfg = RunConfig::load(&path)
+                .with_context(|| format!("`{}`: `config[{i}]`", manifest_path.display()))?;
             if !stems.insert(stem(&path)) {
                 return Err(at(format!(
                     "`config[{i}]`: another config has the file name `{}`",
@@ -212,8 +212,8 @@ impl Experiment {
                     .guards
                     .iter()
                     .map(|g| match g {
-                        tauguard_orchestrator::grid::NameOr::Name(n) => n.clone(),
-                        tauguard_orchestrator::grid::NameOr::Table(t) => t.name.clone(),
+                        tauguard_orchestrator::NameOr::Name(n) => n.clone(),
+                        tauguard_orchestrator::NameOr::Table(t) => t.name.clone(),
                     })
                     .collect(),
                 report: runs.get(i).map(|r| &r.report),

@@ -22,11 +22,9 @@ use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
-use tauguard_orchestrator::evaluate::{GoldCache, evaluate_final};
-use tauguard_orchestrator::prompts::{agent_system_prompt, user_system_prompt};
-use tauguard_orchestrator::runtime::{self, Workload};
-use tauguard_orchestrator::simulation::{
-    Sampling, SimulationError, SimulationSpec, run_simulation,
+use tauguard_orchestrator::{
+    GoldCache, Sampling, SimulationError, SimulationSpec, Trajectory, Workload,
+    agent_system_prompt, build_runtime, evaluate_final, run_simulation, user_system_prompt,
 };
 use tauguard_sim::agent::{SimAgent, SimAgentSpec};
 use tauguard_sim::model::{SimAgentModel, SimUserModel};
@@ -136,16 +134,17 @@ async fn simulate(
         embedder: None,
     };
     let o = run_simulation(&spec).await?;
-    Ok(evaluate_final(
+    let sim = Trajectory {
         data,
         task,
-        &o.messages,
-        o.termination_reason,
-        None,
+        messages: &o.messages,
+        termination_reason: o.termination_reason,
         gold,
-        o.final_env.as_ref().map(|e| e.0.as_ref()),
+    };
+    Ok(
+        evaluate_final(sim, None, o.final_env.as_ref().map(|e| e.0.as_ref()))
+            .map_or(0.0, |r| r.reward),
     )
-    .map_or(0.0, |r| r.reward))
 }
 
 #[allow(
@@ -199,7 +198,7 @@ fn main() {
         .collect();
     // The runtime `tauguard run` uses for models behind a network; TAUGUARD_BENCH_RUNTIME=multi
     // runs on every core instead, as a run of `sim` models does (compares scheduling cost).
-    let rt = runtime::build(match std::env::var("TAUGUARD_BENCH_RUNTIME").as_deref() {
+    let rt = build_runtime(match std::env::var("TAUGUARD_BENCH_RUNTIME").as_deref() {
         Ok("multi") => Workload::Compute,
         _ => Workload::Network,
     })

@@ -15,9 +15,7 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::runner::{RunOptions, run};
-use tauguard_orchestrator::runtime::{self, Workload};
+use tauguard_orchestrator::{RunConfig, RunOptions, Workload, build_runtime, run};
 
 #[global_allocator]
 static ALLOCATOR: tauguard_alloc::Allocator = tauguard_alloc::Allocator;
@@ -58,7 +56,7 @@ seeds = [{seeds}]
 
 fn run_into(cfg: RunConfig, out: &Path) -> (usize, f64) {
     let _ = std::fs::remove_dir_all(out);
-    let rt = runtime::build(Workload::Compute).expect("runtime");
+    let rt = build_runtime(Workload::Compute).expect("runtime");
     let opts = RunOptions {
         out_dir: Some(out.to_path_buf()),
         project_dir: Some(tauguard_testkit::workspace_root()),

@@ -10,6 +10,7 @@ use crate::simulation::SimulationError;
 use crate::simulation::SimulationOutcome;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use tauguard_core::chain_text;
 use tauguard_core::record::{
     AttemptLog, FailedAttempt, GuardEvent, GuideEvent, RoleUsage, SimulationRecord, UnusableOutput,
 };
@@ -19,7 +20,7 @@ use tauguard_llm::LlmError;
 use tauguard_sim::agent::SimAgent;
 
 /// The record of simulation `at`, started at `started_at` and lasting `wall_seconds`.
-pub fn assemble_record(
+pub(crate) fn assemble_record(
     plan: &RunPlan,
     at: SimIndex,
     attempts: Attempts,
@@ -37,7 +38,7 @@ pub fn assemble_record(
         }
     };
     if let Some(e) = &attempts.scored_error {
-        record.error = Some(e.to_string());
+        record.error = Some(chain_text(e));
         record.attempts.unusable_output = unusable_output(e);
     }
     if let Some(agent) = &attempts.sim_agent {
@@ -147,7 +148,7 @@ fn blank_record(
 fn fill_failed(record: &mut SimulationRecord, failure: AttemptFailure, guarded: bool) {
     // The last attempt explains itself: its error, trajectory, guard events, usage
     // and the unusable output that ended it.
-    record.error = Some(failure.error.to_string());
+    record.error = Some(chain_text(&failure.error));
     record.attempts.unusable_output = unusable_output(&failure.error);
     let o = *failure.partial;
     record.guard_events = o.guard_events;
@@ -240,7 +241,7 @@ fn attempt_log(attempts: &Attempts) -> AttemptLog {
                 discarded.add(u);
             }
             FailedAttempt {
-                error: f.error.to_string(),
+                error: chain_text(&f.error),
                 kind: f.error.kind().to_string(),
                 messages: o.messages.clone(),
                 guard_events: o.guard_events.clone(),

@@ -44,21 +44,15 @@ struct AttackEntry {
 }
 
 /// Replaces `data`'s tasks with the task set in `dir` and returns its attacks by task id.
-pub fn adopt_task_set(
+pub(crate) fn adopt_task_set(
     data: &mut DomainData,
     dir: &Path,
 ) -> Result<HashMap<String, Attack>, RunError> {
     data.tasks = tauguard_env::load_task_file(&dir.join("tasks.json"))?;
     let splits = dir.join("split_tasks.json");
     data.splits = if splits.exists() {
-        let text = std::fs::read_to_string(&splits).map_err(|e| RunError::Input {
-            path: splits.clone(),
-            message: e.to_string(),
-        })?;
-        serde_json::from_str(&text).map_err(|e| RunError::Input {
-            path: splits.clone(),
-            message: e.to_string(),
-        })?
+        let text = std::fs::read_to_string(&splits).map_err(|e| RunError::file(&splits, e))?;
+        serde_json::from_str(&text).map_err(|e| RunError::file(&splits, e))?
     } else {
         [(
             "base".to_string(),
@@ -75,7 +69,7 @@ pub fn adopt_task_set(
         path: path.clone(),
         message,
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| RunError::file(&path, e))?;
     let de = &mut serde_json::Deserializer::from_str(&text);
     let file: AttacksFile = serde_path_to_error::deserialize(de)
         .map_err(|e| bad(format!("at `{}`: {}", e.path(), e.inner())))?;

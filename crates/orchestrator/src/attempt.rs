@@ -8,8 +8,8 @@
 //! they had done, and the simulation's HTTP tally; the record is assembled elsewhere.
 
 use crate::config::{ModelErrors, TruncatedReplies};
-use crate::evaluate::{NlCheck, evaluate_final, nl_assertions_to_judge};
-use crate::judge::JudgeError;
+use crate::evaluate::{Trajectory, evaluate_final, nl_assertions_to_judge};
+use crate::judge::{JudgeError, sim_checks};
 use crate::plan::{DomainPlan, RunPlan, SimIndex};
 use crate::simulation::{
     Sampling, SimulationError, SimulationOutcome, SimulationSpec, run_simulation_traced,
@@ -29,10 +29,10 @@ pub enum AttemptError {
     /// The loop failed (a model error, an empty message, a broken initial state).
     #[error(transparent)]
     Simulation(#[from] crate::simulation::SimulationError),
-    #[error("NL judge: {0}")]
-    Judge(crate::judge::JudgeError),
-    #[error("evaluation: {0}")]
-    Evaluation(crate::evaluate::EvalError),
+    #[error("NL judge")]
+    Judge(#[source] crate::judge::JudgeError),
+    #[error("evaluation")]
+    Evaluation(#[source] crate::evaluate::EvalError),
 }
 
 impl AttemptError {
@@ -58,8 +58,8 @@ impl AttemptError {
     /// error, and the harness's own deterministic failures would fail identically.
     pub fn restartable(&self) -> bool {
         match self {
-            AttemptError::Simulation(SimulationError::EmptyMessage(_))
-            | AttemptError::Judge(JudgeError::Parse(_)) => true,
+            AttemptError::Simulation(SimulationError::EmptyMessage(_)) => true,
+            AttemptError::Judge(e) if e.is_unreadable_reply() => true,
             _ => self.llm().is_some_and(|e| match e.class() {
                 ErrorClass::Transient | ErrorClass::ModelOutput => true,
                 ErrorClass::Permanent => matches!(e, LlmError::InvalidResponse { .. }),
@@ -88,7 +88,7 @@ impl AttemptError {
     /// A short stable name of the error, for records.
     pub fn kind(&self) -> &'static str {
         match self {
-            AttemptError::Judge(JudgeError::Parse(_)) => "judge_reply",
+            AttemptError::Judge(e) if e.is_unreadable_reply() => "judge_reply",
             AttemptError::Evaluation(_) => "evaluation",
             AttemptError::Simulation(SimulationError::EmptyMessage(_)) => "empty_message",
             AttemptError::Simulation(SimulationError::TruncatedReply { .. }) => "truncated_reply",
@@ -102,14 +102,14 @@ impl AttemptError {
 
 /// An attempt that produced no evaluated outcome, with what it had done.
 #[derive(Debug)]
-pub struct AttemptFailure {
+pub(crate) struct AttemptFailure {
     pub error: AttemptError,
     /// The trajectory, guard events and usage up to the failure.
     pub partial: Box<SimulationOutcome>,
 }
 
 /// The result of all attempts of one simulation.
-pub struct Attempts {
+pub(crate) struct Attempts {
     /// The evaluated outcome of the first attempt that got that far, or the last failure.
     pub outcome: Result<(SimulationOutcome, RewardInfo), AttemptFailure>,
     /// Under `model_errors = "agent"`: the model-output error that ended the scored outcome.
@@ -127,7 +127,7 @@ pub struct Attempts {
 /// model calls report to `tally`, a tally of its own (the runner reads it when the run stops
 /// with the simulation in flight), and signs of an outage to the tally's watch; once that has
 /// tripped, a failed attempt is not restarted.
-pub async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Attempts {
+pub(crate) async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Attempts {
     let cell = &plan.cells[at.cell];
     let domain = &plan.domains[cell.domain];
     let task = &domain.tasks[at.task];
@@ -202,20 +202,12 @@ pub async fn run_attempts(plan: &RunPlan, at: SimIndex, tally: CallTally) -> Att
             let mut o = *failure.partial;
             o.termination_reason =
                 Termination::role_error(role).unwrap_or(Termination::UnexpectedError);
-            outcome = evaluate_final(
-                &domain.data,
-                task,
-                &o.messages,
-                o.termination_reason,
-                None,
-                &domain.gold,
-                None,
-            )
-            .map(|reward| (o, reward))
-            .map_err(|e| AttemptFailure {
-                error: AttemptError::Evaluation(e),
-                partial: Box::default(),
-            });
+            outcome = evaluate_final(trajectory(domain, task, &o), None, None)
+                .map(|reward| (o, reward))
+                .map_err(|e| AttemptFailure {
+                    error: AttemptError::Evaluation(e),
+                    partial: Box::default(),
+                });
             scored_error = Some(failure.error);
             break;
         }
@@ -328,26 +320,12 @@ async fn once(
                 }
             }
         }
-        (Some(assertions), RoleModel::Sim) => Some(
-            tauguard_sim::judge::sim_judge(&o.messages, assertions)
-                .into_iter()
-                .zip(assertions)
-                .map(|((met, justification), a)| NlCheck {
-                    nl_assertion: a.clone(),
-                    met,
-                    justification,
-                })
-                .collect(),
-        ),
+        (Some(assertions), RoleModel::Sim) => Some(sim_checks(&o.messages, assertions)),
     };
     let final_env = o.final_env.take();
     match evaluate_final(
-        &domain.data,
-        task,
-        &o.messages,
-        o.termination_reason,
+        trajectory(domain, task, &o),
         nl,
-        &domain.gold,
         final_env.as_ref().map(|e| e.0.as_ref()),
     ) {
         Ok(reward) => Ok((o, reward)),
@@ -355,5 +333,20 @@ async fn once(
             error: AttemptError::Evaluation(e),
             partial: Box::new(o),
         }),
+    }
+}
+
+/// What evaluation reads of an attempt's outcome.
+fn trajectory<'a>(
+    domain: &'a DomainPlan,
+    task: &'a tauguard_core::Task,
+    o: &'a SimulationOutcome,
+) -> Trajectory<'a> {
+    Trajectory {
+        data: &domain.data,
+        task,
+        messages: &o.messages,
+        termination_reason: o.termination_reason,
+        gold: &domain.gold,
     }
 }

@@ -12,27 +12,28 @@ use std::path::{Path, PathBuf};
 use tauguard_env::DataDir;
 
 /// Where upstream's layout keeps each text, relative to the data directory.
-pub const AGENT_INSTRUCTION: &str = "agent/agent_instruction.md";
-pub const USER_GUIDELINES: &str = "user_simulator/simulation_guidelines.md";
-pub const USER_GUIDELINES_TOOLS: &str = "user_simulator/simulation_guidelines_tools.md";
+pub(crate) const AGENT_INSTRUCTION: &str = "agent/agent_instruction.md";
+pub(crate) const USER_GUIDELINES: &str = "user_simulator/simulation_guidelines.md";
+pub(crate) const USER_GUIDELINES_TOOLS: &str = "user_simulator/simulation_guidelines_tools.md";
 
 /// Which text of the benchmark a [`Text`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TextKind {
+pub(crate) enum TextKind {
     AgentInstruction,
     UserGuidelines,
     UserGuidelinesTools,
 }
 
 impl TextKind {
-    pub const ALL: [TextKind; 3] = [
+    #[cfg(test)]
+    pub(crate) const ALL: [TextKind; 3] = [
         TextKind::AgentInstruction,
         TextKind::UserGuidelines,
         TextKind::UserGuidelinesTools,
     ];
 
     /// The key in `[prompts]` and in the comparability stamp.
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             TextKind::AgentInstruction => "agent_instruction",
             TextKind::UserGuidelines => "user_guidelines",
@@ -59,7 +60,7 @@ impl TextKind {
 
 /// Where a text was read from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TextSource {
+pub(crate) enum TextSource {
     /// The data directory, at upstream's place for it.
     DataDir,
     /// A file the config's `[prompts]` names.
@@ -68,7 +69,7 @@ pub enum TextSource {
 
 /// One text as read, with its origin.
 #[derive(Debug, Clone)]
-pub struct Text {
+pub(crate) struct Text {
     pub kind: TextKind,
     pub text: String,
     pub path: PathBuf,
@@ -77,7 +78,7 @@ pub struct Text {
 
 /// The three texts of a run.
 #[derive(Debug, Clone)]
-pub struct BenchmarkTexts {
+pub(crate) struct BenchmarkTexts {
     pub agent_instruction: Text,
     pub user_guidelines: Text,
     pub user_guidelines_tools: Text,
@@ -86,7 +87,10 @@ pub struct BenchmarkTexts {
 impl BenchmarkTexts {
     /// Reads each text from `[prompts]` when the config names a file for it, else from the
     /// data directory. A missing file is an error naming it and how to get it.
-    pub fn load(data: &DataDir, prompts: &PromptsSection) -> Result<BenchmarkTexts, RunError> {
+    pub(crate) fn load(
+        data: &DataDir,
+        prompts: &PromptsSection,
+    ) -> Result<BenchmarkTexts, RunError> {
         let read = |kind: TextKind| read_text(data.path(), prompts, kind);
         Ok(BenchmarkTexts {
             agent_instruction: read(TextKind::AgentInstruction)?,
@@ -95,7 +99,8 @@ impl BenchmarkTexts {
         })
     }
 
-    pub fn all(&self) -> [&Text; 3] {
+    #[cfg(test)]
+    pub(crate) fn all(&self) -> [&Text; 3] {
         [
             &self.agent_instruction,
             &self.user_guidelines,
@@ -104,7 +109,7 @@ impl BenchmarkTexts {
     }
 
     /// The guidelines a user simulator gets: with or without tools, as upstream picks them.
-    pub fn guidelines(&self, user_has_tools: bool) -> &Text {
+    pub(crate) fn guidelines(&self, user_has_tools: bool) -> &Text {
         if user_has_tools {
             &self.user_guidelines_tools
         } else {

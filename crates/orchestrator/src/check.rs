@@ -25,7 +25,7 @@ use crate::role_prompts::{PromptRole, RolePrompt, cell_prompts};
 use crate::runner::{RunError, RunOptions};
 use std::sync::Arc;
 use tauguard_core::message::ParticipantMessage;
-use tauguard_core::{Message, Requestor, ToolKind, ToolSpec};
+use tauguard_core::{Message, Requestor, ToolKind, ToolSpec, chain_text};
 use tauguard_env::DomainData;
 use tauguard_llm::model::{ChatModel, ChatRequest};
 use tauguard_llm::{CacheMode, Capabilities, ErrorClass, LlmError, ModelFactory, ModelSpec};
@@ -137,7 +137,7 @@ pub async fn check_models(cfg: &RunConfig, opts: &RunOptions) -> Result<Vec<Mode
                 };
                 (result, checks)
             }
-            Err(e) => (Err(e.to_string()), Vec::new()),
+            Err(e) => (Err(chain_text(&e)), Vec::new()),
         };
         out.push(ModelCheck {
             roles: roles.join(", "),
@@ -163,7 +163,7 @@ pub async fn check_models(cfg: &RunConfig, opts: &RunOptions) -> Result<Vec<Mode
 async fn embeddings_probe(factory: &ModelFactory, m: &ModelSection) -> Result<String, String> {
     let model = factory
         .build_embedder(&m.spec())
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| chain_text(&e))?;
     let out = model
         .embed(&["ping".to_string()])
         .await
@@ -183,7 +183,7 @@ async fn probe(model: &dyn ChatModel) -> Result<String, String> {
         Err(e) if e.class() == ErrorClass::ModelOutput => {
             Ok(format!("answered, but unusably: {e}"))
         }
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(chain_text(&e)),
     }
 }
 
@@ -321,7 +321,7 @@ fn tool_probe(data: &DomainData, side: Requestor, role: PromptRole) -> Option<To
 }
 
 /// The instruction of the tool-calling request (servers under test can match on its start).
-pub const TOOL_INSTRUCTION: &str = "tauguard run --check: call the tool";
+pub(crate) const TOOL_INSTRUCTION: &str = "tauguard run --check: call the tool";
 
 async fn tool_calling(model: &dyn ChatModel, t: &ToolProbe, limit: u32) -> Result<String, String> {
     let ask = format!(
@@ -349,7 +349,7 @@ async fn tool_calling(model: &dyn ChatModel, t: &ToolProbe, limit: u32) -> Resul
             "the tool call's arguments do not parse: {}",
             m.reason
         )),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(chain_text(&e)),
     }
 }
 

@@ -23,14 +23,14 @@ use tauguard_core::Task;
 use tauguard_core::task::RewardType;
 use tauguard_env::DomainData;
 
-pub use tauguard_core::comparability::{CELL_PREFIX, COMPARABLE_KEY, UPSTREAM, UPSTREAM_COMMIT};
+pub(crate) use tauguard_core::comparability::{CELL_PREFIX, COMPARABLE_KEY, UPSTREAM};
 
 /// Upstream's defaults the cell settings are held to (`src/tau2/config.py`).
 const UPSTREAM_MAX_STEPS: u32 = 200;
 const UPSTREAM_MAX_ERRORS: u32 = 10;
 const UPSTREAM_MAX_RETRIES: u32 = 3;
 /// Upstream's temperature for agent, user and NL judge.
-pub const UPSTREAM_TEMPERATURE: f64 = 0.0;
+pub(crate) const UPSTREAM_TEMPERATURE: f64 = 0.0;
 /// Upstream's NL-assertion judge model.
 const UPSTREAM_JUDGE: &str = "gpt-4.1-2025-04-14";
 
@@ -174,7 +174,11 @@ fn option_items(data: &DomainData) -> Vec<Item> {
 
 /// The data items of a domain's stamp: policy, database, tool schemas and the selected tasks.
 /// `own_task_set` names a task set of the project's that replaced upstream's tasks.
-pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str>) -> Vec<Item> {
+pub(crate) fn domain_items(
+    data: &DomainData,
+    tasks: &[Task],
+    own_task_set: Option<&str>,
+) -> Vec<Item> {
     let ours = hashes_of(data, tasks);
     let Some(up) = MANIFEST.domains.get(data.domain) else {
         let why = format!(
@@ -266,7 +270,7 @@ pub fn domain_items(data: &DomainData, tasks: &[Task], own_task_set: Option<&str
 }
 
 /// The item of one benchmark text.
-pub fn text_item(name: &'static str, t: &Text) -> Item {
+pub(crate) fn text_item(name: &'static str, t: &Text) -> Item {
     let hash = short_hash(t.text.as_bytes());
     let upstream = MANIFEST.texts.get(t.kind.key()) == Some(&hash);
     let path = t.path.display();
@@ -288,7 +292,7 @@ pub fn text_item(name: &'static str, t: &Text) -> Item {
 /// The text items of a domain: the agent instruction, and the guidelines its tasks' users
 /// get. `attacker` is set when attack tasks replace the guidelines with the project's
 /// attacker prompt.
-pub fn text_items(
+pub(crate) fn text_items(
     texts: &BenchmarkTexts,
     with_tools: bool,
     without_tools: bool,
@@ -316,14 +320,14 @@ pub fn text_items(
 
 /// The effective temperature a role's model gets: the config's, else upstream's default for
 /// a model over HTTP (a `sim` model takes none).
-pub fn default_temperature(m: &ModelSection) -> Option<f64> {
+pub(crate) fn default_temperature(m: &ModelSection) -> Option<f64> {
     m.temperature
         .or((!m.is_sim()).then_some(UPSTREAM_TEMPERATURE))
 }
 
 /// The sampling item: agent and user sampled as upstream's defaults (temperature 0.0,
 /// nothing else set).
-pub fn sampling_item(agent: &ModelSection, user: &ModelSection) -> Item {
+pub(crate) fn sampling_item(agent: &ModelSection, user: &ModelSection) -> Item {
     let mut off = Vec::new();
     for (role, m) in [("agent", agent), ("user", user)] {
         if m.is_sim() {
@@ -359,7 +363,7 @@ pub fn sampling_item(agent: &ModelSection, user: &ModelSection) -> Item {
 }
 
 /// The termination-limits item: the loop limits and what ends a simulation early.
-pub fn limits_item(
+pub(crate) fn limits_item(
     max_steps: u32,
     max_errors: u32,
     max_retries: u32,
@@ -400,7 +404,7 @@ pub fn limits_item(
 
 /// The evaluator item: tauguard's evaluator reproduces upstream's reward; tasks scored on NL
 /// assertions also need upstream's judge.
-pub fn evaluator_item(tasks: &[Task], judge: Option<&ModelSection>) -> Item {
+pub(crate) fn evaluator_item(tasks: &[Task], judge: Option<&ModelSection>) -> Item {
     let nl = tasks
         .iter()
         .filter(|t| {

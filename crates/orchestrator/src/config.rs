@@ -3,17 +3,18 @@
 //! Unknown keys are errors (a typo must not silently change an experiment); every error names
 //! the file and the key path.
 
-pub use crate::model_section::{ModelSection, Role};
+pub(crate) use crate::model_section::{ModelSection, Role};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// `what` names the file's role: `config`, `model catalog`.
-    #[error("cannot read {what} `{path}`: {cause}")]
+    #[error("cannot read {what} `{path}`")]
     Io {
         what: &'static str,
         path: PathBuf,
+        #[source]
         cause: std::io::Error,
     },
     #[error("config `{path}`: {message}")]
@@ -250,7 +251,7 @@ pub struct ModelsSection {
     pub embeddings: Option<crate::grid::NameOr<ModelSection>>,
 }
 
-pub use crate::grid::GridSection;
+pub(crate) use crate::grid::GridSection;
 
 /// `[guard]`: options shared by the guard configurations of the grid.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -19,7 +19,7 @@ use tauguard_env::{DenseIndex, UpstreamEmbedder};
 use tauguard_llm::{EmbeddingModel, Embeddings, LlmError, ModelFactory};
 
 /// The config key naming the model.
-pub const KEY: &str = "models.embeddings";
+pub(crate) const KEY: &str = "models.embeddings";
 
 fn config_error(cfg: &RunConfig, message: String) -> RunError {
     RunError::Config(crate::config::ConfigError::Invalid {
@@ -41,7 +41,7 @@ fn embedding_domains(
 }
 
 /// The configured model table, when the config names one.
-pub fn section(cfg: &RunConfig) -> Option<&ModelSection> {
+pub(crate) fn section(cfg: &RunConfig) -> Option<&ModelSection> {
     match &cfg.models.embeddings {
         Some(NameOr::Table(m)) => Some(m),
         _ => None,
@@ -108,7 +108,7 @@ fn upstream_key(up: UpstreamEmbedder) -> &'static str {
 
 /// The stamp item of a domain that embeds: upstream's when the model and the encoding are
 /// the ones upstream's embedder sends.
-pub fn stamp_item(dense: &dyn DenseIndex, m: &ModelSection) -> Item {
+pub(crate) fn stamp_item(dense: &dyn DenseIndex, m: &ModelSection) -> Item {
     let up = dense.upstream();
     let encoding = m
         .extra
@@ -152,7 +152,7 @@ pub struct DocumentsEstimate {
 }
 
 /// The dry run's [`DocumentsEstimate`]s of a plan.
-pub fn estimate_documents(plan: &crate::plan::RunPlan) -> Vec<DocumentsEstimate> {
+pub(crate) fn estimate_documents(plan: &crate::plan::RunPlan) -> Vec<DocumentsEstimate> {
     let Some(model) = &plan.models.embeddings else {
         return Vec::new();
     };
@@ -182,7 +182,7 @@ pub fn estimate_documents(plan: &crate::plan::RunPlan) -> Vec<DocumentsEstimate>
 
 /// Embeds the documents of every domain that embeds and has no vectors yet. Nothing is
 /// written before it succeeds; a failure names the endpoint.
-pub async fn embed_documents(
+pub(crate) async fn embed_documents(
     domains: &[DomainPlan],
     model: Option<&Arc<dyn EmbeddingModel>>,
 ) -> Result<Option<RoleUsage>, RunError> {
@@ -192,19 +192,26 @@ pub async fn embed_documents(
     let mut usage = RoleUsage::default();
     for (d, dense) in embedding_domains(domains).filter(|(_, x)| !x.installed()) {
         let texts = dense.documents();
-        let failed = |message: String| RunError::Input {
-            path: PathBuf::from(model.url()),
-            message: format!(
-                "embedding the {} documents of {} with `{}`: {message}",
+        let what = || {
+            format!(
+                "embedding the {} documents of {} with `{}`",
                 texts.len(),
                 d.data.domain,
                 model.id()
-            ),
+            )
+        };
+        let failed = |message: String| RunError::Input {
+            path: PathBuf::from(model.url()),
+            message: format!("{}: {message}", what()),
         };
         let out = model
             .embed(&texts)
             .await
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(|cause| RunError::Embedding {
+                url: PathBuf::from(model.url()),
+                what: what(),
+                cause: Box::new(cause),
+            })?;
         add(&mut usage, &out);
         dense.install(out.vectors).map_err(failed)?;
     }

@@ -43,10 +43,10 @@ use tauguard_guards::GuardName;
 use tauguard_llm::ModelPrice;
 
 /// Assumed tokens of one conversation message.
-pub const TOKENS_PER_MESSAGE: f64 = 120.0;
+pub(crate) const TOKENS_PER_MESSAGE: f64 = 120.0;
 /// Assumed output tokens of one call, low and high end.
-pub const OUTPUT_TOKENS_LOW: f64 = 150.0;
-pub const OUTPUT_TOKENS_HIGH: f64 = 1500.0;
+pub(crate) const OUTPUT_TOKENS_LOW: f64 = 150.0;
+pub(crate) const OUTPUT_TOKENS_HIGH: f64 = 1500.0;
 
 /// A low–high pair.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]

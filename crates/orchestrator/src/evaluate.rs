@@ -13,38 +13,21 @@ use tauguard_core::record::{ActionCheck, RewardInfo};
 use tauguard_core::task::{Action, EnvAssertion, EvaluationCriteria, RewardType};
 use tauguard_core::termination::Termination;
 use tauguard_core::{Requestor, Task, ToolKind};
-use tauguard_env::apply_initial_state;
-use tauguard_env::gold_env;
+use tauguard_env::gold::gold_env;
+use tauguard_env::initial_state::apply_initial_state;
+use tauguard_env::replay::{Drift, replay_tool_calls};
 use tauguard_env::{DomainData, Environment};
-use tauguard_env::{Drift, replay_tool_calls};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
-    // The record's text of the error is its `Display`, so the cause's chain is written here.
-    #[error("initial state: {}", tauguard_core::Chain(.0))]
-    InitialState(tauguard_env::InitialStateError),
-    #[error("trajectory replay: {0}")]
-    Replay(tauguard_env::ReplayError),
+    #[error("initial state")]
+    InitialState(#[from] tauguard_env::InitialStateError),
+    #[error("trajectory replay")]
+    Replay(#[from] tauguard_env::ReplayError),
     #[error("env assertion `{func}`: {message}")]
     Assertion { func: String, message: String },
     #[error("reward basis contains NL_ASSERTION but no judge verdicts were supplied")]
     MissingNl,
-}
-
-// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
-// again as the error's source (see ARCHITECTURE.md, Errors).
-impl From<tauguard_env::InitialStateError> for EvalError {
-    fn from(e: tauguard_env::InitialStateError) -> Self {
-        EvalError::InitialState(e)
-    }
-}
-
-// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
-// again as the error's source (see ARCHITECTURE.md, Errors).
-impl From<tauguard_env::ReplayError> for EvalError {
-    fn from(e: tauguard_env::ReplayError) -> Self {
-        EvalError::Replay(e)
-    }
 }
 
 /// One judged NL assertion.
@@ -56,7 +39,7 @@ pub struct NlCheck {
 }
 
 /// The NL assertions a judge must rule on, if the task's reward depends on them.
-pub fn nl_assertions_to_judge(task: &Task) -> Option<&[String]> {
+pub(crate) fn nl_assertions_to_judge(task: &Task) -> Option<&[String]> {
     let c = task.evaluation_criteria.as_ref()?;
     if !c.reward_basis.contains(&RewardType::NlAssertion) {
         return None;
@@ -89,6 +72,15 @@ pub struct GoldCache {
         std::collections::HashMap<String, std::sync::Arc<dyn tauguard_env::Environment>>,
     >,
     actions: std::sync::Mutex<std::collections::HashMap<String, GoldActions>>,
+}
+
+impl std::fmt::Debug for GoldCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GoldCache")
+            .field("envs", &self.envs.lock().map_or(0, |m| m.len()))
+            .field("actions", &self.actions.lock().map_or(0, |m| m.len()))
+            .finish()
+    }
 }
 
 impl GoldCache {
@@ -131,6 +123,29 @@ impl GoldCache {
     }
 }
 
+/// A finished simulation as the evaluator reads it: its domain data, task and full trajectory
+/// (task history included), how it ended, and the gold environments to compare it with.
+#[derive(Clone, Copy)]
+pub struct Trajectory<'a> {
+    pub data: &'a DomainData,
+    pub task: &'a Task,
+    pub messages: &'a [Message],
+    pub termination_reason: Termination,
+    /// Gold environments taken from (and added to) the run's cache.
+    pub gold: &'a GoldCache,
+}
+
+impl std::fmt::Debug for Trajectory<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trajectory")
+            .field("domain", &self.data.domain)
+            .field("task", &self.task.id)
+            .field("messages", &self.messages.len())
+            .field("termination_reason", &self.termination_reason)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Scores one finished simulation. `messages` is the full trajectory (task history included).
 pub fn evaluate(
     data: &DomainData,
@@ -139,53 +154,32 @@ pub fn evaluate(
     termination_reason: Termination,
     nl: Option<Vec<NlCheck>>,
 ) -> Result<RewardInfo, EvalError> {
-    evaluate_with(
+    let gold = GoldCache::default();
+    let sim = Trajectory {
         data,
         task,
         messages,
         termination_reason,
-        nl,
-        &GoldCache::default(),
-    )
+        gold: &gold,
+    };
+    evaluate_final(sim, nl, None)
 }
 
-/// [`evaluate`] with gold environments taken from (and added to) `gold`.
-pub fn evaluate_with(
-    data: &DomainData,
-    task: &Task,
-    messages: &[Message],
-    termination_reason: Termination,
-    nl: Option<Vec<NlCheck>>,
-    gold: &GoldCache,
-) -> Result<RewardInfo, EvalError> {
-    evaluate_final(data, task, messages, termination_reason, nl, gold, None)
-}
-
-/// [`evaluate_with`] for a simulation that just ran: `final_env` is the environment it ended
+/// [`evaluate`] for a simulation that just ran: `final_env` is the environment it ended
 /// with, which is the state the trajectory replay would rebuild, so the replay is skipped.
 /// Without it (a trajectory read back from records) the trajectory is replayed as upstream
 /// does. Both paths give identical results; a test holds them to that.
 pub fn evaluate_final(
-    data: &DomainData,
-    task: &Task,
-    messages: &[Message],
-    termination_reason: Termination,
+    sim: Trajectory<'_>,
     nl: Option<Vec<NlCheck>>,
-    gold: &GoldCache,
-    final_env: Option<&dyn tauguard_env::Environment>,
+    final_env: Option<&dyn Environment>,
 ) -> Result<RewardInfo, EvalError> {
-    let mut drifts = Vec::new();
-    score(
-        data,
-        task,
-        messages,
-        termination_reason,
-        nl,
-        gold,
+    let env = EnvironmentInput {
+        sim,
         final_env,
-        Replay::Strict,
-        &mut drifts,
-    )
+        replay: Replay::Strict,
+    };
+    score(&env, nl, &mut Vec::new())
 }
 
 /// How a stored trajectory's mutating calls are replayed when it is re-scored.
@@ -199,44 +193,34 @@ pub enum Replay {
     Lenient,
 }
 
-/// [`evaluate_with`] for a stored trajectory, replayed as `replay` says; also returns the
+/// [`evaluate_final`] for a stored trajectory, replayed as `replay` says; also returns the
 /// calls whose replayed output drifted from the recorded one (always empty when strict).
-pub fn rescore_trajectory(
-    data: &DomainData,
-    task: &Task,
-    messages: &[Message],
-    termination_reason: Termination,
+pub(crate) fn rescore_trajectory(
+    sim: Trajectory<'_>,
     nl: Option<Vec<NlCheck>>,
-    gold: &GoldCache,
     replay: Replay,
 ) -> Result<(RewardInfo, Vec<Drift>), EvalError> {
-    let mut drifts = Vec::new();
-    let reward = score(
-        data,
-        task,
-        messages,
-        termination_reason,
-        nl,
-        gold,
-        None,
+    let env = EnvironmentInput {
+        sim,
+        final_env: None,
         replay,
-        &mut drifts,
-    )?;
+    };
+    let mut drifts = Vec::new();
+    let reward = score(&env, nl, &mut drifts)?;
     Ok((reward, drifts))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn score(
-    data: &DomainData,
-    task: &Task,
-    messages: &[Message],
-    termination_reason: Termination,
+    env: &EnvironmentInput<'_>,
     nl: Option<Vec<NlCheck>>,
-    gold: &GoldCache,
-    final_env: Option<&dyn Environment>,
-    replay: Replay,
     drifts: &mut Vec<Drift>,
 ) -> Result<RewardInfo, EvalError> {
+    let Trajectory {
+        task,
+        messages,
+        termination_reason,
+        ..
+    } = env.sim;
     if !termination_reason.is_evaluated() {
         let details = json!({
             "reward": 0.0,
@@ -269,18 +253,10 @@ fn score(
             reward *= component;
         }
     };
-    let env = EnvironmentInput {
-        data,
-        task,
-        messages,
-        gold,
-        final_env,
-        replay,
-    };
-    let (db_reward, env_assert_reward) = environment_check(&env, criteria, drifts, &mut details)?;
+    let (db_reward, env_assert_reward) = environment_check(env, criteria, drifts, &mut details)?;
     count(RewardType::Db, "DB", db_reward);
     count(RewardType::EnvAssertion, "ENV_ASSERTION", env_assert_reward);
-    let (action_reward, action_checks) = action_check(&env, criteria, &mut details);
+    let (action_reward, action_checks) = action_check(env, criteria, &mut details);
     count(RewardType::Action, "ACTION", action_reward);
     let comm_reward = communicate_check(criteria, messages, &mut details);
     count(RewardType::Communicate, "COMMUNICATE", comm_reward);
@@ -303,13 +279,10 @@ fn score(
     })
 }
 
-/// What the environment and action checks read: the simulation, its gold cache, and the
-/// environment it ended with (or how to rebuild it).
+/// What the checks read: the simulation with its gold cache, and the environment it ended
+/// with (or how to rebuild it).
 struct EnvironmentInput<'a> {
-    data: &'a DomainData,
-    task: &'a Task,
-    messages: &'a [Message],
-    gold: &'a GoldCache,
+    sim: Trajectory<'a>,
     final_env: Option<&'a dyn Environment>,
     replay: Replay,
 }
@@ -337,7 +310,7 @@ fn environment_check(
         Some(env) => Some(env.snapshot()),
         None => Some(replayed_env(input, drifts)?),
     };
-    let gold = input.gold.get(input.data, input.task)?;
+    let gold = input.sim.gold.get(input.sim.data, input.sim.task)?;
     let db_match = owned
         .as_deref()
         .or(input.final_env)
@@ -357,19 +330,21 @@ fn replayed_env(
     input: &EnvironmentInput<'_>,
     drifts: &mut Vec<Drift>,
 ) -> Result<Box<dyn Environment>, EvalError> {
-    let mut predicted = input.data.task_env(input.task);
-    let init_only = input
-        .task
-        .initial_state
-        .as_ref()
-        .map(|s| tauguard_core::task::InitialState {
-            message_history: None,
-            ..s.clone()
-        });
+    let mut predicted = input.sim.data.task_env(input.sim.task);
+    let init_only =
+        input
+            .sim
+            .task
+            .initial_state
+            .as_ref()
+            .map(|s| tauguard_core::task::InitialState {
+                message_history: None,
+                ..s.clone()
+            });
     apply_initial_state(predicted.as_mut(), init_only.as_ref())?;
     drifts.extend(replay_tool_calls(
         predicted.as_mut(),
-        input.messages,
+        input.sim.messages,
         input.replay == Replay::Strict,
     )?);
     Ok(predicted)
@@ -419,14 +394,14 @@ fn action_check(
     let env_for_kinds = match input.final_env {
         Some(env) => env,
         None => {
-            fresh = input.data.task_env(input.task);
+            fresh = input.sim.data.task_env(input.sim.task);
             fresh.as_ref()
         }
     };
     let (action_reward, action_checks) = action_checks(
         criteria.actions.as_deref(),
-        &input.gold.actions(input.task),
-        input.messages,
+        &input.sim.gold.actions(input.sim.task),
+        input.sim.messages,
         |name, side| env_for_kinds.tool_kind(side, name),
     );
     // A placeholder keeps the key's place; the typed checks are written there.
@@ -478,7 +453,7 @@ fn nl_assertion_check(
 }
 
 /// Whether a gold action matches a predicted call (§7.4).
-pub fn action_matches(gold: &Action, name: &str, args: &Map<String, Value>) -> bool {
+pub(crate) fn action_matches(gold: &Action, name: &str, args: &Map<String, Value>) -> bool {
     if gold.name != name {
         return false;
     }
@@ -509,7 +484,7 @@ fn arg<'a>(args: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
 /// (agent or user; calls may be reused).
 ///
 /// `gold_json` holds the gold actions as JSON, in order (see [`GoldCache`]).
-pub fn action_checks(
+pub(crate) fn action_checks(
     gold: Option<&[Action]>,
     gold_json: &[std::sync::Arc<Value>],
     messages: &[Message],
@@ -543,7 +518,10 @@ pub fn action_checks(
 
 /// COMMUNICATE component: each required string must appear, case-insensitively, in some
 /// assistant message's text with commas removed from that text.
-pub fn communicate_checks(info: Option<&[String]>, messages: &[Message]) -> (f64, Vec<Value>) {
+pub(crate) fn communicate_checks(
+    info: Option<&[String]>,
+    messages: &[Message],
+) -> (f64, Vec<Value>) {
     let Some(info) = info.filter(|i| !i.is_empty()) else {
         return (1.0, Vec::new());
     };
@@ -575,7 +553,7 @@ pub fn communicate_checks(info: Option<&[String]>, messages: &[Message]) -> (f64
 }
 
 /// The conversation as the NL judge reads it: `<role>: <content>` per message.
-pub fn render_for_judge(messages: &[Message]) -> String {
+pub(crate) fn render_for_judge(messages: &[Message]) -> String {
     messages
         .iter()
         .map(|m| format!("{}: {}", m.role(), m.content().unwrap_or("None")))

@@ -372,7 +372,7 @@ fn iso_or_keep(t: &str) -> String {
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.ffffff` (UTC) of Unix seconds.
-pub fn iso_from_seconds(secs: f64) -> String {
+pub(crate) fn iso_from_seconds(secs: f64) -> String {
     let micros_total = (secs * 1e6).round() as i64;
     let (days, rem) = (
         micros_total.div_euclid(86_400_000_000),

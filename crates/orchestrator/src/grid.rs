@@ -8,7 +8,7 @@
 //! config hash, and [`Axes`] of it give the cells it always had.
 
 use crate::config::{ModelSection, RunConfig};
-pub use crate::grid_artifacts::ArtifactsAxis;
+pub(crate) use crate::grid_artifacts::ArtifactsAxis;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -174,7 +174,7 @@ fn default_guards() -> Vec<NameOr<NamedGuard>> {
 }
 
 /// The verifier label of the paired protocol.
-pub const PAIRED: &str = "paired";
+pub(crate) const PAIRED: &str = "paired";
 
 /// One agent of the grid.
 #[derive(Debug, Clone)]
@@ -218,7 +218,7 @@ pub struct Axes {
 }
 
 /// The label of a model in a grid: its `name`, else its model name.
-pub fn model_label(m: &ModelSection) -> String {
+pub(crate) fn model_label(m: &ModelSection) -> String {
     m.name.clone().unwrap_or_else(|| m.model.clone())
 }
 
@@ -471,6 +471,7 @@ pub(crate) fn validate_overrides(cfg: &RunConfig, axes: &Axes) -> Result<(), Str
 }
 
 /// The axis values of one cell, for matching overrides.
+#[derive(Debug)]
 pub struct CellValues<'a> {
     pub domain: &'a str,
     pub agent: &'a str,

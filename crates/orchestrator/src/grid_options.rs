@@ -15,11 +15,11 @@ use std::collections::BTreeMap;
 use tauguard_env::registry::DomainOptions;
 
 /// Domain → option → the values crossed.
-pub type OptionAxes = BTreeMap<String, BTreeMap<String, Vec<String>>>;
+pub(crate) type OptionAxes = BTreeMap<String, BTreeMap<String, Vec<String>>>;
 
 /// One combination of a domain's option values: one domain plan.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct OptionPoint {
+pub(crate) struct OptionPoint {
     /// What the domain is loaded with: `[run.domain_options]`, with the axes' values.
     pub options: DomainOptions,
     /// `(option, value)` of each axis holding several values, in option order: what the cell
@@ -29,7 +29,7 @@ pub struct OptionPoint {
 
 impl OptionPoint {
     /// `|option=value` per label (empty without an axis of several values).
-    pub fn id_suffix(&self) -> String {
+    pub(crate) fn id_suffix(&self) -> String {
         self.labels
             .iter()
             .map(|(k, v)| format!("|{k}={v}"))
@@ -39,7 +39,7 @@ impl OptionPoint {
 
 /// The combinations of `domain`'s option axes — options in name order, the first outermost,
 /// values in config order; without an axis, the one point of the run's options.
-pub fn points(cfg: &RunConfig, domain: &str) -> Vec<OptionPoint> {
+pub(crate) fn points(cfg: &RunConfig, domain: &str) -> Vec<OptionPoint> {
     let base = OptionPoint {
         options: cfg
             .run

@@ -8,7 +8,6 @@
 //! loses at most the records of the last 100 ms (or 256 records), which a resumed run redoes.
 
 use std::fs::File;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -16,9 +15,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// The longest a written record waits for its `fsync`.
-pub const SYNC_EVERY: Duration = Duration::from_millis(100);
+pub(crate) const SYNC_EVERY: Duration = Duration::from_millis(100);
 /// Records written between two `fsync`s at most.
-pub const SYNC_RECORDS: u32 = 256;
+pub(crate) const SYNC_RECORDS: u32 = 256;
 
 enum Signal {
     Now,
@@ -27,18 +26,17 @@ enum Signal {
 
 /// The syncing thread of one records file.
 #[derive(Debug)]
-pub struct GroupSync {
+pub(crate) struct GroupSync {
     tx: Sender<Signal>,
     dirty: Arc<AtomicBool>,
     failure: Arc<Mutex<Option<std::io::Error>>>,
     thread: Option<JoinHandle<()>>,
     since_sync: u32,
-    pub path: PathBuf,
 }
 
 impl GroupSync {
     /// Starts syncing `file` (a handle to the records file) in the background.
-    pub fn start(file: File, path: PathBuf) -> GroupSync {
+    pub(crate) fn start(file: File) -> GroupSync {
         let (tx, rx) = channel();
         let dirty = Arc::new(AtomicBool::new(false));
         let failure = Arc::new(Mutex::new(None));
@@ -55,12 +53,11 @@ impl GroupSync {
             failure,
             thread: Some(thread),
             since_sync: 0,
-            path,
         }
     }
 
     /// Notes one record written to the OS; asks for an early sync every [`SYNC_RECORDS`].
-    pub fn written(&mut self) {
+    pub(crate) fn written(&mut self) {
         self.dirty.store(true, Ordering::SeqCst);
         self.since_sync += 1;
         if self.since_sync >= SYNC_RECORDS {
@@ -70,7 +67,7 @@ impl GroupSync {
     }
 
     /// The error of a background `fsync`, if one failed (reported once).
-    pub fn take_failure(&self) -> Option<std::io::Error> {
+    pub(crate) fn take_failure(&self) -> Option<std::io::Error> {
         self.failure
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -78,7 +75,7 @@ impl GroupSync {
     }
 
     /// Syncs what is left and stops the thread.
-    pub fn close(&mut self) -> Option<std::io::Error> {
+    pub(crate) fn close(&mut self) -> Option<std::io::Error> {
         if let Some(t) = self.thread.take() {
             let _ = self.tx.send(Signal::Close);
             let _ = t.join();
@@ -131,7 +128,7 @@ mod tests {
             .append(true)
             .open(&path)
             .unwrap();
-        let mut sync = GroupSync::start(file.try_clone().unwrap(), path.clone());
+        let mut sync = GroupSync::start(file.try_clone().unwrap());
         for i in 0..(SYNC_RECORDS + 3) {
             writeln!(file, "{i}").unwrap();
             sync.written();

@@ -23,18 +23,35 @@ one entry per expected outcome, in the given order.";
 
 #[derive(Debug, thiserror::Error)]
 pub enum JudgeError {
-    #[error("judge model: {0}")]
-    Model(tauguard_llm::error::LlmError),
+    #[error("judge model")]
+    Model(#[from] tauguard_llm::error::LlmError),
+    /// The reply is not JSON at all.
+    #[error("judge reply is not the expected JSON object")]
+    Json(#[source] serde_json::Error),
+    /// The reply is JSON of another shape.
     #[error("judge reply is not the expected JSON object: {0}")]
     Parse(String),
 }
 
-// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
-// again as the error's source (see ARCHITECTURE.md, Errors).
-impl From<tauguard_llm::error::LlmError> for JudgeError {
-    fn from(e: tauguard_llm::error::LlmError) -> Self {
-        JudgeError::Model(e)
+impl JudgeError {
+    /// The reply could not be read (a fresh attempt may get a readable one).
+    pub fn is_unreadable_reply(&self) -> bool {
+        matches!(self, JudgeError::Json(_) | JudgeError::Parse(_))
     }
+}
+
+/// The stand-in judge's checks of `assertions` over `messages`: what a run with a `sim` judge
+/// records, and what re-scoring such a run recomputes.
+pub(crate) fn sim_checks(messages: &[Message], assertions: &[String]) -> Vec<NlCheck> {
+    tauguard_sim::judge::sim_judge(messages, assertions)
+        .into_iter()
+        .zip(assertions)
+        .map(|((met, justification), a)| NlCheck {
+            nl_assertion: a.clone(),
+            met,
+            justification,
+        })
+        .collect()
 }
 
 /// Python list literal of the outcomes, as upstream prints them.
@@ -51,7 +68,7 @@ fn py_list(items: &[String]) -> String {
 
 /// The judge's system and user messages for `assertions` over the conversation `messages`
 /// (over none, the fixed part the dry run measures and `run --check` sends).
-pub fn judge_messages(messages: &[Message], assertions: &[String]) -> Vec<Message> {
+pub(crate) fn judge_messages(messages: &[Message], assertions: &[String]) -> Vec<Message> {
     let user = format!(
         "conversation:\n{}\n\nexpected outcomes:\n{}",
         render_for_judge(messages),
@@ -87,9 +104,8 @@ pub async fn llm_judge(
 }
 
 /// Parses `{"results": [...]}`; an empty list means every outcome is met (upstream).
-pub fn parse_reply(text: &str) -> Result<Vec<NlCheck>, JudgeError> {
-    let v: Value =
-        serde_json::from_str(text.trim()).map_err(|e| JudgeError::Parse(e.to_string()))?;
+pub(crate) fn parse_reply(text: &str) -> Result<Vec<NlCheck>, JudgeError> {
+    let v: Value = serde_json::from_str(text.trim()).map_err(JudgeError::Json)?;
     let results = v
         .get("results")
         .and_then(Value::as_array)

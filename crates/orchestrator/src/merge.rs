@@ -22,6 +22,7 @@
 //! a hidden sibling directory and renamed into place, and only onto a new or empty `--out`,
 //! so nothing written before is ever lost.
 
+use crate::file_error::FileError;
 use crate::plan_file::{Gaps, PLAN_FILE, PlanFile, PlanFileError, thousands};
 use crate::provenance::differing_keys;
 use crate::records::{RecordsError, SimKey, read_records};
@@ -35,9 +36,9 @@ use std::path::{Path, PathBuf};
 use tauguard_core::record::SimulationRecord;
 
 /// Metadata the merge leaves beside the records: inputs, their shards, what was dropped.
-pub const MERGE_FILE: &str = "merge.json";
+pub(crate) const MERGE_FILE: &str = "merge.json";
 /// The key of `merge.json` saying whether the union held every planned simulation.
-pub const COMPLETE_KEY: &str = "complete";
+pub(crate) const COMPLETE_KEY: &str = "complete";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
@@ -47,15 +48,21 @@ pub enum MergeError {
     Repeated(PathBuf),
     #[error("`{path}` is not a run directory: {reason}")]
     NotARun { path: PathBuf, reason: String },
+    /// The given directory could not be resolved.
+    #[error("`{path}` is not a run directory")]
+    Unresolved {
+        path: PathBuf,
+        #[source]
+        cause: std::io::Error,
+    },
     #[error("`{0}` is in use by a running tauguard run; merge it once the run has ended")]
     Running(PathBuf),
     #[error(transparent)]
     Records(RecordsError),
-    #[error("`{path}`: {cause}")]
-    Io {
-        path: PathBuf,
-        cause: std::io::Error,
-    },
+    /// An input's file (its `config.json`, its lock) or the output that cannot be read,
+    /// parsed or written.
+    #[error(transparent)]
+    File(#[from] FileError),
     #[error("`{path}`: {message}")]
     Config { path: PathBuf, message: String },
     #[error(
@@ -185,10 +192,12 @@ pub fn merge(
     check_out(out)?;
     let mut canonical = BTreeMap::new();
     for given in inputs {
-        let c = given.canonicalize().map_err(|e| MergeError::NotARun {
-            path: given.clone(),
-            reason: e.to_string(),
-        })?;
+        let c = given
+            .canonicalize()
+            .map_err(|cause| MergeError::Unresolved {
+                path: given.clone(),
+                cause,
+            })?;
         if canonical.insert(c, given.clone()).is_some() {
             return Err(MergeError::Repeated(given.clone()));
         }
@@ -293,10 +302,7 @@ fn check_out(out: &Path) -> Result<(), MergeError> {
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(_) if out.exists() => Err(MergeError::OutNotEmpty(out.to_path_buf())),
-        Err(cause) => Err(MergeError::Io {
-            path: out.to_path_buf(),
-            cause,
-        }),
+        Err(cause) => Err(FileError::new(out, cause).into()),
     }
 }
 
@@ -316,10 +322,7 @@ fn read_input(dir: &Path) -> Result<Input, MergeError> {
                 return Err(MergeError::Running(dir.to_path_buf()));
             }
             Err(std::fs::TryLockError::Error(cause)) => {
-                return Err(MergeError::Io {
-                    path: lock_path,
-                    cause,
-                });
+                return Err(FileError::new(lock_path, cause).into());
             }
         },
         Err(_) => None,
@@ -336,8 +339,9 @@ fn read_input(dir: &Path) -> Result<Input, MergeError> {
         path: config_path.clone(),
         message,
     };
-    let text = std::fs::read_to_string(&config_path).map_err(|e| bad_config(e.to_string()))?;
-    let config: Value = serde_json::from_str(&text).map_err(|e| bad_config(e.to_string()))?;
+    let text =
+        std::fs::read_to_string(&config_path).map_err(|e| FileError::new(&config_path, e))?;
+    let config: Value = serde_json::from_str(&text).map_err(|e| FileError::new(&config_path, e))?;
     if !config.is_object() {
         return Err(bad_config("expected a JSON object".into()));
     }
@@ -502,7 +506,7 @@ fn write_out(
     };
     let io = |path: &Path| {
         let path = path.to_path_buf();
-        move |cause| MergeError::Io { path, cause }
+        move |cause: std::io::Error| MergeError::from(FileError::new(path, cause))
     };
     std::fs::create_dir_all(&parent).map_err(io(&parent))?;
     let tmp = parent.join(format!(".{name}.merging-{}", std::process::id()));

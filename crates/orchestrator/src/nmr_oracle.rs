@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use tauguard_core::{Message, Requestor, ToolCall};
 
 /// The oracle's file name under `tasks/<domain>/`.
-pub const ORACLE_FILE: &str = "nmr_oracle.toml";
+pub(crate) const ORACLE_FILE: &str = "nmr_oracle.toml";
 
 /// `tasks/<domain>/nmr_oracle.toml`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -51,30 +51,27 @@ pub struct OracleLink {
 
 #[derive(Debug, thiserror::Error)]
 pub enum OracleError {
-    #[error("cannot read `{path}`: {cause}")]
+    #[error("cannot read `{path}`")]
     Io {
         path: PathBuf,
+        #[source]
         cause: std::io::Error,
+    },
+    #[error("`{path}`")]
+    Toml {
+        path: PathBuf,
+        #[source]
+        cause: toml::de::Error,
     },
     #[error("`{path}`: {message}")]
     Parse { path: PathBuf, message: String },
 }
 
-impl OracleError {
-    /// The file and the message without it (for errors that name the file themselves).
-    pub fn into_parts(self) -> (PathBuf, String) {
-        match self {
-            OracleError::Io { path, cause } => (path, format!("cannot read: {cause}")),
-            OracleError::Parse { path, message } => (path, message),
-        }
-    }
-}
-
 impl NmrOracle {
     pub fn from_toml_str(text: &str, origin: &Path) -> Result<NmrOracle, OracleError> {
-        toml::from_str(text).map_err(|e| OracleError::Parse {
+        toml::from_str(text).map_err(|cause| OracleError::Toml {
             path: origin.to_path_buf(),
-            message: e.to_string(),
+            cause,
         })
     }
 

@@ -17,7 +17,7 @@ use tauguard_llm::usage::{add_response, add_unusable};
 /// more than this, the output ceiling of most current models (GPT-4.1 32,768; several
 /// OpenAI-compatible servers refuse larger requests outright), so the retry itself is not
 /// rejected as invalid.
-pub const RETRY_MAX_TOKENS: u32 = 32_768;
+pub(crate) const RETRY_MAX_TOKENS: u32 = 32_768;
 
 /// A reply cut at its token limit: what it said and what the limit was.
 #[derive(Debug, Clone, PartialEq)]

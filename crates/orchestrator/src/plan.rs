@@ -17,7 +17,7 @@ use crate::config::{ModelSection, RunConfig};
 use crate::grid::{AgentAxis, Axes};
 mod cell;
 
-pub use crate::plan_domain::{ALL_TASKS, DomainPlan, Selection, task_slice};
+pub(crate) use crate::plan_domain::{DomainPlan, Selection, task_slice};
 use crate::plan_domain::{Sources, plan_domain};
 use crate::provenance::{CellSpec, InputHashes, tree_hash};
 use crate::records::SimKey;
@@ -43,7 +43,19 @@ pub struct Models {
     pub embeddings: Option<Arc<dyn tauguard_llm::EmbeddingModel>>,
 }
 
+impl std::fmt::Debug for Models {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Models")
+            .field("user", &self.user)
+            .field("judge", &self.judge)
+            .field("factory", &self.factory)
+            .field("embeddings", &self.embeddings.as_ref().map(|m| m.id()))
+            .finish()
+    }
+}
+
 /// One agent of the grid with its built model.
+#[derive(Debug)]
 pub struct AgentPlan {
     pub label: String,
     pub section: ModelSection,
@@ -86,6 +98,17 @@ pub struct Cell {
     pub stamp: Stamp,
 }
 
+impl std::fmt::Debug for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cell")
+            .field("id", &self.id)
+            .field("guard", &self.guard.as_ref().map(|g| g.name().to_string()))
+            .field("trials", &self.trials)
+            .field("hash", &self.hash)
+            .finish_non_exhaustive()
+    }
+}
+
 /// One planned simulation, by index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SimIndex {
@@ -95,6 +118,7 @@ pub struct SimIndex {
 }
 
 /// A config resolved into everything its simulations need.
+#[derive(Debug)]
 pub struct RunPlan {
     pub cfg: RunConfig,
     pub run_id: String,
@@ -163,11 +187,7 @@ impl RunPlan {
         };
         let data_dir = DataDir::resolve(opts.data_dir.as_deref().or(cfg.run.data_dir.as_deref()))?;
         let any_sim_agent = agents.iter().any(|a| a.model.is_sim());
-        let input = |path: &std::path::Path, e: std::io::Error| RunError::Input {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        };
-        let prompts_hash = tree_hash(&prompts).map_err(|e| input(&prompts, e))?;
+        let prompts_hash = tree_hash(&prompts).map_err(|e| RunError::file(&prompts, e))?;
         let texts = BenchmarkTexts::load(&data_dir, &cfg.prompts)?;
         let sources = Sources {
             data_dir: &data_dir,
@@ -278,17 +298,13 @@ fn artifact_hashes(
     d: &DomainPlan,
     prompts_hash: &Option<String>,
 ) -> Result<(SetHashes, InputHashes), RunError> {
-    let input = |path: &Path, e: std::io::Error| RunError::Input {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    };
     let dir = project.join("tasks").join(d.data.domain);
     let origin =
         tauguard_guards::provenance::Provenance::load_domain(&project.join("tasks"), d.data.domain)
-            .map_err(|e| input(&dir, std::io::Error::other(e.to_string())))?;
+            .map_err(|e| RunError::file(&dir, e))?;
     let frozen = InputHashes {
         prompts: prompts_hash.clone(),
-        artifacts: tree_hash(&dir).map_err(|e| input(&dir, e))?,
+        artifacts: tree_hash(&dir).map_err(|e| RunError::file(&dir, e))?,
         origin: origin.as_ref().map(|p| p.summary()),
         ..InputHashes::default()
     };
@@ -302,7 +318,7 @@ fn artifact_hashes(
         }
         let set = ArtifactSet::open(&a.label, &project.join(&a.label), d.data.domain)
             .map_err(|e| at_key(cfg, &a.key, e.to_string()))?;
-        let set_hash = tree_hash(&set.root).map_err(|e| input(&set.root, e))?;
+        let set_hash = tree_hash(&set.root).map_err(|e| RunError::file(&set.root, e))?;
         let hashes = InputHashes {
             origin: Some(set.summary(origin.as_ref())),
             set: Some(a.label.clone()),

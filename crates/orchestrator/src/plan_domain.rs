@@ -18,17 +18,18 @@ use tauguard_guards::policyguard::prerequisites::Prerequisites;
 use tauguard_sim::agent::{DeviceChecks, PlannedRead, TemptingCall};
 
 /// The `split` value that selects every task of the domain, whatever its splits.
-pub const ALL_TASKS: &str = "*";
+pub(crate) const ALL_TASKS: &str = "*";
 
 /// Which tasks of a domain run: `[run]`'s selection with `[grid.tasks.<domain>]` over it.
 #[derive(Debug, Clone)]
-pub struct Selection {
+pub(crate) struct Selection {
     pub split: String,
     pub task_ids: Option<Vec<String>>,
     pub num_tasks: Option<usize>,
 }
 
 /// One domain of the run, loaded once and shared by every cell on it.
+#[derive(Debug)]
 pub struct DomainPlan {
     pub data: DomainData,
     /// The selected tasks, in file order.
@@ -117,19 +118,12 @@ pub(crate) fn plan_domain(
             .join(data.domain)
             .join("prerequisites.toml");
         if path.exists() {
-            Some(Prerequisites::load(&path).map_err(|e| RunError::Input {
-                path,
-                message: e.to_string(),
-            })?)
+            Some(Prerequisites::load(&path)?)
         } else {
             None
         }
     };
-    let oracle = crate::nmr_oracle::NmrOracle::load_domain(&project.join("tasks"), data.domain)
-        .map_err(|e| {
-            let (path, message) = e.into_parts();
-            RunError::Input { path, message }
-        })?;
+    let oracle = crate::nmr_oracle::NmrOracle::load_domain(&project.join("tasks"), data.domain)?;
     let planned_reads = match (&prereqs, sim_agent) {
         (Some(p), true) => tasks
             .iter()
@@ -243,7 +237,7 @@ pub(crate) fn task_user_tools(data: &DomainData, task: &Task) -> Arc<[ToolSpec]>
 }
 
 /// PV when no agent-side gold action is a mutating tool.
-pub fn task_slice(task: &Task, mutating: &HashSet<String>) -> Slice {
+pub(crate) fn task_slice(task: &Task, mutating: &HashSet<String>) -> Slice {
     let mutates = task
         .gold_actions()
         .iter()
@@ -274,8 +268,8 @@ fn load_tempting(
         path: path.clone(),
         message,
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| RunError::file(&path, e))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| RunError::file(&path, e))?;
     let tasks = v
         .get("tasks")
         .and_then(Value::as_object)
@@ -303,10 +297,7 @@ fn load_tempting(
 
 pub(crate) fn read_prompt(dir: &Path, name: &str) -> Result<String, RunError> {
     let path = dir.join(name);
-    std::fs::read_to_string(&path).map_err(|e| RunError::Input {
-        path,
-        message: e.to_string(),
-    })
+    std::fs::read_to_string(&path).map_err(|e| RunError::file(&path, e))
 }
 
 /// The domain's read-only agent tools with the parameters their schemas require.

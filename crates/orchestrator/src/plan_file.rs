@@ -7,6 +7,7 @@
 //! and trial count (a cell runs every task of its domain, every trial), so it stays small
 //! beside the records even for grids of thousands of simulations.
 
+use crate::file_error::FileError;
 use crate::plan::RunPlan;
 use crate::records::SimKey;
 use crate::shard::Shard;
@@ -15,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The file name inside a run directory.
-pub const PLAN_FILE: &str = "plan.json";
+pub(crate) const PLAN_FILE: &str = "plan.json";
 
 /// The simulations of a whole run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,19 +37,20 @@ pub struct PlannedCell {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("`{path}`: {message}")]
-pub struct PlanFileError {
-    pub path: PathBuf,
-    pub message: String,
+pub enum PlanFileError {
+    /// The file could not be read, parsed or written.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// The file reads but does not hold a consistent plan.
+    #[error("`{path}`: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error(transparent)]
+    Records(#[from] crate::records::RecordsError),
 }
 
-/// A plan file a run cannot write or read is about its output directory.
-impl From<PlanFileError> for crate::runner::RunError {
-    fn from(e: PlanFileError) -> Self {
-        crate::runner::RunError::Input {
-            path: e.path,
-            message: e.message,
-        }
+impl PlanFileError {
+    fn file(path: &Path, cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        PlanFileError::File(FileError::new(path, cause))
     }
 }
 
@@ -92,10 +94,7 @@ impl PlanFile {
     pub fn write(&self, dir: &Path) -> Result<(), PlanFileError> {
         let path = dir.join(PLAN_FILE);
         let text = serde_json::to_string(self).expect("the plan serialises");
-        std::fs::write(&path, text).map_err(|e| PlanFileError {
-            path,
-            message: e.to_string(),
-        })
+        std::fs::write(&path, text).map_err(|e| PlanFileError::file(&path, e))
     }
 
     /// Reads `dir/plan.json`; `None` when the directory has none (written by a tauguard that
@@ -105,20 +104,13 @@ impl PlanFile {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => {
-                return Err(PlanFileError {
-                    path,
-                    message: e.to_string(),
-                });
-            }
+            Err(e) => return Err(PlanFileError::file(&path, e)),
         };
-        let plan: PlanFile = serde_json::from_str(&text).map_err(|e| PlanFileError {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
+        let plan: PlanFile =
+            serde_json::from_str(&text).map_err(|e| PlanFileError::file(&path, e))?;
         let counted = plan.keys().count();
         if counted != plan.simulations {
-            return Err(PlanFileError {
+            return Err(PlanFileError::Invalid {
                 path,
                 message: format!(
                     "says {} simulations but its cells hold {counted}",
@@ -216,17 +208,13 @@ impl Gaps {
 /// since. `None` for every other directory and once nothing is missing.
 pub fn open_gaps(dir: &Path) -> Result<Option<Gaps>, PlanFileError> {
     let merge_path = dir.join(crate::merge::MERGE_FILE);
-    let bad = |path: &Path, message: String| PlanFileError {
-        path: path.to_path_buf(),
-        message,
-    };
     let text = match std::fs::read_to_string(&merge_path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(bad(&merge_path, e.to_string())),
+        Err(e) => return Err(PlanFileError::file(&merge_path, e)),
     };
     let meta: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| bad(&merge_path, e.to_string()))?;
+        serde_json::from_str(&text).map_err(|e| PlanFileError::file(&merge_path, e))?;
     if meta[crate::merge::COMPLETE_KEY] != serde_json::Value::Bool(false) {
         return Ok(None);
     }
@@ -244,8 +232,7 @@ pub fn open_gaps(dir: &Path) -> Result<Option<Gaps>, PlanFileError> {
         .then(|| counts.first().copied())
         .flatten();
     let records_path = dir.join(crate::run_dir::RECORDS_FILE);
-    let present: BTreeSet<SimKey> = crate::records::read_records(&records_path)
-        .map_err(|e| bad(&records_path, e.to_string()))?
+    let present: BTreeSet<SimKey> = crate::records::read_records(&records_path)?
         .into_iter()
         .map(|r| (r.cell_id, r.task_id, r.trial))
         .collect();
@@ -257,17 +244,13 @@ pub fn open_gaps(dir: &Path) -> Result<Option<Gaps>, PlanFileError> {
 /// complete in `merge.json` (`complete: true`, `completed_by_resume: true`), so what reads
 /// the flag (`submit.sh`, a later `report`) sees the directory as it now is. Returns whether
 /// it changed the file.
-pub fn settle_merge(dir: &Path) -> Result<bool, PlanFileError> {
+pub(crate) fn settle_merge(dir: &Path) -> Result<bool, PlanFileError> {
     let path = dir.join(crate::merge::MERGE_FILE);
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(false);
     };
-    let bad = |message: String| PlanFileError {
-        path: path.clone(),
-        message,
-    };
     let mut meta: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        serde_json::from_str(&text).map_err(|e| PlanFileError::file(&path, e))?;
     if meta[crate::merge::COMPLETE_KEY] != serde_json::Value::Bool(false)
         || open_gaps(dir)?.is_some()
     {
@@ -278,7 +261,7 @@ pub fn settle_merge(dir: &Path) -> Result<bool, PlanFileError> {
     meta["missing_by_shard"] = serde_json::json!({});
     meta["completed_by_resume"] = true.into();
     let text = serde_json::to_string_pretty(&meta).expect("merge metadata serialises");
-    std::fs::write(&path, text).map_err(|e| bad(e.to_string()))?;
+    std::fs::write(&path, text).map_err(|e| PlanFileError::file(&path, e))?;
     Ok(true)
 }
 

@@ -74,7 +74,7 @@ impl Known<'_> {
 }
 
 /// Reads the policy requires before each agent-side mutating gold call of `task`.
-pub fn plan_prerequisite_reads(
+pub(crate) fn plan_prerequisite_reads(
     data: &DomainData,
     task: &Task,
     prereqs: &Prerequisites,

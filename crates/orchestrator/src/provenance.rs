@@ -15,11 +15,11 @@ use std::path::Path;
 use tauguard_guards::{GuardName, GuardOptions};
 
 /// A cell's identity as flat dotted keys (`agent.model`, `guard.strict`, …).
-pub type CellSpec = BTreeMap<String, Value>;
+pub(crate) type CellSpec = BTreeMap<String, Value>;
 
 /// Flattens `value` under `prefix` into dotted keys; nulls are left out so that adding an
 /// optional setting does not change the identity of configs that leave it unset.
-pub fn flatten(prefix: &str, value: &Value, out: &mut BTreeMap<String, Value>) {
+pub(crate) fn flatten(prefix: &str, value: &Value, out: &mut BTreeMap<String, Value>) {
     match value {
         Value::Null => {}
         Value::Object(map) if !map.is_empty() => {
@@ -40,7 +40,10 @@ pub fn flatten(prefix: &str, value: &Value, out: &mut BTreeMap<String, Value>) {
 }
 
 /// Keys whose values differ between two flattened documents, sorted.
-pub fn differing_keys(a: &BTreeMap<String, Value>, b: &BTreeMap<String, Value>) -> Vec<String> {
+pub(crate) fn differing_keys(
+    a: &BTreeMap<String, Value>,
+    b: &BTreeMap<String, Value>,
+) -> Vec<String> {
     let mut keys: Vec<String> = a
         .keys()
         .chain(b.keys())
@@ -62,7 +65,7 @@ fn model(prefix: &str, m: &ModelSection, out: &mut CellSpec) {
 
 /// blake3 over the contents of every file under `dir` (sorted by relative path), or `None`
 /// when the directory does not exist.
-pub fn tree_hash(dir: &Path) -> std::io::Result<Option<String>> {
+pub(crate) fn tree_hash(dir: &Path) -> std::io::Result<Option<String>> {
     if !dir.is_dir() {
         return Ok(None);
     }
@@ -96,7 +99,7 @@ pub fn tree_hash(dir: &Path) -> std::io::Result<Option<String>> {
 
 /// Content hashes of the inputs read from the project: prompts and the domain's artifacts.
 #[derive(Debug, Clone, Default)]
-pub struct InputHashes {
+pub(crate) struct InputHashes {
     pub prompts: Option<String>,
     pub artifacts: Option<String>,
     /// Where the domain's guard artifacts came from (`tasks/<domain>/provenance.toml`,
@@ -112,7 +115,7 @@ pub struct InputHashes {
 
 /// Everything a cell is made of, beside the inputs read from the project.
 #[derive(Debug, Clone)]
-pub struct CellSettings<'a> {
+pub(crate) struct CellSettings<'a> {
     pub domain: &'a str,
     pub agent: &'a ModelSection,
     pub user: &'a ModelSection,
@@ -133,7 +136,7 @@ pub struct CellSettings<'a> {
 
 /// The identity of one cell: flat keys, written so that a config of one value per axis keeps
 /// the keys (and so the hash) it always had.
-pub fn cell_spec(c: &CellSettings, inputs: &InputHashes) -> CellSpec {
+pub(crate) fn cell_spec(c: &CellSettings, inputs: &InputHashes) -> CellSpec {
     let mut out = CellSpec::new();
     out.insert("domain".into(), json!(c.domain));
     model("agent", c.agent, &mut out);
@@ -214,7 +217,7 @@ pub fn cell_spec(c: &CellSettings, inputs: &InputHashes) -> CellSpec {
 }
 
 /// blake3 of a cell spec's canonical JSON (keys sorted), 16 hex digits.
-pub fn cell_hash(spec: &CellSpec) -> String {
+pub(crate) fn cell_hash(spec: &CellSpec) -> String {
     let map: Map<String, Value> = spec.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let text = Value::Object(map).to_string();
     blake3::hash(text.as_bytes()).to_hex()[..16].to_string()

@@ -13,16 +13,18 @@ use tauguard_core::record::SimulationRecord;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RecordsError {
-    #[error("`{path}`: {cause}")]
+    #[error("`{path}`")]
     Io {
         path: PathBuf,
+        #[source]
         cause: std::io::Error,
     },
-    #[error("`{path}` line {line}: not a simulation record: {message}")]
+    #[error("`{path}` line {line}: not a simulation record")]
     Corrupt {
         path: PathBuf,
         line: usize,
-        message: String,
+        #[source]
+        cause: serde_json::Error,
     },
 }
 
@@ -57,7 +59,7 @@ pub fn read_records(path: &Path) -> Result<Vec<SimulationRecord>, RecordsError> 
         let rec = serde_json::from_str(&line).map_err(|e| RecordsError::Corrupt {
             path: path.into(),
             line: n,
-            message: e.to_string(),
+            cause: e,
         })?;
         out.push(rec);
     }
@@ -74,7 +76,7 @@ pub struct RecordWriter {
 
 /// Reads what `path` holds before a run appends to it (nothing when it does not exist),
 /// cutting a torn final line first.
-pub fn scan(path: &Path) -> Result<Stored, RecordsError> {
+pub(crate) fn scan(path: &Path) -> Result<Stored, RecordsError> {
     let io = |cause| RecordsError::Io {
         path: path.into(),
         cause,
@@ -115,7 +117,7 @@ pub fn scan(path: &Path) -> Result<Stored, RecordsError> {
 /// first, so a crash in between duplicates a record rather than losing it), leaving
 /// `path` with the scored records in their order; returns how many moved. `--resume` then
 /// runs those simulations again: an outage's holes are repaired, not kept.
-pub fn supersede_infra(path: &Path, superseded: &Path) -> Result<usize, RecordsError> {
+pub(crate) fn supersede_infra(path: &Path, superseded: &Path) -> Result<usize, RecordsError> {
     let io = |p: &Path| {
         let p = p.to_path_buf();
         move |cause| RecordsError::Io { path: p, cause }
@@ -130,7 +132,7 @@ pub fn supersede_infra(path: &Path, superseded: &Path) -> Result<usize, RecordsE
             serde_json::from_str(line).map_err(|e| RecordsError::Corrupt {
                 path: path.into(),
                 line: i + 1,
-                message: e.to_string(),
+                cause: e,
             })?;
         if r.is_infra_error() {
             moved.push_str(line);
@@ -168,7 +170,7 @@ pub fn supersede_infra(path: &Path, superseded: &Path) -> Result<usize, RecordsE
 
 /// What a records file already holds when a run reopens it.
 #[derive(Debug, Default)]
-pub struct Stored {
+pub(crate) struct Stored {
     /// The simulations complete.
     pub done: HashSet<SimKey>,
     /// Every config hash the records were written under.
@@ -192,7 +194,7 @@ impl RecordWriter {
             .append(true)
             .open(path)
             .map_err(io)?;
-        let sync = crate::group_sync::GroupSync::start(file.try_clone().map_err(io)?, path.into());
+        let sync = crate::group_sync::GroupSync::start(file.try_clone().map_err(io)?);
         Ok(RecordWriter {
             path: path.into(),
             file,

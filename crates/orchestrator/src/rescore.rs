@@ -12,18 +12,18 @@
 //! `reward_info: null`), of a domain tauguard does not know, or of a task the input does not
 //! hold are skipped and counted by reason, never an error for the whole input.
 
-use crate::evaluate::{GoldCache, NlCheck, Replay, nl_assertions_to_judge, rescore_trajectory};
+use crate::evaluate::{GoldCache, Replay, Trajectory, nl_assertions_to_judge, rescore_trajectory};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use tauguard_core::Task;
 use tauguard_core::record::SimulationRecord;
+use tauguard_core::{Task, chain_text};
 use tauguard_env::DomainData;
 use tauguard_llm::model::ChatModel;
 
 /// Two rewards agree when they differ by at most this (τ²-bench's success tolerance).
-pub const TOLERANCE: f64 = 1e-6;
+pub(crate) const TOLERANCE: f64 = 1e-6;
 
 /// Who rules on NL assertions.
 pub enum Judge {
@@ -33,6 +33,16 @@ pub enum Judge {
     Sim,
     /// A model judge, as `[models.judge]` configures it in a run.
     Model(Arc<dyn ChatModel>),
+}
+
+impl std::fmt::Debug for Judge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Judge::Skip => f.write_str("Skip"),
+            Judge::Sim => f.write_str("Sim"),
+            Judge::Model(m) => f.debug_tuple("Model").field(&m.id()).finish(),
+        }
+    }
 }
 
 /// Why a simulation was not re-scored.
@@ -148,25 +158,23 @@ pub async fn rescore(
                 report.skip(SkipReason::NlAssertions);
                 continue;
             }
-            (Some(a), Judge::Sim) => Ok(Some(sim_checks(&r.messages, a))),
+            (Some(a), Judge::Sim) => Ok(Some(crate::judge::sim_checks(&r.messages, a))),
             (Some(a), Judge::Model(m)) => {
                 crate::judge::llm_judge(m.as_ref(), &r.messages, a, r.seed, r.trial)
                     .await
                     .map(|(checks, _usage)| Some(checks))
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| chain_text(&e))
             }
         };
         let recomputed = nl.and_then(|nl| {
-            rescore_trajectory(
+            let sim = Trajectory {
                 data,
                 task,
-                &r.messages,
-                r.termination_reason,
-                nl,
-                &gold,
-                replay,
-            )
-            .map_err(|e| e.to_string())
+                messages: &r.messages,
+                termination_reason: r.termination_reason,
+                gold: &gold,
+            };
+            rescore_trajectory(sim, nl, replay).map_err(|e| chain_text(&e))
         });
         let recomputed = recomputed.map(|(w, drifts)| {
             if !drifts.is_empty() {
@@ -205,17 +213,4 @@ pub async fn rescore(
             error,
         });
     }
-}
-
-/// The stand-in judge's checks, as a run makes them.
-fn sim_checks(messages: &[tauguard_core::Message], assertions: &[String]) -> Vec<NlCheck> {
-    tauguard_sim::judge::sim_judge(messages, assertions)
-        .into_iter()
-        .zip(assertions)
-        .map(|((met, justification), a)| NlCheck {
-            nl_assertion: a.clone(),
-            met,
-            justification,
-        })
-        .collect()
 }

@@ -63,7 +63,7 @@ impl std::fmt::Display for PromptRole {
 
 /// The largest fixed prompt one role of one cell sends.
 #[derive(Debug, Clone)]
-pub struct RolePrompt<'a> {
+pub(crate) struct RolePrompt<'a> {
     pub role: PromptRole,
     /// The model that receives it.
     pub model: &'a ModelSection,
@@ -77,18 +77,18 @@ pub struct RolePrompt<'a> {
 
 impl RolePrompt<'_> {
     /// Characters sent: system message, fixed request and tool schemas.
-    pub fn chars(&self) -> usize {
+    pub(crate) fn chars(&self) -> usize {
         self.system.len() + self.request.as_ref().map_or(0, String::len) + schema_chars(&self.tools)
     }
 
     /// The estimated tokens (see [`CHARS_PER_TOKEN`]).
-    pub fn tokens(&self) -> u64 {
+    pub(crate) fn tokens(&self) -> u64 {
         tokens(self.chars())
     }
 
     /// The request's messages: the system prompt, then the fixed request or `fallback` where
     /// the role has none (a request needs a user turn for most providers).
-    pub fn messages(&self, fallback: &str) -> Vec<Message> {
+    pub(crate) fn messages(&self, fallback: &str) -> Vec<Message> {
         vec![
             Message::System {
                 content: Some(self.system.clone()),
@@ -102,12 +102,12 @@ impl RolePrompt<'_> {
 }
 
 /// Estimated tokens of `chars` characters, rounded up.
-pub fn tokens(chars: usize) -> u64 {
+pub(crate) fn tokens(chars: usize) -> u64 {
     (chars as f64 / CHARS_PER_TOKEN).ceil() as u64
 }
 
 /// Characters of tool schemas as JSON.
-pub fn schema_chars(tools: &[ToolSpec]) -> usize {
+pub(crate) fn schema_chars(tools: &[ToolSpec]) -> usize {
     tools
         .iter()
         .map(|t| serde_json::to_string(t).map_or(0, |s| s.len()))
@@ -116,7 +116,7 @@ pub fn schema_chars(tools: &[ToolSpec]) -> usize {
 
 /// The model that judges for `cell`'s guard: its verifier's own model, else the cell's agent
 /// model (the paired-verifier protocol).
-pub fn verifier_section<'a>(plan: &'a RunPlan, cell: &Cell) -> &'a ModelSection {
+pub(crate) fn verifier_section<'a>(plan: &'a RunPlan, cell: &Cell) -> &'a ModelSection {
     plan.axes
         .verifiers
         .iter()
@@ -127,7 +127,7 @@ pub fn verifier_section<'a>(plan: &'a RunPlan, cell: &Cell) -> &'a ModelSection 
 
 /// The context window `m` is declared with (`[llm.capabilities]` or the model catalog);
 /// `None` for `sim` models and where nothing says.
-pub fn context_tokens(plan: &RunPlan, m: &ModelSection) -> Option<u32> {
+pub(crate) fn context_tokens(plan: &RunPlan, m: &ModelSection) -> Option<u32> {
     if m.is_sim() {
         return None;
     }
@@ -140,7 +140,7 @@ pub fn context_tokens(plan: &RunPlan, m: &ModelSection) -> Option<u32> {
 }
 
 /// The largest prompt of each model-played role of `cell`, in role order.
-pub fn cell_prompts<'a>(plan: &'a RunPlan, cell: &Cell) -> Vec<RolePrompt<'a>> {
+pub(crate) fn cell_prompts<'a>(plan: &'a RunPlan, cell: &Cell) -> Vec<RolePrompt<'a>> {
     let domain = &plan.domains[cell.domain];
     let mut out = Vec::new();
     let agent = &plan.agents[cell.agent].section;

@@ -27,7 +27,7 @@ pub struct RunDir {
 pub(crate) const LOCK_FILE: &str = ".tauguard.lock";
 pub(crate) const CONFIG_FILE: &str = "config.json";
 pub(crate) const RECORDS_FILE: &str = "records.jsonl";
-pub use tauguard_core::record::SUPERSEDED_FILE;
+pub(crate) use tauguard_core::record::SUPERSEDED_FILE;
 
 /// The key of `config.json` holding a shard's `I/N`; not part of the config.
 pub(crate) const SHARD_KEY: &str = "shard";
@@ -58,20 +58,22 @@ impl RunDir {
                     .into(),
             ));
         }
-        std::fs::create_dir_all(path)
-            .map_err(|e| input(format!("cannot create the run directory: {e}")))?;
+        std::fs::create_dir_all(path).map_err(|cause| RunError::CreateOutput {
+            path: path.to_path_buf(),
+            cause,
+        })?;
         let lock = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(path.join(LOCK_FILE))
-            .map_err(|e| input(e.to_string()))?;
+            .map_err(|e| RunError::file(path, e))?;
         match lock.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
                 return Err(RunError::Locked(path.to_path_buf()));
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(input(e.to_string())),
+            Err(std::fs::TryLockError::Error(e)) => return Err(RunError::file(path, e)),
         }
         let records = path.join(RECORDS_FILE);
         let has_records = std::fs::metadata(&records).is_ok_and(|m| m.len() > 0);
@@ -109,10 +111,7 @@ impl RunDir {
             &config_path,
             serde_json::to_string_pretty(&doc).expect("config serialises"),
         )
-        .map_err(|e| RunError::Input {
-            path: config_path.clone(),
-            message: e.to_string(),
-        })?;
+        .map_err(|e| RunError::file(&config_path, e))?;
         Ok((
             RunDir {
                 path: path.to_path_buf(),
@@ -163,14 +162,9 @@ fn check_saved_config(
     cfg: &RunConfig,
     shard: Option<Shard>,
 ) -> Result<(), RunError> {
-    let text = std::fs::read_to_string(config_path).map_err(|e| RunError::Input {
-        path: config_path.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    let saved: serde_json::Value = serde_json::from_str(&text).map_err(|e| RunError::Input {
-        path: config_path.to_path_buf(),
-        message: e.to_string(),
-    })?;
+    let text = std::fs::read_to_string(config_path).map_err(|e| RunError::file(config_path, e))?;
+    let saved: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| RunError::file(config_path, e))?;
     let saved_shard = saved_shard(&saved).map_err(|message| RunError::Input {
         path: config_path.to_path_buf(),
         message,

@@ -7,6 +7,7 @@ use crate::records::RecordsError;
 use crate::shard::Shard;
 use std::path::PathBuf;
 use tauguard_env::LoadError;
+use tauguard_guards::policyguard::prerequisites::PrerequisitesError;
 use tauguard_llm::Outage;
 
 #[derive(Debug, thiserror::Error)]
@@ -17,18 +18,43 @@ pub enum RunError {
     Load(#[from] LoadError),
     #[error(transparent)]
     Records(#[from] RecordsError),
+    /// An input that is readable but wrong (a validation message naming the bad value).
     #[error("`{path}`: {message}")]
     Input { path: PathBuf, message: String },
+    /// A file that could not be read, parsed or written.
+    #[error(transparent)]
+    File(#[from] crate::file_error::FileError),
+    /// The plan file of the output directory.
+    #[error(transparent)]
+    Plan(#[from] crate::plan_file::PlanFileError),
+    /// A domain's documents could not be embedded before the first simulation.
+    #[error("`{url}`: {what}")]
+    Embedding {
+        url: PathBuf,
+        what: String,
+        #[source]
+        cause: Box<tauguard_llm::LlmError>,
+    },
+    #[error(transparent)]
+    Prerequisites(#[from] PrerequisitesError),
+    #[error(transparent)]
+    Oracle(#[from] crate::nmr_oracle::OracleError),
+    #[error("`{path}`: cannot create the run directory")]
+    CreateOutput {
+        path: PathBuf,
+        #[source]
+        cause: std::io::Error,
+    },
     #[error(
         "output `{0}` already holds records; pass --resume to continue it or choose another --out"
     )]
     OutputExists(PathBuf),
     /// A model (or the model factory: `role` is then `llm`) could not be built or identified.
-    /// The typed cause is kept (callers can ask whether it is fatal, which provider, ...);
-    /// its text is the message's, so it is printed once.
-    #[error("`{role}` model: {cause}")]
+    /// The typed cause is kept (callers can ask whether it is fatal, which provider, ...).
+    #[error("`{role}` model")]
     Model {
         role: String,
+        #[source]
         cause: tauguard_llm::LlmError,
     },
     #[error(
@@ -59,13 +85,15 @@ pub enum RunError {
         saved: Option<Shard>,
         now: Option<Shard>,
     },
-    /// A model answered that no call can succeed (HTTP 401/403/404).
+    /// A model answered that no call can succeed (HTTP 401/403/404); the attempt's error is
+    /// the cause.
     #[error(
-        "run stopped: {error}; {hint}; {completed} simulations finished before it, their records are kept in `{}`",
+        "run stopped on a fatal model error ({hint}; {completed} simulations finished before it, their records are kept in `{}`)",
         out.display()
     )]
     ModelFatal {
-        error: String,
+        #[source]
+        error: Box<crate::attempt::AttemptError>,
         hint: String,
         completed: usize,
         out: PathBuf,
@@ -100,6 +128,16 @@ pub enum RunError {
     /// Ctrl-C or SIGTERM ([`RunOptions::interrupt`]).
     #[error("{0}")]
     Interrupted(Box<crate::interrupt::Interrupted>),
+}
+
+impl RunError {
+    /// A file that could not be read, parsed or written, with its cause.
+    pub(crate) fn file(
+        path: impl Into<PathBuf>,
+        cause: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> RunError {
+        RunError::File(crate::file_error::FileError::new(path, cause))
+    }
 }
 
 /// `shard 1/4` or `the whole run`, for [`RunError::ShardChanged`].

@@ -32,7 +32,7 @@ pub use crate::run_error::RunError;
 use batch::{Batch, Finished};
 
 /// Options from the command line.
-#[derive(Clone, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     pub out_dir: Option<PathBuf>,
     pub data_dir: Option<PathBuf>,
@@ -113,7 +113,7 @@ impl RunSummary {
 
 /// How a run shows where it stands. The binary implements it (a bar on a terminal, a plain
 /// line every few seconds elsewhere); a run without one is silent.
-pub trait Progress: Send + Sync {
+pub trait Progress: Send + Sync + std::fmt::Debug {
     /// How often [`Progress::heartbeat`] is called; `None` = never.
     fn heartbeat_every(&self) -> Option<Duration>;
     /// The run has `total` simulations to do.
@@ -185,7 +185,7 @@ pub async fn run(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunErro
         let record = match joined.expect("simulation task panicked")? {
             Finished::Record(r) => r,
             Finished::Skipped => continue,
-            Finished::Fatal(e) => return Err(batch.fatal(&mut set, &summary, &e).await),
+            Finished::Fatal(e) => return Err(batch.fatal(&mut set, &summary, e).await),
         };
         summary.add(&record);
         if let Some(p) = &progress {

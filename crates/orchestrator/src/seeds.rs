@@ -89,7 +89,7 @@ fn seed_key(seed: u64) -> Vec<u32> {
 }
 
 /// The per-trial seeds τ²-bench derives from a run seed: `seeds[t]` is trial `t`'s seed.
-pub fn trial_seeds(run_seed: u64, trials: usize) -> Vec<u64> {
+pub(crate) fn trial_seeds(run_seed: u64, trials: usize) -> Vec<u64> {
     let mut mt = Mt19937::init_by_array(&seed_key(run_seed));
     (0..trials)
         .map(|_| {

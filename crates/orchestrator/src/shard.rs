@@ -52,15 +52,15 @@ pub enum ShardError {
 }
 
 /// Slurm's job-array variables, in the order they are read.
-pub const SLURM_VARS: [&str; 4] = [
+pub(crate) const SLURM_VARS: [&str; 4] = [
     "SLURM_ARRAY_TASK_ID",
     "SLURM_ARRAY_TASK_COUNT",
     "SLURM_ARRAY_TASK_MIN",
     "SLURM_ARRAY_TASK_MAX",
 ];
 /// A Kubernetes Indexed Job's index, and the shard count its pod template sets.
-pub const K8S_INDEX_VAR: &str = "JOB_COMPLETION_INDEX";
-pub const SHARD_COUNT_VAR: &str = "TAUGUARD_SHARD_COUNT";
+pub(crate) const K8S_INDEX_VAR: &str = "JOB_COMPLETION_INDEX";
+pub(crate) const SHARD_COUNT_VAR: &str = "TAUGUARD_SHARD_COUNT";
 
 impl Shard {
     /// Checks `index < count` and `count ≥ 1`; `text` is what the error quotes.
@@ -175,7 +175,7 @@ impl ShardRequest {
 
 /// Which of `count` shards `key` falls in: the first eight bytes of blake3 over the key's
 /// parts (NUL-separated, the trial in decimal), little-endian, mod `count`.
-pub fn shard_of(key: &SimKey, count: u32) -> u32 {
+pub(crate) fn shard_of(key: &SimKey, count: u32) -> u32 {
     let (cell, task, trial) = key;
     let mut h = blake3::Hasher::new();
     h.update(cell.as_bytes());

@@ -15,9 +15,9 @@ use tauguard_guards::Guard;
 use tauguard_llm::model::ChatModel;
 
 /// The assistant's fixed opening message when a task has no message history.
-pub const GREETING: &str = "Hi! How can I help you today?";
+pub(crate) const GREETING: &str = "Hi! How can I help you today?";
 /// User-side stop tokens (substring, case-sensitive).
-pub const STOP_TOKENS: &[&str] = &["###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"];
+pub(crate) const STOP_TOKENS: &[&str] = &["###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"];
 
 /// Sampling settings of one role, and what its replies cut at the token limit are.
 #[derive(Debug, Clone, Copy, Default)]
@@ -47,6 +47,20 @@ pub struct SimulationSpec<'a> {
     pub guard: Option<&'a dyn Guard>,
     /// Embeds the queries of a domain whose retrieval embeds (see [`crate::embeddings`]).
     pub embedder: Option<&'a dyn tauguard_llm::EmbeddingModel>,
+}
+
+impl std::fmt::Debug for SimulationSpec<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimulationSpec")
+            .field("domain", &self.data.domain)
+            .field("task", &self.task.id)
+            .field("trial", &self.trial)
+            .field("seed", &self.seed)
+            .field("agent", &self.agent.id())
+            .field("user", &self.user.id())
+            .field("guard", &self.guard.map(|g| g.name()))
+            .finish_non_exhaustive()
+    }
 }
 
 /// A finished simulation, before evaluation.
@@ -99,9 +113,10 @@ impl std::fmt::Debug for FinalEnv {
 /// Why a simulation attempt failed (upstream restarts the whole simulation on these).
 #[derive(Debug, thiserror::Error)]
 pub enum SimulationError {
-    #[error("{role} model: {cause}")]
+    #[error("{role} model")]
     Model {
         role: &'static str,
+        #[source]
         cause: tauguard_llm::error::LlmError,
     },
     #[error("{0} model returned a message with neither content nor tool calls")]
@@ -112,18 +127,22 @@ pub enum SimulationError {
         role: &'static str,
         reply: Box<CutReply>,
     },
-    // The record's text of the error is its `Display`, so the cause's chain is written here.
-    #[error("initial state: {}", tauguard_core::Chain(.0))]
-    InitialState(tauguard_env::InitialStateError),
+    #[error("initial state")]
+    InitialState(#[from] tauguard_env::InitialStateError),
     #[error("sync_tools: {0}")]
     Sync(String),
-    #[error("guard `{guard}`: {message}")]
-    Guard { guard: String, message: String },
+    #[error("guard `{guard}`")]
+    Guard {
+        guard: String,
+        #[source]
+        cause: tauguard_guards::GuardError,
+    },
     /// The guard's verifier model failed fatally (credentials, unknown model); other verifier
     /// failures are fail-mode decisions, not errors.
-    #[error("guard `{guard}`: verifier model: {cause}")]
+    #[error("guard `{guard}`: verifier model")]
     GuardModel {
         guard: String,
+        #[source]
         cause: tauguard_llm::error::LlmError,
     },
 }
@@ -131,17 +150,9 @@ pub enum SimulationError {
 /// A failed simulation attempt and what it had done until then: the trajectory so far, guard
 /// events, usage (an unusable reply's billed tokens included); no final environment.
 #[derive(Debug)]
-pub struct SimulationFailure {
+pub(crate) struct SimulationFailure {
     pub error: SimulationError,
     pub partial: Box<SimulationOutcome>,
-}
-
-// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
-// again as the error's source (see ARCHITECTURE.md, Errors).
-impl From<tauguard_env::InitialStateError> for SimulationError {
-    fn from(e: tauguard_env::InitialStateError) -> Self {
-        SimulationError::InitialState(e)
-    }
 }
 
 /// The message timestamp: Unix seconds and microseconds, `secs.micros`.
@@ -176,7 +187,7 @@ pub async fn run_simulation(
 }
 
 /// [`run_simulation`], keeping what a failed attempt had done.
-pub async fn run_simulation_traced(
+pub(crate) async fn run_simulation_traced(
     spec: &SimulationSpec<'_>,
 ) -> Result<SimulationOutcome, SimulationFailure> {
     let mut sim = turns::Sim::start(spec).map_err(|e| SimulationFailure {

@@ -17,7 +17,7 @@ use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
 
 /// Whether the agent sees a trajectory message: user text, its own messages, results of its
 /// own calls. It sees them unchanged.
-pub fn agent_sees(m: &Message) -> bool {
+pub(crate) fn agent_sees(m: &Message) -> bool {
     match m {
         Message::User(u) => !u.is_tool_call(),
         Message::Assistant(_) => true,
@@ -27,7 +27,7 @@ pub fn agent_sees(m: &Message) -> bool {
 }
 
 /// How one trajectory message appears to the agent, if at all (see [`agent_sees`]).
-pub fn for_agent(m: &Message) -> Option<Message> {
+pub(crate) fn for_agent(m: &Message) -> Option<Message> {
     agent_sees(m).then(|| m.clone())
 }
 
@@ -35,7 +35,7 @@ pub fn for_agent(m: &Message) -> Option<Message> {
 /// `assistant`, the agent's text messages as `user`, results of its own device calls as `tool`.
 /// Participant messages keep what a model is sent of them, text and tool calls; timestamps,
 /// usage and costs stay in the trajectory.
-pub fn for_user(m: &Message) -> Option<Message> {
+pub(crate) fn for_user(m: &Message) -> Option<Message> {
     match m {
         Message::User(u) => Some(Message::Assistant(ParticipantMessage {
             content: u.content.clone(),
@@ -64,12 +64,12 @@ fn view(
 }
 
 /// The agent's history behind its system prompt.
-pub fn agent_view(system: impl Into<Arc<str>>, trajectory: &[Message]) -> Vec<Message> {
+pub(crate) fn agent_view(system: impl Into<Arc<str>>, trajectory: &[Message]) -> Vec<Message> {
     view(system.into(), trajectory, for_agent)
 }
 
 /// The user simulator's history behind its system prompt.
-pub fn user_view(system: impl Into<Arc<str>>, trajectory: &[Message]) -> Vec<Message> {
+pub(crate) fn user_view(system: impl Into<Arc<str>>, trajectory: &[Message]) -> Vec<Message> {
     view(system.into(), trajectory, for_user)
 }
 

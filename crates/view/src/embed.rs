@@ -8,7 +8,7 @@ use serde::Serialize;
 
 /// `callee(arg, JSON.parse("<json>"));` with `json` escaped as a script-safe string literal.
 /// `json` must be JSON text; `arg` is a JavaScript literal the caller controls (a number).
-pub fn script_call(callee: &str, arg: &str, json: &str) -> String {
+pub(crate) fn script_call(callee: &str, arg: &str, json: &str) -> String {
     let mut out = String::with_capacity(json.len() + json.len() / 8 + callee.len() + 32);
     out.push_str(callee);
     out.push('(');
@@ -31,7 +31,7 @@ pub(crate) fn script_call_value<T: Serialize>(callee: &str, arg: &str, value: &T
 /// Appends `s` as a double-quoted JavaScript string literal that is also safe inside an HTML
 /// `<script>` element: quotes, backslashes and control characters escaped, `<`, `>` and `&`
 /// as `\u` escapes, and the two line terminators JavaScript string literals once rejected.
-pub fn push_js_string(out: &mut String, s: &str) {
+pub(crate) fn push_js_string(out: &mut String, s: &str) {
     out.push('"');
     for ch in s.chars() {
         match ch {

@@ -7,17 +7,19 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum ViewError {
     /// A file or directory could not be read or written.
-    #[error("{}: {cause}", path.display())]
+    #[error("{}", path.display())]
     Io {
         path: PathBuf,
+        #[source]
         cause: std::io::Error,
     },
     /// A line of a `records.jsonl` is not a simulation record.
-    #[error("{}:{line}: not a simulation record: {message}", path.display())]
+    #[error("{}:{line}: not a simulation record", path.display())]
     BadRecord {
         path: PathBuf,
         line: usize,
-        message: String,
+        #[source]
+        cause: serde_json::Error,
     },
     /// An input the metrics loader refused (upstream `results.json`, unknown input kinds).
     #[error(transparent)]
@@ -32,8 +34,12 @@ pub enum ViewError {
     #[error("no simulation records in {inputs}")]
     Empty { inputs: String },
     /// The `--serve` listener could not be opened.
-    #[error("cannot listen on 127.0.0.1:{port}: {cause}")]
-    Listen { port: u16, cause: std::io::Error },
+    #[error("cannot listen on 127.0.0.1:{port}")]
+    Listen {
+        port: u16,
+        #[source]
+        cause: std::io::Error,
+    },
 }
 
 /// The metrics' streaming import of a `results.json` reports its failures as metrics errors.

@@ -23,9 +23,8 @@ mod scan;
 mod serve;
 mod site;
 
-pub use embed::{push_js_string, script_call};
 pub use error::ViewError;
-pub use scan::{ProcessView, SHARD, process_file, sim_file};
+pub use scan::{ProcessView, process_file, sim_file};
 pub use serve::{Server, serve_forever};
 
 use std::path::{Path, PathBuf};

@@ -28,11 +28,19 @@ pub struct ProcessView<'a> {
     pub judge: &'a dyn DialogueJudge,
 }
 
+impl std::fmt::Debug for ProcessView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessView")
+            .field("book", &self.book)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Records held at once per judging thread.
 const PER_WORKER: usize = 8;
 
 /// Simulations per data subdirectory (`data/sims/<i / SHARD>/<i>.js`).
-pub const SHARD: usize = 1000;
+pub(crate) const SHARD: usize = 1000;
 
 /// Outcome of one simulation as the grid colours it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -163,7 +171,7 @@ pub(crate) fn scan(
                 serde_json::from_str(text).map_err(|e| ViewError::BadRecord {
                     path: file.clone(),
                     line: n,
-                    message: e.to_string(),
+                    cause: e,
                 })?;
             pending.push(&mut out, site, rec, text.to_string())?;
         }

@@ -130,7 +130,7 @@ fn write_provenance(
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() / 86_400)
         .unwrap_or_default();
-    let (y, m, d) = tauguard_orchestrator::export::civil_from_days(days as i64);
+    let (y, m, d) = tauguard_orchestrator::civil_from_days(days as i64);
     let (command, kinds): (&str, &[(&str, &[&str])]) = if workflow {
         ("workflow", &[("workflow", &["bundle.json"])])
     } else {

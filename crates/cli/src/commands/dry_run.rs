@@ -7,7 +7,7 @@
 use crate::exit::CliError;
 use crate::output::Output;
 use tauguard_core::count;
-use tauguard_orchestrator::estimate::{Estimate, Range, RoleCalls};
+use tauguard_orchestrator::{Estimate, Range, RoleCalls};
 
 /// Prints `e` as text or, with `json`, as one JSON object.
 pub(crate) fn print(e: &Estimate, json: bool) -> Result<(), CliError> {
@@ -129,7 +129,7 @@ fn print_prompts(out: &mut Output, e: &Estimate) -> Result<(), CliError> {
     }
     out.line(format_args!(
         "largest prompts (≈ {} characters per token; the conversation comes on top):",
-        tauguard_orchestrator::estimate::CHARS_PER_TOKEN
+        tauguard_orchestrator::CHARS_PER_TOKEN
     ))?;
     for c in cells {
         let roles: Vec<String> = c
@@ -149,7 +149,7 @@ fn print_prompts(out: &mut Output, e: &Estimate) -> Result<(), CliError> {
 
 /// The comparability stamp: once when every cell has the same, else per cell.
 fn print_stamps(out: &mut Output, e: &Estimate) -> Result<(), CliError> {
-    let mut distinct: Vec<(&tauguard_orchestrator::comparability::Stamp, Vec<&str>)> = Vec::new();
+    let mut distinct: Vec<(&tauguard_orchestrator::Stamp, Vec<&str>)> = Vec::new();
     for c in &e.cells {
         match distinct.iter_mut().find(|(s, _)| **s == c.stamp) {
             Some((_, ids)) => ids.push(&c.id),

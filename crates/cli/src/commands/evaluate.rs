@@ -15,8 +15,7 @@ use tauguard_core::{Task, count};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_llm::{ModelFactory, ModelSpec, RoleModel};
 use tauguard_metrics::LoadOptions;
-use tauguard_orchestrator::evaluate::Replay;
-use tauguard_orchestrator::rescore::{EvaluationReport, Judge, rescore};
+use tauguard_orchestrator::{EvaluationReport, Judge, Replay, rescore};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FormatArg {

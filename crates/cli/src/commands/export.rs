@@ -7,8 +7,7 @@ use clap::Args;
 use std::path::PathBuf;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::GuardName;
-use tauguard_orchestrator::export::{ExportError, ExportOptions, results_json};
-use tauguard_orchestrator::records::read_records;
+use tauguard_orchestrator::{ExportError, ExportOptions, read_records, results_json};
 
 #[derive(Args, Debug)]
 pub(crate) struct ExportArgs {

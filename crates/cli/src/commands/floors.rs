@@ -6,11 +6,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use tauguard_core::Chain;
 use tauguard_env::DataDir;
 use tauguard_metrics::SimSummary;
 use tauguard_metrics::floors::{Floor, floors_with_process};
 use tauguard_metrics::procedure::{ProcedureBook, StandInJudge};
-use tauguard_orchestrator::floors::{FLOOR_AGENTS, floor_records};
+use tauguard_orchestrator::{FLOOR_AGENTS, floor_records};
 
 /// The floors of `records`' domains and tasks, and the warnings of what was skipped.
 pub(crate) fn compute(
@@ -43,14 +44,17 @@ pub(crate) fn compute_in_task_sets(
     let dir = match DataDir::resolve(data_dir) {
         Ok(d) => d,
         Err(e) => {
-            warnings.push(format!("floors skipped: {e}"));
+            warnings.push(format!("floors skipped: {}", Chain(&e)));
             return (Vec::new(), warnings);
         }
     };
     let rt = match tokio::runtime::Builder::new_current_thread().build() {
         Ok(rt) => rt,
         Err(e) => {
-            warnings.push(format!("floors skipped: cannot start a runtime: {e}"));
+            warnings.push(format!(
+                "floors skipped: cannot start a runtime: {}",
+                Chain(&e)
+            ));
             return (Vec::new(), warnings);
         }
     };
@@ -74,7 +78,10 @@ pub(crate) fn compute_in_task_sets(
             )) {
                 Ok(recs) => floor_recs.extend(recs),
                 Err(e) => {
-                    warnings.push(format!("floors skipped for `{domain}` ({agent}): {e}"));
+                    warnings.push(format!(
+                        "floors skipped for `{domain}` ({agent}): {}",
+                        Chain(&e)
+                    ));
                     break;
                 }
             }

@@ -34,7 +34,7 @@ pub(crate) fn run(args: GoldArgs) -> Result<(), CliError> {
             Ok(replay) => out.line(serde_json::to_string(&replay.to_json()).internal()?)?,
             Err(e) => {
                 failed += 1;
-                eprintln!("error: task `{}`: {e}", task.id);
+                eprintln!("error: task `{}`: {}", task.id, tauguard_core::Chain(&e));
             }
         }
     }

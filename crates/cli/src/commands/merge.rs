@@ -8,8 +8,7 @@ use crate::exit::CliError;
 use crate::output::Output;
 use clap::Args;
 use std::path::PathBuf;
-use tauguard_orchestrator::merge::{MergeError, MergeOptions, merge};
-use tauguard_orchestrator::records::RecordsError;
+use tauguard_orchestrator::{MergeError, MergeOptions, RecordsError, merge};
 
 #[derive(Args, Debug)]
 pub(crate) struct MergeArgs {
@@ -71,9 +70,10 @@ fn merge_error(e: MergeError) -> CliError {
         MergeError::NoInputs
         | MergeError::Repeated(_)
         | MergeError::NotARun { .. }
+        | MergeError::Unresolved { .. }
         | MergeError::Running(_)
         | MergeError::Records(RecordsError::Io { .. } | RecordsError::Corrupt { .. })
-        | MergeError::Io { .. }
+        | MergeError::File(_)
         | MergeError::Config { .. }
         | MergeError::ConfigDiffers { .. }
         | MergeError::CellDiffers { .. }

@@ -1,7 +1,7 @@
 //! The judge of the process view's dialogue predicates: the offline stand-in by default, or
 //! any provider's model with `--process-judge PROVIDER/MODEL`. A model judges a predicate as
 //! τ²-bench's NL-assertion judge judges an assertion (the same prompt and reply, through
-//! `tauguard_orchestrator::judge::llm_judge`), over the transcript up to the point the
+//! `tauguard_orchestrator::llm_judge`), over the transcript up to the point the
 //! predicate constrains; a failed or unparseable reply leaves the predicate unjudged.
 //! Simulations are judged as many at once as the provider's `max_concurrency` allows
 //! (`tauguard_metrics::process::verdicts`), each on its own thread blocking on a shared
@@ -40,8 +40,7 @@ impl DialogueJudge for ModelJudge {
         transcript: &[Message],
     ) -> Option<bool> {
         let asked = [question.to_string()];
-        let judged =
-            tauguard_orchestrator::judge::llm_judge(self.chat.as_ref(), transcript, &asked, 0, 0);
+        let judged = tauguard_orchestrator::llm_judge(self.chat.as_ref(), transcript, &asked, 0, 0);
         let (checks, _) = self.rt.block_on(judged).ok()?;
         checks.first().map(|c| c.met)
     }

@@ -283,8 +283,8 @@ fn flag_incomplete_merges(
                 _ => continue,
             }
         };
-        let gaps = tauguard_orchestrator::plan_file::open_gaps(dir)
-            .map_err(|e| CliError::BadInput(e.into()))?;
+        let gaps =
+            tauguard_orchestrator::open_gaps(dir).map_err(|e| CliError::BadInput(e.into()))?;
         if let Some(g) = gaps {
             report.warnings.push(format!(
                 "`{}` is an incomplete merge: {}; `tauguard run CONFIG --resume --out {}` runs what is missing",
@@ -294,8 +294,8 @@ fn flag_incomplete_merges(
             ));
             caveats.push(format!(
                 "incomplete: {} of {} planned simulations missing",
-                tauguard_orchestrator::plan_file::thousands(g.missing),
-                tauguard_orchestrator::plan_file::thousands(g.planned)
+                tauguard_orchestrator::thousands(g.missing),
+                tauguard_orchestrator::thousands(g.planned)
             ));
         }
     }

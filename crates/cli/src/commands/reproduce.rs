@@ -12,8 +12,7 @@ use anyhow::anyhow;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use tauguard_metrics::{ReportOptions, load_inputs};
-use tauguard_orchestrator::runner::{RunOptions, format_cost, run as run_config};
-use tauguard_orchestrator::runtime;
+use tauguard_orchestrator::{RunOptions, Workload, build_runtime, format_cost, run as run_config};
 
 #[derive(Args, Debug)]
 pub(crate) struct ReproduceArgs {
@@ -156,7 +155,7 @@ fn run_each_config(
         }
         super::run::apply_catalog(&mut cfg, &entry.file, None, project_dir)?;
         let dir = out_dir.join("runs").join(&stem);
-        let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
+        let rt = build_runtime(Workload::of(&cfg)).internal()?;
         let opts = RunOptions {
             out_dir: Some(dir.clone()),
             data_dir: args.data_dir.clone(),

@@ -15,14 +15,10 @@ use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tauguard_core::count;
-use tauguard_orchestrator::catalog::ModelCatalog;
-use tauguard_orchestrator::check::check_models;
-use tauguard_orchestrator::config::{ConfigError, RunConfig};
-use tauguard_orchestrator::interrupt::Interrupt;
-use tauguard_orchestrator::records::RecordsError;
-use tauguard_orchestrator::runner::{RunError, RunOptions, format_cost, run as run_config};
-use tauguard_orchestrator::runtime;
-use tauguard_orchestrator::shard::ShardRequest;
+use tauguard_orchestrator::{
+    ConfigError, Interrupt, ModelCatalog, RecordsError, RunConfig, RunError, RunOptions,
+    ShardRequest, Workload, build_runtime, check_models, format_cost, run as run_config,
+};
 
 #[derive(Args, Debug)]
 pub(crate) struct RunArgs {
@@ -79,7 +75,7 @@ pub(crate) fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError>
     let mut cfg = RunConfig::load(&args.config).map_err(config_error)?;
     let project_dir = crate::project::resolve(project).bad_input()?;
     apply_catalog(&mut cfg, &args.config, args.models.as_deref(), &project_dir)?;
-    let rt = runtime::build(runtime::Workload::of(&cfg)).internal()?;
+    let rt = build_runtime(Workload::of(&cfg)).internal()?;
     if args.check {
         let opts = RunOptions {
             data_dir: args.data_dir,
@@ -96,9 +92,9 @@ pub(crate) fn run(args: RunArgs, project: Option<&Path>) -> Result<(), CliError>
             ..Default::default()
         };
         let plan = rt
-            .block_on(async { tauguard_orchestrator::plan::RunPlan::build(cfg, &opts) })
+            .block_on(async { tauguard_orchestrator::RunPlan::build(cfg, &opts) })
             .map_err(run_error)?;
-        let estimate = tauguard_orchestrator::estimate::estimate(&plan);
+        let estimate = tauguard_orchestrator::estimate(&plan);
         return crate::commands::dry_run::print(&estimate, args.format == FormatArg::Json);
     }
     let interrupt = Arc::new(Interrupt::default());
@@ -229,8 +225,9 @@ pub(crate) fn write_sidecar(records: &Path) {
         && let Err(e) = tauguard_metrics::write_sidecar(records)
     {
         eprintln!(
-            "warning: sidecar of `{}` not written (report reads the records instead): {e}",
-            records.display()
+            "warning: sidecar of `{}` not written (report reads the records instead): {}",
+            records.display(),
+            tauguard_core::Chain(&e)
         );
     }
 }
@@ -296,12 +293,18 @@ pub(crate) fn run_error(e: RunError) -> CliError {
         RunError::Records(RecordsError::Io { .. } | RecordsError::Corrupt { .. })
         | RunError::Load(_)
         | RunError::Input { .. }
+        | RunError::File(_)
+        | RunError::CreateOutput { .. }
+        | RunError::Plan(_)
+        | RunError::Prerequisites(_)
+        | RunError::Oracle(_)
         | RunError::OutputExists(_)
         | RunError::Locked(_)
         | RunError::ConfigChanged { .. }
         | RunError::CellChanged { .. }
         | RunError::ShardChanged { .. }
         | RunError::Model { .. }
+        | RunError::Embedding { .. }
         // The config's credentials, model name or endpoint.
         | RunError::ModelFatal { .. } => CliError::BadInput(e.into()),
         // The server, not the config, as far as anyone can tell.

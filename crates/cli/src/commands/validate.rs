@@ -53,19 +53,28 @@ pub(crate) struct WorkflowArgs {
     /// Domain whose agent tools the bundle must use and cover.
     #[arg(long, conflicts_with = "all")]
     domain: Option<String>,
-    /// Validate tasks/<domain>/workflow/bundle.json of every registered domain that has one,
-    /// one row per domain beside the paper's sizes (PolicyGuide Table 16).
+    #[command(flatten)]
+    every: EveryDomain,
+}
+
+/// `--all` and its output, the same for every `validate` subcommand: one row per registered
+/// domain that has the artifact frozen under `tasks/<domain>/`.
+#[derive(Args, Debug)]
+pub(crate) struct EveryDomain {
+    /// Validate the frozen artifact (tasks/<domain>/workflow/bundle.json, beside the paper's
+    /// sizes, PolicyGuide Table 16; tasks/<domain>/checklist/) of every registered domain
+    /// that has one, one row per domain.
     #[arg(long)]
-    all: bool,
+    pub(crate) all: bool,
     /// Output of --all: a Markdown table (default) or JSON.
     #[arg(long, value_enum)]
-    format: Option<TableFormat>,
+    pub(crate) format: Option<TableFormat>,
 }
 
 pub(crate) fn run(cmd: ValidateCommand, project: Option<&Path>) -> Result<(), CliError> {
     match cmd {
-        ValidateCommand::Workflow(args) if args.all => {
-            workflow_all(args.format.unwrap_or(TableFormat::Md), project)
+        ValidateCommand::Workflow(args) if args.every.all => {
+            workflow_all(args.every.format.unwrap_or(TableFormat::Md), project)
         }
         ValidateCommand::Workflow(args) => workflow(args),
         ValidateCommand::Checklist(args) => crate::commands::validate_checklist::run(args, project),
@@ -74,7 +83,7 @@ pub(crate) fn run(cmd: ValidateCommand, project: Option<&Path>) -> Result<(), Cl
 
 fn workflow(args: WorkflowArgs) -> Result<(), CliError> {
     // Checked here: clap's `requires` counts a flag's `false` default as present.
-    if args.format.is_some() {
+    if args.every.format.is_some() {
         return Err(CliError::BadInput(anyhow!(
             "--format applies to --all; one bundle prints its problems or its sizes"
         )));

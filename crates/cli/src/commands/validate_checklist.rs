@@ -6,7 +6,7 @@
 //! for every registered domain's frozen `tasks/<domain>/checklist/`; any failing directory
 //! makes it exit 2, its problem listed after the table.
 
-use crate::commands::validate::{TableFormat, origin_line};
+use crate::commands::validate::{EveryDomain, TableFormat, origin_line};
 use crate::exit::{Classify, CliError};
 use crate::output::Output;
 use anyhow::anyhow;
@@ -31,12 +31,8 @@ pub(crate) struct ChecklistArgs {
     /// Domain whose mutating tools the checklists must cover.
     #[arg(long, conflicts_with = "all")]
     domain: Option<String>,
-    /// Validate tasks/<domain>/checklist/ of every registered domain that has one.
-    #[arg(long)]
-    all: bool,
-    /// Output of --all: a Markdown table (default) or JSON.
-    #[arg(long, value_enum)]
-    format: Option<TableFormat>,
+    #[command(flatten)]
+    every: EveryDomain,
 }
 
 /// One checklist directory and what loading it gave.
@@ -53,7 +49,8 @@ impl Row {
         let catalog = ToolCatalog::builtin(domain)
             .ok_or_else(|| anyhow!("--domain: unknown domain `{domain}`"))
             .bad_input()?;
-        let loaded = load_domain_checklists(dir, &catalog).map_err(|e| e.to_string());
+        let loaded =
+            load_domain_checklists(dir, &catalog).map_err(|e| tauguard_core::chain_text(&e));
         let tool_file = catalog
             .mutating
             .iter()
@@ -89,8 +86,8 @@ impl Row {
 }
 
 pub(crate) fn run(args: ChecklistArgs, project: Option<&Path>) -> Result<(), CliError> {
-    let format = args.format.unwrap_or(TableFormat::Md);
-    let rows = if args.all {
+    let format = args.every.format.unwrap_or(TableFormat::Md);
+    let rows = if args.every.all {
         let root = crate::project::resolve(project).bad_input()?;
         let mut rows = Vec::new();
         for d in tauguard_env::registry::DOMAINS {

@@ -12,7 +12,7 @@
 use crate::support::tauguard_status as tauguard;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use tauguard_orchestrator::records::{SimKey, read_records};
+use tauguard_orchestrator::{SimKey, read_records};
 use tauguard_testkit::{SimConfig, fixtures_dir, tau2_dir, workspace_root};
 
 const TIMING: [&str; 4] = ["wall_seconds", "started_at", "timestamp", "latency_seconds"];

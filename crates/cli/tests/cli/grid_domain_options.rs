@@ -11,7 +11,7 @@ use crate::shard_merge::{merge, normalised, report, run, run_shards};
 use crate::support::tauguard_status as tauguard;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use tauguard_orchestrator::records::read_records;
+use tauguard_orchestrator::read_records;
 use tauguard_testkit::{SimConfig, tau2_dir};
 
 const VARIANTS: [&str; 3] = ["bm25", "grep_only", "no_knowledge"];
@@ -249,7 +249,7 @@ fn the_floor_agents_play_alike_under_every_value_of_every_domain_option() {
     let mut checked = 0;
     for def in tauguard_env::registry::DOMAINS {
         for option in def.options() {
-            let agents: String = tauguard_orchestrator::floors::FLOOR_AGENTS
+            let agents: String = tauguard_orchestrator::FLOOR_AGENTS
                 .iter()
                 .map(|a| format!("[[grid.agents]]\nprovider = \"sim\"\nmodel = \"{a}\"\n"))
                 .collect();

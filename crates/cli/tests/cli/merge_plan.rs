@@ -13,8 +13,7 @@ use crate::support::{path_with_tauguard, tauguard_status as tauguard};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tauguard_orchestrator::records::SimKey;
-use tauguard_orchestrator::shard::Shard;
+use tauguard_orchestrator::{Shard, SimKey};
 use tauguard_testkit::{tau2_dir, workspace_root};
 
 fn merge_json(dir: &Path) -> serde_json::Value {

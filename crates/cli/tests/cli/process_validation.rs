@@ -17,8 +17,7 @@ use tauguard_core::record::SimulationRecord;
 use tauguard_env::registry::DOMAINS;
 use tauguard_metrics::procedure::validation::{FAULT_CHECKS, FaultValidation};
 use tauguard_metrics::procedure::{ProcedureSpec, StandInJudge, evaluate};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::runner::{RunOptions, run};
+use tauguard_orchestrator::{RunConfig, RunOptions, run};
 use tauguard_testkit::SimConfig;
 
 fn run_offline(domain: &str, data: &Path, faults: &str, trials: u32) -> Vec<SimulationRecord> {

@@ -6,9 +6,7 @@
 
 use crate::support::tauguard_status as tauguard;
 use std::path::{Path, PathBuf};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::plan::RunPlan;
-use tauguard_orchestrator::runner::RunOptions;
+use tauguard_orchestrator::{RunConfig, RunOptions, RunPlan};
 use tauguard_testkit::{tau2_dir, workspace_root};
 
 pub(crate) fn repro_dir() -> PathBuf {
@@ -80,7 +78,7 @@ fn every_config_validates_and_its_offline_twin_plans() {
     for name in experiments() {
         let dir = repro_dir().join(&name);
         let manifest = toml_file(&dir.join("manifest.toml"));
-        let faults: tauguard_orchestrator::offline::FaultProfile =
+        let faults: tauguard_orchestrator::FaultProfile =
             manifest["offline"]["faults"].clone().try_into().unwrap();
         for entry in manifest["config"].as_array().unwrap() {
             let path = dir.join(entry["file"].as_str().unwrap());

@@ -16,8 +16,7 @@ use crate::support::{tauguard_in_env, tauguard_status as tauguard};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use tauguard_metrics::sidecar::fresh_manifest;
-use tauguard_orchestrator::records::{SimKey, read_records};
-use tauguard_orchestrator::shard::Shard;
+use tauguard_orchestrator::{Shard, SimKey, read_records};
 use tauguard_testkit::{SimConfig, tau2_dir};
 
 /// Fields that record when a simulation ran, not what happened in it.

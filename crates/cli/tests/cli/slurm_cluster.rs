@@ -17,8 +17,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-use tauguard_orchestrator::records::SimKey;
-use tauguard_orchestrator::shard::Shard;
+use tauguard_orchestrator::{Shard, SimKey};
 use tauguard_testkit::{SimConfig, skip, tau2_dir, workspace_root};
 
 /// The programs the cluster needs, looked up on PATH and in sbin.

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::benchmark_texts::TextKind;
+use tauguard_core::comparability::UPSTREAM_COMMIT;
 use tauguard_env::DataDir;
 
 fn manifest_path() -> std::path::PathBuf {

@@ -179,14 +179,14 @@ impl Batch {
         &self,
         set: &mut Jobs,
         summary: &RunSummary,
-        e: &AttemptError,
+        e: AttemptError,
     ) -> RunError {
         if let Err(stopping) = self.stop_now(set, "fatal_model_error").await {
             return stopping;
         }
         RunError::ModelFatal {
-            hint: fatal_hint(&self.plan.cfg, e),
-            error: e.to_string(),
+            hint: fatal_hint(&self.plan.cfg, &e),
+            error: Box::new(e),
             completed: summary.completed,
             out: self.out_dir.clone(),
         }

@@ -11,7 +11,7 @@ use crate::views::Conversation;
 use tauguard_core::message::{Message, ParticipantMessage, ToolCall, ToolMessage};
 use tauguard_core::record::{CallAttempt, FailCause, GuardEvent, Verdict};
 use tauguard_core::termination::Termination;
-use tauguard_core::{Requestor, ToolKind};
+use tauguard_core::{Requestor, ToolKind, chain_text};
 use tauguard_env::Environment;
 use tauguard_env::InitialStateError;
 use tauguard_guards::{Decision, Guard, GuardContext, GuardError, GuardState};
@@ -379,7 +379,7 @@ impl<'s, 'a> Sim<'s, 'a> {
             ..
         } = self;
         if let Some(guard) = spec.guard {
-            let error = failure.as_ref().map(|e| e.to_string());
+            let error = failure.as_ref().map(|e| chain_text(e));
             let end = tauguard_guards::SessionEnd {
                 termination_reason: match &failure {
                     Some(_) => Termination::InfrastructureError,
@@ -479,9 +479,9 @@ fn guard_failure(guard: &dyn Guard, e: GuardError) -> SimulationError {
             guard: guard.name().to_string(),
             cause,
         },
-        e => SimulationError::Guard {
+        cause => SimulationError::Guard {
             guard: guard.name().to_string(),
-            message: e.to_string(),
+            cause,
         },
     }
 }

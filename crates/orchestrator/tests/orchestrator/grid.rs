@@ -6,10 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use tauguard_orchestrator::catalog::ModelCatalog;
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::plan::RunPlan;
-use tauguard_orchestrator::runner::RunOptions;
+use tauguard_orchestrator::{ModelCatalog, RunConfig, RunOptions, RunPlan};
 
 fn root() -> PathBuf {
     tauguard_testkit::workspace_root()
@@ -334,8 +331,7 @@ fn aliases_resolve_from_the_catalog_with_their_prices() {
         parse(&head("domains = [\"airline\"]\nagents = [\"gpt-5.4\"]")),
         &opts(),
     )
-    .err()
-    .expect("unresolved alias")
+    .expect_err("unresolved alias")
     .to_string();
     assert!(
         err.contains("`grid.agents[0]`") && err.contains("not resolved"),

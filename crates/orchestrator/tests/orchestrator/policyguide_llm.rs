@@ -15,7 +15,7 @@ use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::factory::{GuardInputs, GuardName, GuardOptions, build_guard};
 use tauguard_llm::error::LlmError;
 use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
-use tauguard_orchestrator::simulation::{Sampling, SimulationSpec, run_simulation};
+use tauguard_orchestrator::{Sampling, SimulationSpec, run_simulation};
 
 /// A model answering from a script in order and keeping every request it was sent.
 struct Scripted {

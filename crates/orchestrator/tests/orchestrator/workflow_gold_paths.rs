@@ -23,7 +23,7 @@ use tauguard_guards::catalog::{ToolCatalog, ToolClass};
 use tauguard_guards::policyguide::NodeKind;
 use tauguard_guards::policyguide::flow::Flow;
 use tauguard_guards::policyguide::frozen::{bundle_path, load_flow};
-use tauguard_orchestrator::nmr_oracle::{NmrOracle, OracleTool};
+use tauguard_orchestrator::{NmrOracle, OracleTool};
 
 /// Why one authorization node of a gold call's tool is not on a valid path (empty: it is).
 fn unlicensed(

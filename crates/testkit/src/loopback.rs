@@ -111,13 +111,26 @@ impl Loopback {
 
     /// A server with `mock` mounted (for a test that matches more than the method).
     pub fn mount(mock: wiremock::Mock) -> Loopback {
+        let server = Loopback::start();
+        server.add(mock);
+        server
+    }
+
+    /// A server answering nothing yet (every request gets 404 until a mock is added).
+    pub fn start() -> Loopback {
         let rt = tokio::runtime::Runtime::new().unwrap();
-        let server = rt.block_on(async {
-            let server = wiremock::MockServer::start().await;
-            mock.mount(&server).await;
-            server
-        });
+        let server = rt.block_on(wiremock::MockServer::start());
         Loopback { server, rt }
+    }
+
+    /// Forgets every mock and every request received.
+    pub fn reset(&self) {
+        self.rt.block_on(self.server.reset());
+    }
+
+    /// Mounts `mock` beside what the server already answers with.
+    pub fn add(&self, mock: wiremock::Mock) {
+        self.rt.block_on(mock.mount(&self.server));
     }
 
     pub fn uri(&self) -> String {

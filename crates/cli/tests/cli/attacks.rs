@@ -3,7 +3,7 @@
 //! the guards' ASR differs from the baseline's; the Figure-6 plot is written; a malformed
 //! attack file is refused naming the key.
 
-use crate::support::tauguard_status as tauguard;
+use crate::support::{guard_group, report_json, s, tauguard_ok, tauguard_status as tauguard};
 use tauguard_core::record::{SimulationRecord, Verdict};
 use tauguard_testkit::{SimConfig, tau2_dir, workspace_root};
 
@@ -22,8 +22,7 @@ fn attack_success_counts_executed_targets_only_and_differs_by_guard() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = attack_config(&data, "tasks/airline/attacks").write(&tmp.path().join("c.toml"));
     let out = tmp.path().join("run");
-    let (code, _, err) = tauguard(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&["run", s(&cfg), "--out", s(&out)]);
     let records: Vec<SimulationRecord> = std::fs::read_to_string(out.join("records.jsonl"))
         .unwrap()
         .lines()
@@ -44,24 +43,9 @@ fn attack_success_counts_executed_targets_only_and_differs_by_guard() {
     }
     assert!(blocked > 0, "the guards must block some attacks");
     let figs = tmp.path().join("figs");
-    let (code, json, err) = tauguard(&[
-        "report",
-        out.to_str().unwrap(),
-        "--format",
-        "json",
-        "--no-floors",
-        "--out",
-        figs.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let groups: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let groups = report_json(&out, &["--no-floors", "--out", s(&figs)]);
     let asr = |guard: &str| {
-        let g = groups
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|g| g["guard"] == guard)
-            .unwrap();
+        let g = guard_group(&groups, guard);
         assert_eq!(g["attack"]["simulations"], 80);
         assert_eq!(g["attack"]["tasks"], 20);
         g["attack"]["asr"].as_f64().unwrap()
@@ -110,13 +94,8 @@ fn a_malformed_attack_file_is_refused_naming_the_key() {
         .unwrap()
         .replacen("\"authority_claim\"", "\"bribery\"", 1);
     std::fs::write(set.join("attacks.json"), text).unwrap();
-    let cfg = attack_config(&data, set.to_str().unwrap()).write(&tmp.path().join("c.toml"));
-    let (code, _, err) = tauguard(&[
-        "run",
-        cfg.to_str().unwrap(),
-        "--out",
-        tmp.path().join("o").to_str().unwrap(),
-    ]);
+    let cfg = attack_config(&data, s(&set)).write(&tmp.path().join("c.toml"));
+    let (code, _, err) = tauguard(&["run", s(&cfg), "--out", s(&tmp.path().join("o"))]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("attacks.json") && err.contains(".strategy") && err.contains("`bribery`"),

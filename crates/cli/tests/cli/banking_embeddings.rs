@@ -7,11 +7,12 @@
 //! served from the cache. A missing model, a missing key and a failing endpoint stop the run
 //! before anything is written, naming the key, the variable or the endpoint.
 
-use crate::support::tauguard_in_env;
+use crate::support::{s, tauguard_in_env};
 use base64::Engine;
 use serde_json::{Value, json};
+use tauguard_testkit::{Loopback, MockProvider, SimConfig};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
 
 const QUERY: &str = "credit card annual fee";
 const KEY_VAR: &str = "TAUGUARD_TEST_AGENT_KEY";
@@ -76,54 +77,59 @@ impl Respond for Agent {
                 "type": "function", "function": {"name": "KB_search",
                     "arguments": json!({"query": QUERY}).to_string()}}]})
         };
-        ResponseTemplate::new(200).set_body_json(json!({
-            "id": "r", "object": "chat.completion", "created": 0, "model": "scripted",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
-        }))
+        ResponseTemplate::new(200).set_body_json(tauguard_testkit::chat_completion(
+            "scripted",
+            "stop",
+            message,
+            (10, 2),
+        ))
     }
 }
 
-async fn server(embeddings_status: u16) -> MockServer {
-    let s = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/embeddings"))
-        .respond_with(move |req: &Request| {
-            if embeddings_status == 200 {
-                Embeddings.respond(req)
-            } else {
-                ResponseTemplate::new(embeddings_status).set_body_string("unavailable")
-            }
-        })
-        .mount(&s)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/chat/completions"))
-        .respond_with(Agent)
-        .mount(&s)
-        .await;
-    s
+/// The loopback server: embeddings answered with `embeddings_status` (200: the vectors),
+/// chat completions by the scripted agent.
+fn server(embeddings_status: u16) -> Loopback {
+    let server = Loopback::mount(
+        Mock::given(method("POST"))
+            .and(path("/embeddings"))
+            .respond_with(move |req: &Request| {
+                if embeddings_status == 200 {
+                    Embeddings.respond(req)
+                } else {
+                    ResponseTemplate::new(embeddings_status).set_body_string("unavailable")
+                }
+            }),
+    );
+    server.add(
+        Mock::given(method("POST"))
+            .and(path("/chat/completions"))
+            .respond_with(Agent),
+    );
+    server
 }
 
 fn config(dir: &std::path::Path, uri: &str, embeddings: &str) -> std::path::PathBuf {
-    let data = tauguard_testkit::tau2_candidate().display().to_string();
-    let cache = dir.join("cache");
-    let text = format!(
-        "[run]\nname = \"bke\"\ndomain = \"banking_knowledge\"\nnum_tasks = 1\nmax_steps = 6\n\
-         max_retries = 0\ndata_dir = \"{data}\"\n\
-         [run.domain_options.banking_knowledge]\nretrieval = \"openai_embeddings\"\n\
-         [models.agent]\nprovider = \"mock\"\nmodel = \"scripted\"\n\
-         [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n{embeddings}\n\
-         [llm.providers.mock]\nkind = \"openai\"\nbase_url = \"{uri}\"\napi_key_env = \"{KEY_VAR}\"\n\
-         timeout_secs = 10\n[llm.providers.mock.retry]\nmax_attempts = 1\n\
-         [llm.providers.embed]\nkind = \"openai\"\nbase_url = \"{uri}\"\napi_key_env = \"{EMBED_KEY_VAR}\"\n\
-         [llm.providers.embed.retry]\nmax_attempts = 1\n\
-         [llm.cache]\ndir = \"{}\"\n",
-        cache.display()
-    );
-    let path = dir.join("bke.toml");
-    std::fs::write(&path, text).unwrap();
-    path
+    let keyed = |name: &str, key: &str| {
+        MockProvider::new(name, uri)
+            .lines(&format!("api_key_env = \"{key}\""))
+            .retry("max_attempts = 1")
+    };
+    SimConfig::new(
+        "bke",
+        "banking_knowledge",
+        &tauguard_testkit::tau2_candidate(),
+    )
+    .run_line("num_tasks = 1\nmax_steps = 6\nmax_retries = 0")
+    .run_line("[run.domain_options.banking_knowledge]\nretrieval = \"openai_embeddings\"")
+    .agent("provider = \"mock\"\nmodel = \"scripted\"")
+    .provider(keyed("mock", KEY_VAR).lines("timeout_secs = 10"))
+    .provider(keyed("embed", EMBED_KEY_VAR))
+    .tail(embeddings)
+    .tail(&format!(
+        "[llm.cache]\ndir = \"{}\"",
+        dir.join("cache").display()
+    ))
+    .write(&dir.join("bke.toml"))
 }
 
 const EMBEDDINGS: &str =
@@ -177,7 +183,7 @@ fn upstream_output(data: &std::path::Path) -> String {
 }
 
 fn run(cfg: &std::path::Path, out: &std::path::Path, key: bool) -> (i32, String, String) {
-    let args = ["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let args = ["run", s(cfg), "--out", s(out)];
     let env: &[(&str, &str)] = if key {
         &[(KEY_VAR, "sk-agent"), (EMBED_KEY_VAR, "sk-embed")]
     } else {
@@ -204,8 +210,7 @@ fn an_embeddings_run_ranks_as_upstream_records_its_usage_and_reruns_from_the_cac
     let Some(data) = tauguard_testkit::tau2_dir() else {
         return;
     };
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(server(200));
+    let server = server(200);
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config(tmp.path(), &server.uri(), EMBEDDINGS);
     let out = tmp.path().join("run");
@@ -239,7 +244,7 @@ fn an_embeddings_run_ranks_as_upstream_records_its_usage_and_reruns_from_the_cac
         (Some(1), Some(5)),
         "{usage}"
     );
-    let requests = rt.block_on(server.received_requests()).unwrap();
+    let requests = server.received();
     let inputs: Vec<usize> = requests
         .iter()
         .filter(|r| r.url.path() == "/embeddings")
@@ -262,9 +267,8 @@ fn an_embeddings_run_ranks_as_upstream_records_its_usage_and_reruns_from_the_cac
     let (code, _, err) = run(&cfg, &again, true);
     assert_eq!(code, 0, "{err}");
     assert_eq!(tool_outputs(&again).1, outputs);
-    let embedded_again = rt
-        .block_on(server.received_requests())
-        .unwrap()
+    let embedded_again = server
+        .received()
         .iter()
         .filter(|r| r.url.path() == "/embeddings")
         .count();
@@ -276,9 +280,8 @@ fn a_missing_model_key_or_endpoint_stops_the_run_before_anything_is_written() {
     if tauguard_testkit::tau2_dir().is_none() {
         return;
     }
-    let rt = tokio::runtime::Runtime::new().unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let ok = rt.block_on(server(200));
+    let ok = server(200);
     let cases = [
         (
             "",
@@ -308,7 +311,7 @@ fn a_missing_model_key_or_endpoint_stops_the_run_before_anything_is_written() {
         }
         assert!(!out.join("records.jsonl").exists());
     }
-    let failing = rt.block_on(server(503));
+    let failing = server(503);
     let cfg = config(tmp.path(), &failing.uri(), EMBEDDINGS);
     let out = tmp.path().join("failing");
     let (code, _, err) = run(&cfg, &out, true);
@@ -328,8 +331,7 @@ fn dry_run_and_check_know_the_embeddings_model() {
     if tauguard_testkit::tau2_dir().is_none() {
         return;
     }
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(server(200));
+    let server = server(200);
     let tmp = tempfile::tempdir().unwrap();
     let qwen = config(
         tmp.path(),
@@ -340,7 +342,7 @@ fn dry_run_and_check_know_the_embeddings_model() {
         .unwrap()
         .replace("\"openai_embeddings\"", "\"qwen_embeddings_grep\"");
     std::fs::write(&qwen, text).unwrap();
-    let (code, stdout, err) = tauguard_in_env(&["run", "--dry-run", qwen.to_str().unwrap()], &[]);
+    let (code, stdout, err) = tauguard_in_env(&["run", "--dry-run", s(&qwen)], &[]);
     assert_eq!(code, 0, "{err}");
     assert!(
         stdout.contains(
@@ -364,7 +366,7 @@ fn dry_run_and_check_know_the_embeddings_model() {
         &server.uri(),
         "[models.embeddings]\nprovider = \"embed\"\nmodel = \"text-embedding-3-small\"",
     );
-    let (code, stdout, err) = tauguard_in_env(&["run", "--dry-run", small.to_str().unwrap()], &[]);
+    let (code, stdout, err) = tauguard_in_env(&["run", "--dry-run", s(&small)], &[]);
     assert_eq!(code, 0, "{err}");
     let line = stamp(&stdout);
     assert!(
@@ -374,7 +376,7 @@ fn dry_run_and_check_know_the_embeddings_model() {
 
     let cfg = config(tmp.path(), &server.uri(), EMBEDDINGS);
     let (code, stdout, err) = tauguard_in_env(
-        &["run", "--check", cfg.to_str().unwrap()],
+        &["run", "--check", s(&cfg)],
         &[(KEY_VAR, "sk-agent"), (EMBED_KEY_VAR, "sk-embed")],
     );
     assert_eq!(code, 0, "{stdout}\n{err}");
@@ -392,8 +394,7 @@ fn the_qwen_variant_sends_floats_and_prefixes_only_the_query() {
     if tauguard_testkit::tau2_dir().is_none() {
         return;
     }
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(server(200));
+    let server = server(200);
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config(
         tmp.path(),
@@ -412,9 +413,8 @@ fn the_qwen_variant_sends_floats_and_prefixes_only_the_query() {
     assert_eq!(record["cell"]["benchmark.embeddings"], "upstream");
     assert_eq!(outputs.len(), 1);
     assert!(outputs[0].starts_with("1. "), "{}", outputs[0]);
-    let bodies: Vec<Value> = rt
-        .block_on(server.received_requests())
-        .unwrap()
+    let bodies: Vec<Value> = server
+        .received()
         .iter()
         .filter(|r| r.url.path() == "/embeddings")
         .map(|r| serde_json::from_slice(&r.body).unwrap())

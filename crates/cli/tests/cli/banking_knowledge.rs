@@ -3,7 +3,7 @@
 //! records the variant; a variant tauguard cannot run is refused before anything is written;
 //! an upstream-shaped results.json of the domain imports, re-scores and reports.
 
-use crate::support::tauguard_status;
+use crate::support::{s, tauguard_ok, tauguard_status};
 
 fn config(dir: &std::path::Path, data: &std::path::Path, variant: &str) -> std::path::PathBuf {
     let text = format!(
@@ -41,8 +41,7 @@ fn an_offline_run_under_a_chosen_variant_runs_reports_and_is_stamped() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let cfg = config(tmp.path(), &data, "bm25_grep");
-    let (code, stdout, stderr) =
-        tauguard_status(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let (code, stdout, stderr) = tauguard_status(&["run", s(&cfg), "--out", s(&out)]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let records = std::fs::read_to_string(out.join("records.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = records
@@ -64,7 +63,7 @@ fn an_offline_run_under_a_chosen_variant_runs_reports_and_is_stamped() {
         ),
         "the stamp records the variant"
     );
-    let (code, report, stderr) = tauguard_status(&["report", out.to_str().unwrap()]);
+    let (code, report, stderr) = tauguard_status(&["report", s(&out)]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
         report.contains("| banking_knowledge | sim-agent | baseline | 10 | 10 |"),
@@ -84,8 +83,7 @@ fn a_variant_that_needs_embeddings_is_refused_by_name() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let cfg = config(tmp.path(), &data, "openai_embeddings");
-    let (code, _, stderr) =
-        tauguard_status(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let (code, _, stderr) = tauguard_status(&["run", s(&cfg), "--out", s(&out)]);
     assert_ne!(code, 0);
     assert!(
         stderr.contains("openai_embeddings") && stderr.contains("OPENAI_API_KEY"),
@@ -115,10 +113,9 @@ fn an_exported_results_json_imports_rescores_and_reports() {
     std::fs::write(&cfg, text).unwrap();
     let run = tmp.path().join("run");
     let results = tmp.path().join("results.json");
-    let p = |x: &std::path::Path| x.to_str().unwrap().to_string();
-    let (code, _, err) = tauguard_status(&["run", &p(&cfg), "--out", &p(&run)]);
-    assert_eq!(code, 0, "{err}");
-    let (code, _, err) = tauguard_status(&[
+    let p = |x: &std::path::Path| s(x).to_string();
+    tauguard_ok(&["run", &p(&cfg), "--out", &p(&run)]);
+    tauguard_ok(&[
         "export-tau2",
         &p(&run),
         "--out",
@@ -126,7 +123,6 @@ fn an_exported_results_json_imports_rescores_and_reports() {
         "--data-dir",
         &p(&data),
     ]);
-    assert_eq!(code, 0, "{err}");
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
     assert_eq!(
@@ -136,7 +132,7 @@ fn an_exported_results_json_imports_rescores_and_reports() {
     assert_eq!(file["tasks"].as_array().map(Vec::len), Some(30));
     assert_eq!(file["simulations"].as_array().map(Vec::len), Some(60));
 
-    let (code, out, err) = tauguard_status(&[
+    let out = tauguard_ok(&[
         "evaluate",
         &p(&results),
         "--format",
@@ -144,7 +140,6 @@ fn an_exported_results_json_imports_rescores_and_reports() {
         "--data-dir",
         &p(&data),
     ]);
-    assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     for (key, n) in [
         ("evaluated", 60),

@@ -4,21 +4,11 @@
 //! instruction (`[prompts]`) is the deviation exercised, beside the shipped quickstart, which
 //! runs upstream's definition.
 
-use crate::support::tauguard_status;
+use crate::support::{s, tauguard_ok as ok, tauguard_status};
 use crate::view::index;
 use serde_json::Value;
 use std::path::Path;
 use tauguard_testkit::SimConfig;
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn ok(args: &[&str]) -> String {
-    let (code, out, err) = tauguard_status(args);
-    assert_eq!(code, 0, "tauguard {args:?}: {err}");
-    out
-}
 
 #[test]
 fn the_quickstart_is_comparable_and_says_so() {

@@ -5,39 +5,46 @@
 //! answers each stage compiles the toy domain into a bundle `tauguard validate workflow`
 //! accepts.
 
-use crate::support::tauguard_status;
+use crate::support::{s, tauguard_status};
 use std::path::Path;
+use tauguard_testkit::{Loopback, MockProvider, assistant_text, chat_completion};
+use wiremock::ResponseTemplate;
 
 /// A loopback OpenAI-style server answering every request with a reply that is no JSON.
-fn prose_server() -> (tokio::runtime::Runtime, wiremock::MockServer) {
-    use wiremock::{Mock, MockServer, ResponseTemplate, matchers::method};
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
-        let reply = ResponseTemplate::new(200).set_body_json(serde_json::json!({
-            "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                "message": {"role": "assistant", "content": "I would rather describe the tools in prose."}}],
-            "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10}
-        }));
-        Mock::given(method("POST"))
-            .respond_with(reply)
-            .mount(&server)
-            .await;
-        server
-    });
-    (rt, server)
+fn prose_server() -> Loopback {
+    let prose = assistant_text("I would rather describe the tools in prose.");
+    Loopback::serve(ResponseTemplate::new(200).set_body_json(chat_completion(
+        "m",
+        "stop",
+        prose,
+        (9, 1),
+    )))
 }
 
 /// An `--llm-config` with provider `local` at `url`, needing no key.
 fn llm_config(dir: &Path, url: &str) -> String {
     let path = dir.join("llm.toml");
-    std::fs::write(
-        &path,
-        format!("[providers.local]\nkind = \"openai\"\nbase_url = \"{url}\"\n"),
-    )
-    .unwrap();
-    path.to_str().unwrap().to_string()
+    std::fs::write(&path, MockProvider::new("local", url).toml("providers")).unwrap();
+    s(&path).to_string()
+}
+
+/// `compile workflow` of `domain` from the fixtures with the model `local/m` of `llm_config`
+/// and `extra` arguments.
+fn compile_on(domain: &str, llm_config: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "compile",
+        "workflow",
+        "--domain",
+        domain,
+        "--data-dir",
+        "tasks/fixtures",
+        "--model",
+        "local/m",
+        "--llm-config",
+        llm_config,
+    ];
+    args.extend_from_slice(extra);
+    tauguard_status(&args)
 }
 
 fn compile(extra: &[&str]) -> (i32, String, String) {
@@ -81,21 +88,14 @@ fn an_unknown_domain_is_bad_input() {
 
 #[test]
 fn a_non_empty_out_and_the_frozen_bundle_are_refused_before_any_request() {
-    let (rt, server) = prose_server();
+    let server = prose_server();
     let tmp = tempfile::tempdir().unwrap();
     let config = llm_config(tmp.path(), &server.uri());
     let out = tmp.path().join("wf");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("notes.txt"), "keep").unwrap();
-    let out_arg = out.to_str().unwrap();
-    let (code, _, stderr) = compile(&[
-        "--model",
-        "local/m",
-        "--llm-config",
-        &config,
-        "--out",
-        out_arg,
-    ]);
+    let out_arg = s(&out);
+    let (code, _, stderr) = compile_on("airline", &config, &["--out", out_arg]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains(out_arg)
@@ -104,15 +104,8 @@ fn a_non_empty_out_and_the_frozen_bundle_are_refused_before_any_request() {
         "{stderr}"
     );
 
-    let (code, _, stderr) = compile(&[
-        "--model",
-        "local/m",
-        "--llm-config",
-        &config,
-        "--out",
-        "tasks/airline/workflow",
-        "--overwrite",
-    ]);
+    let frozen = ["--out", "tasks/airline/workflow", "--overwrite"];
+    let (code, _, stderr) = compile_on("airline", &config, &frozen);
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains("frozen workflow bundle of `airline`"),
@@ -123,30 +116,23 @@ fn a_non_empty_out_and_the_frozen_bundle_are_refused_before_any_request() {
             .join("tasks/airline/workflow/bundle.json")
             .is_file()
     );
-    assert_eq!(rt.block_on(server.received_requests()).unwrap().len(), 0);
+    assert_eq!(server.received().len(), 0);
 }
 
 #[test]
 fn replies_that_never_parse_fail_stage_1_after_one_repair() {
-    let (rt, server) = prose_server();
+    let server = prose_server();
     let tmp = tempfile::tempdir().unwrap();
     let config = llm_config(tmp.path(), &server.uri());
     let out = tmp.path().join("wf");
-    let (code, _, stderr) = compile(&[
-        "--model",
-        "local/m",
-        "--llm-config",
-        &config,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (code, _, stderr) = compile_on("airline", &config, &["--out", s(&out)]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("stage 1 (tools), classify `tools`: no valid reply after one repair")
             && stderr.contains("no JSON object"),
         "{stderr}"
     );
-    assert_eq!(rt.block_on(server.received_requests()).unwrap().len(), 2);
+    assert_eq!(server.received().len(), 2);
     assert!(!out.exists(), "nothing is written on failure");
 }
 
@@ -263,52 +249,29 @@ impl wiremock::Respond for ToyStages {
         let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
         let prompt = body["messages"][1]["content"].as_str().unwrap_or_default();
         let content = format!("```json\n{}\n```", ToyStages::answer(prompt));
-        wiremock::ResponseTemplate::new(200).set_body_json(serde_json::json!({
-            "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}
-        }))
+        ResponseTemplate::new(200).set_body_json(chat_completion(
+            "m",
+            "stop",
+            assistant_text(&content),
+            (50, 10),
+        ))
     }
 }
 
 #[test]
 fn the_toy_domain_compiles_to_a_bundle_that_validate_workflow_accepts() {
-    use wiremock::{Mock, MockServer, matchers::method};
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ToyStages)
-            .mount(&server)
-            .await;
-        server
-    });
+    let server = Loopback::serve(ToyStages);
     let tmp = tempfile::tempdir().unwrap();
     let config = llm_config(tmp.path(), &server.uri());
     let out = tmp.path().join("wf");
-    let (code, stdout, stderr) = tauguard_status(&[
-        "compile",
-        "workflow",
-        "--domain",
-        "toy",
-        "--data-dir",
-        "tasks/fixtures",
-        "--model",
-        "local/m",
-        "--llm-config",
-        &config,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (code, stdout, stderr) = compile_on("toy", &config, &["--out", s(&out)]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.contains("valid against the environment catalogue")
-            && stdout.contains(out.to_str().unwrap()),
+        stdout.contains("valid against the environment catalogue") && stdout.contains(s(&out)),
         "{stdout}"
     );
     // 1 classify + 1 plan + 1 review + 4 × (subflow + branch review) + 1 compose + 1 mapping.
-    assert_eq!(rt.block_on(server.received_requests()).unwrap().len(), 13);
+    assert_eq!(server.received().len(), 13);
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("compile_report.json")).unwrap())
             .unwrap();
@@ -330,13 +293,8 @@ fn the_toy_domain_compiles_to_a_bundle_that_validate_workflow_accepts() {
         ]
     );
     let bundle = out.join("bundle.json");
-    let (code, stdout, stderr) = tauguard_status(&[
-        "validate",
-        "workflow",
-        bundle.to_str().unwrap(),
-        "--domain",
-        "toy",
-    ]);
+    let (code, stdout, stderr) =
+        tauguard_status(&["validate", "workflow", s(&bundle), "--domain", "toy"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
         stdout.contains("valid workflow bundle for domain `toy`"),

@@ -6,9 +6,8 @@
 //! records the compiled origin in its cell settings; a grid over the frozen and the compiled
 //! set gives the checklist guard two cells (and the baseline one), which `report` and `view`
 //! show apart. Hand-edited sets and broken sets: `compiled_artifacts_edits.rs`.
-#![allow(clippy::too_many_lines, reason = "end-to-end tests, exempt")]
 
-use crate::support::tauguard_status as tauguard;
+use crate::support::{records, s, tauguard_ok, tauguard_status as tauguard};
 use serde_json::{Value, json};
 use std::path::Path;
 use tauguard_guards::catalog::ToolCatalog;
@@ -74,36 +73,22 @@ impl wiremock::Respond for FrozenAirline {
     fn respond(&self, request: &wiremock::Request) -> wiremock::ResponseTemplate {
         let body: Value = serde_json::from_slice(&request.body).unwrap();
         let prompt = body["messages"][1]["content"].as_str().unwrap_or_default();
-        wiremock::ResponseTemplate::new(200).set_body_json(json!({
-            "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                "message": {"role": "assistant", "content": self.answer(prompt)}}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}
-        }))
+        let message = tauguard_testkit::assistant_text(&self.answer(prompt));
+        wiremock::ResponseTemplate::new(200).set_body_json(tauguard_testkit::chat_completion(
+            "m",
+            "stop",
+            message,
+            (50, 10),
+        ))
     }
 }
 
 /// Compiles airline's checklists into `set/airline/checklist` with the loopback model.
 fn compile_set(data: &Path, set: &Path) {
-    use wiremock::{Mock, MockServer, matchers::method};
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(FrozenAirline::new())
-            .mount(&server)
-            .await;
-        server
-    });
+    let server = tauguard_testkit::Loopback::serve(FrozenAirline::new());
     let llm = set.with_extension("llm.toml");
-    std::fs::write(
-        &llm,
-        format!(
-            "[providers.local]\nkind = \"openai\"\nbase_url = \"{}\"\n",
-            server.uri()
-        ),
-    )
-    .unwrap();
+    let provider = tauguard_testkit::MockProvider::new("local", &server.uri());
+    std::fs::write(&llm, provider.toml("providers")).unwrap();
     let out = set.join("airline/checklist");
     let (code, stdout, stderr) = tauguard(&[
         "compile",
@@ -111,13 +96,13 @@ fn compile_set(data: &Path, set: &Path) {
         "--domain",
         "airline",
         "--data-dir",
-        data.to_str().unwrap(),
+        s(data),
         "--model",
         "local/m",
         "--llm-config",
-        llm.to_str().unwrap(),
+        s(&llm),
         "--out",
-        out.to_str().unwrap(),
+        s(&out),
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
@@ -134,16 +119,29 @@ fn compile_set(data: &Path, set: &Path) {
     }
 }
 
-pub(crate) fn records(run: &Path) -> Vec<Value> {
-    std::fs::read_to_string(run.join("records.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+/// Runs `guards` over the frozen artifacts and the set `set` (`num_tasks` airline tasks from
+/// `data`) as `dir/<name>.toml` into `dir/<name>`, asserting it succeeds; returns the records.
+pub(crate) fn run_over_both_sets(
+    dir: &Path,
+    name: &str,
+    data: &Path,
+    guards: &[&str],
+    set: &str,
+    num_tasks: u32,
+) -> Vec<Value> {
+    let cfg = SimConfig::new(name, "airline", data)
+        .guards(guards)
+        .grid_line(&format!("artifacts = [\"frozen\", \"{set}\"]"))
+        .run_line(&format!("num_tasks = {num_tasks}"))
+        .write(&dir.join(format!("{name}.toml")));
+    let out = dir.join(name);
+    let (code, err) = run(&cfg, &out);
+    assert_eq!(code, 0, "{err}");
+    records(&out)
 }
 
 pub(crate) fn run(cfg: &Path, out: &Path) -> (i32, String) {
-    let (code, _, err) = tauguard(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let (code, _, err) = tauguard(&["run", s(cfg), "--out", s(out)]);
     (code, err)
 }
 
@@ -153,7 +151,7 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
     let tmp = tempfile::tempdir().unwrap();
     let set = tmp.path().join("set");
     compile_set(&data, &set);
-    let set_arg = set.to_str().unwrap();
+    let set_arg = s(&set);
 
     // compile wrote where the set came from.
     let prov = std::fs::read_to_string(set.join("airline/checklist/provenance.toml")).unwrap();
@@ -182,7 +180,7 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
     let (code, stdout, stderr) = tauguard(&[
         "validate",
         "checklist",
-        set.join("airline/checklist").to_str().unwrap(),
+        s(&set.join("airline/checklist")),
         "--domain",
         "airline",
     ]);
@@ -302,15 +300,9 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
     }
 
     // A grid over both sets: the checklist guard gets two cells, the baseline one.
-    let cfg = SimConfig::new("both", "airline", &data)
-        .guards(&["baseline", "pg-checklist"])
-        .grid_line(&format!("artifacts = [\"frozen\", \"{set_arg}\"]"))
-        .run_line("num_tasks = 2")
-        .write(&tmp.path().join("both.toml"));
+    let guards = ["baseline", "pg-checklist"];
+    let recs = run_over_both_sets(tmp.path(), "both", &data, &guards, set_arg, 2);
     let out = tmp.path().join("both");
-    let (code, err) = run(&cfg, &out);
-    assert_eq!(code, 0, "{err}");
-    let recs = records(&out);
     let cells: std::collections::BTreeSet<(String, String)> = recs
         .iter()
         .map(|r| {
@@ -339,8 +331,7 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
     );
 
     // report: the artifacts table names each cell's set.
-    let (code, md, err) = tauguard(&["report", out.to_str().unwrap(), "--no-floors"]);
-    assert_eq!(code, 0, "{err}");
+    let md = tauguard_ok(&["report", s(&out), "--no-floors"]);
     assert!(
         md.contains("| Artifacts origin | Artifact set | Compiled |"),
         "{md}"
@@ -363,14 +354,7 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
 
     // view: each cell carries its artifacts.
     let site = tmp.path().join("site");
-    let (code, _, err) = tauguard(&[
-        "view",
-        out.to_str().unwrap(),
-        "--out",
-        site.to_str().unwrap(),
-        "--no-floors",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&["view", s(&out), "--out", s(&site), "--no-floors"]);
     let index = crate::view::index(&site);
     let sets: Vec<(String, Value)> = index["cells"]
         .as_array()

@@ -2,10 +2,9 @@
 //! authorization node diffs by exactly that edit and gets the workflow guards a cell of
 //! their own, and a missing or malformed set stops the run before anything is written,
 //! naming the key and the directory.
-#![allow(clippy::too_many_lines, reason = "end-to-end tests, exempt")]
 
-use crate::compiled_artifacts::{records, run};
-use crate::support::tauguard_status as tauguard;
+use crate::compiled_artifacts::{run, run_over_both_sets};
+use crate::support::{s, tauguard_status as tauguard};
 use serde_json::{Value, json};
 use tauguard_testkit::{SimConfig, tau2_dir, workspace_root};
 
@@ -33,8 +32,8 @@ fn a_hand_edited_workflow_copy_diffs_by_its_edit_and_a_broken_set_stops_the_run(
     .unwrap();
     let (code, stdout, stderr) = tauguard(&[
         "diff-artifacts",
-        frozen.to_str().unwrap(),
-        wf.join("bundle.json").to_str().unwrap(),
+        s(&frozen),
+        s(&wf.join("bundle.json")),
         "--domain",
         "airline",
         "--format",
@@ -70,7 +69,7 @@ fn a_hand_edited_workflow_copy_diffs_by_its_edit_and_a_broken_set_stops_the_run(
     // The edited copy as a set: without provenance.toml, then with one but invalid (the extra
     // node is unreachable); each error names the key and the directory, and nothing is written.
     let edit = tmp.path().join("edit");
-    let edit_arg = edit.to_str().unwrap();
+    let edit_arg = s(&edit);
     let config = |name: &str, tail: &str| {
         SimConfig::new(name, "airline", &data)
             .guards(&["policyguide"])
@@ -131,7 +130,7 @@ fn a_hand_edited_workflow_copy_diffs_by_its_edit_and_a_broken_set_stops_the_run(
     let (code, stdout, _) = tauguard(&[
         "validate",
         "workflow",
-        wf.join("bundle.json").to_str().unwrap(),
+        s(&wf.join("bundle.json")),
         "--domain",
         "airline",
     ]);
@@ -168,15 +167,8 @@ fn a_hand_edited_workflow_copy_diffs_by_its_edit_and_a_broken_set_stops_the_run(
         text.contains("workflow: the same shape") && text.contains("checklists: not compared"),
         "{text}"
     );
-    let cfg = SimConfig::new("guide", "airline", &data)
-        .guards(&["policyguide", "pg-checklist"])
-        .grid_line(&format!("artifacts = [\"frozen\", \"{edit_arg}\"]"))
-        .run_line("num_tasks = 1")
-        .write(&tmp.path().join("guide.toml"));
-    let out = tmp.path().join("guide");
-    let (code, err) = run(&cfg, &out);
-    assert_eq!(code, 0, "{err}");
-    let recs = records(&out);
+    let guards = ["policyguide", "pg-checklist"];
+    let recs = run_over_both_sets(tmp.path(), "guide", &data, &guards, edit_arg, 1);
     let mut ids: Vec<&str> = recs
         .iter()
         .map(|r| r["cell_id"].as_str().unwrap())

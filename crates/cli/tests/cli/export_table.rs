@@ -2,7 +2,7 @@
 //! numbers from it as from the records, and `export-table --format csv` writes tables that the
 //! csv crate parses into the columns the README documents.
 
-use crate::support::tauguard_status;
+use crate::support::tauguard_ok as ok;
 use std::path::Path;
 
 /// `simulations.csv` columns as documented in the README.
@@ -97,12 +97,6 @@ const CALL_COLUMNS: &[&str] = &[
     "missing_prerequisites",
     "fail_reason",
 ];
-
-fn ok(args: &[&str]) -> String {
-    let (code, out, err) = tauguard_status(args);
-    assert_eq!(code, 0, "tauguard {args:?}: {err}");
-    out
-}
 
 fn read_csv(path: &Path) -> (Vec<String>, Vec<csv::StringRecord>) {
     let mut r = csv::Reader::from_path(path).unwrap();

@@ -5,7 +5,7 @@
 //! id and out-of-schema verdict each follow the fail mode, lose no record, and say what
 //! happened in the guard event.
 
-use crate::support::tauguard_in_env;
+use crate::support::{guard_events, records, s, tauguard_in_env};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -69,20 +69,9 @@ fn run(
     let out = dir.join("run");
     let (_, env) = python();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let (code, _, err) = tauguard_in_env(
-        &["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()],
-        &env,
-    );
+    let (code, _, err) = tauguard_in_env(&["run", s(&cfg), "--out", s(&out)], &env);
     assert_eq!(code, 0, "tauguard run: {err}");
     (out, err)
-}
-
-fn records(run: &Path) -> Vec<Value> {
-    std::fs::read_to_string(run.join("records.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn guard_table(name: &str, command: &[String], extra: &str) -> String {
@@ -205,7 +194,7 @@ fn example_guards_run_over_every_domain_and_report_like_built_in_guards() {
     }
     assert!(lookups > 0, "the rule guard looked reservations up");
     assert!(judge_blocks > 0, "the judge blocked the cancellations");
-    let (code, out, err) = tauguard_in_env(&["report", run_dir.to_str().unwrap()], &[]);
+    let (code, out, err) = tauguard_in_env(&["report", s(&run_dir)], &[]);
     assert_eq!(code, 0, "{err}");
     for table in ["PolicyGuard Table 2", "PolicyGuard Table 7"] {
         let section = out
@@ -249,10 +238,7 @@ fn faulty(mode: &str, fail_mode: &str, concurrency: usize, extra: &str) -> (Vec<
 
 /// Every guard event of `recs`: each from the fail mode, blocked when closed.
 fn fail_events(recs: &[Value], fail_mode: &str, reason: &str) -> Vec<Value> {
-    let events: Vec<Value> = recs
-        .iter()
-        .flat_map(|r| r["guard_events"].as_array().unwrap().clone())
-        .collect();
+    let events = guard_events(recs);
     assert!(!events.is_empty());
     for e in &events {
         assert_eq!(e["verdict_source"], "fail_mode", "{e}");
@@ -273,6 +259,16 @@ fn fail_events(recs: &[Value], fail_mode: &str, reason: &str) -> Vec<Value> {
         );
     }
     events
+}
+
+/// Each of `events` names the external `fault`, and its `field` (`message`, `raw_reply`)
+/// holds `text`.
+fn assert_each_fault(events: &[Value], fault: &str, field: &str, text: &str) {
+    for e in events {
+        assert_eq!(e["info"]["external"]["fault"], fault, "{e}");
+        let got = e["info"]["external"][field].as_str().unwrap();
+        assert!(got.contains(text), "{field} lacks `{text}`: {e}");
+    }
 }
 
 #[test]
@@ -306,15 +302,12 @@ fn a_crashing_guard_is_restarted_up_to_its_cap_and_then_fails_closed() {
 #[test]
 fn a_hanging_guard_times_out_and_fails_open() {
     let (recs, _) = faulty("hang", "open", 4, "");
-    for e in fail_events(&recs, "open", "timeout") {
-        assert_eq!(e["info"]["external"]["fault"], "timeout", "{e}");
-        assert!(
-            e["info"]["external"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("0.5 s")
-        );
-    }
+    assert_each_fault(
+        &fail_events(&recs, "open", "timeout"),
+        "timeout",
+        "message",
+        "0.5 s",
+    );
 }
 
 #[test]
@@ -344,10 +337,7 @@ fn a_line_nobody_claims_with_several_requests_open_fails_each_and_restarts_the_g
     let (run_dir, err) = run(tmp.path(), &["airline".into()], 30, 8, &guards);
     let recs = records(&run_dir);
     assert_eq!(recs.len(), 30, "no record lost: {err}");
-    let events: Vec<Value> = recs
-        .iter()
-        .flat_map(|r| r["guard_events"].as_array().unwrap().clone())
-        .collect();
+    let events = guard_events(&recs);
     for e in &events {
         assert_eq!(
             (e["verdict_source"].as_str(), e["verdict"].as_str()),
@@ -385,31 +375,15 @@ fn a_line_nobody_claims_with_several_requests_open_fails_each_and_restarts_the_g
 #[test]
 fn a_guard_answering_the_wrong_id_follows_the_fail_mode() {
     let (recs, _) = faulty("wrong-id", "open", 1, "");
-    for e in fail_events(&recs, "open", "invalid_response") {
-        assert_eq!(e["info"]["external"]["fault"], "wrong_id", "{e}");
-        assert!(
-            e["info"]["external"]["raw_reply"]
-                .as_str()
-                .unwrap()
-                .contains("\"id\": \"not-r"),
-            "{e}"
-        );
-    }
+    let events = fail_events(&recs, "open", "invalid_response");
+    assert_each_fault(&events, "wrong_id", "raw_reply", "\"id\": \"not-r");
 }
 
 #[test]
 fn an_out_of_schema_verdict_fails_closed_naming_the_field() {
     let (recs, _) = faulty("bad-verdict", "closed", 4, "");
-    for e in fail_events(&recs, "closed", "invalid_response") {
-        assert_eq!(e["info"]["external"]["fault"], "out_of_schema", "{e}");
-        assert!(
-            e["info"]["external"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("`verdict`"),
-            "{e}"
-        );
-    }
+    let events = fail_events(&recs, "closed", "invalid_response");
+    assert_each_fault(&events, "out_of_schema", "message", "`verdict`");
 }
 
 #[test]
@@ -442,10 +416,7 @@ fn a_bad_external_table_is_an_input_error_naming_its_key() {
         )
         .unwrap();
         let out = tmp.path().join("out");
-        let (code, _, err) = tauguard_in_env(
-            &["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()],
-            &[],
-        );
+        let (code, _, err) = tauguard_in_env(&["run", s(&cfg), "--out", s(&out)], &[]);
         assert_eq!(code, 2, "{table}: {err}");
         assert!(err.contains(says), "{table}: {err}");
     }

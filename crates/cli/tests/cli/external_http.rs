@@ -4,7 +4,7 @@
 //! nobody answers is an input error naming the guard.
 
 use crate::external_guard::python;
-use crate::support::tauguard_in_env;
+use crate::support::{s, tauguard_in_env};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -34,10 +34,7 @@ fn run(dir: &Path, url: &str, fail_mode: &str) -> (i32, Vec<Value>, String) {
     )
     .unwrap();
     let out = dir.join("run");
-    let (code, _, err) = tauguard_in_env(
-        &["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()],
-        &[],
-    );
+    let (code, _, err) = tauguard_in_env(&["run", s(&cfg), "--out", s(&out)], &[]);
     let recs = std::fs::read_to_string(out.join("records.jsonl"))
         .map(|t| {
             t.lines()

@@ -5,7 +5,7 @@
 //! beside Block% (guide usage), a `warning:` above the tables names the cell, and `view` flags
 //! it beside the cell. The threshold is `--fail-mode-threshold`.
 
-use crate::support::{records, s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{guard_events, records, s, tauguard_ok, tauguard_status as tauguard};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
@@ -39,14 +39,6 @@ fn run(dir: &Path, guard: &str, url: &str) -> PathBuf {
     let out = dir.join("run");
     tauguard_ok(&["run", s(&cfg), "--out", s(&out)]);
     out
-}
-
-/// Every guard event of the run's records.
-fn guard_events(run: &Path) -> Vec<Value> {
-    records(run)
-        .iter()
-        .flat_map(|r| r["guard_events"].as_array().unwrap().clone())
-        .collect()
 }
 
 /// The one group of `report --format json` over the run (with `extra` arguments).
@@ -123,7 +115,7 @@ fn an_unparseable_verifier_is_counted_as_its_fail_mode_everywhere() {
     let mock = Loopback::serve(completion(PROSE, "stop"));
     let tmp = tempfile::tempdir().unwrap();
     let run = run(tmp.path(), "pg-raw", &mock.uri());
-    let events = guard_events(&run);
+    let events = guard_events(&records(&run));
     assert!(!events.is_empty(), "the sim agent makes mutating calls");
     for e in &events {
         assert_eq!(e["verdict_source"], "fail_mode", "{e}");
@@ -193,7 +185,7 @@ fn a_verifier_cut_at_its_token_limit_is_truncated() {
     let mock = Loopback::serve(completion("{\"verdict\": \"PA", "length"));
     let tmp = tempfile::tempdir().unwrap();
     let run = run(tmp.path(), "pg-raw", &mock.uri());
-    let events = guard_events(&run);
+    let events = guard_events(&records(&run));
     assert!(!events.is_empty());
     for e in &events {
         assert_eq!(e["verdict_source"], "fail_mode");

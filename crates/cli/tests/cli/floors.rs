@@ -3,8 +3,11 @@
 //! configuration below the PV floor is named, `--no-floors` hides them, and a run of the
 //! floor agent itself reproduces the floor.
 
-use crate::support::tauguard_status as tauguard;
+use crate::support::{guard_group, report_json, s, tauguard_ok, tauguard_status as tauguard};
 use tauguard_testkit::{SimConfig, tau2_dir};
+
+/// The `[models.agent]` lines of the refuse-all floor agent.
+const REFUSE_ALL: &str = "provider = \"sim\"\nmodel = \"refuse-all\"";
 
 fn close(v: &serde_json::Value, x: f64) -> bool {
     v.as_f64().is_some_and(|y| (y - x).abs() < 1e-3)
@@ -19,19 +22,9 @@ fn airline_floors_are_pinned_and_block_all_sits_at_the_pv_floor() {
         .guards(&["baseline", "block-all"])
         .write(&tmp.path().join("c.toml"));
     let out = tmp.path().join("run");
-    let (code, _, err) = tauguard(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
-    let data_arg = data.to_str().unwrap();
-    let (code, json, err) = tauguard(&[
-        "report",
-        out.to_str().unwrap(),
-        "--format",
-        "json",
-        "--data-dir",
-        data_arg,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let groups: serde_json::Value = serde_json::from_str(&json).unwrap();
+    tauguard_ok(&["run", s(&cfg), "--out", s(&out)]);
+    let data_arg = s(&data);
+    let groups = report_json(&out, &["--data-dir", data_arg]);
     for g in groups.as_array().unwrap() {
         let refuse = &g["floors"]["refuse-all"];
         // τ²-bench scoring: the PV tasks pass by inaction (23 of 24), no Mut task does.
@@ -41,25 +34,15 @@ fn airline_floors_are_pinned_and_block_all_sits_at_the_pv_floor() {
         assert_eq!(refuse["n_tasks"], 50);
         assert!(g["floors"]["gold-no-procedure"]["overall"].is_number());
     }
-    let block_all = groups
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["guard"] == "block-all")
-        .unwrap();
+    let block_all = guard_group(&groups, "block-all");
     // Blocking every call gets PV for free (the sim agent still does the reads and tells the
     // user what it found) and nothing on Mut.
     assert!(close(&block_all["pv"]["pass_k"]["1"], 1.0), "{block_all}");
     assert!(close(&block_all["mut"]["pass_k"]["1"], 0.0), "{block_all}");
-    let baseline = groups
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["guard"] == "baseline")
-        .unwrap();
+    let baseline = guard_group(&groups, "baseline");
     // The faulty baseline complies with forbidden requests: its PV is below the floor.
     assert_eq!(baseline["pv_above_refuse_all"], false, "{baseline}");
-    let (_, md, _) = tauguard(&["report", out.to_str().unwrap(), "--data-dir", data_arg]);
+    let (_, md, _) = tauguard(&["report", s(&out), "--data-dir", data_arg]);
     assert!(
         md.contains("| airline | refuse-all | 50 | 0.460 | 0.958 | 0.000 |"),
         "{md}"
@@ -69,30 +52,15 @@ fn airline_floors_are_pinned_and_block_all_sits_at_the_pv_floor() {
             && md.contains("does not exceed the refuse-all floor (0.958)"),
         "{md}"
     );
-    let (_, md, _) = tauguard(&["report", out.to_str().unwrap(), "--no-floors"]);
+    let (_, md, _) = tauguard(&["report", s(&out), "--no-floors"]);
     assert!(!md.contains("refuse-all") && !md.contains("Floors"), "{md}");
     // The floor agent run as an agent reproduces its own floor.
-    let cfg = tmp.path().join("refuse.toml");
-    let text = SimConfig::new("refuse", "airline", &data)
-        .toml()
-        .replace("model = \"sim-agent\"", "model = \"refuse-all\"");
-    std::fs::write(&cfg, text).unwrap();
+    let cfg = SimConfig::new("refuse", "airline", &data)
+        .agent(REFUSE_ALL)
+        .write(&tmp.path().join("refuse.toml"));
     let out2 = tmp.path().join("refuse");
-    let (code, _, err) = tauguard(&[
-        "run",
-        cfg.to_str().unwrap(),
-        "--out",
-        out2.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let (_, json, _) = tauguard(&[
-        "report",
-        out2.to_str().unwrap(),
-        "--format",
-        "json",
-        "--no-floors",
-    ]);
-    let g: serde_json::Value = serde_json::from_str(&json).unwrap();
+    tauguard_ok(&["run", s(&cfg), "--out", s(&out2)]);
+    let g = report_json(&out2, &["--no-floors"]);
     assert!(close(&g[0]["pass_k"]["1"], 0.46), "{g}");
 }
 
@@ -102,15 +70,9 @@ fn floors_without_data_are_skipped_with_a_warning() {
     let cfg = SimConfig::new("f", "airline", &tauguard_testkit::fixtures_dir())
         .write(&tmp.path().join("c.toml"));
     let out = tmp.path().join("run");
-    let (code, _, err) = tauguard(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&["run", s(&cfg), "--out", s(&out)]);
     let missing = tmp.path().join("no-data");
-    let (code, md, err) = tauguard(&[
-        "report",
-        out.to_str().unwrap(),
-        "--data-dir",
-        missing.to_str().unwrap(),
-    ]);
+    let (code, md, err) = tauguard(&["report", s(&out), "--data-dir", s(&missing)]);
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("floors skipped") && err.contains("no-data"),
@@ -122,18 +84,11 @@ fn floors_without_data_are_skipped_with_a_warning() {
 #[test]
 fn faults_on_a_floor_agent_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let text = SimConfig::new("f", "airline", &tauguard_testkit::fixtures_dir())
+    let cfg = SimConfig::new("f", "airline", &tauguard_testkit::fixtures_dir())
+        .agent(REFUSE_ALL)
         .faults("skip_identity = 0.5")
-        .toml()
-        .replace("model = \"sim-agent\"", "model = \"refuse-all\"");
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(&cfg, text).unwrap();
-    let (code, _, err) = tauguard(&[
-        "run",
-        cfg.to_str().unwrap(),
-        "--out",
-        tmp.path().join("o").to_str().unwrap(),
-    ]);
+        .write(&tmp.path().join("c.toml"));
+    let (code, _, err) = tauguard(&["run", s(&cfg), "--out", s(&tmp.path().join("o"))]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("models.agent.faults") && err.contains("sim-agent"),

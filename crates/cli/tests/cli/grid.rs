@@ -9,7 +9,7 @@
 //! Records are compared with their timing fields removed (`wall_seconds`, `started_at`,
 //! `timestamp`, `latency_seconds`: when a simulation ran, not what happened in it).
 
-use crate::support::tauguard_status as tauguard;
+use crate::support::{s, tauguard_ok, tauguard_status as tauguard};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use tauguard_orchestrator::{SimKey, read_records};
@@ -47,10 +47,6 @@ fn records(dir: &Path, extra: &[&str]) -> BTreeMap<SimKey, serde_json::Value> {
     out
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// airline and retail (3 tasks each) × careful / sloppy sim agents × three guards.
 fn two_by_two_by_three(data: &Path) -> String {
     format!(
@@ -71,8 +67,7 @@ fn an_offline_grid_over_domains_agents_and_guards_runs_and_reports_per_cell() {
     let cfg = tmp.path().join("grid.toml");
     std::fs::write(&cfg, two_by_two_by_three(&data)).unwrap();
     let out = tmp.path().join("out");
-    let (code, stdout, err) = tauguard(&["run", s(&cfg), "--out", s(&out)]);
-    assert_eq!(code, 0, "{err}");
+    let stdout = tauguard_ok(&["run", s(&cfg), "--out", s(&out)]);
     assert!(stdout.contains("36 simulations"), "{stdout}");
     let recs = read_records(&out.join("records.jsonl")).unwrap();
     assert_eq!(recs.len(), 2 * 2 * 3 * 3);
@@ -87,8 +82,7 @@ fn an_offline_grid_over_domains_agents_and_guards_runs_and_reports_per_cell() {
             .any(|(id, _)| *id == "retail|sloppy|pg-checklist")
     );
 
-    let (code, report, err) = tauguard(&["report", s(&out), "--format", "json", "--no-floors"]);
-    assert_eq!(code, 0, "{err}");
+    let report = tauguard_ok(&["report", s(&out), "--format", "json", "--no-floors"]);
     let groups: Vec<serde_json::Value> = serde_json::from_str(&report).unwrap();
     assert_eq!(groups.len(), 12, "one group per cell");
     let labels: BTreeSet<String> = groups
@@ -117,16 +111,14 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
     let before = std::fs::read_dir(workspace_root().join("results"))
         .map(|d| d.count())
         .ok();
-    let (code, text, err) = tauguard(&["run", "--dry-run", s(&cfg)]);
-    assert_eq!(code, 0, "{err}");
+    let text = tauguard_ok(&["run", "--dry-run", s(&cfg)]);
     assert!(text.contains("12 cells, 36 simulations"), "{text}");
     assert!(text.contains("retail|sloppy|pg-checklist"), "{text}");
     assert!(text.contains("cost: $0.00 – $0.00"), "{text}");
     for role in ["agent", "user", "verifier/guard", "judge"] {
         assert!(text.contains(&format!("  {role} ")), "{role}: {text}");
     }
-    let (code, json, err) = tauguard(&["run", "--dry-run", s(&cfg), "--format", "json"]);
-    assert_eq!(code, 0, "{err}");
+    let json = tauguard_ok(&["run", "--dry-run", s(&cfg), "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["simulations"], 36);
     assert_eq!(v["cells"].as_array().unwrap().len(), 12);
@@ -175,8 +167,7 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
         data.display()
     );
     std::fs::write(&cfg, priced).unwrap();
-    let (code, json, err) = tauguard(&["run", "--dry-run", s(&cfg), "--format", "json"]);
-    assert_eq!(code, 0, "{err}");
+    let json = tauguard_ok(&["run", "--dry-run", s(&cfg), "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let (low, high) = (
         v["cost"]["low"].as_f64().unwrap(),
@@ -196,8 +187,7 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
     };
     let cost_of = |text: String| {
         std::fs::write(&cfg, text).unwrap();
-        let (code, json, err) = tauguard(&["run", "--dry-run", s(&cfg), "--format", "json"]);
-        assert_eq!(code, 0, "{err}");
+        let json = tauguard_ok(&["run", "--dry-run", s(&cfg), "--format", "json"]);
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         (v["cost"]["low"].as_f64(), v["cost"]["high"].as_f64())
     };
@@ -240,8 +230,7 @@ fn an_interrupted_grid_resumes_to_the_uninterrupted_records() {
     let cfg = small_grid(tmp.path(), &["baseline", "block-all"]);
     let (whole, part) = (tmp.path().join("whole"), tmp.path().join("part"));
     for out in [&whole, &part] {
-        let (code, _, err) = tauguard(&["run", s(&cfg), "--out", s(out)]);
-        assert_eq!(code, 0, "{err}");
+        tauguard_ok(&["run", s(&cfg), "--out", s(out)]);
     }
     let full = records(&whole, &[]);
     // (5 airline + 4 toy tasks) × 2 trials × 2 guards.
@@ -256,8 +245,7 @@ fn an_interrupted_grid_resumes_to_the_uninterrupted_records() {
         .map(|(_, l)| l)
         .collect();
     std::fs::write(&path, kept.join("\n") + "\n").unwrap();
-    let (code, stdout, err) = tauguard(&["run", s(&cfg), "--out", s(&part), "--resume"]);
-    assert_eq!(code, 0, "{err}");
+    let stdout = tauguard_ok(&["run", s(&cfg), "--out", s(&part), "--resume"]);
     assert!(
         stdout.contains("36 simulations (24 already complete, 12 run now)"),
         "{stdout}"
@@ -353,12 +341,10 @@ fn a_one_simulation_config_is_counted_in_the_singular() {
         .trials(1)
         .run_line("num_tasks = 1")
         .write(&tmp.path().join("one.toml"));
-    let (code, text, err) = tauguard(&["run", "--dry-run", s(&cfg)]);
-    assert_eq!(code, 0, "{err}");
+    let text = tauguard_ok(&["run", "--dry-run", s(&cfg)]);
     assert!(text.contains("): 1 cell, 1 simulation; nothing"), "{text}");
     let out = tmp.path().join("out");
-    let (code, text, err) = tauguard(&["run", s(&cfg), "--out", s(&out)]);
-    assert_eq!(code, 0, "{err}");
+    let text = tauguard_ok(&["run", s(&cfg), "--out", s(&out)]);
     assert!(
         text.contains("1 simulation (0 already complete, 1 run now): ")
             && text.contains(", 0 infrastructure errors, cost "),
@@ -382,8 +368,7 @@ fn the_offline_grid_runs_four_domains_and_reports_their_floors() {
         );
     let full_path = tmp.path().join("full.toml");
     std::fs::write(&full_path, full).unwrap();
-    let (code, plan, err) = tauguard(&["run", "--dry-run", s(&full_path)]);
-    assert_eq!(code, 0, "{err}");
+    let plan = tauguard_ok(&["run", "--dry-run", s(&full_path)]);
     assert!(plan.contains(": 24 cells,"), "{plan}");
     assert!(
         plan.contains("banking_knowledge|sim-agent|policyguide"),
@@ -393,10 +378,8 @@ fn the_offline_grid_runs_four_domains_and_reports_their_floors() {
     shipped("grid-offline.toml", tmp.path());
     let out = tmp.path().join("out");
     let cfg = tmp.path().join("grid-offline.toml");
-    let (code, _, err) = tauguard(&["run", s(&cfg), "--out", s(&out)]);
-    assert_eq!(code, 0, "{err}");
-    let (code, report, err) = tauguard(&["report", s(&out)]);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&["run", s(&cfg), "--out", s(&out)]);
+    let report = tauguard_ok(&["report", s(&out)]);
     for domain in ["airline", "retail", "telecom", "banking_knowledge"] {
         assert!(
             report.contains(&format!("| {domain} | gold-no-procedure |"))

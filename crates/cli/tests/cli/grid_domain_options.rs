@@ -8,17 +8,13 @@
 //! declared option, which is why `report` computes a domain's floors once.
 
 use crate::shard_merge::{merge, normalised, report, run, run_shards};
-use crate::support::tauguard_status as tauguard;
+use crate::support::{s, tauguard_ok, tauguard_status as tauguard};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use tauguard_orchestrator::read_records;
 use tauguard_testkit::{SimConfig, tau2_dir};
 
 const VARIANTS: [&str; 3] = ["bm25", "grep_only", "no_knowledge"];
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// banking_knowledge, 3 tasks, the faulty sim agent, under `tail` (the options).
 fn config(dir: &Path, data: &Path, name: &str, tail: &str) -> PathBuf {
@@ -51,18 +47,13 @@ fn cells(dir: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
-)]
 #[test]
 fn a_grid_over_retrieval_variants_runs_reports_resumes_and_merges_per_variant() {
     let Some(data) = tau2_dir() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config(tmp.path(), &data, "grid.toml", &axis(&VARIANTS));
 
-    let (code, stdout, err) = tauguard(&["run", s(&cfg), "--dry-run"]);
-    assert_eq!(code, 0, "{err}");
+    let stdout = tauguard_ok(&["run", s(&cfg), "--dry-run"]);
     assert!(stdout.contains("3 cells, 9 simulations"), "{stdout}");
     for v in VARIANTS {
         let row: Vec<&str> = stdout
@@ -120,8 +111,7 @@ fn a_grid_over_retrieval_variants_runs_reports_resumes_and_merges_per_variant() 
     }
 
     // Resumed, nothing is left; two shards merge into the single-process run.
-    let (code, stdout, err) = tauguard(&["run", s(&cfg), "--out", s(&single), "--resume"]);
-    assert_eq!(code, 0, "{err}");
+    let stdout = tauguard_ok(&["run", s(&cfg), "--out", s(&single), "--resume"]);
     assert!(stdout.contains("9 already complete, 0 run now"), "{stdout}");
     let shards = run_shards(tmp.path(), &cfg, 2);
     let merged = tmp.path().join("merged");

@@ -53,21 +53,15 @@ fn the_example_guards_and_a_conforming_guard_pass() {
 
 #[test]
 fn the_llm_judge_example_passes_against_a_loopback_model() {
-    use wiremock::matchers::method;
-    use wiremock::{Mock, MockServer, ResponseTemplate};
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let s = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
-                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
-                    "content": "{\"verdict\": \"PASS\", \"reason\": \"fine\"}"}}],
-                "usage": {"prompt_tokens": 5, "completion_tokens": 3}
-            })))
-            .mount(&s)
-            .await;
-        s
+    // A bare reply, as some servers send it: no id, object or total.
+    let reply = serde_json::json!({
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
+            "content": "{\"verdict\": \"PASS\", \"reason\": \"fine\"}"}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 3}
     });
+    let server = tauguard_testkit::Loopback::serve(
+        wiremock::ResponseTemplate::new(200).set_body_json(reply),
+    );
     let (py, _) = python();
     let judge = workspace_root().join("sdk/python/examples/llm_judge_guard.py");
     let args = [

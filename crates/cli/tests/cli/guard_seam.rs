@@ -5,6 +5,7 @@
 //! tested on the loop itself, in `crates/orchestrator/src/simulation.rs`); a passed call
 //! executes exactly once; a blocked attack is no attack success.
 
+use crate::support::s;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,12 +36,7 @@ fn run_grid(guards: &[&str], faults: &str, out: &Path) -> Vec<SimulationRecord> 
         .write(&out.join("config.toml"));
     let status = Command::new(env!("CARGO_BIN_EXE_tauguard"))
         .current_dir(root())
-        .args([
-            "run",
-            cfg.to_str().unwrap(),
-            "--out",
-            out.join("run").to_str().unwrap(),
-        ])
+        .args(["run", s(&cfg), "--out", s(&out.join("run"))])
         .status()
         .unwrap();
     assert!(status.success(), "tauguard run failed");
@@ -178,12 +174,7 @@ fn every_guard_blocks_without_executing_and_passes_execute_once() {
     // The report counts the verifier calls hybrid saved (decisions settled by the rules).
     let out = Command::new(env!("CARGO_BIN_EXE_tauguard"))
         .current_dir(root())
-        .args([
-            "report",
-            tmp.path().join("run").to_str().unwrap(),
-            "--format",
-            "json",
-        ])
+        .args(["report", s(&tmp.path().join("run")), "--format", "json"])
         .output()
         .unwrap();
     assert!(out.status.success());

@@ -73,10 +73,6 @@ fn csv_column(text: &str, column: &str) -> Vec<String> {
     r.records().map(|row| row.unwrap()[i].to_string()).collect()
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
-)]
 #[test]
 fn an_unpriced_model_costs_unknown_everywhere_and_its_cut_replies_are_counted() {
     let server = Loopback::serve(CutReplies(AtomicU64::new(0)));

@@ -7,6 +7,11 @@
 //! Kubernetes manifests validated), the data fetch script, the viewer (also in headless Chromium), and the workspace invariants
 //! (`tidy`).
 
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
+)]
+
 mod attacks;
 mod banking_embeddings;
 mod banking_knowledge;

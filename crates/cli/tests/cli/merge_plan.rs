@@ -9,7 +9,7 @@
 //! the commands to use. A real Slurm cluster runs the same scripts in `slurm_cluster.rs`.
 
 use crate::shard_merge::{config, keys, merge, normalised, report, run, run_shards};
-use crate::support::{path_with_tauguard, tauguard_status as tauguard};
+use crate::support::{path_with_tauguard, s, tauguard_ok, tauguard_status as tauguard};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,8 +57,8 @@ fn three_of_four_shards_are_refused_and_allow_incomplete_is_flagged_until_resume
     assert!(!out.exists(), "a refused merge wrote `{}`", out.display());
 
     let mut args = vec!["merge"];
-    args.extend(three.iter().map(|p| p.to_str().unwrap()));
-    args.extend(["--out", out.to_str().unwrap(), "--allow-incomplete"]);
+    args.extend(three.iter().map(|p| s(p)));
+    args.extend(["--out", s(&out), "--allow-incomplete"]);
     let (code, _, err) = tauguard(&args);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -74,7 +74,7 @@ fn three_of_four_shards_are_refused_and_allow_incomplete_is_flagged_until_resume
 
     // Every table says so, in every text format; the warning names the shard.
     let flag = format!("[incomplete: {fourth} of {planned} planned simulations missing]");
-    let m = out.to_str().unwrap();
+    let m = s(&out);
     let (code, md, err) = tauguard(&["report", m, "--no-floors"]);
     assert_eq!(code, 0, "{err}");
     let heads = headings(&md);
@@ -97,13 +97,12 @@ fn three_of_four_shards_are_refused_and_allow_incomplete_is_flagged_until_resume
     let (code, _, err) = merge(&all, &whole);
     assert_eq!(code, 0, "{err}");
     assert_eq!(merge_json(&whole)["complete"], true);
-    let (code, md, _) = tauguard(&["report", whole.to_str().unwrap(), "--no-floors"]);
+    let (code, md, _) = tauguard(&["report", s(&whole), "--no-floors"]);
     assert_eq!(code, 0);
     assert!(!md.contains("incomplete"), "{md}");
 
     // `run --resume` on the incomplete merge runs exactly what it lacks; then it is whole.
-    let (code, stdout, err) = tauguard(&["run", cfg.to_str().unwrap(), "--out", m, "--resume"]);
-    assert_eq!(code, 0, "{err}");
+    let stdout = tauguard_ok(&["run", s(&cfg), "--out", m, "--resume"]);
     assert!(
         stdout.contains(&format!(
             "{} already complete, {fourth} run now",
@@ -144,16 +143,15 @@ fn a_shard_cancelled_part_way_is_named_with_its_missing_count() {
     );
     assert!(err.contains(&needle), "`{needle}` not in {err}");
     // Resuming that shard as itself completes it; then the merge goes through.
-    let (code, stdout, err) = tauguard(&[
+    let stdout = tauguard_ok(&[
         "run",
-        cfg.to_str().unwrap(),
+        s(&cfg),
         "--out",
         shards[1].to_str().unwrap(),
         "--resume",
         "--shard",
         "1/4",
     ]);
-    assert_eq!(code, 0, "{err}");
     assert!(stdout.contains(&format!("{missing} run now")), "{stdout}");
     let (code, _, err) = merge(&all, &out);
     assert_eq!(code, 0, "{err}");
@@ -207,7 +205,7 @@ fn a_task_resubmitted_alone_runs_exactly_its_shard_of_the_count_given() {
     let single = tmp.path().join("single");
     run(&cfg, &single, &[]);
     let whole = keys(&single);
-    let c = cfg.to_str().unwrap();
+    let c = s(&cfg);
     let owned = |index: u32| -> BTreeSet<SimKey> {
         let s = Shard { index, count: 4 };
         whole.iter().filter(|k| s.owns(k)).cloned().collect()

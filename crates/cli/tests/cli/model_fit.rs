@@ -5,30 +5,29 @@
 //! that drops `tools` or refuses the prompt's length fails the check naming the model and the
 //! check, a good one passes.
 
-use crate::support::tauguard_status as tauguard;
+use crate::support::{s, tauguard_ok, tauguard_status as tauguard};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use tauguard_testkit::fixtures_dir;
+use tauguard_testkit::{
+    Loopback, MockProvider, SimConfig, assistant_text, chat_completion, fixtures_dir,
+};
 use wiremock::matchers::{body_string_contains, method};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 /// A fixture-domain config: agent `loc/m` (a provider at `url`), the sim user, `guard`, and
 /// `extra` TOML appended.
-fn config(dir: &Path, guard: &str, url: &str, extra: &str) -> PathBuf {
-    let path = dir.join(format!("{guard}.toml"));
-    std::fs::write(
-        &path,
-        format!(
-            "[run]\nname = \"fit\"\ndomain = \"airline\"\nnum_tasks = 2\ndata_dir = \"{}\"\n\
-             [models.agent]\nprovider = \"loc\"\nmodel = \"m\"\n\
-             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n\
-             [grid]\nguards = [\"{guard}\"]\n\
-             [llm.providers.loc]\nkind = \"openai\"\nbase_url = \"{url}\"\n{extra}",
-            fixtures_dir().display()
-        ),
-    )
-    .unwrap();
-    path
+fn config(guard: &str, url: &str, extra: &str) -> SimConfig {
+    SimConfig::new("fit", "airline", &fixtures_dir())
+        .run_line("num_tasks = 2")
+        .agent("provider = \"loc\"\nmodel = \"m\"")
+        .guards(&[guard])
+        .provider(MockProvider::new("loc", url))
+        .tail(extra)
+}
+
+/// [`config`] written to `dir/<guard>.toml`.
+fn write_config(dir: &Path, guard: &str, url: &str, extra: &str) -> PathBuf {
+    config(guard, url, extra).write(&dir.join(format!("{guard}.toml")))
 }
 
 /// Nothing listens on the discard port: a dry run that called the provider would fail.
@@ -38,8 +37,8 @@ const UNUSED: &str = "http://127.0.0.1:9/v1";
 fn dry_run_warns_when_the_guide_prompt_does_not_fit_an_8k_model() {
     let tmp = tempfile::tempdir().unwrap();
     let small = "[llm.capabilities.\"m\"]\ncontext_tokens = 8192\n";
-    let cfg = config(tmp.path(), "policyguide", UNUSED, small);
-    let (code, text, err) = tauguard(&["run", "--dry-run", cfg.to_str().unwrap()]);
+    let cfg = write_config(tmp.path(), "policyguide", UNUSED, small);
+    let (code, text, err) = tauguard(&["run", "--dry-run", s(&cfg)]);
     assert_eq!(
         code, 0,
         "a prompt too large is a warning, not an error: {err}"
@@ -60,14 +59,7 @@ fn dry_run_warns_when_the_guide_prompt_does_not_fit_an_8k_model() {
         "{text}"
     );
 
-    let (code, json, err) = tauguard(&[
-        "run",
-        "--dry-run",
-        cfg.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let json = tauguard_ok(&["run", "--dry-run", s(&cfg), "--format", "json"]);
     let e: Value = serde_json::from_str(&json).unwrap();
     let prompts = e["cells"][0]["prompts"].as_array().unwrap();
     let role = |r: &str| prompts.iter().find(|p| p["role"] == r).unwrap().clone();
@@ -93,20 +85,12 @@ fn dry_run_warns_when_the_guide_prompt_does_not_fit_an_8k_model() {
 
     // A window the prompts fit: no warning; none declared: the size alone, no verdict.
     let large = "[llm.capabilities.\"m\"]\ncontext_tokens = 131072\n";
-    let cfg = config(tmp.path(), "policyguide", UNUSED, large);
-    let (code, text, err) = tauguard(&["run", "--dry-run", cfg.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    let cfg = write_config(tmp.path(), "policyguide", UNUSED, large);
+    let text = tauguard_ok(&["run", "--dry-run", s(&cfg)]);
     assert!(!text.contains("warning:"), "{text}");
     assert!(text.contains("(context 131072)"), "{text}");
-    let cfg = config(tmp.path(), "policyguide", UNUSED, "");
-    let (code, json, err) = tauguard(&[
-        "run",
-        "--dry-run",
-        cfg.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let cfg = write_config(tmp.path(), "policyguide", UNUSED, "");
+    let json = tauguard_ok(&["run", "--dry-run", s(&cfg), "--format", "json"]);
     let e: Value = serde_json::from_str(&json).unwrap();
     let guide = &e["cells"][0]["prompts"][1];
     assert_eq!(guide["role"], "guide");
@@ -116,54 +100,41 @@ fn dry_run_warns_when_the_guide_prompt_does_not_fit_an_8k_model() {
 }
 
 fn text_reply(text: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!({
-        "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "finish_reason": "stop",
-            "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10}
-    }))
+    ResponseTemplate::new(200).set_body_json(chat_completion(
+        "m",
+        "stop",
+        assistant_text(text),
+        (9, 1),
+    ))
 }
 
 fn tool_reply(name: &str, arguments: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!({
-        "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "finish_reason": "tool_calls",
-            "message": {"role": "assistant", "content": null, "tool_calls": [{
-                "id": "call_1", "type": "function",
-                "function": {"name": name, "arguments": arguments}}]}}],
-        "usage": {"prompt_tokens": 900, "completion_tokens": 12, "total_tokens": 912}
-    }))
+    let message = json!({"role": "assistant", "content": null, "tool_calls": [{
+        "id": "call_1", "type": "function",
+        "function": {"name": name, "arguments": arguments}}]});
+    ResponseTemplate::new(200).set_body_json(chat_completion("m", "tool_calls", message, (900, 12)))
 }
 
 /// A loopback server: requests whose body holds `needle` get `special`, the rest `rest`.
-fn server(
-    needle: &str,
-    special: ResponseTemplate,
-    rest: ResponseTemplate,
-) -> (tokio::runtime::Runtime, MockServer) {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
+fn server(needle: &str, special: ResponseTemplate, rest: ResponseTemplate) -> Loopback {
+    let server = Loopback::mount(
         Mock::given(method("POST"))
             .and(body_string_contains(needle))
             .respond_with(special)
-            .with_priority(1)
-            .mount(&server)
-            .await;
+            .with_priority(1),
+    );
+    server.add(
         Mock::given(method("POST"))
             .respond_with(rest)
-            .with_priority(5)
-            .mount(&server)
-            .await;
-        server
-    });
-    (rt, server)
+            .with_priority(5),
+    );
+    server
 }
 
 /// The request bodies the server saw, as JSON.
-fn bodies(rt: &tokio::runtime::Runtime, server: &MockServer) -> Vec<Value> {
-    rt.block_on(server.received_requests())
-        .unwrap()
+fn bodies(server: &Loopback) -> Vec<Value> {
+    server
+        .received()
         .iter()
         .map(|r| serde_json::from_slice(&r.body).unwrap())
         .collect()
@@ -174,14 +145,14 @@ const TOOL_ASK: &str = "tauguard run --check: call the tool";
 
 #[test]
 fn check_fails_a_server_that_drops_tools_naming_the_model_and_the_check() {
-    let (rt, srv) = server(
+    let srv = server(
         TOOL_ASK,
         text_reply("I cannot call tools."),
         text_reply("OK"),
     );
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), "baseline", &srv.uri(), "");
-    let (code, out, err) = tauguard(&["run", "--check", cfg.to_str().unwrap()]);
+    let cfg = write_config(tmp.path(), "baseline", &srv.uri(), "");
+    let (code, out, err) = tauguard(&["run", "--check", s(&cfg)]);
     assert_eq!(code, 2, "{out}\n{err}");
     assert!(out.contains("reachable: agent `loc/m`"), "{out}");
     let line = out
@@ -193,7 +164,7 @@ fn check_fails_a_server_that_drops_tools_naming_the_model_and_the_check() {
     assert!(out.contains("agent: prompt fits: ok"), "{out}");
     assert!(err.contains("`loc/m` as agent: tool calling"), "{err}");
     // The tool request carried the domain's real agent tools and named a read-only one.
-    let sent = bodies(&rt, &srv);
+    let sent = bodies(&srv);
     let ask = sent
         .iter()
         .find(|b| b.to_string().contains(TOOL_ASK))
@@ -220,14 +191,14 @@ fn check_fails_a_server_that_refuses_the_prompt_for_length() {
         "type": "exceed_context_size_error"}}));
     // Only the prompt-fits request has a system message: the reachability and tool requests
     // are short user turns.
-    let (rt, srv) = server(
+    let srv = server(
         "\"role\":\"system\"",
         refusal,
         tool_reply("get_user_details", "{\"user_id\": \"u1\"}"),
     );
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), "baseline", &srv.uri(), "");
-    let (code, out, err) = tauguard(&["run", "--check", cfg.to_str().unwrap()]);
+    let cfg = write_config(tmp.path(), "baseline", &srv.uri(), "");
+    let (code, out, err) = tauguard(&["run", "--check", s(&cfg)]);
     assert_eq!(code, 2, "{out}\n{err}");
     assert!(out.contains("agent: tool calling: ok"), "{out}");
     let line = out
@@ -242,7 +213,7 @@ fn check_fails_a_server_that_refuses_the_prompt_for_length() {
     }
     assert!(err.contains("`loc/m` as agent: prompt fits"), "{err}");
     // What was sent is the agent's real system prompt with its tools.
-    let sent = bodies(&rt, &srv);
+    let sent = bodies(&srv);
     let long = sent
         .iter()
         .find(|b| b["messages"][0]["role"] == "system")
@@ -255,7 +226,7 @@ fn check_fails_a_server_that_refuses_the_prompt_for_length() {
 
 #[test]
 fn check_passes_a_good_server_for_every_role_it_plays() {
-    let (rt, srv) = server(
+    let srv = server(
         TOOL_ASK,
         tool_reply("get_user_details", "{\"user_id\": \"u1\"}"),
         text_reply("OK"),
@@ -267,13 +238,10 @@ fn check_passes_a_good_server_for_every_role_it_plays() {
         "[llm.cache]\ndir = \"{}\"\n",
         tmp.path().join("cache").display()
     );
-    let cfg = config(tmp.path(), "pg-checklist", &srv.uri(), &cache);
-    let toml = std::fs::read_to_string(&cfg).unwrap().replace(
-        "provider = \"sim\"\nmodel = \"sim-user\"",
-        "provider = \"loc\"\nmodel = \"m\"",
-    );
-    std::fs::write(&cfg, toml).unwrap();
-    let (code, out, err) = tauguard(&["run", "--check", cfg.to_str().unwrap()]);
+    let cfg = config("pg-checklist", &srv.uri(), &cache)
+        .user("provider = \"loc\"\nmodel = \"m\"")
+        .write(&tmp.path().join("pg-checklist.toml"));
+    let (code, out, err) = tauguard(&["run", "--check", s(&cfg)]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("reachable: agent, user `loc/m`"), "{out}");
     for line in [
@@ -287,8 +255,7 @@ fn check_passes_a_good_server_for_every_role_it_plays() {
     // The fixture airline gives the user no tools: no user tool request.
     assert!(!out.contains("user: tool calling"), "{out}");
     // Uncached: a second check asks the server again.
-    let before = bodies(&rt, &srv).len();
-    let (code, _, err) = tauguard(&["run", "--check", cfg.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(bodies(&rt, &srv).len(), 2 * before);
+    let before = bodies(&srv).len();
+    tauguard_ok(&["run", "--check", s(&cfg)]);
+    assert_eq!(bodies(&srv).len(), 2 * before);
 }

@@ -3,7 +3,7 @@
 //! given, how many requirements they state and how many of those its inputs cannot show; and
 //! where each cell's guard artifacts came from.
 
-use crate::support::tauguard_status as tauguard;
+use crate::support::{guard_group, report_json, s, tauguard_ok, tauguard_status as tauguard};
 use tauguard_testkit::{SimConfig, tau2_dir};
 
 #[test]
@@ -16,24 +16,10 @@ fn offline_variants_report_the_requirements_their_inputs_let_them_check() {
         .guards(&["pg-raw", "pg-raw-traj", "pg-checklist", "pg-checklist-only"])
         .write(&tmp.path().join("c.toml"));
     let out = tmp.path().join("run");
-    let (code, _, err) = tauguard(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
-    let (code, json, err) = tauguard(&[
-        "report",
-        out.to_str().unwrap(),
-        "--format",
-        "json",
-        "--no-floors",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let groups: serde_json::Value = serde_json::from_str(&json).unwrap();
+    tauguard_ok(&["run", s(&cfg), "--out", s(&out)]);
+    let groups = report_json(&out, &["--no-floors"]);
     let inputs = |guard: &str| {
-        let g = groups
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|g| g["guard"] == guard)
-            .unwrap();
+        let g = guard_group(&groups, guard);
         let v = &g["verifier_inputs"];
         let names: Vec<String> = v["inputs"]
             .as_array()
@@ -57,7 +43,7 @@ fn offline_variants_report_the_requirements_their_inputs_let_them_check() {
     assert_eq!(raw_unseen, 0.0);
     assert!(traj_unseen > 0.0, "{traj_unseen}");
     assert!(cl_mean > raw_mean, "{cl_mean} vs {raw_mean}");
-    let (_, md, _) = tauguard(&["report", out.to_str().unwrap(), "--no-floors"]);
+    let (_, md, _) = tauguard(&["report", s(&out), "--no-floors"]);
     assert!(md.contains("Requirements each variant could check"), "{md}");
     // And where each cell's artifacts came from.
     assert!(

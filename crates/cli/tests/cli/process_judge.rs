@@ -6,46 +6,33 @@
 //! provider's `max_concurrency` allows: the requests overlap, and the verdicts equal those of
 //! one-at-a-time judging.
 
-use crate::support::tauguard_status as tauguard;
+use crate::support::{s, tauguard_ok, tauguard_status as tauguard, toy_requirement, toy_spec};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tauguard_testkit::SimConfig;
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
+use wiremock::{Request, Respond, ResponseTemplate};
 
-const SPEC: &str = r#"
-schema = "tauguard.procedure/1"
-domain = "toy"
-guarded = ["borrow_book", "return_book"]
-identity_tools = ["get_member_details"]
-
-[provenance]
-origin = "hand-written"
-authors = "tauguard maintainers (test)"
-policy_files = ["policy.md"]
-sections = ["Toy lending library policy (tauguard test data)"]
-date = "2026-12-02"
-
-[[requirement]]
-id = "one_call_at_a_time"
-level = "W"
-file = "policy.md"
-section = "Toy lending library policy (tauguard test data)"
-passage = "Make one tool call at a time"
-check = { kind = "dialogue", predicate = "rule_applies", question = "The agent made one tool call at a time.", before = ["*"] }
-"#;
+/// The toy spec with one predicate only a model can judge.
+fn spec() -> String {
+    let check = "{ kind = \"dialogue\", predicate = \"rule_applies\", question = \"The agent made one tool call at a time.\", before = [\"*\"] }";
+    toy_spec(
+        "",
+        &[toy_requirement(
+            "one_call_at_a_time",
+            "W",
+            "Make one tool call at a time",
+            check,
+        )],
+    )
+}
 
 fn judge_says(met: bool) -> ResponseTemplate {
     let reply =
         json!({"results": [{"expectedOutcome": "x", "reasoning": "test", "metExpectation": met}]});
-    ResponseTemplate::new(200).set_body_json(json!({
-        "id": "r", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "finish_reason": "stop",
-            "message": {"role": "assistant", "content": reply.to_string()}}],
-        "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10}
-    }))
+    let message = assistant_text(&reply.to_string());
+    ResponseTemplate::new(200).set_body_json(chat_completion("m", "stop", message, (9, 1)))
 }
 
 /// A toy run (`trials` per task) and a project whose toy procedure spec has one predicate
@@ -56,24 +43,23 @@ fn toy_run_and_project(tmp: &Path, trials: u32) -> (PathBuf, PathBuf) {
         .trials(trials)
         .write(&tmp.join("toy.toml"));
     let run = tmp.join("run");
-    let args = ["run", cfg.to_str().unwrap(), "--out", run.to_str().unwrap()];
+    let args = ["run", s(&cfg), "--out", s(&run)];
     assert_eq!(tauguard(&args).0, 0);
     let project = tmp.join("project");
     std::fs::create_dir_all(project.join("tasks/toy")).unwrap();
     std::os::unix::fs::symlink(root.join("configs"), project.join("configs")).unwrap();
-    std::fs::write(project.join("tasks/toy/procedure.toml"), SPEC).unwrap();
+    std::fs::write(project.join("tasks/toy/procedure.toml"), spec()).unwrap();
     (run, project)
 }
 
 /// An `--llm-config` naming the loopback server with `max_concurrency` slots.
-fn llm_config(tmp: &Path, server: &MockServer, max_concurrency: usize) -> PathBuf {
+fn llm_config(tmp: &Path, server: &Loopback, max_concurrency: usize) -> PathBuf {
     let llm = tmp.join(format!("llm-{max_concurrency}.toml"));
     std::fs::write(
         &llm,
-        format!(
-            "[providers.local]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmax_concurrency = {max_concurrency}\n",
-            server.uri()
-        ),
+        MockProvider::new("local", &format!("{}/v1", server.uri()))
+            .lines(&format!("max_concurrency = {max_concurrency}"))
+            .toml("providers"),
     )
     .unwrap();
     llm
@@ -100,18 +86,17 @@ impl Respond for Slow {
 fn evaluate(project: &Path, run: &Path, extra: &[&str]) -> Value {
     let mut args = vec![
         "--project-dir",
-        project.to_str().unwrap(),
+        s(project),
         "evaluate",
-        run.to_str().unwrap(),
+        s(run),
         "--format",
         "json",
         "--data-dir",
     ];
     let fixtures = tauguard_testkit::fixtures_dir();
-    args.push(fixtures.to_str().unwrap());
+    args.push(s(&fixtures));
     args.extend(extra);
-    let (code, json, err) = tauguard(&args);
-    assert_eq!(code, 0, "{err}");
+    let json = tauguard_ok(&args);
     serde_json::from_str(&json).unwrap()
 }
 
@@ -126,17 +111,9 @@ fn a_model_judges_the_predicates_the_stand_in_leaves_unjudged() {
     assert!(!sims.is_empty());
     assert!(sims.iter().all(|s| s["process_valid"] == true), "{v}");
 
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(judge_says(false))
-            .mount(&server)
-            .await;
-        server
-    });
+    let server = Loopback::serve(judge_says(false));
     let llm = llm_config(tmp.path(), &server, 8);
-    let llm_arg = llm.to_str().unwrap();
+    let llm_arg = s(&llm);
     let v = evaluate(
         &project,
         &run,
@@ -154,7 +131,7 @@ fn a_model_judges_the_predicates_the_stand_in_leaves_unjudged() {
         assert_eq!(d["requirement"], "one_call_at_a_time");
     }
     // The model was asked with the question as an assertion.
-    let bodies = rt.block_on(server.received_requests()).unwrap();
+    let bodies = server.received();
     assert!(!bodies.is_empty());
     let body = String::from_utf8_lossy(&bodies[0].body);
     assert!(
@@ -167,19 +144,11 @@ fn a_model_judges_the_predicates_the_stand_in_leaves_unjudged() {
 fn judging_runs_concurrently_and_gives_the_sequential_verdicts() {
     let tmp = tempfile::tempdir().unwrap();
     let (run, project) = toy_run_and_project(tmp.path(), 3);
-    let rt = tokio::runtime::Runtime::new().unwrap();
     let delay = Duration::from_millis(300);
     let arrivals = Arc::new(Mutex::new(Vec::new()));
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(Slow {
-                delay,
-                arrivals: arrivals.clone(),
-            })
-            .mount(&server)
-            .await;
-        server
+    let server = Loopback::serve(Slow {
+        delay,
+        arrivals: arrivals.clone(),
     });
     let judged = |max_concurrency: usize| {
         arrivals.lock().unwrap().clear();
@@ -187,12 +156,7 @@ fn judging_runs_concurrently_and_gives_the_sequential_verdicts() {
         let v = evaluate(
             &project,
             &run,
-            &[
-                "--process-judge",
-                "local/judge",
-                "--llm-config",
-                llm.to_str().unwrap(),
-            ],
+            &["--process-judge", "local/judge", "--llm-config", s(&llm)],
         );
         let mut times = arrivals.lock().unwrap().clone();
         times.sort();
@@ -231,31 +195,22 @@ fn judging_runs_concurrently_and_gives_the_sequential_verdicts() {
 fn view_takes_the_process_judge_and_shows_its_verdicts() {
     let tmp = tempfile::tempdir().unwrap();
     let (run, project) = toy_run_and_project(tmp.path(), 1);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(judge_says(false))
-            .mount(&server)
-            .await;
-        server
-    });
+    let server = Loopback::serve(judge_says(false));
     let llm = llm_config(tmp.path(), &server, 2);
     let site = tmp.path().join("site");
-    let (code, _, err) = tauguard(&[
+    tauguard_ok(&[
         "--project-dir",
-        project.to_str().unwrap(),
+        s(&project),
         "view",
-        run.to_str().unwrap(),
+        s(&run),
         "--out",
-        site.to_str().unwrap(),
+        s(&site),
         "--no-floors",
         "--process-judge",
         "local/judge",
         "--llm-config",
-        llm.to_str().unwrap(),
+        s(&llm),
     ]);
-    assert_eq!(code, 0, "{err}");
     let index = crate::view::index(&site);
     let rows = index["sims"].as_array().unwrap();
     let mut judged = 0;
@@ -269,5 +224,5 @@ fn view_takes_the_process_judge_and_shows_its_verdicts() {
         }
     }
     assert!(judged > 0, "the model's `not met` shows as violations");
-    assert!(!rt.block_on(server.received_requests()).unwrap().is_empty());
+    assert!(!server.received().is_empty());
 }

@@ -6,7 +6,9 @@
 //! simulation; a spec that does not parse is refused naming its file; and a domain gets the
 //! process view by adding its spec alone (the toy domain, in a copy of the project).
 
-use crate::support::tauguard_status as tauguard;
+use crate::support::{
+    report_json, s, tauguard_ok, tauguard_status as tauguard, toy_requirement, toy_spec,
+};
 use serde_json::Value;
 use std::path::Path;
 use tauguard_testkit::{SimConfig, tau2_dir};
@@ -18,21 +20,9 @@ fn keys(v: &Value) -> Vec<String> {
 }
 
 fn run(cfg: &Path, out: &Path, project: &Path) {
-    let (code, _, err) = tauguard(&[
-        "--project-dir",
-        project.to_str().unwrap(),
-        "run",
-        cfg.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&["--project-dir", s(project), "run", s(cfg), "--out", s(out)]);
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
-)]
 #[test]
 fn airline_report_and_evaluate_show_the_process_view() {
     let Some(data) = tau2_dir() else { return };
@@ -44,17 +34,8 @@ fn airline_report_and_evaluate_show_the_process_view() {
         .write(&tmp.path().join("c.toml"));
     let out = tmp.path().join("run");
     run(&cfg, &out, &root);
-    let data_arg = data.to_str().unwrap();
-    let (code, json, err) = tauguard(&[
-        "report",
-        out.to_str().unwrap(),
-        "--format",
-        "json",
-        "--data-dir",
-        data_arg,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let groups: Value = serde_json::from_str(&json).unwrap();
+    let data_arg = s(&data);
+    let groups = report_json(&out, &["--data-dir", data_arg]);
     for g in groups.as_array().unwrap() {
         for block in [g, &g["pv"], &g["mut"]] {
             assert_eq!(
@@ -87,15 +68,7 @@ fn airline_report_and_evaluate_show_the_process_view() {
     }
 
     let dir = tmp.path().join("report");
-    let (code, _, err) = tauguard(&[
-        "report",
-        out.to_str().unwrap(),
-        "--out",
-        dir.to_str().unwrap(),
-        "--data-dir",
-        data_arg,
-    ]);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&["report", s(&out), "--out", s(&dir), "--data-dir", data_arg]);
     for f in [
         "process_pass_k.csv",
         "first_deviations.csv",
@@ -145,24 +118,22 @@ fn airline_report_and_evaluate_show_the_process_view() {
     );
 
     let results = tmp.path().join("results.json");
-    let (code, _, err) = tauguard(&[
+    tauguard_ok(&[
         "export-tau2",
-        out.to_str().unwrap(),
+        s(&out),
         "--out",
-        results.to_str().unwrap(),
+        s(&results),
         "--data-dir",
         data_arg,
     ]);
-    assert_eq!(code, 0, "{err}");
-    let (code, json, err) = tauguard(&[
+    let json = tauguard_ok(&[
         "evaluate",
-        results.to_str().unwrap(),
+        s(&results),
         "--format",
         "json",
         "--data-dir",
         data_arg,
     ]);
-    assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&json).unwrap();
     let sims = v["simulations"].as_array().unwrap();
     assert_eq!(sims.len(), 100);
@@ -209,36 +180,24 @@ fn project_copy(tmp: &Path, extra: &[(&str, &str)]) -> std::path::PathBuf {
     project
 }
 
-const TOY_SPEC: &str = r#"
-schema = "tauguard.procedure/1"
-domain = "toy"
-guarded = ["borrow_book", "return_book"]
-identity_tools = ["get_member_details"]
-reads = ["get_book_details"]
-
-[provenance]
-origin = "hand-written"
-authors = "tauguard maintainers (test)"
-policy_files = ["policy.md"]
-sections = ["Toy lending library policy (tauguard test data)"]
-date = "2026-12-02"
-
-[[requirement]]
-id = "member_looked_up"
-level = "P"
-file = "policy.md"
-section = "Toy lending library policy (tauguard test data)"
-passage = "obtain their library card id and look the member up"
-check = { kind = "identity_before", tools = ["*"] }
-
-[[requirement]]
-id = "explicit_yes"
-level = "P"
-file = "policy.md"
-section = "Toy lending library policy (tauguard test data)"
-passage = "obtain an explicit"
-check = { kind = "confirm_before", tools = ["*"] }
-"#;
+/// The toy domain's spec: identity first, an explicit yes before every mutation.
+fn toy_procedure() -> String {
+    let requirements = [
+        toy_requirement(
+            "member_looked_up",
+            "P",
+            "obtain their library card id and look the member up",
+            "{ kind = \"identity_before\", tools = [\"*\"] }",
+        ),
+        toy_requirement(
+            "explicit_yes",
+            "P",
+            "obtain an explicit",
+            "{ kind = \"confirm_before\", tools = [\"*\"] }",
+        ),
+    ];
+    toy_spec("reads = [\"get_book_details\"]\n", &requirements)
+}
 
 #[test]
 fn a_domain_gets_the_process_view_from_its_spec_alone() {
@@ -251,21 +210,23 @@ fn a_domain_gets_the_process_view_from_its_spec_alone() {
     let root = tauguard_testkit::workspace_root();
     run(&cfg, &out, &root);
     let report = |project: &Path| {
-        let (code, json, err) = tauguard(&[
+        let json = tauguard_ok(&[
             "--project-dir",
-            project.to_str().unwrap(),
+            s(project),
             "report",
-            out.to_str().unwrap(),
+            s(&out),
             "--format",
             "json",
             "--no-floors",
         ]);
-        assert_eq!(code, 0, "{err}");
         serde_json::from_str::<Value>(&json).unwrap()
     };
     // Without a spec the toy domain has no process view.
     assert!(report(&root)[0]["process"].is_null());
-    let project = project_copy(tmp.path(), &[("toy/procedure.toml", TOY_SPEC)]);
+    let project = project_copy(
+        tmp.path(),
+        &[("toy/procedure.toml", toy_procedure().as_str())],
+    );
     let g = report(&project)[0].clone();
     let p = &g["process"];
     assert!(p["simulations"].as_u64().unwrap() > 0, "{g}");
@@ -280,13 +241,7 @@ fn a_domain_gets_the_process_view_from_its_spec_alone() {
         &tmp.path().join("bad"),
         &[("toy/procedure.toml", "schema = \"tauguard.procedure/1\"\n")],
     );
-    let (code, _, err) = tauguard(&[
-        "--project-dir",
-        bad.to_str().unwrap(),
-        "report",
-        out.to_str().unwrap(),
-        "--no-floors",
-    ]);
+    let (code, _, err) = tauguard(&["--project-dir", s(&bad), "report", s(&out), "--no-floors"]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("toy/procedure.toml") && err.contains("domain"),

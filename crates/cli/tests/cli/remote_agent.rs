@@ -6,10 +6,11 @@
 //! the agent's. With `identify = true` the server's own account of the agent (its `/models`
 //! entry) is part of the cell, so a changed agent cannot be resumed onto.
 
-use crate::support::tauguard_in_env;
+use crate::support::{records, s, tauguard_in_env};
 use serde_json::{Value, json};
+use tauguard_testkit::{Loopback, MockProvider, SimConfig, chat_completion};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
 
 /// The scripted agent: a cancellation on its first turn, words after a tool result.
 struct ScriptedAgent;
@@ -31,11 +32,12 @@ impl Respond for ScriptedAgent {
             json!({"role": "assistant", "content": "I could not make that change. Is there anything else I can help with?"})
         };
         let finish = if called { "stop" } else { "tool_calls" };
-        ResponseTemplate::new(200).set_body_json(json!({
-            "id": "r", "object": "chat.completion", "created": 0, "model": "scripted-agent-1.0",
-            "choices": [{"index": 0, "finish_reason": finish, "message": message}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
-        }))
+        ResponseTemplate::new(200).set_body_json(chat_completion(
+            "scripted-agent-1.0",
+            finish,
+            message,
+            (100, 10),
+        ))
     }
 }
 
@@ -47,57 +49,31 @@ fn write_config(
     num_tasks: usize,
     provider_extra: &str,
 ) -> std::path::PathBuf {
-    let data = tauguard_testkit::tau2_candidate().display().to_string();
-    let cfg = dir.join("remote.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[run]\nname = \"remote\"\ndomain = \"airline\"\nnum_tasks = {num_tasks}\nmax_steps = 30\n\
-             max_retries = 0\ndata_dir = \"{data}\"\n\
-             [models.agent]\nprovider = \"remote\"\nmodel = \"scripted-agent\"\n\
-             [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n\
-             [llm.providers.remote]\nkind = \"openai\"\nbase_url = \"{uri}/v1\"\ntimeout_secs = 5\n\
-             {provider_extra}[grid]\nguards = [\"block-all\"]\n"
-        ),
-    )
-    .unwrap();
-    cfg
+    let provider = MockProvider::new("remote", &format!("{uri}/v1"))
+        .lines("timeout_secs = 5")
+        .lines(provider_extra);
+    SimConfig::new("remote", "airline", &tauguard_testkit::tau2_candidate())
+        .run_line(&format!(
+            "num_tasks = {num_tasks}\nmax_steps = 30\nmax_retries = 0"
+        ))
+        .agent("provider = \"remote\"\nmodel = \"scripted-agent\"")
+        .provider(provider)
+        .guards(&["block-all"])
+        .write(&dir.join("remote.toml"))
 }
 
 /// `tauguard run CFG --out OUT --no-cache [--resume]`: (exit code, stdout, stderr).
 fn run(cfg: &std::path::Path, out: &std::path::Path, resume: bool) -> (i32, String, String) {
-    let mut args = vec![
-        "run",
-        cfg.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--no-cache",
-    ];
+    let mut args = vec!["run", s(cfg), "--out", s(out), "--no-cache"];
     if resume {
         args.push("--resume");
     }
     tauguard_in_env(&args, &[])
 }
 
-fn records(out: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(out.join("records.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 #[test]
 fn a_remote_agent_runs_through_a_built_in_guard_like_a_built_in_agent() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let s = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ScriptedAgent)
-            .mount(&s)
-            .await;
-        s
-    });
+    let server = Loopback::serve(ScriptedAgent);
     let tmp = tempfile::tempdir().unwrap();
     let cfg = write_config(tmp.path(), &server.uri(), 3, "");
     let out = tmp.path().join("run");
@@ -152,26 +128,20 @@ fn models_list(version: &str) -> ResponseTemplate {
     ]}))
 }
 
-async fn mount_agent(server: &MockServer, version: &str) {
-    Mock::given(method("GET"))
-        .and(path("/v1/models"))
-        .respond_with(models_list(version))
-        .mount(server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(ScriptedAgent)
-        .mount(server)
-        .await;
+/// Mounts the scripted agent on `server`, with its `/models` entry at `version`.
+fn mount_agent(server: &Loopback, version: &str) {
+    server.add(
+        Mock::given(method("GET"))
+            .and(path("/v1/models"))
+            .respond_with(models_list(version)),
+    );
+    server.add(Mock::given(method("POST")).respond_with(ScriptedAgent));
 }
 
 #[test]
 fn an_identified_remote_agent_is_part_of_the_cell_and_a_changed_one_is_not_resumed() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let s = MockServer::start().await;
-        mount_agent(&s, "1.0").await;
-        s
-    });
+    let server = Loopback::start();
+    mount_agent(&server, "1.0");
     let tmp = tempfile::tempdir().unwrap();
     let cfg = write_config(tmp.path(), &server.uri(), 2, "identify = true\n");
     let out = tmp.path().join("run");
@@ -194,23 +164,16 @@ fn an_identified_remote_agent_is_part_of_the_cell_and_a_changed_one_is_not_resum
         "{stdout}"
     );
     // The server now reports another build: its cell is not the recorded one.
-    rt.block_on(async {
-        server.reset().await;
-        mount_agent(&server, "1.1").await;
-    });
+    server.reset();
+    mount_agent(&server, "1.1");
     let (code, _, err) = run(&cfg, &out, true);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("agent.identity"), "{err}");
     let after = std::fs::read_to_string(out.join("records.jsonl")).unwrap();
     assert_eq!(after.lines().count(), 2, "no record is lost or added");
     // A server that cannot say who it is stops the run before anything is written.
-    rt.block_on(async {
-        server.reset().await;
-        Mock::given(method("POST"))
-            .respond_with(ScriptedAgent)
-            .mount(&server)
-            .await;
-    });
+    server.reset();
+    server.add(Mock::given(method("POST")).respond_with(ScriptedAgent));
     let fresh = tmp.path().join("fresh");
     let (code, _, err) = run(&cfg, &fresh, false);
     assert_ne!(code, 0, "{err}");

@@ -1,6 +1,7 @@
 //! `report --out` halves (`--tables-only`, `--figures-only`) with figure captions naming the
 //! run, and `compare` as one complete CSV and as files with the forest plot.
 
+use crate::support::s;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -44,8 +45,8 @@ fn report_halves_captions_and_compare_outputs() {
     )
     .unwrap();
     let run = tmp.path().join("run");
-    let run_s = run.to_str().unwrap();
-    tauguard(&["run", cfg.to_str().unwrap(), "--out", run_s]);
+    let run_s = s(&run);
+    tauguard(&["run", s(&cfg), "--out", run_s]);
 
     let figs = tmp.path().join("figs");
     tauguard(&[
@@ -53,7 +54,7 @@ fn report_halves_captions_and_compare_outputs() {
         run_s,
         "--no-floors",
         "--out",
-        figs.to_str().unwrap(),
+        s(&figs),
         "--figures-only",
     ]);
     let got = names(&figs);
@@ -80,7 +81,7 @@ fn report_halves_captions_and_compare_outputs() {
         run_s,
         "--no-floors",
         "--out",
-        tables.to_str().unwrap(),
+        s(&tables),
         "--tables-only",
     ]);
     let got = names(&tables);
@@ -104,7 +105,7 @@ fn report_halves_captions_and_compare_outputs() {
         "--resamples",
         "200",
         "--out",
-        cmp.to_str().unwrap(),
+        s(&cmp),
     ]);
     let mut rdr = csv::Reader::from_reader(csv.as_bytes());
     let header: Vec<String> = rdr.headers().unwrap().iter().map(str::to_string).collect();

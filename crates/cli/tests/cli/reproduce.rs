@@ -4,7 +4,7 @@
 //! its domains — beside the published numbers with the difference per cell and writes it as
 //! Markdown, tidy CSV and JSON.
 
-use crate::support::tauguard_status as tauguard;
+use crate::support::{s, tauguard_ok, tauguard_status as tauguard};
 use std::path::{Path, PathBuf};
 use tauguard_orchestrator::{RunConfig, RunOptions, RunPlan};
 use tauguard_testkit::{tau2_dir, workspace_root};
@@ -55,8 +55,7 @@ fn list_names_every_experiment_and_an_unknown_name_is_bad_input() {
         assert!(names.iter().any(|n| n == expected), "missing {expected}");
     }
     // `--list` loads and checks every experiment (configs, layout, published cells).
-    let (code, out, err) = tauguard(&["reproduce", "--list"]);
-    assert_eq!(code, 0, "{err}");
+    let out = tauguard_ok(&["reproduce", "--list"]);
     let listed: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
     assert_eq!(listed, names, "{out}");
     assert!(out.contains("policyguard-main\tPolicyGuard Table 2: Main results on airline"));
@@ -148,7 +147,7 @@ fn every_config_dry_runs_to_a_priced_plan() {
                 "--dry-run",
                 &at,
                 "--data-dir",
-                data.to_str().unwrap(),
+                s(&data),
                 "--format",
                 "json",
             ]);
@@ -177,18 +176,17 @@ pub(crate) fn reproduce_offline(name: &str, n: &str) -> Option<(String, tempfile
     let data = tau2_dir()?;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let (code, md, err) = tauguard(&[
+    let md = tauguard_ok(&[
         "reproduce",
         name,
         "--offline",
         "--num-tasks",
         n,
         "--data-dir",
-        data.to_str().unwrap(),
+        s(&data),
         "--out",
-        out.to_str().unwrap(),
+        s(&out),
     ]);
-    assert_eq!(code, 0, "{err}");
     for file in ["table.md", "table.csv", "table.json", "report/report.md"] {
         assert!(out.join(file).is_file(), "{file} missing");
     }
@@ -372,7 +370,7 @@ fn a_quick_look_writes_beside_the_committed_reproduction() {
             "--num-tasks",
             "1",
         ])
-        .args(["--data-dir", data.to_str().unwrap()])
+        .args(["--data-dir", s(&data)])
         .output()
         .unwrap();
     assert!(

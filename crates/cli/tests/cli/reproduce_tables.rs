@@ -4,14 +4,13 @@
 //! PolicyGuide Table 12 offline.
 
 use crate::reproduce::{cell, csv_rows, num, repro_dir, reproduce_offline};
-use crate::support::tauguard_status as tauguard;
+use crate::support::tauguard_ok;
 use tauguard_metrics::repro::{Cite, Published, quote_digits, quote_value};
 use tauguard_testkit::{skip, tau2_candidate, tau2_dir, workspace_root};
 
 /// The experiments as the binary's registry lists them (`reproduce --list`).
 fn registry() -> Vec<String> {
-    let (code, out, err) = tauguard(&["reproduce", "--list"]);
-    assert_eq!(code, 0, "{err}");
+    let out = tauguard_ok(&["reproduce", "--list"]);
     out.lines()
         .map(|l| l.split('\t').next().unwrap().to_string())
         .collect()

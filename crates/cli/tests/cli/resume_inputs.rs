@@ -3,13 +3,8 @@
 //! the run into two cells and shrink the report's k range. The refusal names the cell, the
 //! two cell hashes and the settings that differ.
 
-use crate::support::tauguard_status;
-use std::path::Path;
+use crate::support::{s, tauguard_ok, tauguard_status};
 use tauguard_testkit::SimConfig;
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 #[test]
 fn resume_refuses_a_changed_prompt_naming_what_changed() {
@@ -35,11 +30,9 @@ fn resume_refuses_a_changed_prompt_naming_what_changed() {
         .write(&tmp.path().join("c.toml"));
     let run = tmp.path().join("run");
     let args = ["run", s(&cfg), "--out", s(&run), "--resume"];
-    let (code, _, err) = tauguard_status(&args);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&args);
     // Unchanged inputs resume (nothing left to run).
-    let (code, _, err) = tauguard_status(&args);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&args);
 
     std::fs::write(&own, "Second wording.\n").unwrap();
     let (code, _, err) = tauguard_status(&args);

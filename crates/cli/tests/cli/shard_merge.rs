@@ -12,7 +12,7 @@
 //! Nothing in a record depends on its run directory (`run_id` is the config's `run.name`), so
 //! every other field — config hash, cell hash, trajectory, reward — must be equal.
 
-use crate::support::{tauguard_in_env, tauguard_status as tauguard};
+use crate::support::{s, tauguard_in_env, tauguard_ok, tauguard_status as tauguard};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use tauguard_metrics::sidecar::fresh_manifest;
@@ -68,7 +68,7 @@ pub(crate) fn config(dir: &Path, data: &Path, name: &str, seed: u64) -> PathBuf 
 }
 
 pub(crate) fn run(cfg: &Path, out: &Path, extra: &[&str]) {
-    let mut args = vec!["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let mut args = vec!["run", s(cfg), "--out", s(out)];
     args.extend_from_slice(extra);
     let (code, _, err) = tauguard(&args);
     assert_eq!(code, 0, "run {extra:?}: {err}");
@@ -87,20 +87,14 @@ pub(crate) fn run_shards(tmp: &Path, cfg: &Path, n: u32) -> Vec<PathBuf> {
 
 pub(crate) fn merge(inputs: &[&Path], out: &Path) -> (i32, String, String) {
     let mut args = vec!["merge"];
-    args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
-    args.extend(["--out", out.to_str().unwrap()]);
+    args.extend(inputs.iter().map(|p| s(p)));
+    args.extend(["--out", s(out)]);
     tauguard(&args)
 }
 
 /// `tauguard report DIR --format FORMAT` (no floors: they do not depend on the records).
 pub(crate) fn report(dir: &Path, format: &str) -> String {
-    let (code, out, err) = tauguard(&[
-        "report",
-        dir.to_str().unwrap(),
-        "--format",
-        format,
-        "--no-floors",
-    ]);
+    let (code, out, err) = tauguard(&["report", s(dir), "--format", format, "--no-floors"]);
     assert_eq!(code, 0, "report `{}`: {err}", dir.display());
     out
 }
@@ -109,10 +103,18 @@ fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("`{}`: {e}", path.display()))
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
-)]
+/// The bytes of each directory's records and config, in order.
+fn run_files(dirs: &[PathBuf]) -> Vec<Vec<u8>> {
+    dirs.iter()
+        .flat_map(|d| {
+            [
+                bytes(&d.join("records.jsonl")),
+                bytes(&d.join("config.json")),
+            ]
+        })
+        .collect()
+}
+
 #[test]
 fn three_shards_in_three_processes_merge_into_the_single_process_run() {
     let Some(data) = tau2_dir() else { return };
@@ -142,15 +144,7 @@ fn three_shards_in_three_processes_merge_into_the_single_process_run() {
     }
     assert_eq!(union, whole);
 
-    let before: Vec<Vec<u8>> = shards
-        .iter()
-        .flat_map(|d| {
-            [
-                bytes(&d.join("records.jsonl")),
-                bytes(&d.join("config.json")),
-            ]
-        })
-        .collect();
+    let before = run_files(&shards);
     let merged = tmp.path().join("merged");
     let (code, out, err) = merge(&[&shards[2], &shards[0], &shards[1]], &merged);
     assert_eq!(code, 0, "{err}");
@@ -177,15 +171,7 @@ fn three_shards_in_three_processes_merge_into_the_single_process_run() {
         bytes(&merged.join("records.jsonl")),
         bytes(&again.join("records.jsonl"))
     );
-    let after: Vec<Vec<u8>> = shards
-        .iter()
-        .flat_map(|d| {
-            [
-                bytes(&d.join("records.jsonl")),
-                bytes(&d.join("config.json")),
-            ]
-        })
-        .collect();
+    let after = run_files(&shards);
     assert!(before == after, "merge modified an input directory");
     // Guard in grid order, then trial, then task.
     let order: Vec<(String, u32)> = read_records(&merged.join("records.jsonl"))
@@ -197,9 +183,8 @@ fn three_shards_in_three_processes_merge_into_the_single_process_run() {
     assert_eq!(order.last(), Some(&("pg-checklist".to_string(), 1)));
 
     // The merged directory is a run directory like any other.
-    let m = merged.to_str().unwrap();
-    let (code, json, err) = tauguard(&["report", m, "--format", "json", "--no-floors"]);
-    assert_eq!(code, 0, "{err}");
+    let m = s(&merged);
+    let json = tauguard_ok(&["report", m, "--format", "json", "--no-floors"]);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&json)
             .unwrap()
@@ -208,19 +193,17 @@ fn three_shards_in_three_processes_merge_into_the_single_process_run() {
         Some(3)
     );
     let results = tmp.path().join("results.json");
-    let (code, _, err) = tauguard(&[
+    tauguard_ok(&[
         "export-tau2",
         m,
         "--guard",
         "toolguard",
         "--data-dir",
-        data.to_str().unwrap(),
+        s(&data),
         "--out",
-        results.to_str().unwrap(),
+        s(&results),
     ]);
-    assert_eq!(code, 0, "{err}");
-    let (code, out, err) = tauguard(&["run", cfg.to_str().unwrap(), "--out", m, "--resume"]);
-    assert_eq!(code, 0, "{err}");
+    let out = tauguard_ok(&["run", s(&cfg), "--out", m, "--resume"]);
     assert!(out.contains("48 already complete, 0 run now"), "{out}");
 
     // A shard resumes only as itself.
@@ -229,7 +212,7 @@ fn three_shards_in_three_processes_merge_into_the_single_process_run() {
         (&["--shard", "1/3"][..], "asks for shard 1/3"),
         (&[][..], "asks for the whole run"),
     ] {
-        let mut args = vec!["run", cfg.to_str().unwrap(), "--out", s0, "--resume"];
+        let mut args = vec!["run", s(&cfg), "--out", s0, "--resume"];
         args.extend_from_slice(flags);
         let (code, _, err) = tauguard(&args);
         assert_eq!(code, 2, "{flags:?}: {err}");
@@ -239,16 +222,7 @@ fn three_shards_in_three_processes_merge_into_the_single_process_run() {
         );
         assert!(err.contains("--shard 0/3"), "{err}");
     }
-    let (code, out, err) = tauguard(&[
-        "run",
-        cfg.to_str().unwrap(),
-        "--out",
-        s0,
-        "--resume",
-        "--shard",
-        "0/3",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let out = tauguard_ok(&["run", s(&cfg), "--out", s0, "--resume", "--shard", "0/3"]);
     assert!(
         out.starts_with("shard 0/3: ") && out.contains("0 run now"),
         "{out}"
@@ -353,12 +327,7 @@ fn merge_refuses_a_shard_of_another_config() {
     let out = tmp.path().join("merged");
     let (code, _, err) = merge(&[&a, &b], &out);
     assert_eq!(code, 2, "{err}");
-    for needle in [
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "run.seed",
-        "different configurations",
-    ] {
+    for needle in [s(&a), s(&b), "run.seed", "different configurations"] {
         assert!(err.contains(needle), "`{needle}` not in {err}");
     }
     assert!(!out.exists(), "a refused merge left `{}`", out.display());
@@ -432,14 +401,7 @@ fn shard_auto_reads_the_job_array_variables() {
     ];
     for (i, (env, shard)) in cases.into_iter().enumerate() {
         let out = tmp.path().join(format!("auto-{i}"));
-        let args = [
-            "run",
-            cfg.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--shard",
-            "auto",
-        ];
+        let args = ["run", s(&cfg), "--out", s(&out), "--shard", "auto"];
         let (code, stdout, err) = tauguard_in_env(&args, env);
         assert_eq!(code, 0, "{env:?}: {err}");
         assert!(stdout.starts_with(&format!("shard {shard}: ")), "{stdout}");
@@ -447,14 +409,7 @@ fn shard_auto_reads_the_job_array_variables() {
         assert_eq!(keys(&out), expected, "{env:?}");
     }
     let out = tmp.path().join("none");
-    let args = [
-        "run",
-        cfg.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--shard",
-        "auto",
-    ];
+    let args = ["run", s(&cfg), "--out", s(&out), "--shard", "auto"];
     for (env, needles) in [
         (
             &[][..],

@@ -5,16 +5,12 @@
 //! domain the data lacks, a missing model catalog and an output path that is a file; an
 //! export that cannot land leaves no partial file.
 
-use crate::support::tauguard_status;
-use std::path::{Path, PathBuf};
+use crate::support::{s, tauguard_ok, tauguard_status};
+use std::path::PathBuf;
 use tauguard_testkit::SimConfig;
 
 fn fixtures() -> PathBuf {
     tauguard_testkit::workspace_root().join("tasks/fixtures")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn refused(args: &[&str], fragments: &[&str]) {
@@ -53,8 +49,7 @@ fn an_unknown_baseline_is_refused_listing_the_guards() {
         .guards(&["baseline", "toolguard"])
         .write(&tmp.path().join("two.toml"));
     let run = tmp.path().join("run");
-    let (code, _, err) = tauguard_status(&["run", s(&cfg), "--out", s(&run)]);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&["run", s(&cfg), "--out", s(&run)]);
     refused(
         &["report", s(&run), "--baseline", "basline", "--no-floors"],
         &["--baseline `basline`", "baseline, toolguard"],
@@ -159,8 +154,7 @@ fn a_failed_export_leaves_no_partial_file() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = SimConfig::new("exp", "airline", &fixtures()).write(&tmp.path().join("e.toml"));
     let run = tmp.path().join("run");
-    let (code, _, err) = tauguard_status(&["run", s(&cfg), "--out", s(&run)]);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&["run", s(&cfg), "--out", s(&run)]);
     let out = tmp.path().join("taken");
     std::fs::create_dir_all(out.join("inside")).unwrap();
     refused(

@@ -5,14 +5,10 @@
 //! every built-in name, `sim` among them; and the name `sim` cannot be configured as an HTTP
 //! provider.
 
-use crate::support::tauguard_status as tauguard;
+use crate::support::{s, tauguard_ok, tauguard_status as tauguard};
 use std::path::Path;
 use tauguard_llm::BUILTIN_PROVIDERS;
 use tauguard_testkit::tau2_dir;
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// A record with when it ran removed (not what happened in it).
 fn strip(v: &mut serde_json::Value) {
@@ -87,10 +83,8 @@ fn a_sim_catalog_alias_resolves_and_runs_as_its_written_table() {
     )
     .unwrap();
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-    let (code, _, err) = tauguard(&["run", s(&by_alias), "--models", s(&catalog), "--out", s(&a)]);
-    assert_eq!(code, 0, "{err}");
-    let (code, _, err) = tauguard(&["run", s(&written), "--out", s(&b)]);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&["run", s(&by_alias), "--models", s(&catalog), "--out", s(&a)]);
+    tauguard_ok(&["run", s(&written), "--out", s(&b)]);
     let (ra, rb) = (records(&a), records(&b));
     assert_eq!(ra.len(), 2 * 2 * 2, "two agents × two guards × two tasks");
     assert_eq!(ra, rb, "the alias runs as the table it stands for");

@@ -12,7 +12,7 @@
 //! Slurm fails instead.
 
 use crate::shard_merge::{keys, normalised, run};
-use crate::support::path_with_tauguard;
+use crate::support::{path_with_tauguard, s};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -47,7 +47,7 @@ impl Cluster {
     fn start(dir: &Path) -> Cluster {
         let out = Command::new("bash")
             .arg(workspace_root().join("scripts/slurm/local-cluster.sh"))
-            .args(["start", dir.to_str().unwrap()])
+            .args(["start", s(dir)])
             .output()
             .unwrap();
         let cluster = Cluster {
@@ -135,10 +135,6 @@ fn lines(path: &Path) -> usize {
     std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
-)]
 #[test]
 fn a_cancelled_task_recovers_and_the_merge_equals_one_process() {
     let Some(data) = tau2_dir() else { return };
@@ -176,12 +172,11 @@ fn a_cancelled_task_recovers_and_the_merge_equals_one_process() {
     };
 
     let submit = workspace_root().join("scripts/slurm/submit.sh");
-    let out = checked(cluster.command("bash", &project).args([
-        submit.to_str().unwrap(),
-        "grid.toml",
-        "4",
-        "g",
-    ]));
+    let out = checked(
+        cluster
+            .command("bash", &project)
+            .args([s(&submit), "grid.toml", "4", "g"]),
+    );
     let array: String = out
         .strip_prefix("array job ")
         .and_then(|r| r.split(':').next())
@@ -226,7 +221,7 @@ fn a_cancelled_task_recovers_and_the_merge_equals_one_process() {
     let out = checked(cluster.command("sbatch", &project).args([
         "--parsable",
         "--array=1,3",
-        sbatch.to_str().unwrap(),
+        s(&sbatch),
         "grid.toml",
         "g",
         "4",
@@ -269,18 +264,17 @@ fn a_cancelled_task_recovers_and_the_merge_equals_one_process() {
     checked(
         cluster
             .command("bash", &project)
-            .args([merge.to_str().unwrap(), "g", "4"]),
+            .args([s(&merge), "g", "4"]),
     );
     let merged = project.join("results/g/merged");
     assert_eq!(normalised(&merged), normalised(&single));
 
     // submit.sh again: a complete merge, nothing queued.
-    let out = checked(cluster.command("bash", &project).args([
-        submit.to_str().unwrap(),
-        "grid.toml",
-        "4",
-        "g",
-    ]));
+    let out = checked(
+        cluster
+            .command("bash", &project)
+            .args([s(&submit), "grid.toml", "4", "g"]),
+    );
     assert!(out.contains("nothing to submit"), "{out}");
     assert!(cluster.queue(&project).is_empty());
 }

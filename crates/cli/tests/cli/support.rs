@@ -60,11 +60,57 @@ pub(crate) fn table_row(md: &str, name: &str) -> String {
         .to_string()
 }
 
+/// A procedure spec of the toy domain (`tasks/<project>/toy/procedure.toml`): its guarded and
+/// identity tools, `header_extra` lines, its provenance, then `requirements`.
+pub(crate) fn toy_spec(header_extra: &str, requirements: &[String]) -> String {
+    format!(
+        r#"
+schema = "tauguard.procedure/1"
+domain = "toy"
+guarded = ["borrow_book", "return_book"]
+identity_tools = ["get_member_details"]
+{header_extra}
+[provenance]
+origin = "hand-written"
+authors = "tauguard maintainers (test)"
+policy_files = ["policy.md"]
+sections = ["Toy lending library policy (tauguard test data)"]
+date = "2026-12-02"
+{}"#,
+        requirements.concat()
+    )
+}
+
+/// One `[[requirement]]` of a [`toy_spec`], citing `passage` of the toy policy.
+pub(crate) fn toy_requirement(id: &str, level: &str, passage: &str, check: &str) -> String {
+    format!(
+        r#"
+[[requirement]]
+id = "{id}"
+level = "{level}"
+file = "policy.md"
+section = "Toy lending library policy (tauguard test data)"
+passage = "{passage}"
+check = {check}
+"#
+    )
+}
+
 /// `report <dir> --format json` (with `extra` arguments), parsed.
 pub(crate) fn report_json(dir: &Path, extra: &[&str]) -> Value {
     let mut args = vec!["report", s(dir), "--format", "json"];
     args.extend_from_slice(extra);
     serde_json::from_str(&tauguard_ok(&args)).unwrap()
+}
+
+/// The group of `guard` among a report's JSON groups.
+pub(crate) fn guard_group<'a>(groups: &'a Value, guard: &str) -> &'a Value {
+    groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["guard"] == guard)
+        .unwrap_or_else(|| panic!("no group of `{guard}` in {groups}"))
 }
 
 /// A path as the `&str` an argument list takes.
@@ -79,6 +125,14 @@ pub(crate) fn records(dir: &Path) -> Vec<Value> {
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every guard event of `records`, in order.
+pub(crate) fn guard_events(records: &[Value]) -> Vec<Value> {
+    records
+        .iter()
+        .flat_map(|r| r["guard_events"].as_array().unwrap().clone())
         .collect()
 }
 

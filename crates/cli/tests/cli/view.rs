@@ -6,7 +6,7 @@
 //! overwrite a foreign directory, and is served on loopback with nothing outside the site
 //! reachable. The browser half is in `view_browser.rs`.
 
-use crate::support::tauguard_status;
+use crate::support::{s, tauguard_ok, tauguard_status};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -45,8 +45,7 @@ fn build_fixture() -> Option<Fixture> {
         .run_line("num_tasks = 3")
         .write(&dir.join("config.toml"));
     let raw = dir.join("raw");
-    let (code, _, err) =
-        tauguard_status(&["run", cfg.to_str().unwrap(), "--out", raw.to_str().unwrap()]);
+    let (code, _, err) = tauguard_status(&["run", s(&cfg), "--out", s(&raw)]);
     assert_eq!(code, 0, "tauguard run failed: {err}");
     let text = std::fs::read_to_string(raw.join("records.jsonl")).unwrap();
     let mut records: Vec<Value> = text
@@ -59,14 +58,8 @@ fn build_fixture() -> Option<Fixture> {
     let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
     std::fs::write(run.join("records.jsonl"), lines.join("\n") + "\n").unwrap();
     let site = dir.join("site");
-    let (code, out, err) = tauguard_status(&[
-        "view",
-        run.to_str().unwrap(),
-        "--out",
-        site.to_str().unwrap(),
-        "--data-dir",
-        tau2.to_str().unwrap(),
-    ]);
+    let (code, out, err) =
+        tauguard_status(&["view", s(&run), "--out", s(&site), "--data-dir", s(&tau2)]);
     assert_eq!(code, 0, "tauguard view failed: {err}");
     assert!(
         out.contains(&format!("{} simulations", records.len())),
@@ -203,14 +196,13 @@ fn data_files_cannot_break_out_of_their_script_wrapper() {
 #[test]
 fn the_overview_numbers_are_the_reports() {
     let Some(f) = fixture() else { return };
-    let (code, out, err) = tauguard_status(&[
+    let out = tauguard_ok(&[
         "report",
         f.run.to_str().unwrap(),
         "--format",
         "json",
         "--no-floors",
     ]);
-    assert_eq!(code, 0, "{err}");
     let groups: Vec<Value> = serde_json::from_str(&out).unwrap();
     let index = index(&f.site);
     let cells = index["cells"].as_array().unwrap();
@@ -250,25 +242,23 @@ fn a_results_json_site_shows_the_reports_numbers() {
             "--guard",
             guard,
             "--out",
-            file.to_str().unwrap(),
+            s(&file),
             "--data-dir",
-            tau2.to_str().unwrap(),
+            s(&tau2),
         ]);
         assert_eq!(code, 0, "export-tau2 --guard {guard}: {err}");
-        files.push(file.to_str().unwrap().to_string());
+        files.push(s(&file).to_string());
     }
     let site = f.dir.join("imported");
     let _ = std::fs::remove_dir_all(&site);
     let mut args = vec!["view"];
     args.extend(files.iter().map(String::as_str));
-    args.extend(["--out", site.to_str().unwrap(), "--no-floors"]);
-    let (code, _, err) = tauguard_status(&args);
-    assert_eq!(code, 0, "{err}");
+    args.extend(["--out", s(&site), "--no-floors"]);
+    tauguard_ok(&args);
     let mut args = vec!["report"];
     args.extend(files.iter().map(String::as_str));
     args.extend(["--format", "json", "--no-floors"]);
-    let (code, out, err) = tauguard_status(&args);
-    assert_eq!(code, 0, "{err}");
+    let out = tauguard_ok(&args);
     let groups: Vec<Value> = serde_json::from_str(&out).unwrap();
     let index = index(&site);
     assert_eq!(index["sims"].as_array().unwrap().len(), f.records.len());
@@ -288,15 +278,7 @@ fn outcome_counts_are_deduplicated_as_the_reports_sims() {
     let twice = f.dir.join("twice");
     let _ = std::fs::remove_dir_all(&twice);
     let run = f.run.to_str().unwrap();
-    let (code, _, err) = tauguard_status(&[
-        "view",
-        run,
-        run,
-        "--out",
-        twice.to_str().unwrap(),
-        "--no-floors",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    tauguard_ok(&["view", run, run, "--out", s(&twice), "--no-floors"]);
     let index = index(&twice);
     assert_eq!(
         index["sims"].as_array().unwrap().len(),
@@ -328,14 +310,13 @@ fn a_rebuild_replaces_the_site_and_a_foreign_directory_is_refused() {
     let again = f.dir.join("again");
     let _ = std::fs::remove_dir_all(&again);
     for _ in 0..2 {
-        let (code, _, err) = tauguard_status(&[
+        tauguard_ok(&[
             "view",
             f.run.to_str().unwrap(),
             "--out",
-            again.to_str().unwrap(),
+            s(&again),
             "--no-floors",
         ]);
-        assert_eq!(code, 0, "{err}");
     }
     let foreign = f.dir.join("foreign");
     std::fs::create_dir_all(&foreign).unwrap();
@@ -344,7 +325,7 @@ fn a_rebuild_replaces_the_site_and_a_foreign_directory_is_refused() {
         "view",
         f.run.to_str().unwrap(),
         "--out",
-        foreign.to_str().unwrap(),
+        s(&foreign),
         "--no-floors",
     ]);
     assert_eq!(code, 2, "{err}");
@@ -360,7 +341,7 @@ fn a_rebuild_replaces_the_site_and_a_foreign_directory_is_refused() {
         "view",
         f.dir.join("missing").to_str().unwrap(),
         "--out",
-        again.to_str().unwrap(),
+        s(&again),
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("missing"), "{err}");
@@ -386,7 +367,7 @@ fn serve_answers_on_loopback_with_the_site_only() {
             "view",
             f.run.to_str().unwrap(),
             "--out",
-            site.to_str().unwrap(),
+            s(&site),
             "--no-floors",
             "--serve",
             "--port",

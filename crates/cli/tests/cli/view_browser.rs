@@ -37,10 +37,6 @@ fn text(b: &mut Browser) -> String {
         .to_string()
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
-)]
 #[test]
 fn the_viewer_shows_a_blocked_call_and_runs_no_record_markup() {
     let Some(exe) = chromium_or_skip() else {

@@ -5,7 +5,7 @@
 //! beside Pass^k and the first-deviation counts with intervention coverage, and the pages
 //! render them (`overview.js`, `sim.js`).
 
-use crate::support::tauguard_status;
+use crate::support::{s, tauguard_ok};
 use crate::view::{decode_data_file, fixture, index};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -14,15 +14,14 @@ use std::collections::HashMap;
 fn each_simulation_shows_its_first_deviation_and_violations_as_evaluate_gives_them() {
     let Some(f) = fixture() else { return };
     let tau2 = tauguard_testkit::tau2_dir().unwrap();
-    let (code, out, err) = tauguard_status(&[
+    let out = tauguard_ok(&[
         "evaluate",
         f.run.to_str().unwrap(),
         "--format",
         "json",
         "--data-dir",
-        tau2.to_str().unwrap(),
+        s(&tau2),
     ]);
-    assert_eq!(code, 0, "{err}");
     let evaluated: Value = serde_json::from_str(&out).unwrap();
     let by_sim: HashMap<(String, String, u64), &Value> = evaluated["simulations"]
         .as_array()

@@ -70,6 +70,19 @@ fn booking() -> Value {
     })
 }
 
+/// After [`booking`]: one economy seat fewer on HAT900 and the gift card charged $100 (its
+/// balance as Python's float subtraction leaves it).
+fn assert_booked_seat_and_balance(db: &Value) {
+    assert_eq!(
+        db["flights"]["HAT900"]["dates"]["2024-05-20"]["available_seats"]["economy"],
+        json!(3)
+    );
+    assert_eq!(
+        db["users"]["zoe_q_1"]["payment_methods"]["gift_card_1"]["amount"],
+        json!(28.360000000000014)
+    );
+}
+
 #[test]
 fn worked_vector_hashes_and_booking() {
     let b = base(&worked_db());
@@ -92,14 +105,7 @@ fn worked_vector_hashes_and_booking() {
     );
     assert!(content.ends_with(r#""created_at": "2024-05-15T15:00:00", "total_baggages": 1, "nonfree_baggages": 0, "insurance": "yes", "status": null}"#));
     let db = env.agent_db();
-    assert_eq!(
-        db["flights"]["HAT900"]["dates"]["2024-05-20"]["available_seats"]["economy"],
-        json!(3)
-    );
-    assert_eq!(
-        db["users"]["zoe_q_1"]["payment_methods"]["gift_card_1"]["amount"],
-        json!(28.360000000000014)
-    );
+    assert_booked_seat_and_balance(&db);
     assert_eq!(db["users"]["zoe_q_1"]["reservations"], json!(["HATHAT"]));
     assert_eq!(
         db_hash(&db),
@@ -143,14 +149,7 @@ fn repeated_cancellation_refunds_again() {
     assert_eq!(amounts, [100, 40, -100, -40, -100, -40, 100, 40]);
     // No seat release, no balance restoration.
     let db = env.agent_db();
-    assert_eq!(
-        db["flights"]["HAT900"]["dates"]["2024-05-20"]["available_seats"]["economy"],
-        json!(3)
-    );
-    assert_eq!(
-        db["users"]["zoe_q_1"]["payment_methods"]["gift_card_1"]["amount"],
-        json!(28.360000000000014)
-    );
+    assert_booked_seat_and_balance(&db);
 }
 
 #[test]

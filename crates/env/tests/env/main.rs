@@ -2,6 +2,11 @@
 //! tool behaviour against upstream's texts, built-in tool schemas against upstream's
 //! `tools.json`, and gold-replay parity with the upstream fixtures.
 
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
+)]
+
 mod airline;
 mod banking_knowledge;
 mod builtin_schemas;

@@ -200,10 +200,6 @@ fn toolkits_agree_with_published_tool_schemas() {
     }
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
-)]
 #[test]
 fn dispatch_and_binding_errors_use_upstream_texts() {
     let Some(data) = data() else { return };
@@ -392,10 +388,6 @@ fn dispatch_and_binding_errors_use_upstream_texts() {
     );
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
-)]
 #[test]
 fn outputs_match_upstream_byte_for_byte() {
     let Some(data) = data() else { return };

@@ -227,10 +227,6 @@ fn assert_one_record_each(records: &[SimulationRecord], planned: usize) {
     assert_eq!((records.len(), keys.len()), (planned, planned));
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
-)]
 #[test]
 fn a_thousand_simulations_against_a_faulty_server_account_for_every_fault() {
     let started = Instant::now();

@@ -4,6 +4,11 @@
 //! loop, replies cut at the token limit, the frozen graphs against the gold action sequences,
 //! and the stated origin of every guard artifact.
 
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test's steps read in order (clippy.toml: tests are exempt)"
+)]
+
 mod fault_soak;
 mod grid;
 mod network_run;

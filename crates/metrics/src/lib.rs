@@ -109,14 +109,14 @@ pub mod summary;
 use summary::synthetic as testutil;
 
 // The modules other crates name by their path before the crate was laid out by stage.
-pub use input::{domains, sources};
+pub use input::domains;
 pub use measure::{
     attack, confusion, fail_mode, floors, guide, nmr, pass_k, procedure, process, slices, spending,
     trace, truncation, turns, verifier_calls, verifier_inputs,
 };
 pub use render::{
-    compare_output, csv_schema, csv_tidy, output, plots, table, tables, tables_comparability,
-    tables_extra, tables_policyguide, tables_process, tables_verdicts,
+    compare_output, csv_schema, csv_tidy, output, plots, sources, table, tables,
+    tables_comparability, tables_extra, tables_policyguide, tables_process, tables_verdicts,
 };
 pub use sidecar::columns;
 pub use stats::{bootstrap, compare, mcnemar, select};
@@ -128,16 +128,17 @@ pub use confusion::{LabelOptions, Oracle};
 pub use domains::DomainTable;
 pub use error::MetricsError;
 pub use input::{
-    LoadOptions, for_each_imported, load_input, load_inputs, load_inputs_with, load_summaries,
-    parse_records_jsonl, summarise_jsonl,
+    LoadOptions, for_each_imported, load_input, load_inputs, load_inputs_with, parse_records_jsonl,
 };
 pub use mcnemar::{McNemar, mcnemar};
 pub use outcome::InfraPolicy;
 pub use output::{OutputOptions, Parts, write_outputs, write_outputs_with};
+pub use report::cells::{check_single_config, check_single_config_summaries};
 pub use report::{GroupReport, Report, ReportOptions, report, report_summaries};
 pub use select::{Selectable, Selector};
+pub use sidecar::load::load_summaries;
 pub use sidecar::{TableFormat, export_tables, write_sidecar};
 pub use sources::Sources;
-pub use stats::cells::{check_single_config, check_single_config_summaries};
+pub use summary::load::summarise_jsonl;
 pub use summary::{CallSummary, SimSummary, Summariser, summarise};
 pub use table::{Format, Table};

@@ -109,7 +109,7 @@ pub fn spending<P: AsRef<Path>>(
     for dir in inputs.iter().map(AsRef::as_ref).filter(|p| p.is_dir()) {
         let superseded = dir.join(SUPERSEDED_FILE);
         if superseded.is_file() {
-            for rec in crate::input::summarise_jsonl(&superseded)? {
+            for rec in crate::summary::load::summarise_jsonl(&superseded)? {
                 s.superseded.add_summary(&rec);
             }
         }

@@ -5,10 +5,10 @@
 //! (`forest.png`, `forest.svg`, `forest.caption.txt` naming the records of both sides).
 
 use crate::error::MetricsError;
-use crate::input::sources::Sources;
 use crate::render::csv_tidy::{ColumnDoc, TidyCsv, tidy};
 use crate::render::output::{write, write_csv_tables};
 use crate::render::plots::{Figure, ForestRow, Panel, PanelKind, write_figure};
+use crate::render::sources::Sources;
 use crate::render::table::Table;
 use crate::stats::compare::Comparison;
 use crate::summary::simulated::titled;

@@ -3,11 +3,13 @@
 //! write, and the figures (`plots/`).
 
 pub mod compare_output;
+mod compare_tables;
 pub(crate) mod csv_meanings;
 pub mod csv_schema;
 pub mod csv_tidy;
 pub mod output;
 pub mod plots;
+pub mod sources;
 pub mod table;
 pub mod tables;
 pub mod tables_comparability;

@@ -7,10 +7,10 @@
 //! `--tables-only` / `--figures-only` write one half.
 
 use crate::error::MetricsError;
-use crate::input::sources::Sources;
 use crate::render::csv_schema::schema_json;
 use crate::render::csv_tidy::{TidyCsv, tidy};
 use crate::render::plots::write_plots_with;
+use crate::render::sources::Sources;
 use crate::render::table::{Format, Table};
 use crate::render::tables::groups_table;
 use crate::render::tables_extra::task_outcomes_long;

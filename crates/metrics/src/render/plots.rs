@@ -27,8 +27,8 @@ pub(crate) mod style;
 mod text;
 
 use crate::error::MetricsError;
-use crate::input::sources::Sources;
 use crate::measure::pass_k::{TaskTally, pass_k_curve};
+use crate::render::sources::Sources;
 use crate::report::{GroupReport, Report};
 use crate::summary::simulated::titled;
 pub(crate) use draw::{BarSeries, Figure, ForestRow, Key, LegendEntry, Panel, PanelKind, Series};

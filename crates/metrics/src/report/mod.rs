@@ -9,6 +9,7 @@
 //! by an infrastructure error. Records of different runs with the same group key are pooled
 //! (their trials add up).
 
+pub(crate) mod cells;
 pub(crate) mod report_groups;
 pub(crate) mod report_slices;
 
@@ -163,13 +164,13 @@ impl GroupReport {
             .cell
             .iter()
             .map(
-                |(k, v)| match (crate::stats::cells::option_item(k, self), v) {
+                |(k, v)| match (crate::report::cells::option_item(k, self), v) {
                     // A domain option reads as itself (`retrieval=grep_only`), not its stamp text.
                     (Some((name, value)), _) => format!("{name}={value}"),
                     (None, Value::String(s)) => format!("{k}={s}"),
                     // Absent from this group's settings, present in another's: its default.
                     (None, Value::Null) => {
-                        format!("{k}={}", crate::stats::cells::absent_setting(k))
+                        format!("{k}={}", crate::report::cells::absent_setting(k))
                     }
                     (None, other) => format!("{k}={other}"),
                 },
@@ -312,7 +313,7 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
         .into_par_iter()
         .map(|(key, recs)| compute_group(&dedupe(key, recs), options))
         .collect();
-    crate::stats::cells::distinguish(&mut groups);
+    crate::report::cells::distinguish(&mut groups);
     let mut warnings = Vec::new();
     for g in &groups {
         if g.duplicates > 0 {
@@ -435,6 +436,12 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
 }
 
 impl Report {
+    /// Whether any group of the report is simulated: then every table and plot made from
+    /// it is labelled (see [`crate::summary::simulated`]).
+    pub fn simulated(&self) -> bool {
+        self.groups.iter().any(|g| g.simulated)
+    }
+
     /// The JSON form: a list of groups (see the crate docs).
     pub fn to_json(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(&self.groups).expect("report groups serialize to JSON");

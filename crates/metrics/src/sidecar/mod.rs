@@ -11,6 +11,7 @@
 
 pub mod columns;
 pub(crate) mod columns_read;
+pub(crate) mod load;
 pub(crate) mod sidecar_read;
 
 use crate::error::MetricsError;
@@ -138,7 +139,7 @@ pub fn write_sidecar(records: &Path) -> Result<Vec<PathBuf>, MetricsError> {
     let bytes = std::fs::metadata(records)
         .map_err(|e| MetricsError::io(records, e))?
         .len();
-    let sims = crate::input::summarise_jsonl(records)?;
+    let sims = crate::summary::load::summarise_jsonl(records)?;
     let dir = records.parent().unwrap_or(Path::new("."));
     let mut out = export_tables(&sims, dir, TableFormat::Parquet)?;
     let manifest = Manifest {

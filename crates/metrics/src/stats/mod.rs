@@ -3,7 +3,6 @@
 //! `report` and `compare` use.
 
 pub mod bootstrap;
-pub(crate) mod cells;
 pub mod compare;
 pub mod mcnemar;
 pub mod select;

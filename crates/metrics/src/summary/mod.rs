@@ -9,6 +9,7 @@
 //! reasons, verifier input names) are shared through an [`Interner`].
 
 pub(crate) mod fast_hash;
+pub(crate) mod load;
 pub mod outcome;
 pub mod simulated;
 pub mod synthetic;

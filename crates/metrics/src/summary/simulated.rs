@@ -8,7 +8,6 @@
 //! records without cell settings — when its agent or user model is a `sim` model
 //! (`sim-agent`, `sim-user`). A group, and a report, is simulated when any of its records is.
 
-use crate::report::Report;
 use tauguard_core::record::SimulationRecord;
 
 /// What a simulated result is called wherever it is shown.
@@ -48,14 +47,6 @@ pub fn titled(title: &str, simulated: bool) -> String {
         format!("{title} ({SIMULATED_LABEL})")
     } else {
         title.to_string()
-    }
-}
-
-impl Report {
-    /// Whether any group of the report is simulated: then every table and plot made from
-    /// it is labelled.
-    pub fn simulated(&self) -> bool {
-        self.groups.iter().any(|g| g.simulated)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The metrics integration tests as one binary: report, compare, inputs, properties, slices on
 //! the real data, parity with upstream's Pass^k, fail-mode verdicts per cell, and summaries
-//! with the columnar sidecar.
+//! with the columnar sidecar, and the order of the crate's stages.
 
 mod compare;
 mod fail_mode;
@@ -13,4 +13,5 @@ mod properties;
 mod report_outputs;
 mod sidecar;
 mod slices_data;
+mod stages;
 mod upstream_parity;

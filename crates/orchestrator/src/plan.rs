@@ -29,7 +29,7 @@ use std::sync::Arc;
 use tauguard_env::DataDir;
 use tauguard_guards::artifact_set::ArtifactSet;
 use tauguard_guards::{Guard, GuardName};
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::ChatModel;
 use tauguard_llm::{CacheMode, ModelFactory, RoleModel};
 
 /// The models shared by every cell (a `sim` role's model is built per simulation).
@@ -285,7 +285,7 @@ fn artifact_hashes(
     let dir = project.join("tasks").join(d.data.domain);
     let origin =
         tauguard_guards::provenance::Provenance::load_domain(&project.join("tasks"), d.data.domain)
-            .map_err(|e| input(&dir, std::io::Error::other(e.to_string())))?;
+            .map_err(|e| input(&dir, std::io::Error::other(tauguard_core::chain_text(&e))))?;
     let frozen = InputHashes {
         prompts: prompts_hash.clone(),
         artifacts: tree_hash(&dir).map_err(|e| input(&dir, e))?,
@@ -301,7 +301,7 @@ fn artifact_hashes(
             continue;
         }
         let set = ArtifactSet::open(&a.label, &project.join(&a.label), d.data.domain)
-            .map_err(|e| at_key(cfg, &a.key, e.to_string()))?;
+            .map_err(|e| at_key(cfg, &a.key, tauguard_core::chain_text(&e)))?;
         let set_hash = tree_hash(&set.root).map_err(|e| input(&set.root, e))?;
         let hashes = InputHashes {
             origin: Some(set.summary(origin.as_ref())),

@@ -119,7 +119,7 @@ pub(crate) fn plan_domain(
         if path.exists() {
             Some(Prerequisites::load(&path).map_err(|e| RunError::Input {
                 path,
-                message: e.to_string(),
+                message: tauguard_core::chain_text(&e),
             })?)
         } else {
             None

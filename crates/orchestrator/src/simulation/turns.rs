@@ -484,7 +484,7 @@ fn guard_failure(guard: &dyn Guard, e: GuardError) -> SimulationError {
         },
         e => SimulationError::Guard {
             guard: guard.name().to_string(),
-            message: e.to_string(),
+            message: tauguard_core::chain_text(&e),
         },
     }
 }

@@ -9,6 +9,14 @@ use std::collections::BTreeSet;
 use tauguard_core::ToolSpec;
 use tauguard_guards::catalog::{ToolCatalog, ToolClass};
 
+/// A tool's description on one line, as either compiler's prompts show it.
+pub(crate) fn one_line_description(spec: &ToolSpec) -> String {
+    spec.description
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Step 1's reply: `{"tools": [{"name", "class", "reason"}]}` as the prompt asks, or the
 /// grouped shape `{"mutating": [...], "read_only": [...], "other": [...]}` models also give.
 #[derive(Deserialize)]

@@ -7,13 +7,13 @@ use serde::de::DeserializeOwned;
 /// A fenced code block: its info string (`yaml`, `json`, ...; lowercase, may be empty) and
 /// body. An unclosed fence (a truncated reply) runs to the end of the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fenced {
-    pub lang: String,
-    pub body: String,
+pub(crate) struct Fenced {
+    pub(crate) lang: String,
+    pub(crate) body: String,
 }
 
 /// Every fenced code block of `text` (```` ``` ```` or `~~~`, up to three spaces of indent).
-pub fn fenced_blocks(text: &str) -> Vec<Fenced> {
+pub(crate) fn fenced_blocks(text: &str) -> Vec<Fenced> {
     let mut out = Vec::new();
     let mut open: Option<(String, String, Vec<&str>)> = None; // (fence, lang, lines)
     for line in text.lines() {
@@ -76,7 +76,7 @@ fn push_unique(out: &mut Vec<String>, candidate: String) {
 /// YAML candidates: fenced `yaml`/`yml` blocks, then other fenced blocks, then the document
 /// starting at the first line that opens with one of `top_keys` (prose after it cut off), then
 /// the whole reply.
-pub fn yaml_candidates(text: &str, top_keys: &[&str]) -> Vec<String> {
+pub(crate) fn yaml_candidates(text: &str, top_keys: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     let blocks = fenced_blocks(text);
     for b in blocks
@@ -135,7 +135,7 @@ fn is_top_key_line(line: &str) -> bool {
 
 /// JSON candidates: the whole reply, fenced blocks (`json` first), then the span from the
 /// first `{` to the last `}`.
-pub fn json_candidates(text: &str) -> Vec<String> {
+pub(crate) fn json_candidates(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     push_unique(&mut out, text.trim().to_string());
     let blocks = fenced_blocks(text);

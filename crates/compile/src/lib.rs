@@ -10,13 +10,15 @@
 //!
 //! Both talk to their model through one ask-validate-repair session (`session.rs`: the same
 //! request shape, repair turn, usage accounting and failure rule for every step), read replies
-//! with one extraction ([`extract`]), and parse the tool classification with one parser
+//! with one extraction (`extract.rs`), and parse the tool classification with one parser
 //! (`classify.rs`).
 
 pub mod checklist;
 mod classify;
-pub mod extract;
+mod extract;
+mod output;
 mod session;
 pub mod workflow;
 
-pub use session::{CompileOptions, CompileUsage, StepOutcome};
+pub use output::OutputError;
+pub use session::{CompileOptions, CompileUsage, StepOutcome, StepTally};

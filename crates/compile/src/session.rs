@@ -9,8 +9,8 @@ use tauguard_core::Message;
 use tauguard_core::message::{ParticipantMessage, Usage};
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguard::templates::{TemplateError, Templates};
-use tauguard_llm::error::LlmError;
-use tauguard_llm::model::{ChatModel, ChatRequest};
+use tauguard_llm::LlmError;
+use tauguard_llm::{ChatModel, ChatRequest};
 
 /// Knobs of a compile run, the same for both compilers; the default is what
 /// `checklist::compile_checklists` uses.
@@ -82,8 +82,29 @@ pub(crate) struct Session<'a> {
     pub usage: CompileUsage,
 }
 
+/// The system template of either compiler's template set (given the domain).
+pub(crate) const SYSTEM: &str = "system.jinja";
 /// The repair template of either compiler's template set.
 pub(crate) const REPAIR: &str = "repair.jinja";
+
+impl<'a> Session<'a> {
+    /// A session over `prompts` whose system prompt is their [`SYSTEM`] for `domain`.
+    pub(crate) fn open(
+        model: &'a dyn ChatModel,
+        prompts: &'a Templates,
+        options: &'a CompileOptions,
+        domain: &str,
+    ) -> Result<Session<'a>, TemplateError> {
+        let system = prompts.render(SYSTEM, &serde_json::json!({ "domain": domain }))?;
+        Ok(Session {
+            model,
+            prompts,
+            options,
+            system,
+            usage: CompileUsage::default(),
+        })
+    }
+}
 
 /// One question to the model.
 pub(crate) struct Ask {
@@ -96,17 +117,30 @@ pub(crate) struct Ask {
     pub may_keep_previous: bool,
 }
 
+/// How one step went: its outcome and tallies, the same in both compilers' report records
+/// (flattened into each record after its step and target).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepTally {
+    pub outcome: StepOutcome,
+    /// Model calls made (1, or 2 with a repair).
+    pub calls: u32,
+    /// Reviews only: whether the accepted version differs from the one reviewed (the compiler
+    /// sets it; an ask leaves it unset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<bool>,
+    /// Validation errors of the rejected replies, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+    pub usage: Usage,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+}
+
 /// What an ask gave: the validated value (none only when the step may keep its previous
 /// version) and the step's tallies, which the compiler puts into its report record.
 pub(crate) struct Reply<T> {
     pub value: Option<T>,
-    pub outcome: StepOutcome,
-    /// Model calls made (1, or 2 with a repair).
-    pub calls: u32,
-    /// Validation errors of the rejected replies, in order.
-    pub errors: Vec<String>,
-    pub usage: Usage,
-    pub cost: Option<f64>,
+    pub tally: StepTally,
 }
 
 /// Why an ask failed; the compiler adds its step and target.
@@ -138,24 +172,29 @@ impl Session<'_> {
         ];
         let mut reply = Reply {
             value: None,
-            outcome: StepOutcome::Ok,
-            calls: 0,
-            errors: Vec::new(),
-            usage: Usage::default(),
-            cost: None,
+            tally: StepTally {
+                outcome: StepOutcome::Ok,
+                calls: 0,
+                changed: None,
+                errors: Vec::new(),
+                usage: Usage::default(),
+                cost: None,
+            },
         };
         for attempt in 0..2 {
-            let text = self.complete(&messages, ask.json_mode, &mut reply).await?;
+            let text = self
+                .complete(&messages, ask.json_mode, &mut reply.tally)
+                .await?;
             match validate(&text) {
                 Ok(v) => {
                     reply.value = Some(v);
                     if attempt == 1 {
-                        reply.outcome = StepOutcome::Repaired;
+                        reply.tally.outcome = StepOutcome::Repaired;
                     }
                     break;
                 }
                 Err(error) => {
-                    reply.errors.push(error.clone());
+                    reply.tally.errors.push(error.clone());
                     if attempt == 0 {
                         let vars = match ask.format {
                             Some(format) => serde_json::json!({ "error": error, "format": format }),
@@ -179,21 +218,21 @@ impl Session<'_> {
         }
         if reply.value.is_none() {
             if !ask.may_keep_previous {
-                let error = reply.errors.last().cloned().unwrap_or_default();
+                let error = reply.tally.errors.last().cloned().unwrap_or_default();
                 return Err(AskError::Invalid(error));
             }
-            reply.outcome = StepOutcome::KeptPrevious;
+            reply.tally.outcome = StepOutcome::KeptPrevious;
         }
         Ok(reply)
     }
 
     /// One request with the compile options' sampling settings; its usage and cost are added
     /// to the step's tallies and to the compile's total.
-    async fn complete<T>(
+    async fn complete(
         &mut self,
         messages: &[Message],
         json_mode: bool,
-        step: &mut Reply<T>,
+        step: &mut StepTally,
     ) -> Result<String, AskError> {
         let options = self.options;
         let mut req = ChatRequest::new(options.model_name.clone(), messages.to_vec())

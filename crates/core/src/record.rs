@@ -79,7 +79,7 @@ pub struct RoleUsage {
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub original_latency_seconds: f64,
     /// Replies cut at their token limit (the provider's stop reason `length`, Anthropic
-    /// `max_tokens`, Gemini `MAX_TOKENS`; see `tauguard_llm::model::cut_at_token_limit`),
+    /// `max_tokens`, Gemini `MAX_TOKENS`; see `tauguard_llm::cut_at_token_limit`),
     /// retried ones included. Records written before it was counted read 0.
     #[serde(default)]
     pub truncated: u64,

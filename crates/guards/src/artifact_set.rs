@@ -9,7 +9,7 @@
 //! the frozen origin of what it kept. A set is checked when the run plan is built, before
 //! anything runs.
 
-use crate::provenance::{Entry, Origin, PROVENANCE_FILE, Provenance};
+use crate::provenance::{Entry, Origin, PROVENANCE_FILE, Provenance, ProvenanceError};
 use std::path::{Path, PathBuf};
 
 /// The value of `artifacts` that names the frozen set under `tasks/<domain>/`.
@@ -41,11 +41,22 @@ pub struct ArtifactSet {
 
 /// Why a set cannot be used: always names the set's directory and what is wrong there.
 #[derive(Debug, thiserror::Error)]
-#[error("artifact set `{label}` ({}): {message}", path.display())]
-pub struct ArtifactSetError {
-    pub label: String,
-    pub path: PathBuf,
-    pub message: String,
+pub enum ArtifactSetError {
+    /// The set's folders or files are not laid out as a set.
+    #[error("artifact set `{label}` ({}): {message}", path.display())]
+    Layout {
+        label: String,
+        path: PathBuf,
+        message: String,
+    },
+    /// A part's `provenance.toml` cannot be used.
+    #[error("artifact set `{label}` ({})", path.display())]
+    Provenance {
+        label: String,
+        path: PathBuf,
+        #[source]
+        cause: ProvenanceError,
+    },
 }
 
 impl ArtifactSet {
@@ -54,7 +65,7 @@ impl ArtifactSet {
     /// `provenance.toml`, and a workflow part its `bundle.json`. The artifacts themselves are
     /// loaded and validated by the guards that read them.
     pub fn open(label: &str, dir: &Path, domain: &str) -> Result<ArtifactSet, ArtifactSetError> {
-        let fail = |path: &Path, message: String| ArtifactSetError {
+        let fail = |path: &Path, message: String| ArtifactSetError::Layout {
             label: label.to_string(),
             path: path.to_path_buf(),
             message,
@@ -86,8 +97,13 @@ impl ArtifactSet {
                     ),
                 ));
             }
-            let provenance =
-                Provenance::load_file(&file, domain).map_err(|e| fail(&file, e.to_string()))?;
+            let provenance = Provenance::load_file(&file, domain).map_err(|cause| {
+                ArtifactSetError::Provenance {
+                    label: label.to_string(),
+                    path: file.clone(),
+                    cause,
+                }
+            })?;
             Ok(Some(Part {
                 dir: part_dir,
                 provenance,
@@ -187,9 +203,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         let err = |d: &Path| {
-            ArtifactSet::open("S", d, "airline")
-                .unwrap_err()
-                .to_string()
+            tauguard_core::chain_text(&ArtifactSet::open("S", d, "airline").unwrap_err())
         };
         assert!(err(&dir.join("nope")).contains("no such directory"));
         assert!(err(dir).contains("holds no `airline/` folder"));

@@ -5,7 +5,7 @@
 use crate::seam::{Decision, Guard, GuardContext, GuardError};
 use tauguard_core::ToolCall;
 use tauguard_core::record::RequirementResult;
-use tauguard_llm::model::BoxFuture;
+use tauguard_llm::BoxFuture;
 
 /// Blocks every mutating call.
 #[derive(Debug, Default)]

@@ -15,9 +15,15 @@ use crate::Guard;
 use crate::artifact_set::{ArtifactSet, CHECKLIST_DIR};
 use crate::catalog::ToolCatalog;
 use crate::hybrid::Hybrid;
-use crate::policyguard::checklist::load_domain_checklists;
-use crate::policyguard::{FailMode, PolicyGuardSetup, Sampling, Variant, build_variant};
-use crate::toolguard::ToolGuard;
+use crate::policyguard::checklist::{ArtifactError, load_domain_checklists};
+use crate::policyguard::prerequisites::PrerequisitesError;
+use crate::policyguard::templates::TemplateError;
+use crate::policyguard::{
+    FailMode, PolicyGuardError, PolicyGuardSetup, Sampling, Variant, build_variant,
+};
+use crate::policyguide::frozen::FrozenBundleError;
+use crate::policyguide::llm::LlmGuideError;
+use crate::toolguard::{RuleError, ToolGuard};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tauguard_env::DomainData;
@@ -259,6 +265,18 @@ pub struct GuardInputs<'a> {
     pub artifacts: Option<&'a ArtifactSet>,
 }
 
+impl std::fmt::Debug for GuardInputs<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuardInputs")
+            .field("tasks_dir", &self.tasks_dir)
+            .field("prompts_dir", &self.prompts_dir)
+            .field("domain", &self.data.domain)
+            .field("verifier", &self.verifier)
+            .field("artifacts", &self.artifacts.map(|s| &s.label))
+            .finish()
+    }
+}
+
 impl GuardInputs<'_> {
     /// The checklist directory the guards read: the set's, else `tasks/<domain>/checklist/`.
     pub fn checklist_dir(&self) -> PathBuf {
@@ -279,10 +297,42 @@ impl GuardInputs<'_> {
 
 /// Why a guard could not be built: its artifacts are missing or malformed.
 #[derive(Debug, thiserror::Error)]
-#[error("guard `{guard}`: {message}")]
+#[error("guard `{guard}`")]
 pub struct GuardBuildError {
     pub guard: String,
-    pub message: String,
+    #[source]
+    pub cause: Box<BuildCause>,
+}
+
+impl GuardBuildError {
+    /// `cause` as the build error of guard configuration `guard`.
+    pub(crate) fn new(guard: &str, cause: impl Into<BuildCause>) -> GuardBuildError {
+        GuardBuildError {
+            guard: guard.to_string(),
+            cause: Box::new(cause.into()),
+        }
+    }
+}
+
+/// What stopped a guard's build: the artifact or prompt that failed to load.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildCause {
+    #[error(transparent)]
+    Rules(#[from] RuleError),
+    #[error(transparent)]
+    Checklists(#[from] ArtifactError),
+    #[error(transparent)]
+    PolicyGuard(#[from] PolicyGuardError),
+    #[error(transparent)]
+    Prerequisites(#[from] PrerequisitesError),
+    #[error(transparent)]
+    Bundle(#[from] FrozenBundleError),
+    #[error(transparent)]
+    Prompt(#[from] TemplateError),
+    #[error(transparent)]
+    Guide(#[from] LlmGuideError),
+    #[error("an external guard is built from its `external` table (crate::external)")]
+    External,
 }
 
 /// Builds the guard of a configuration (`None` = baseline).
@@ -291,20 +341,17 @@ pub fn build_guard(
     options: GuardOptions,
     inputs: &GuardInputs<'_>,
 ) -> Result<Option<Arc<dyn Guard>>, GuardBuildError> {
-    let fail = |message: String| GuardBuildError {
-        guard: name.as_str().to_string(),
-        message,
-    };
+    let fail = |cause: BuildCause| GuardBuildError::new(name.as_str(), cause);
     let domain = inputs.data.domain;
     let toolguard = || -> Result<Arc<dyn Guard>, GuardBuildError> {
         Ok(Arc::new(
-            ToolGuard::load(&inputs.tasks_dir, domain).map_err(|e| fail(e.to_string()))?,
+            ToolGuard::load(&inputs.tasks_dir, domain).map_err(|e| fail(e.into()))?,
         ))
     };
     let policyguard = |variant: Variant, strict: bool| -> Result<Arc<dyn Guard>, GuardBuildError> {
         let info = ToolCatalog::of(inputs.data.def);
-        let checklists = load_domain_checklists(&inputs.checklist_dir(), &info)
-            .map_err(|e| fail(e.to_string()))?;
+        let checklists =
+            load_domain_checklists(&inputs.checklist_dir(), &info).map_err(|e| fail(e.into()))?;
         let setup = PolicyGuardSetup::new(domain, inputs.prompts_dir.clone())
             .with_checklists(checklists)
             .with_policy(inputs.data.policy.clone())
@@ -314,14 +361,14 @@ pub fn build_guard(
                 ..Sampling::default()
             })
             .load_prerequisites(&inputs.tasks_dir)
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| fail(e.into()))?;
         build_variant(
             variant,
             strict || options.strict,
             inputs.verifier.clone(),
             &setup,
         )
-        .map_err(|e| fail(e.to_string()))
+        .map_err(|e| fail(e.into()))
     };
     Ok(match name {
         GuardName::Baseline => None,
@@ -339,9 +386,7 @@ pub fn build_guard(
             inputs,
         )?),
         GuardName::External => {
-            return Err(fail(
-                "an external guard is built from its `external` table (crate::external)".into(),
-            ));
+            return Err(fail(BuildCause::External));
         }
         GuardName::PolicyGuideSelf | GuardName::FlowAgent => {
             Some(crate::policyguide::build::in_agent(

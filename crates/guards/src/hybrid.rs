@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tauguard_core::ToolCall;
 use tauguard_core::record::{RoleUsage, Verdict};
-use tauguard_llm::model::BoxFuture;
+use tauguard_llm::BoxFuture;
 
 pub struct Hybrid {
     name: String,

@@ -92,11 +92,20 @@ impl Origin {
 /// Why a provenance file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ProvenanceError {
-    #[error("cannot read {}: {cause}", path.display())]
+    #[error("cannot read {}", path.display())]
     Io {
         path: PathBuf,
+        #[source]
         cause: std::io::Error,
     },
+    /// The file is not TOML of the provenance schema.
+    #[error("{}", path.display())]
+    Syntax {
+        path: PathBuf,
+        #[source]
+        cause: Box<toml::de::Error>,
+    },
+    /// The file parses but says something wrong (schema, domain, no artifacts).
     #[error("{}: {message}", path.display())]
     Parse { path: PathBuf, message: String },
 }
@@ -138,7 +147,10 @@ impl Provenance {
             path: path.clone(),
             message,
         };
-        let p: Provenance = toml::from_str(&text).map_err(|e| parse(e.to_string()))?;
+        let p: Provenance = toml::from_str(&text).map_err(|cause| ProvenanceError::Syntax {
+            path: path.clone(),
+            cause: Box::new(cause),
+        })?;
         if p.schema != "tauguard.provenance/1" {
             return Err(parse(format!(
                 "`schema` is `{}`, not `tauguard.provenance/1`",

@@ -7,7 +7,7 @@ use tauguard_core::record::{FailCause, GuideEvent, RequirementResult, RoleUsage,
 use tauguard_core::termination::Termination;
 use tauguard_core::{Message, Requestor, ToolCall, ToolKind};
 use tauguard_env::{Environment, ToolError};
-use tauguard_llm::model::BoxFuture;
+use tauguard_llm::BoxFuture;
 
 /// What a guard sees when it decides.
 pub struct GuardContext<'a> {
@@ -28,11 +28,31 @@ pub struct GuardContext<'a> {
     pub at_message: u32,
 }
 
+impl std::fmt::Debug for GuardContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuardContext")
+            .field("domain", &self.domain)
+            .field("task_id", &self.task_id)
+            .field("trial", &self.trial)
+            .field("seed", &self.seed)
+            .field("history", &self.history.len())
+            .field("at_message", &self.at_message)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A guard's per-simulation state. Guards are shared across simulations, so the orchestrator
 /// owns one of these per simulation and hands it to every hook; a guard keeps whatever type
 /// it needs in it.
 #[derive(Default)]
 pub struct GuardState(Mutex<Option<Box<dyn Any + Send>>>);
+
+/// Opaque: the state's type is the guard's.
+impl std::fmt::Debug for GuardState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuardState").finish_non_exhaustive()
+    }
+}
 
 impl GuardState {
     pub const fn new() -> GuardState {
@@ -165,20 +185,15 @@ pub struct SessionEnd<'a> {
     pub error: Option<&'a str>,
 }
 
+/// Why a guard hook could not decide (a fail-mode decision is not an error).
 #[derive(Debug, thiserror::Error)]
 pub enum GuardError {
-    #[error("verifier model: {0}")]
-    Model(tauguard_llm::error::LlmError),
-    #[error("{0}")]
-    Other(String),
-}
-
-// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
-// again as the error's source (see ARCHITECTURE.md, Errors).
-impl From<tauguard_llm::error::LlmError> for GuardError {
-    fn from(e: tauguard_llm::error::LlmError) -> Self {
-        GuardError::Model(e)
-    }
+    /// A verifier-model failure the fail mode does not cover (credentials, unknown model).
+    #[error("verifier model")]
+    Model(#[from] tauguard_llm::LlmError),
+    /// A verifier or guide prompt failed to render.
+    #[error(transparent)]
+    Prompt(#[from] crate::policyguard::templates::TemplateError),
 }
 
 /// A runtime guard. Object-safe; shared across simulations (`Arc<dyn Guard>`), so any state a

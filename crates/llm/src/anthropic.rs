@@ -32,10 +32,10 @@ use tauguard_core::message::Usage;
 use tauguard_core::{Message, ToolCall};
 
 /// `max_tokens` sent when neither request, spec nor capabilities set one.
-pub const DEFAULT_MAX_TOKENS: u32 = ANTHROPIC_DEFAULT_MAX_TOKENS;
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = ANTHROPIC_DEFAULT_MAX_TOKENS;
 
 /// Separates a tool-use id from the thinking blocks carried along with it.
-pub const THINKING_SEP: &str = "#thinking=";
+pub(crate) const THINKING_SEP: &str = "#thinking=";
 
 /// The id as the API knows it (without carried thinking blocks).
 fn wire_id(id: &str) -> &str {
@@ -50,7 +50,7 @@ fn carried_thinking(id: &str) -> Vec<Value> {
 }
 
 /// Text of the user turn put before a history that starts with the assistant.
-pub const LEADING_USER_PLACEHOLDER: &str = ".";
+pub(crate) const LEADING_USER_PLACEHOLDER: &str = ".";
 
 pub(crate) fn url(base_url: &str) -> String {
     format!("{base_url}/v1/messages")
@@ -253,7 +253,7 @@ mod tests {
     use crate::capabilities::Capabilities;
     use crate::config::ProviderKind;
     use crate::model::ChatRequest;
-    use tauguard_core::message::ParticipantMessage;
+    use crate::model::test_support::{assistant, system, user};
 
     fn caps(thinking: bool) -> Capabilities {
         let mut c = Capabilities::family_default(ProviderKind::Anthropic, "", "claude");
@@ -280,22 +280,10 @@ mod tests {
         let req = ChatRequest::new(
             "claude",
             vec![
-                Message::System {
-                    content: Some("sys".into()),
-                },
-                Message::Assistant(ParticipantMessage {
-                    content: Some("Hi! How can I help you today?".into()),
-                    ..Default::default()
-                }),
-                Message::User(ParticipantMessage {
-                    content: Some("help".into()),
-                    ..Default::default()
-                }),
-                Message::Assistant(ParticipantMessage {
-                    content: Some("  ".into()),
-                    tool_calls: Some(vec![call("a"), call("b")]),
-                    ..Default::default()
-                }),
+                system("sys"),
+                assistant(Some("Hi! How can I help you today?"), Vec::new()),
+                user("help"),
+                assistant(Some("  "), vec![call("a"), call("b")]),
                 tool_msg("a", "1"),
                 tool_msg("b", "2"),
             ],
@@ -327,14 +315,8 @@ mod tests {
         let req = ChatRequest::new(
             "claude",
             vec![
-                Message::User(ParticipantMessage {
-                    content: Some("q".into()),
-                    ..Default::default()
-                }),
-                Message::Assistant(ParticipantMessage {
-                    tool_calls: Some(vec![call.clone()]),
-                    ..Default::default()
-                }),
+                user("q"),
+                assistant(None, vec![call.clone()]),
                 tool_msg(&call.id, "2"),
             ],
         )

@@ -326,6 +326,14 @@ pub struct CachedModel<M> {
     prices: Option<Arc<PriceTable>>,
 }
 
+impl<M: ChatModel> std::fmt::Debug for CachedModel<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CachedModel")
+            .field("model", &self.inner.id())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<M: ChatModel> CachedModel<M> {
     /// `prices`, when given, re-prices hits (so a price-table change applies to cached runs).
     pub fn new(inner: M, cache: Arc<ResponseCache>, prices: Option<Arc<PriceTable>>) -> Self {

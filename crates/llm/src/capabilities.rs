@@ -90,13 +90,13 @@ pub struct Capabilities {
 }
 
 /// Anthropic's `max_tokens` when nothing sets one (the API requires the field).
-pub const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 4096;
+pub(crate) const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 4096;
 
 /// Anthropic's minimum thinking budget.
-pub const ANTHROPIC_MIN_THINKING_BUDGET: u32 = 1024;
+pub(crate) const ANTHROPIC_MIN_THINKING_BUDGET: u32 = 1024;
 
 /// Whether `base_url` is OpenAI's own API (not a compatible server).
-pub fn is_openai_api(base_url: &str) -> bool {
+pub(crate) fn is_openai_api(base_url: &str) -> bool {
     let rest = base_url
         .strip_prefix("https://")
         .or_else(|| base_url.strip_prefix("http://"))
@@ -107,7 +107,7 @@ pub fn is_openai_api(base_url: &str) -> bool {
 
 /// OpenAI reasoning families: the o-series and gpt-5.x (but not the `-chat` variants, which
 /// are chat models and take sampling parameters). A routing prefix (`openai/o3`) is ignored.
-pub fn is_openai_reasoning(model: &str) -> bool {
+pub(crate) fn is_openai_reasoning(model: &str) -> bool {
     let name = model
         .rsplit('/')
         .next()

@@ -184,7 +184,7 @@ fn default_concurrency() -> usize {
 }
 
 /// The vendors' SDKs wait 600 s per attempt.
-pub const DEFAULT_TIMEOUT_SECS: f64 = 600.0;
+pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 600.0;
 
 fn default_timeout_secs() -> f64 {
     DEFAULT_TIMEOUT_SECS
@@ -192,7 +192,7 @@ fn default_timeout_secs() -> f64 {
 
 /// Half the SDKs' time-out: longer than normal replies take, short enough that a silent
 /// server is noticed (and, after `run.max_consecutive_timeouts`, stops the run) early.
-pub const DEFAULT_STALL_SECS: f64 = 300.0;
+pub(crate) const DEFAULT_STALL_SECS: f64 = 300.0;
 
 fn default_stall_secs() -> f64 {
     DEFAULT_STALL_SECS
@@ -340,7 +340,7 @@ impl LlmConfig {
 }
 
 /// The built-in provider name of OpenRouter.
-pub const OPENROUTER: &str = "openrouter";
+pub(crate) const OPENROUTER: &str = "openrouter";
 
 /// Which model to call, and its sampling settings. The factory bakes them into the built
 /// model: every request it serves gets them wherever the request leaves them unset (so the

@@ -96,7 +96,7 @@ pub(crate) fn url(base_url: &str) -> String {
 }
 
 /// The request body for `input`.
-pub fn build_body(model: &str, input: &[String], extra: &Map<String, Value>) -> Value {
+pub(crate) fn build_body(model: &str, input: &[String], extra: &Map<String, Value>) -> Value {
     let mut body = Map::new();
     body.insert("input".into(), json!(input));
     body.insert("model".into(), json!(model));
@@ -106,7 +106,7 @@ pub fn build_body(model: &str, input: &[String], extra: &Map<String, Value>) -> 
 }
 
 /// The vectors of a reply, in `data` order; `expected` texts were sent.
-pub fn decode(body: &Value, expected: usize) -> Result<Vec<Vec<f64>>, String> {
+pub(crate) fn decode(body: &Value, expected: usize) -> Result<Vec<Vec<f64>>, String> {
     let data = body
         .get("data")
         .and_then(Value::as_array)

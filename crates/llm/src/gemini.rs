@@ -31,10 +31,10 @@ use tauguard_core::message::Usage;
 use tauguard_core::{Message, ToolCall};
 
 /// Separates a call id from the thought signature carried along with it.
-pub const THOUGHT_SIGNATURE_SEP: &str = "#ts=";
+pub(crate) const THOUGHT_SIGNATURE_SEP: &str = "#ts=";
 
 /// Prefix of ids tauguard made up for calls Gemini returned without one.
-pub const SYNTHETIC_ID_PREFIX: &str = "tg_call_";
+pub(crate) const SYNTHETIC_ID_PREFIX: &str = "tg_call_";
 
 /// The id Gemini issued for a call, if it issued one: `id` without a carried signature, or
 /// `None` for a synthesised id.
@@ -290,7 +290,7 @@ mod tests {
     use crate::capabilities::Capabilities;
     use crate::config::ProviderKind;
     use crate::model::ChatRequest;
-    use tauguard_core::message::ParticipantMessage;
+    use crate::model::test_support::{assistant, tool_result, user};
 
     #[test]
     fn signatures_round_trip_through_ids_and_results_find_their_names() {
@@ -310,15 +310,9 @@ mod tests {
         let req = ChatRequest::new(
             "gemini-x",
             vec![
-                Message::User(ParticipantMessage {
-                    content: Some("hi".into()),
-                    ..Default::default()
-                }),
-                Message::Assistant(ParticipantMessage {
-                    tool_calls: Some(vec![call.clone()]),
-                    ..Default::default()
-                }),
-                crate::model::test_support::tool_result(&call.id, "{\"name\": \"Mia\"}"),
+                user("hi"),
+                assistant(None, vec![call.clone()]),
+                tool_result(&call.id, "{\"name\": \"Mia\"}"),
             ],
         );
         let caps = Capabilities::family_default(ProviderKind::Gemini, "", "gemini-x");

@@ -19,26 +19,26 @@
 //! error message, a `Debug` rendering or a cache key (keys live in a sensitive header and are
 //! redacted from any quoted server text).
 
-pub mod anthropic;
-pub mod cache;
-pub mod capabilities;
-pub mod config;
-pub mod cost;
-pub mod embeddings;
-pub mod error;
-pub mod factory;
-pub mod gemini;
+mod anthropic;
+mod cache;
+mod capabilities;
+mod config;
+mod cost;
+mod embeddings;
+mod error;
+mod factory;
+mod gemini;
 mod gemini_schema;
 mod http;
 mod identity;
 mod limits;
-pub mod model;
+mod model;
 mod openai;
-pub mod provider;
-pub mod remote;
+mod provider;
+mod remote;
 mod retry;
-pub mod tally;
-pub mod usage;
+mod tally;
+mod usage;
 
 pub use cache::{CacheMode, CacheStats, CachedModel, ResponseCache};
 pub use capabilities::{Capabilities, CapabilityOverride, TokenLimit};
@@ -47,8 +47,8 @@ pub use cost::{ModelPrice, PriceTable};
 pub use embeddings::{EmbeddingModel, Embeddings, RemoteEmbedder};
 pub use error::{ErrorClass, LlmError, MalformedArguments, Spend};
 pub use factory::{ModelFactory, build_model};
-pub use model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
-pub use provider::{BUILTIN_PROVIDERS, Provider, RoleModel, SIM_PROVIDER};
+pub use model::{BoxFuture, ChatModel, ChatRequest, ChatResponse, cut_at_token_limit};
+pub use provider::{BUILTIN_PROVIDERS, Provider, RoleModel, SIM_PROVIDER, is_sim_provider};
 pub use remote::RemoteModel;
 pub use tally::{CallStats, CallTally, ConnectWatch, Outage, OutageLimits, Trip};
-pub use usage::ModelUsageTracker;
+pub use usage::{ModelUsageTracker, add_response, add_unusable};

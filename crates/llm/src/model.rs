@@ -399,7 +399,30 @@ mod secs_f64 {
 /// Test helpers shared by the unit tests of the wire formats.
 #[cfg(test)]
 pub(crate) mod test_support {
-    use tauguard_core::Message;
+    use tauguard_core::message::ParticipantMessage;
+    use tauguard_core::{Message, ToolCall};
+
+    pub(crate) fn system(text: &str) -> Message {
+        Message::System {
+            content: Some(text.into()),
+        }
+    }
+
+    pub(crate) fn user(text: &str) -> Message {
+        Message::User(ParticipantMessage {
+            content: Some(text.into()),
+            ..Default::default()
+        })
+    }
+
+    /// An assistant turn: its text (if any) and its tool calls (if any).
+    pub(crate) fn assistant(text: Option<&str>, calls: Vec<ToolCall>) -> Message {
+        Message::Assistant(ParticipantMessage {
+            content: text.map(str::to_string),
+            tool_calls: (!calls.is_empty()).then_some(calls),
+            ..Default::default()
+        })
+    }
 
     /// A tool result built through serde, so new optional fields in core need no edits here.
     pub(crate) fn tool_result(id: &str, content: &str) -> Message {

@@ -247,7 +247,7 @@ mod tests {
     use crate::capabilities::Capabilities;
     use crate::config::ProviderKind;
     use crate::model::ChatRequest;
-    use tauguard_core::message::ParticipantMessage;
+    use crate::model::test_support::{assistant, system, tool_result, user};
 
     fn caps(model: &str) -> Capabilities {
         Capabilities::family_default(ProviderKind::OpenAi, "http://localhost/v1", model)
@@ -261,23 +261,18 @@ mod tests {
         let req = ChatRequest::new(
             "gpt-x",
             vec![
-                Message::System {
-                    content: Some("policy".into()),
-                },
-                Message::User(ParticipantMessage {
-                    content: Some("hi".into()),
-                    ..Default::default()
-                }),
-                Message::Assistant(ParticipantMessage {
-                    tool_calls: Some(vec![ToolCall {
+                system("policy"),
+                user("hi"),
+                assistant(
+                    None,
+                    vec![ToolCall {
                         id: "call_1".into(),
                         name: "get_user_details".into(),
                         arguments: args,
                         requestor: Default::default(),
-                    }]),
-                    ..Default::default()
-                }),
-                crate::model::test_support::tool_result("call_1", "{}"),
+                    }],
+                ),
+                tool_result("call_1", "{}"),
             ],
         )
         .with_temperature(0.0)

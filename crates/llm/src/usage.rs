@@ -86,7 +86,7 @@ pub fn add_unusable(into: &mut RoleUsage, error: &crate::LlmError) {
 }
 
 /// Adds `other` to `into`; cost stays known only while every call had a price.
-pub fn combine(into: &mut RoleUsage, other: &RoleUsage) {
+pub(crate) fn combine(into: &mut RoleUsage, other: &RoleUsage) {
     if other.calls == 0 {
         return;
     }

@@ -20,8 +20,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tauguard_core::{Requestor, Task, ToolKind};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_llm::error::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::LlmError;
+use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 use tauguard_orchestrator::{
     GoldCache, Sampling, SimulationError, SimulationSpec, Trajectory, Workload,
     agent_system_prompt, build_runtime, evaluate_final, run_simulation, user_system_prompt,

@@ -16,7 +16,7 @@ use crate::simulation::{
 };
 use tauguard_core::record::RewardInfo;
 use tauguard_core::termination::Termination;
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::ChatModel;
 use tauguard_llm::{CallStats, CallTally, ErrorClass, LlmError, RoleModel};
 use tauguard_sim::agent::{AgentBehaviour, SimAgent, SimAgentSpec};
 use tauguard_sim::attacker::SimAttacker;

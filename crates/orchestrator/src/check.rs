@@ -27,8 +27,8 @@ use std::sync::Arc;
 use tauguard_core::message::ParticipantMessage;
 use tauguard_core::{Message, Requestor, ToolKind, ToolSpec, chain_text};
 use tauguard_env::DomainData;
-use tauguard_llm::model::{ChatModel, ChatRequest};
 use tauguard_llm::{CacheMode, Capabilities, ErrorClass, LlmError, ModelFactory, ModelSpec};
+use tauguard_llm::{ChatModel, ChatRequest};
 
 /// One checked model.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,9 +13,9 @@ use tauguard_core::record::{ActionCheck, RewardInfo};
 use tauguard_core::task::{Action, EnvAssertion, EvaluationCriteria, RewardType};
 use tauguard_core::termination::Termination;
 use tauguard_core::{Requestor, Task, ToolKind};
-use tauguard_env::gold::gold_env;
-use tauguard_env::initial_state::apply_initial_state;
-use tauguard_env::replay::{Drift, replay_tool_calls};
+use tauguard_env::gold_env;
+use tauguard_env::apply_initial_state;
+use tauguard_env::{Drift, replay_tool_calls};
 use tauguard_env::{DomainData, Environment};
 
 #[derive(Debug, thiserror::Error)]

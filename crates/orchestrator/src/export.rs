@@ -152,7 +152,7 @@ fn llm_args(r: &SimulationRecord, role: &str) -> Value {
         .cell
         .get(&format!("{prefix}provider"))
         .and_then(Value::as_str)
-        .is_none_or(|p| !tauguard_llm::provider::is_sim_provider(p));
+        .is_none_or(|p| !tauguard_llm::is_sim_provider(p));
     if http && CellStamp::of(&r.cell).is_some() && !args.contains_key("temperature") {
         args.insert(
             "temperature".into(),

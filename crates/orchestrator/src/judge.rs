@@ -13,7 +13,7 @@ use tauguard_core::Message;
 use tauguard_core::message::ParticipantMessage;
 use tauguard_core::pyjson::str_repr;
 use tauguard_core::record::RoleUsage;
-use tauguard_llm::model::{ChatModel, ChatRequest};
+use tauguard_llm::{ChatModel, ChatRequest};
 
 const SYSTEM: &str = "You judge whether a customer service conversation met a list of expected outcomes. \
 You are given the expected outcomes and the conversation between an agent and a customer. Judge each \
@@ -24,7 +24,7 @@ one entry per expected outcome, in the given order.";
 #[derive(Debug, thiserror::Error)]
 pub enum JudgeError {
     #[error("judge model")]
-    Model(#[from] tauguard_llm::error::LlmError),
+    Model(#[from] tauguard_llm::LlmError),
     /// The reply is not JSON at all.
     #[error("judge reply is not the expected JSON object")]
     Json(#[source] serde_json::Error),
@@ -98,7 +98,7 @@ pub async fn llm_judge(
         .with_trial(trial);
     let r = model.complete(&req).await?;
     let mut usage = RoleUsage::default();
-    tauguard_llm::usage::add_response(&mut usage, &r);
+    tauguard_llm::add_response(&mut usage, &r);
     let text = r.content.unwrap_or_default();
     Ok((parse_reply(&text)?, usage))
 }
@@ -141,8 +141,8 @@ pub(crate) fn parse_reply(text: &str) -> Result<Vec<NlCheck>, JudgeError> {
 mod tests {
     use super::*;
     use std::sync::Mutex;
-    use tauguard_llm::error::LlmError;
-    use tauguard_llm::model::{BoxFuture, ChatResponse};
+    use tauguard_llm::LlmError;
+    use tauguard_llm::{BoxFuture, ChatResponse};
 
     /// Records the requests it gets; answers "every outcome met".
     struct Recorder(Mutex<Vec<ChatRequest>>);

@@ -61,7 +61,7 @@ impl ModelSection {
     /// Whether the offline family plays this model. The name `sim` resolves to nothing else
     /// (`tauguard_llm::provider`: it cannot be configured), so this holds without the config.
     pub fn is_sim(&self) -> bool {
-        tauguard_llm::provider::is_sim_provider(&self.provider)
+        tauguard_llm::is_sim_provider(&self.provider)
     }
 
     /// The provider-level spec of a non-`sim` model.

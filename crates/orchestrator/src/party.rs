@@ -10,8 +10,8 @@ use std::sync::Arc;
 use tauguard_core::message::{Message, ParticipantMessage, TokenLimitRetry};
 use tauguard_core::record::RoleUsage;
 use tauguard_llm::LlmError;
-use tauguard_llm::model::{ChatModel, ChatRequest, ChatResponse};
-use tauguard_llm::usage::{add_response, add_unusable};
+use tauguard_llm::{ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::{add_response, add_unusable};
 
 /// The most tokens a retry of a cut reply asks for: twice the cut reply's limit, but never
 /// more than this, the output ceiling of most current models (GPT-4.1 32,768; several

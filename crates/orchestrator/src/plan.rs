@@ -29,7 +29,7 @@ use std::sync::Arc;
 use tauguard_env::DataDir;
 use tauguard_guards::artifact_set::ArtifactSet;
 use tauguard_guards::{Guard, GuardName};
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::ChatModel;
 use tauguard_llm::{CacheMode, ModelFactory, RoleModel};
 
 /// The models shared by every cell (a `sim` role's model is built per simulation).

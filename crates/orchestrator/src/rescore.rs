@@ -20,7 +20,7 @@ use std::sync::Arc;
 use tauguard_core::record::SimulationRecord;
 use tauguard_core::{Task, chain_text};
 use tauguard_env::DomainData;
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::ChatModel;
 
 /// Two rewards agree when they differ by at most this (τ²-bench's success tolerance).
 pub(crate) const TOLERANCE: f64 = 1e-6;

@@ -12,7 +12,7 @@ use tauguard_core::record::{CallAttempt, GuardEvent, GuideEvent, RoleUsage};
 use tauguard_core::termination::Termination;
 use tauguard_env::{DomainData, Environment};
 use tauguard_guards::Guard;
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::ChatModel;
 
 /// The assistant's fixed opening message when a task has no message history.
 pub(crate) const GREETING: &str = "Hi! How can I help you today?";
@@ -117,7 +117,7 @@ pub enum SimulationError {
     Model {
         role: &'static str,
         #[source]
-        cause: tauguard_llm::error::LlmError,
+        cause: tauguard_llm::LlmError,
     },
     #[error("{0} model returned a message with neither content nor tool calls")]
     EmptyMessage(&'static str),
@@ -143,7 +143,7 @@ pub enum SimulationError {
     GuardModel {
         guard: String,
         #[source]
-        cause: tauguard_llm::error::LlmError,
+        cause: tauguard_llm::LlmError,
     },
 }
 

@@ -8,8 +8,8 @@ use crate::user::SimUser;
 use std::time::Duration;
 use tauguard_core::ToolCall;
 use tauguard_core::message::Usage;
-use tauguard_llm::error::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::LlmError;
+use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 
 fn response(turn: SimTurn, prefix: &str, view_len: usize) -> ChatResponse {
     let (content, tool_calls) = match turn {

@@ -15,7 +15,7 @@ use tauguard_compile::workflow::{WorkflowCompileError, compile_workflow};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::provenance::{Origin, PROVENANCE_FILE, Provenance};
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::ChatModel;
 use tauguard_llm::{LlmConfig, ModelFactory, ModelSpec};
 
 #[derive(Subcommand, Debug)]
@@ -272,12 +272,11 @@ pub(crate) fn llm_config(path: Option<&std::path::Path>) -> Result<LlmConfig, Cl
 /// a failure of the run, not of its input and not a bug.
 fn compile_error(e: CompileError) -> CliError {
     match e {
-        CompileError::OutputNotEmpty(_) | CompileError::Prompt { .. } | CompileError::Io { .. } => {
-            CliError::BadInput(e.into())
-        }
+        CompileError::Output(_) | CompileError::Prompt { .. } => CliError::BadInput(e.into()),
         CompileError::Model { .. } | CompileError::Invalid { .. } | CompileError::Artifact(_) => {
             CliError::Failures(e.into())
         }
+        CompileError::Draft { .. } => CliError::Internal(e.into()),
     }
 }
 
@@ -285,9 +284,9 @@ fn compile_error(e: CompileError) -> CliError {
 /// the run (the model's graphs), like an invalid reply.
 fn workflow_error(e: WorkflowCompileError) -> CliError {
     match e {
-        WorkflowCompileError::OutputNotEmpty(_)
-        | WorkflowCompileError::Prompt(_)
-        | WorkflowCompileError::Io { .. } => CliError::BadInput(e.into()),
+        WorkflowCompileError::Output(_) | WorkflowCompileError::Prompt(_) => {
+            CliError::BadInput(e.into())
+        }
         WorkflowCompileError::Model { .. }
         | WorkflowCompileError::Invalid { .. }
         | WorkflowCompileError::InvalidBundle { .. } => CliError::Failures(e.into()),

@@ -5,9 +5,9 @@
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::runner::{RunOptions, RunSummary, run};
-use tauguard_orchestrator::runtime::{self, Workload};
+use tauguard_orchestrator::RunConfig;
+use tauguard_orchestrator::{RunOptions, RunSummary, run};
+use tauguard_orchestrator::{self, Workload};
 use tauguard_testkit::{MockProvider, SimConfig};
 
 /// Runs `tauguard` with `args` from the workspace root; returns (exit code, stdout, stderr).

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use tauguard_env::registry::{self, DOMAINS, mutating_tools};
 use tauguard_metrics::{DomainTable, ReportOptions, load_inputs, report};
-use tauguard_orchestrator::config::RunConfig;
+use tauguard_orchestrator::RunConfig;
 use tauguard_testkit::SimConfig;
 
 fn toy_config(trials: u32) -> RunConfig {

@@ -23,34 +23,31 @@ pub use crate::session::{CompileOptions, CompileUsage, StepOutcome};
 pub use report::{ArtifactCounts, CompileReport, REPORT_FILE, REPORT_SCHEMA, Step, StepRecord};
 
 use crate::extract;
+use crate::output::{OutputError, check_empty, io_at};
 use crate::session::{Ask, AskError, Session};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use steps::{Classified, Steps};
 use tauguard_core::ToolSpec;
 use tauguard_guards::policyguard::checklist::{
     ArtifactError, GENERAL_RULES_FILE, load_domain_checklists, write_domain_checklists,
 };
 use tauguard_guards::policyguard::templates::TemplateError;
-use tauguard_llm::error::LlmError;
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::ChatModel;
+use tauguard_llm::LlmError;
 
 /// Why a compile failed.
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
-    #[error("output directory {} is not empty; choose a new directory or allow overwriting", .0.display())]
-    OutputNotEmpty(PathBuf),
+    #[error(transparent)]
+    Output(#[from] OutputError),
     #[error(transparent)]
     Prompt(#[from] TemplateError),
-    #[error("{}: {cause}", path.display())]
-    Io {
-        path: PathBuf,
-        cause: std::io::Error,
-    },
-    #[error("{step} ({target}): model call failed: {cause}")]
+    #[error("{step} ({target}): model call failed")]
     Model {
         step: Step,
         target: String,
+        #[source]
         cause: LlmError,
     },
     #[error("{step} ({target}): no valid reply after one repair: {error}")]
@@ -59,16 +56,16 @@ pub enum CompileError {
         target: String,
         error: String,
     },
-    #[error("the compiled artifact set does not load: {0}")]
-    Artifact(ArtifactError),
-}
-
-// By hand rather than `#[from]`: the message already quotes the cause, so it is not exposed
-// again as the error's source (see ARCHITECTURE.md, Errors).
-impl From<ArtifactError> for CompileError {
-    fn from(e: ArtifactError) -> Self {
-        CompileError::Artifact(e)
-    }
+    /// A draft the review step shows the model does not render as YAML.
+    #[error("{step} ({target}): the draft does not render as YAML")]
+    Draft {
+        step: Step,
+        target: String,
+        #[source]
+        cause: serde_saphyr::SerializeError,
+    },
+    #[error("the compiled artifact set does not load")]
+    Artifact(#[from] ArtifactError),
 }
 
 /// Runs the four-step pipeline with [`CompileOptions::default`] and writes a new artifact set
@@ -104,18 +101,11 @@ pub async fn compile_checklists_with(
     out_dir: &Path,
     options: &CompileOptions,
 ) -> Result<CompileReport, CompileError> {
-    check_out_dir(out_dir, options.overwrite)?;
+    check_empty(out_dir, options.overwrite)?;
     let prompts = prompts::load(prompts_dir)?;
     let tool_views: Vec<ToolView> = tools.iter().map(ToolView::of).collect();
-    let system = prompts.render(prompts::SYSTEM, &serde_json::json!({ "domain": domain }))?;
     let mut run = Run {
-        session: Session {
-            model,
-            prompts: &prompts,
-            options,
-            system,
-            usage: CompileUsage::default(),
-        },
+        session: Session::open(model, &prompts, options, domain)?,
         steps: Vec::new(),
     };
     let mut steps = Steps {
@@ -139,7 +129,11 @@ pub async fn compile_checklists_with(
     let mut files: Vec<String> = reviewed.tools.keys().map(|t| format!("{t}.yaml")).collect();
     files.push(GENERAL_RULES_FILE.to_string());
     files.push(REPORT_FILE.to_string());
-    let repairs = run.steps.iter().map(|s| s.calls.saturating_sub(1)).sum();
+    let repairs = run
+        .steps
+        .iter()
+        .map(|s| s.tally.calls.saturating_sub(1))
+        .sum();
     let reviews = || run.steps.iter().filter(|s| s.step == Step::Review);
     let report = CompileReport {
         schema: REPORT_SCHEMA.to_string(),
@@ -148,9 +142,9 @@ pub async fn compile_checklists_with(
         classification: info.clone(),
         classification_mismatches,
         repairs,
-        reviews_changed: reviews().filter(|s| s.changed == Some(true)).count() as u32,
+        reviews_changed: reviews().filter(|s| s.tally.changed == Some(true)).count() as u32,
         reviews_kept_previous: reviews()
-            .filter(|s| s.outcome == StepOutcome::KeptPrevious)
+            .filter(|s| s.tally.outcome == StepOutcome::KeptPrevious)
             .count() as u32,
         counts: ArtifactCounts::of(&reviewed),
         usage: run.session.usage.clone(),
@@ -159,7 +153,7 @@ pub async fn compile_checklists_with(
     };
     let path = out_dir.join(REPORT_FILE);
     let json = serde_json::to_string_pretty(&report).expect("the report serializes");
-    std::fs::write(&path, json + "\n").map_err(|cause| CompileError::Io { path, cause })?;
+    std::fs::write(&path, json + "\n").map_err(io_at(&path))?;
     let loaded = load_domain_checklists(out_dir, &info)?;
     debug_assert_eq!(loaded, reviewed);
     Ok(report)
@@ -178,11 +172,7 @@ impl ToolView {
     fn of(spec: &ToolSpec) -> ToolView {
         ToolView {
             name: spec.name.clone(),
-            description: spec
-                .description
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" "),
+            description: crate::classify::one_line_description(spec),
             parameters: spec.parameters.to_string(),
         }
     }
@@ -227,12 +217,7 @@ impl Run<'_> {
         self.steps.push(StepRecord {
             step,
             target: target.to_string(),
-            outcome: reply.outcome,
-            calls: reply.calls,
-            changed: None,
-            errors: reply.errors,
-            usage: reply.usage,
-            cost: reply.cost,
+            tally: reply.tally,
         });
         Ok(reply.value)
     }
@@ -243,11 +228,11 @@ impl Run<'_> {
         let record = self.steps.last_mut().expect("the review step was recorded");
         match result {
             Some(reviewed) => {
-                record.changed = Some(&reviewed != draft);
+                record.tally.changed = Some(&reviewed != draft);
                 reviewed
             }
             None => {
-                record.changed = Some(false);
+                record.tally.changed = Some(false);
                 draft.clone()
             }
         }
@@ -294,34 +279,14 @@ fn parse_yaml_reply<T>(
     }
 }
 
-/// Refuses a non-empty output directory unless overwriting.
-fn check_out_dir(out_dir: &Path, overwrite: bool) -> Result<(), CompileError> {
-    if overwrite || !out_dir.exists() {
-        return Ok(());
-    }
-    let mut entries = std::fs::read_dir(out_dir).map_err(|cause| CompileError::Io {
-        path: out_dir.to_path_buf(),
-        cause,
-    })?;
-    if entries.next().is_some() {
-        Err(CompileError::OutputNotEmpty(out_dir.to_path_buf()))
-    } else {
-        Ok(())
-    }
-}
-
 /// Creates the output directory; when overwriting, removes the previous artifact set
 /// (`*.yaml`, `*.yml` and the report) so no stale checklist survives.
-fn prepare_out_dir(out_dir: &Path, overwrite: bool) -> Result<(), CompileError> {
-    check_out_dir(out_dir, overwrite)?;
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |cause| CompileError::Io { path, cause }
-    };
-    std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
+fn prepare_out_dir(out_dir: &Path, overwrite: bool) -> Result<(), OutputError> {
+    check_empty(out_dir, overwrite)?;
+    std::fs::create_dir_all(out_dir).map_err(io_at(out_dir))?;
     if overwrite {
-        for entry in std::fs::read_dir(out_dir).map_err(io(out_dir))? {
-            let path = entry.map_err(io(out_dir))?.path();
+        for entry in std::fs::read_dir(out_dir).map_err(io_at(out_dir))? {
+            let path = entry.map_err(io_at(out_dir))?.path();
             let name = path
                 .file_name()
                 .and_then(|n| n.to_str())
@@ -329,7 +294,7 @@ fn prepare_out_dir(out_dir: &Path, overwrite: bool) -> Result<(), CompileError> 
             if path.is_file()
                 && (name.ends_with(".yaml") || name.ends_with(".yml") || name == REPORT_FILE)
             {
-                std::fs::remove_file(&path).map_err(io(&path))?;
+                std::fs::remove_file(&path).map_err(io_at(&path))?;
             }
         }
     }

@@ -5,7 +5,7 @@
 use std::path::Path;
 use tauguard_guards::policyguard::templates::{TemplateError, Templates};
 
-pub const SYSTEM: &str = "system.jinja";
+pub const SYSTEM: &str = crate::session::SYSTEM;
 pub const CLASSIFY: &str = "classify.jinja";
 pub const TOOL_CHECKLIST: &str = "tool_checklist.jinja";
 pub const GENERAL_RULES: &str = "general_rules.jinja";

@@ -1,10 +1,9 @@
 //! `compile_report.json`: what a compile did — the classification the artifacts use, every
 //! step's outcome and repairs, token usage and cost, and the sizes of the written set.
 
-use crate::session::{CompileUsage, StepOutcome};
+use crate::session::{CompileUsage, StepTally};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use tauguard_core::message::Usage;
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguard::checklist::{DomainChecklists, RequirementType};
 
@@ -39,18 +38,10 @@ impl fmt::Display for Step {
 pub struct StepRecord {
     pub step: Step,
     pub target: String,
-    pub outcome: StepOutcome,
-    /// Model calls made (1, or 2 with a repair).
-    pub calls: u32,
-    /// Review only: whether the reviewed document differs from the draft.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub changed: Option<bool>,
-    /// Validation errors of the rejected replies, in order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<String>,
-    pub usage: Usage,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost: Option<f64>,
+    /// Its outcome and tallies; `changed` is the review's: whether the reviewed document
+    /// differs from the draft.
+    #[serde(flatten)]
+    pub tally: StepTally,
 }
 
 /// Sizes of the written artifact set.

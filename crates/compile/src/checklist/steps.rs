@@ -2,7 +2,7 @@
 //! compiling model: classify the tools, draft a checklist per mutating tool, draft the
 //! general rules, and review every document.
 
-use super::{CompileError, Run, Step, ToolView, invalid, parse_yaml_reply, prompts};
+use super::{CompileError, Run, Step, ToolView, parse_yaml_reply, prompts};
 use crate::classify::{mismatches, parse_classification};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -187,8 +187,11 @@ impl Steps<'_, '_> {
         tool: &ToolView,
         draft: &ToolChecklist,
     ) -> Result<ToolChecklist, CompileError> {
-        let draft_yaml = tool_checklist_to_yaml(draft)
-            .map_err(|message| invalid(Step::Review, &tool.name, message))?;
+        let draft_yaml = tool_checklist_to_yaml(draft).map_err(|cause| CompileError::Draft {
+            step: Step::Review,
+            target: tool.name.clone(),
+            cause,
+        })?;
         let vars = serde_json::json!({
             "domain": self.domain, "policy": self.policy, "target": "tool", "tool": tool,
             "read_only_tools": tools.read_only, "draft": draft_yaml.trim_end(),
@@ -215,8 +218,11 @@ impl Steps<'_, '_> {
         tools: &Classified<'_>,
         draft: &Vec<GeneralRule>,
     ) -> Result<Vec<GeneralRule>, CompileError> {
-        let draft_yaml = general_rules_to_yaml(draft)
-            .map_err(|message| invalid(Step::Review, "general_rules", message))?;
+        let draft_yaml = general_rules_to_yaml(draft).map_err(|cause| CompileError::Draft {
+            step: Step::Review,
+            target: "general_rules".into(),
+            cause,
+        })?;
         let vars = serde_json::json!({
             "domain": self.domain, "policy": self.policy, "target": "general_rules",
             "tool": Value::Null, "read_only_tools": tools.read_only,

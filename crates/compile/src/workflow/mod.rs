@@ -41,33 +41,29 @@ pub use report::{
 
 pub use crate::session::{CompileOptions, CompileUsage, StepOutcome};
 
+use crate::output::OutputError;
 use crate::session::Session;
 use run::Run;
-use serde_json::json;
 use stages::{Compile, Validated};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tauguard_core::ToolSpec;
 use tauguard_guards::policyguard::templates::TemplateError;
 use tauguard_guards::policyguide::workflow::{Bundle, WorkflowError};
-use tauguard_llm::error::LlmError;
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::ChatModel;
+use tauguard_llm::LlmError;
 
 /// Why a workflow compile failed.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkflowCompileError {
-    #[error("output directory {} is not empty; choose a new directory or allow overwriting", .0.display())]
-    OutputNotEmpty(PathBuf),
+    #[error(transparent)]
+    Output(#[from] OutputError),
     #[error(transparent)]
     Prompt(#[from] TemplateError),
-    #[error("{}: {cause}", path.display())]
-    Io {
-        path: PathBuf,
-        cause: std::io::Error,
-    },
-    #[error("stage {} ({}), {step} `{target}`: model call failed: {cause}", .step.stage().number(), .step.stage())]
+    #[error("stage {} ({}), {step} `{target}`: model call failed", .step.stage().number(), .step.stage())]
     Model {
         step: Step,
         target: String,
+        #[source]
         cause: LlmError,
     },
     #[error("stage {} ({}), {step} `{target}`: no valid reply after one repair:\n{error}", .step.stage().number(), .step.stage())]
@@ -81,8 +77,8 @@ pub enum WorkflowCompileError {
         domain: String,
         problems: Vec<String>,
     },
-    #[error("the written workflow bundle does not load back: {0}")]
-    Reload(WorkflowError),
+    #[error("the written workflow bundle does not load back")]
+    Reload(#[source] WorkflowError),
 }
 
 /// Runs the six stages and writes `bundle.json` and `compile_report.json` into `out_dir`.
@@ -99,18 +95,11 @@ pub async fn compile_workflow(
     out_dir: &Path,
     options: &CompileOptions,
 ) -> Result<WorkflowCompileReport, WorkflowCompileError> {
-    output::check(out_dir, options.overwrite)?;
+    crate::output::check_empty(out_dir, options.overwrite)?;
     let templates = prompts::load(prompts_dir)?;
-    let system = templates.render(prompts::SYSTEM, &json!({ "domain": domain }))?;
     let mut c = Compile {
         s: Run {
-            session: Session {
-                model,
-                prompts: &templates,
-                options,
-                system,
-                usage: Default::default(),
-            },
+            session: Session::open(model, &templates, options, domain)?,
             steps: Vec::new(),
         },
         domain,
@@ -147,7 +136,11 @@ pub async fn compile_workflow(
             authorization_nodes: sizes.authorization_nodes,
         },
         mapping,
-        repairs: s.steps.iter().map(|r| r.calls.saturating_sub(1)).sum(),
+        repairs: s
+            .steps
+            .iter()
+            .map(|r| r.tally.calls.saturating_sub(1))
+            .sum(),
         usage: s.session.usage.clone(),
         steps: s.steps.clone(),
         files: vec![BUNDLE_FILE.to_string(), REPORT_FILE.to_string()],

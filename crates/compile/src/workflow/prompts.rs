@@ -7,7 +7,7 @@
 use std::path::Path;
 use tauguard_guards::policyguard::templates::{TemplateError, Templates};
 
-pub(super) const SYSTEM: &str = "system.jinja";
+pub(super) const SYSTEM: &str = crate::session::SYSTEM;
 pub(super) const TOOLS: &str = "tools.jinja";
 pub(super) const PLAN: &str = "plan.jinja";
 pub(super) const PLAN_REVIEW: &str = "plan_review.jinja";

@@ -4,10 +4,9 @@
 //! a compiled bundle can be audited without re-running the model.
 
 use super::plan::Plan;
-use crate::session::{CompileUsage, StepOutcome};
+use crate::session::{CompileUsage, StepOutcome, StepTally};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use tauguard_core::message::Usage;
 use tauguard_guards::catalog::ToolCatalog;
 
 /// File name of the compile report inside the output directory.
@@ -126,18 +125,9 @@ pub struct StepRecord {
     pub stage: Stage,
     pub step: Step,
     pub target: String,
-    pub outcome: StepOutcome,
-    /// Model calls made (1, or 2 with a repair).
-    pub calls: u32,
-    /// Reviews only: whether the accepted version differs from the one reviewed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub changed: Option<bool>,
-    /// Validation errors of the rejected replies, in order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<String>,
-    pub usage: Usage,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost: Option<f64>,
+    /// Its outcome and tallies.
+    #[serde(flatten)]
+    pub tally: StepTally,
 }
 
 /// One stage at a glance.
@@ -227,10 +217,10 @@ pub(super) fn summarize(steps: &[StepRecord], results: [String; 6]) -> Vec<Stage
             StageSummary {
                 number: stage.number(),
                 stage,
-                calls: of().map(|s| s.calls).sum(),
-                repairs: of().map(|s| s.calls.saturating_sub(1)).sum(),
+                calls: of().map(|s| s.tally.calls).sum(),
+                repairs: of().map(|s| s.tally.calls.saturating_sub(1)).sum(),
                 kept_previous: of()
-                    .filter(|s| s.outcome == StepOutcome::KeptPrevious)
+                    .filter(|s| s.tally.outcome == StepOutcome::KeptPrevious)
                     .count() as u32,
                 result,
             }

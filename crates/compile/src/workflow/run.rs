@@ -50,12 +50,7 @@ impl Run<'_> {
             stage: step.stage(),
             step,
             target: target.to_string(),
-            outcome: reply.outcome,
-            calls: reply.calls,
-            changed: None,
-            errors: reply.errors,
-            usage: reply.usage,
-            cost: reply.cost,
+            tally: reply.tally,
         });
         Ok(reply.value)
     }
@@ -63,7 +58,7 @@ impl Run<'_> {
     /// Records on the last step whether its accepted version differs from the one it reviewed.
     pub(super) fn mark_changed(&mut self, changed: bool) {
         if let Some(record) = self.steps.last_mut() {
-            record.changed = Some(changed);
+            record.tally.changed = Some(changed);
         }
     }
 }

@@ -158,13 +158,13 @@ impl Compile<'_> {
             "{} subflows written ({} repaired), {} changed by their branch review, {} reviews kept the draft",
             graphs.len(),
             of_step(Step::Subflow)
-                .filter(|r| r.outcome == StepOutcome::Repaired)
+                .filter(|r| r.tally.outcome == StepOutcome::Repaired)
                 .count(),
             of_step(Step::BranchReview)
-                .filter(|r| r.changed == Some(true))
+                .filter(|r| r.tally.changed == Some(true))
                 .count(),
             of_step(Step::BranchReview)
-                .filter(|r| r.outcome == StepOutcome::KeptPrevious)
+                .filter(|r| r.tally.outcome == StepOutcome::KeptPrevious)
                 .count(),
         );
         Ok((graphs, summary))
@@ -334,10 +334,10 @@ fn settle<T: PartialEq>(s: &mut Run<'_>, reviewed: Option<T>, draft: T) -> T {
 /// Stage 3's result in words, from its one review step.
 fn review_result(s: &Run<'_>, what: &str) -> String {
     match s.steps.last() {
-        Some(r) if r.outcome == StepOutcome::KeptPrevious => {
+        Some(r) if r.tally.outcome == StepOutcome::KeptPrevious => {
             format!("the review stayed invalid; {what} as drafted was kept")
         }
-        Some(r) if r.changed == Some(true) => format!("the review changed {what}"),
+        Some(r) if r.tally.changed == Some(true) => format!("the review changed {what}"),
         _ => format!("the review left {what} unchanged"),
     }
 }

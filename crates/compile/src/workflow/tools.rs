@@ -31,11 +31,7 @@ impl ToolView {
             .unwrap_or_default();
         ToolView {
             name: spec.name.clone(),
-            description: spec
-                .description
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" "),
+            description: crate::classify::one_line_description(spec),
             parameters: spec.parameters.to_string(),
             class: class.to_string(),
         }

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
+use tauguard_compile::OutputError;
 use tauguard_compile::checklist::{
     CompileError, CompileOptions, CompileReport, REPORT_FILE, Step, StepOutcome,
     compile_checklists, compile_checklists_with,
@@ -14,8 +15,8 @@ use tauguard_core::ToolSpec;
 use tauguard_core::message::Usage;
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguard::checklist::load_domain_checklists;
-use tauguard_llm::error::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::LlmError;
+use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 
 /// Replies from a queue, in order; records every request.
 struct ScriptedModel {
@@ -260,25 +261,25 @@ async fn compiles_a_loadable_artifact_set_with_repairs() {
         .iter()
         .find(|s| s.step == Step::ToolChecklist && s.target == "cancel_reservation")
         .unwrap();
-    assert_eq!(cancel_draft.outcome, StepOutcome::Repaired);
-    assert_eq!(cancel_draft.calls, 2);
+    assert_eq!(cancel_draft.tally.outcome, StepOutcome::Repaired);
+    assert_eq!(cancel_draft.tally.calls, 2);
     assert!(
-        cancel_draft.errors[0].contains("requirements[0].tool"),
+        cancel_draft.tally.errors[0].contains("requirements[0].tool"),
         "{:?}",
-        cancel_draft.errors
+        cancel_draft.tally.errors
     );
     let cancel_review = report
         .steps
         .iter()
         .find(|s| s.step == Step::Review && s.target == "cancel_reservation")
         .unwrap();
-    assert_eq!(cancel_review.outcome, StepOutcome::KeptPrevious);
+    assert_eq!(cancel_review.tally.outcome, StepOutcome::KeptPrevious);
     let general_review = report
         .steps
         .iter()
         .find(|s| s.step == Step::Review && s.target == "general_rules")
         .unwrap();
-    assert_eq!(general_review.changed, Some(false));
+    assert_eq!(general_review.tally.changed, Some(false));
 
     // compile_report.json is written and parses back to the same report.
     let written: CompileReport =
@@ -325,7 +326,10 @@ async fn refuses_a_non_empty_output_directory_unless_overwriting() {
     let err = compile_checklists(&model, POLICY, &tools(), "airline", &prompts_dir(), &out)
         .await
         .unwrap_err();
-    assert!(matches!(err, CompileError::OutputNotEmpty(_)), "{err}");
+    assert!(
+        matches!(err, CompileError::Output(OutputError::NotEmpty(_))),
+        "{err}"
+    );
     assert!(
         model.requests.lock().unwrap().is_empty(),
         "refused before any model call"

@@ -6,7 +6,7 @@
 //! benchmark's policy, which is never committed.
 
 use std::path::{Path, PathBuf};
-use tauguard_llm::model::ChatRequest;
+use tauguard_llm::ChatRequest;
 
 fn snapshot(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -9,13 +9,43 @@ mod script;
 use script::{
     Airline, StageModel, airline, broken_cancel, classification, happy, options, prompts_dir, step,
 };
+use std::path::Path;
 use std::sync::Arc;
+use tauguard_compile::OutputError;
 use tauguard_compile::workflow::{
     BUNDLE_FILE, REPORT_FILE, Stage, Step, StepOutcome, WorkflowCompileError,
     WorkflowCompileReport, compile_workflow,
 };
+use tauguard_env::DomainData;
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguide::{Bundle, NodeKind, validate};
+
+/// Compiles the airline domain's policy and agent tools with `model` into `out`.
+async fn compile_airline(
+    model: &StageModel,
+    data: &DomainData,
+    out: &Path,
+) -> Result<WorkflowCompileReport, WorkflowCompileError> {
+    compile_workflow(
+        model,
+        &data.policy,
+        &data.tool_schemas.assistant,
+        "airline",
+        &prompts_dir(),
+        out,
+        &options(data),
+    )
+    .await
+}
+
+/// The script that plans three of the airline's subflows.
+fn three_subflows() -> Arc<Airline> {
+    Arc::new(Airline::new(&[
+        "change_flights",
+        "change_passengers",
+        "change_baggage",
+    ]))
+}
 
 #[allow(
     clippy::too_many_lines,
@@ -29,17 +59,9 @@ async fn compiles_a_valid_airline_bundle_through_six_stages() {
     let model = StageModel::new(happy(script, classification(&data)));
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("workflow.compiled");
-    let report = compile_workflow(
-        &model,
-        &data.policy,
-        &data.tool_schemas.assistant,
-        "airline",
-        &prompts_dir(),
-        &out,
-        &options(&data),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    let report = compile_airline(&model, &data, &out)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
 
     // The bundle on disk validates against the environment's catalogue.
     let bundle = Bundle::load(&out.join(BUNDLE_FILE)).unwrap_or_else(|e| panic!("{e}"));
@@ -111,20 +133,26 @@ async fn compiles_a_valid_airline_bundle_through_six_stages() {
 
     // The coverage audit caught the missing send_certificate entry, and the repair fixed it.
     let plan = step(&report, Step::Plan, "plan");
-    assert_eq!((plan.outcome, plan.calls), (StepOutcome::Repaired, 2));
+    assert_eq!(
+        (plan.tally.outcome, plan.tally.calls),
+        (StepOutcome::Repaired, 2)
+    );
     assert!(
-        plan.errors[0].contains("mutating tool `send_certificate` has no coverage entry"),
+        plan.tally.errors[0].contains("mutating tool `send_certificate` has no coverage entry"),
         "{:?}",
-        plan.errors
+        plan.tally.errors
     );
     let review = step(&report, Step::PlanReview, "plan");
-    assert_eq!(review.changed, Some(true));
+    assert_eq!(review.tally.changed, Some(true));
     assert_eq!(report.plan.gaps.len(), 1);
 
     // cancel: invalid once, exactly one repair, then valid; no other subflow was repaired.
     let cancel = step(&report, Step::Subflow, "cancel");
-    assert_eq!((cancel.outcome, cancel.calls), (StepOutcome::Repaired, 2));
-    let error = &cancel.errors[0];
+    assert_eq!(
+        (cancel.tally.outcome, cancel.tally.calls),
+        (StepOutcome::Repaired, 2)
+    );
+    let error = &cancel.tally.errors[0];
     assert!(
         error.contains("[tool-class]") && error.contains("get_reservation_details"),
         "{error}"
@@ -141,16 +169,16 @@ async fn compiles_a_valid_airline_bundle_through_six_stages() {
         .steps
         .iter()
         .filter(|s| s.step == Step::Subflow && s.target != "cancel")
-        .map(|s| s.calls)
+        .map(|s| s.tally.calls)
         .collect();
     assert_eq!(subflow_calls, [1; 9]);
     assert_eq!(
-        step(&report, Step::BranchReview, "cancel").changed,
+        step(&report, Step::BranchReview, "cancel").tally.changed,
         Some(true)
     );
     let book = step(&report, Step::BranchReview, "book");
     assert_eq!(
-        (book.outcome, book.changed),
+        (book.tally.outcome, book.tally.changed),
         (StepOutcome::KeptPrevious, Some(false))
     );
     let cancel_graph = bundle.subflows.iter().find(|g| g.id == "cancel").unwrap();
@@ -198,11 +226,7 @@ async fn compiles_a_valid_airline_bundle_through_six_stages() {
 #[tokio::test]
 async fn a_subflow_invalid_twice_fails_naming_it() {
     let Some(data) = airline() else { return };
-    let script = Arc::new(Airline::new(&[
-        "change_flights",
-        "change_passengers",
-        "change_baggage",
-    ]));
+    let script = three_subflows();
     let happy = happy(script, classification(&data));
     let model = StageModel::new(move |ask| match (ask.step, ask.target.as_str()) {
         ("subflow", "cancel") => broken_cancel(),
@@ -210,17 +234,7 @@ async fn a_subflow_invalid_twice_fails_naming_it() {
     });
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("wf");
-    let err = compile_workflow(
-        &model,
-        &data.policy,
-        &data.tool_schemas.assistant,
-        "airline",
-        &prompts_dir(),
-        &out,
-        &options(&data),
-    )
-    .await
-    .unwrap_err();
+    let err = compile_airline(&model, &data, &out).await.unwrap_err();
     match &err {
         WorkflowCompileError::Invalid {
             step,
@@ -255,17 +269,7 @@ async fn a_bundle_the_validator_rejects_fails_the_compile() {
     let model = StageModel::new(happy(script, classification(&data)));
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("wf");
-    let err = compile_workflow(
-        &model,
-        &data.policy,
-        &data.tool_schemas.assistant,
-        "airline",
-        &prompts_dir(),
-        &out,
-        &options(&data),
-    )
-    .await
-    .unwrap_err();
+    let err = compile_airline(&model, &data, &out).await.unwrap_err();
     let WorkflowCompileError::InvalidBundle { problems, .. } = &err else {
         panic!("unexpected error: {err}")
     };
@@ -293,19 +297,11 @@ async fn a_non_empty_output_directory_is_refused_before_any_model_call() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("bundle.json"), "{}").unwrap();
     let model = StageModel::new(|ask| panic!("no model call expected, got {ask:?}"));
-    let err = compile_workflow(
-        &model,
-        &data.policy,
-        &data.tool_schemas.assistant,
-        "airline",
-        &prompts_dir(),
-        tmp.path(),
-        &options(&data),
-    )
-    .await
-    .unwrap_err();
+    let err = compile_airline(&model, &data, tmp.path())
+        .await
+        .unwrap_err();
     assert!(
-        matches!(err, WorkflowCompileError::OutputNotEmpty(_)),
+        matches!(err, WorkflowCompileError::Output(OutputError::NotEmpty(_))),
         "{err}"
     );
     assert!(model.asks().is_empty());
@@ -314,11 +310,7 @@ async fn a_non_empty_output_directory_is_refused_before_any_model_call() {
 #[tokio::test]
 async fn invalid_wording_and_mapping_keep_the_defaults() {
     let Some(data) = airline() else { return };
-    let script = Arc::new(Airline::new(&[
-        "change_flights",
-        "change_passengers",
-        "change_baggage",
-    ]));
+    let script = three_subflows();
     let happy = happy(script, classification(&data));
     let model = StageModel::new(move |ask| {
         match ask.step {
@@ -329,33 +321,25 @@ async fn invalid_wording_and_mapping_keep_the_defaults() {
     });
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("wf");
-    let report = compile_workflow(
-        &model,
-        &data.policy,
-        &data.tool_schemas.assistant,
-        "airline",
-        &prompts_dir(),
-        &out,
-        &options(&data),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    let report = compile_airline(&model, &data, &out)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let compose = step(&report, Step::Compose, "main");
     assert_eq!(
-        (compose.outcome, compose.calls),
+        (compose.tally.outcome, compose.tally.calls),
         (StepOutcome::KeptPrevious, 2)
     );
     assert!(
-        compose.errors[0].contains("classify.action: is empty"),
+        compose.tally.errors[0].contains("classify.action: is empty"),
         "{:?}",
-        compose.errors
+        compose.tally.errors
     );
     let mapping = step(&report, Step::Mapping, "bundle");
-    assert_eq!(mapping.outcome, StepOutcome::KeptPrevious);
+    assert_eq!(mapping.tally.outcome, StepOutcome::KeptPrevious);
     assert!(
-        mapping.errors[0].contains("`main/nowhere` is not a `graph/node`"),
+        mapping.tally.errors[0].contains("`main/nowhere` is not a `graph/node`"),
         "{:?}",
-        mapping.errors
+        mapping.tally.errors
     );
     assert_eq!(report.mapping, None);
     assert!(report.stages[4].result.contains("the compiler's defaults"));

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// A guard behind a URL.
+#[derive(Debug)]
 pub struct HttpLink {
     url: String,
     client: reqwest::Client,

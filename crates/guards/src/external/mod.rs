@@ -30,7 +30,7 @@ use stdio::{Incoming, StdioProcess};
 use tauguard_core::ToolCall;
 use tauguard_core::record::{FailCause, GuideEvent, GuideTrigger};
 use tauguard_env::DomainData;
-use tauguard_llm::model::BoxFuture;
+use tauguard_llm::BoxFuture;
 
 /// The configuration name records carry for every external guard (the entry's own name is
 /// `guard.name` of the cell, as for any named entry).
@@ -164,6 +164,7 @@ fn process_of(spec: &ExternalSpec, command: &[String]) -> Result<Arc<StdioProces
 }
 
 /// How requests reach the guard.
+#[derive(Debug)]
 enum Link {
     Stdio(Arc<StdioProcess>),
     Http(Arc<HttpLink>),
@@ -193,6 +194,7 @@ impl Link {
 }
 
 /// A guard behind the external guard protocol.
+#[derive(Debug)]
 pub struct ExternalGuard {
     link: Link,
     provenance: Provenance,

@@ -42,7 +42,7 @@ const ORPHANS_KEPT: usize = 16;
 /// The most stderr bytes kept.
 const STDERR_KEPT: usize = 4096;
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Routes {
     pending: HashMap<String, mpsc::UnboundedSender<Incoming>>,
     /// Ids of requests that ended: a line carrying one is a late answer, not a fault.
@@ -53,6 +53,7 @@ struct Routes {
 }
 
 /// One running process.
+#[derive(Debug)]
 struct Live {
     child: Child,
     stdin: ChildStdin,
@@ -60,6 +61,7 @@ struct Live {
     generation: u64,
 }
 
+#[derive(Debug)]
 struct State {
     live: Option<Live>,
     generation: u64,
@@ -69,6 +71,7 @@ struct State {
 }
 
 /// A guard process and what is needed to restart it.
+#[derive(Debug)]
 pub struct StdioProcess {
     command: Vec<String>,
     max_restarts: u32,
@@ -83,6 +86,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// A request registered with the process: its channel and what to write to.
+#[derive(Debug)]
 pub struct Open {
     pub rx: mpsc::UnboundedReceiver<Incoming>,
     pub generation: u64,

@@ -9,7 +9,7 @@ use crate::GuardError;
 use serde_json::{Map, Value, json};
 use tauguard_core::record::{FailCause, FailReason, RoleUsage};
 use tauguard_llm::LlmError;
-use tauguard_llm::model::cut_at_token_limit;
+use tauguard_llm::cut_at_token_limit;
 
 /// The most bytes of a failed reply kept in a record: enough to see why it did not parse,
 /// bounded so a runaway reply does not bloat every event.

@@ -25,7 +25,9 @@
 //! ([`templates`]).
 
 pub mod checklist;
+pub(crate) mod exchange;
 pub mod failure;
+pub mod guard_prompts;
 pub mod history;
 pub mod parse;
 pub mod prerequisites;
@@ -35,9 +37,8 @@ pub mod templates;
 mod verifier;
 
 pub use parse::{ParseError, VerifierReply, parse_reply};
-pub use prompt::VerifierPrompts;
+pub(crate) use verifier::text_message;
 pub use verifier::{FAIL_CLOSED_MESSAGE, PolicyGuardVerifier};
-pub(crate) use verifier::{add_usage, push_repair_turn, text_message};
 
 use crate::seam::Guard;
 use checklist::DomainChecklists;
@@ -168,8 +169,8 @@ impl Sampling {
         &self,
         ctx: &crate::GuardContext<'_>,
         messages: Vec<tauguard_core::Message>,
-    ) -> tauguard_llm::model::ChatRequest {
-        let mut req = tauguard_llm::model::ChatRequest::new("", messages)
+    ) -> tauguard_llm::ChatRequest {
+        let mut req = tauguard_llm::ChatRequest::new("", messages)
             .with_seed(ctx.seed)
             .with_trial(ctx.trial)
             .with_json_mode(self.json_mode);

@@ -57,21 +57,26 @@ pub struct ArgumentLink {
 
 #[derive(Debug, thiserror::Error)]
 pub enum PrerequisitesError {
-    #[error("cannot read `{path}`: {cause}")]
+    #[error("cannot read `{path}`")]
     Io {
         path: PathBuf,
+        #[source]
         cause: std::io::Error,
     },
-    #[error("`{path}`: {message}")]
-    Parse { path: PathBuf, message: String },
+    #[error("`{path}`")]
+    Parse {
+        path: PathBuf,
+        #[source]
+        cause: Box<toml::de::Error>,
+    },
 }
 
 impl Prerequisites {
     /// Parses the TOML text; `origin` names the file in errors.
     pub fn from_toml_str(text: &str, origin: &Path) -> Result<Prerequisites, PrerequisitesError> {
-        toml::from_str(text).map_err(|e| PrerequisitesError::Parse {
+        toml::from_str(text).map_err(|cause| PrerequisitesError::Parse {
             path: origin.to_path_buf(),
-            message: e.to_string(),
+            cause: Box::new(cause),
         })
     }
 

@@ -16,14 +16,14 @@
 
 use super::checklist::{DomainChecklists, RequirementType, ToolChecklist};
 use super::history::HistoryEntry;
-use super::templates::{TemplateError, Templates};
 use serde::Serialize;
-use std::path::Path;
 
 /// Template file names under `<prompts_dir>/verifier/`.
 pub const SYSTEM_TEMPLATE: &str = "system.jinja";
 pub const REQUEST_TEMPLATE: &str = "request.jinja";
 pub const REPAIR_TEMPLATE: &str = "repair.jinja";
+/// The three, in the order [`super::guard_prompts::GuardPrompts::load`] takes them.
+pub const TEMPLATES: [&str; 3] = [SYSTEM_TEMPLATE, REQUEST_TEMPLATE, REPAIR_TEMPLATE];
 
 /// What the static prefix depends on.
 #[derive(Debug, Clone, Serialize)]
@@ -143,60 +143,4 @@ pub struct RequestVars<'a> {
     pub arguments: String,
     /// The pending tool's checklist (checklist variants, when the tool has one).
     pub tool_checklist: Option<ChecklistView<'a>>,
-}
-
-/// The three verifier templates, parsed.
-#[derive(Debug)]
-pub struct VerifierPrompts {
-    templates: Templates,
-}
-
-impl VerifierPrompts {
-    /// Loads `<prompts_dir>/verifier/{system,request,repair}.jinja` (the CLI passes
-    /// `configs/prompts`).
-    pub fn load(prompts_dir: &Path) -> Result<VerifierPrompts, TemplateError> {
-        Ok(VerifierPrompts {
-            templates: Templates::load(
-                &prompts_dir.join("verifier"),
-                &[SYSTEM_TEMPLATE, REQUEST_TEMPLATE, REPAIR_TEMPLATE],
-            )?,
-        })
-    }
-
-    /// Builds the templates from their sources.
-    pub fn from_sources(
-        system: String,
-        request: String,
-        repair: String,
-    ) -> Result<VerifierPrompts, TemplateError> {
-        Ok(VerifierPrompts {
-            templates: Templates::from_sources(
-                Path::new("verifier"),
-                [
-                    (SYSTEM_TEMPLATE, system),
-                    (REQUEST_TEMPLATE, request),
-                    (REPAIR_TEMPLATE, repair),
-                ],
-            )?,
-        })
-    }
-
-    /// The static prefix (system message).
-    pub fn render_prefix(&self, vars: &PrefixVars<'_>) -> Result<String, TemplateError> {
-        self.templates.render(SYSTEM_TEMPLATE, vars)
-    }
-
-    /// The dynamic part (user message).
-    pub fn render_request(&self, vars: &RequestVars<'_>) -> Result<String, TemplateError> {
-        self.templates.render(REQUEST_TEMPLATE, vars)
-    }
-
-    /// The repair instruction after an unusable reply.
-    pub fn render_repair(&self, error: &str) -> Result<String, TemplateError> {
-        #[derive(Serialize)]
-        struct Vars<'a> {
-            error: &'a str,
-        }
-        self.templates.render(REPAIR_TEMPLATE, &Vars { error })
-    }
 }

@@ -17,9 +17,10 @@ use std::path::{Path, PathBuf};
 /// Why a template could not be loaded or rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum TemplateError {
-    #[error("cannot read prompt template `{}`: {cause}", path.display())]
+    #[error("cannot read prompt template `{}`", path.display())]
     Io {
         path: PathBuf,
+        #[source]
         cause: std::io::Error,
     },
     /// A syntax error, or a render error (an undefined variable names the variable).

@@ -6,10 +6,12 @@
 //! `info.repaired` is true only when the repair turn's reply parsed.
 
 use super::checklist::DomainChecklists;
-use super::failure::{FailedAttempts, note_model_failure};
+use super::exchange::{Asker, Exchanged};
+use super::guard_prompts::GuardPrompts;
 use super::history::{compact_arguments, format_history};
 use super::parse::{VerifierReply, parse_reply};
-use super::prompt::{ChecklistView, PrefixVars, RequestVars, VerifierPrompts};
+use super::prompt::{ChecklistView, PrefixVars, RequestVars, TEMPLATES};
+use super::templates::TemplateError;
 use super::{
     FailMode, PolicyGuardError, PolicyGuardSetup, Sampling, Variant, synthesise_remediation,
 };
@@ -19,8 +21,7 @@ use std::sync::Arc;
 use tauguard_core::message::ParticipantMessage;
 use tauguard_core::record::{FailCause, RequirementResult, RoleUsage, Verdict};
 use tauguard_core::{Message, ToolCall};
-use tauguard_llm::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel, ChatResponse};
+use tauguard_llm::{BoxFuture, ChatModel};
 
 /// Remediation when the verifier could not reach a verdict and fails closed.
 pub const FAIL_CLOSED_MESSAGE: &str = "The policy verifier could not reach a verdict on this call, so it was not executed. \
@@ -33,7 +34,7 @@ pub struct PolicyGuardVerifier {
     variant: Variant,
     strict: bool,
     model: Arc<dyn ChatModel>,
-    prompts: VerifierPrompts,
+    prompts: GuardPrompts,
     checklists: DomainChecklists,
     domain: String,
     policy: Option<String>,
@@ -67,7 +68,7 @@ impl PolicyGuardVerifier {
         model: Arc<dyn ChatModel>,
         setup: &PolicyGuardSetup,
     ) -> Result<PolicyGuardVerifier, PolicyGuardError> {
-        let prompts = VerifierPrompts::load(&setup.prompts_dir)?;
+        let prompts = GuardPrompts::load(&setup.prompts_dir.join("verifier"), TEMPLATES)?;
         PolicyGuardVerifier::with_prompts(variant, strict, model, prompts, setup)
     }
 
@@ -76,7 +77,7 @@ impl PolicyGuardVerifier {
         variant: Variant,
         strict: bool,
         model: Arc<dyn ChatModel>,
-        prompts: VerifierPrompts,
+        prompts: GuardPrompts,
         setup: &PolicyGuardSetup,
     ) -> Result<PolicyGuardVerifier, PolicyGuardError> {
         if strict && !variant.supports_strict() {
@@ -136,7 +137,7 @@ impl PolicyGuardVerifier {
         policy: &str,
         history: &[Message],
         call: &ToolCall,
-    ) -> Result<RenderedPrompt, PolicyGuardError> {
+    ) -> Result<RenderedPrompt, TemplateError> {
         let policy = self.policy.as_deref().unwrap_or(policy);
         let checklists = self.variant.uses_checklist().then_some(&self.checklists);
         let prefix = self.prompts.render_prefix(&PrefixVars::new(
@@ -164,7 +165,7 @@ impl PolicyGuardVerifier {
     /// The largest request over an empty conversation: the prefix with the pending call whose
     /// request is longest — for checklist variants, the tool with the longest checklist; for
     /// the others the request holds no tool-specific text but the name, so any call will do.
-    pub fn largest_prompt(&self) -> Result<ModelPrompt, PolicyGuardError> {
+    pub fn largest_prompt(&self) -> Result<ModelPrompt, TemplateError> {
         let call = |name: &str| ToolCall {
             id: String::new(),
             name: name.into(),
@@ -239,24 +240,6 @@ impl PolicyGuardVerifier {
         }
     }
 
-    /// The verifier model failed after its retries: the fail-mode decision, with the error
-    /// in `info.model_error`. Only a fatal error (credentials, unknown model) is returned as
-    /// an error, since it ends the run.
-    fn unanswered(
-        &self,
-        e: LlmError,
-        attempt: u32,
-        mut usage: RoleUsage,
-        mut info: serde_json::Map<String, Value>,
-        failed: FailedAttempts,
-    ) -> Result<Decision, GuardError> {
-        let cause = note_model_failure(e, attempt, &mut usage, &mut info, failed)?;
-        let mut decision = self.fail(&mut info, cause);
-        decision.usage = usage;
-        decision.info = Some(Value::Object(info));
-        Ok(decision)
-    }
-
     fn fail(&self, info: &mut serde_json::Map<String, Value>, cause: FailCause) -> Decision {
         info.insert("fail_mode".into(), json!(self.fail_mode.as_str()));
         info.insert("fail_mode_used".into(), json!(true));
@@ -289,24 +272,6 @@ pub(crate) fn text_message(user: bool, text: String) -> Message {
     }
 }
 
-/// Appends the repair turn: the model's unparsable reply (named when empty, since providers
-/// refuse an empty assistant turn) and the repair prompt quoting why it failed.
-pub(crate) fn push_repair_turn(messages: &mut Vec<Message>, reply: String, repair: String) {
-    let bad = if reply.trim().is_empty() {
-        "(empty reply)".to_string()
-    } else {
-        reply
-    };
-    messages.push(text_message(false, bad));
-    messages.push(text_message(true, repair));
-}
-
-/// Adds one completion's usage, cost, latency and truncation to the guard's usage, as every
-/// role's calls are summed (`tauguard_llm::usage::add_response`).
-pub(crate) fn add_usage(acc: &mut RoleUsage, resp: &ChatResponse) {
-    tauguard_llm::usage::add_response(acc, resp);
-}
-
 impl Guard for PolicyGuardVerifier {
     fn name(&self) -> &str {
         &self.name
@@ -324,84 +289,30 @@ impl Guard for PolicyGuardVerifier {
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<Decision, GuardError>> {
         Box::pin(async move {
-            let prompt = self
-                .render(ctx.policy, ctx.history, call)
-                .map_err(|e| GuardError::Other(e.to_string()))?;
-            let mut messages = vec![
+            let prompt = self.render(ctx.policy, ctx.history, call)?;
+            let messages = vec![
                 Message::System {
                     content: Some(prompt.prefix.into()),
                 },
                 text_message(true, prompt.request),
             ];
-            let mut usage = RoleUsage::default();
             let mut info = serde_json::Map::new();
             info.insert("verifier".into(), json!(self.model.id()));
             info.insert("variant".into(), json!(self.variant.as_str()));
             info.insert("strict".into(), json!(self.strict));
-
-            let first = match self
-                .model
-                .complete(&self.sampling.request(ctx, messages.clone()))
-                .await
-            {
-                Ok(r) => r,
-                Err(e) => return self.unanswered(e, 1, usage, info, FailedAttempts::default()),
-            };
-            add_usage(&mut usage, &first);
-            let first_text = first.content.clone().unwrap_or_default();
-            let mut failed = FailedAttempts::default();
-            let mut decision = match parse_reply(&first_text) {
-                Ok(reply) => {
-                    info.insert("attempts".into(), json!(1));
-                    self.decide(call, reply, &mut info)
-                }
-                Err(e1) => {
-                    failed.unparseable(1, &first_text, first.finish_reason.as_deref(), &e1.0);
-                    let repair = self
-                        .prompts
-                        .render_repair(&e1.0)
-                        .map_err(|e| GuardError::Other(e.to_string()))?;
-                    push_repair_turn(&mut messages, first_text, repair);
-                    let mut errors = vec![e1.0];
-                    let second = match self
-                        .model
-                        .complete(&self.sampling.request(ctx, messages))
-                        .await
-                    {
-                        Ok(r) => r,
-                        Err(e) => {
-                            info.insert("repaired".into(), json!(false));
-                            info.insert("parse_errors".into(), json!(errors));
-                            return self.unanswered(e, 2, usage, info, failed);
-                        }
-                    };
-                    add_usage(&mut usage, &second);
-                    info.insert("attempts".into(), json!(2));
-                    let second_text = second.content.as_deref().unwrap_or_default();
-                    let parsed = parse_reply(second_text);
-                    // Only a repair that parsed repaired anything.
-                    info.insert("repaired".into(), json!(parsed.is_ok()));
-                    match parsed {
-                        Ok(reply) => {
-                            info.insert("parse_errors".into(), json!(errors));
-                            self.decide(call, reply, &mut info)
-                        }
-                        Err(e2) => {
-                            failed.unparseable(
-                                2,
-                                second_text,
-                                second.finish_reason.as_deref(),
-                                &e2.0,
-                            );
-                            errors.push(e2.0);
-                            info.insert("parse_errors".into(), json!(errors));
-                            self.fail(&mut info, failed.parse_cause())
-                        }
-                    }
-                }
+            let asker = Asker::new(self.model.as_ref(), &self.sampling, ctx);
+            let repair = |error: &str| self.prompts.render_repair(error);
+            let ex = asker
+                .exchange(messages, repair, parse_reply, false, info)
+                .await?;
+            let (mut info, failed) = (ex.info, ex.failed);
+            let mut decision = match ex.outcome {
+                Exchanged::Parsed(reply) => self.decide(call, reply, &mut info),
+                Exchanged::Unparsed => self.fail(&mut info, failed.parse_cause()),
+                Exchanged::Unanswered(cause) => self.fail(&mut info, cause),
             };
             failed.write(&mut info);
-            decision.usage = usage;
+            decision.usage = ex.usage;
             decision.info = Some(Value::Object(info));
             Ok(decision)
         })

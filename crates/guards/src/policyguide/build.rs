@@ -11,7 +11,7 @@ use super::llm::{GuideKnowledge, LlmGuideSetup, build_llm_guide};
 use super::sim::{SimGuide, graph_text};
 use crate::Guard;
 use crate::catalog::ToolCatalog;
-use crate::factory::{GuardBuildError, GuardInputs, GuardOptions};
+use crate::factory::{BuildCause, GuardBuildError, GuardInputs, GuardOptions};
 use crate::policyguard::checklist::DomainChecklists;
 use crate::policyguard::prerequisites::Prerequisites;
 use crate::policyguard::sim::{RuleSources, SimVerifier};
@@ -29,15 +29,12 @@ pub fn guide(
     options: GuardOptions,
     inputs: &GuardInputs<'_>,
 ) -> Result<Arc<dyn Guard>, GuardBuildError> {
-    let fail = |message: String| GuardBuildError {
-        guard: name.to_string(),
-        message,
-    };
+    let fail = |cause: BuildCause| GuardBuildError::new(name, cause);
     let catalog = ToolCatalog::of(inputs.data.def);
     let flow = Arc::new(if raw {
         Flow::raw(&catalog)
     } else {
-        load_flow_file(&inputs.bundle_path(), &catalog).map_err(|e| fail(e.to_string()))?
+        load_flow_file(&inputs.bundle_path(), &catalog).map_err(|e| fail(e.into()))?
     });
     if let RoleModel::Built(model) = inputs.verifier.clone() {
         let knowledge = if raw {
@@ -66,8 +63,8 @@ pub fn guide(
     };
     let domain = inputs.data.domain;
     let prerequisites =
-        Prerequisites::load_domain(&inputs.tasks_dir, domain).map_err(|e| fail(e.to_string()))?;
-    let rules = ToolGuard::load(&inputs.tasks_dir, domain).map_err(|e| fail(e.to_string()))?;
+        Prerequisites::load_domain(&inputs.tasks_dir, domain).map_err(|e| fail(e.into()))?;
+    let rules = ToolGuard::load(&inputs.tasks_dir, domain).map_err(|e| fail(e.into()))?;
     let sources = RuleSources::of_rule_set(rules.rules());
     let judge = SimVerifier::new(
         Variant::Raw,
@@ -88,22 +85,19 @@ pub fn in_agent(
     flowagent: bool,
     inputs: &GuardInputs<'_>,
 ) -> Result<Arc<dyn Guard>, GuardBuildError> {
-    let fail = |message: String| GuardBuildError {
-        guard: name.to_string(),
-        message,
-    };
+    let fail = |cause: BuildCause| GuardBuildError::new(name, cause);
     let catalog = ToolCatalog::of(inputs.data.def);
-    let flow = load_flow_file(&inputs.bundle_path(), &catalog).map_err(|e| fail(e.to_string()))?;
+    let flow = load_flow_file(&inputs.bundle_path(), &catalog).map_err(|e| fail(e.into()))?;
     let file = if flowagent {
         "flowagent.jinja"
     } else {
         "self.jinja"
     };
     let templates = Templates::load(&inputs.prompts_dir.join("workflow"), &[file])
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| fail(e.into()))?;
     let text: Arc<str> = templates
         .render(file, &serde_json::json!({"graph": flow.render()}))
-        .map_err(|e| fail(e.to_string()))?
+        .map_err(|e| fail(e.into()))?
         .into();
     Ok(if flowagent {
         Arc::new(FlowAgent::new(name, &flow, &catalog.read_only, text))

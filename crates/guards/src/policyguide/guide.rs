@@ -19,9 +19,10 @@ use tauguard_core::ToolCall;
 use tauguard_core::record::{
     FailCause, GuideEvent, GuideTrigger, RequestCard, RequirementResult, RoleUsage,
 };
-use tauguard_llm::model::BoxFuture;
+use tauguard_llm::BoxFuture;
 
 /// What one verifier generation is given.
+#[derive(Debug)]
 pub struct GuideRequest<'a> {
     pub ctx: &'a GuardContext<'a>,
     pub flow: &'a Flow,
@@ -74,6 +75,14 @@ pub struct PolicyGuide {
     name: String,
     flow: Arc<Flow>,
     verifier: Box<dyn GuideVerifier>,
+}
+
+impl std::fmt::Debug for PolicyGuide {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicyGuide")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What the agent reads when an interception's verification said nothing.

@@ -22,9 +22,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use tauguard_core::ToolCall;
 use tauguard_core::record::{GuideEvent, GuideTrigger, RequirementResult, RoleUsage};
-use tauguard_llm::model::BoxFuture;
+use tauguard_llm::BoxFuture;
 
 /// `policyguide-self`: the graph handed to the agent, nothing else.
+#[derive(Debug)]
 pub struct SelfGuided {
     name: String,
     instructions: Arc<str>,
@@ -67,6 +68,7 @@ impl Guard for SelfGuided {
 type Dependencies = BTreeMap<String, Vec<Vec<Vec<String>>>>;
 
 /// `flowagent`: the graph as an in-agent controller.
+#[derive(Debug)]
 pub struct FlowAgent {
     name: String,
     instructions: Arc<str>,

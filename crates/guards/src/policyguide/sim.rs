@@ -39,10 +39,11 @@ use std::collections::{BTreeSet, HashSet};
 use tauguard_core::dialogue::is_guidance;
 use tauguard_core::record::{GuideTrigger, RequestCard, RequestStatus, Verdict};
 use tauguard_core::{Message, ToolCall};
+use tauguard_llm::BoxFuture;
 use tauguard_llm::SIM_PROVIDER;
-use tauguard_llm::model::BoxFuture;
 
 /// The offline guide verifier.
+#[derive(Debug)]
 pub struct SimGuide {
     /// Per classifier branch: its label's words and the subflow it runs.
     branches: Vec<Branch>,
@@ -53,6 +54,7 @@ pub struct SimGuide {
     read_only: BTreeSet<String>,
 }
 
+#[derive(Debug)]
 struct Branch {
     label: String,
     words: Vec<String>,

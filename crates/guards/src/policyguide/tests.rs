@@ -169,7 +169,10 @@ fn an_unknown_node_kind_fails_to_parse_at_its_path() {
     v["main"]["nodes"][2]["kind"] = json!("fork");
     let (at, cause) = Bundle::parse(&v.to_string()).unwrap_err();
     assert_eq!(at, "main.nodes[2].kind");
-    assert!(cause.contains("unknown variant `fork`"), "{cause}");
+    assert!(
+        cause.to_string().contains("unknown variant `fork`"),
+        "{cause}"
+    );
 }
 
 #[test]
@@ -178,7 +181,10 @@ fn an_unknown_field_fails_to_parse() {
     v["main"]["nodes"][0]["note"] = json!("x");
     let (at, cause) = Bundle::parse(&v.to_string()).unwrap_err();
     assert_eq!(at, "main.nodes[0].note");
-    assert!(cause.contains("unknown field `note`"), "{cause}");
+    assert!(
+        cause.to_string().contains("unknown field `note`"),
+        "{cause}"
+    );
 }
 
 #[test]

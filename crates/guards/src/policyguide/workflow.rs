@@ -141,16 +141,18 @@ pub struct Edge {
 /// Why a bundle file could not be read as a bundle (before any validation rule runs).
 #[derive(Debug, thiserror::Error)]
 pub enum WorkflowError {
-    #[error("cannot read workflow bundle {}: {cause}", path.display())]
+    #[error("cannot read workflow bundle {}", path.display())]
     Read {
         path: PathBuf,
+        #[source]
         cause: std::io::Error,
     },
-    #[error("workflow bundle {}: at `{at}`: {cause}", path.display())]
+    #[error("workflow bundle {}: at `{at}`", path.display())]
     Parse {
         path: PathBuf,
         at: String,
-        cause: String,
+        #[source]
+        cause: serde_json::Error,
     },
 }
 
@@ -169,12 +171,12 @@ impl Bundle {
         })
     }
 
-    /// Parses bundle JSON; the error is (JSON path, serde's message).
-    pub fn parse(text: &str) -> Result<Bundle, (String, String)> {
+    /// Parses bundle JSON; the error is (JSON path, serde's error).
+    pub fn parse(text: &str) -> Result<Bundle, (String, serde_json::Error)> {
         let de = &mut serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let at = e.path().to_string();
-            (at, e.into_inner().to_string())
+            (at, e.into_inner())
         })
     }
 

@@ -13,10 +13,26 @@ use std::path::{Path, PathBuf};
 /// A rule artifact that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum RuleError {
-    #[error("cannot read `{path}`: {cause}")]
+    #[error("cannot read `{path}`")]
     Io {
         path: PathBuf,
+        #[source]
         cause: std::io::Error,
+    },
+    /// The file is not YAML at all.
+    #[error("`{path}`: `(document)`: YAML does not parse")]
+    Yaml {
+        path: PathBuf,
+        #[source]
+        cause: Box<serde_saphyr::Error>,
+    },
+    /// The YAML does not fit the rule-file schema at `field`.
+    #[error("`{path}`: `{field}`")]
+    Schema {
+        path: PathBuf,
+        field: String,
+        #[source]
+        cause: serde_json::Error,
     },
     #[error("`{path}`: `{field}`: {message}")]
     Invalid {
@@ -37,14 +53,18 @@ impl RuleError {
 
     pub fn path(&self) -> &Path {
         match self {
-            RuleError::Io { path, .. } | RuleError::Invalid { path, .. } => path,
+            RuleError::Io { path, .. }
+            | RuleError::Yaml { path, .. }
+            | RuleError::Schema { path, .. }
+            | RuleError::Invalid { path, .. } => path,
         }
     }
 
     /// The offending field (`(document)` for YAML syntax errors), `None` for I/O errors.
     pub fn field(&self) -> Option<&str> {
         match self {
-            RuleError::Invalid { field, .. } => Some(field),
+            RuleError::Invalid { field, .. } | RuleError::Schema { field, .. } => Some(field),
+            RuleError::Yaml { .. } => Some("(document)"),
             RuleError::Io { .. } => None,
         }
     }
@@ -345,8 +365,10 @@ pub fn parse_rule_file(
     text: &str,
     catalog: &ToolCatalog,
 ) -> Result<ToolRules, RuleError> {
-    let doc: serde_json::Value = serde_saphyr::from_str(text)
-        .map_err(|e| RuleError::invalid(path, "(document)", format!("YAML does not parse: {e}")))?;
+    let doc: serde_json::Value = serde_saphyr::from_str(text).map_err(|cause| RuleError::Yaml {
+        path: path.to_path_buf(),
+        cause: Box::new(cause),
+    })?;
     if doc.is_null() {
         return Err(RuleError::invalid(path, "(document)", "empty rule file"));
     }
@@ -357,7 +379,11 @@ pub fn parse_rule_file(
         } else {
             field
         };
-        RuleError::invalid(path, field, e.inner().to_string())
+        RuleError::Schema {
+            path: path.to_path_buf(),
+            field,
+            cause: e.into_inner(),
+        }
     })?;
     let c = Compiler { path };
     if !catalog.mutating.contains(&file.tool) {

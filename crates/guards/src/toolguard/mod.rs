@@ -44,7 +44,7 @@ use std::sync::{Arc, Mutex};
 use tauguard_core::ToolCall;
 use tauguard_core::record::RequirementResult;
 use tauguard_env::Environment;
-use tauguard_llm::model::BoxFuture;
+use tauguard_llm::BoxFuture;
 
 /// The fixed "now" of a domain's policy, as an ISO date-time (from the domain registry).
 pub fn domain_clock(domain: &str) -> Option<&'static str> {

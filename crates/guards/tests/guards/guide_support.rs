@@ -19,8 +19,8 @@ use tauguard_guards::policyguide::frozen::load_flow;
 use tauguard_guards::policyguide::guide::PolicyGuide;
 use tauguard_guards::policyguide::llm::{GuideKnowledge, LlmGuide, LlmGuideSetup};
 use tauguard_guards::{Decision, Guard, GuardContext, GuardError, GuardState};
-use tauguard_llm::error::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::LlmError;
+use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 
 // ---------------------------------------------------------------- scripted model
 

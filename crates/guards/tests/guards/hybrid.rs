@@ -1,17 +1,18 @@
 //! The hybrid guard: the constraint layer first, the verifier only for calls that pass it.
 
-use serde_json::{Map, Value, json};
+use crate::support::{StubEnv, bare_context};
+use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tauguard_core::record::{RequirementResult, RoleUsage};
 use tauguard_core::{Requestor, ToolCall};
-use tauguard_env::{Changes, DataDir, DomainData, Environment, ToolDef, ToolError, ToolValue};
+use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::hybrid::Hybrid;
 use tauguard_guards::toolguard::{RuleSet, ToolGuard};
-use tauguard_guards::{Decision, Guard, GuardContext, GuardError, GuardState, Verdict};
-use tauguard_llm::model::BoxFuture;
+use tauguard_guards::{Decision, Guard, GuardContext, GuardError, Verdict};
+use tauguard_llm::BoxFuture;
 
 /// A verifier stand-in that counts its calls and answers a fixed verdict.
 struct CountingVerifier {
@@ -63,58 +64,6 @@ impl Guard for CountingVerifier {
     }
 }
 
-/// An environment with no tools and an empty database: enough for rules without lookups.
-#[derive(Clone)]
-struct NoTools;
-
-impl Environment for NoTools {
-    fn domain(&self) -> &'static str {
-        "airline"
-    }
-    fn toolkit(&self, _side: Requestor) -> &'static [ToolDef] {
-        &[]
-    }
-    fn call(
-        &mut self,
-        _side: Requestor,
-        name: &str,
-        _args: &Map<String, Value>,
-    ) -> Result<ToolValue, ToolError> {
-        Err(ToolError::value(format!("Tool '{name}' not found.")))
-    }
-    fn merge_initialization_data(
-        &mut self,
-        _agent: Option<&Value>,
-        _user: Option<&Value>,
-    ) -> Result<(), tauguard_env::MergeError> {
-        Ok(())
-    }
-    fn agent_db(&self) -> Value {
-        json!({})
-    }
-    fn changes_since(&self, _earlier: &dyn Environment) -> Changes {
-        Changes::default()
-    }
-    fn same_state(&self, _other: &dyn Environment) -> bool {
-        true
-    }
-}
-
-fn context(env: &dyn Environment) -> GuardContext<'_> {
-    static STATE: GuardState = GuardState::new();
-    GuardContext {
-        domain: env.domain(),
-        policy: "",
-        task_id: "t",
-        trial: 0,
-        seed: 0,
-        history: &[],
-        env,
-        state: &STATE,
-        at_message: 0,
-    }
-}
-
 fn booking(passengers: usize) -> ToolCall {
     let p = json!({"first_name": "A", "last_name": "B", "dob": "1990-01-01"});
     let Value::Object(arguments) = json!({"user_id": "u", "passengers": vec![p; passengers]})
@@ -147,8 +96,8 @@ async fn constraint_blocks_skip_the_verifier_and_passes_reach_it() {
     let verifier = CountingVerifier::new(Verdict::Pass);
     let hybrid = Hybrid::new(Arc::new(rules), verifier.clone());
     assert_eq!(hybrid.name(), "hybrid");
-    let env = NoTools;
-    let ctx = context(&env);
+    let env = StubEnv;
+    let ctx = bare_context(&env);
 
     // Six passengers: the rule layer blocks; the verifier is never asked.
     let d = hybrid.on_mutating_call(&ctx, &booking(6)).await.unwrap();
@@ -193,8 +142,8 @@ async fn a_verifier_block_is_the_hybrid_verdict() {
     let verifier = CountingVerifier::new(Verdict::Block);
     let hybrid = Hybrid::new(Arc::new(rules), verifier.clone()).with_name("hybrid-pg-checklist");
     assert_eq!(hybrid.name(), "hybrid-pg-checklist");
-    let env = NoTools;
-    let ctx = context(&env);
+    let env = StubEnv;
+    let ctx = bare_context(&env);
     let d = hybrid.on_mutating_call(&ctx, &booking(1)).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
     assert_eq!(
@@ -219,7 +168,7 @@ async fn hybrid_over_the_authored_airline_rules_on_the_fixture() {
     let dir = DataDir::resolve(Some(&root.join("tasks/fixtures"))).unwrap();
     let data = DomainData::load(&dir, "airline").unwrap();
     let env = data.fresh_env();
-    let ctx = context(env.as_ref());
+    let ctx = bare_context(env.as_ref());
     let rules = ToolGuard::load(&PathBuf::from(&root).join("tasks"), "airline").unwrap();
     let verifier = CountingVerifier::new(Verdict::Pass);
     let hybrid = Hybrid::new(Arc::new(rules), verifier.clone());

@@ -11,8 +11,8 @@ use tauguard_core::ToolCall;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::Guard;
 use tauguard_guards::factory::{GuardInputs, GuardName, GuardOptions, build_guard};
+use tauguard_llm::ChatModel;
 use tauguard_llm::RoleModel;
-use tauguard_llm::model::ChatModel;
 
 fn build(name: &str, data: &DomainData, model: Option<Arc<MockGuideModel>>) -> Arc<dyn Guard> {
     let verifier = match model {

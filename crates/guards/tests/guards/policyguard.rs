@@ -20,8 +20,8 @@ use tauguard_guards::policyguard::{
     Variant, build_policyguard, parse_config_name,
 };
 use tauguard_guards::{Guard, GuardError, Verdict};
-use tauguard_llm::error::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::LlmError;
+use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 use tauguard_llm::{RoleModel, SIM_PROVIDER};
 
 // ---------------------------------------------------------------- scripted model

@@ -16,7 +16,7 @@ use tauguard_guards::policyguard::prerequisites::Prerequisites;
 use tauguard_guards::policyguard::sim::{RuleSources, SimVerifier};
 use tauguard_guards::policyguard::{PolicyGuardSetup, Variant, build_policyguard};
 use tauguard_guards::{Decision, Guard, GuardContext, GuardError, Verdict};
-use tauguard_llm::model::BoxFuture;
+use tauguard_llm::BoxFuture;
 
 pub(crate) fn prerequisites(domain: &str) -> Prerequisites {
     Prerequisites::load_domain(&root().join("tasks"), domain).expect("authored prerequisites")

@@ -14,7 +14,7 @@ use tauguard_guards::factory::{
     GuardBuildError, GuardInputs, GuardName, GuardOptions, build_guard,
 };
 use tauguard_guards::policyguide::llm::{GuideKnowledge, LlmGuide};
-use tauguard_llm::model::ChatModel;
+use tauguard_llm::ChatModel;
 use tauguard_llm::{RoleModel, SIM_PROVIDER};
 
 fn fixture_airline() -> DomainData {
@@ -105,8 +105,8 @@ fn an_invalid_bundle_stops_the_build_naming_the_file_and_its_problems() {
         RoleModel::Built(m.clone()),
     )
     .err()
-    .expect("an invalid bundle is refused")
-    .to_string();
+    .expect("an invalid bundle is refused");
+    let err = tauguard_core::chain_text(&err);
     assert!(
         err.starts_with("guard `policyguide`: workflow bundle "),
         "{err}"
@@ -125,8 +125,8 @@ fn an_invalid_bundle_stops_the_build_naming_the_file_and_its_problems() {
     let m: Arc<dyn ChatModel> = MockGuideModel::new(&[]);
     let err = build("policyguide", empty.path(), &data, RoleModel::Built(m))
         .err()
-        .expect("a missing bundle is refused")
-        .to_string();
+        .expect("a missing bundle is refused");
+    let err = tauguard_core::chain_text(&err);
     assert!(err.contains("cannot read workflow bundle"), "{err}");
     assert!(err.contains("airline/workflow/bundle.json"), "{err}");
 }

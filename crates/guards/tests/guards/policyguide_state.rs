@@ -14,7 +14,7 @@ use tauguard_guards::policyguide::guide::{GuideReply, GuideRequest, GuideVerifie
 use tauguard_guards::policyguide::state::RequestUpdate;
 use tauguard_guards::policyguide::{Bundle, validate};
 use tauguard_guards::{Guard, GuardContext, GuardState};
-use tauguard_llm::model::BoxFuture;
+use tauguard_llm::BoxFuture;
 
 /// Replies in order; records the trigger and the cards it was shown.
 struct Scripted {

@@ -2,6 +2,7 @@
 //! load with the file and the field named. Needs no τ²-bench data.
 
 use std::path::{Path, PathBuf};
+use tauguard_core::chain_text;
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::toolguard::{RuleError, RuleSet, parse_rule_file};
 
@@ -19,7 +20,7 @@ fn reject(file: &str, text: &str) -> RuleError {
     match parse_rule_file(&path, text, &airline()) {
         Ok(r) => panic!("{file} should be rejected, got {} rules", r.rules.len()),
         Err(e) => {
-            eprintln!("{e}");
+            eprintln!("{}", chain_text(&e));
             e
         }
     }
@@ -96,8 +97,8 @@ fn yaml_syntax_error_names_the_file() {
         "tool: cancel_reservation\nrules: [\n  - name: x\n",
     );
     assert_eq!(field(&e), "(document)");
-    assert!(e.to_string().contains("cancel_reservation.yaml"), "{e}");
-    assert!(e.to_string().contains("YAML does not parse"), "{e}");
+    assert!(chain_text(&e).contains("cancel_reservation.yaml"), "{e}");
+    assert!(chain_text(&e).contains("YAML does not parse"), "{e}");
 }
 
 #[test]
@@ -105,10 +106,9 @@ fn unknown_key_is_a_schema_violation_with_its_path() {
     let text = "tool: cancel_reservation\nrules:\n  - name: a\n    check: \"true\"\n    message: m\n  - name: b\n    chek: \"true\"\n    message: m\n";
     let e = reject("cancel_reservation.yaml", text);
     assert!(field(&e).starts_with("rules[1]"), "{e}");
-    assert!(e.to_string().contains("unknown field `chek`"), "{e}");
+    assert!(chain_text(&e).contains("unknown field `chek`"), "{e}");
     assert!(
-        e.to_string()
-            .contains("tasks/airline/rules/cancel_reservation.yaml"),
+        chain_text(&e).contains("tasks/airline/rules/cancel_reservation.yaml"),
         "{e}"
     );
 }
@@ -120,7 +120,7 @@ fn missing_and_mistyped_fields_are_schema_violations() {
         "tool: cancel_reservation\nrules:\n  - name: a\n    check: \"true\"\n",
     );
     assert!(field(&e).starts_with("rules[0]"), "{e}");
-    assert!(e.to_string().contains("missing field `message`"), "{e}");
+    assert!(chain_text(&e).contains("missing field `message`"), "{e}");
 
     let e = reject(
         "cancel_reservation.yaml",
@@ -140,7 +140,7 @@ fn cel_syntax_error_names_the_field() {
     let text = "tool: cancel_reservation\nrules:\n  - name: ok\n    check: \"size(args) > 0\"\n    message: m\n  - name: bad\n    check: \"args.reservation_id ==\"\n    message: m\n";
     let e = reject("cancel_reservation.yaml", text);
     assert_eq!(field(&e), "rules[1].check", "{e}");
-    assert!(e.to_string().contains("CEL does not compile"), "{e}");
+    assert!(chain_text(&e).contains("CEL does not compile"), "{e}");
 
     let text = "tool: cancel_reservation\nrules:\n  - name: bad\n    when: \"(args\"\n    check: \"true\"\n    message: m\n";
     assert_eq!(
@@ -160,7 +160,7 @@ fn unknown_variables_are_rejected_at_load() {
     let text = "tool: cancel_reservation\nlookups:\n  reservation:\n    tool: get_reservation_details\n    args: {reservation_id: \"args.reservation_id\"}\nrules:\n  - name: typo\n    check: \"reservaton.cabin == 'business'\"\n    message: m\n";
     let e = reject("cancel_reservation.yaml", text);
     assert_eq!(field(&e), "rules[0].check");
-    assert!(e.to_string().contains("`reservaton`"), "{e}");
+    assert!(chain_text(&e).contains("`reservaton`"), "{e}");
 
     // A lookup may only read lookups declared before it; `item` only inside `for_each`.
     let text = "tool: cancel_reservation\nlookups:\n  a:\n    tool: get_user_details\n    args: {user_id: \"b.user_id\"}\n  b:\n    tool: get_reservation_details\n    args: {reservation_id: \"item\"}\nrules:\n  - name: x\n    check: \"true\"\n    message: m\n";
@@ -176,8 +176,7 @@ fn unknown_or_read_only_tools_are_rejected() {
     let e = reject("book_flight.yaml", &format!("tool: book_flight\n{rule}"));
     assert_eq!(field(&e), "tool");
     assert!(
-        e.to_string()
-            .contains("not a mutating tool of the airline domain"),
+        chain_text(&e).contains("not a mutating tool of the airline domain"),
         "{e}"
     );
 
@@ -186,7 +185,7 @@ fn unknown_or_read_only_tools_are_rejected() {
         &format!("tool: get_user_details\n{rule}"),
     );
     assert_eq!(field(&e), "tool");
-    assert!(e.to_string().contains("read-only"), "{e}");
+    assert!(chain_text(&e).contains("read-only"), "{e}");
 
     // A rule file is named after its tool.
     let e = reject("cancel.yaml", &format!("tool: cancel_reservation\n{rule}"));
@@ -200,7 +199,7 @@ fn unknown_or_read_only_tools_are_rejected() {
         ),
     );
     assert_eq!(field(&e), "lookups.x.tool");
-    assert!(e.to_string().contains("mutates state"), "{e}");
+    assert!(chain_text(&e).contains("mutates state"), "{e}");
     let e = reject(
         "cancel_reservation.yaml",
         &format!("tool: cancel_reservation\nlookups:\n  x:\n    record: planes\n{rule}"),
@@ -247,7 +246,7 @@ fn a_bad_file_in_a_rule_directory_fails_the_whole_load() {
     let e = RuleSet::load_dir(dir.path(), &airline()).unwrap_err();
     assert_eq!(e.path(), bad.as_path());
     assert_eq!(field(&e), "rules[0].check");
-    assert!(e.to_string().contains("send_certificate.yaml"), "{e}");
+    assert!(chain_text(&e).contains("send_certificate.yaml"), "{e}");
 
     assert!(matches!(
         RuleSet::load_dir(&dir.path().join("missing"), &airline()),

@@ -3,11 +3,12 @@
 //! state — an email change for a user with no verification on record, a verification logged
 //! with a made-up time or with fewer than two of the values the policy names.
 
+use crate::support::bare_context;
 use serde_json::{Value, json};
 use tauguard_core::{Requestor, ToolCall, ToolKind};
 use tauguard_env::{DataDir, DomainData, Environment, initial_env};
 use tauguard_guards::toolguard::ToolGuard;
-use tauguard_guards::{Decision, GuardContext, GuardState, Verdict};
+use tauguard_guards::{Decision, Verdict};
 use tauguard_testkit::workspace_root;
 
 fn load() -> Option<DomainData> {
@@ -23,17 +24,7 @@ fn decide(g: &ToolGuard, env: &dyn Environment, name: &str, args: &Value) -> Dec
         arguments: args.as_object().unwrap().clone(),
         requestor: Requestor::Assistant,
     };
-    let ctx = GuardContext {
-        domain: env.domain(),
-        policy: "",
-        task_id: "t",
-        trial: 0,
-        seed: 0,
-        history: &[],
-        env,
-        state: &GuardState::new(),
-        at_message: 0,
-    };
+    let ctx = bare_context(env);
     g.evaluate(&ctx, &call)
 }
 

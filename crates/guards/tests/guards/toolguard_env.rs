@@ -3,12 +3,13 @@
 //! τ²-bench domain checked on the gold-replay state just before it (skipped without the data
 //! directory unless `CI` is set).
 
+use crate::support::bare_context;
 use serde_json::{Map, Value, json};
 use tauguard_core::{Requestor, Task, ToolCall, ToolKind};
 use tauguard_env::{DataDir, DomainData, Environment, initial_env};
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::toolguard::{RuleSet, ToolGuard};
-use tauguard_guards::{Decision, Guard, GuardContext, GuardState, Verdict};
+use tauguard_guards::{Decision, Guard, Verdict};
 
 use tauguard_testkit::workspace_root;
 
@@ -45,17 +46,7 @@ fn call(name: &str, args: Value) -> ToolCall {
 }
 
 fn decide(g: &ToolGuard, env: &dyn Environment, c: &ToolCall) -> Decision {
-    let ctx = GuardContext {
-        domain: env.domain(),
-        policy: "",
-        task_id: "t",
-        trial: 0,
-        seed: 0,
-        history: &[],
-        env,
-        state: &GuardState::new(),
-        at_message: 0,
-    };
+    let ctx = bare_context(env);
     // Through the `Guard` trait, as the orchestrator calls it.
     let fut = g.on_mutating_call(&ctx, c);
     let d = block_on(fut).expect("rule guards do not fail");

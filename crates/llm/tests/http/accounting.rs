@@ -22,14 +22,14 @@ async fn model_timeout_overrides_the_provider_default() {
         600.0
     );
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(text_reply("late"))
-                .set_delay(Duration::from_millis(400)),
-        )
-        .mount(&server)
-        .await;
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200)
+            .set_body_json(text_reply("late"))
+            .set_delay(Duration::from_millis(400)),
+        None,
+    )
+    .await;
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
     cfg.retry.max_attempts = 1;
     let factory = common::factory(cfg, None);
@@ -75,22 +75,20 @@ async fn x_should_retry_overrides_the_status() {
         .up_to_n_times(1)
         .mount(&server)
         .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(text_reply("ok")))
-        .mount(&server)
-        .await;
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(text_reply("ok")),
+        None,
+    )
+    .await;
     let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
     let model = factory
         .build(&common::spec("gpt-4.1-2025-04-14"))
         .expect("model");
-    let err = model
-        .complete(&common::request(""))
-        .await
-        .expect_err("not retried");
+    let err = common::ask(model.as_ref()).await.expect_err("not retried");
     assert_eq!(err.class(), ErrorClass::Permanent, "{err}");
     assert_eq!(server.received_requests().await.map(|r| r.len()), Some(1));
-    let resp = model
-        .complete(&common::request(""))
+    let resp = common::ask(model.as_ref())
         .await
         .expect("400 retried on the server's word");
     assert_eq!(resp.attempts, 2);
@@ -137,10 +135,12 @@ async fn invalid_requests_are_not_retried_and_auth_errors_are_fatal() {
     ];
     for (status, body, class) in cases {
         let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(status).set_body_json(body.clone()))
-            .mount(&server)
-            .await;
+        common::answer_posts(
+            &server,
+            ResponseTemplate::new(status).set_body_json(body.clone()),
+            None,
+        )
+        .await;
         let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
         let err = factory
             .build(&common::spec("gpt-4.1-2025-04-14"))
@@ -169,13 +169,13 @@ async fn usage_of_discarded_attempts_is_counted() {
         .up_to_n_times(1)
         .mount(&server)
         .await;
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(tool_call_reply(r#"{"reservation_id": "EHGLP3"}"#)),
-        )
-        .mount(&server)
-        .await;
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200)
+            .set_body_json(tool_call_reply(r#"{"reservation_id": "EHGLP3"}"#)),
+        None,
+    )
+    .await;
     let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
     let resp = factory
         .build(&common::spec("gpt-4.1-2025-04-14"))

@@ -46,8 +46,7 @@ async fn tool_use_round_trip() {
         .expect(1)
         .mount(&server)
         .await;
-    let factory = common::factory(common::provider(ProviderKind::Anthropic, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
+    let model = common::model_of(ProviderKind::Anthropic, &server, MODEL);
 
     // History with a previous tool round, to check tool_use / tool_result conversion.
     let mut req = common::request(MODEL);
@@ -118,16 +117,14 @@ async fn tool_use_round_trip() {
 #[tokio::test]
 async fn non_object_input_is_malformed() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(tool_use_reply(json!("EHGLP3"))))
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::Anthropic, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("malformed");
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(tool_use_reply(json!("EHGLP3"))),
+        None,
+    )
+    .await;
+    let model = common::model_of(ProviderKind::Anthropic, &server, MODEL);
+    let err = common::ask(model.as_ref()).await.expect_err("malformed");
     match err {
         LlmError::MalformedToolArguments(m) => {
             assert_eq!(m.tool, "get_reservation_details");
@@ -140,20 +137,18 @@ async fn non_object_input_is_malformed() {
 #[tokio::test]
 async fn empty_content_is_an_empty_response() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(json!({
             "id": "msg_01", "type": "message", "role": "assistant", "model": MODEL,
             "content": [], "stop_reason": "end_turn", "stop_sequence": null,
             "usage": {"input_tokens": 10, "output_tokens": 0}
-        })))
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::Anthropic, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("empty");
+        })),
+        None,
+    )
+    .await;
+    let model = common::model_of(ProviderKind::Anthropic, &server, MODEL);
+    let err = common::ask(model.as_ref()).await.expect_err("empty");
     assert_eq!(err.class(), ErrorClass::ModelOutput);
     assert!(matches!(err, LlmError::EmptyResponse { .. }));
 }
@@ -168,18 +163,14 @@ async fn overloaded_529_is_retried() {
         .up_to_n_times(1)
         .mount(&server)
         .await;
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(tool_use_reply(json!({"reservation_id": "EHGLP3"}))),
-        )
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::Anthropic, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let resp = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect("reply");
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200)
+            .set_body_json(tool_use_reply(json!({"reservation_id": "EHGLP3"}))),
+        None,
+    )
+    .await;
+    let model = common::model_of(ProviderKind::Anthropic, &server, MODEL);
+    let resp = common::ask(model.as_ref()).await.expect("reply");
     assert_eq!(resp.attempts, 2);
 }

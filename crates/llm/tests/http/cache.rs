@@ -4,8 +4,7 @@ use crate::common::{self, KEY};
 use crate::openai::tool_call_reply;
 use std::path::Path;
 use tauguard_llm::{CacheConfig, CacheMode, ProviderKind, ResponseCache};
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{MockServer, ResponseTemplate};
 
 const MODEL: &str = "gpt-4.1-2025-04-14";
 
@@ -30,14 +29,14 @@ const ANSWER_DELAY: std::time::Duration = std::time::Duration::from_millis(150);
 
 async fn server_with_reply() -> MockServer {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(tool_call_reply(r#"{"reservation_id": "EHGLP3"}"#))
-                .set_delay(ANSWER_DELAY),
-        )
-        .mount(&server)
-        .await;
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200)
+            .set_body_json(tool_call_reply(r#"{"reservation_id": "EHGLP3"}"#))
+            .set_delay(ANSWER_DELAY),
+        None,
+    )
+    .await;
     server
 }
 
@@ -169,13 +168,12 @@ async fn no_cache_and_write_only_modes() {
 #[tokio::test]
 async fn failed_calls_are_not_cached() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(tool_call_reply(r#"{"reservation_id": "#)),
-        )
-        .expect(2)
-        .mount(&server)
-        .await;
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(tool_call_reply(r#"{"reservation_id": "#)),
+        Some(2),
+    )
+    .await;
     let dir = tempfile::tempdir().expect("tempdir");
     let factory = common::factory(
         common::provider(ProviderKind::OpenAi, &server),

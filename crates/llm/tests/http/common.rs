@@ -2,13 +2,16 @@
 //! server with millisecond backoffs, and a factory whose environment holds a fake key.
 
 use serde_json::{Value, json};
+use std::sync::Arc;
 use tauguard_core::message::ParticipantMessage;
 use tauguard_core::{Message, ToolSpec};
 use tauguard_llm::{
-    CacheConfig, ChatRequest, LlmConfig, ModelFactory, ModelPrice, ModelSpec, PriceTable,
+    CacheConfig, ChatRequest, LlmConfig, LlmError, ModelFactory, ModelPrice, ModelSpec, PriceTable,
     ProviderConfig, ProviderKind, RetryConfig,
 };
-use wiremock::MockServer;
+use tauguard_llm::{ChatModel, ChatResponse};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// The fake key; tests assert it never shows up where it must not.
 pub(crate) const KEY: &str = "sk-test-SECRET-0123456789abcdef";
@@ -66,6 +69,32 @@ pub(crate) fn spec(model: &str) -> ModelSpec {
     let mut s = ModelSpec::new("mock", model);
     s.temperature = Some(0.0);
     s
+}
+
+/// `model` of a `kind` provider at `server`, uncached ([`provider`], [`factory`], [`spec`]).
+pub(crate) fn model_of(kind: ProviderKind, server: &MockServer, model: &str) -> Arc<dyn ChatModel> {
+    factory(provider(kind, server), None)
+        .build(&spec(model))
+        .expect("model")
+}
+
+/// Answers every POST to `server` with `response`; with `times`, the server checks on drop
+/// that exactly that many arrived.
+pub(crate) async fn answer_posts(
+    server: &MockServer,
+    response: ResponseTemplate,
+    times: Option<u64>,
+) {
+    let mock = Mock::given(method("POST")).respond_with(response);
+    match times {
+        Some(n) => mock.expect(n).mount(server).await,
+        None => mock.mount(server).await,
+    }
+}
+
+/// One call as production makes it ([`request`]).
+pub(crate) async fn ask(model: &dyn ChatModel) -> Result<ChatResponse, LlmError> {
+    model.complete(&request("")).await
 }
 
 fn participant(text: &str) -> ParticipantMessage {

@@ -16,8 +16,7 @@ use tauguard_llm::{
     CapabilityOverride, ChatRequest, LlmConfig, ModelFactory, ModelSpec, ProviderConfig,
     ProviderKind, TokenLimit,
 };
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{MockServer, ResponseTemplate};
 
 pub(crate) fn repo_root() -> PathBuf {
     tauguard_testkit::workspace_root()
@@ -97,10 +96,12 @@ fn judge_request() -> ChatRequest {
 
 pub(crate) async fn ok_server(reply: Value) -> MockServer {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(reply))
-        .mount(&server)
-        .await;
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(reply),
+        None,
+    )
+    .await;
     server
 }
 
@@ -305,7 +306,7 @@ async fn anthropic_spec_extra_thinking_blocks_and_cached_system_prefix() {
         "metadata": {"user_id": "tauguard"}
     }));
     let model = factory.build(&spec).expect("model");
-    let first = model.complete(&common::request("")).await.expect("reply");
+    let first = common::ask(model.as_ref()).await.expect("reply");
     let call = first.tool_calls[0].clone();
     assert_eq!(call.name, "get_reservation_details");
 
@@ -377,17 +378,19 @@ fn telecom_tools() -> Vec<ToolSpec> {
 #[tokio::test]
 async fn gemini_echoes_issued_ids_and_sends_schemas_the_api_accepts() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(json!({
             "candidates": [{"content": {"role": "model", "parts": [
                 {"functionCall": {"id": "fc-7Hq2", "name": "set_apn_settings",
                     "args": {"apn_settings": {"apn_name": "internet"}}},
                  "thoughtSignature": "c2lnbmF0dXJl"}
             ]}, "finishReason": "STOP"}],
             "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5}
-        })))
-        .mount(&server)
-        .await;
+        })),
+        None,
+    )
+    .await;
     let factory = common::factory(common::provider(ProviderKind::Gemini, &server), None);
     let mut spec = ModelSpec::new("mock", "gemini-2.5-flash");
     spec.temperature = Some(0.0);

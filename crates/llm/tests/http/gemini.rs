@@ -44,12 +44,8 @@ async fn function_call_round_trip() {
         .expect(2)
         .mount(&server)
         .await;
-    let factory = common::factory(common::provider(ProviderKind::Gemini, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let resp = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect("reply");
+    let model = common::model_of(ProviderKind::Gemini, &server, MODEL);
+    let resp = common::ask(model.as_ref()).await.expect("reply");
 
     assert_eq!(resp.content.as_deref(), Some("I'll cancel it now."));
     let call = &resp.tool_calls[0];
@@ -62,10 +58,7 @@ async fn function_call_round_trip() {
     assert_eq!(resp.cost, None);
 
     // Same reply again: same synthesised id (deterministic).
-    let again = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect("reply");
+    let again = common::ask(model.as_ref()).await.expect("reply");
     assert_eq!(again.tool_calls[0].id, call.id);
 
     let requests = server.received_requests().await.unwrap_or_default();
@@ -113,43 +106,36 @@ async fn blocked_or_partless_reply_is_empty() {
         .up_to_n_times(1)
         .mount(&server)
         .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(json!({
             "candidates": [{"content": {"role": "model"}, "finishReason": "MAX_TOKENS"}],
             "usageMetadata": {"promptTokenCount": 12, "totalTokenCount": 12}
-        })))
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::Gemini, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("blocked");
+        })),
+        None,
+    )
+    .await;
+    let model = common::model_of(ProviderKind::Gemini, &server, MODEL);
+    let err = common::ask(model.as_ref()).await.expect_err("blocked");
     assert!(
         matches!(&err, LlmError::EmptyResponse { finish_reason: Some(r), .. } if r == "blocked: SAFETY"),
         "{err:?}"
     );
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("no parts");
+    let err = common::ask(model.as_ref()).await.expect_err("no parts");
     assert_eq!(err.class(), ErrorClass::ModelOutput);
 }
 
 #[tokio::test]
 async fn non_object_args_are_malformed() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(call_reply(json!(["EHGLP3"]))))
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::Gemini, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("malformed");
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(call_reply(json!(["EHGLP3"]))),
+        None,
+    )
+    .await;
+    let model = common::model_of(ProviderKind::Gemini, &server, MODEL);
+    let err = common::ask(model.as_ref()).await.expect_err("malformed");
     assert!(
         matches!(&err, LlmError::MalformedToolArguments(m) if m.tool == "cancel_reservation"),
         "{err:?}"

@@ -80,13 +80,9 @@ async fn tool_call_round_trip() {
         .expect(1)
         .mount(&server)
         .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
+    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
     assert_eq!(model.id(), "mock/gpt-4.1-2025-04-14");
-    let resp = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect("reply");
+    let resp = common::ask(model.as_ref()).await.expect("reply");
 
     assert_eq!(resp.content, None);
     assert_eq!(resp.tool_calls.len(), 1);
@@ -112,16 +108,14 @@ async fn tool_call_round_trip() {
 #[tokio::test]
 async fn text_reply_and_unknown_price() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(text_reply("Sure, one moment.")))
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let model = factory.build(&common::spec("local-llama")).expect("model");
-    let resp = model
-        .complete(&common::request("local-llama"))
-        .await
-        .expect("reply");
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(text_reply("Sure, one moment.")),
+        None,
+    )
+    .await;
+    let model = common::model_of(ProviderKind::OpenAi, &server, "local-llama");
+    let resp = common::ask(model.as_ref()).await.expect("reply");
     assert_eq!(resp.content.as_deref(), Some("Sure, one moment."));
     assert!(resp.tool_calls.is_empty());
     assert_eq!(resp.cost, None, "unknown model must cost None, not 0");
@@ -131,17 +125,14 @@ async fn text_reply_and_unknown_price() {
 async fn malformed_arguments_surface_raw_text_and_are_not_retried() {
     let server = MockServer::start().await;
     let raw = r#"{"reservation_id": "EHGLP3""#;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(tool_call_reply(raw)))
-        .expect(1)
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("malformed");
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(tool_call_reply(raw)),
+        Some(1),
+    )
+    .await;
+    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let err = common::ask(model.as_ref()).await.expect_err("malformed");
     assert_eq!(err.class(), ErrorClass::ModelOutput);
     match &err {
         LlmError::MalformedToolArguments(m) => {
@@ -156,30 +147,27 @@ async fn malformed_arguments_surface_raw_text_and_are_not_retried() {
 
     // A JSON value that is not an object is malformed too.
     server.reset().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(tool_call_reply("[1, 2]")))
-        .mount(&server)
-        .await;
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("array");
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(tool_call_reply("[1, 2]")),
+        None,
+    )
+    .await;
+    let err = common::ask(model.as_ref()).await.expect_err("array");
     assert!(matches!(err, LlmError::MalformedToolArguments(_)), "{err}");
 }
 
 #[tokio::test]
 async fn empty_reply_is_a_distinct_error() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(text_reply("")))
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("empty");
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(text_reply("")),
+        None,
+    )
+    .await;
+    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let err = common::ask(model.as_ref()).await.expect_err("empty");
     assert!(
         matches!(&err, LlmError::EmptyResponse { finish_reason: Some(r), .. } if r == "stop"),
         "{err:?}"
@@ -190,22 +178,15 @@ async fn empty_reply_is_a_distinct_error() {
 #[tokio::test]
 async fn auth_failure_is_fatal_and_never_quotes_the_key() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(401).set_body_json(json!({
+    common::answer_posts(&server, ResponseTemplate::new(401).set_body_json(json!({
             "error": {
                 "message": format!("Incorrect API key provided: {KEY}. You can find your API key at https://platform.openai.com/account/api-keys."),
                 "type": "invalid_request_error", "param": null, "code": "invalid_api_key"
             }
-        })))
-        .expect(1)
-        .mount(&server)
-        .await;
+        })), Some(1)).await;
     let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
     let model = factory.build(&common::spec(MODEL)).expect("model");
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("401");
+    let err = common::ask(model.as_ref()).await.expect_err("401");
     assert_eq!(err.class(), ErrorClass::Fatal);
     assert!(err.is_fatal());
     assert_eq!(err.status(), Some(401));
@@ -239,18 +220,17 @@ async fn missing_key_names_the_variable() {
 #[tokio::test]
 async fn no_key_configured_sends_no_authorization() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(text_reply("ok")))
-        .mount(&server)
-        .await;
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(text_reply("ok")),
+        None,
+    )
+    .await;
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
     cfg.api_key_env = None;
     let factory = common::factory(cfg, None);
     let model = factory.build(&common::spec("qwen3")).expect("model");
-    model
-        .complete(&common::request("qwen3"))
-        .await
-        .expect("reply");
+    common::ask(model.as_ref()).await.expect("reply");
     let requests = server.received_requests().await.unwrap_or_default();
     assert!(requests[0].headers.get("authorization").is_none());
 }

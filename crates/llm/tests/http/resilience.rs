@@ -28,18 +28,10 @@ async fn rate_limited_429_waits_for_retry_after_then_succeeds() {
         .expect(1)
         .mount(&server)
         .await;
-    Mock::given(method("POST"))
-        .respond_with(ok())
-        .expect(1)
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
+    common::answer_posts(&server, ok(), Some(1)).await;
+    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
     let started = Instant::now();
-    let resp = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect("reply");
+    let resp = common::ask(model.as_ref()).await.expect("reply");
     let waited = started.elapsed();
     assert!(waited >= Duration::from_secs(1), "waited only {waited:?}");
     assert!(waited < Duration::from_secs(3), "waited {waited:?}");
@@ -58,17 +50,10 @@ async fn retry_after_http_date_is_honoured() {
         .up_to_n_times(1)
         .mount(&server)
         .await;
-    Mock::given(method("POST"))
-        .respond_with(ok())
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
+    common::answer_posts(&server, ok(), None).await;
+    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
     let started = Instant::now();
-    let resp = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect("reply");
+    let resp = common::ask(model.as_ref()).await.expect("reply");
     assert!(
         started.elapsed() >= Duration::from_millis(1000),
         "{:?}",
@@ -85,16 +70,9 @@ async fn server_error_500_then_success() {
         .up_to_n_times(1)
         .mount(&server)
         .await;
-    Mock::given(method("POST"))
-        .respond_with(ok())
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let resp = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect("reply");
+    common::answer_posts(&server, ok(), None).await;
+    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let resp = common::ask(model.as_ref()).await.expect("reply");
     assert_eq!(resp.attempts, 2);
     assert_eq!(resp.tool_calls[0].name, "get_reservation_details");
 }
@@ -102,17 +80,14 @@ async fn server_error_500_then_success() {
 #[tokio::test]
 async fn persistent_429_gives_up_after_max_attempts() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(429).insert_header("retry-after-ms", "5"))
-        .expect(3)
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("429");
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(429).insert_header("retry-after-ms", "5"),
+        Some(3),
+    )
+    .await;
+    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let err = common::ask(model.as_ref()).await.expect_err("429");
     assert!(matches!(err, LlmError::RateLimited { .. }), "{err:?}");
     assert!(err.is_transient());
     let text = err.to_string();
@@ -125,21 +100,14 @@ async fn persistent_429_gives_up_after_max_attempts() {
 #[tokio::test]
 async fn timeout_is_transient_and_retried() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ok().set_delay(Duration::from_millis(500)))
-        .expect(2)
-        .mount(&server)
-        .await;
+    common::answer_posts(&server, ok().set_delay(Duration::from_millis(500)), Some(2)).await;
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
     cfg.timeout_secs = 0.05;
     cfg.retry.max_attempts = 2;
     let factory = common::factory(cfg, None);
     let model = factory.build(&common::spec(MODEL)).expect("model");
     let started = Instant::now();
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("timeout");
+    let err = common::ask(model.as_ref()).await.expect_err("timeout");
     assert!(matches!(err, LlmError::Timeout { .. }), "{err:?}");
     assert_eq!(err.class(), ErrorClass::Transient);
     assert!(
@@ -153,11 +121,7 @@ async fn timeout_is_transient_and_retried() {
 #[tokio::test]
 async fn a_stall_before_the_headers_is_a_time_out_long_before_the_time_out() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ok().set_delay(Duration::from_secs(3)))
-        .expect(2)
-        .mount(&server)
-        .await;
+    common::answer_posts(&server, ok().set_delay(Duration::from_secs(3)), Some(2)).await;
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
     cfg.timeout_secs = 30.0;
     cfg.stall_secs = 0.1;
@@ -165,10 +129,7 @@ async fn a_stall_before_the_headers_is_a_time_out_long_before_the_time_out() {
     let factory = common::factory(cfg, None);
     let model = factory.build(&common::spec(MODEL)).expect("model");
     let started = Instant::now();
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("stalled");
+    let err = common::ask(model.as_ref()).await.expect_err("stalled");
     let LlmError::Timeout { timeout, .. } = &err else {
         panic!("expected a time-out, got {err:?}");
     };
@@ -194,10 +155,7 @@ async fn connection_refused_is_transient() {
     cfg.retry.max_attempts = 2;
     let factory = common::factory(cfg, None);
     let model = factory.build(&common::spec(MODEL)).expect("model");
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("refused");
+    let err = common::ask(model.as_ref()).await.expect_err("refused");
     assert!(matches!(err, LlmError::Connection { .. }), "{err:?}");
     assert!(err.is_transient());
 }
@@ -205,17 +163,14 @@ async fn connection_refused_is_transient() {
 #[tokio::test]
 async fn non_json_success_body_is_permanent() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_string("<html>gateway</html>"))
-        .expect(1)
-        .mount(&server)
-        .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let err = model
-        .complete(&common::request(MODEL))
-        .await
-        .expect_err("html");
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_string("<html>gateway</html>"),
+        Some(1),
+    )
+    .await;
+    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let err = common::ask(model.as_ref()).await.expect_err("html");
     assert!(matches!(err, LlmError::InvalidResponse { .. }), "{err:?}");
     assert_eq!(err.class(), ErrorClass::Permanent);
 }
@@ -223,14 +178,14 @@ async fn non_json_success_body_is_permanent() {
 #[tokio::test]
 async fn concurrency_is_bounded_per_provider() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(text_reply("ok"))
-                .set_delay(Duration::from_millis(100)),
-        )
-        .mount(&server)
-        .await;
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200)
+            .set_body_json(text_reply("ok"))
+            .set_delay(Duration::from_millis(100)),
+        None,
+    )
+    .await;
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
     cfg.max_concurrency = 1;
     let factory = common::factory(cfg, None);
@@ -241,9 +196,7 @@ async fn concurrency_is_bounded_per_provider() {
     let mut tasks = Vec::new();
     for m in [a.clone(), b, a] {
         tasks.push(tokio::spawn(async move {
-            m.complete(&common::request(MODEL))
-                .await
-                .map(|r| r.attempts)
+            common::ask(m.as_ref()).await.map(|r| r.attempts)
         }));
     }
     for t in tasks {
@@ -259,20 +212,19 @@ async fn concurrency_is_bounded_per_provider() {
 #[tokio::test]
 async fn rate_limit_spaces_requests() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(text_reply("ok")))
-        .mount(&server)
-        .await;
+    common::answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(text_reply("ok")),
+        None,
+    )
+    .await;
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
     cfg.requests_per_minute = Some(1200); // one per 50 ms
     let factory = common::factory(cfg, None);
     let model = factory.build(&common::spec(MODEL)).expect("model");
     let started = Instant::now();
     for _ in 0..4 {
-        model
-            .complete(&common::request(MODEL))
-            .await
-            .expect("reply");
+        common::ask(model.as_ref()).await.expect("reply");
     }
     assert!(
         started.elapsed() >= Duration::from_millis(140),

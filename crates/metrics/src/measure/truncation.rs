@@ -1,7 +1,7 @@
 //! Replies cut at the token limit, per role: a reply whose provider stop reason says its
 //! token limit ended it (`length`, Anthropic `max_tokens`, Gemini `MAX_TOKENS`), as the
 //! orchestrator counts it in every record's usage (`RoleUsage::truncated`, defined by
-//! `tauguard_llm::model::cut_at_token_limit`). A cut reply is often half a sentence or half a
+//! `tauguard_llm::cut_at_token_limit`). A cut reply is often half a sentence or half a
 //! JSON object: a group with many of them measures the token limit as much as the agent.
 //!
 //! Counted over every simulation of a group, infrastructure errors included (their usage is

@@ -175,11 +175,12 @@ impl CellAt<'_> {
                         let key = self.axes.artifacts.iter().find(|a| a.label == set.label);
                         let key = key.map_or("guard.artifacts", |a| a.key.as_str());
                         at(format!(
-                            "{e} (the artifact set of `{key}`, `{}`)",
+                            "{} (the artifact set of `{key}`, `{}`)",
+                            tauguard_core::Chain(&e),
                             set.label
                         ))
                     }
-                    None => at(e.to_string()),
+                    None => at(tauguard_core::chain_text(&e)),
                 })?,
                 Vec::new(),
             ),

@@ -5,7 +5,7 @@ use std::time::Duration;
 use tauguard_core::Requestor;
 use tauguard_core::message::ToolCall;
 use tauguard_guards::{Decision, GuardContext};
-use tauguard_llm::model::{ChatRequest, ChatResponse};
+use tauguard_llm::{ChatRequest, ChatResponse};
 
 #[test]
 fn timestamps_are_seconds_and_six_digit_microseconds() {
@@ -44,8 +44,7 @@ impl ChatModel for Scripted {
     fn complete<'a>(
         &'a self,
         req: &'a ChatRequest,
-    ) -> tauguard_llm::model::BoxFuture<'a, Result<ChatResponse, tauguard_llm::error::LlmError>>
-    {
+    ) -> tauguard_llm::BoxFuture<'a, Result<ChatResponse, tauguard_llm::LlmError>> {
         self.seen.lock().unwrap().push(req.messages.to_vec());
         let (content, tool_calls) = self.replies.lock().unwrap().pop().expect("scripted");
         Box::pin(async move {
@@ -76,7 +75,7 @@ impl Guard for NoCancel {
         &'a self,
         _ctx: &'a GuardContext<'a>,
         call: &'a ToolCall,
-    ) -> tauguard_llm::model::BoxFuture<'a, Result<Decision, tauguard_guards::GuardError>> {
+    ) -> tauguard_llm::BoxFuture<'a, Result<Decision, tauguard_guards::GuardError>> {
         let d = if call.name == "cancel_reservation" {
             Decision::block(Vec::new(), "Confirm the cancellation with the user first.")
         } else {

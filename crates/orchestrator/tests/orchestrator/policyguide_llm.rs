@@ -13,8 +13,8 @@ use tauguard_core::record::{GuideTrigger, RequestStatus};
 use tauguard_core::{Message, ToolCall};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::factory::{GuardInputs, GuardName, GuardOptions, build_guard};
-use tauguard_llm::error::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::LlmError;
+use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 use tauguard_orchestrator::{Sampling, SimulationSpec, run_simulation};
 
 /// A model answering from a script in order and keeping every request it was sent.

@@ -12,8 +12,8 @@ use tauguard_compile::workflow::{Step, StepRecord, WorkflowCompileReport};
 use tauguard_core::message::Usage;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::catalog::{ToolCatalog, ToolClass};
-use tauguard_llm::error::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::LlmError;
+use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 
 /// Which step a request is, read from its prompt, and which try (0, or 1 for the repair).
 #[derive(Debug, Clone)]

@@ -89,16 +89,19 @@ pub fn load_domain_checklists(
 }
 
 /// Renders one tool checklist as YAML (the file format of `<tool>.yaml`).
-pub fn tool_checklist_to_yaml(checklist: &ToolChecklist) -> Result<String, String> {
-    serde_saphyr::to_string(checklist).map_err(|e| e.to_string())
+pub fn tool_checklist_to_yaml(
+    checklist: &ToolChecklist,
+) -> Result<String, serde_saphyr::SerializeError> {
+    serde_saphyr::to_string(checklist)
 }
 
 /// Renders general rules as YAML (the file format of `general_rules.yaml`).
-pub fn general_rules_to_yaml(rules: &[GeneralRule]) -> Result<String, String> {
+pub fn general_rules_to_yaml(
+    rules: &[GeneralRule],
+) -> Result<String, serde_saphyr::SerializeError> {
     serde_saphyr::to_string(&GeneralRules {
         rules: rules.to_vec(),
     })
-    .map_err(|e| e.to_string())
 }
 
 /// Writes `set` into `dir` (created if needed) in the layout [`load_domain_checklists`]
@@ -119,13 +122,13 @@ pub fn write_domain_checklists(dir: &Path, set: &DomainChecklists) -> Result<(),
                 ),
             ));
         }
-        let text =
-            tool_checklist_to_yaml(checklist).map_err(|e| ArtifactError::one(&file, None, e))?;
+        let text = tool_checklist_to_yaml(checklist)
+            .map_err(|e| ArtifactError::one(&file, None, e.to_string()))?;
         write(&file, &text)?;
     }
     let file = dir.join(GENERAL_RULES_FILE);
-    let text =
-        general_rules_to_yaml(&set.general).map_err(|e| ArtifactError::one(&file, None, e))?;
+    let text = general_rules_to_yaml(&set.general)
+        .map_err(|e| ArtifactError::one(&file, None, e.to_string()))?;
     write(&file, &text)
 }
 

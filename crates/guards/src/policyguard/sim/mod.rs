@@ -60,8 +60,8 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use tauguard_core::record::{RequirementResult, RoleUsage, Verdict};
 use tauguard_core::{Message, Requestor, ToolCall};
+use tauguard_llm::BoxFuture;
 use tauguard_llm::SIM_PROVIDER;
-use tauguard_llm::model::BoxFuture;
 
 /// One judged requirement of the sim verifier.
 #[derive(Debug, Clone, PartialEq)]

@@ -21,23 +21,21 @@ use super::flow::Flow;
 use super::guide::{GuideReply, GuideRequest, GuideVerifier, PolicyGuide};
 use crate::catalog::ToolCatalog;
 use crate::factory::GuardBuildError;
-use crate::policyguard::failure::{FailedAttempts, note_model_failure};
+use crate::policyguard::exchange::{Asker, Exchanged};
+use crate::policyguard::guard_prompts::GuardPrompts;
 use crate::policyguard::templates::TemplateError;
-use crate::policyguard::{
-    FailMode, ParseError, Sampling, add_usage, push_repair_turn, text_message,
-};
+use crate::policyguard::{FailMode, Sampling, text_message};
 use crate::seam::{Guard, GuardError, ModelPrompt};
 use parse::{GuideOutput, parse_guide_reply};
 use prompt::{
-    AuthorizationView, GuidePrompts, PendingView, PrefixVars, RequestVars, ToolsView, guide_history,
+    AuthorizationView, PendingView, PrefixVars, RequestVars, TEMPLATES, ToolsView, guide_history,
 };
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tauguard_core::Message;
 use tauguard_core::record::{FailCause, GuideTrigger, RoleUsage};
-use tauguard_llm::LlmError;
-use tauguard_llm::model::{BoxFuture, ChatModel};
+use tauguard_llm::{BoxFuture, ChatModel};
 
 /// What the guide is told about the procedures.
 #[derive(Debug, Clone)]
@@ -79,7 +77,7 @@ pub enum LlmGuideError {
 /// A [`GuideVerifier`] backed by a chat model.
 pub struct LlmGuide {
     model: Arc<dyn ChatModel>,
-    prompts: GuidePrompts,
+    prompts: GuardPrompts,
     flow: Arc<Flow>,
     graph: bool,
     prefix: Arc<str>,
@@ -107,7 +105,7 @@ impl LlmGuide {
         model: Arc<dyn ChatModel>,
         setup: &LlmGuideSetup,
     ) -> Result<LlmGuide, LlmGuideError> {
-        let prompts = GuidePrompts::load(&setup.prompts_dir)?;
+        let prompts = GuardPrompts::load(&setup.prompts_dir.join("guide"), TEMPLATES)?;
         let (flow, graph) = match knowledge {
             GuideKnowledge::Graph(flow) => {
                 if flow.bundle().domain != setup.catalog.domain {
@@ -293,91 +291,34 @@ impl LlmGuide {
         }
     }
 
-    /// The model failed after its retries: fatal errors end the run, others take the fail
-    /// mode with the error (and what the failed call spent) recorded.
-    fn unanswered(
-        &self,
-        e: LlmError,
-        attempt: u32,
-        mut usage: RoleUsage,
-        mut info: Map<String, Value>,
-        failed: FailedAttempts,
-    ) -> Result<GuideReply, GuardError> {
-        let cause = note_model_failure(e, attempt, &mut usage, &mut info, failed)?;
-        Ok(self.fail(usage, info, cause))
-    }
-
     async fn generate(&self, request: GuideRequest<'_>) -> Result<GuideReply, GuardError> {
         let ctx = request.ctx;
-        let dynamic = self
-            .render_request(ctx.history, request.cards, request.pending)
-            .map_err(|e| GuardError::Other(e.to_string()))?;
+        let dynamic = self.render_request(ctx.history, request.cards, request.pending)?;
         let known: Vec<&str> = request.cards.iter().map(|c| c.id.as_str()).collect();
-        let mut messages = vec![
+        let messages = vec![
             Message::System {
                 content: Some(self.prefix.clone()),
             },
             text_message(true, dynamic),
         ];
-        let mut usage = RoleUsage::default();
-        let mut info = self.base_info(request.trigger);
-        let mut failed = FailedAttempts::default();
-        let first = match self
-            .model
-            .complete(&self.sampling.request(ctx, messages.clone()))
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => return self.unanswered(e, 1, usage, info, failed),
-        };
-        add_usage(&mut usage, &first);
-        let first_text = first.content.unwrap_or_default();
-        let e1: ParseError = match parse_guide_reply(&first_text, &known) {
-            Ok(out) => {
-                info.insert("attempts".into(), json!(1));
-                return Ok(Self::reply(out, usage, info));
-            }
-            Err(e) => e,
-        };
-        failed.unparseable(1, &first_text, first.finish_reason.as_deref(), &e1.0);
-        let repair = self
-            .prompts
-            .render_repair(&e1.0)
-            .map_err(|e| GuardError::Other(e.to_string()))?;
-        push_repair_turn(&mut messages, first_text, repair);
-        let second = match self
-            .model
-            .complete(&self.sampling.request(ctx, messages))
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => {
-                info.insert("repaired".into(), json!(false));
-                info.insert("parse_errors".into(), json!([e1.0]));
-                return self.unanswered(e, 2, usage, info, failed);
-            }
-        };
-        add_usage(&mut usage, &second);
-        info.insert("attempts".into(), json!(2));
-        let second_text = second.content.as_deref().unwrap_or_default();
-        let parsed = parse_guide_reply(second_text, &known);
-        // Only a repair that parsed repaired anything.
-        info.insert("repaired".into(), json!(parsed.is_ok()));
-        match parsed {
-            Ok(out) => {
-                info.insert("parse_errors".into(), json!([e1.0]));
+        let info = self.base_info(request.trigger);
+        let asker = Asker::new(self.model.as_ref(), &self.sampling, ctx);
+        let repair = |error: &str| self.prompts.render_repair(error);
+        let parse = |reply: &str| parse_guide_reply(reply, &known);
+        let ex = asker.exchange(messages, repair, parse, true, info).await?;
+        let (usage, mut info, failed) = (ex.usage, ex.info, ex.failed);
+        Ok(match ex.outcome {
+            Exchanged::Parsed(out) => {
                 failed.write(&mut info);
-                Ok(Self::reply(out, usage, info))
+                Self::reply(out, usage, info)
             }
-            Err(e2) => {
-                failed.unparseable(2, second_text, second.finish_reason.as_deref(), &e2.0);
-                info.insert("parse_error".into(), json!(e2.0));
-                info.insert("parse_errors".into(), json!([e1.0, e2.0]));
+            Exchanged::Unparsed => {
                 let cause = failed.parse_cause();
                 failed.write(&mut info);
-                Ok(self.fail(usage, info, cause))
+                self.fail(usage, info, cause)
             }
-        }
+            Exchanged::Unanswered(cause) => self.fail(usage, info, cause),
+        })
     }
 }
 
@@ -404,10 +345,8 @@ pub fn build_llm_guide(
     model: Arc<dyn ChatModel>,
     setup: &LlmGuideSetup,
 ) -> Result<Arc<dyn Guard>, GuardBuildError> {
-    let guide = LlmGuide::new(knowledge, model, setup).map_err(|e| GuardBuildError {
-        guard: name.to_string(),
-        message: e.to_string(),
-    })?;
+    let guide =
+        LlmGuide::new(knowledge, model, setup).map_err(|e| GuardBuildError::new(name, e))?;
     let flow = guide.flow();
     Ok(Arc::new(PolicyGuide::new(name, flow, Box::new(guide))))
 }

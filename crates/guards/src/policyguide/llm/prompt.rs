@@ -13,9 +13,7 @@
 //! 3. on a repair retry: the unusable reply as an assistant message, then `repair.md`.
 
 use crate::policyguard::history::{HistoryEntry, compact_arguments, format_history_around};
-use crate::policyguard::templates::{TemplateError, Templates};
 use serde::Serialize;
-use std::path::Path;
 use tauguard_core::dialogue::GUIDANCE_PREFIX;
 use tauguard_core::{Message, ToolCall};
 
@@ -23,6 +21,8 @@ use tauguard_core::{Message, ToolCall};
 pub const SYSTEM_TEMPLATE: &str = "system.md";
 pub const REQUEST_TEMPLATE: &str = "request.md";
 pub const REPAIR_TEMPLATE: &str = "repair.md";
+/// The three, in the order [`crate::policyguard::guard_prompts::GuardPrompts::load`] takes them.
+pub const TEMPLATES: [&str; 3] = [SYSTEM_TEMPLATE, REQUEST_TEMPLATE, REPAIR_TEMPLATE];
 
 /// The agent's tools by class, as the prefix lists them (sorted).
 #[derive(Debug, Clone, Serialize)]
@@ -103,42 +103,4 @@ pub fn guide_history(history: &[Message], pending: Option<&ToolCall>) -> Vec<His
         }
     }
     entries
-}
-
-/// The three guide templates, parsed.
-#[derive(Debug)]
-pub struct GuidePrompts {
-    templates: Templates,
-}
-
-impl GuidePrompts {
-    /// Loads `<prompts_dir>/guide/{system,request,repair}.md` (the CLI passes
-    /// `configs/prompts`).
-    pub fn load(prompts_dir: &Path) -> Result<GuidePrompts, TemplateError> {
-        Ok(GuidePrompts {
-            templates: Templates::load(
-                &prompts_dir.join("guide"),
-                &[SYSTEM_TEMPLATE, REQUEST_TEMPLATE, REPAIR_TEMPLATE],
-            )?,
-        })
-    }
-
-    /// The static prefix (system message).
-    pub fn render_prefix(&self, vars: &PrefixVars<'_>) -> Result<String, TemplateError> {
-        self.templates.render(SYSTEM_TEMPLATE, vars)
-    }
-
-    /// The dynamic part (user message).
-    pub fn render_request(&self, vars: &RequestVars<'_>) -> Result<String, TemplateError> {
-        self.templates.render(REQUEST_TEMPLATE, vars)
-    }
-
-    /// The repair instruction after an unusable reply.
-    pub fn render_repair(&self, error: &str) -> Result<String, TemplateError> {
-        #[derive(Serialize)]
-        struct Vars<'a> {
-            error: &'a str,
-        }
-        self.templates.render(REPAIR_TEMPLATE, &Vars { error })
-    }
 }

@@ -62,14 +62,10 @@ pub(crate) fn adopt_task_set(
         .collect()
     };
     let path = dir.join("attacks.json");
-    if !path.exists() {
+    let Some(text) = RunError::read_optional(&path)? else {
         return Ok(HashMap::new());
-    }
-    let bad = |message: String| RunError::Input {
-        path: path.clone(),
-        message,
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| RunError::file(&path, e))?;
+    let bad = |message: String| RunError::input(&path, message);
     let de = &mut serde_json::Deserializer::from_str(&text);
     let file: AttacksFile = serde_path_to_error::deserialize(de)
         .map_err(|e| bad(format!("at `{}`: {}", e.path(), e.inner())))?;

@@ -261,14 +261,10 @@ fn load_tempting(
             .join(data.domain)
             .join("pv_annotations.json")
     };
-    if !path.exists() {
+    let Some(text) = RunError::read_optional(&path)? else {
         return Ok(HashMap::new());
-    }
-    let bad = |message: String| RunError::Input {
-        path: path.clone(),
-        message,
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| RunError::file(&path, e))?;
+    let bad = |message: String| RunError::input(&path, message);
     let v: Value = serde_json::from_str(&text).map_err(|e| RunError::file(&path, e))?;
     let tasks = v
         .get("tasks")

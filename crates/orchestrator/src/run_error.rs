@@ -131,6 +131,24 @@ pub enum RunError {
 }
 
 impl RunError {
+    /// An input that reads but is wrong, with the message naming the bad value.
+    pub(crate) fn input(path: impl Into<PathBuf>, message: String) -> RunError {
+        RunError::Input {
+            path: path.into(),
+            message,
+        }
+    }
+
+    /// The text of an optional input file: `None` when there is no such file.
+    pub(crate) fn read_optional(path: &std::path::Path) -> Result<Option<String>, RunError> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        std::fs::read_to_string(path)
+            .map(Some)
+            .map_err(|e| RunError::file(path, e))
+    }
+
     /// A file that could not be read, parsed or written, with its cause.
     pub(crate) fn file(
         path: impl Into<PathBuf>,

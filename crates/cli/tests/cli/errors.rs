@@ -4,7 +4,7 @@
 //! server rejects are bad input too: the run stops at once naming the key variable, and
 //! `run --check` says which model is rejected before anything runs.
 
-use crate::support::s;
+use crate::support::{assert_contains_all, s};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
@@ -400,13 +400,14 @@ fn a_server_answering_only_5xx_stops_the_run_like_refused_connections() {
     let out = tauguard_with_keys(&["run", s(&cfg), "--out", s(&run)]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "as a connection stop: {stderr}");
-    for part in [
-        "run stopped: 3 HTTP attempts were answered with a server error (5xx) in a row",
-        "model `m` of provider `bad`",
-        "`run.max_consecutive_server_errors`",
-        "--resume --out",
-    ] {
-        assert!(stderr.contains(part), "`{part}` missing from: {stderr}");
-    }
+    assert_contains_all(
+        &stderr,
+        &[
+            "run stopped: 3 HTTP attempts were answered with a server error (5xx) in a row",
+            "model `m` of provider `bad`",
+            "`run.max_consecutive_server_errors`",
+            "--resume --out",
+        ],
+    );
     assert_eq!(down.received().len(), 3, "no request after the limit");
 }

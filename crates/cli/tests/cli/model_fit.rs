@@ -5,7 +5,7 @@
 //! that drops `tools` or refuses the prompt's length fails the check naming the model and the
 //! check, a good one passes.
 
-use crate::support::{s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{assert_contains_all, s, tauguard_ok, tauguard_status as tauguard};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use tauguard_testkit::{
@@ -47,13 +47,14 @@ fn dry_run_warns_when_the_guide_prompt_does_not_fit_an_8k_model() {
         .lines()
         .find(|l| l.starts_with("warning: "))
         .unwrap_or_else(|| panic!("no warning:\n{text}"));
-    for part in [
-        "cell `airline|m|policyguide`",
-        "the guide prompt ≈ ",
-        "`loc/m` (8192 tokens)",
-    ] {
-        assert!(warning.contains(part), "{part}: {warning}");
-    }
+    assert_contains_all(
+        warning,
+        &[
+            "cell `airline|m|policyguide`",
+            "the guide prompt ≈ ",
+            "`loc/m` (8192 tokens)",
+        ],
+    );
     assert!(
         text.contains("airline|m|policyguide: agent prompt ≈ "),
         "{text}"
@@ -205,12 +206,13 @@ fn check_fails_a_server_that_refuses_the_prompt_for_length() {
         .lines()
         .find(|l| l.contains("agent: prompt fits: fails"))
         .unwrap_or_else(|| panic!("{out}"));
-    for part in [
-        "rejected as too long (HTTP 400)",
-        "the request exceeds the available context size",
-    ] {
-        assert!(line.contains(part), "{part}: {line}");
-    }
+    assert_contains_all(
+        line,
+        &[
+            "rejected as too long (HTTP 400)",
+            "the request exceeds the available context size",
+        ],
+    );
     assert!(err.contains("`loc/m` as agent: prompt fits"), "{err}");
     // What was sent is the agent's real system prompt with its tools.
     let sent = bodies(&srv);
@@ -244,14 +246,15 @@ fn check_passes_a_good_server_for_every_role_it_plays() {
     let (code, out, err) = tauguard(&["run", "--check", s(&cfg)]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("reachable: agent, user `loc/m`"), "{out}");
-    for line in [
-        "  agent: tool calling: ok (called `get_user_details` (asked for `get_reservation_details`",
-        "  agent: prompt fits: ok",
-        "  user: prompt fits: ok",
-        "  verifier: prompt fits: ok",
-    ] {
-        assert!(out.contains(line), "{line}: {out}");
-    }
+    assert_contains_all(
+        &out,
+        &[
+            "  agent: tool calling: ok (called `get_user_details` (asked for `get_reservation_details`",
+            "  agent: prompt fits: ok",
+            "  user: prompt fits: ok",
+            "  verifier: prompt fits: ok",
+        ],
+    );
     // The fixture airline gives the user no tools: no user tool request.
     assert!(!out.contains("user: tool calling"), "{out}");
     // Uncached: a second check asks the server again.

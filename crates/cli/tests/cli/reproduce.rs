@@ -4,7 +4,7 @@
 //! its domains — beside the published numbers with the difference per cell and writes it as
 //! Markdown, tidy CSV and JSON.
 
-use crate::support::{s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{assert_contains_all, s, tauguard_ok, tauguard_status as tauguard};
 use std::path::{Path, PathBuf};
 use tauguard_orchestrator::{RunConfig, RunOptions, RunPlan};
 use tauguard_testkit::{tau2_dir, workspace_root};
@@ -257,15 +257,16 @@ fn policyguard_main_offline_prints_its_table_beside_the_published_numbers() {
         }
     }
     // Published values are visible, with the difference column beside them.
-    for shown in [
-        "/ 0.460 /",
-        "/ 0.958 /",
-        "/ +0.120 /",
-        "/ +0.060 /",
-        "/ −0.140 /",
-    ] {
-        assert!(md.contains(shown), "{shown} missing: {md}");
-    }
+    assert_contains_all(
+        &md,
+        &[
+            "/ 0.460 /",
+            "/ 0.958 /",
+            "/ +0.120 /",
+            "/ +0.060 /",
+            "/ −0.140 /",
+        ],
+    );
     let rows = csv_rows(tmp.path());
     assert!(rows.iter().all(|r| r["simulated"] == "true"));
     let base = cell(

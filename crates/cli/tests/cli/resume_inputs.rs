@@ -3,7 +3,7 @@
 //! the run into two cells and shrink the report's k range. The refusal names the cell, the
 //! two cell hashes and the settings that differ.
 
-use crate::support::{s, tauguard_ok, tauguard_status};
+use crate::support::{assert_contains_all, s, tauguard_ok, tauguard_status};
 use tauguard_testkit::SimConfig;
 
 #[test]
@@ -37,14 +37,15 @@ fn resume_refuses_a_changed_prompt_naming_what_changed() {
     std::fs::write(&own, "Second wording.\n").unwrap();
     let (code, _, err) = tauguard_status(&args);
     assert_eq!(code, 2, "{err}");
-    for part in [
-        "cell `airline|sim-agent|baseline`",
-        "cell hash",
-        "→",
-        "benchmark.agent_instruction",
-    ] {
-        assert!(err.contains(part), "`{part}` missing: {err}");
-    }
+    assert_contains_all(
+        &err,
+        &[
+            "cell `airline|sim-agent|baseline`",
+            "cell hash",
+            "→",
+            "benchmark.agent_instruction",
+        ],
+    );
     std::fs::write(&own, "First wording.\n").unwrap();
 
     let edited = prompts.join("user_attacker.md");

@@ -103,6 +103,13 @@ pub(crate) fn report_json(dir: &Path, extra: &[&str]) -> Value {
     serde_json::from_str(&tauguard_ok(&args)).unwrap()
 }
 
+/// Asserts that `text` holds every one of `parts`, naming the first one missing.
+pub(crate) fn assert_contains_all(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "`{part}` missing from: {text}");
+    }
+}
+
 /// The group of `guard` among a report's JSON groups.
 pub(crate) fn guard_group<'a>(groups: &'a Value, guard: &str) -> &'a Value {
     groups

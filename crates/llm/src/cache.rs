@@ -319,7 +319,6 @@ fn message_identity(m: &Message) -> Value {
 }
 
 /// A [`ChatModel`] that answers from a [`ResponseCache`] when it can.
-#[derive(Debug)]
 pub struct CachedModel<M> {
     inner: M,
     cache: Arc<ResponseCache>,

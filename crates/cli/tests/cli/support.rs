@@ -5,9 +5,7 @@
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use tauguard_orchestrator::RunConfig;
-use tauguard_orchestrator::{RunOptions, RunSummary, run};
-use tauguard_orchestrator::{self, Workload};
+use tauguard_orchestrator::{RunConfig, RunOptions, RunSummary, Workload, build_runtime, run};
 use tauguard_testkit::{MockProvider, SimConfig};
 
 /// Runs `tauguard` with `args` from the workspace root; returns (exit code, stdout, stderr).
@@ -161,7 +159,7 @@ pub(crate) fn run_in_process(cfg: RunConfig, out: &Path) -> RunSummary {
         project_dir: Some(tauguard_testkit::workspace_root()),
         ..Default::default()
     };
-    runtime::build(Workload::of(&cfg))
+    build_runtime(Workload::of(&cfg))
         .unwrap()
         .block_on(run(cfg, opts))
         .unwrap()

@@ -7,9 +7,9 @@ use crate::support::{fixture_dir, opts, parse, run_with};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunOptions, RunSummary};
+use tauguard_orchestrator::RunConfig;
+use tauguard_orchestrator::read_records;
+use tauguard_orchestrator::{RunOptions, RunSummary};
 use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
 use wiremock::{Request, Respond, ResponseTemplate};
 

@@ -6,9 +6,9 @@ use std::collections::HashSet;
 use std::path::Path;
 use tauguard_core::record::SimulationRecord;
 use tauguard_env::{DataDir, DomainData};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::evaluate::{GoldCache, NlCheck, evaluate, evaluate_with};
-use tauguard_orchestrator::records::read_records;
+use tauguard_orchestrator::RunConfig;
+use tauguard_orchestrator::{GoldCache, NlCheck, Trajectory, evaluate, evaluate_final};
+use tauguard_orchestrator::read_records;
 use tauguard_testkit::SimConfig;
 
 fn config(domain_dir: &Path, trials: u32, faults: &str) -> RunConfig {
@@ -248,8 +248,14 @@ fn evaluation_from_the_final_environment_equals_trajectory_replay() {
                     })
                     .collect()
             });
-            let replayed =
-                evaluate_with(&data, task, &r.messages, r.termination_reason, nl, &gold).unwrap();
+            let sim = Trajectory {
+                data: &data,
+                task,
+                messages: &r.messages,
+                termination_reason: r.termination_reason,
+                gold: &gold,
+            };
+            let replayed = evaluate_final(sim, nl, None).unwrap();
             assert_eq!(&replayed, stored, "{domain} task {}", r.task_id);
         }
         assert!(
@@ -267,7 +273,7 @@ fn with_guards(mut cfg: RunConfig, guards: &[&str]) -> RunConfig {
 #[test]
 fn plan_holds_typed_cells_in_upstream_order() {
     use tauguard_guards::GuardName;
-    use tauguard_orchestrator::plan::{RunPlan, SimIndex};
+    use tauguard_orchestrator::{RunPlan, SimIndex};
     let cfg = with_guards(
         config(&fixture_dir(), 3, ""),
         &["baseline", "toolguard", "pg-checklist-strict", "hybrid"],
@@ -442,7 +448,7 @@ fn resume_refuses_another_configuration_and_names_the_keys() {
 
 #[test]
 fn a_second_run_on_a_locked_directory_is_refused() {
-    use tauguard_orchestrator::run_dir::RunDir;
+    use tauguard_orchestrator::RunDir;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config(&fixture_dir(), 1, "");
     let held = RunDir::open(tmp.path(), &cfg, &Default::default(), false, true, None).unwrap();
@@ -505,7 +511,7 @@ fn records_carry_their_cell_identity() {
 /// agent's tempting call is the target call, and a model user is prompted as an attacker.
 #[test]
 fn attack_task_sets_load_with_targets_and_the_attacker_prompt() {
-    use tauguard_orchestrator::plan::RunPlan;
+    use tauguard_orchestrator::RunPlan;
     let Some(dir) = tau2_dir() else { return };
     let mut cfg = config(&dir, 1, "");
     cfg.run.task_set = Some("tasks/airline/attacks".into());

@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 use tauguard_core::record::SimulationRecord;
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::records::read_records;
-use tauguard_orchestrator::runner::{RunError, RunOptions, RunSummary, run};
-use tauguard_orchestrator::runtime::{self, Workload};
+use tauguard_orchestrator::RunConfig;
+use tauguard_orchestrator::read_records;
+use tauguard_orchestrator::{RunError, RunOptions, RunSummary, run};
+use tauguard_orchestrator::{Workload, build_runtime};
 use tauguard_testkit::SimConfig;
 
 pub(crate) fn root() -> PathBuf {
@@ -36,7 +36,7 @@ pub(crate) fn opts(out: &Path) -> RunOptions {
 
 /// Runs `cfg` with `opts` on the runtime its workload asks for, as the binary does.
 pub(crate) fn run_with(cfg: RunConfig, opts: RunOptions) -> Result<RunSummary, RunError> {
-    let rt = runtime::build(Workload::of(&cfg)).unwrap();
+    let rt = build_runtime(Workload::of(&cfg)).unwrap();
     rt.block_on(run(cfg, opts))
 }
 

@@ -4,7 +4,7 @@
 
 use crate::support::{fixture_dir, parse, run_records, run_to};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_orchestrator::evaluate::evaluate;
+use tauguard_orchestrator::evaluate;
 use tauguard_testkit::SimConfig;
 
 #[test]

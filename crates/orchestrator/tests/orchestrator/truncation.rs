@@ -14,8 +14,8 @@ use tauguard_core::Message;
 use tauguard_core::message::TokenLimitRetry;
 use tauguard_core::record::SimulationRecord;
 use tauguard_guards::factory::{DEFAULT_GUIDE_MAX_TOKENS, DEFAULT_VERIFIER_MAX_TOKENS};
-use tauguard_orchestrator::config::RunConfig;
-use tauguard_orchestrator::runner::RunSummary;
+use tauguard_orchestrator::RunConfig;
+use tauguard_orchestrator::RunSummary;
 use tauguard_testkit::{Loopback, MockProvider, SimConfig, chat_completion};
 use wiremock::{Request, Respond, ResponseTemplate};
 
@@ -160,11 +160,11 @@ fn cut_replies_are_recorded_with_their_stop_reason_and_counted() {
         "airline",
     )
     .unwrap();
-    let exported = tauguard_orchestrator::export::results_json(
+    let exported = tauguard_orchestrator::results_json(
         &recs,
         &data,
         None,
-        &tauguard_orchestrator::export::ExportOptions::default(),
+        &tauguard_orchestrator::ExportOptions::default(),
     )
     .unwrap();
     let text = exported["simulations"].to_string();

@@ -1,5 +1,7 @@
 //! The one error type of this crate. Every variant that comes from an input names the file
 //! (and the line, where there is one), so a malformed record is found without a debugger.
+//! A cause that is an error keeps it as its `#[source]`: the message names what failed and
+//! where, and the binary's `{err:#}` (or `tauguard_core::Chain`) adds the cause once.
 
 use std::path::PathBuf;
 
@@ -7,9 +9,10 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum MetricsError {
     /// A file or directory could not be read or written.
-    #[error("{}: {cause}", path.display())]
+    #[error("{}", path.display())]
     Io {
         path: PathBuf,
+        #[source]
         cause: std::io::Error,
     },
     /// A line of a `records.jsonl` is not a valid simulation record.
@@ -38,8 +41,12 @@ pub enum MetricsError {
     #[error("no paired simulations: {0}")]
     NoPairs(String),
     /// Writing a CSV table failed.
-    #[error("{}: {cause}", path.display())]
-    Csv { path: PathBuf, cause: csv::Error },
+    #[error("{}", path.display())]
+    Csv {
+        path: PathBuf,
+        #[source]
+        cause: csv::Error,
+    },
     /// A `compare` selector is malformed or names a key no record has.
     #[error("selector `{selector}`: {message}")]
     BadSelector { selector: String, message: String },

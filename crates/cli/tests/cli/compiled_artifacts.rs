@@ -119,6 +119,20 @@ fn compile_set(data: &Path, set: &Path) {
     }
 }
 
+/// `diff-artifacts A B --domain airline` with `extra` arguments: (exit code, stdout, stderr).
+pub(crate) fn diff_airline(a: &str, b: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["diff-artifacts", a, b, "--domain", "airline"];
+    args.extend_from_slice(extra);
+    tauguard(&args)
+}
+
+/// [`diff_airline`] as JSON, which must succeed.
+pub(crate) fn diff_json(a: &str, b: &str) -> Value {
+    let (code, stdout, stderr) = diff_airline(a, b, &["--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
 /// Runs `guards` over the frozen artifacts and the set `set` (`num_tasks` airline tasks from
 /// `data`) as `dir/<name>.toml` into `dir/<name>`, asserting it succeeds; returns the records.
 pub(crate) fn run_over_both_sets(
@@ -220,17 +234,7 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
     );
 
     // diff: exactly the dropped requirement.
-    let (code, stdout, stderr) = tauguard(&[
-        "diff-artifacts",
-        "tasks/airline",
-        set_arg,
-        "--domain",
-        "airline",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
-    let d: Value = serde_json::from_str(&stdout).unwrap();
+    let d = diff_json("tasks/airline", set_arg);
     assert_eq!(d["checklists"]["same"], false);
     assert!(d["workflow"].is_null(), "the set holds no workflow");
     for t in d["checklists"]["diff"]["tools"].as_array().unwrap() {
@@ -251,13 +255,7 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
             .contains("compiled by"),
         "{d}"
     );
-    let (_, text, _) = tauguard(&[
-        "diff-artifacts",
-        "tasks/airline",
-        set_arg,
-        "--domain",
-        "airline",
-    ]);
+    let (_, text, _) = diff_airline("tasks/airline", set_arg, &[]);
     assert!(
         text.contains(&format!("cancel_reservation: requirements 6 → 5; removed {DROPPED}"))
             && text.contains("book_reservation: requirements 9, same")

@@ -3,7 +3,7 @@
 //! their own, and a missing or malformed set stops the run before anything is written,
 //! naming the key and the directory.
 
-use crate::compiled_artifacts::{run, run_over_both_sets};
+use crate::compiled_artifacts::{diff_airline, diff_json, run, run_over_both_sets};
 use crate::support::{s, tauguard_status as tauguard};
 use serde_json::{Value, json};
 use tauguard_testkit::{SimConfig, tau2_dir, workspace_root};
@@ -30,17 +30,7 @@ fn a_hand_edited_workflow_copy_diffs_by_its_edit_and_a_broken_set_stops_the_run(
         serde_json::to_string_pretty(&bundle).unwrap(),
     )
     .unwrap();
-    let (code, stdout, stderr) = tauguard(&[
-        "diff-artifacts",
-        s(&frozen),
-        s(&wf.join("bundle.json")),
-        "--domain",
-        "airline",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
-    let d: Value = serde_json::from_str(&stdout).unwrap();
+    let d = diff_json(s(&frozen), s(&wf.join("bundle.json")));
     let w = &d["workflow"]["diff"];
     assert_eq!(d["workflow"]["same_shape"], false);
     let pair = |v: &Value| (v["a"].as_u64().unwrap(), v["b"].as_u64().unwrap());
@@ -156,13 +146,7 @@ fn a_hand_edited_workflow_copy_diffs_by_its_edit_and_a_broken_set_stops_the_run(
     // Undo the edit: the set's workflow is the guide's, and only the guides read it — the
     // checklist guard gets one cell on the frozen set.
     std::fs::copy(&frozen, wf.join("bundle.json")).unwrap();
-    let (_, text, _) = tauguard(&[
-        "diff-artifacts",
-        "tasks/airline",
-        edit_arg,
-        "--domain",
-        "airline",
-    ]);
+    let (_, text, _) = diff_airline("tasks/airline", edit_arg, &[]);
     assert!(
         text.contains("workflow: the same shape") && text.contains("checklists: not compared"),
         "{text}"

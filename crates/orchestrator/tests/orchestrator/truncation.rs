@@ -314,17 +314,19 @@ fn limits_by_role(bodies: &[Value]) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
     (agent, verifier, guide)
 }
 
+/// Runs pg-raw and policyguide into `out` with `guard` (a `[guard]` table or nothing); returns
+/// the token limits the agent's, the verifier's and the guide's requests were sent with.
+fn limits_sent(guard: &str, out: &Path) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+    let server = Server::start(by_role, Duration::ZERO);
+    let tail = format!("{guard}[grid]\nguards = [\"pg-raw\", \"policyguide\"]\n");
+    run_cut(config(&server.server.uri(), "", &tail), out);
+    limits_by_role(&server.bodies())
+}
+
 #[test]
 fn the_paired_verifier_and_guide_send_their_own_token_limits() {
-    let server = Server::start(by_role, Duration::ZERO);
     let out = tempfile::tempdir().unwrap();
-    let cfg = config(
-        &server.server.uri(),
-        "",
-        "[grid]\nguards = [\"pg-raw\", \"policyguide\"]\n",
-    );
-    run_cut(cfg, out.path());
-    let (agent, verifier, guide) = limits_by_role(&server.bodies());
+    let (agent, verifier, guide) = limits_sent("", out.path());
     assert!(!agent.is_empty() && !verifier.is_empty() && !guide.is_empty());
     assert!(agent.iter().all(|l| *l == AGENT_LIMIT), "{agent:?}");
     assert!(
@@ -355,15 +357,9 @@ fn the_paired_verifier_and_guide_send_their_own_token_limits() {
     }
 
     // `[guard]` sets them.
-    let server = Server::start(by_role, Duration::ZERO);
     let out = tempfile::tempdir().unwrap();
-    let cfg = config(
-        &server.server.uri(),
-        "",
-        "[guard]\nverifier_max_tokens = 3000\nguide_max_tokens = 1500\n[grid]\nguards = [\"pg-raw\", \"policyguide\"]\n",
-    );
-    run_cut(cfg, out.path());
-    let (agent, verifier, guide) = limits_by_role(&server.bodies());
+    let set = "[guard]\nverifier_max_tokens = 3000\nguide_max_tokens = 1500\n";
+    let (agent, verifier, guide) = limits_sent(set, out.path());
     assert!(agent.iter().all(|l| *l == AGENT_LIMIT), "{agent:?}");
     assert!(
         !verifier.is_empty() && verifier.iter().all(|l| *l == 3000),

@@ -22,14 +22,7 @@ async fn model_timeout_overrides_the_provider_default() {
         600.0
     );
     let server = MockServer::start().await;
-    common::answer_posts(
-        &server,
-        ResponseTemplate::new(200)
-            .set_body_json(text_reply("late"))
-            .set_delay(Duration::from_millis(400)),
-        None,
-    )
-    .await;
+    common::answer_posts_late(&server, text_reply("late"), Duration::from_millis(400)).await;
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
     cfg.retry.max_attempts = 1;
     let factory = common::factory(cfg, None);

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 use std::sync::Arc;
+use std::time::Duration;
 use tauguard_core::message::ParticipantMessage;
 use tauguard_core::{Message, ToolSpec};
 use tauguard_llm::{
@@ -90,6 +91,14 @@ pub(crate) async fn answer_posts(
         Some(n) => mock.expect(n).mount(server).await,
         None => mock.mount(server).await,
     }
+}
+
+/// Answers every POST to `server` with `body` (HTTP 200) after `delay`.
+pub(crate) async fn answer_posts_late(server: &MockServer, body: Value, delay: Duration) {
+    let reply = ResponseTemplate::new(200)
+        .set_body_json(body)
+        .set_delay(delay);
+    answer_posts(server, reply, None).await;
 }
 
 /// One call as production makes it ([`request`]).

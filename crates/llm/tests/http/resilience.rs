@@ -178,14 +178,7 @@ async fn non_json_success_body_is_permanent() {
 #[tokio::test]
 async fn concurrency_is_bounded_per_provider() {
     let server = MockServer::start().await;
-    common::answer_posts(
-        &server,
-        ResponseTemplate::new(200)
-            .set_body_json(text_reply("ok"))
-            .set_delay(Duration::from_millis(100)),
-        None,
-    )
-    .await;
+    common::answer_posts_late(&server, text_reply("ok"), Duration::from_millis(100)).await;
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
     cfg.max_concurrency = 1;
     let factory = common::factory(cfg, None);

@@ -13,10 +13,10 @@ use tauguard_core::record::{ActionCheck, RewardInfo};
 use tauguard_core::task::{Action, EnvAssertion, EvaluationCriteria, RewardType};
 use tauguard_core::termination::Termination;
 use tauguard_core::{Requestor, Task, ToolKind};
-use tauguard_env::gold_env;
 use tauguard_env::apply_initial_state;
-use tauguard_env::{Drift, replay_tool_calls};
+use tauguard_env::gold_env;
 use tauguard_env::{DomainData, Environment};
+use tauguard_env::{Drift, replay_tool_calls};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {

@@ -96,6 +96,7 @@ pub fn assistant_text(content: &str) -> Value {
 /// A loopback mock server on a runtime of its own, apart from the one a test runs on (a
 /// binary's run, or the test's own); dropping it stops the server.
 #[cfg(feature = "mock-server")]
+#[derive(Debug)]
 pub struct Loopback {
     pub server: wiremock::MockServer,
     pub rt: tokio::runtime::Runtime,

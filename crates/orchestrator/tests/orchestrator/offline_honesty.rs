@@ -15,8 +15,8 @@ use tauguard_guards::policyguard::checklist::DomainChecklists;
 use tauguard_guards::policyguard::prerequisites::Prerequisites;
 use tauguard_guards::policyguard::sim::SimVerifier;
 use tauguard_guards::{GuardName, KNOWN_GUARDS};
-use tauguard_orchestrator::RunConfig;
 use tauguard_orchestrator::NmrOracle;
+use tauguard_orchestrator::RunConfig;
 use tauguard_orchestrator::label_missing_prerequisites;
 
 /// A grid of every guard configuration there is ([`KNOWN_GUARDS`], strict variants included)

@@ -7,8 +7,8 @@ use std::path::Path;
 use tauguard_core::record::SimulationRecord;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_orchestrator::RunConfig;
-use tauguard_orchestrator::{GoldCache, NlCheck, Trajectory, evaluate, evaluate_final};
 use tauguard_orchestrator::read_records;
+use tauguard_orchestrator::{GoldCache, NlCheck, Trajectory, evaluate, evaluate_final};
 use tauguard_testkit::SimConfig;
 
 fn config(domain_dir: &Path, trials: u32, faults: &str) -> RunConfig {

@@ -9,8 +9,8 @@ use crate::support::{opts, parse, run_with};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tauguard_orchestrator::render_scenario;
 use tauguard_orchestrator::RunOptions;
+use tauguard_orchestrator::render_scenario;
 use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
 use wiremock::{Request, Respond, ResponseTemplate};
 

@@ -103,17 +103,7 @@ impl Sources {
             g.overall.n_simulations
         );
         if let Some(c) = self.of(g) {
-            let join = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
-            s.push_str(&format!(
-                ", {} records; runs {}; config hashes {}",
-                c.records,
-                join(&c.run_ids),
-                if c.config_hashes.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    join(&c.config_hashes)
-                }
-            ));
+            s.push_str(&format!(", {}", c.origin()));
         }
         s
     }
@@ -122,22 +112,32 @@ impl Sources {
 impl Sources {
     /// One line per cell: `domain / agent / guard: cell …, N records; runs …; config hashes …`.
     pub fn lines(&self) -> Vec<String> {
-        let join = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
         self.cells
             .iter()
             .map(|((domain, agent, guard, cell), c)| {
                 format!(
-                    "{domain} / {agent} / {guard}: cell {}, {} records; runs {}; config hashes {}",
+                    "{domain} / {agent} / {guard}: cell {}, {}",
                     if cell.is_empty() { "(none)" } else { cell },
-                    c.records,
-                    join(&c.run_ids),
-                    if c.config_hashes.is_empty() {
-                        "(none)".to_string()
-                    } else {
-                        join(&c.config_hashes)
-                    }
+                    c.origin()
                 )
             })
             .collect()
+    }
+}
+
+impl CellSources {
+    /// `N records; runs …; config hashes …`, the part of a caption line both views share.
+    fn origin(&self) -> String {
+        let join = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
+        format!(
+            "{} records; runs {}; config hashes {}",
+            self.records,
+            join(&self.run_ids),
+            if self.config_hashes.is_empty() {
+                "(none)".to_string()
+            } else {
+                join(&self.config_hashes)
+            }
+        )
     }
 }

@@ -415,13 +415,7 @@ impl Endpoint {
                 self.redact(&e.to_string())
             ));
         }
-        let mut message = e.to_string();
-        let mut source = std::error::Error::source(e);
-        while let Some(s) = source {
-            message.push_str(": ");
-            message.push_str(&s.to_string());
-            source = s.source();
-        }
+        let message = tauguard_core::chain_text(e);
         LlmError::Connection {
             provider: self.name.clone(),
             model: model.to_string(),

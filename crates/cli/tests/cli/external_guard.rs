@@ -9,9 +9,9 @@ use crate::support::{guard_events, records, s, tauguard_in_env};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tauguard_testkit::workspace_root;
+use tauguard_testkit::{Loopback, workspace_root};
 use wiremock::matchers::{body_string_contains, method};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 /// The Python that runs guards, and the environment it needs: the CI venv, where `.ci/run`
 /// installed the SDK (required under CI), else `python3` with the SDK on `PYTHONPATH`.
@@ -99,22 +99,18 @@ fn example_guards_run_over_every_domain_and_report_like_built_in_guards() {
         .filter(|d| data_dir().join(d).is_dir())
         .collect();
     assert!(domains.len() >= 3, "the τ²-bench domains: {domains:?}");
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let server = MockServer::start().await;
+    let server = Loopback::start();
+    server.add(
         Mock::given(method("POST"))
             .and(body_string_contains("Pending action: cancel_reservation"))
             .respond_with(verdict("BLOCK"))
-            .with_priority(1)
-            .mount(&server)
-            .await;
+            .with_priority(1),
+    );
+    server.add(
         Mock::given(method("POST"))
             .respond_with(verdict("PASS"))
-            .with_priority(2)
-            .mount(&server)
-            .await;
-        server
-    });
+            .with_priority(2),
+    );
     let (py, _) = python();
     let examples = workspace_root().join("sdk/python/examples");
     let rule = vec![

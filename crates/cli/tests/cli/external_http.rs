@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use tauguard_testkit::workspace_root;
+use tauguard_testkit::{Loopback, workspace_root};
 use wiremock::matchers::{body_string_contains, method};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 fn data_dir() -> String {
     tauguard_testkit::tau2_candidate().display().to_string()
@@ -94,31 +94,27 @@ fn the_rule_guard_served_over_http_decides_with_lookups() {
 
 #[test]
 fn an_http_error_follows_the_fail_mode_with_its_status() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(async {
-        let s = MockServer::start().await;
+    let server = Loopback::start();
+    server.add(
         Mock::given(method("POST"))
             .and(body_string_contains("\"type\":\"hello\""))
             .respond_with(
                 ResponseTemplate::new(200).set_body_json(json!({"type": "hello",
                 "id": "hello-1", "protocol": 1, "name": "flaky", "version": "9"})),
             )
-            .with_priority(1)
-            .mount(&s)
-            .await;
+            .with_priority(1),
+    );
+    server.add(
         Mock::given(method("POST"))
             .and(body_string_contains("\"type\":\"mutating_call\""))
             .respond_with(ResponseTemplate::new(500).set_body_string("overloaded"))
-            .with_priority(2)
-            .mount(&s)
-            .await;
+            .with_priority(2),
+    );
+    server.add(
         Mock::given(method("POST"))
             .respond_with(ResponseTemplate::new(200).set_body_json(json!({})))
-            .with_priority(3)
-            .mount(&s)
-            .await;
-        s
-    });
+            .with_priority(3),
+    );
     let tmp = tempfile::tempdir().unwrap();
     let (code, recs, err) = run(tmp.path(), &server.uri(), "open");
     assert_eq!(code, 0, "{err}");

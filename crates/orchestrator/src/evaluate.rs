@@ -24,8 +24,16 @@ pub enum EvalError {
     InitialState(#[from] tauguard_env::InitialStateError),
     #[error("trajectory replay")]
     Replay(#[from] tauguard_env::ReplayError),
-    #[error("env assertion `{func}`: {message}")]
-    Assertion { func: String, message: String },
+    /// The assertion's function, or the sync after it, raised. The tool error displays as
+    /// Python's `str(e)`, so the exception class is named here, before it.
+    #[error("env assertion `{func}`: {}", cause.class)]
+    Assertion {
+        func: String,
+        #[source]
+        cause: tauguard_env::ToolError,
+    },
+    #[error("env assertion `{func}`: returned {value} instead of bool")]
+    NotBool { func: String, value: String },
     #[error("reward basis contains NL_ASSERTION but no judge verdicts were supplied")]
     MissingNl,
 }
@@ -363,17 +371,22 @@ fn env_assertion_check(
         let predicted = predicted
             .as_mut()
             .expect("a copy is made whenever there are assertions");
-        let fail = |message: String| EvalError::Assertion {
+        let fail = |cause| EvalError::Assertion {
             func: a.func_name.clone(),
-            message,
+            cause,
         };
         let value = predicted
             .call(a.env_type, &a.func_name, &a.arguments)
-            .map_err(|e| fail(e.qualified()))?;
-        predicted.sync_tools().map_err(|e| fail(e.qualified()))?;
+            .map_err(fail)?;
+        predicted.sync_tools().map_err(fail)?;
         let got = match value {
             tauguard_env::ToolValue::Json(Value::Bool(b)) => b,
-            other => return Err(fail(format!("returned {other:?} instead of bool"))),
+            other => {
+                return Err(EvalError::NotBool {
+                    func: a.func_name.clone(),
+                    value: format!("{other:?}"),
+                });
+            }
         };
         let met = got == a.assert_value;
         env_reward *= reward_of(met);
@@ -560,3 +573,6 @@ pub(crate) fn render_for_judge(messages: &[Message]) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+#[cfg(test)]
+mod tests;

@@ -129,8 +129,10 @@ pub enum SimulationError {
     },
     #[error("initial state")]
     InitialState(#[from] tauguard_env::InitialStateError),
-    #[error("sync_tools: {0}")]
-    Sync(String),
+    /// Syncing the environment's tools after a step failed. The tool error displays as
+    /// Python's `str(e)`, so the exception class is named here, before it.
+    #[error("sync_tools: {}", .0.class)]
+    Sync(#[source] tauguard_env::ToolError),
     #[error("guard `{guard}`")]
     Guard {
         guard: String,

@@ -207,3 +207,14 @@ fn a_blocked_call_reaches_the_agent_as_its_remediation_and_leaves_the_trajectory
     assert!(out.final_env.unwrap().0.same_state(fresh.as_ref()));
     assert!(out.agent_view.is_some_and(|v| v.len() > out.messages.len()));
 }
+
+#[test]
+fn a_failed_sync_keeps_the_tool_error_as_its_cause() {
+    let e = SimulationError::Sync(tauguard_env::ToolError::value("user and agent disagree"));
+    let cause = std::error::Error::source(&e).expect("the tool error is the source");
+    assert_eq!(cause.to_string(), "user and agent disagree");
+    assert_eq!(
+        tauguard_core::chain_text(&e),
+        "sync_tools: ValueError: user and agent disagree"
+    );
+}

@@ -134,9 +134,7 @@ impl<'s, 'a> Sim<'s, 'a> {
     /// in; whether the simulation has ended.
     fn after_step(&mut self) -> Result<bool, SimulationError> {
         self.steps += 1;
-        if let Err(e) = self.env.sync_tools() {
-            return Err(SimulationError::Sync(e.qualified()));
-        }
+        self.env.sync_tools().map_err(SimulationError::Sync)?;
         if matches!(self.next, Next::Env(_)) {
             return Ok(false);
         }

@@ -26,7 +26,7 @@
 //! `cache_read_input_tokens` as cached prompt tokens.
 
 use crate::capabilities::ANTHROPIC_DEFAULT_MAX_TOKENS;
-use crate::model::{DecodeError, Decoded, Prepared, arguments_object, deep_merge};
+use crate::model::{DecodeError, Decoded, Prepared, arguments_object, deep_merge, string_at};
 use serde_json::{Map, Value, json};
 use tauguard_core::message::Usage;
 use tauguard_core::{Message, ToolCall};
@@ -221,14 +221,8 @@ pub(crate) fn decode(body: &Value) -> Result<Decoded, DecodeError> {
     Ok(Decoded {
         content: Some(text).filter(|t| !t.is_empty()),
         tool_calls,
-        finish_reason: body
-            .get("stop_reason")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        provider_model: body
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        finish_reason: string_at(body, "stop_reason"),
+        provider_model: string_at(body, "model"),
     })
 }
 

@@ -24,7 +24,7 @@
 //! `candidatesTokenCount + thoughtsTokenCount`, cached = `cachedContentTokenCount`.
 
 use crate::gemini_schema;
-use crate::model::{DecodeError, Decoded, Prepared, arguments_object, deep_merge};
+use crate::model::{DecodeError, Decoded, Prepared, arguments_object, deep_merge, string_at};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use tauguard_core::message::Usage;
@@ -191,10 +191,7 @@ pub(crate) const TOKEN_LIMIT_STOP: &str = "MAX_TOKENS";
 
 /// Decodes a reply; `salt` (the request's message count) makes synthesised ids unique.
 pub(crate) fn decode(body: &Value, salt: usize) -> Result<Decoded, DecodeError> {
-    let provider_model = body
-        .get("modelVersion")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let provider_model = string_at(body, "modelVersion");
     let Some(candidate) = body
         .get("candidates")
         .and_then(Value::as_array)
@@ -253,10 +250,7 @@ pub(crate) fn decode(body: &Value, salt: usize) -> Result<Decoded, DecodeError> 
     Ok(Decoded {
         content: Some(text).filter(|t| !t.is_empty()),
         tool_calls,
-        finish_reason: candidate
-            .get("finishReason")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        finish_reason: string_at(candidate, "finishReason"),
         provider_model,
     })
 }

@@ -358,6 +358,11 @@ pub(crate) fn arguments_object(
     }
 }
 
+/// The string at `key` of a reply object, when it is one: a stop reason, a model name.
+pub(crate) fn string_at(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
 pub(crate) fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",

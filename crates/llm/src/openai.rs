@@ -22,7 +22,7 @@
 //! `usage.{prompt_tokens, completion_tokens, prompt_tokens_details.cached_tokens}`.
 
 use crate::capabilities::TokenLimit;
-use crate::model::{DecodeError, Decoded, Prepared, arguments_object, deep_merge};
+use crate::model::{DecodeError, Decoded, Prepared, arguments_object, deep_merge, string_at};
 use serde_json::{Map, Value, json};
 use tauguard_core::message::Usage;
 use tauguard_core::pyjson;
@@ -160,14 +160,8 @@ pub(crate) fn decode(body: &Value, salt: usize) -> Result<Decoded, DecodeError> 
     Ok(Decoded {
         content,
         tool_calls,
-        finish_reason: choice
-            .get("finish_reason")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        provider_model: body
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        finish_reason: string_at(choice, "finish_reason"),
+        provider_model: string_at(body, "model"),
     })
 }
 

@@ -3,14 +3,13 @@
 //! authentication errors fatal, the usage of discarded attempts, cache hits priced and counted
 //! as saved, and what enters the cache scope.
 
-use crate::common::{self, KEY};
-use crate::conformance::ok_server;
+use crate::common::{self, GPT, KEY, ok_server};
 use crate::openai::{text_reply, tool_call_reply};
 use serde_json::json;
 use std::time::{Duration, Instant};
 use tauguard_llm::{
-    CacheConfig, CacheMode, ErrorClass, LlmConfig, LlmError, ModelFactory, ModelPrice, ModelSpec,
-    PriceTable, ProviderConfig, ProviderKind,
+    CacheConfig, CacheMode, ErrorClass, LlmError, ModelPrice, ModelSpec, PriceTable,
+    ProviderConfig, ProviderKind,
 };
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -26,7 +25,7 @@ async fn model_timeout_overrides_the_provider_default() {
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
     cfg.retry.max_attempts = 1;
     let factory = common::factory(cfg, None);
-    let mut spec = common::spec("gpt-4.1-2025-04-14");
+    let mut spec = common::spec(GPT);
     spec.timeout_secs = Some(0.05);
     let started = Instant::now();
     let err = factory
@@ -39,7 +38,7 @@ async fn model_timeout_overrides_the_provider_default() {
     assert!(started.elapsed() < Duration::from_millis(350));
     // The provider's 2 s applies to a spec without its own.
     let slow = factory
-        .build(&common::spec("gpt-4.1-2025-04-14"))
+        .build(&common::spec(GPT))
         .expect("model")
         .complete(&common::request(""))
         .await
@@ -50,34 +49,27 @@ async fn model_timeout_overrides_the_provider_default() {
 #[tokio::test]
 async fn x_should_retry_overrides_the_status() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(503)
-                .insert_header("x-should-retry", "false")
-                .set_body_json(json!({"error": {"message": "overloaded", "type": "server_error"}})),
-        )
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(400)
-                .insert_header("x-should-retry", "true")
-                .set_body_json(json!({"error": {"message": "try again", "type": "conflict"}})),
-        )
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
+    common::answer_first(
+        &server,
+        ResponseTemplate::new(503)
+            .insert_header("x-should-retry", "false")
+            .set_body_json(json!({"error": {"message": "overloaded", "type": "server_error"}})),
+    )
+    .await;
+    common::answer_first(
+        &server,
+        ResponseTemplate::new(400)
+            .insert_header("x-should-retry", "true")
+            .set_body_json(json!({"error": {"message": "try again", "type": "conflict"}})),
+    )
+    .await;
     common::answer_posts(
         &server,
         ResponseTemplate::new(200).set_body_json(text_reply("ok")),
         None,
     )
     .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let model = factory
-        .build(&common::spec("gpt-4.1-2025-04-14"))
-        .expect("model");
+    let model = common::gpt(&server);
     let err = common::ask(model.as_ref()).await.expect_err("not retried");
     assert_eq!(err.class(), ErrorClass::Permanent, "{err}");
     assert_eq!(server.received_requests().await.map(|r| r.len()), Some(1));
@@ -134,11 +126,7 @@ async fn invalid_requests_are_not_retried_and_auth_errors_are_fatal() {
             None,
         )
         .await;
-        let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-        let err = factory
-            .build(&common::spec("gpt-4.1-2025-04-14"))
-            .expect("model")
-            .complete(&common::request(""))
+        let err = common::ask(common::gpt(&server).as_ref())
             .await
             .expect_err("rejected");
         assert_eq!(err.class(), class, "HTTP {status}: {err}");
@@ -152,28 +140,17 @@ async fn invalid_requests_are_not_retried_and_auth_errors_are_fatal() {
 
 #[tokio::test]
 async fn usage_of_discarded_attempts_is_counted() {
-    let server = MockServer::start().await;
     // An OpenAI-compatible gateway that failed after generating, and says what it billed.
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(502).set_body_json(json!({
+    let server = common::failing_once(
+        ResponseTemplate::new(502).set_body_json(json!({
             "error": {"message": "upstream connection reset", "type": "server_error"},
             "usage": {"prompt_tokens": 1000, "completion_tokens": 300, "total_tokens": 1300}
-        })))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    common::answer_posts(
-        &server,
+        })),
         ResponseTemplate::new(200)
             .set_body_json(tool_call_reply(r#"{"reservation_id": "EHGLP3"}"#)),
-        None,
     )
     .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let resp = factory
-        .build(&common::spec("gpt-4.1-2025-04-14"))
-        .expect("model")
-        .complete(&common::request(""))
+    let resp = common::ask(common::gpt(&server).as_ref())
         .await
         .expect("second attempt succeeds");
     assert_eq!(resp.attempts, 2);
@@ -189,11 +166,7 @@ async fn usage_of_discarded_attempts_is_counted() {
         "usage": {"prompt_tokens": 500, "completion_tokens": 4000}
     }))
     .await;
-    let factory = common::factory(common::provider(ProviderKind::OpenAi, &server), None);
-    let err = factory
-        .build(&common::spec("gpt-4.1-2025-04-14"))
-        .expect("model")
-        .complete(&common::request(""))
+    let err = common::ask(common::gpt(&server).as_ref())
         .await
         .expect_err("empty");
     let spent = err.spent().expect("spend carried");
@@ -209,7 +182,7 @@ async fn cache_hits_are_repriced_by_the_bound_model_and_count_as_saved() {
         dir: dir.path().to_path_buf(),
         mode: CacheMode::ReadWrite,
     });
-    let spec = common::spec("gpt-4.1-2025-04-14");
+    let spec = common::spec(GPT);
     let first = common::factory(
         common::provider(ProviderKind::OpenAi, &server),
         cache.clone(),
@@ -224,25 +197,17 @@ async fn cache_hits_are_repriced_by_the_bound_model_and_count_as_saved() {
     // A rerun after a price change: the hit is priced at today's price for the bound model.
     let mut prices = PriceTable::default();
     prices.insert(
-        "gpt-4.1-2025-04-14",
+        GPT,
         ModelPrice {
             input_per_mtok: 10.0,
             output_per_mtok: 40.0,
             cached_input_per_mtok: None,
         },
     );
-    let mut config = LlmConfig {
-        prices,
-        cache,
-        ..LlmConfig::default()
-    };
-    config.providers.insert(
-        "mock".into(),
-        common::provider(ProviderKind::OpenAi, &server),
-    );
-    let rerun = ModelFactory::new(config)
-        .expect("config")
-        .with_env(|var| (var == common::KEY_VAR).then(|| KEY.to_string()));
+    let rerun = common::factory_with(common::provider(ProviderKind::OpenAi, &server), |c| {
+        c.prices = prices;
+        c.cache = cache;
+    });
     let hit = rerun
         .build(&spec)
         .expect("model")
@@ -268,7 +233,7 @@ async fn extra_headers_and_spec_defaults_are_in_the_cache_scope_but_values_are_n
         for (k, v) in headers {
             cfg.headers.insert((*k).into(), (*v).into());
         }
-        let mut spec = ModelSpec::new("mock", "gpt-4.1-2025-04-14");
+        let mut spec = ModelSpec::new("mock", GPT);
         spec.temperature = temperature;
         common::factory(cfg, None)
             .build(&spec)
@@ -311,11 +276,8 @@ async fn calls_report_requests_failures_and_discarded_spend_to_the_tally() {
         .with_priority(3)
         .mount(&server)
         .await;
-    let cfg = common::provider(ProviderKind::OpenAi, &server);
-    let model = common::factory(cfg, None)
-        .build(&common::spec("gpt-4.1-2025-04-14"))
-        .unwrap();
-    let req = common::request("gpt-4.1-2025-04-14");
+    let model = common::gpt(&server);
+    let req = common::request(GPT);
     let tally = tauguard_llm::CallTally::new(None);
     // 429, then 503 twice: three failed attempts, the call gives up.
     let err = tally.scope(model.complete(&req)).await.unwrap_err();

@@ -116,13 +116,7 @@ async fn tool_use_round_trip() {
 
 #[tokio::test]
 async fn non_object_input_is_malformed() {
-    let server = MockServer::start().await;
-    common::answer_posts(
-        &server,
-        ResponseTemplate::new(200).set_body_json(tool_use_reply(json!("EHGLP3"))),
-        None,
-    )
-    .await;
+    let server = common::ok_server(tool_use_reply(json!("EHGLP3"))).await;
     let model = common::model_of(ProviderKind::Anthropic, &server, MODEL);
     let err = common::ask(model.as_ref()).await.expect_err("malformed");
     match err {
@@ -136,16 +130,11 @@ async fn non_object_input_is_malformed() {
 
 #[tokio::test]
 async fn empty_content_is_an_empty_response() {
-    let server = MockServer::start().await;
-    common::answer_posts(
-        &server,
-        ResponseTemplate::new(200).set_body_json(json!({
-            "id": "msg_01", "type": "message", "role": "assistant", "model": MODEL,
-            "content": [], "stop_reason": "end_turn", "stop_sequence": null,
-            "usage": {"input_tokens": 10, "output_tokens": 0}
-        })),
-        None,
-    )
+    let server = common::ok_server(json!({
+        "id": "msg_01", "type": "message", "role": "assistant", "model": MODEL,
+        "content": [], "stop_reason": "end_turn", "stop_sequence": null,
+        "usage": {"input_tokens": 10, "output_tokens": 0}
+    }))
     .await;
     let model = common::model_of(ProviderKind::Anthropic, &server, MODEL);
     let err = common::ask(model.as_ref()).await.expect_err("empty");
@@ -155,19 +144,12 @@ async fn empty_content_is_an_empty_response() {
 
 #[tokio::test]
 async fn overloaded_529_is_retried() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(529).set_body_json(json!({
+    let server = common::failing_once(
+        ResponseTemplate::new(529).set_body_json(json!({
             "type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}
-        })))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    common::answer_posts(
-        &server,
+        })),
         ResponseTemplate::new(200)
             .set_body_json(tool_use_reply(json!({"reservation_id": "EHGLP3"}))),
-        None,
     )
     .await;
     let model = common::model_of(ProviderKind::Anthropic, &server, MODEL);

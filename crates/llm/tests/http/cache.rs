@@ -3,10 +3,10 @@
 use crate::common::{self, KEY};
 use crate::openai::tool_call_reply;
 use std::path::Path;
-use tauguard_llm::{CacheConfig, CacheMode, ProviderKind, ResponseCache};
+use tauguard_llm::{CacheConfig, CacheMode, ModelFactory, ProviderKind, ResponseCache};
 use wiremock::{MockServer, ResponseTemplate};
 
-const MODEL: &str = "gpt-4.1-2025-04-14";
+use common::GPT as MODEL;
 
 fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
@@ -47,14 +47,19 @@ fn cache_config(dir: &Path, mode: CacheMode) -> Option<CacheConfig> {
     })
 }
 
+/// The factory of an OpenAI provider at `server` caching into `dir`, read and written.
+fn read_write(server: &MockServer, dir: &Path) -> ModelFactory {
+    common::factory(
+        common::provider(ProviderKind::OpenAi, server),
+        cache_config(dir, CacheMode::ReadWrite),
+    )
+}
+
 #[tokio::test]
 async fn identical_request_hits_and_new_trial_misses() {
     let server = server_with_reply().await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let factory = common::factory(
-        common::provider(ProviderKind::OpenAi, &server),
-        cache_config(dir.path(), CacheMode::ReadWrite),
-    );
+    let factory = read_write(&server, dir.path());
     let model = factory.build(&common::spec(MODEL)).expect("model");
     let req = common::request(MODEL);
 
@@ -94,10 +99,7 @@ async fn identical_request_hits_and_new_trial_misses() {
     assert!(line.starts_with("llm cache: 1 hits, 2 misses"), "{line}");
 
     // A fresh factory over the same directory (a rerun) is served from disk.
-    let rerun = common::factory(
-        common::provider(ProviderKind::OpenAi, &server),
-        cache_config(dir.path(), CacheMode::ReadWrite),
-    );
+    let rerun = read_write(&server, dir.path());
     let model = rerun.build(&common::spec(MODEL)).expect("model");
     assert!(model.complete(&req).await.expect("rerun").cache_hit);
     assert_eq!(server.received_requests().await.map(|r| r.len()), Some(2));
@@ -122,10 +124,7 @@ async fn identical_request_hits_and_new_trial_misses() {
 async fn corrupt_entry_is_a_miss_and_gets_rewritten() {
     let server = server_with_reply().await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let factory = common::factory(
-        common::provider(ProviderKind::OpenAi, &server),
-        cache_config(dir.path(), CacheMode::ReadWrite),
-    );
+    let factory = read_write(&server, dir.path());
     let model = factory.build(&common::spec(MODEL)).expect("model");
     let req = common::request(MODEL);
     let cache = factory.cache().expect("cache");
@@ -175,10 +174,7 @@ async fn failed_calls_are_not_cached() {
     )
     .await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let factory = common::factory(
-        common::provider(ProviderKind::OpenAi, &server),
-        cache_config(dir.path(), CacheMode::ReadWrite),
-    );
+    let factory = read_write(&server, dir.path());
     let model = factory.build(&common::spec(MODEL)).expect("model");
     let req = common::request(MODEL);
     assert!(model.complete(&req).await.is_err());
@@ -190,10 +186,7 @@ async fn failed_calls_are_not_cached() {
 async fn hits_of_an_unpriced_model_save_an_unknown_amount() {
     let server = server_with_reply().await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let factory = common::factory(
-        common::provider(ProviderKind::OpenAi, &server),
-        cache_config(dir.path(), CacheMode::ReadWrite),
-    );
+    let factory = read_write(&server, dir.path());
     // No price in the table for this model.
     let unpriced = "local-model-without-price";
     let model = factory.build(&common::spec(unpriced)).expect("model");

@@ -55,12 +55,18 @@ pub(crate) fn prices() -> PriceTable {
 }
 
 pub(crate) fn factory(cfg: ProviderConfig, cache: Option<CacheConfig>) -> ModelFactory {
+    factory_with(cfg, |c| c.cache = cache)
+}
+
+/// A factory of provider `mock` (`cfg`) with [`prices`], the rest of its config as `llm`
+/// leaves it; its environment holds the fake key.
+pub(crate) fn factory_with(cfg: ProviderConfig, llm: impl FnOnce(&mut LlmConfig)) -> ModelFactory {
     let mut config = LlmConfig {
         prices: prices(),
-        cache,
         ..LlmConfig::default()
     };
     config.providers.insert("mock".into(), cfg);
+    llm(&mut config);
     ModelFactory::new(config)
         .expect("valid config")
         .with_env(|var| (var == KEY_VAR).then(|| KEY.to_string()))
@@ -70,6 +76,14 @@ pub(crate) fn spec(model: &str) -> ModelSpec {
     let mut s = ModelSpec::new("mock", model);
     s.temperature = Some(0.0);
     s
+}
+
+/// The priced OpenAI model most tests ask.
+pub(crate) const GPT: &str = "gpt-4.1-2025-04-14";
+
+/// [`GPT`] at `server`, uncached.
+pub(crate) fn gpt(server: &MockServer) -> Arc<dyn ChatModel> {
+    model_of(ProviderKind::OpenAi, server, GPT)
 }
 
 /// `model` of a `kind` provider at `server`, uncached ([`provider`], [`factory`], [`spec`]).
@@ -91,6 +105,36 @@ pub(crate) async fn answer_posts(
         Some(n) => mock.expect(n).mount(server).await,
         None => mock.mount(server).await,
     }
+}
+
+/// A server answering every POST with `reply` (HTTP 200).
+pub(crate) async fn ok_server(reply: Value) -> MockServer {
+    let server = MockServer::start().await;
+    answer_posts(
+        &server,
+        ResponseTemplate::new(200).set_body_json(reply),
+        None,
+    )
+    .await;
+    server
+}
+
+/// A server answering the first POST with `first` and every later one with `then`: one
+/// failed attempt before the reply.
+pub(crate) async fn failing_once(first: ResponseTemplate, then: ResponseTemplate) -> MockServer {
+    let server = MockServer::start().await;
+    answer_first(&server, first).await;
+    answer_posts(&server, then, None).await;
+    server
+}
+
+/// Answers the next POST to `server` with `response`, ahead of the mocks mounted after it.
+pub(crate) async fn answer_first(server: &MockServer, response: ResponseTemplate) {
+    Mock::given(method("POST"))
+        .respond_with(response)
+        .up_to_n_times(1)
+        .mount(server)
+        .await;
 }
 
 /// Answers every POST to `server` with `body` (HTTP 200) after `delay`.

@@ -4,7 +4,7 @@
 //! when `.ci/venv` exists (`.ci/run` creates it), by the official SDKs' own request types
 //! (`tests/sdk/validate_bodies.py`); without the venv that part is skipped with a printed line.
 
-use crate::common::{self, KEY};
+use crate::common::{self, ok_server};
 use crate::openai::text_reply;
 use serde_json::{Map, Value, json};
 use std::io::Write;
@@ -12,11 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use tauguard_core::message::ParticipantMessage;
 use tauguard_core::{Message, ToolCall, ToolSpec};
-use tauguard_llm::{
-    CapabilityOverride, ChatRequest, LlmConfig, ModelFactory, ModelSpec, ProviderConfig,
-    ProviderKind, TokenLimit,
-};
-use wiremock::{MockServer, ResponseTemplate};
+use tauguard_llm::{CapabilityOverride, ChatRequest, ModelSpec, ProviderKind, TokenLimit};
 
 pub(crate) fn repo_root() -> PathBuf {
     tauguard_testkit::workspace_root()
@@ -63,18 +59,6 @@ fn map(v: Value) -> Map<String, Value> {
     v.as_object().cloned().expect("an object")
 }
 
-fn factory_with(cfg: ProviderConfig, llm: impl FnOnce(&mut LlmConfig)) -> ModelFactory {
-    let mut config = LlmConfig {
-        prices: common::prices(),
-        ..LlmConfig::default()
-    };
-    config.providers.insert("mock".into(), cfg);
-    llm(&mut config);
-    ModelFactory::new(config)
-        .expect("valid config")
-        .with_env(|var| (var == common::KEY_VAR).then(|| KEY.to_string()))
-}
-
 /// A judge-shaped request: system + user, a seed, nothing else (the judge no longer forces a
 /// temperature; its spec decides).
 fn judge_request() -> ChatRequest {
@@ -92,17 +76,6 @@ fn judge_request() -> ChatRequest {
     )
     .with_seed(7)
     .with_json_mode(true)
-}
-
-pub(crate) async fn ok_server(reply: Value) -> MockServer {
-    let server = MockServer::start().await;
-    common::answer_posts(
-        &server,
-        ResponseTemplate::new(200).set_body_json(reply),
-        None,
-    )
-    .await;
-    server
 }
 
 #[tokio::test]
@@ -186,7 +159,7 @@ async fn openai_reasoning_model_gets_max_completion_tokens_and_no_sampling() {
     sdk_check("openai", body);
 
     // o-series too, and a config override can turn sampling back on for a model.
-    let factory = factory_with(common::provider(ProviderKind::OpenAi, &server), |c| {
+    let factory = common::factory_with(common::provider(ProviderKind::OpenAi, &server), |c| {
         c.capabilities.insert(
             "o4-mini".into(),
             CapabilityOverride {
@@ -203,24 +176,17 @@ async fn openai_reasoning_model_gets_max_completion_tokens_and_no_sampling() {
             },
         );
     });
-    let mut spec = ModelSpec::new("mock", "o4-mini");
-    spec.temperature = Some(0.0);
-    spec.max_tokens = Some(100);
-    factory
-        .build(&spec)
-        .expect("model")
-        .complete(&judge_request())
-        .await
-        .expect("reply");
-    let mut spec = ModelSpec::new("mock", "my-gpt-5-finetune-v2");
-    spec.temperature = Some(0.2);
-    spec.max_tokens = Some(100);
-    factory
-        .build(&spec)
-        .expect("model")
-        .complete(&judge_request())
-        .await
-        .expect("reply");
+    for (model, temperature) in [("o4-mini", 0.0), ("my-gpt-5-finetune-v2", 0.2)] {
+        let mut spec = ModelSpec::new("mock", model);
+        spec.temperature = Some(temperature);
+        spec.max_tokens = Some(100);
+        factory
+            .build(&spec)
+            .expect("model")
+            .complete(&judge_request())
+            .await
+            .expect("reply");
+    }
     let bodies = common::bodies(&server).await;
     assert!(bodies[1].get("temperature").is_none() && bodies[1].get("seed").is_none());
     assert_eq!(bodies[1]["max_completion_tokens"], json!(100));
@@ -377,19 +343,14 @@ fn telecom_tools() -> Vec<ToolSpec> {
 
 #[tokio::test]
 async fn gemini_echoes_issued_ids_and_sends_schemas_the_api_accepts() {
-    let server = MockServer::start().await;
-    common::answer_posts(
-        &server,
-        ResponseTemplate::new(200).set_body_json(json!({
-            "candidates": [{"content": {"role": "model", "parts": [
-                {"functionCall": {"id": "fc-7Hq2", "name": "set_apn_settings",
-                    "args": {"apn_settings": {"apn_name": "internet"}}},
-                 "thoughtSignature": "c2lnbmF0dXJl"}
-            ]}, "finishReason": "STOP"}],
-            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5}
-        })),
-        None,
-    )
+    let server = ok_server(json!({
+        "candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"id": "fc-7Hq2", "name": "set_apn_settings",
+                "args": {"apn_settings": {"apn_name": "internet"}}},
+             "thoughtSignature": "c2lnbmF0dXJl"}
+        ]}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5}
+    }))
     .await;
     let factory = common::factory(common::provider(ProviderKind::Gemini, &server), None);
     let mut spec = ModelSpec::new("mock", "gemini-2.5-flash");

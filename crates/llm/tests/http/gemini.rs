@@ -97,22 +97,15 @@ async fn function_call_round_trip() {
 
 #[tokio::test]
 async fn blocked_or_partless_reply_is_empty() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+    let server = common::failing_once(
+        ResponseTemplate::new(200).set_body_json(json!({
             "promptFeedback": {"blockReason": "SAFETY"},
             "usageMetadata": {"promptTokenCount": 12, "totalTokenCount": 12}
-        })))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    common::answer_posts(
-        &server,
+        })),
         ResponseTemplate::new(200).set_body_json(json!({
             "candidates": [{"content": {"role": "model"}, "finishReason": "MAX_TOKENS"}],
             "usageMetadata": {"promptTokenCount": 12, "totalTokenCount": 12}
         })),
-        None,
     )
     .await;
     let model = common::model_of(ProviderKind::Gemini, &server, MODEL);
@@ -127,13 +120,7 @@ async fn blocked_or_partless_reply_is_empty() {
 
 #[tokio::test]
 async fn non_object_args_are_malformed() {
-    let server = MockServer::start().await;
-    common::answer_posts(
-        &server,
-        ResponseTemplate::new(200).set_body_json(call_reply(json!(["EHGLP3"]))),
-        None,
-    )
-    .await;
+    let server = common::ok_server(call_reply(json!(["EHGLP3"]))).await;
     let model = common::model_of(ProviderKind::Gemini, &server, MODEL);
     let err = common::ask(model.as_ref()).await.expect_err("malformed");
     assert!(

@@ -6,7 +6,7 @@ use tauguard_llm::{ErrorClass, LlmConfig, LlmError, ModelFactory, ProviderKind};
 use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const MODEL: &str = "gpt-4.1-2025-04-14";
+use common::GPT as MODEL;
 
 pub(crate) fn tool_call_reply(arguments: &str) -> serde_json::Value {
     json!({
@@ -80,7 +80,7 @@ async fn tool_call_round_trip() {
         .expect(1)
         .mount(&server)
         .await;
-    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let model = common::gpt(&server);
     assert_eq!(model.id(), "mock/gpt-4.1-2025-04-14");
     let resp = common::ask(model.as_ref()).await.expect("reply");
 
@@ -107,13 +107,7 @@ async fn tool_call_round_trip() {
 
 #[tokio::test]
 async fn text_reply_and_unknown_price() {
-    let server = MockServer::start().await;
-    common::answer_posts(
-        &server,
-        ResponseTemplate::new(200).set_body_json(text_reply("Sure, one moment.")),
-        None,
-    )
-    .await;
+    let server = common::ok_server(text_reply("Sure, one moment.")).await;
     let model = common::model_of(ProviderKind::OpenAi, &server, "local-llama");
     let resp = common::ask(model.as_ref()).await.expect("reply");
     assert_eq!(resp.content.as_deref(), Some("Sure, one moment."));
@@ -131,7 +125,7 @@ async fn malformed_arguments_surface_raw_text_and_are_not_retried() {
         Some(1),
     )
     .await;
-    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let model = common::gpt(&server);
     let err = common::ask(model.as_ref()).await.expect_err("malformed");
     assert_eq!(err.class(), ErrorClass::ModelOutput);
     match &err {
@@ -159,14 +153,8 @@ async fn malformed_arguments_surface_raw_text_and_are_not_retried() {
 
 #[tokio::test]
 async fn empty_reply_is_a_distinct_error() {
-    let server = MockServer::start().await;
-    common::answer_posts(
-        &server,
-        ResponseTemplate::new(200).set_body_json(text_reply("")),
-        None,
-    )
-    .await;
-    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let server = common::ok_server(text_reply("")).await;
+    let model = common::gpt(&server);
     let err = common::ask(model.as_ref()).await.expect_err("empty");
     assert!(
         matches!(&err, LlmError::EmptyResponse { finish_reason: Some(r), .. } if r == "stop"),
@@ -219,13 +207,7 @@ async fn missing_key_names_the_variable() {
 
 #[tokio::test]
 async fn no_key_configured_sends_no_authorization() {
-    let server = MockServer::start().await;
-    common::answer_posts(
-        &server,
-        ResponseTemplate::new(200).set_body_json(text_reply("ok")),
-        None,
-    )
-    .await;
+    let server = common::ok_server(text_reply("ok")).await;
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
     cfg.api_key_env = None;
     let factory = common::factory(cfg, None);

@@ -9,7 +9,7 @@ use tauguard_llm::{ErrorClass, LlmError, ProviderKind};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const MODEL: &str = "gpt-4.1-2025-04-14";
+use common::GPT as MODEL;
 
 fn ok() -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_json(tool_call_reply(r#"{"reservation_id": "EHGLP3"}"#))
@@ -29,7 +29,7 @@ async fn rate_limited_429_waits_for_retry_after_then_succeeds() {
         .mount(&server)
         .await;
     common::answer_posts(&server, ok(), Some(1)).await;
-    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let model = common::gpt(&server);
     let started = Instant::now();
     let resp = common::ask(model.as_ref()).await.expect("reply");
     let waited = started.elapsed();
@@ -42,16 +42,14 @@ async fn rate_limited_429_waits_for_retry_after_then_succeeds() {
 
 #[tokio::test]
 async fn retry_after_http_date_is_honoured() {
-    let server = MockServer::start().await;
     // A date 2 s ahead has 1 s resolution: the wait is at least 1 s.
     let date = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(503).insert_header("retry-after", date.as_str()))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    common::answer_posts(&server, ok(), None).await;
-    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let server = common::failing_once(
+        ResponseTemplate::new(503).insert_header("retry-after", date.as_str()),
+        ok(),
+    )
+    .await;
+    let model = common::gpt(&server);
     let started = Instant::now();
     let resp = common::ask(model.as_ref()).await.expect("reply");
     assert!(
@@ -64,14 +62,12 @@ async fn retry_after_http_date_is_honoured() {
 
 #[tokio::test]
 async fn server_error_500_then_success() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(500).set_body_json(json!({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}})))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    common::answer_posts(&server, ok(), None).await;
-    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let server = common::failing_once(
+        ResponseTemplate::new(500).set_body_json(json!({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}})),
+        ok(),
+    )
+    .await;
+    let model = common::gpt(&server);
     let resp = common::ask(model.as_ref()).await.expect("reply");
     assert_eq!(resp.attempts, 2);
     assert_eq!(resp.tool_calls[0].name, "get_reservation_details");
@@ -86,7 +82,7 @@ async fn persistent_429_gives_up_after_max_attempts() {
         Some(3),
     )
     .await;
-    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let model = common::gpt(&server);
     let err = common::ask(model.as_ref()).await.expect_err("429");
     assert!(matches!(err, LlmError::RateLimited { .. }), "{err:?}");
     assert!(err.is_transient());
@@ -169,7 +165,7 @@ async fn non_json_success_body_is_permanent() {
         Some(1),
     )
     .await;
-    let model = common::model_of(ProviderKind::OpenAi, &server, MODEL);
+    let model = common::gpt(&server);
     let err = common::ask(model.as_ref()).await.expect_err("html");
     assert!(matches!(err, LlmError::InvalidResponse { .. }), "{err:?}");
     assert_eq!(err.class(), ErrorClass::Permanent);
@@ -204,13 +200,7 @@ async fn concurrency_is_bounded_per_provider() {
 
 #[tokio::test]
 async fn rate_limit_spaces_requests() {
-    let server = MockServer::start().await;
-    common::answer_posts(
-        &server,
-        ResponseTemplate::new(200).set_body_json(text_reply("ok")),
-        None,
-    )
-    .await;
+    let server = common::ok_server(text_reply("ok")).await;
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
     cfg.requests_per_minute = Some(1200); // one per 50 ms
     let factory = common::factory(cfg, None);

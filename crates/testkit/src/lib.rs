@@ -11,7 +11,7 @@ pub mod loopback;
 
 #[cfg(feature = "mock-server")]
 pub use loopback::Loopback;
-pub use loopback::{MockProvider, assistant_text, chat_completion};
+pub use loopback::{MockProvider, assistant_text, chat_completion, embeddings_reply};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

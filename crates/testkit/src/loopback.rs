@@ -88,6 +88,31 @@ pub fn chat_completion(
     })
 }
 
+/// An OpenAI embeddings body answering `request` (the body the client sent): one embedding per
+/// text of its `input`, in order, as `embed` writes it, from `model`, with `prompt_tokens` of
+/// usage.
+pub fn embeddings_reply(
+    request: &Value,
+    model: &str,
+    prompt_tokens: u64,
+    embed: impl Fn(&str) -> Value,
+) -> Value {
+    let data: Vec<Value> = request["input"]
+        .as_array()
+        .expect("an embeddings request has a list of texts")
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let text = t.as_str().expect("each input is a text");
+            json!({"object": "embedding", "index": i, "embedding": embed(text)})
+        })
+        .collect();
+    json!({
+        "object": "list", "data": data, "model": model,
+        "usage": {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens}
+    })
+}
+
 /// An assistant message with text `content`, as [`chat_completion`] takes it.
 pub fn assistant_text(content: &str) -> Value {
     json!({"role": "assistant", "content": content})
@@ -163,6 +188,18 @@ mod tests {
         );
         let bare = MockProvider::new("local", "http://y").toml("providers");
         assert!(!bare.contains("retry") && bare.starts_with("[providers.local]\n"));
+    }
+
+    #[test]
+    fn an_embeddings_reply_has_one_vector_per_input_in_order() {
+        let request = json!({"input": ["ab", "c"], "model": "e"});
+        let v = embeddings_reply(&request, "e", 3, |t| json!([t.len()]));
+        assert_eq!(
+            v["data"][0],
+            json!({"object": "embedding", "index": 0, "embedding": [2]})
+        );
+        assert_eq!(v["data"][1]["embedding"], json!([1]));
+        assert_eq!(v["usage"], json!({"prompt_tokens": 3, "total_tokens": 3}));
     }
 
     #[test]

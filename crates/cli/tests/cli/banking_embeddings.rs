@@ -10,7 +10,7 @@
 use crate::support::{s, tauguard_in_env};
 use base64::Engine;
 use serde_json::{Value, json};
-use tauguard_testkit::{Loopback, MockProvider, SimConfig};
+use tauguard_testkit::{Loopback, MockProvider, SimConfig, embeddings_reply};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, Request, Respond, ResponseTemplate};
 
@@ -36,26 +36,16 @@ impl Respond for Embeddings {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let body: Value = serde_json::from_slice(&req.body).unwrap();
         let float = body["encoding_format"] == "float";
-        let data: Vec<Value> = body["input"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let v = vector(t.as_str().unwrap());
-                let embedding = if float {
-                    json!(v)
-                } else {
-                    let bytes: Vec<u8> = v.iter().flat_map(|f| f.to_le_bytes()).collect();
-                    json!(base64::engine::general_purpose::STANDARD.encode(bytes))
-                };
-                json!({"object": "embedding", "index": i, "embedding": embedding})
-            })
-            .collect();
-        ResponseTemplate::new(200).set_body_json(json!({
-            "object": "list", "data": data, "model": "text-embedding-3-large",
-            "usage": {"prompt_tokens": 5, "total_tokens": 5}
-        }))
+        let reply = embeddings_reply(&body, "text-embedding-3-large", 5, |text| {
+            let v = vector(text);
+            if float {
+                json!(v)
+            } else {
+                let bytes: Vec<u8> = v.iter().flat_map(|f| f.to_le_bytes()).collect();
+                json!(base64::engine::general_purpose::STANDARD.encode(bytes))
+            }
+        });
+        ResponseTemplate::new(200).set_body_json(reply)
     }
 }
 

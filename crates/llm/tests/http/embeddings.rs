@@ -26,20 +26,12 @@ async fn server() -> MockServer {
         .and(header("authorization", format!("Bearer {KEY}").as_str()))
         .respond_with(|req: &Request| {
             let body: Value = serde_json::from_slice(&req.body).unwrap();
-            let data: Vec<Value> = body["input"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    let len = t.as_str().unwrap().len() as f32;
-                    json!({"object": "embedding", "index": i, "embedding": b64(&[len, 0.5])})
-                })
-                .collect();
-            ResponseTemplate::new(200).set_body_json(json!({
-                "object": "list", "data": data, "model": MODEL,
-                "usage": {"prompt_tokens": 7, "total_tokens": 7}
-            }))
+            ResponseTemplate::new(200).set_body_json(tauguard_testkit::embeddings_reply(
+                &body,
+                MODEL,
+                7,
+                |text| json!(b64(&[text.len() as f32, 0.5])),
+            ))
         })
         .mount(&server)
         .await;

@@ -16,9 +16,11 @@
 pub mod checklist;
 mod classify;
 mod extract;
+mod input;
 mod output;
 mod session;
 pub mod workflow;
 
+pub use input::CompileInput;
 pub use output::OutputError;
 pub use session::{CompileOptions, CompileUsage, StepOutcome, StepTally};

@@ -9,9 +9,9 @@ use crate::output::Output;
 use anyhow::{Context, anyhow};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use tauguard_compile::CompileOptions;
 use tauguard_compile::checklist::{CompileError, compile_checklists_with};
 use tauguard_compile::workflow::{WorkflowCompileError, compile_workflow};
+use tauguard_compile::{CompileInput, CompileOptions};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::provenance::{Origin, PROVENANCE_FILE, Provenance};
@@ -71,17 +71,16 @@ pub(crate) fn run(cmd: CompileCommand, project: Option<&std::path::Path>) -> Res
         prompts,
         out,
     } = setup;
+    let input = CompileInput {
+        model: chat.as_ref(),
+        domain: data.domain,
+        policy: &data.policy,
+        tools: &data.tool_schemas.assistant,
+        prompts_dir: &prompts,
+    };
     if workflow {
         let report = rt
-            .block_on(compile_workflow(
-                chat.as_ref(),
-                &data.policy,
-                &data.tool_schemas.assistant,
-                data.domain,
-                &prompts,
-                &out,
-                &options,
-            ))
+            .block_on(compile_workflow(input, &out, &options))
             .map_err(workflow_error)?;
         write_provenance(&out, data.domain, &args.model, true)?;
         let last = report.stages.last().map(|s| s.result.as_str());
@@ -94,15 +93,7 @@ pub(crate) fn run(cmd: CompileCommand, project: Option<&std::path::Path>) -> Res
         ))?;
     } else {
         let report = rt
-            .block_on(compile_checklists_with(
-                chat.as_ref(),
-                &data.policy,
-                &data.tool_schemas.assistant,
-                data.domain,
-                &prompts,
-                &out,
-                &options,
-            ))
+            .block_on(compile_checklists_with(input, &out, &options))
             .map_err(compile_error)?;
         write_provenance(&out, data.domain, &args.model, false)?;
         stdout.line(format_args!(

@@ -19,6 +19,7 @@ pub mod prompts;
 mod report;
 mod steps;
 
+pub use crate::CompileInput;
 pub use crate::session::{CompileOptions, CompileUsage, StepOutcome};
 pub use report::{ArtifactCounts, CompileReport, REPORT_FILE, REPORT_SCHEMA, Step, StepRecord};
 
@@ -33,7 +34,6 @@ use tauguard_guards::policyguard::checklist::{
     ArtifactError, GENERAL_RULES_FILE, load_domain_checklists, write_domain_checklists,
 };
 use tauguard_guards::policyguard::templates::TemplateError;
-use tauguard_llm::ChatModel;
 use tauguard_llm::LlmError;
 
 /// Why a compile failed.
@@ -69,51 +69,33 @@ pub enum CompileError {
 }
 
 /// Runs the four-step pipeline with [`CompileOptions::default`] and writes a new artifact set
-/// into `out_dir`. `tools` are the agent-side tools of `domain`; `policy` is the text the agent
-/// sees; `prompts_dir` holds `compile/*.jinja` (normally `configs/prompts`).
+/// into `out_dir`; the templates are `compile/*.jinja` under the input's prompt directory.
 pub async fn compile_checklists(
-    model: &dyn ChatModel,
-    policy: &str,
-    tools: &[ToolSpec],
-    domain: &str,
-    prompts_dir: &Path,
+    input: CompileInput<'_>,
     out_dir: &Path,
 ) -> Result<CompileReport, CompileError> {
-    compile_checklists_with(
-        model,
-        policy,
-        tools,
-        domain,
-        prompts_dir,
-        out_dir,
-        &CompileOptions::default(),
-    )
-    .await
+    compile_checklists_with(input, out_dir, &CompileOptions::default()).await
 }
 
 /// [`compile_checklists`] with explicit options.
 pub async fn compile_checklists_with(
-    model: &dyn ChatModel,
-    policy: &str,
-    tools: &[ToolSpec],
-    domain: &str,
-    prompts_dir: &Path,
+    input: CompileInput<'_>,
     out_dir: &Path,
     options: &CompileOptions,
 ) -> Result<CompileReport, CompileError> {
     check_empty(out_dir, options.overwrite)?;
-    let prompts = prompts::load(prompts_dir)?;
-    let tool_views: Vec<ToolView> = tools.iter().map(ToolView::of).collect();
+    let prompts = prompts::load(input.prompts_dir)?;
+    let tool_views: Vec<ToolView> = input.tools.iter().map(ToolView::of).collect();
     let mut run = Run {
-        session: Session::open(model, &prompts, options, domain)?,
+        session: Session::open(input.model, &prompts, options, input.domain)?,
         steps: Vec::new(),
     };
     let mut steps = Steps {
         run: &mut run,
-        domain,
-        policy,
+        domain: input.domain,
+        policy: input.policy,
     };
-    let classified = steps.classify(tools, &tool_views).await?;
+    let classified = steps.classify(input.tools, &tool_views).await?;
     let mut drafts = steps.draft_tool_checklists(&classified).await?;
     drafts.general = steps.draft_general_rules(&classified).await?;
     let reviewed = steps.review(&classified, &drafts).await?;
@@ -137,8 +119,8 @@ pub async fn compile_checklists_with(
     let reviews = || run.steps.iter().filter(|s| s.step == Step::Review);
     let report = CompileReport {
         schema: REPORT_SCHEMA.to_string(),
-        domain: domain.to_string(),
-        model: model.id().to_string(),
+        domain: input.domain.to_string(),
+        model: input.model.id().to_string(),
         classification: info.clone(),
         classification_mismatches,
         repairs,

@@ -39,6 +39,7 @@ pub use report::{
     Step, StepRecord, ValidationSummary, WorkflowCompileReport,
 };
 
+pub use crate::CompileInput;
 pub use crate::session::{CompileOptions, CompileUsage, StepOutcome};
 
 use crate::output::OutputError;
@@ -46,10 +47,8 @@ use crate::session::Session;
 use run::Run;
 use stages::{Compile, Validated};
 use std::path::Path;
-use tauguard_core::ToolSpec;
 use tauguard_guards::policyguard::templates::TemplateError;
 use tauguard_guards::policyguide::workflow::{Bundle, WorkflowError};
-use tauguard_llm::ChatModel;
 use tauguard_llm::LlmError;
 
 /// Why a workflow compile failed.
@@ -81,31 +80,26 @@ pub enum WorkflowCompileError {
     Reload(#[source] WorkflowError),
 }
 
-/// Runs the six stages and writes `bundle.json` and `compile_report.json` into `out_dir`.
-/// `tools` are the agent-side tools of `domain`; `policy` is the text the agent sees;
-/// `prompts_dir` holds `compile/workflow/*.jinja` (normally `configs/prompts`). With
+/// Runs the six stages and writes `bundle.json` and `compile_report.json` into `out_dir`; the
+/// templates are `compile/workflow/*.jinja` under the input's prompt directory. With
 /// `options.known_tools` (the environment's catalogue) every check and the final validation
 /// use that catalogue; without it, the model's classification.
 pub async fn compile_workflow(
-    model: &dyn ChatModel,
-    policy: &str,
-    tools: &[ToolSpec],
-    domain: &str,
-    prompts_dir: &Path,
+    input: CompileInput<'_>,
     out_dir: &Path,
     options: &CompileOptions,
 ) -> Result<WorkflowCompileReport, WorkflowCompileError> {
     crate::output::check_empty(out_dir, options.overwrite)?;
-    let templates = prompts::load(prompts_dir)?;
+    let templates = prompts::load(input.prompts_dir)?;
     let mut c = Compile {
         s: Run {
-            session: Session::open(model, &templates, options, domain)?,
+            session: Session::open(input.model, &templates, options, input.domain)?,
             steps: Vec::new(),
         },
-        domain,
-        policy,
+        domain: input.domain,
+        policy: input.policy,
     };
-    let (tools, stage1) = c.classify_tools(tools).await?;
+    let (tools, stage1) = c.classify_tools(input.tools).await?;
     let draft = c.draft_plan(&tools).await?;
     let (plan, stage2, stage3) = c.review_plan(&tools, draft).await?;
     let (graphs, stage4) = c.write_subflows(&plan, &tools).await?;
@@ -121,8 +115,8 @@ pub async fn compile_workflow(
     // Write, report, reload.
     let report = WorkflowCompileReport {
         schema: REPORT_SCHEMA.to_string(),
-        domain: domain.to_string(),
-        model: model.id().to_string(),
+        domain: input.domain.to_string(),
+        model: input.model.id().to_string(),
         stages: report::summarize(&s.steps, [stage1, stage2, stage3, stage4, stage5, stage6]),
         classification: tools.classification,
         classification_mismatches: tools.mismatches,

@@ -3,12 +3,12 @@
 //! documents, the artifact set reloaded with the loader, and the report's counts.
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 use tauguard_compile::OutputError;
 use tauguard_compile::checklist::{
-    CompileError, CompileOptions, CompileReport, REPORT_FILE, Step, StepOutcome,
+    CompileError, CompileInput, CompileOptions, CompileReport, REPORT_FILE, Step, StepOutcome,
     compile_checklists, compile_checklists_with,
 };
 use tauguard_core::ToolSpec;
@@ -17,6 +17,8 @@ use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguard::checklist::load_domain_checklists;
 use tauguard_llm::LlmError;
 use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+
+use crate::support::{prompts_dir, text_reply};
 
 /// Replies from a queue, in order; records every request.
 struct ScriptedModel {
@@ -54,28 +56,14 @@ impl ChatModel for ScriptedModel {
                 .unwrap()
                 .pop_front()
                 .expect("the script has a reply for every call");
-            Ok(ChatResponse {
-                content: Some(content),
-                tool_calls: Vec::new(),
-                usage: Usage {
-                    prompt_tokens: 1000,
-                    completion_tokens: 200,
-                    cached_prompt_tokens: 100,
-                },
-                cost: Some(0.01),
-                latency: Duration::from_millis(5),
-                original_latency_seconds: None,
-                cache_hit: false,
-                attempts: 1,
-                finish_reason: Some("stop".into()),
-                provider_model: None,
-            })
+            let usage = Usage {
+                prompt_tokens: 1000,
+                completion_tokens: 200,
+                cached_prompt_tokens: 100,
+            };
+            Ok(text_reply(content, usage, 0.01, Duration::from_millis(5)))
         })
     }
-}
-
-fn prompts_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/prompts")
 }
 
 fn tool(name: &str, description: &str) -> ToolSpec {
@@ -100,6 +88,28 @@ fn tools() -> Vec<ToolSpec> {
             "Calculate the result of a mathematical expression.",
         ),
     ]
+}
+
+/// Compiles the test's airline policy and [`tools`] with `model` into `out`, with `options`
+/// or (through [`compile_checklists`]) the defaults.
+async fn compile_airline(
+    model: &ScriptedModel,
+    out: &Path,
+    options: Option<&CompileOptions>,
+) -> Result<CompileReport, CompileError> {
+    let tools = tools();
+    let prompts = prompts_dir();
+    let input = CompileInput {
+        model,
+        domain: "airline",
+        policy: POLICY,
+        tools: &tools,
+        prompts_dir: &prompts,
+    };
+    match options {
+        Some(options) => compile_checklists_with(input, out, options).await,
+        None => compile_checklists(input, out).await,
+    }
 }
 
 const POLICY: &str = "# Airline policy (test)\nThe agent must first obtain the user id. Each reservation can have at most five passengers. \
@@ -212,7 +222,7 @@ async fn compiles_a_loadable_artifact_set_with_repairs() {
     let model = ScriptedModel::new(&full_script());
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("checklist");
-    let report = compile_checklists(&model, POLICY, &tools(), "airline", &prompts_dir(), &out)
+    let report = compile_airline(&model, &out, None)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(model.remaining(), 0, "every scripted reply was used");
@@ -323,9 +333,7 @@ async fn refuses_a_non_empty_output_directory_unless_overwriting() {
     std::fs::write(out.join("NOTES.md"), "kept").unwrap();
 
     let model = ScriptedModel::new(&full_script());
-    let err = compile_checklists(&model, POLICY, &tools(), "airline", &prompts_dir(), &out)
-        .await
-        .unwrap_err();
+    let err = compile_airline(&model, &out, None).await.unwrap_err();
     assert!(
         matches!(err, CompileError::Output(OutputError::NotEmpty(_))),
         "{err}"
@@ -339,17 +347,9 @@ async fn refuses_a_non_empty_output_directory_unless_overwriting() {
         overwrite: true,
         ..Default::default()
     };
-    compile_checklists_with(
-        &model,
-        POLICY,
-        &tools(),
-        "airline",
-        &prompts_dir(),
-        &out,
-        &options,
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    compile_airline(&model, &out, Some(&options))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(
         !out.join("stale_tool.yaml").exists(),
         "the previous artifact set is replaced"
@@ -362,9 +362,7 @@ async fn a_step_invalid_after_its_repair_fails_the_compile() {
     let model = ScriptedModel::new(&[CLASSIFY, BOOK, CANCEL_BAD, CANCEL_BAD]);
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("checklist");
-    let err = compile_checklists(&model, POLICY, &tools(), "airline", &prompts_dir(), &out)
-        .await
-        .unwrap_err();
+    let err = compile_airline(&model, &out, None).await.unwrap_err();
     match &err {
         CompileError::Invalid {
             step,
@@ -394,17 +392,9 @@ async fn classification_mismatches_are_reported() {
         known_tools: Some(known),
         ..Default::default()
     };
-    let report = compile_checklists_with(
-        &model,
-        POLICY,
-        &tools(),
-        "airline",
-        &prompts_dir(),
-        &tmp.path().join("c"),
-        &options,
-    )
-    .await
-    .unwrap();
+    let report = compile_airline(&model, &tmp.path().join("c"), Some(&options))
+        .await
+        .unwrap();
     assert_eq!(
         report.classification_mismatches.len(),
         1,

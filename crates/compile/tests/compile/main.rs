@@ -6,4 +6,5 @@
 
 mod checklist;
 mod digests;
+mod support;
 mod workflow;

@@ -3,17 +3,20 @@
 //! (built from three small shapes) that the tests break in the ways they check.
 
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
 use tauguard_compile::CompileOptions;
-use tauguard_compile::workflow::{Step, StepRecord, WorkflowCompileReport};
+use tauguard_compile::workflow::{Step, StepOutcome, StepRecord, WorkflowCompileReport};
 use tauguard_core::message::Usage;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::catalog::{ToolCatalog, ToolClass};
+use tauguard_guards::policyguide::{Bundle, Node};
 use tauguard_llm::LlmError;
 use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+
+pub(super) use crate::support::prompts_dir;
+use crate::support::text_reply;
 
 /// Which step a request is, read from its prompt, and which try (0, or 1 for the repair).
 #[derive(Debug, Clone)]
@@ -86,28 +89,14 @@ impl ChatModel for StageModel {
             let ask = ask_of(req);
             let content = (self.answer)(&ask);
             self.requests.lock().unwrap().push((ask, req.clone()));
-            Ok(ChatResponse {
-                content: Some(content),
-                tool_calls: Vec::new(),
-                usage: Usage {
-                    prompt_tokens: 100,
-                    completion_tokens: 20,
-                    cached_prompt_tokens: 0,
-                },
-                cost: Some(0.001),
-                latency: Duration::from_millis(1),
-                original_latency_seconds: None,
-                cache_hit: false,
-                attempts: 1,
-                finish_reason: Some("stop".into()),
-                provider_model: None,
-            })
+            let usage = Usage {
+                prompt_tokens: 100,
+                completion_tokens: 20,
+                cached_prompt_tokens: 0,
+            };
+            Ok(text_reply(content, usage, 0.001, Duration::from_millis(1)))
         })
     }
-}
-
-pub(super) fn prompts_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/prompts")
 }
 
 pub(super) fn airline() -> Option<DomainData> {
@@ -382,6 +371,27 @@ pub(super) fn happy(
         ("mapping", _, _) => MAPPING.to_string(),
         other => panic!("unscripted request {other:?}"),
     }
+}
+
+/// Asserts that `record` took two calls (the ask and its one repair) and ended `outcome`, the
+/// first reply rejected for `first_error`.
+pub(super) fn assert_two_tries(record: &StepRecord, outcome: StepOutcome, first_error: &str) {
+    assert_eq!((record.tally.outcome, record.tally.calls), (outcome, 2));
+    assert!(
+        record.tally.errors[0].contains(first_error),
+        "{:?}",
+        record.tally.errors
+    );
+}
+
+/// The node `id` of the bundle's main graph.
+pub(super) fn main_node<'a>(bundle: &'a Bundle, id: &str) -> &'a Node {
+    bundle
+        .main
+        .nodes
+        .iter()
+        .find(|n| n.id == id)
+        .unwrap_or_else(|| panic!("no node `{id}` in the main graph"))
 }
 
 pub(super) fn step<'a>(

@@ -26,7 +26,7 @@
 //! definitions score a results file: its own by default, the data directory's with
 //! `--fresh-tasks`.
 
-use crate::support::tauguard_status;
+use crate::support::{line_starting, tauguard_status};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use tauguard_testkit::{SimConfig, tau2_dir};
@@ -181,10 +181,7 @@ fn check_drifted(input: &Path, data: &Path) {
         text.contains("1 simulation replayed with drift (1 call):"),
         "one of each, in the singular: {text}"
     );
-    let line = text
-        .lines()
-        .find(|l| l.starts_with(&format!("drift: task {TASK} trial 0 ")))
-        .unwrap_or_else(|| panic!("no drift line:\n{text}"));
+    let line = line_starting(&text, &format!("drift: task {TASK} trial 0 "));
     assert!(line.contains("`book_reservation`"), "{line}");
     // The texts differ only near their end: the line shows that part of both.
     let (stored, replayed) = line.split_once(" | replayed ").expect("both texts");

@@ -5,7 +5,7 @@
 //! `.strip()` gives it plus one newline, the guidelines are copied byte for byte, the domains
 //! are copied, and a file without the instruction fails the fetch loudly.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use tauguard_testkit::{skip, workspace_root};
 
@@ -90,15 +90,22 @@ fn fetch(repo: &Path, commit: &str, dest: &Path) -> (i32, String) {
     )
 }
 
-#[test]
-fn fetch_script_extracts_the_agent_instruction_and_copies_the_data() {
+/// A temporary directory holding an empty `upstream/`, when git and python3 (which the script
+/// needs) are here; otherwise the test skips.
+fn scratch() -> Option<(tempfile::TempDir, PathBuf)> {
     if !has("git") || !has("python3") {
         skip("fetch-tau2-data.sh needs git and python3");
-        return;
+        return None;
     }
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("upstream");
     std::fs::create_dir(&repo).unwrap();
+    Some((tmp, repo))
+}
+
+#[test]
+fn fetch_script_extracts_the_agent_instruction_and_copies_the_data() {
+    let Some((tmp, repo)) = scratch() else { return };
     let agent_py = "import os\n\nSYSTEM_PROMPT = \"<instructions>{x}</instructions>\"\n\n\
                     AGENT_INSTRUCTION = \"\"\"\n  Be a test agent.\nSecond line.\n  \"\"\".strip()\n\n\
                     class Agent:\n    instruction = \"not this one\"\n";
@@ -141,13 +148,7 @@ fn fetch_script_extracts_the_agent_instruction_and_copies_the_data() {
 
 #[test]
 fn fetch_script_fails_naming_llm_agent_py_without_the_instruction() {
-    if !has("git") || !has("python3") {
-        skip("fetch-tau2-data.sh needs git and python3");
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("upstream");
-    std::fs::create_dir(&repo).unwrap();
+    let Some((tmp, repo)) = scratch() else { return };
     let commit = upstream_like(
         &repo,
         "INSTRUCTIONS = \"\"\"Be a test agent.\"\"\"\n\ndef agent_instruction():\n    \

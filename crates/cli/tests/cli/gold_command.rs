@@ -18,19 +18,24 @@ fn gold(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-#[test]
-fn gold_lines_have_the_fixture_shape_and_effects() {
-    let out = gold(&["--data-dir", "tasks/fixtures", "--domain", "airline"]);
+/// The JSON lines a `gold` that succeeded printed; the test fails with its stderr otherwise.
+fn succeeded_lines(out: std::process::Output) -> Vec<Value> {
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let lines: Vec<Value> = String::from_utf8(out.stdout)
+    String::from_utf8(out.stdout)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+        .collect()
+}
+
+#[test]
+fn gold_lines_have_the_fixture_shape_and_effects() {
+    let out = gold(&["--data-dir", "tasks/fixtures", "--domain", "airline"]);
+    let lines = succeeded_lines(out);
     let ids: Vec<&str> = lines
         .iter()
         .map(|l| l["task_id"].as_str().unwrap())
@@ -109,16 +114,7 @@ fn banking_knowledge_gold_lines_equal_the_upstream_fixture() {
         "--split",
         "train",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let got = succeeded_lines(out);
     let reference =
         std::fs::read_to_string(dir.join("reference/banking_knowledge_gold_train.jsonl")).unwrap();
     let want: Vec<Value> = reference

@@ -8,13 +8,13 @@
 //! `submit.sh` run again over a finished or half-merged name does nothing or refuses with
 //! the commands to use. A real Slurm cluster runs the same scripts in `slurm_cluster.rs`.
 
-use crate::shard_merge::{config, keys, merge, normalised, report, run, run_shards};
+use crate::shard_merge::{keys, merge, normalised, report, run_shards, run_whole, scratch_config};
 use crate::support::{path_with_tauguard, s, tauguard_ok, tauguard_status as tauguard};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use tauguard_orchestrator::{Shard, SimKey};
-use tauguard_testkit::{tau2_dir, workspace_root};
+use tauguard_testkit::workspace_root;
 
 fn merge_json(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(dir.join("merge.json")).unwrap()).unwrap()
@@ -27,13 +27,12 @@ fn headings(md: &str) -> Vec<&str> {
 
 #[test]
 fn three_of_four_shards_are_refused_and_allow_incomplete_is_flagged_until_resumed() {
-    let Some(data) = tau2_dir() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), &data, "c.toml", 300);
+    let Some((tmp, cfg)) = scratch_config(300) else {
+        return;
+    };
     let shards = run_shards(tmp.path(), &cfg, 4);
     let single = tmp.path().join("single");
-    run(&cfg, &single, &[]);
-    let planned = keys(&single).len();
+    let planned = run_whole(&cfg, &single).len();
     let fourth = keys(&shards[3]).len();
     assert!(fourth > 0, "shard 3/4 holds nothing");
     for dir in &shards {
@@ -120,9 +119,9 @@ fn three_of_four_shards_are_refused_and_allow_incomplete_is_flagged_until_resume
 
 #[test]
 fn a_shard_cancelled_part_way_is_named_with_its_missing_count() {
-    let Some(data) = tau2_dir() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), &data, "c.toml", 301);
+    let Some((tmp, cfg)) = scratch_config(301) else {
+        return;
+    };
     let shards = run_shards(tmp.path(), &cfg, 4);
     // Shard 1 as a cancelled task leaves it: the first records only.
     let path = shards[1].join("records.jsonl");
@@ -199,12 +198,11 @@ fn alone(task: &str) -> [(&'static str, &str); 4] {
 
 #[test]
 fn a_task_resubmitted_alone_runs_exactly_its_shard_of_the_count_given() {
-    let Some(data) = tau2_dir() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), &data, "c.toml", 302);
+    let Some((tmp, cfg)) = scratch_config(302) else {
+        return;
+    };
     let single = tmp.path().join("single");
-    run(&cfg, &single, &[]);
-    let whole = keys(&single);
+    let whole = run_whole(&cfg, &single);
     let c = s(&cfg);
     let owned = |index: u32| -> BTreeSet<SimKey> {
         let s = Shard { index, count: 4 };

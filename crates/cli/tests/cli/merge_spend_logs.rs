@@ -2,15 +2,14 @@
 //! simulations an interrupt cut off (`superseded.jsonl`, `interrupted.jsonl`) end up in the
 //! merged directory, so `report` on the merged run counts every dollar the shards spent.
 
-use crate::shard_merge::{config, merge, report, run_shards};
+use crate::shard_merge::{merge, report, run_shards, scratch_config};
 use crate::support::table_row;
-use tauguard_testkit::tau2_dir;
 
 #[test]
 fn a_merge_carries_superseded_and_interrupted_logs_and_report_counts_them() {
-    let Some(data) = tau2_dir() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), &data, "c.toml", 7);
+    let Some((tmp, cfg)) = scratch_config(7) else {
+        return;
+    };
     let shards = run_shards(tmp.path(), &cfg, 2);
     // A cut-off simulation in shard 0 (what an interrupt writes), a superseded record in
     // shard 1 (one of its records, as `--resume` moves an infrastructure error there).

@@ -5,7 +5,9 @@
 //! that drops `tools` or refuses the prompt's length fails the check naming the model and the
 //! check, a good one passes.
 
-use crate::support::{assert_contains_all, s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{
+    assert_contains_all, line_starting, line_with, s, tauguard_ok, tauguard_status as tauguard,
+};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use tauguard_testkit::{
@@ -43,10 +45,7 @@ fn dry_run_warns_when_the_guide_prompt_does_not_fit_an_8k_model() {
         code, 0,
         "a prompt too large is a warning, not an error: {err}"
     );
-    let warning = text
-        .lines()
-        .find(|l| l.starts_with("warning: "))
-        .unwrap_or_else(|| panic!("no warning:\n{text}"));
+    let warning = line_starting(&text, "warning: ");
     assert_contains_all(
         warning,
         &[
@@ -156,10 +155,7 @@ fn check_fails_a_server_that_drops_tools_naming_the_model_and_the_check() {
     let (code, out, err) = tauguard(&["run", "--check", s(&cfg)]);
     assert_eq!(code, 2, "{out}\n{err}");
     assert!(out.contains("reachable: agent `loc/m`"), "{out}");
-    let line = out
-        .lines()
-        .find(|l| l.contains("agent: tool calling: fails"))
-        .unwrap_or_else(|| panic!("{out}"));
+    let line = line_with(&out, "agent: tool calling: fails");
     assert!(line.contains("answered in text only"), "{line}");
     assert!(line.contains("\"I cannot call tools.\""), "{line}");
     assert!(out.contains("agent: prompt fits: ok"), "{out}");
@@ -202,10 +198,7 @@ fn check_fails_a_server_that_refuses_the_prompt_for_length() {
     let (code, out, err) = tauguard(&["run", "--check", s(&cfg)]);
     assert_eq!(code, 2, "{out}\n{err}");
     assert!(out.contains("agent: tool calling: ok"), "{out}");
-    let line = out
-        .lines()
-        .find(|l| l.contains("agent: prompt fits: fails"))
-        .unwrap_or_else(|| panic!("{out}"));
+    let line = line_with(&out, "agent: prompt fits: fails");
     assert_contains_all(
         line,
         &[

@@ -67,6 +67,21 @@ pub(crate) fn config(dir: &Path, data: &Path, name: &str, seed: u64) -> PathBuf 
         .write(&dir.join(name))
 }
 
+/// [`config`] with `seed` over the τ²-bench data, written as `c.toml` into a new temporary
+/// directory; `None` (the test skips) without the data.
+pub(crate) fn scratch_config(seed: u64) -> Option<(tempfile::TempDir, PathBuf)> {
+    let data = tau2_dir()?;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(tmp.path(), &data, "c.toml", seed);
+    Some((tmp, cfg))
+}
+
+/// Runs the whole of `cfg` (no shard) into `out`; the keys of its simulations.
+pub(crate) fn run_whole(cfg: &Path, out: &Path) -> BTreeSet<SimKey> {
+    run(cfg, out, &[]);
+    keys(out)
+}
+
 pub(crate) fn run(cfg: &Path, out: &Path, extra: &[&str]) {
     let mut args = vec!["run", s(cfg), "--out", s(out)];
     args.extend_from_slice(extra);
@@ -121,11 +136,10 @@ fn three_shards_in_three_processes_merge_into_the_single_process_run() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config(tmp.path(), &data, "c.toml", 300);
     let single = tmp.path().join("single");
-    run(&cfg, &single, &[]);
+    let whole = run_whole(&cfg, &single);
     let shards = run_shards(tmp.path(), &cfg, 3);
 
     // Disjoint, each by the stable hash, and together the whole run.
-    let whole = keys(&single);
     assert_eq!(whole.len(), 3 * 8 * 2);
     let mut union = BTreeSet::new();
     for (i, dir) in shards.iter().enumerate() {
@@ -249,9 +263,9 @@ fn copy_with_infra_error(dir: &Path, to: &Path, which: usize) -> SimKey {
 
 #[test]
 fn merge_keeps_one_record_per_simulation_and_prefers_a_scored_one() {
-    let Some(data) = tau2_dir() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), &data, "c.toml", 300);
+    let Some((tmp, cfg)) = scratch_config(300) else {
+        return;
+    };
     let shards = run_shards(tmp.path(), &cfg, 2);
     let clean = tmp.path().join("clean");
     let (code, _, err) = merge(&[&shards[0], &shards[1]], &clean);
@@ -371,12 +385,10 @@ fn merge_refuses_a_shard_of_another_config() {
 
 #[test]
 fn shard_auto_reads_the_job_array_variables() {
-    let Some(data) = tau2_dir() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), &data, "c.toml", 300);
-    let whole = tmp.path().join("whole");
-    run(&cfg, &whole, &[]);
-    let all = keys(&whole);
+    let Some((tmp, cfg)) = scratch_config(300) else {
+        return;
+    };
+    let all = run_whole(&cfg, &tmp.path().join("whole"));
     let cases: [(&[(&str, &str)], Shard); 3] = [
         (
             &[

@@ -52,10 +52,21 @@ pub(crate) fn local_config(name: &str, model: &str, server: &str) -> SimConfig {
 
 /// The row of a Markdown table that starts with `| name`.
 pub(crate) fn table_row(md: &str, name: &str) -> String {
-    md.lines()
-        .find(|l| l.starts_with(&format!("| {name}")))
-        .unwrap_or_else(|| panic!("no `{name}` row:\n{md}"))
-        .to_string()
+    line_starting(md, &format!("| {name}")).to_string()
+}
+
+/// The first line of `text` that starts with `prefix`; the test fails naming it without one.
+pub(crate) fn line_starting<'a>(text: &'a str, prefix: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line starting `{prefix}`:\n{text}"))
+}
+
+/// The first line of `text` that holds `part`; the test fails naming it without one.
+pub(crate) fn line_with<'a>(text: &'a str, part: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.contains(part))
+        .unwrap_or_else(|| panic!("no line with `{part}`:\n{text}"))
 }
 
 /// A procedure spec of the toy domain (`tasks/<project>/toy/procedure.toml`): its guarded and

@@ -268,6 +268,14 @@ fn sources_of(name: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The uses of `tokens` in the sources of `krate` ([`forbidden_tokens`]).
+fn forbidden_in(krate: &str, tokens: &[&str], why: &str) -> Vec<String> {
+    sources_of(krate)
+        .iter()
+        .flat_map(|p| forbidden_tokens(&rel(p), &read(p), tokens, why))
+        .collect()
+}
+
 #[test]
 fn core_does_no_io() {
     let tokens = [
@@ -283,18 +291,11 @@ fn core_does_no_io() {
         "println!",
         "eprintln!",
     ];
-    let problems = sources_of("core")
-        .iter()
-        .flat_map(|p| {
-            forbidden_tokens(
-                &rel(p),
-                &read(p),
-                &tokens,
-                "core is pure data and pure functions",
-            )
-        })
-        .collect();
-    report(problems);
+    report(forbidden_in(
+        "core",
+        &tokens,
+        "core is pure data and pure functions",
+    ));
 }
 
 #[test]
@@ -311,18 +312,11 @@ fn sim_uses_no_clock_or_network() {
         "std::fs",
         "std::env",
     ];
-    let problems = sources_of("sim")
-        .iter()
-        .flat_map(|p| {
-            forbidden_tokens(
-                &rel(p),
-                &read(p),
-                &tokens,
-                "the sim models are a function of (task, trial, seed) only",
-            )
-        })
-        .collect();
-    report(problems);
+    report(forbidden_in(
+        "sim",
+        &tokens,
+        "the sim models are a function of (task, trial, seed) only",
+    ));
 }
 
 /// The compiler enforces it: the workspace forbids `unsafe_code` and every crate but `alloc`

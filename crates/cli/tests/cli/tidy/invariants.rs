@@ -71,18 +71,21 @@ pub(super) fn defines_fn(text: &str, name: &str) -> bool {
     text.contains(&format!("fn {name}("))
 }
 
+/// The code lines of `text` with their 0-based numbers, indentation trimmed: those before its
+/// `#[cfg(test)]` module, comments skipped.
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .map(str::trim_start)
+        .enumerate()
+        .take_while(|(_, code)| !code.starts_with("#[cfg(test)]"))
+        .filter(|(_, code)| !code.starts_with("//"))
+}
+
 /// Lines of `text` (before its `#[cfg(test)]` module, comments skipped) that use any of
 /// `tokens`, as `path:line: token` problems.
 pub(super) fn forbidden_tokens(path: &str, text: &str, tokens: &[&str], why: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let code = line.trim_start();
-        if code.starts_with("#[cfg(test)]") {
-            break;
-        }
-        if code.starts_with("//") {
-            continue;
-        }
+    for (n, code) in code_lines(text) {
         for t in tokens {
             if code.contains(t) {
                 out.push(format!("{path}:{}: `{t}`: {why}", n + 1));
@@ -97,14 +100,7 @@ pub(super) fn forbidden_tokens(path: &str, text: &str, tokens: &[&str], why: &st
 /// problems. Naming a domain as a key of published data is not branching and passes.
 pub(super) fn domain_branches(path: &str, text: &str, domains: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let code = line.trim_start();
-        if code.starts_with("#[cfg(test)]") {
-            break;
-        }
-        if code.starts_with("//") {
-            continue;
-        }
+    for (n, code) in code_lines(text) {
         let squeezed: String = code.chars().filter(|c| !c.is_whitespace()).collect();
         for d in domains {
             let lit = format!("\"{d}\"");

@@ -16,41 +16,20 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tauguard_orchestrator::{RunConfig, RunOptions, Workload, build_runtime, run};
+use tauguard_testkit::SimConfig;
 
 #[global_allocator]
 static ALLOCATOR: tauguard_alloc::Allocator = tauguard_alloc::Allocator;
 
 fn config(name: &str, trials: u32, seeds: &[u64]) -> RunConfig {
-    let data = tauguard_testkit::fixtures_dir();
     let seeds: Vec<String> = seeds.iter().map(u64::to_string).collect();
-    let text = format!(
-        r#"[run]
-name = "{name}"
-domain = "airline"
-split = "base"
-trials = {trials}
-concurrency = 64
-data_dir = "{data}"
-
-[models.agent]
-provider = "sim"
-model = "sim-agent"
-
-[models.agent.faults]
-skip_identity = 0.1
-skip_confirmation = 0.1
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-
-[grid]
-guards = ["baseline"]
-seeds = [{seeds}]
-"#,
-        data = data.display(),
-        seeds = seeds.join(", ")
-    );
+    let text = SimConfig::new(name, "airline", &tauguard_testkit::fixtures_dir())
+        .trials(trials)
+        .run_line("split = \"base\"\nconcurrency = 64")
+        .faults("skip_identity = 0.1\nskip_confirmation = 0.1")
+        .guards(&["baseline"])
+        .grid_line(&format!("seeds = [{}]", seeds.join(", ")))
+        .toml();
     RunConfig::parse(Path::new("bench.toml"), &text).expect("bench config")
 }
 

@@ -128,6 +128,26 @@ impl ModelCatalog {
     fn known(&self) -> String {
         self.models.keys().cloned().collect::<Vec<_>>().join(", ")
     }
+
+    /// The model table `alias` (named at config key `key`) stands for, its price and
+    /// capabilities adopted into `llm`; an unknown alias is an error naming the catalog and
+    /// the aliases it knows.
+    fn resolve(
+        &self,
+        llm: &mut tauguard_llm::LlmConfig,
+        key: &str,
+        alias: &str,
+    ) -> Result<ModelSection, String> {
+        let section = self.section(alias).ok_or_else(|| {
+            format!(
+                "at `{key}`: unknown model alias `{alias}` (known in `{}`: {})",
+                self.path.display(),
+                self.known()
+            )
+        })?;
+        adopt(llm, &self.models[alias]);
+        Ok(section)
+    }
 }
 
 /// Adds `entry`'s price and capabilities to `llm` where it has none for the entry's model.
@@ -212,27 +232,18 @@ impl RunConfig {
                 if alias == PAIRED && role == Role::Verifier {
                     continue;
                 }
-                let section = catalog.section(alias).ok_or_else(|| {
-                    invalid(format!(
-                        "at `{key}[{i}]`: unknown model alias `{alias}` (known in `{}`: {})",
-                        catalog.path.display(),
-                        catalog.known()
-                    ))
-                })?;
-                adopt(&mut self.llm, &catalog.models[alias.as_str()]);
+                let at = format!("{key}[{i}]");
+                let section = catalog
+                    .resolve(&mut self.llm, &at, alias)
+                    .map_err(invalid)?;
                 *e = NameOr::Table(section);
-                resolved.push((format!("{key}[{i}]"), role));
+                resolved.push((at, role));
             }
         }
         if let Some(NameOr::Name(alias)) = &self.models.embeddings {
-            let section = catalog.section(alias).ok_or_else(|| {
-                invalid(format!(
-                    "at `models.embeddings`: unknown model alias `{alias}` (known in `{}`: {})",
-                    catalog.path.display(),
-                    catalog.known()
-                ))
-            })?;
-            adopt(&mut self.llm, &catalog.models[alias.as_str()]);
+            let section = catalog
+                .resolve(&mut self.llm, "models.embeddings", alias)
+                .map_err(invalid)?;
             self.models.embeddings = Some(NameOr::Table(section));
             resolved.push(("models.embeddings".to_string(), Role::Embeddings));
         }

@@ -22,13 +22,7 @@ use tauguard_llm::{EmbeddingModel, Embeddings, LlmError, ModelFactory};
 pub(crate) const KEY: &str = "models.embeddings";
 
 fn config_error(cfg: &RunConfig, message: String) -> RunError {
-    RunError::Config(crate::config::ConfigError::Invalid {
-        path: cfg
-            .source
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("config")),
-        message: format!("at `{KEY}`: {message}"),
-    })
+    crate::plan::at_key(cfg, KEY, message)
 }
 
 /// The domains of the plan that embed, with their index.

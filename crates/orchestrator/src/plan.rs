@@ -396,7 +396,7 @@ impl Grid<'_> {
 }
 
 /// An error at `key` of the config file.
-fn at_key(cfg: &RunConfig, key: &str, message: String) -> RunError {
+pub(crate) fn at_key(cfg: &RunConfig, key: &str, message: String) -> RunError {
     RunError::Config(crate::config::ConfigError::Invalid {
         path: cfg
             .source
@@ -430,13 +430,7 @@ fn at_config_key(cfg: &RunConfig, domain: &str, e: RunError) -> RunError {
         }
         _ => return e,
     };
-    RunError::Config(crate::config::ConfigError::Invalid {
-        path: cfg
-            .source
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("config")),
-        message: format!("at `{key}`: {e}"),
-    })
+    at_key(cfg, &key, e.to_string())
 }
 
 /// Builds each distinct model spec once, resolving every provider through the factory.

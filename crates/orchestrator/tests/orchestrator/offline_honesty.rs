@@ -331,39 +331,20 @@ fn a_read_skip_a_verifier_cannot_see_is_still_counted() {
 /// such key.
 #[test]
 fn recovery_behaviours_are_labelled_and_deterministic() {
-    let data = tauguard_testkit::workspace_root().join("tasks/fixtures");
-    let text = format!(
-        r#"
-[run]
-name = "behaviours"
-domain = "airline"
-trials = 4
-seed = 11
-data_dir = "{}"
-
-[models.agent]
-provider = "sim"
-model = "sim-agent"
-[models.agent.faults]
-skip_confirmation = 0.5
-skip_prerequisite = 0.5
-retry_unchanged = 0.5
-abandon_after_block = 0.5
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-[models.user.behaviour]
-decline = 0.25
-hesitate = 0.5
-correct = 0.5
-
-[grid]
-guards = ["baseline", "pg-checklist"]
-"#,
-        data.display()
-    );
-    let cfg = || RunConfig::parse(Path::new("behaviours.toml"), &text).unwrap();
+    let builder =
+        tauguard_testkit::SimConfig::new("behaviours", "airline", &crate::support::fixture_dir())
+            .trials(4)
+            .seed(11)
+            .faults(
+                "skip_confirmation = 0.5\nskip_prerequisite = 0.5\nretry_unchanged = 0.5\n\
+             abandon_after_block = 0.5",
+            )
+            .user(
+                "provider = \"sim\"\nmodel = \"sim-user\"\n[models.user.behaviour]\n\
+             decline = 0.25\nhesitate = 0.5\ncorrect = 0.5",
+            )
+            .guards(&["baseline", "pg-checklist"]);
+    let cfg = || parse("behaviours.toml", &builder);
     // By guard first: the comparison sorts stably by (task, trial) after it.
     let by_guard = |mut r: Vec<SimulationRecord>| {
         r.sort_by(|x, y| x.guard.cmp(&y.guard));

@@ -302,9 +302,11 @@ fn unusable_output(e: &AttemptError) -> Option<UnusableOutput> {
     })
 }
 
-/// The guard role's usage: the sum over its events. An unpriced verifier call makes the
-/// total cost unknown, never silently zero.
-/// The guard role's usage: every verification at a mutating call and every guide run.
+/// The guard role's usage: the sum over every verification at a mutating call and every
+/// guide run. An unpriced verifier call makes the total cost unknown, never silently zero; an
+/// event that reports no calls (an external guard may report tokens without them) adds its
+/// tokens but never makes the cost unknown — the rule `RoleUsage::add` and the llm tracker's
+/// sum do not follow, so this sum stays its own.
 fn guard_usage(events: &[GuardEvent], guide: &[GuideEvent]) -> RoleUsage {
     let mut total = RoleUsage {
         cost: Some(0.0),

@@ -4,43 +4,34 @@
 //! an upstream-shaped results.json of the domain imports, re-scores and reports.
 
 use crate::support::{s, tauguard_ok, tauguard_status};
+use std::path::{Path, PathBuf};
+use tauguard_testkit::SimConfig;
 
-fn config(dir: &std::path::Path, data: &std::path::Path, variant: &str) -> std::path::PathBuf {
-    let text = format!(
-        r#"[run]
-name = "bk"
-domain = "banking_knowledge"
-num_tasks = 10
-seed = 300
-concurrency = 2
-data_dir = "{}"
+/// An offline run of `num_tasks` banking_knowledge tasks under the retrieval `variant`.
+fn config(data: &Path, variant: &str, num_tasks: usize) -> SimConfig {
+    SimConfig::new("bk", "banking_knowledge", data)
+        .seed(300)
+        .run_line(&format!("num_tasks = {num_tasks}\nconcurrency = 2"))
+        .run_line(&format!(
+            "domain_options.banking_knowledge.retrieval = \"{variant}\""
+        ))
+}
 
-[run.domain_options.banking_knowledge]
-retrieval = "{variant}"
-
-[models.agent]
-provider = "sim"
-model = "sim-agent"
-
-[models.user]
-provider = "sim"
-model = "sim-user"
-"#,
-        data.display()
-    );
-    let path = dir.join(format!("{variant}.toml"));
-    std::fs::write(&path, text).unwrap();
-    path
+/// The ten-task [`config`] of `variant` written into a new temporary directory, and the run
+/// directory beside it; `None` (the test skips) without the τ²-bench data.
+fn scratch(variant: &str) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
+    let data = tauguard_testkit::tau2_dir()?;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(&data, variant, 10).write(&tmp.path().join(format!("{variant}.toml")));
+    let out = tmp.path().join("out");
+    Some((tmp, cfg, out))
 }
 
 #[test]
 fn an_offline_run_under_a_chosen_variant_runs_reports_and_is_stamped() {
-    let Some(data) = tauguard_testkit::tau2_dir() else {
+    let Some((_tmp, cfg, out)) = scratch("bm25_grep") else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("out");
-    let cfg = config(tmp.path(), &data, "bm25_grep");
     let (code, stdout, stderr) = tauguard_status(&["run", s(&cfg), "--out", s(&out)]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let records = std::fs::read_to_string(out.join("records.jsonl")).unwrap();
@@ -77,12 +68,9 @@ fn an_offline_run_under_a_chosen_variant_runs_reports_and_is_stamped() {
 
 #[test]
 fn a_variant_that_needs_embeddings_is_refused_by_name() {
-    let Some(data) = tauguard_testkit::tau2_dir() else {
+    let Some((_tmp, cfg, out)) = scratch("openai_embeddings") else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("out");
-    let cfg = config(tmp.path(), &data, "openai_embeddings");
     let (code, _, stderr) = tauguard_status(&["run", s(&cfg), "--out", s(&out)]);
     assert_ne!(code, 0);
     assert!(
@@ -102,15 +90,10 @@ fn an_exported_results_json_imports_rescores_and_reports() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), &data, "bm25");
-    let text = std::fs::read_to_string(&cfg)
-        .unwrap()
-        .replace("num_tasks = 10", "num_tasks = 30\ntrials = 2")
-        .replace(
-            "[models.user]",
-            "[models.agent.faults]\ncorrupt_argument = 0.4\nskip_identity = 0.3\n\n[models.user]",
-        );
-    std::fs::write(&cfg, text).unwrap();
+    let cfg = config(&data, "bm25", 30)
+        .trials(2)
+        .faults("corrupt_argument = 0.4\nskip_identity = 0.3")
+        .write(&tmp.path().join("bm25.toml"));
     let run = tmp.path().join("run");
     let results = tmp.path().join("results.json");
     let p = |x: &std::path::Path| s(x).to_string();

@@ -71,16 +71,21 @@ fn run(cfg: &std::path::Path, out: &std::path::Path, resume: bool) -> (i32, Stri
     tauguard_in_env(&args, &[])
 }
 
+/// A fresh [`run`] of `cfg` into `out` that succeeds with one record per task; its records.
+fn first_run(cfg: &std::path::Path, out: &std::path::Path, tasks: usize) -> Vec<Value> {
+    let (code, _, err) = run(cfg, out, false);
+    assert_eq!(code, 0, "{err}");
+    let recs = records(out);
+    assert_eq!(recs.len(), tasks);
+    recs
+}
+
 #[test]
 fn a_remote_agent_runs_through_a_built_in_guard_like_a_built_in_agent() {
     let server = Loopback::serve(ScriptedAgent);
     let tmp = tempfile::tempdir().unwrap();
     let cfg = write_config(tmp.path(), &server.uri(), 3, "");
-    let out = tmp.path().join("run");
-    let (code, _, err) = run(&cfg, &out, false);
-    assert_eq!(code, 0, "{err}");
-    let recs = records(&out);
-    assert_eq!(recs.len(), 3);
+    let recs = first_run(&cfg, &tmp.path().join("run"), 3);
     for r in &recs {
         assert!(r["error"].is_null(), "{}", r["error"]);
         assert_ne!(r["termination_reason"], "infrastructure_error");
@@ -145,10 +150,7 @@ fn an_identified_remote_agent_is_part_of_the_cell_and_a_changed_one_is_not_resum
     let tmp = tempfile::tempdir().unwrap();
     let cfg = write_config(tmp.path(), &server.uri(), 2, "identify = true\n");
     let out = tmp.path().join("run");
-    let (code, _, err) = run(&cfg, &out, false);
-    assert_eq!(code, 0, "{err}");
-    let recs = records(&out);
-    assert_eq!(recs.len(), 2);
+    let recs = first_run(&cfg, &out, 2);
     for r in &recs {
         // The server's entry, without the request-time `created` and the constant `object`.
         assert_eq!(

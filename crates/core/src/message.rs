@@ -47,42 +47,46 @@ pub struct Usage {
     pub cached_prompt_tokens: u64,
 }
 
+/// Token counts add field by field.
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.cached_prompt_tokens += other.cached_prompt_tokens;
+    }
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
 /// A message written by the agent or the user simulator.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ParticipantMessage {
-    #[serde(default)]
     pub content: Option<String>,
-    #[serde(default)]
     pub tool_calls: Option<Vec<ToolCall>>,
-    #[serde(default)]
     pub turn_idx: Option<u32>,
-    #[serde(default)]
     pub timestamp: Option<String>,
-    #[serde(default)]
     pub cost: Option<f64>,
-    #[serde(default)]
     pub usage: Option<Usage>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub generation_time_seconds: Option<f64>,
     /// A reply replayed from the response cache: the generation time recorded when it was
     /// first answered, while `generation_time_seconds` is the replay's own. Kept apart so
     /// timings of a cached rerun are never mistaken for the model's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub original_generation_time_seconds: Option<f64>,
     /// The provider's stop reason for the reply this message holds, as the provider wrote it
     /// (`stop`, `tool_calls`, `length`; Anthropic `end_turn`, `max_tokens`; Gemini `STOP`,
     /// `MAX_TOKENS`). A tauguard field: upstream τ²-bench's message has none, so the
     /// `results.json` export leaves it out; omitted when unknown (the greeting, given
     /// history, `sim` replies written before it was kept).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
     /// Set when the reply was cut at its token limit and asked again with a larger one
     /// (`[run] truncated_replies = "retry"`): this message is the retry's reply.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub token_limit_retry: Option<TokenLimitRetry>,
 }
 

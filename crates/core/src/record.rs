@@ -59,33 +59,28 @@ pub struct RequirementResult {
 
 /// Cost and effort of model calls made for one role.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RoleUsage {
-    #[serde(default)]
     pub calls: u64,
-    #[serde(default)]
     pub usage: Usage,
     /// US dollars; `None` when a price is unknown for a model that was called.
-    #[serde(default)]
     pub cost: Option<f64>,
     /// Wall time of the calls as this run spent it: a reply replayed from the response cache
     /// counts the replay's time.
-    #[serde(default)]
     pub latency_seconds: f64,
     /// Calls answered from the response cache.
-    #[serde(default)]
     pub cache_hits: u64,
     /// The cache hits' latency when they were first answered (omitted without hits), so a
     /// cached rerun keeps the model's timing without passing it off as its own.
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    #[serde(skip_serializing_if = "is_zero_f64")]
     pub original_latency_seconds: f64,
     /// Replies cut at their token limit (the provider's stop reason `length`, Anthropic
     /// `max_tokens`, Gemini `MAX_TOKENS`; see `tauguard_llm::cut_at_token_limit`),
     /// retried ones included. Records written before it was counted read 0.
-    #[serde(default)]
     pub truncated: u64,
     /// Cut replies asked again with a larger token limit (`[run] truncated_replies =
     /// "retry"`); omitted when none.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub truncation_retries: u64,
 }
 
@@ -471,27 +466,28 @@ pub struct GuideEvent {
 
 /// The `attempts` section of a record: everything spent besides the trajectory it holds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct AttemptLog {
     /// HTTP requests sent for this simulation, every attempt and role included.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub http_requests: u64,
     /// Failed HTTP exchanges by cause (`rate_limited`, `server_error`, `timeout`,
     /// `connection`, `invalid_response`, `rejected`, `empty_response`,
     /// `malformed_tool_arguments`, ...); each was retried or ended its call.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub http_failures: BTreeMap<String, u64>,
     /// Model calls that failed after their HTTP retries.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub failed_calls: u64,
     /// Whole-simulation attempts thrown away before the one this record holds, in order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub restarts: Vec<FailedAttempt>,
     /// Tokens and cost not in [`SimulationRecord::usage`]: the restarts' usage and the usage
     /// failed calls were billed for. Cost `None` once a discarded call had no price.
-    #[serde(default, skip_serializing_if = "RoleUsage::is_empty")]
+    #[serde(skip_serializing_if = "RoleUsage::is_empty")]
     pub discarded: RoleUsage,
     /// The model output that ended this record's own attempt, when it was unusable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub unusable_output: Option<UnusableOutput>,
 }
 
@@ -562,10 +558,14 @@ impl RoleUsage {
         } else {
             self.cost.zip(other.cost).map(|(a, b)| a + b)
         };
+        self.add_counts(other);
+    }
+
+    /// Adds `other`'s calls, tokens, times and cut replies: everything but the cost, whose
+    /// rule for an unpriced call each kind of sum states itself.
+    pub fn add_counts(&mut self, other: &RoleUsage) {
         self.calls += other.calls;
-        self.usage.prompt_tokens += other.usage.prompt_tokens;
-        self.usage.completion_tokens += other.usage.completion_tokens;
-        self.usage.cached_prompt_tokens += other.usage.cached_prompt_tokens;
+        self.usage += other.usage;
         self.latency_seconds += other.latency_seconds;
         self.cache_hits += other.cache_hits;
         self.original_latency_seconds += other.original_latency_seconds;

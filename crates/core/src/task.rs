@@ -40,12 +40,10 @@ impl Task {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Description {
-    #[serde(default)]
     pub purpose: Option<String>,
-    #[serde(default)]
     pub relevant_policies: Option<String>,
-    #[serde(default)]
     pub notes: Option<String>,
 }
 
@@ -76,20 +74,17 @@ pub struct StructuredInstructions {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct InitialState {
-    #[serde(default)]
     pub initialization_data: Option<InitializationData>,
-    #[serde(default)]
     pub initialization_actions: Option<Vec<EnvFunctionCall>>,
-    #[serde(default)]
     pub message_history: Option<Vec<Message>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct InitializationData {
-    #[serde(default)]
     pub agent_data: Option<Value>,
-    #[serde(default)]
     pub user_data: Option<Value>,
 }
 

@@ -66,6 +66,9 @@ impl ToolValue {
     }
 }
 
+/// What a tool call ends with: its return value, or the exception upstream raises.
+pub type ToolResult = Result<ToolValue, ToolError>;
+
 /// Records changed between two states of one environment, keyed `collection/key` for map
 /// collections, `collection/` for list collections (the whole list) and `model/field` for
 /// single-model databases (telecom's user device). A removed record maps to `null`.
@@ -135,18 +138,17 @@ pub(crate) fn same_domain<'e, E: Environment>(this: &E, earlier: &'e dyn Environ
 pub trait Environment: EnvironmentObject + Send + Sync + Any {
     fn domain(&self) -> &'static str;
 
-    /// The toolkit of one side (tools and helper methods), in upstream registration order.
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef];
+    /// The toolkit of one side (tools and helper methods), in upstream registration order:
+    /// the registered domain's (see [`crate::Domain::toolkit`]) unless the environment offers
+    /// its own (banking_knowledge's retrieval variant).
+    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
+        crate::registry::get(self.domain()).map_or(&[], |d| d.toolkit(side))
+    }
 
     /// Calls a method of one side's toolkit with raw JSON keyword arguments. Helper methods
     /// (not tools) are reachable too, as upstream's `getattr` reaches them; the orchestrator
     /// only routes model tool calls whose names are tools (see [`Environment::tool_kind`]).
-    fn call(
-        &mut self,
-        side: Requestor,
-        name: &str,
-        args: &Map<String, Value>,
-    ) -> Result<ToolValue, ToolError>;
+    fn call(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> ToolResult;
 
     /// Reconciles the agent and user databases (telecom); a no-op elsewhere.
     fn sync_tools(&mut self) -> Result<(), ToolError> {
@@ -186,12 +188,7 @@ pub trait Environment: EnvironmentObject + Send + Sync + Any {
 
     /// Upstream's `make_tool_call`: route by side, refuse names that are not tools of that
     /// side, call. No `sync_tools` (gold replay uses this raw path).
-    fn dispatch(
-        &mut self,
-        side: Requestor,
-        name: &str,
-        args: &Map<String, Value>,
-    ) -> Result<ToolValue, ToolError> {
+    fn dispatch(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> ToolResult {
         if side == Requestor::User && self.toolkit(Requestor::User).is_empty() {
             return Err(ToolError::value("User tools not available"));
         }

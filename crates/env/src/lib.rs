@@ -43,6 +43,7 @@
 pub mod airline;
 pub mod banking_knowledge;
 mod calculate;
+mod collection;
 mod data;
 mod dense;
 mod environment;
@@ -63,7 +64,7 @@ pub use data::{
     DATA_DIR_ENV, DEFAULT_DATA_DIR, DataDir, DomainData, LoadError, ToolSchemas, load_task_file,
 };
 pub use dense::{DenseIndex, PendingQuery, UpstreamEmbedder};
-pub use environment::{Changes, DomainBase, Environment, EnvironmentObject, ToolValue};
+pub use environment::{Changes, DomainBase, Environment, EnvironmentObject, ToolResult, ToolValue};
 pub use gold::{GoldReplay, GoldStep, gold_env, initial_env, replay_gold, run_gold_actions};
 pub use hash::db_hash;
 pub use initial_state::{InitialStateError, MergeError, apply_initial_state};

@@ -326,24 +326,6 @@ impl<T: Clone + PartialEq> Table<T> {
         out
     }
 
-    /// Adds `collection/key` → final record dump (`null` when removed) for every record that
-    /// differs from `earlier`: the shape of gold reports' `changed_records`.
-    pub fn record_changes(
-        &self,
-        earlier: &Table<T>,
-        collection: &str,
-        out: &mut serde_json::Map<String, serde_json::Value>,
-    ) where
-        T: Serialize,
-    {
-        for (key, record) in self.changed(earlier) {
-            let value = record.map_or(serde_json::Value::Null, |r| {
-                serde_json::to_value(r).expect("records serialise to JSON")
-            });
-            out.insert(format!("{collection}/{key}"), value);
-        }
-    }
-
     /// Whether both tables hold equal records under equal keys (order ignored, as the
     /// sorted-key hash ignores it).
     pub fn same_records(&self, other: &Table<T>) -> bool {
@@ -384,31 +366,6 @@ impl<T> FromIterator<(String, T)> for Table<T> {
         }
     }
 }
-
-/// Declares a database made of [`Table`]s, each field named as its collection: the
-/// collection names in dump order (`COLLECTIONS`, what [`crate::Domain::collections`]
-/// returns), the changed records since an earlier state (`changes`, keyed
-/// `collection/key`) and state equality (`same`), so the list of tables is written once.
-macro_rules! table_db {
-    ($db:ty { $($table:ident),+ $(,)? }) => {
-        impl $db {
-            pub(crate) const COLLECTIONS: &'static [&'static str] = &[$(stringify!($table)),+];
-
-            /// Every record that differs from `earlier`, keyed `collection/key`.
-            pub(crate) fn changes(&self, earlier: &Self) -> serde_json::Map<String, serde_json::Value> {
-                let mut out = serde_json::Map::new();
-                $(self.$table.record_changes(&earlier.$table, stringify!($table), &mut out);)+
-                out
-            }
-
-            /// Whether both hold equal records in every table.
-            pub(crate) fn same(&self, other: &Self) -> bool {
-                $(self.$table.same_records(&other.$table))&&+
-            }
-        }
-    };
-}
-pub(crate) use table_db;
 
 #[cfg(test)]
 mod tests {

@@ -337,24 +337,9 @@ mod tests {
     use serde_json::json;
 
     const P: &[Param] = &[
-        Param {
-            name: "a",
-            required: true,
-            schema: r#"{"type":"string"}"#,
-            description: "A.",
-        },
-        Param {
-            name: "b_c",
-            required: true,
-            schema: r#"{"type":"integer"}"#,
-            description: "B.",
-        },
-        Param {
-            name: "d",
-            required: true,
-            schema: r#"{"type":"string"}"#,
-            description: "D.",
-        },
+        param("a", r#"{"type":"string"}"#, "A."),
+        param("b_c", r#"{"type":"integer"}"#, "B."),
+        param("d", r#"{"type":"string"}"#, "D."),
         Param {
             name: "e",
             required: false,

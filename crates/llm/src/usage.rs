@@ -95,15 +95,7 @@ pub(crate) fn combine(into: &mut RoleUsage, other: &RoleUsage) {
     } else {
         into.cost.zip(other.cost).map(|(a, b)| a + b)
     };
-    into.calls += other.calls;
-    into.usage.prompt_tokens += other.usage.prompt_tokens;
-    into.usage.completion_tokens += other.usage.completion_tokens;
-    into.usage.cached_prompt_tokens += other.usage.cached_prompt_tokens;
-    into.latency_seconds += other.latency_seconds;
-    into.cache_hits += other.cache_hits;
-    into.original_latency_seconds += other.original_latency_seconds;
-    into.truncated += other.truncated;
-    into.truncation_retries += other.truncation_retries;
+    into.add_counts(other);
 }
 
 #[cfg(test)]

@@ -314,15 +314,7 @@ fn guard_usage(events: &[GuardEvent], guide: &[GuideEvent]) -> RoleUsage {
     };
     let usages = events.iter().map(|e| &e.usage);
     for u in usages.chain(guide.iter().map(|e| &e.usage)) {
-        total.calls += u.calls;
-        total.usage.prompt_tokens += u.usage.prompt_tokens;
-        total.usage.completion_tokens += u.usage.completion_tokens;
-        total.usage.cached_prompt_tokens += u.usage.cached_prompt_tokens;
-        total.latency_seconds += u.latency_seconds;
-        total.cache_hits += u.cache_hits;
-        total.original_latency_seconds += u.original_latency_seconds;
-        total.truncated += u.truncated;
-        total.truncation_retries += u.truncation_retries;
+        total.add_counts(u);
         total.cost = match (total.cost, u.cost) {
             (Some(a), Some(b)) => Some(a + b),
             (Some(a), None) if u.calls == 0 => Some(a),

@@ -6,7 +6,7 @@ use super::model::{
     self, FlightDate, FlightDb, Passenger, Payment, PaymentMethod, Reservation, ReservationFlight,
 };
 use super::validate::{self as v, Ctx};
-use crate::environment::ToolValue;
+use crate::environment::{ToolResult, ToolValue};
 use crate::py::{self, Num};
 use crate::tooling::ToolError;
 use serde_json::Value;
@@ -81,10 +81,7 @@ fn validate_reservation(
         .map_err(ToolError::validation)
 }
 
-pub(super) fn book_reservation(
-    db: &mut FlightDb,
-    a: &BookArgs<'_>,
-) -> Result<ToolValue, ToolError> {
+pub(super) fn book_reservation(db: &mut FlightDb, a: &BookArgs<'_>) -> ToolResult {
     let flights = lookup::convert(a.flights, "FlightInfo", model::flight_info)?;
     let passengers = lookup::convert(a.passengers, "Passenger", model::passenger)?;
     let payments = lookup::convert(a.payment_methods, "Payment", model::payment)?;

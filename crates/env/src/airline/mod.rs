@@ -22,10 +22,9 @@ mod updates;
 pub mod validate;
 
 use crate::data::{LoadError, read_json};
-use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::environment::{Changes, DomainBase, Environment, ToolResult, same_domain};
 use crate::initial_state::{MergeError, deep_merge};
 use crate::registry::DomainFacts;
-use crate::tooling::{ToolDef, ToolError};
 use model::FlightDb;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -112,16 +111,7 @@ impl Environment for AirlineEnv {
         "airline"
     }
 
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        crate::registry::Domain::toolkit(&AIRLINE, side)
-    }
-
-    fn call(
-        &mut self,
-        side: Requestor,
-        name: &str,
-        args: &Map<String, Value>,
-    ) -> Result<ToolValue, ToolError> {
+    fn call(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> ToolResult {
         match side {
             Requestor::Assistant => tools::call(&mut self.db, name, args),
             Requestor::User => Err(crate::py::no_attribute("NoneType", name)),

@@ -52,7 +52,7 @@ pub struct FlightDb {
     pub routes: super::routes::Routes,
 }
 
-crate::table::table_db!(FlightDb {
+crate::collection::table_db!(FlightDb {
     flights,
     users,
     reservations

@@ -3,22 +3,19 @@
 
 use super::lookup;
 use super::model::{Flight, FlightDate, FlightDb};
-use crate::environment::ToolValue;
+use crate::environment::{ToolResult, ToolValue};
 use crate::py;
 use crate::tooling::ToolError;
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-pub(super) fn get_reservation_details(
-    db: &FlightDb,
-    reservation_id: &Value,
-) -> Result<ToolValue, ToolError> {
+pub(super) fn get_reservation_details(db: &FlightDb, reservation_id: &Value) -> ToolResult {
     let key = lookup::reservation(db, reservation_id)?;
     Ok(ToolValue::cached(db.reservations.dump(key)))
 }
 
-pub(super) fn get_user_details(db: &FlightDb, user_id: &Value) -> Result<ToolValue, ToolError> {
+pub(super) fn get_user_details(db: &FlightDb, user_id: &Value) -> ToolResult {
     let key = lookup::user(db, user_id)?;
     Ok(ToolValue::cached(db.users.dump(key)))
 }
@@ -55,11 +52,7 @@ pub(super) fn list_all_airports() -> ToolValue {
     ))
 }
 
-pub(super) fn get_flight_status(
-    db: &FlightDb,
-    flight_number: &Value,
-    date: &Value,
-) -> Result<ToolValue, ToolError> {
+pub(super) fn get_flight_status(db: &FlightDb, flight_number: &Value, date: &Value) -> ToolResult {
     Ok(ToolValue::Text(
         lookup::flight_date(db, flight_number, date)?
             .status()
@@ -165,7 +158,7 @@ pub(super) fn search_direct_flight(
     origin: &Value,
     destination: &Value,
     date: &Value,
-) -> Result<ToolValue, ToolError> {
+) -> ToolResult {
     let hits = search(db, date, origin, destination, None)?;
     Ok(ToolValue::model(
         &hits
@@ -180,7 +173,7 @@ pub(super) fn search_onestop_flight(
     origin: &Value,
     destination: &Value,
     date: &Value,
-) -> Result<ToolValue, ToolError> {
+) -> ToolResult {
     let mut results = Vec::new();
     let value = |d: DirectFlight<'_>| serde_json::to_value(d).expect("flight dumps are JSON");
     for first in search(db, date, origin, &Value::Null, None)? {

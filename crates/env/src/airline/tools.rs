@@ -5,16 +5,12 @@ use super::booking::{self, BookArgs};
 use super::defs::{OWNER, TOOLS};
 use super::model::FlightDb;
 use super::{queries, updates};
-use crate::environment::ToolValue;
-use crate::tooling::{ToolError, bind_filled};
+use crate::environment::{ToolResult, ToolValue};
+use crate::tooling::bind_filled;
 use serde_json::{Map, Value};
 
 /// Calls a toolkit method by name with raw keyword arguments.
-pub fn call(
-    db: &mut FlightDb,
-    name: &str,
-    args: &Map<String, Value>,
-) -> Result<ToolValue, ToolError> {
+pub fn call(db: &mut FlightDb, name: &str, args: &Map<String, Value>) -> ToolResult {
     let a = bind_filled(OWNER, TOOLS, name, args)?;
     match name {
         "book_reservation" => booking::book_reservation(

@@ -6,7 +6,7 @@
 use super::lookup::{self, Listed};
 use super::model::{self, FlightDb, Float, Payment, PaymentMethod, Reservation, ReservationFlight};
 use super::validate::{self as v, Ctx};
-use crate::environment::ToolValue;
+use crate::environment::{ToolResult, ToolValue};
 use crate::py::arg_str;
 use crate::py::{self, Num};
 use crate::tooling::ToolError;
@@ -18,10 +18,7 @@ fn reservation_dump(db: &FlightDb, key: &str) -> ToolValue {
     ToolValue::cached(db.reservations.dump(key))
 }
 
-pub(super) fn cancel_reservation(
-    db: &mut FlightDb,
-    reservation_id: &Value,
-) -> Result<ToolValue, ToolError> {
+pub(super) fn cancel_reservation(db: &mut FlightDb, reservation_id: &Value) -> ToolResult {
     let key = lookup::reservation(db, reservation_id)?.to_string();
     let r = db
         .reservations
@@ -145,7 +142,7 @@ pub(super) fn update_reservation_baggages(
     total_baggages: &Value,
     nonfree_baggages: &Value,
     payment_id: &Value,
-) -> Result<ToolValue, ToolError> {
+) -> ToolResult {
     let (key, res, user_key) = reservation_and_user(db, reservation_id)?;
     let extra = py::sub(nonfree_baggages, &res.nonfree_baggages)?;
     let cost = Num::Int(50).mul(Num::Int(0).max(extra));
@@ -161,7 +158,7 @@ pub(super) fn update_reservation_flights(
     cabin: &Value,
     flights: &Value,
     payment_id: &Value,
-) -> Result<ToolValue, ToolError> {
+) -> ToolResult {
     let flights = lookup::convert(flights, "FlightInfo", model::flight_info)?;
     let (key, res, user_key) = reservation_and_user(db, reservation_id)?;
     let n = py::len(&res.passengers)? as i128;
@@ -200,7 +197,7 @@ pub(super) fn update_reservation_passengers(
     db: &mut FlightDb,
     reservation_id: &Value,
     passengers: &Value,
-) -> Result<ToolValue, ToolError> {
+) -> ToolResult {
     let passengers = lookup::convert(passengers, "Passenger", model::passenger)?;
     let key = lookup::reservation(db, reservation_id)?.to_string();
     let r = db
@@ -218,11 +215,7 @@ pub(super) fn update_reservation_passengers(
     Ok(reservation_dump(db, &key))
 }
 
-pub(super) fn send_certificate(
-    db: &mut FlightDb,
-    user_id: &Value,
-    amount: &Value,
-) -> Result<ToolValue, ToolError> {
+pub(super) fn send_certificate(db: &mut FlightDb, user_id: &Value, amount: &Value) -> ToolResult {
     let key = lookup::user(db, user_id)?.to_string();
     let user = db.users.get_mut(&key).expect("user key was just found");
     let Some(id) = lookup::CERTIFICATE_IDS

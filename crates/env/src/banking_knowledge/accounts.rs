@@ -340,8 +340,8 @@ fn credit(db: &mut Db, a: Args, which: Credit) -> Result<String, ToolError> {
         Credit::Checking => &["rebate_credit", "fee_refund"],
         Credit::Savings => &["interest_correction", "fee_refund", "goodwill_credit"],
     };
-    if !super::args::one_of(a.v("credit_type"), types) {
-        return Ok(super::tools::invalid("credit_type", types));
+    if let Some(refusal) = a.not_one_of("credit_type", types) {
+        return Ok(refusal);
     }
     let id = key(a.v("account_id"))?;
     let Some(account) = db.get("accounts", &id) else {

@@ -33,6 +33,21 @@ impl<'a> Args<'a> {
     pub(super) fn is_none(&self, name: &str) -> bool {
         self.v(name).is_null()
     }
+
+    /// Upstream's `if not all([...])` guard whose text lists the parameters: that text when
+    /// one of `names` is falsy.
+    pub(super) fn missing_listed(&self, names: &[&str]) -> Option<String> {
+        names
+            .iter()
+            .any(|k| !self.truthy(k))
+            .then(|| format!("Error: Missing required parameters ({}).", names.join(", ")))
+    }
+
+    /// Upstream's `if arg not in OPTIONS` guard: its `Error: Invalid ...` text when the
+    /// argument is not one of `options`.
+    pub(super) fn not_one_of(&self, name: &str, options: &[&str]) -> Option<String> {
+        (!one_of(self.v(name), options)).then(|| super::tools::invalid(name, options))
+    }
 }
 
 /// A record id argument used as a dict key: the string, a key never found for other

@@ -121,32 +121,55 @@ fn validate_activation(db: &Db, a: Args, kind: Kind) -> Result<Result<String, St
             kind.tool()
         )));
     }
-    if field_is(card, "status", "ACTIVE") {
-        return Ok(Err(format!("Error: Debit card '{id}' is already active.")));
-    }
-    if !field_is(card, "status", "PENDING") {
-        return Ok(Err(format!(
-            "Error: Debit card '{id}' cannot be activated. Current status: {}. Only PENDING cards can be activated.",
-            field(card, "status")
-        )));
+    if let Some(refusal) = status_refusal(card, &id, ("PENDING", "ACTIVE"), "activated") {
+        return Ok(Err(refusal));
     }
     if card.get("last_4_digits") != Some(a.v("last_4_digits")) {
         return Ok(Err(
             "Error: Card verification failed. The last 4 digits do not match our records.".into(),
         ));
     }
-    if let Some(account_id) = card
-        .get("account_id")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        && let Some(account) = db.get("accounts", account_id)
-        && !field_is(account, "status", "OPEN")
-    {
-        return Ok(Err(format!(
-            "Error: The linked checking account '{account_id}' is no longer open. Card cannot be activated."
-        )));
+    if let Some(refusal) = closed_account_refusal(db, card, "activated") {
+        return Ok(Err(refusal));
     }
     Ok(Ok(id))
+}
+
+/// Upstream's refusal of a debit card status change `from` → `to` (activation, freeze,
+/// unfreeze) when the card already is `to` or is not `from`.
+fn status_refusal(
+    card: &Map<String, Value>,
+    id: &str,
+    (from, to): (&str, &str),
+    verb: &str,
+) -> Option<String> {
+    if field_is(card, "status", to) {
+        return Some(format!(
+            "Error: Debit card '{id}' is already {}.",
+            to.to_lowercase()
+        ));
+    }
+    (!field_is(card, "status", from)).then(|| {
+        format!(
+            "Error: Debit card '{id}' cannot be {verb}. Current status: {}. Only {from} cards can be {verb}.",
+            field(card, "status")
+        )
+    })
+}
+
+/// Upstream's refusal when the card's linked checking account exists and is not open.
+fn closed_account_refusal(db: &Db, card: &Map<String, Value>, verb: &str) -> Option<String> {
+    let account_id = card
+        .get("account_id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())?;
+    db.get("accounts", account_id)
+        .is_some_and(|account| !field_is(account, "status", "OPEN"))
+        .then(|| {
+            format!(
+                "Error: The linked checking account '{account_id}' is no longer open. Card cannot be {verb}."
+            )
+        })
 }
 
 fn activate(db: &mut Db, a: Args, kind: Kind) -> Result<String, ToolError> {
@@ -330,14 +353,8 @@ fn freeze(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let Some(card) = db.get_mut("debit_cards", &id) else {
         return Ok(format!("Error: Debit card '{}' not found.", a.s("card_id")));
     };
-    if field_is(card, "status", "FROZEN") {
-        return Ok(format!("Error: Debit card '{id}' is already frozen."));
-    }
-    if !field_is(card, "status", "ACTIVE") {
-        return Ok(format!(
-            "Error: Debit card '{id}' cannot be frozen. Current status: {}. Only ACTIVE cards can be frozen.",
-            field(card, "status")
-        ));
+    if let Some(refusal) = status_refusal(card, &id, ("ACTIVE", "FROZEN"), "frozen") {
+        return Ok(refusal);
     }
     card.insert("status".into(), Value::from("FROZEN"));
     card.insert("frozen_date".into(), Value::from(TODAY));
@@ -367,26 +384,10 @@ fn unfreeze(db: &mut Db, a: Args) -> Result<String, ToolError> {
     let Some(card) = db.get("debit_cards", &id) else {
         return Ok(format!("Error: Debit card '{}' not found.", a.s("card_id")));
     };
-    if field_is(card, "status", "ACTIVE") {
-        return Ok(format!("Error: Debit card '{id}' is already active."));
-    }
-    if !field_is(card, "status", "FROZEN") {
-        return Ok(format!(
-            "Error: Debit card '{id}' cannot be unfrozen. Current status: {}. Only FROZEN cards can be unfrozen.",
-            field(card, "status")
-        ));
-    }
-    if let Some(account_id) = card
-        .get("account_id")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        && db
-            .get("accounts", account_id)
-            .is_some_and(|acc| !field_is(acc, "status", "OPEN"))
+    if let Some(refusal) = status_refusal(card, &id, ("FROZEN", "ACTIVE"), "unfrozen")
+        .or_else(|| closed_account_refusal(db, card, "unfrozen"))
     {
-        return Ok(format!(
-            "Error: The linked checking account '{account_id}' is no longer open. Card cannot be unfrozen."
-        ));
+        return Ok(refusal);
     }
     if let Some(card) = db.get_mut("debit_cards", &id) {
         card.insert("status".into(), Value::from("ACTIVE"));

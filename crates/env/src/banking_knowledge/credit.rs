@@ -5,7 +5,6 @@
 use super::args::{Args, cmp_num, fmt2, number, record};
 use super::db::Db;
 use super::pyfmt::{display, dumps_indent2, f2};
-use super::tools::invalid;
 use super::{TODAY, ids};
 use crate::tooling::ToolError;
 use serde_json::{Value, json};
@@ -103,13 +102,15 @@ pub(super) fn history(
     parts.join("\n")
 }
 
-/// `query_database_tool("credit_card_accounts", {"account_id": id})` found nothing.
-fn no_card_account(db: &Db, id: &str) -> bool {
+/// The not-found text when `query_database_tool("credit_card_accounts", {"account_id": id})`
+/// finds nothing.
+fn unknown_card_account(db: &Db, id: &str) -> Option<String> {
     let result = db.query_tool(
         "credit_card_accounts",
         &format!("{{\"account_id\": \"{id}\"}}"),
     );
-    result.contains("No results found") || result.contains("No records found")
+    (result.contains("No results found") || result.contains("No records found"))
+        .then(|| format!("Error: Credit card account '{id}' not found."))
 }
 
 fn update_rewards(db: &mut Db, a: Args) -> Result<String, ToolError> {
@@ -149,14 +150,16 @@ fn file_dispute(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "refund_never_processed",
     ];
     const RESOLUTIONS: &[&str] = &["full_refund", "partial_refund"];
-    if !super::args::one_of(a.v("card_action"), ACTIONS) {
-        return Ok(invalid("card_action", ACTIONS));
-    }
-    if !super::args::one_of(a.v("dispute_reason"), REASONS) {
-        return Ok(invalid("dispute_reason", REASONS));
-    }
-    if !super::args::one_of(a.v("resolution_requested"), RESOLUTIONS) {
-        return Ok(invalid("resolution_requested", RESOLUTIONS));
+    let choices = [
+        ("card_action", ACTIONS),
+        ("dispute_reason", REASONS),
+        ("resolution_requested", RESOLUTIONS),
+    ];
+    if let Some(refusal) = choices
+        .iter()
+        .find_map(|(arg, options)| a.not_one_of(arg, options))
+    {
+        return Ok(refusal);
     }
     let partial = a.v("partial_refund_amount");
     if a.v("resolution_requested") == "partial_refund" && partial.is_null() {
@@ -216,8 +219,8 @@ fn order_replacement(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "shipping_address",
         "reason",
     ];
-    if required.iter().any(|k| !a.truthy(k)) {
-        return Ok("Error: Missing required parameters (credit_card_account_id, user_id, shipping_address, reason).".into());
+    if let Some(refusal) = a.missing_listed(&required) {
+        return Ok(refusal);
     }
     const REASONS: &[&str] = &[
         "fraud_suspected",
@@ -227,12 +230,12 @@ fn order_replacement(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "expired",
         "other",
     ];
-    if !super::args::one_of(a.v("reason"), REASONS) {
-        return Ok(invalid("reason", REASONS));
+    if let Some(refusal) = a.not_one_of("reason", REASONS) {
+        return Ok(refusal);
     }
     let account = a.s("credit_card_account_id");
-    if no_card_account(db, &account) {
-        return Ok(format!("Error: Credit card account '{account}' not found."));
+    if let Some(refusal) = unknown_card_account(db, &account) {
+        return Ok(refusal);
     }
     let id = ids::credit_card_order(&account, &a.s("user_id"), &a.s("reason"));
     let expedited =
@@ -291,8 +294,8 @@ fn log_closure_reason(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "negative_experience",
         "other",
     ];
-    if !super::args::one_of(a.v("closure_reason"), REASONS) {
-        return Ok(invalid("closure_reason", REASONS));
+    if let Some(refusal) = a.not_one_of("closure_reason", REASONS) {
+        return Ok(refusal);
     }
     let id = ids::closure_reason(&a.s("credit_card_account_id"), &a.s("user_id"));
     let rec = record(vec![
@@ -347,12 +350,12 @@ fn statement_credit(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "error_correction",
         "other",
     ];
-    if !super::args::one_of(a.v("reason"), REASONS) {
-        return Ok(invalid("reason", REASONS));
+    if let Some(refusal) = a.not_one_of("reason", REASONS) {
+        return Ok(refusal);
     }
     let account = a.s("credit_card_account_id");
-    if no_card_account(db, &account) {
-        return Ok(format!("Error: Credit card account '{account}' not found."));
+    if let Some(refusal) = unknown_card_account(db, &account) {
+        return Ok(refusal);
     }
     let amount = number(a.v("amount")).unwrap_or(0.0);
     let reason = a.s("reason");
@@ -403,8 +406,8 @@ fn account_flag(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "expiration_date",
         "reason",
     ];
-    if required.iter().any(|k| !a.truthy(k)) {
-        return Ok("Error: Missing required parameters (credit_card_account_id, user_id, flag_type, expiration_date, reason).".into());
+    if let Some(refusal) = a.missing_listed(&required) {
+        return Ok(refusal);
     }
     const FLAGS: &[&str] = &[
         "annual_fee_waived",
@@ -419,15 +422,15 @@ fn account_flag(db: &mut Db, a: Args) -> Result<String, ToolError> {
         "error_correction",
         "other",
     ];
-    if !super::args::one_of(a.v("flag_type"), FLAGS) {
-        return Ok(invalid("flag_type", FLAGS));
+    if let Some(refusal) = a.not_one_of("flag_type", FLAGS) {
+        return Ok(refusal);
     }
-    if !super::args::one_of(a.v("reason"), REASONS) {
-        return Ok(invalid("reason", REASONS));
+    if let Some(refusal) = a.not_one_of("reason", REASONS) {
+        return Ok(refusal);
     }
     let account = a.s("credit_card_account_id");
-    if no_card_account(db, &account) {
-        return Ok(format!("Error: Credit card account '{account}' not found."));
+    if let Some(refusal) = unknown_card_account(db, &account) {
+        return Ok(refusal);
     }
     let id = ids::account_flag(&account, &a.s("flag_type"), &a.s("expiration_date"));
     let rec = record(vec![
@@ -459,12 +462,12 @@ fn account_flag(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn close_account(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if !a.truthy("credit_card_account_id") || !a.truthy("user_id") {
-        return Ok("Error: Missing required parameters (credit_card_account_id, user_id).".into());
+    if let Some(refusal) = a.missing_listed(&["credit_card_account_id", "user_id"]) {
+        return Ok(refusal);
     }
     let account = a.s("credit_card_account_id");
-    if no_card_account(db, &account) {
-        return Ok(format!("Error: Credit card account '{account}' not found."));
+    if let Some(refusal) = unknown_card_account(db, &account) {
+        return Ok(refusal);
     }
     let key = super::args::key(a.v("credit_card_account_id"))?;
     let updates = [

@@ -5,7 +5,6 @@ use super::args::{Args, cmp_num, field_is, fmt2, key, number, record};
 use super::credit::history;
 use super::db::Db;
 use super::pyfmt::{display, f2};
-use super::tools::invalid;
 use super::{TODAY, ids};
 use crate::tooling::ToolError;
 use serde_json::Value;
@@ -128,8 +127,8 @@ fn dispute_request_error(a: Args) -> Result<Option<String>, ToolError> {
         ("pin_compromised", PIN),
         ("card_action", ACTIONS),
     ] {
-        if !super::args::one_of(a.v(arg), options) {
-            return Ok(Some(invalid(arg, options)));
+        if let Some(refusal) = a.not_one_of(arg, options) {
+            return Ok(Some(refusal));
         }
     }
     if cmp_num(a.v("disputed_amount"), "<=", 0.0)? {

@@ -43,7 +43,7 @@ mod user_tools;
 pub mod variant;
 
 use crate::data::LoadError;
-use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::environment::{Changes, DomainBase, Environment, ToolResult, ToolValue, same_domain};
 use crate::initial_state::MergeError;
 use crate::registry::{DomainFacts, DomainOption, DomainOptions, DomainParts};
 use crate::tooling::{ToolDef, ToolError};
@@ -298,12 +298,7 @@ impl Environment for BankEnv {
         }
     }
 
-    fn call(
-        &mut self,
-        side: Requestor,
-        name: &str,
-        args: &Map<String, Value>,
-    ) -> Result<ToolValue, ToolError> {
+    fn call(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> ToolResult {
         let text = match side {
             Requestor::Assistant => tools::call(self, name, args)?,
             Requestor::User => user_tools::call(&mut self.db, name, args)?,

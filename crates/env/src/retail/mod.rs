@@ -14,11 +14,11 @@ mod tools;
 mod users;
 
 use crate::data::{LoadError, ParseCache, read_json};
-use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::environment::{Changes, DomainBase, Environment, ToolResult, same_domain};
 use crate::initial_state::{MergeError, revalidate};
 use crate::registry::DomainFacts;
 use crate::table::Table;
-use crate::tooling::{ToolDef, ToolError, bind_filled};
+use crate::tooling::bind_filled;
 use model::RetailDb;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -110,16 +110,7 @@ impl Environment for RetailEnv {
         "retail"
     }
 
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        crate::registry::Domain::toolkit(&RETAIL, side)
-    }
-
-    fn call(
-        &mut self,
-        side: Requestor,
-        name: &str,
-        args: &Map<String, Value>,
-    ) -> Result<ToolValue, ToolError> {
+    fn call(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> ToolResult {
         if side == Requestor::User {
             return Err(crate::py::no_attribute("NoneType", name));
         }

@@ -60,7 +60,7 @@ pub struct RetailDb {
     pub orders: Table<Order>,
 }
 
-crate::table::table_db!(RetailDb {
+crate::collection::table_db!(RetailDb {
     products,
     users,
     orders

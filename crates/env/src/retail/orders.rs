@@ -7,7 +7,7 @@ use super::model::{
     CancelReason, Float, Number, Order, OrderPayment, OrderStatus, RetailDb, TransactionType,
     Variant,
 };
-use crate::environment::ToolValue;
+use crate::environment::{ToolResult, ToolValue};
 use crate::py::{self, arg_str};
 use crate::tooling::ToolError;
 use serde_json::Value;
@@ -17,6 +17,30 @@ fn order<'d>(db: &'d RetailDb, key: &str) -> Result<&'d Order, ToolError> {
     db.orders
         .get(key)
         .ok_or_else(|| ToolError::value("Order not found"))
+}
+
+/// `_get_order` and the status check every order tool starts with: the order's key and
+/// record, or `refusal` when its status is not one the tool acts on.
+fn order_if<'d, 'a>(
+    db: &'d RetailDb,
+    order_id: &'a Value,
+    acts_on: fn(OrderStatus) -> bool,
+    refusal: &str,
+) -> Result<(&'a str, &'d Order), ToolError> {
+    let key = order_key(db, order_id)?;
+    let current = order(db, key)?;
+    if !acts_on(current.status) {
+        return Err(ToolError::value(refusal));
+    }
+    Ok((key, current))
+}
+
+fn is_pending(status: OrderStatus) -> bool {
+    status == OrderStatus::Pending
+}
+
+fn is_delivered(status: OrderStatus) -> bool {
+    status == OrderStatus::Delivered
 }
 
 fn order_mut<'d>(db: &'d mut RetailDb, key: &str) -> Result<&'d mut Order, ToolError> {
@@ -45,12 +69,13 @@ pub(super) fn cancel_pending_order(
     db: &mut RetailDb,
     order_id: &Value,
     reason: &Value,
-) -> Result<ToolValue, ToolError> {
-    let key = order_key(db, order_id)?;
-    let current = order(db, key)?;
-    if current.status != OrderStatus::Pending {
-        return Err(ToolError::value("Non-pending order cannot be cancelled"));
-    }
+) -> ToolResult {
+    let (key, current) = order_if(
+        db,
+        order_id,
+        is_pending,
+        "Non-pending order cannot be cancelled",
+    )?;
     let reason = match py::dict_key(reason)? {
         Some("no longer needed") => CancelReason::NoLongerNeeded,
         Some("ordered by mistake") => CancelReason::OrderedByMistake,
@@ -80,22 +105,51 @@ pub(super) fn cancel_pending_order(
     Ok(ToolValue::model(order))
 }
 
-/// Pairs `item_ids` with `new_item_ids` after upstream's multiplicity and length checks.
-fn pair_items(
-    current: &Order,
+/// How one of the two item-swapping tools (exchange of delivered items, modification of
+/// pending ones) checks its order and words its refusals.
+struct Swap {
+    acts_on: fn(OrderStatus) -> bool,
+    wrong_status: &'static str,
+    missing: fn(&Value) -> String,
+    length_message: &'static str,
+}
+
+const EXCHANGE: Swap = Swap {
+    acts_on: is_delivered,
+    wrong_status: "Non-delivered order cannot be exchanged",
+    missing: |id| format!("Number of {} not found.", arg_str(id)),
+    length_message: "The number of items to be exchanged should match.",
+};
+
+const MODIFY: Swap = Swap {
+    acts_on: is_pending,
+    wrong_status: "Non-pending order cannot be modified",
+    missing: |id| format!("{} not found", arg_str(id)),
+    length_message: "The number of items to be exchanged should match",
+};
+
+/// Each item to swap with its replacement: the old item id and the new one as given.
+type ItemPairs = Vec<(String, Value)>;
+
+/// The order a swap acts on, and `item_ids` paired with `new_item_ids` after upstream's
+/// status, multiplicity and length checks.
+fn swap_pairs<'d, 'a>(
+    db: &'d RetailDb,
+    order_id: &'a Value,
     item_ids: &Value,
     new_item_ids: &Value,
-    missing: impl Fn(&Value) -> String,
-    length_message: &str,
-) -> Result<Vec<(String, Value)>, ToolError> {
-    let olds = py::check_multiplicity(item_ids, &order_item_ids(current), missing)?;
+    swap: &Swap,
+) -> Result<(&'a str, &'d Order, ItemPairs), ToolError> {
+    let (key, current) = order_if(db, order_id, swap.acts_on, swap.wrong_status)?;
+    let olds = py::check_multiplicity(item_ids, &order_item_ids(current), swap.missing)?;
     if py::len(item_ids)? != py::len(new_item_ids)? {
-        return Err(ToolError::value(length_message));
+        return Err(ToolError::value(swap.length_message));
     }
-    Ok(olds
+    let pairs = olds
         .into_iter()
         .zip(py::iterate(new_item_ids)?.into_owned())
-        .collect())
+        .collect();
+    Ok((key, current, pairs))
 }
 
 /// Validates one (old, new) pair: the old item's product must have the new id as an
@@ -132,19 +186,8 @@ pub(super) fn exchange_delivered_order_items(
     item_ids: &Value,
     new_item_ids: &Value,
     payment_method_id: &Value,
-) -> Result<ToolValue, ToolError> {
-    let key = order_key(db, order_id)?;
-    let current = order(db, key)?;
-    if current.status != OrderStatus::Delivered {
-        return Err(ToolError::value("Non-delivered order cannot be exchanged"));
-    }
-    let pairs = pair_items(
-        current,
-        item_ids,
-        new_item_ids,
-        |id| format!("Number of {} not found.", arg_str(id)),
-        "The number of items to be exchanged should match.",
-    )?;
+) -> ToolResult {
+    let (key, current, pairs) = swap_pairs(db, order_id, item_ids, new_item_ids, &EXCHANGE)?;
     let mut diff = 0.0;
     for (old, new) in &pairs {
         let (variant, old_price) = checked_variant(db, current, old, new)?;
@@ -184,11 +227,13 @@ pub(super) fn modify_pending_order_address(
     db: &mut RetailDb,
     order_id: &Value,
     fields: &[&Value; 6],
-) -> Result<ToolValue, ToolError> {
-    let key = order_key(db, order_id)?;
-    if !order(db, key)?.status.contains_pending() {
-        return Err(ToolError::value("Non-pending order cannot be modified"));
-    }
+) -> ToolResult {
+    let (key, _) = order_if(
+        db,
+        order_id,
+        OrderStatus::contains_pending,
+        "Non-pending order cannot be modified",
+    )?;
     let address = address(fields)?;
     let order = order_mut(db, key)?;
     order.address = address;
@@ -201,19 +246,8 @@ pub(super) fn modify_pending_order_items(
     item_ids: &Value,
     new_item_ids: &Value,
     payment_method_id: &Value,
-) -> Result<ToolValue, ToolError> {
-    let key = order_key(db, order_id)?;
-    let current = order(db, key)?;
-    if current.status != OrderStatus::Pending {
-        return Err(ToolError::value("Non-pending order cannot be modified"));
-    }
-    let pairs = pair_items(
-        current,
-        item_ids,
-        new_item_ids,
-        |id| format!("{} not found", arg_str(id)),
-        "The number of items to be exchanged should match",
-    )?;
+) -> ToolResult {
+    let (key, current, pairs) = swap_pairs(db, order_id, item_ids, new_item_ids, &MODIFY)?;
     let mut diff = 0.0;
     let mut last_variant: Option<Variant> = None;
     for (old, new) in &pairs {
@@ -271,12 +305,13 @@ pub(super) fn modify_pending_order_payment(
     db: &mut RetailDb,
     order_id: &Value,
     payment_method_id: &Value,
-) -> Result<ToolValue, ToolError> {
-    let key = order_key(db, order_id)?;
-    let current = order(db, key)?;
-    if !current.status.contains_pending() {
-        return Err(ToolError::value("Non-pending order cannot be modified"));
-    }
+) -> ToolResult {
+    let (key, current) = order_if(
+        db,
+        order_id,
+        OrderStatus::contains_pending,
+        "Non-pending order cannot be modified",
+    )?;
     let user_id = current.user_id.clone();
     let method = payment_method(db, &user_id, payment_method_id)?;
     let [first] = current.payment_history.as_slice() else {
@@ -332,12 +367,13 @@ pub(super) fn return_delivered_order_items(
     order_id: &Value,
     item_ids: &Value,
     payment_method_id: &Value,
-) -> Result<ToolValue, ToolError> {
-    let key = order_key(db, order_id)?;
-    let current = order(db, key)?;
-    if current.status != OrderStatus::Delivered {
-        return Err(ToolError::value("Non-delivered order cannot be returned"));
-    }
+) -> ToolResult {
+    let (key, current) = order_if(
+        db,
+        order_id,
+        is_delivered,
+        "Non-delivered order cannot be returned",
+    )?;
     let user = user_key(db, &Value::String(current.user_id.clone()))?.to_string();
     let method = payment_method(db, &user, payment_method_id)?;
     let method_id = payment_method_id.as_str().unwrap_or_default().to_string();

@@ -1,7 +1,7 @@
 //! The retail read tools that search rather than dump one record.
 
 use super::model::RetailDb;
-use crate::environment::ToolValue;
+use crate::environment::{ToolResult, ToolValue};
 use crate::py;
 use crate::tooling::ToolError;
 use serde_json::Value;
@@ -12,7 +12,7 @@ pub(super) fn find_user_id_by_name_zip(
     first: &Value,
     last: &Value,
     zip: &Value,
-) -> Result<ToolValue, ToolError> {
+) -> ToolResult {
     for (user_id, user) in db.users.iter() {
         if user.name.first_name.to_lowercase() != py::lower(first)? {
             continue;
@@ -28,7 +28,7 @@ pub(super) fn find_user_id_by_name_zip(
 }
 
 /// `find_user_id_by_email`: case-insensitive.
-pub(super) fn find_user_id_by_email(db: &RetailDb, email: &Value) -> Result<ToolValue, ToolError> {
+pub(super) fn find_user_id_by_email(db: &RetailDb, email: &Value) -> ToolResult {
     for (user_id, user) in db.users.iter() {
         if user.email.to_lowercase() == py::lower(email)? {
             return Ok(ToolValue::Text(user_id.clone()));
@@ -38,7 +38,7 @@ pub(super) fn find_user_id_by_email(db: &RetailDb, email: &Value) -> Result<Tool
 }
 
 /// `get_item_details`: the first product holding the variant id.
-pub(super) fn get_item_details(db: &RetailDb, item_id: &Value) -> Result<ToolValue, ToolError> {
+pub(super) fn get_item_details(db: &RetailDb, item_id: &Value) -> ToolResult {
     for product in db.products.values() {
         if let Some(variant) = py::dict_key(item_id)?.and_then(|k| product.variants.get(k)) {
             return Ok(ToolValue::model(variant));

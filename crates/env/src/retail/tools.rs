@@ -5,13 +5,12 @@
 use super::lookup::{order_key, product_key, user_key};
 use super::model::RetailDb;
 use super::{orders, queries, users};
-use crate::environment::ToolValue;
-use crate::tooling::ToolError;
+use crate::environment::{ToolResult, ToolValue};
 use serde_json::{Map, Value};
 use tauguard_core::pyjson;
 
 /// Runs tool `name` with its bound arguments (one per declared parameter, all present).
-pub(super) fn run(db: &mut RetailDb, name: &str, args: &[&Value]) -> Result<ToolValue, ToolError> {
+pub(super) fn run(db: &mut RetailDb, name: &str, args: &[&Value]) -> ToolResult {
     let a = |i: usize| args.get(i).copied().unwrap_or(&Value::Null);
     match name {
         "calculate" => crate::calculate::calculate_arg(a(0)).map(ToolValue::Text),

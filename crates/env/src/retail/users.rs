@@ -2,7 +2,7 @@
 
 use super::lookup::{address, user_key};
 use super::model::RetailDb;
-use crate::environment::ToolValue;
+use crate::environment::{ToolResult, ToolValue};
 use crate::tooling::ToolError;
 use serde_json::Value;
 
@@ -11,7 +11,7 @@ pub(super) fn modify_user_address(
     db: &mut RetailDb,
     user_id: &Value,
     fields: &[&Value; 6],
-) -> Result<ToolValue, ToolError> {
+) -> ToolResult {
     let id = user_key(db, user_id)?.to_string();
     let address = address(fields)?;
     let user = db

@@ -1,20 +1,16 @@
 //! The phone's app tools: installed apps' status and permissions, granting a permission
 //! (a tool) and removing one (the helper initialization actions use to break MMS).
 
-use super::TelecomEnv;
 use super::user_model::PERMISSIONS;
-use crate::environment::ToolValue;
+use super::{TelecomEnv, text};
+use crate::environment::{ToolResult, ToolValue};
 use crate::py::arg_str;
 use crate::py::{dict_key, no_attribute, type_name};
 use crate::tooling::ToolError;
 use serde_json::Value;
 
-fn text(s: impl Into<String>) -> ToolValue {
-    ToolValue::Text(s.into())
-}
-
 impl TelecomEnv {
-    pub(crate) fn check_app_status(&self, app_name: &Value) -> Result<ToolValue, ToolError> {
+    pub(crate) fn check_app_status(&self, app_name: &Value) -> ToolResult {
         dict_key(app_name)?;
         let Some(app) = app_name
             .as_str()
@@ -36,7 +32,7 @@ impl TelecomEnv {
         Ok(text(lines.join("\n")))
     }
 
-    pub(crate) fn check_app_permissions(&self, app_name: &Value) -> Result<ToolValue, ToolError> {
+    pub(crate) fn check_app_permissions(&self, app_name: &Value) -> ToolResult {
         dict_key(app_name)?;
         let shown = arg_str(app_name);
         let Some(app) = app_name
@@ -89,7 +85,7 @@ impl TelecomEnv {
         &mut self,
         app_name: &Value,
         permission: &Value,
-    ) -> Result<ToolValue, ToolError> {
+    ) -> ToolResult {
         let (change, permission) = self.set_app_permission(app_name, permission, true)?;
         let shown = arg_str(app_name);
         let (ok, message) = match change {
@@ -122,7 +118,7 @@ impl TelecomEnv {
         &mut self,
         app_name: &Value,
         permission: &Value,
-    ) -> Result<ToolValue, ToolError> {
+    ) -> ToolResult {
         let (change, permission) = self.set_app_permission(app_name, permission, false)?;
         let shown = arg_str(app_name);
         let (ok, message) = match change {

@@ -5,14 +5,14 @@
 use super::model::{BillStatus, LineStatus};
 use super::user_model::NetworkStatus;
 use super::{Args, TelecomEnv};
-use crate::environment::ToolValue;
+use crate::environment::{ToolResult, ToolValue};
 use crate::py::arg_str;
 use crate::py::{Num, not_a_valid, type_name};
 use crate::tooling::ToolError;
 use serde_json::Value;
 use tauguard_core::pyjson::py_eq;
 
-fn boolean(b: bool) -> Result<ToolValue, ToolError> {
+fn boolean(b: bool) -> ToolResult {
     Ok(ToolValue::Json(Value::Bool(b)))
 }
 
@@ -31,7 +31,7 @@ fn number(func: &str, name: &str, v: &Value) -> Result<f64, ToolError> {
 }
 
 impl TelecomEnv {
-    pub(crate) fn agent_assertion(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    pub(crate) fn agent_assertion(&mut self, name: &str, a: &Args) -> ToolResult {
         match name {
             "assert_data_refueling_amount" => {
                 let l = self.target_line(a.req(0), a.req(1))?;
@@ -73,7 +73,7 @@ impl TelecomEnv {
         }
     }
 
-    pub(crate) fn user_assertion(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    pub(crate) fn user_assertion(&mut self, name: &str, a: &Args) -> ToolResult {
         let d = self.phone();
         match name {
             "assert_airplane_mode_status" => boolean(equals(d.airplane_mode, a.req(0))),

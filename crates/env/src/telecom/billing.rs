@@ -2,11 +2,11 @@
 //! to a Draft bill), and the `suspend_line_for_overdue_bill` helper initialization actions
 //! use to create an overdue bill.
 
-use super::TelecomEnv;
 use super::dates::{Date, TODAY};
 use super::lookup::Key;
 use super::model::{Bill, BillStatus, LineItem, LineStatus};
-use crate::environment::ToolValue;
+use super::{TelecomEnv, text};
+use crate::environment::{ToolResult, ToolValue};
 use crate::py::arg_str;
 use crate::py::{Num, fixed2, float_str, type_name, unorderable};
 use crate::tooling::ToolError;
@@ -14,17 +14,13 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
-fn text(s: impl Into<String>) -> ToolValue {
-    ToolValue::Text(s.into())
-}
-
 impl TelecomEnv {
     pub(crate) fn refuel_data(
         &mut self,
         customer_id: &Value,
         line_id: &Value,
         gb_amount: &Value,
-    ) -> Result<ToolValue, ToolError> {
+    ) -> ToolResult {
         let l = self.target_line(customer_id, line_id)?;
         let gb = Num::of(gb_amount)
             .map(Num::as_f64)
@@ -147,7 +143,7 @@ impl TelecomEnv {
         line_id: &Value,
         new_bill_id: &Value,
         contract_ended: &Value,
-    ) -> Result<ToolValue, ToolError> {
+    ) -> ToolResult {
         let l = self.line_idx(line_id)?;
         if self.db.lines[l].status != LineStatus::Active {
             return Err(ToolError::value(

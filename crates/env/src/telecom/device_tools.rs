@@ -6,16 +6,12 @@
 use super::user_model::{
     ApnName, ApnSettings, NetworkModePreference, SignalStrength, SimStatus, Slot,
 };
-use super::{Args, TelecomEnv, validate};
-use crate::environment::ToolValue;
+use super::{Args, TelecomEnv, text, validate};
+use crate::environment::{ToolResult, ToolValue};
 use crate::py::arg_str;
 use crate::py::{no_attribute, type_name};
 use crate::tooling::ToolError;
 use serde_json::Value;
-
-pub(super) fn text(s: impl Into<String>) -> ToolValue {
-    ToolValue::Text(s.into())
-}
 
 pub(super) fn on_off(b: bool) -> &'static str {
     if b { "ON" } else { "OFF" }
@@ -48,12 +44,12 @@ fn str_arg<'v>(func: &str, name: &str, v: &'v Value) -> Result<&'v str, ToolErro
 impl TelecomEnv {
     /// The user's tools, by area: each area answers its own tools and hands any other name on
     /// to the next; the last hands it to the assertions.
-    pub(crate) fn call_user(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    pub(crate) fn call_user(&mut self, name: &str, a: &Args) -> ToolResult {
         self.surroundings_tool(name, a)
     }
 
     /// The user's own details and the payment requests the agent sends.
-    fn surroundings_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    fn surroundings_tool(&mut self, name: &str, a: &Args) -> ToolResult {
         match name {
             "set_user_info" => {
                 let name = str_arg("set_user_info", "name", a.req(0))?.to_string();
@@ -93,7 +89,7 @@ impl TelecomEnv {
     }
 
     /// The status bar, the network, airplane mode, mobile data, roaming and data saver.
-    fn network_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    fn network_tool(&mut self, name: &str, a: &Args) -> ToolResult {
         match name {
             "check_status_bar" => Ok(text(format!("Status Bar: {}", self.status_bar()))),
             "check_network_status" => Ok(text(self.check_network_status())),
@@ -105,24 +101,14 @@ impl TelecomEnv {
             "run_speed_test" => Ok(text(self.run_speed_test())),
             "toggle_airplane_mode" => {
                 let on = self.toggle_airplane_mode()?;
-                Ok(text(self.with_status_bar(&format!(
-                    "Airplane Mode is now {}.",
-                    on_off(on)
-                ))))
+                Ok(self.toggled("Airplane Mode", on))
             }
             "turn_airplane_mode_on" | "turn_airplane_mode_off" => {
-                let want = name.ends_with("_on");
-                if self.toggle_airplane_mode()? != want {
-                    self.toggle_airplane_mode()?;
-                }
-                Ok(text(format!("Airplane Mode is now {}.", on_off(want))))
+                self.turn(name, "Airplane Mode", Self::toggle_airplane_mode)
             }
             "toggle_data" => {
                 let on = self.toggle_data()?;
-                Ok(text(self.with_status_bar(&format!(
-                    "Mobile Data is now {}.",
-                    on_off(on)
-                ))))
+                Ok(self.toggled("Mobile Data", on))
             }
             "turn_data_on" => {
                 self.phone_mut().data_enabled = true;
@@ -136,17 +122,10 @@ impl TelecomEnv {
             }
             "toggle_roaming" => {
                 let on = self.toggle_roaming()?;
-                Ok(text(self.with_status_bar(&format!(
-                    "Data Roaming is now {}.",
-                    on_off(on)
-                ))))
+                Ok(self.toggled("Data Roaming", on))
             }
             "turn_roaming_on" | "turn_roaming_off" => {
-                let want = name.ends_with("_on");
-                if self.toggle_roaming()? != want {
-                    self.toggle_roaming()?;
-                }
-                Ok(text(format!("Data Roaming is now {}.", on_off(want))))
+                self.turn(name, "Data Roaming", Self::toggle_roaming)
             }
             "check_data_restriction_status" => Ok(text(if self.phone().data_saver_mode {
                 "Data Saver mode is ON (limits data usage)."
@@ -155,24 +134,17 @@ impl TelecomEnv {
             })),
             "toggle_data_saver_mode" => {
                 let on = self.toggle_data_saver();
-                Ok(text(self.with_status_bar(&format!(
-                    "Data Saver Mode is now {}.",
-                    on_off(on)
-                ))))
+                Ok(self.toggled("Data Saver Mode", on))
             }
             "turn_data_saver_mode_on" | "turn_data_saver_mode_off" => {
-                let want = name.ends_with("_on");
-                if self.toggle_data_saver() != want {
-                    self.toggle_data_saver();
-                }
-                Ok(text(format!("Data Saver Mode is now {}.", on_off(want))))
+                self.turn(name, "Data Saver Mode", |env| Ok(env.toggle_data_saver()))
             }
             other => self.sim_tool(other, a),
         }
     }
 
     /// The SIM card.
-    fn sim_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    fn sim_tool(&mut self, name: &str, a: &Args) -> ToolResult {
         match name {
             "check_sim_status" => Ok(text(match self.sim_status() {
                 SimStatus::Active => "Your SIM card is active and working.",
@@ -210,7 +182,7 @@ impl TelecomEnv {
     }
 
     /// The APN settings.
-    fn apn_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    fn apn_tool(&mut self, name: &str, a: &Args) -> ToolResult {
         match name {
             "check_apn_settings" => {
                 let apn = self.phone().active_apn_settings.get("model_copy")?;
@@ -259,7 +231,7 @@ impl TelecomEnv {
     }
 
     /// The installed apps, their permissions, and MMS.
-    pub(super) fn app_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    pub(super) fn app_tool(&mut self, name: &str, a: &Args) -> ToolResult {
         match name {
             "check_installed_apps" => {
                 let names: Vec<&str> = self
@@ -287,7 +259,7 @@ impl TelecomEnv {
     }
 
     /// Restarting the phone and its network search.
-    fn device_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    fn device_tool(&mut self, name: &str, a: &Args) -> ToolResult {
         match name {
             "reboot_device" => {
                 let mut lines = Vec::new();
@@ -344,7 +316,7 @@ impl TelecomEnv {
 
     /// A string `mode` must name a member (else the "Failed" message); any other JSON value
     /// is stored unvalidated, as upstream's `isinstance(mode, str)` branch lets it through.
-    fn set_network_mode_preference(&mut self, mode: &Value) -> Result<ToolValue, ToolError> {
+    fn set_network_mode_preference(&mut self, mode: &Value) -> ToolResult {
         let chosen = match mode {
             Value::String(s) => match NetworkModePreference::parse(s) {
                 Some(m) => Slot::Typed(m),
@@ -394,6 +366,26 @@ impl TelecomEnv {
         )
     }
 
+    /// A `toggle_*` tool's reply: the new state, then the status bar.
+    pub(super) fn toggled(&self, what: &str, on: bool) -> ToolValue {
+        text(self.with_status_bar(&format!("{what} is now {}.", on_off(on))))
+    }
+
+    /// `turn_<x>_on` / `turn_<x>_off` as upstream writes them: toggle, and toggle back when
+    /// that went the wrong way (every toggle with its side effects).
+    fn turn(
+        &mut self,
+        name: &str,
+        what: &str,
+        toggle: fn(&mut Self) -> Result<bool, ToolError>,
+    ) -> ToolResult {
+        let want = name.ends_with("_on");
+        if toggle(self)? != want {
+            toggle(self)?;
+        }
+        Ok(text(format!("{what} is now {}.", on_off(want))))
+    }
+
     /// `_toggle_airplane_mode`: returns the new state.
     fn toggle_airplane_mode(&mut self) -> Result<bool, ToolError> {
         let d = self.phone_mut();
@@ -440,7 +432,7 @@ impl TelecomEnv {
 
     /// A dict is validated as `APNSettings(**dict)`; anything else is stored as is and the
     /// message then fails reading `.apn_name` of it, as upstream does.
-    fn set_apn_settings(&mut self, settings: &Value) -> Result<ToolValue, ToolError> {
+    fn set_apn_settings(&mut self, settings: &Value) -> ToolResult {
         let apn = match settings {
             Value::Object(fields) => validate::apn_settings(fields)?,
             other => {

@@ -38,55 +38,53 @@ pub(crate) fn dump<T: Serialize>(record: &T) -> Value {
     serde_json::to_value(record).unwrap_or_default()
 }
 
+/// The position of the record whose `id_of` matches `id`, or upstream's
+/// `<what> <id> not found`.
+fn position<T, K: Key + ?Sized>(
+    records: &[T],
+    id_of: impl Fn(&T) -> &str,
+    id: &K,
+    what: &str,
+) -> Result<usize, ToolError> {
+    records
+        .iter()
+        .position(|r| id.matches(id_of(r)))
+        .ok_or_else(|| ToolError::value(format!("{what} {} not found", id.show())))
+}
+
 impl TelecomEnv {
     pub(crate) fn customer_idx<K: Key + ?Sized>(&self, id: &K) -> Result<usize, ToolError> {
-        self.db
-            .customers
-            .iter()
-            .position(|c| id.matches(&c.customer_id))
-            .ok_or_else(|| ToolError::value(format!("Customer with ID {} not found", id.show())))
+        position(
+            &self.db.customers,
+            |c| &c.customer_id,
+            id,
+            "Customer with ID",
+        )
     }
 
     pub(crate) fn line_idx<K: Key + ?Sized>(&self, id: &K) -> Result<usize, ToolError> {
-        self.db
-            .lines
-            .iter()
-            .position(|l| id.matches(&l.line_id))
-            .ok_or_else(|| ToolError::value(format!("Line with ID {} not found", id.show())))
+        position(&self.db.lines, |l| &l.line_id, id, "Line with ID")
     }
 
     pub(crate) fn line_idx_by_phone<K: Key + ?Sized>(&self, phone: &K) -> Result<usize, ToolError> {
-        self.db
-            .lines
-            .iter()
-            .position(|l| phone.matches(&l.phone_number))
-            .ok_or_else(|| {
-                ToolError::value(format!("Line with phone number {} not found", phone.show()))
-            })
+        position(
+            &self.db.lines,
+            |l| &l.phone_number,
+            phone,
+            "Line with phone number",
+        )
     }
 
     pub(crate) fn plan_idx<K: Key + ?Sized>(&self, id: &K) -> Result<usize, ToolError> {
-        self.db
-            .plans
-            .iter()
-            .position(|p| id.matches(&p.plan_id))
-            .ok_or_else(|| ToolError::value(format!("Plan with ID {} not found", id.show())))
+        position(&self.db.plans, |p| &p.plan_id, id, "Plan with ID")
     }
 
     pub(crate) fn device_idx(&self, id: &str) -> Result<usize, ToolError> {
-        self.db
-            .devices
-            .iter()
-            .position(|d| d.device_id == id)
-            .ok_or_else(|| ToolError::value(format!("Device with ID {id} not found")))
+        position(&self.db.devices, |d| &d.device_id, id, "Device with ID")
     }
 
     pub(crate) fn bill_idx<K: Key + ?Sized>(&self, id: &K) -> Result<usize, ToolError> {
-        self.db
-            .bills
-            .iter()
-            .position(|b| id.matches(&b.bill_id))
-            .ok_or_else(|| ToolError::value(format!("Bill with ID {} not found", id.show())))
+        position(&self.db.bills, |b| &b.bill_id, id, "Bill with ID")
     }
 
     /// `_get_target_line`: the customer must exist and own the line.

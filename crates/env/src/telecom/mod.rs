@@ -49,10 +49,10 @@ mod workflow;
 pub use defs::{AGENT_OWNER, AGENT_TOOLKIT, USER_OWNER, USER_TOOLKIT};
 
 use crate::data::{LoadError, ParseCache, read_toml};
-use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::environment::{Changes, DomainBase, Environment, ToolResult, ToolValue, same_domain};
 use crate::initial_state::{MergeError, revalidate};
 use crate::registry::DomainFacts;
-use crate::tooling::{ToolDef, ToolError, bind_method};
+use crate::tooling::{ToolError, bind_method};
 use model::TelecomDb;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -70,7 +70,7 @@ static FACTS: DomainFacts = DomainFacts {
     name: "telecom",
     agent_tools: AGENT_TOOLKIT,
     user_tools: USER_TOOLKIT,
-    collections: &model::COLLECTIONS,
+    collections: TelecomDb::COLLECTIONS,
     // Upstream's fixed "today" ([`dates::TODAY`]) at the time of day its policy states.
     clock: Some("2025-02-25T12:08:00"),
     identity_reads: &[
@@ -157,6 +157,11 @@ pub struct TelecomEnv {
     pub(crate) vpn_uses_default: bool,
 }
 
+/// A tool's `str` return.
+fn text(s: impl Into<String>) -> ToolValue {
+    ToolValue::Text(s.into())
+}
+
 static NULL: Value = Value::Null;
 
 /// Arguments bound to a method's parameters, in declaration order.
@@ -209,16 +214,7 @@ impl Environment for TelecomEnv {
         "telecom"
     }
 
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        crate::registry::Domain::toolkit(&TELECOM, side)
-    }
-
-    fn call(
-        &mut self,
-        side: Requestor,
-        name: &str,
-        args: &Map<String, Value>,
-    ) -> Result<ToolValue, ToolError> {
+    fn call(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> ToolResult {
         let owner = match side {
             Requestor::Assistant => AGENT_OWNER,
             Requestor::User => USER_OWNER,
@@ -259,12 +255,7 @@ impl Environment for TelecomEnv {
 
     fn changes_since(&self, earlier: &dyn Environment) -> Changes {
         let earlier = same_domain(self, earlier);
-        let mut agent = Map::new();
-        for name in model::COLLECTIONS {
-            if let Some(list) = self.db.changed_collection(&earlier.db, name) {
-                agent.insert(format!("{name}/"), list);
-            }
-        }
+        let agent = self.db.changes(&earlier.db);
         let mut user = Map::new();
         if !Arc::ptr_eq(&self.user, &earlier.user) {
             let (now, before) = (self.user.dump(), earlier.user.dump());

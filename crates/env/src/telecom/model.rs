@@ -238,60 +238,26 @@ fn default_created_at() -> DateTime {
 
 /// The agent database. Collections are copied on first write.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub(crate) struct TelecomDb {
-    #[serde(default)]
     pub plans: Arc<Vec<Plan>>,
-    #[serde(default)]
     pub customers: Arc<Vec<Customer>>,
-    #[serde(default)]
     pub lines: Arc<Vec<Line>>,
-    #[serde(default)]
     pub bills: Arc<Vec<Bill>>,
-    #[serde(default)]
     pub devices: Arc<Vec<Device>>,
 }
 
-/// Collection names in dump order.
-pub(super) const COLLECTIONS: [&str; 5] = ["plans", "customers", "lines", "bills", "devices"];
+crate::collection::table_db!(TelecomDb {
+    plans,
+    customers,
+    lines,
+    bills,
+    devices
+});
 
 impl TelecomDb {
     /// Plain-data dump, every field present.
     pub(crate) fn dump(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
-    }
-
-    /// Dump of one collection, if it differs between `self` and `earlier`.
-    pub(crate) fn changed_collection(
-        &self,
-        earlier: &TelecomDb,
-        name: &str,
-    ) -> Option<serde_json::Value> {
-        fn diff<T: Serialize + PartialEq>(
-            a: &Arc<Vec<T>>,
-            b: &Arc<Vec<T>>,
-        ) -> Option<serde_json::Value> {
-            (!Arc::ptr_eq(a, b) && a != b).then(|| serde_json::to_value(&**a).unwrap_or_default())
-        }
-        match name {
-            "plans" => diff(&self.plans, &earlier.plans),
-            "customers" => diff(&self.customers, &earlier.customers),
-            "lines" => diff(&self.lines, &earlier.lines),
-            "bills" => diff(&self.bills, &earlier.bills),
-            "devices" => diff(&self.devices, &earlier.devices),
-            _ => None,
-        }
-    }
-
-    /// Same content as `other` (pointer-equal collections are skipped).
-    pub(crate) fn same(&self, other: &TelecomDb) -> bool {
-        fn eq<T: PartialEq>(a: &Arc<Vec<T>>, b: &Arc<Vec<T>>) -> bool {
-            Arc::ptr_eq(a, b) || a == b
-        }
-        eq(&self.plans, &other.plans)
-            && eq(&self.customers, &other.customers)
-            && eq(&self.lines, &other.lines)
-            && eq(&self.bills, &other.bills)
-            && eq(&self.devices, &other.devices)
     }
 }

@@ -8,20 +8,16 @@
 use super::dates::{Date, TODAY};
 use super::lookup::{Key, dump};
 use super::model::{Bill, BillStatus, Customer, LineStatus, PyNum};
-use super::{Args, TelecomEnv};
-use crate::environment::ToolValue;
+use super::{Args, TelecomEnv, text};
+use crate::environment::{ToolResult, ToolValue};
 use crate::py::arg_str;
 use crate::py::{float_str, no_attribute, type_name};
 use crate::tooling::ToolError;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
-fn text(s: impl Into<String>) -> ToolValue {
-    ToolValue::Text(s.into())
-}
-
 impl TelecomEnv {
-    pub(crate) fn call_agent(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    pub(crate) fn call_agent(&mut self, name: &str, a: &Args) -> ToolResult {
         match name {
             "get_customer_by_phone" => {
                 let c = self.customer_idx_by_phone(a.req(0))?;
@@ -57,7 +53,7 @@ impl TelecomEnv {
         }
     }
 
-    fn get_customer_by_name(&self, full_name: &Value, dob: &Value) -> Result<ToolValue, ToolError> {
+    fn get_customer_by_name(&self, full_name: &Value, dob: &Value) -> ToolResult {
         let mut found: Vec<&Customer> = Vec::new();
         for customer in self.db.customers.iter() {
             let wanted = full_name
@@ -72,7 +68,7 @@ impl TelecomEnv {
         Ok(ToolValue::Json(found.into_iter().map(dump).collect()))
     }
 
-    fn get_details_by_id(&self, id: &Value) -> Result<ToolValue, ToolError> {
+    fn get_details_by_id(&self, id: &Value) -> ToolResult {
         let s = id
             .as_str()
             .ok_or_else(|| no_attribute(type_name(id), "startswith"))?;
@@ -99,11 +95,7 @@ impl TelecomEnv {
         ToolValue::Json(Value::Object(out))
     }
 
-    fn suspend_line(
-        &mut self,
-        customer_id: &Value,
-        line_id: &Value,
-    ) -> Result<ToolValue, ToolError> {
+    fn suspend_line(&mut self, customer_id: &Value, line_id: &Value) -> ToolResult {
         let l = self.target_line(customer_id, line_id)?;
         if self.db.lines[l].status != LineStatus::Active {
             return Err(ToolError::value("Line must be active to suspend"));
@@ -117,11 +109,7 @@ impl TelecomEnv {
         ))
     }
 
-    fn resume_line(
-        &mut self,
-        customer_id: &Value,
-        line_id: &Value,
-    ) -> Result<ToolValue, ToolError> {
+    fn resume_line(&mut self, customer_id: &Value, line_id: &Value) -> ToolResult {
         let l = self.target_line(customer_id, line_id)?;
         if !matches!(
             self.db.lines[l].status,
@@ -135,11 +123,7 @@ impl TelecomEnv {
         Ok(self.line_message("Line resumed successfully", l))
     }
 
-    fn get_bills_for_customer(
-        &self,
-        customer_id: &Value,
-        limit: Option<&Value>,
-    ) -> Result<ToolValue, ToolError> {
+    fn get_bills_for_customer(&self, customer_id: &Value, limit: Option<&Value>) -> ToolResult {
         let c = self.customer_idx(customer_id)?;
         let mut bills: Vec<&Bill> = Vec::new();
         for bill_id in &self.db.customers[c].bill_ids {
@@ -174,11 +158,7 @@ impl TelecomEnv {
         ))
     }
 
-    fn send_payment_request(
-        &mut self,
-        customer_id: &Value,
-        bill_id: &Value,
-    ) -> Result<ToolValue, ToolError> {
+    fn send_payment_request(&mut self, customer_id: &Value, bill_id: &Value) -> ToolResult {
         let c = self.customer_idx(customer_id)?;
         if !self.bills_awaiting_payment(c)?.is_empty() {
             return Err(ToolError::value(
@@ -205,7 +185,7 @@ impl TelecomEnv {
         )))
     }
 
-    fn get_data_usage(&self, customer_id: &Value, line_id: &Value) -> Result<ToolValue, ToolError> {
+    fn get_data_usage(&self, customer_id: &Value, line_id: &Value) -> ToolResult {
         let l = self.target_line(customer_id, line_id)?;
         let line = &self.db.lines[l];
         let plan = &self.db.plans[self.plan_idx(line.plan_id.as_str())?];
@@ -243,12 +223,7 @@ impl TelecomEnv {
         Ok(ToolValue::Json(Value::Object(out)))
     }
 
-    fn set_data_usage(
-        &mut self,
-        customer_id: &Value,
-        line_id: &Value,
-        used: &Value,
-    ) -> Result<ToolValue, ToolError> {
+    fn set_data_usage(&mut self, customer_id: &Value, line_id: &Value, used: &Value) -> ToolResult {
         let l = self.target_line(customer_id, line_id)?;
         let value = match used {
             Value::Number(n) if n.is_f64() => PyNum::Float(n.as_f64().unwrap_or_default()),
@@ -271,12 +246,7 @@ impl TelecomEnv {
         )))
     }
 
-    fn set_roaming(
-        &mut self,
-        customer_id: &Value,
-        line_id: &Value,
-        enable: bool,
-    ) -> Result<ToolValue, ToolError> {
+    fn set_roaming(&mut self, customer_id: &Value, line_id: &Value, enable: bool) -> ToolResult {
         let l = self.target_line(customer_id, line_id)?;
         let (already, done) = if enable {
             (

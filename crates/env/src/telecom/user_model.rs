@@ -64,32 +64,17 @@ py_enum!(ApnName = "APNNames" {
 
 pub(super) const DEFAULT_MMSC_URL: &str = "http://mms.carrier.com/mms/wapenc";
 
+/// Absent fields take upstream's defaults, the values of [`ApnSettings::default`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub(crate) struct ApnSettings {
-    #[serde(default = "internet")]
     pub apn_name: ApnName,
-    #[serde(default)]
     pub reset_at_reboot: bool,
-    #[serde(default = "default_mms_apn")]
     pub mms_apn: Option<String>,
-    #[serde(default = "default_mmsc_url")]
     pub mmsc_url: Option<String>,
-    #[serde(default)]
     pub mms_proxy: Option<String>,
     /// A Python int (kept as a JSON number so big values survive).
-    #[serde(default)]
     pub mms_port: Option<serde_json::Number>,
-}
-
-fn internet() -> ApnName {
-    ApnName::Internet
-}
-fn default_mms_apn() -> Option<String> {
-    Some("mms".into())
-}
-fn default_mmsc_url() -> Option<String> {
-    Some(DEFAULT_MMSC_URL.into())
 }
 
 impl Default for ApnSettings {
@@ -97,8 +82,8 @@ impl Default for ApnSettings {
         ApnSettings {
             apn_name: ApnName::Internet,
             reset_at_reboot: false,
-            mms_apn: default_mms_apn(),
-            mmsc_url: default_mmsc_url(),
+            mms_apn: Some("mms".into()),
+            mmsc_url: Some(DEFAULT_MMSC_URL.into()),
             mms_proxy: None,
             mms_port: None,
         }
@@ -137,15 +122,11 @@ impl VpnDetails {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub(crate) struct AppPermissions {
-    #[serde(default)]
     pub sms: bool,
-    #[serde(default)]
     pub storage: bool,
-    #[serde(default)]
     pub phone: bool,
-    #[serde(default)]
     pub network: bool,
 }
 

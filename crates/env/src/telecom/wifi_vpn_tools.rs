@@ -1,12 +1,11 @@
 //! The user's Wi-Fi, Wi-Fi calling and VPN tools, apart from the rest of the phone's toolkit
 //! ([`super::device_tools`]) so each file stays readable. Outputs are upstream's texts.
 
-use super::device_tools::{bool_arg, on_off, text};
+use super::device_tools::{bool_arg, on_off};
 use super::user_model::{PerformanceLevel, SignalStrength, VpnDetails};
-use super::{Args, TelecomEnv};
-use crate::environment::ToolValue;
+use super::{Args, TelecomEnv, text};
+use crate::environment::ToolResult;
 use crate::py::no_attribute;
-use crate::tooling::ToolError;
 use serde_json::Value;
 
 /// The VPN profile `connect_vpn` installs, with the environment's current performance of
@@ -21,7 +20,7 @@ fn default_vpn(performance: PerformanceLevel) -> VpnDetails {
 
 impl TelecomEnv {
     /// Wi-Fi and Wi-Fi calling.
-    pub(super) fn wifi_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    pub(super) fn wifi_tool(&mut self, name: &str, a: &Args) -> ToolResult {
         match name {
             "check_wifi_status" => {
                 let d = self.phone();
@@ -51,9 +50,7 @@ impl TelecomEnv {
                     d.wifi_ssid = None;
                     d.wifi_signal_strength = SignalStrength::None;
                 }
-                Ok(text(
-                    self.with_status_bar(&format!("Wi-Fi is now {}.", on_off(on))),
-                ))
+                Ok(self.toggled("Wi-Fi", on))
             }
             "check_wifi_calling_status" => Ok(text(format!(
                 "Wi-Fi Calling is currently turned {}.",
@@ -63,10 +60,7 @@ impl TelecomEnv {
                 let d = self.phone_mut();
                 d.wifi_calling_enabled = !d.wifi_calling_enabled;
                 let on = d.wifi_calling_enabled;
-                Ok(text(self.with_status_bar(&format!(
-                    "Wi-Fi Calling is now {}.",
-                    on_off(on)
-                ))))
+                Ok(self.toggled("Wi-Fi Calling", on))
             }
             "set_wifi_calling" => {
                 let enabled = bool_arg("set_wifi_calling", "enabled", a.req(0))?;
@@ -88,7 +82,7 @@ impl TelecomEnv {
     }
 
     /// The VPN.
-    fn vpn_tool(&mut self, name: &str, a: &Args) -> Result<ToolValue, ToolError> {
+    fn vpn_tool(&mut self, name: &str, a: &Args) -> ToolResult {
         match name {
             "check_vpn_status" => {
                 let d = self.phone();

@@ -8,17 +8,13 @@
 
 use super::lookup;
 use super::model::LibraryDb;
-use crate::environment::ToolValue;
+use crate::environment::{ToolResult, ToolValue};
 use crate::tooling::ToolError;
 use serde_json::Value;
 
 /// `borrow_book`: the member must not already hold the book and a copy must be on the shelf.
 /// Returns the member's updated record.
-pub(super) fn borrow_book(
-    db: &mut LibraryDb,
-    member_id: &Value,
-    book_id: &Value,
-) -> Result<ToolValue, ToolError> {
+pub(super) fn borrow_book(db: &mut LibraryDb, member_id: &Value, book_id: &Value) -> ToolResult {
     let m = lookup::member(db, member_id)?.to_string();
     let b = lookup::book(db, book_id)?.to_string();
     let member = lookup::member_record(db, &m);
@@ -37,11 +33,7 @@ pub(super) fn borrow_book(
 }
 
 /// `return_book`: the member must hold the book. Returns the member's updated record.
-pub(super) fn return_book(
-    db: &mut LibraryDb,
-    member_id: &Value,
-    book_id: &Value,
-) -> Result<ToolValue, ToolError> {
+pub(super) fn return_book(db: &mut LibraryDb, member_id: &Value, book_id: &Value) -> ToolResult {
     let m = lookup::member(db, member_id)?.to_string();
     let b = lookup::book(db, book_id)?.to_string();
     if !lookup::member_record(db, &m).loans.contains(&b) {

@@ -17,13 +17,10 @@ mod queries;
 pub mod tools;
 
 use crate::data::{LoadError, read_json};
-use crate::environment::{Changes, DomainBase, Environment, ToolValue, same_domain};
+use crate::environment::{Changes, DomainBase, Environment, ToolResult, same_domain};
 use crate::initial_state::{MergeError, revalidate};
 use crate::registry::DomainFacts;
-use crate::tooling::{ToolDef, ToolError};
-use indexmap::IndexMap;
 use model::LibraryDb;
-use serde::Serialize;
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -37,7 +34,7 @@ pub static TOY: Toy = Toy;
 static FACTS: DomainFacts = DomainFacts {
     name: "toy",
     agent_tools: defs::TOOLS,
-    collections: &["members", "books"],
+    collections: LibraryDb::COLLECTIONS,
     identity_reads: &["get_member_details"],
     ..DomainFacts::DEFAULT
 };
@@ -95,42 +92,12 @@ impl ToyEnv {
     }
 }
 
-/// Records of `collection` that differ between `earlier` and `now`, keyed
-/// `collection/<id>`; a removed record maps to `null`.
-fn record_changes<T: PartialEq + Serialize>(
-    now: &IndexMap<String, T>,
-    earlier: &IndexMap<String, T>,
-    collection: &str,
-    out: &mut Map<String, Value>,
-) {
-    for (id, record) in now {
-        if earlier.get(id) != Some(record) {
-            out.insert(
-                format!("{collection}/{id}"),
-                serde_json::to_value(record).unwrap_or(Value::Null),
-            );
-        }
-    }
-    for id in earlier.keys().filter(|id| !now.contains_key(*id)) {
-        out.insert(format!("{collection}/{id}"), Value::Null);
-    }
-}
-
 impl Environment for ToyEnv {
     fn domain(&self) -> &'static str {
         "toy"
     }
 
-    fn toolkit(&self, side: Requestor) -> &'static [ToolDef] {
-        crate::registry::Domain::toolkit(&TOY, side)
-    }
-
-    fn call(
-        &mut self,
-        side: Requestor,
-        name: &str,
-        args: &Map<String, Value>,
-    ) -> Result<ToolValue, ToolError> {
+    fn call(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> ToolResult {
         match side {
             Requestor::Assistant => tools::call(&mut self.db, name, args),
             Requestor::User => Err(crate::py::no_attribute("NoneType", name)),
@@ -158,17 +125,16 @@ impl Environment for ToyEnv {
     }
 
     fn changes_since(&self, earlier: &dyn Environment) -> Changes {
-        let earlier = same_domain(self, earlier);
-        let mut agent = Map::new();
-        record_changes(&self.db.members, &earlier.db.members, "members", &mut agent);
-        record_changes(&self.db.books, &earlier.db.books, "books", &mut agent);
-        Changes { agent, user: None }
+        Changes {
+            agent: self.db.changes(&same_domain(self, earlier).db),
+            user: None,
+        }
     }
 
     fn same_state(&self, other: &dyn Environment) -> bool {
         other
             .downcast_ref::<ToyEnv>()
-            .is_some_and(|o| self.db == o.db)
+            .is_some_and(|o| self.db.same(&o.db))
     }
 }
 

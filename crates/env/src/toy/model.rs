@@ -12,6 +12,8 @@ pub struct LibraryDb {
     pub books: IndexMap<String, Book>,
 }
 
+crate::collection::table_db!(LibraryDb { members, books });
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Member {

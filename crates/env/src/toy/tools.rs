@@ -4,16 +4,12 @@
 use super::defs::{OWNER, TOOLS};
 use super::model::LibraryDb;
 use super::{loans, queries};
-use crate::environment::ToolValue;
-use crate::tooling::{ToolError, bind_filled};
+use crate::environment::{ToolResult, ToolValue};
+use crate::tooling::bind_filled;
 use serde_json::{Map, Value};
 
 /// Calls a toolkit method by name with raw keyword arguments.
-pub fn call(
-    db: &mut LibraryDb,
-    name: &str,
-    args: &Map<String, Value>,
-) -> Result<ToolValue, ToolError> {
+pub fn call(db: &mut LibraryDb, name: &str, args: &Map<String, Value>) -> ToolResult {
     let a = bind_filled(OWNER, TOOLS, name, args)?;
     match name {
         "get_member_details" => queries::get_member_details(db, a[0]),

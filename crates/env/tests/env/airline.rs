@@ -3,7 +3,7 @@
 //! split, agreement with the shipped `tools.json`, and a no-panic property over random
 //! arguments.
 
-use crate::common;
+use crate::common::{self, args};
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -37,10 +37,6 @@ fn worked_db() -> Value {
 
 fn base(db: &Value) -> AirlineBase {
     AirlineBase::from_json(db).expect("fixture database validates")
-}
-
-fn args(v: Value) -> Map<String, Value> {
-    v.as_object().expect("arguments are an object").clone()
 }
 
 /// Runs a tool the way the orchestrator does; returns (content, error flag).

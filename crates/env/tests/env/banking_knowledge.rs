@@ -4,9 +4,9 @@
 //! retrieval variants' policies and schemas against `variants.json`, the discoverable tool
 //! declarations against `discoverable_tools.json`, and the read log's allow-list.
 
-use crate::common;
+use crate::common::{self, args};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tauguard_core::Requestor::{Assistant, User};
 use tauguard_env::banking_knowledge::{BankEnv, defs, read_log_allowlist};
@@ -26,10 +26,6 @@ fn sha256(text: &str) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-fn args(v: Value) -> Map<String, Value> {
-    v.as_object().unwrap().clone()
 }
 
 fn reference(name: &str) -> Option<Value> {

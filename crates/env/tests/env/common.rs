@@ -1,9 +1,15 @@
 //! Shared helpers of the env integration tests: locating the τ²-bench data directory and the
-//! upstream parity fixtures.
+//! upstream parity fixtures, and writing tool arguments.
 
 #![allow(dead_code)]
 
+use serde_json::{Map, Value};
 use tauguard_env::{DataDir, DomainData};
+
+/// A tool call's keyword arguments, written as a JSON object literal.
+pub(crate) fn args(v: Value) -> Map<String, Value> {
+    v.as_object().expect("arguments are an object").clone()
+}
 
 /// The τ²-bench data directory (see `tauguard_testkit::tau2_dir`: skips visibly without it,
 /// fails under CI).

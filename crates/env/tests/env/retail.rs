@@ -4,7 +4,7 @@
 //! available), chosen to exercise upstream's quirks with exactly known numbers; the tests
 //! marked "real data" use the τ²-bench retail data and skip when it is absent (except in CI).
 
-use crate::common;
+use crate::common::{self, args};
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -95,10 +95,6 @@ fn fixture_base() -> &'static RetailBase {
 
 fn fresh() -> Box<dyn Environment> {
     fixture_base().fresh()
-}
-
-fn args(v: Value) -> Map<String, Value> {
-    v.as_object().expect("arguments are an object").clone()
 }
 
 fn call(env: &mut dyn Environment, name: &str, a: Value) -> Result<ToolValue, ToolError> {

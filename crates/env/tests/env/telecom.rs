@@ -5,7 +5,7 @@
 //!
 //! Expected texts come from running the upstream Python toolkits on the same calls.
 
-use crate::common;
+use crate::common::{self, args};
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -18,10 +18,6 @@ use tauguard_env::{gold_env, initial_env, run_gold_actions};
 fn data() -> Option<&'static DomainData> {
     static DATA: OnceLock<Option<DomainData>> = OnceLock::new();
     DATA.get_or_init(|| common::load("telecom")).as_ref()
-}
-
-fn args(v: Value) -> Map<String, Value> {
-    v.as_object().cloned().unwrap_or_default()
 }
 
 fn task<'a>(data: &'a DomainData, id: &str) -> &'a Task {

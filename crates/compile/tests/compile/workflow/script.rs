@@ -11,7 +11,7 @@ use tauguard_compile::CompileOptions;
 use tauguard_compile::workflow::{Step, StepRecord, WorkflowCompileReport};
 use tauguard_core::message::Usage;
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::catalog::{ToolCatalog, ToolClass};
+use tauguard_guards::{ToolCatalog, ToolClass};
 use tauguard_llm::LlmError;
 use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 

@@ -776,22 +776,14 @@ fn config_names_and_errors() {
     assert_eq!(parse_config_name("pg-raw-strict"), None);
     let model: Arc<dyn ChatModel> = ScriptedModel::new(&[]);
     let s = setup();
-    let g = build_policyguard(
-        "pg-checklist-strict",
-        false,
-        RoleModel::Built(model.clone()),
-        &s,
-    )
-    .unwrap();
-    assert_eq!(g.name(), "pg-checklist-strict");
-    let g = build_policyguard(
-        "pg-checklist-only",
-        true,
-        RoleModel::Built(model.clone()),
-        &s,
-    )
-    .unwrap();
-    assert_eq!(g.name(), "pg-checklist-only-strict");
+    // Strict mode is asked for by the name or by the flag; the name says which it got.
+    for (name, strict, built) in [
+        ("pg-checklist-strict", false, "pg-checklist-strict"),
+        ("pg-checklist-only", true, "pg-checklist-only-strict"),
+    ] {
+        let g = build_policyguard(name, strict, RoleModel::Built(model.clone()), &s).unwrap();
+        assert_eq!(g.name(), built);
+    }
     assert!(matches!(
         build_policyguard("pg-raw", true, RoleModel::Built(model.clone()), &s),
         Err(PolicyGuardError::StrictWithoutChecklist(_))

@@ -7,7 +7,7 @@ use crate::extract;
 use serde::Deserialize;
 use std::collections::BTreeSet;
 use tauguard_core::ToolSpec;
-use tauguard_guards::catalog::{ToolCatalog, ToolClass};
+use tauguard_guards::{ToolCatalog, ToolClass};
 
 /// A tool's description on one line, as either compiler's prompts show it.
 pub(crate) fn one_line_description(spec: &ToolSpec) -> String {

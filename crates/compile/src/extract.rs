@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn a_schema_error_names_its_json_path() {
-        use tauguard_guards::policyguide::Graph;
+        use tauguard_guards::Graph;
         let reply = "Here:\n```json\n{\"id\": \"x\", \"nodes\": [{\"id\": \"a\", \"kind\": \"fork\", \"actor\": \"agent\", \"action\": \"a\", \"condition\": \"c\"}], \"edges\": []}\n```";
         let err = parse_json::<Graph>(reply, "a graph").unwrap_err();
         assert!(err.starts_with("at `nodes[0].kind`"), "{err}");

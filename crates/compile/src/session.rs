@@ -7,8 +7,7 @@
 use serde::{Deserialize, Serialize};
 use tauguard_core::Message;
 use tauguard_core::message::{ParticipantMessage, Usage};
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguard::templates::{TemplateError, Templates};
+use tauguard_guards::{TemplateError, Templates, ToolCatalog};
 use tauguard_llm::LlmError;
 use tauguard_llm::{ChatModel, ChatRequest};
 

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 use tauguard_core::message::ParticipantMessage;
 use tauguard_core::{Message, ToolCall};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::external::{ExternalGuard, ExternalSpec};
-use tauguard_guards::policyguard::FailMode;
-use tauguard_guards::{Guard, GuardContext, GuardState, Verdict};
+use tauguard_guards::{
+    ExternalGuard, ExternalSpec, FailMode, Guard, GuardContext, GuardState, Verdict,
+};
 
 fn times(guard: &dyn Guard, ctx: &GuardContext<'_>, call: &ToolCall, n: usize) -> Vec<Duration> {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -101,7 +101,7 @@ fn main() {
         max_restarts: Some(0),
     };
     let external = ExternalGuard::build(&spec, FailMode::Closed, &data).unwrap();
-    let builtin = tauguard_guards::block_all::BlockAll;
+    let builtin = tauguard_guards::BlockAll;
     let b = times(&builtin, &ctx, &call, n);
     let e = times(&external, &ctx, &call, n);
     assert_eq!(

@@ -40,6 +40,16 @@ impl ToolClass {
         }
     }
 
+    /// The class as tool lists sent to a guard name it (its serde name): `mutating`,
+    /// `read_only`, `other`.
+    pub fn key(self) -> &'static str {
+        match self {
+            ToolClass::Mutating => "mutating",
+            ToolClass::ReadOnly => "read_only",
+            ToolClass::Other => "other",
+        }
+    }
+
     /// τ²-bench tool kinds: `write` → mutating, `read` → read-only, anything else → other.
     pub fn of_kind(kind: ToolKind) -> ToolClass {
         match kind {
@@ -211,5 +221,12 @@ mod tests {
         assert_eq!(back, with);
         assert_eq!(c.known_list(ToolClass::ReadOnly), "b");
         assert_eq!(ToolCatalog::default().known_list(ToolClass::Other), "none");
+    }
+
+    #[test]
+    fn a_class_key_is_its_serde_name() {
+        for class in [ToolClass::Mutating, ToolClass::ReadOnly, ToolClass::Other] {
+            assert_eq!(serde_json::to_value(class).unwrap(), class.key());
+        }
     }
 }

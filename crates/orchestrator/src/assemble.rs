@@ -15,7 +15,7 @@ use tauguard_core::record::{
     AttemptLog, FailedAttempt, GuardEvent, GuideEvent, RoleUsage, SimulationRecord, UnusableOutput,
 };
 use tauguard_core::termination::Termination;
-use tauguard_guards::policyguard::prerequisites::Prerequisites;
+use tauguard_guards::Prerequisites;
 use tauguard_llm::LlmError;
 use tauguard_sim::agent::SimAgent;
 

@@ -262,22 +262,22 @@ pub struct GuardSection {
     pub strict: bool,
     /// When the verifier reply stays unparseable: `closed` (block, default) or `open` (pass).
     #[serde(default)]
-    pub fail_mode: Option<tauguard_guards::policyguard::FailMode>,
+    pub fail_mode: Option<tauguard_guards::FailMode>,
     /// Verifier model; default: the agent's model (paired-verifier protocol).
     #[serde(default)]
     pub verifier: Option<ModelSection>,
     /// Token limit of every verifier completion (default: `[guard.verifier] max_tokens`, else
-    /// `tauguard_guards::factory::DEFAULT_VERIFIER_MAX_TOKENS`); never the agent's.
+    /// `tauguard_guards::DEFAULT_VERIFIER_MAX_TOKENS`); never the agent's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verifier_max_tokens: Option<u32>,
     /// Token limit of every LLM-guide completion (default: `[guard.verifier] max_tokens`,
-    /// else `tauguard_guards::factory::DEFAULT_GUIDE_MAX_TOKENS`); never the agent's.
+    /// else `tauguard_guards::DEFAULT_GUIDE_MAX_TOKENS`); never the agent's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guide_max_tokens: Option<u32>,
     /// A compiled artifact set in place of the frozen checklists and workflow of
     /// `tasks/<domain>/`: a directory laid out as `DIR/<domain>/checklist/` and/or
     /// `DIR/<domain>/workflow/`, as `tauguard compile … --out` writes them, relative to the
-    /// project directory (see `tauguard_guards::artifact_set`). Default (and `"frozen"`): the
+    /// project directory (see `tauguard_guards::ArtifactSet`). Default (and `"frozen"`): the
     /// frozen set. `[grid] artifacts` lists several.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub artifacts: Option<String>,

@@ -12,9 +12,7 @@ pub(crate) use crate::grid_artifacts::ArtifactsAxis;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
-use tauguard_guards::external::ExternalSpec;
-use tauguard_guards::policyguard::FailMode;
-use tauguard_guards::{GuardName, GuardOptions};
+use tauguard_guards::{ExternalSpec, FailMode, GuardName, GuardOptions};
 
 /// A list entry that is either a name (`"baseline"`, a model alias, `"paired"`) or a table.
 #[derive(Debug, Clone, PartialEq, Serialize)]

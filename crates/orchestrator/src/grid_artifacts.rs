@@ -1,11 +1,11 @@
 //! The artifact-set axis of a grid (`[grid] artifacts`, or its one-value shorthand `[guard]
 //! artifacts`): which guard artifacts the guards that read checklists or a workflow run on —
 //! the frozen `tasks/<domain>/` set or a compiled set's directory
-//! (`tauguard_guards::artifact_set`). Only the keys are checked here; the plan opens each set
+//! (`tauguard_guards::ArtifactSet`). Only the keys are checked here; the plan opens each set
 //! for each domain before anything runs.
 
 use crate::config::RunConfig;
-use tauguard_guards::artifact_set::FROZEN;
+use tauguard_guards::FROZEN;
 
 /// One artifact set of the grid.
 #[derive(Debug, Clone, PartialEq)]

@@ -27,8 +27,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tauguard_env::DataDir;
-use tauguard_guards::artifact_set::ArtifactSet;
-use tauguard_guards::{Guard, GuardName};
+use tauguard_guards::{ArtifactSet, Guard, GuardName};
 use tauguard_llm::ChatModel;
 use tauguard_llm::{CacheMode, ModelFactory, RoleModel};
 
@@ -299,9 +298,8 @@ fn artifact_hashes(
     prompts_hash: &Option<String>,
 ) -> Result<(SetHashes, InputHashes), RunError> {
     let dir = project.join("tasks").join(d.data.domain);
-    let origin =
-        tauguard_guards::provenance::Provenance::load_domain(&project.join("tasks"), d.data.domain)
-            .map_err(|e| RunError::file(&dir, e))?;
+    let origin = tauguard_guards::Provenance::load_domain(&project.join("tasks"), d.data.domain)
+        .map_err(|e| RunError::file(&dir, e))?;
     let frozen = InputHashes {
         prompts: prompts_hash.clone(),
         artifacts: tree_hash(&dir).map_err(|e| RunError::file(&dir, e))?,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tauguard_core::record::Slice;
 use tauguard_core::{Requestor, Task, ToolSpec};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::policyguard::prerequisites::Prerequisites;
+use tauguard_guards::Prerequisites;
 use tauguard_sim::agent::{DeviceChecks, PlannedRead, TemptingCall};
 
 /// The `split` value that selects every task of the domain, whatever its splits.

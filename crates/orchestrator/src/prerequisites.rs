@@ -11,7 +11,7 @@ use tauguard_core::record::CallAttempt;
 use tauguard_core::{Message, Requestor, Task, ToolKind};
 use tauguard_env::DomainData;
 use tauguard_env::initial_env;
-use tauguard_guards::policyguard::prerequisites::{Prerequisites, ToolPrerequisites};
+use tauguard_guards::{Prerequisites, ToolPrerequisites};
 use tauguard_sim::agent::PlannedRead;
 
 /// Required parameters of a read tool, from the schemas the agent sees.

@@ -7,7 +7,7 @@ use crate::records::RecordsError;
 use crate::shard::Shard;
 use std::path::PathBuf;
 use tauguard_env::LoadError;
-use tauguard_guards::policyguard::prerequisites::PrerequisitesError;
+use tauguard_guards::PrerequisitesError;
 use tauguard_llm::Outage;
 
 #[derive(Debug, thiserror::Error)]

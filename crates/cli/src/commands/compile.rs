@@ -13,8 +13,7 @@ use tauguard_compile::checklist::{CompileError, compile_checklists_with};
 use tauguard_compile::workflow::{WorkflowCompileError, compile_workflow};
 use tauguard_compile::{CompileInput, CompileOptions};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::provenance::{Origin, PROVENANCE_FILE, Provenance};
+use tauguard_guards::{Origin, PROVENANCE_FILE, Provenance, ToolCatalog};
 use tauguard_llm::ChatModel;
 use tauguard_llm::{LlmConfig, ModelFactory, ModelSpec};
 

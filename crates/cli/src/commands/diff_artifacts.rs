@@ -1,5 +1,5 @@
 //! `tauguard diff-artifacts A B --domain D`: how two artifact sets differ (the comparison
-//! itself is `tauguard_guards::artifact_diff`). Each side is a domain's artifact folder
+//! itself is `tauguard_guards::ChecklistDiff` and `WorkflowDiff`). Each side is a domain's artifact folder
 //! (`tasks/airline`, a compiled set's `DIR/airline`), a set's root holding `<domain>/`
 //! (`tasks`, `DIR`), a checklist directory, a workflow directory or a `bundle.json`; the parts
 //! both sides hold are compared, and each side's origin is printed beside it.
@@ -11,11 +11,10 @@ use anyhow::anyhow;
 use clap::{Args, ValueEnum};
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use tauguard_guards::artifact_diff::{ChecklistDiff, WorkflowDiff};
-use tauguard_guards::artifact_set::{BUNDLE_FILE, CHECKLIST_DIR, WORKFLOW_DIR};
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguard::checklist::{GENERAL_RULES_FILE, load_domain_checklists};
-use tauguard_guards::policyguide::Bundle;
+use tauguard_guards::{
+    BUNDLE_FILE, Bundle, CHECKLIST_DIR, ChecklistDiff, GENERAL_RULES_FILE, ToolCatalog,
+    WORKFLOW_DIR, WorkflowDiff, load_domain_checklists,
+};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Format {

@@ -1,10 +1,10 @@
 //! `tauguard guard-check -- CMD` / `--url URL`: the external guard protocol's conformance suite
-//! (`tauguard_guards::external::conformance`) on a guard program, one line per check, each
+//! (`tauguard_guards::conformance`) on a guard program, one line per check, each
 //! failing check with the message that broke it. Exit 1 when any check fails.
 
 use crate::exit::CliError;
 use std::time::Duration;
-use tauguard_guards::external::conformance::{Outcome, Target, check};
+use tauguard_guards::{conformance::Outcome, conformance::Target, conformance::check};
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct GuardCheckArgs {

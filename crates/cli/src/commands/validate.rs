@@ -20,9 +20,7 @@ use anyhow::anyhow;
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguide::{Bundle, Report, Rule, validate};
-use tauguard_guards::provenance::{PROVENANCE_FILE, Provenance};
+use tauguard_guards::{Bundle, PROVENANCE_FILE, Provenance, Report, Rule, ToolCatalog, validate};
 use tauguard_metrics::table::{Cell, Table};
 
 #[derive(Subcommand, Debug)]

@@ -13,10 +13,7 @@ use anyhow::anyhow;
 use clap::Args;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguard::checklist::{
-    DomainChecklists, GENERAL_RULES_FILE, load_domain_checklists,
-};
+use tauguard_guards::{DomainChecklists, GENERAL_RULES_FILE, ToolCatalog, load_domain_checklists};
 use tauguard_metrics::table::{Cell, Table};
 
 #[derive(Args, Debug)]

@@ -10,9 +10,8 @@
 use crate::support::{records, s, tauguard_ok, tauguard_status as tauguard};
 use serde_json::{Value, json};
 use std::path::Path;
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguard::checklist::{
-    general_rules_to_yaml, load_domain_checklists, tool_checklist_to_yaml,
+use tauguard_guards::{
+    ToolCatalog, general_rules_to_yaml, load_domain_checklists, tool_checklist_to_yaml,
 };
 use tauguard_testkit::{SimConfig, tau2_dir, workspace_root};
 
@@ -22,7 +21,7 @@ const DROPPED: &str = "obtain_cancellation_reason";
 /// Answers the checklist compiler's four steps for airline from the frozen checklists.
 struct FrozenAirline {
     catalog: ToolCatalog,
-    checklists: tauguard_guards::policyguard::checklist::DomainChecklists,
+    checklists: tauguard_guards::DomainChecklists,
 }
 
 impl FrozenAirline {

@@ -30,10 +30,10 @@ use serde::Serialize;
 use std::path::Path;
 use steps::{Classified, Steps};
 use tauguard_core::ToolSpec;
-use tauguard_guards::policyguard::checklist::{
-    ArtifactError, GENERAL_RULES_FILE, load_domain_checklists, write_domain_checklists,
+use tauguard_guards::{
+    ArtifactError, GENERAL_RULES_FILE, TemplateError, load_domain_checklists,
+    write_domain_checklists,
 };
-use tauguard_guards::policyguard::templates::TemplateError;
 use tauguard_llm::LlmError;
 
 /// Why a compile failed.

@@ -1,9 +1,9 @@
 //! Prompt templates of the checklist compiler: `<prompts_dir>/compile/*.jinja` (the CLI passes
 //! `configs/prompts`; a directory that holds the templates itself is accepted too), loaded and
-//! rendered by the family's one template loader ([`tauguard_guards::policyguard::templates`]).
+//! rendered by the family's one template loader ([`tauguard_guards::Templates`]).
 
 use std::path::Path;
-use tauguard_guards::policyguard::templates::{TemplateError, Templates};
+use tauguard_guards::{TemplateError, Templates};
 
 pub const SYSTEM: &str = crate::session::SYSTEM;
 pub const CLASSIFY: &str = "classify.jinja";

@@ -4,8 +4,7 @@
 use crate::session::{CompileUsage, StepTally};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguard::checklist::{DomainChecklists, RequirementType};
+use tauguard_guards::{DomainChecklists, RequirementType, ToolCatalog};
 
 /// File name of the compile report inside the output directory.
 pub const REPORT_FILE: &str = "compile_report.json";

@@ -7,10 +7,9 @@ use crate::classify::{mismatches, parse_classification};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tauguard_core::ToolSpec;
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguard::checklist::{
-    DomainChecklists, GENERAL_RULES_FILE, GeneralRule, ToolChecklist, general_rules_to_yaml,
-    parse_general_rules, parse_tool_checklist, tool_checklist_to_yaml,
+use tauguard_guards::{
+    DomainChecklists, GENERAL_RULES_FILE, GeneralRule, ToolCatalog, ToolChecklist,
+    general_rules_to_yaml, parse_general_rules, parse_tool_checklist, tool_checklist_to_yaml,
 };
 
 /// The top-level keys a tool checklist's YAML starts with.

@@ -9,7 +9,7 @@ use super::subflow::edge;
 use crate::extract::parse_json;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, VecDeque};
-use tauguard_guards::policyguide::workflow::{Actor, Graph, Node, NodeKind};
+use tauguard_guards::{Actor, Graph, Node, NodeKind};
 
 /// What a node says: its action, when it is satisfied, and the policy text it rests on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

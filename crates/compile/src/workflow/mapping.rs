@@ -6,7 +6,7 @@
 use super::report::MappingReview;
 use crate::extract::parse_json;
 use std::collections::BTreeSet;
-use tauguard_guards::policyguide::workflow::Bundle;
+use tauguard_guards::Bundle;
 
 /// One line per node: `graph/node [kind] action` (tool or subflow appended), the text the
 /// mapping prompt shows.

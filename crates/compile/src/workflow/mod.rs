@@ -1,5 +1,5 @@
 //! The offline workflow compiler (PolicyGuide's six-stage pipeline): a domain's policy and
-//! agent tools in, a workflow bundle ([`tauguard_guards::policyguide::workflow`], schema 1) out.
+//! agent tools in, a workflow bundle ([`tauguard_guards::Bundle`], schema 1) out.
 //!
 //! 1. **tools** ([`tools`]): the agent tool specs; the model classifies them, and the
 //!    classification is cross-checked against the environment's catalogue;
@@ -12,7 +12,7 @@
 //! 5. **compose** ([`compose`]): the main graph, built in code from the plan; the model only
 //!    words the classifier and the refusal;
 //! 6. **validate**: subflows no node runs are pruned, the bundle must pass
-//!    [`tauguard_guards::policyguide::validate`] (an invalid bundle fails the compile with the
+//!    [`tauguard_guards::validate`] (an invalid bundle fails the compile with the
 //!    validator's report), and a mapping review ([`mapping`]) goes to the report.
 //!
 //! Every reply is extracted robustly (code fences, prose) and validated; an invalid reply gets
@@ -47,8 +47,7 @@ use crate::session::Session;
 use run::Run;
 use stages::{Compile, Validated};
 use std::path::Path;
-use tauguard_guards::policyguard::templates::TemplateError;
-use tauguard_guards::policyguide::workflow::{Bundle, WorkflowError};
+use tauguard_guards::{Bundle, TemplateError, WorkflowError};
 use tauguard_llm::LlmError;
 
 /// Why a workflow compile failed.

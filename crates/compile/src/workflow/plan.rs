@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use tauguard_guards::catalog::{ToolCatalog, ToolClass};
+use tauguard_guards::{ToolCatalog, ToolClass};
 
 /// The branch label of the main graph's refusal path; a request type may not take it.
 pub const DENY_LABEL: &str = "against_policy";

@@ -1,11 +1,11 @@
 //! Prompt templates of the workflow compiler: `<prompts_dir>/compile/workflow/*.jinja` (the CLI
 //! passes `configs/prompts`), loaded by the guards' one template loader
-//! ([`tauguard_guards::policyguard::templates`]) so a template naming a variable the code does
+//! ([`tauguard_guards::Templates`]) so a template naming a variable the code does
 //! not pass fails loudly. Every stage prompt opens with `Stage N of 6`, which also tells a log reader
 //! (or a scripted test model) which step a request belongs to.
 
 use std::path::Path;
-use tauguard_guards::policyguard::templates::{TemplateError, Templates};
+use tauguard_guards::{TemplateError, Templates};
 
 pub(super) const SYSTEM: &str = crate::session::SYSTEM;
 pub(super) const TOOLS: &str = "tools.jinja";

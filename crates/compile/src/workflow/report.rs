@@ -7,7 +7,7 @@ use super::plan::Plan;
 use crate::session::{CompileUsage, StepOutcome, StepTally};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::ToolCatalog;
 
 /// File name of the compile report inside the output directory.
 pub const REPORT_FILE: &str = "compile_report.json";

@@ -12,9 +12,7 @@ use crate::classify::{mismatches, parse_classification};
 use crate::session::StepOutcome;
 use serde_json::json;
 use tauguard_core::ToolSpec;
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguide::validate::{Sizes, validate};
-use tauguard_guards::policyguide::workflow::{Bundle, Graph, SCHEMA_VERSION};
+use tauguard_guards::{Bundle, Graph, SCHEMA_VERSION, Sizes, ToolCatalog, validate};
 
 /// A compile in progress: the run with the model and the domain's policy text.
 pub(super) struct Compile<'a> {

@@ -7,10 +7,8 @@
 use super::compose::node;
 use super::plan::{Plan, PlannedSubflow};
 use crate::extract::parse_json;
-use tauguard_guards::catalog::{ToolCatalog, ToolClass};
-use tauguard_guards::policyguide::validate::{Rule, validate};
-use tauguard_guards::policyguide::workflow::{
-    Actor, Bundle, Edge, Graph, NodeKind, SCHEMA_VERSION,
+use tauguard_guards::{
+    Actor, Bundle, Edge, Graph, NodeKind, Rule, SCHEMA_VERSION, ToolCatalog, ToolClass, validate,
 };
 
 const SHAPE: &str = "one graph object {\"id\", \"title\", \"nodes\": [...], \"edges\": [...]}";

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 use tauguard_core::ToolSpec;
-use tauguard_guards::catalog::ToolCatalog;
+use tauguard_guards::ToolCatalog;
 
 /// A tool as the templates see it.
 #[derive(Debug, Clone, Serialize)]
@@ -24,9 +24,9 @@ impl ToolView {
         let class = catalog
             .and_then(|c| c.class_of(&spec.name))
             .map(|c| match c {
-                tauguard_guards::catalog::ToolClass::Mutating => "mutating",
-                tauguard_guards::catalog::ToolClass::ReadOnly => "read_only",
-                tauguard_guards::catalog::ToolClass::Other => "other",
+                tauguard_guards::ToolClass::Mutating => "mutating",
+                tauguard_guards::ToolClass::ReadOnly => "read_only",
+                tauguard_guards::ToolClass::Other => "other",
             })
             .unwrap_or_default();
         ToolView {

@@ -13,8 +13,7 @@ use tauguard_compile::checklist::{
 };
 use tauguard_core::ToolSpec;
 use tauguard_core::message::Usage;
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguard::checklist::load_domain_checklists;
+use tauguard_guards::{ToolCatalog, load_domain_checklists};
 use tauguard_llm::LlmError;
 use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 

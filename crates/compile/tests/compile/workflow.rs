@@ -18,8 +18,7 @@ use tauguard_compile::workflow::{
     WorkflowCompileReport, compile_workflow,
 };
 use tauguard_env::DomainData;
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguide::{Bundle, NodeKind, validate};
+use tauguard_guards::{Bundle, NodeKind, ToolCatalog, validate};
 
 /// Compiles the airline domain's policy and agent tools with `model` into `out`.
 async fn compile_airline(

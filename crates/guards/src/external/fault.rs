@@ -7,7 +7,7 @@ use tauguard_core::record::{FailCause, FailReason};
 
 /// One failed exchange with an external guard.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Fault {
+pub(crate) enum Fault {
     /// No reply within the timeout.
     Timeout { secs: f64, orphans: Vec<String> },
     /// The process ended (or could not be written to, or could not be restarted).
@@ -29,7 +29,7 @@ pub enum Fault {
 
 impl Fault {
     /// The fault's name in records (`info.external.fault`).
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Fault::Timeout { .. } => "timeout",
             Fault::Crash { .. } => "crash",
@@ -44,7 +44,7 @@ impl Fault {
 
     /// The typed cause an event records: a timeout is `timeout`, a process that is gone is
     /// `connection` (no exchange took place), a reply that is unusable is `invalid_response`.
-    pub fn cause(&self) -> FailCause {
+    pub(crate) fn cause(&self) -> FailCause {
         if let Fault::Http { status, .. } = self {
             return FailCause {
                 reason: FailReason::HttpError,
@@ -67,7 +67,7 @@ impl Fault {
     }
 
     /// One line saying what happened.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Fault::Timeout { secs, .. } => format!("no reply within {secs:.1} s"),
             Fault::Crash { detail } => detail.clone(),
@@ -86,7 +86,7 @@ impl Fault {
     }
 
     /// The event's `info.external` object: the fault, what it says and the raw reply.
-    pub fn info(&self, guard: &super::Provenance) -> Value {
+    pub(crate) fn info(&self, guard: &super::ExternalProvenance) -> Value {
         let raw = match self {
             Fault::Malformed { raw }
             | Fault::OutOfSchema { raw, .. }

@@ -9,10 +9,11 @@
 //! reply in the event ([`fault`]); no fault ends a simulation, so none loses a record.
 
 pub mod conformance;
-pub mod fault;
-pub mod http;
-pub mod protocol;
-pub mod stdio;
+pub(crate) mod fault;
+pub(crate) mod http;
+pub(crate) mod protocol;
+mod start_error;
+pub(crate) mod stdio;
 
 use crate::catalog::{ToolCatalog, ToolClass};
 use crate::policyguard::FailMode;
@@ -23,6 +24,7 @@ use http::HttpLink;
 use protocol::Hello;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+pub use start_error::{ExternalStartError, GreetingError};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
@@ -34,15 +36,15 @@ use tauguard_llm::BoxFuture;
 
 /// The configuration name records carry for every external guard (the entry's own name is
 /// `guard.name` of the cell, as for any named entry).
-pub const EXTERNAL: &str = "external";
+pub(crate) const EXTERNAL: &str = "external";
 
 /// Default seconds a guard has to answer one request.
-pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
+pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
 /// Default restarts of a crashed guard process in one run.
-pub const DEFAULT_MAX_RESTARTS: u32 = 3;
+pub(crate) const DEFAULT_MAX_RESTARTS: u32 = 3;
 
 /// What the agent reads when a call is blocked because the guard gave no usable answer.
-pub const FAIL_CLOSED_MESSAGE: &str = "The policy guard could not reach a verdict on this call, so it was not executed. \
+pub(crate) const FAIL_CLOSED_MESSAGE: &str = "The policy guard could not reach a verdict on this call, so it was not executed. \
 Please re-check the policy requirements for this action and try again.";
 
 /// `external = { ... }` of a `[[grid.guards]]` entry.
@@ -94,35 +96,35 @@ impl ExternalSpec {
 
 /// How a guard is reached.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Source {
+pub enum ExternalSource {
     Command(Vec<String>),
     Url(String),
 }
 
 /// Where an external guard's decisions come from, as records and the cell hash name it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Provenance {
-    pub source: Source,
+pub struct ExternalProvenance {
+    pub source: ExternalSource,
     /// The guard's own name and version, from its `hello`.
     pub name: String,
     pub version: String,
     pub timeout_secs: f64,
 }
 
-impl Provenance {
+impl ExternalProvenance {
     /// The command as one string, or the URL (what `info.external.source` shows).
     pub fn source(&self) -> String {
         match &self.source {
-            Source::Command(c) => c.join(" "),
-            Source::Url(u) => u.clone(),
+            ExternalSource::Command(c) => c.join(" "),
+            ExternalSource::Url(u) => u.clone(),
         }
     }
 
     /// The cell settings of the guard: flat keys under `guard.external`.
     pub fn cell_settings(&self) -> Vec<(String, Value)> {
         let source = match &self.source {
-            Source::Command(c) => ("guard.external.command".to_string(), json!(c)),
-            Source::Url(u) => ("guard.external.url".to_string(), json!(u)),
+            ExternalSource::Command(c) => ("guard.external.command".to_string(), json!(c)),
+            ExternalSource::Url(u) => ("guard.external.url".to_string(), json!(u)),
         };
         vec![
             source,
@@ -147,7 +149,10 @@ fn processes() -> &'static Mutex<HashMap<String, Weak<StdioProcess>>> {
 }
 
 /// The running process of `spec`, started when no cell holds one yet.
-fn process_of(spec: &ExternalSpec, command: &[String]) -> Result<Arc<StdioProcess>, String> {
+fn process_of(
+    spec: &ExternalSpec,
+    command: &[String],
+) -> Result<Arc<StdioProcess>, ExternalStartError> {
     let key = serde_json::to_string(spec).expect("specs serialise");
     let mut map = processes().lock().unwrap_or_else(|p| p.into_inner());
     if let Some(p) = map.get(&key).and_then(Weak::upgrade) {
@@ -197,7 +202,7 @@ impl Link {
 #[derive(Debug)]
 pub struct ExternalGuard {
     link: Link,
-    provenance: Provenance,
+    provenance: ExternalProvenance,
     fail_mode: FailMode,
     /// The domain's agent tools with their class and schema, sent at every session start.
     tools: Value,
@@ -218,16 +223,16 @@ impl ExternalGuard {
         spec: &ExternalSpec,
         fail_mode: FailMode,
         data: &DomainData,
-    ) -> Result<ExternalGuard, String> {
-        spec.validate()?;
+    ) -> Result<ExternalGuard, ExternalStartError> {
+        spec.validate().map_err(ExternalStartError::Spec)?;
         let (link, source) = match (&spec.command, &spec.url) {
             (Some(command), _) => (
                 Link::Stdio(process_of(spec, command)?),
-                Source::Command(command.clone()),
+                ExternalSource::Command(command.clone()),
             ),
             (None, Some(url)) => (
                 Link::Http(Arc::new(HttpLink::connect(url, spec.timeout())?)),
-                Source::Url(url.clone()),
+                ExternalSource::Url(url.clone()),
             ),
             (None, None) => unreachable!("validated"),
         };
@@ -238,18 +243,14 @@ impl ExternalGuard {
             .assistant
             .iter()
             .map(|t| {
-                let class = match catalog.class_of(&t.name) {
-                    Some(ToolClass::Mutating) => "mutating",
-                    Some(ToolClass::ReadOnly) => "read_only",
-                    _ => "other",
-                };
+                let class = catalog.class_of(&t.name).map_or("other", ToolClass::key);
                 json!({"name": t.name, "kind": class, "description": t.description,
                     "parameters": t.parameters})
             })
             .collect();
         Ok(ExternalGuard {
             link,
-            provenance: Provenance {
+            provenance: ExternalProvenance {
                 source,
                 name: hello.name,
                 version: hello.version,
@@ -261,7 +262,7 @@ impl ExternalGuard {
         })
     }
 
-    pub fn provenance(&self) -> &Provenance {
+    pub fn provenance(&self) -> &ExternalProvenance {
         &self.provenance
     }
 

@@ -7,16 +7,16 @@ use serde_json::{Map, Value, json};
 use tauguard_core::record::{RequirementResult, RoleUsage, Verdict};
 
 /// The protocol's name and version, sent in `hello`.
-pub const PROTOCOL: &str = "tauguard-guard";
-pub const PROTOCOL_VERSION: u32 = 1;
+pub(crate) const PROTOCOL: &str = "tauguard-guard";
+pub(crate) const PROTOCOL_VERSION: u32 = 1;
 
 /// Hook names a guard lists in its `hello` reply.
-pub const HOOK_MUTATING_CALL: &str = "mutating_call";
-pub const HOOK_BEFORE_TURN: &str = "before_turn";
+pub(crate) const HOOK_MUTATING_CALL: &str = "mutating_call";
+pub(crate) const HOOK_BEFORE_TURN: &str = "before_turn";
 
 /// What a guard says of itself in its `hello` reply.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Hello {
+pub(crate) struct Hello {
     pub name: String,
     pub version: String,
     /// Hooks the guard implements; `mutating_call` when it lists none.
@@ -24,13 +24,13 @@ pub struct Hello {
 }
 
 impl Hello {
-    pub fn has(&self, hook: &str) -> bool {
+    pub(crate) fn has(&self, hook: &str) -> bool {
         self.hooks.iter().any(|h| h == hook)
     }
 }
 
 /// The request tauguard opens a process with.
-pub fn hello_request(id: &str) -> Value {
+pub(crate) fn hello_request(id: &str) -> Value {
     json!({"type": "hello", "id": id, "protocol": PROTOCOL, "version": PROTOCOL_VERSION})
 }
 
@@ -68,7 +68,7 @@ fn opt_str(o: &Map<String, Value>, key: &str) -> Result<Option<String>, String> 
 }
 
 /// Parses a `hello` reply.
-pub fn parse_hello(reply: &Value, id: &str) -> Result<Hello, String> {
+pub(crate) fn parse_hello(reply: &Value, id: &str) -> Result<Hello, String> {
     let o = envelope(reply, "hello", id)?;
     if let Some(p) = o.get("protocol")
         && p.as_u64() != Some(u64::from(PROTOCOL_VERSION))
@@ -100,7 +100,7 @@ pub fn parse_hello(reply: &Value, id: &str) -> Result<Hello, String> {
 }
 
 /// The guard's own model usage, as a reply may report it (`usage` object).
-pub fn parse_usage(o: &Map<String, Value>) -> Result<RoleUsage, String> {
+pub(crate) fn parse_usage(o: &Map<String, Value>) -> Result<RoleUsage, String> {
     let mut usage = RoleUsage::default();
     let Some(u) = o.get("usage").filter(|u| !u.is_null()) else {
         return Ok(usage);
@@ -135,7 +135,7 @@ pub fn parse_usage(o: &Map<String, Value>) -> Result<RoleUsage, String> {
 
 /// A `decision` reply, checked.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DecisionReply {
+pub(crate) struct DecisionReply {
     pub verdict: Verdict,
     pub remediation: Option<String>,
     pub requirements: Vec<RequirementResult>,
@@ -144,7 +144,7 @@ pub struct DecisionReply {
 }
 
 /// Parses a `decision` reply to the `mutating_call` request `id`.
-pub fn parse_decision(reply: &Value, id: &str) -> Result<DecisionReply, String> {
+pub(crate) fn parse_decision(reply: &Value, id: &str) -> Result<DecisionReply, String> {
     let o = envelope(reply, "decision", id)?;
     let verdict = match o.get("verdict").and_then(Value::as_str) {
         Some("PASS") => Verdict::Pass,
@@ -197,14 +197,14 @@ pub fn parse_decision(reply: &Value, id: &str) -> Result<DecisionReply, String> 
 
 /// A `guidance` reply, checked.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GuidanceReply {
+pub(crate) struct GuidanceReply {
     pub guidance: Option<String>,
     pub enabled_tools: Vec<String>,
     pub usage: RoleUsage,
 }
 
 /// Parses a `guidance` reply to the `before_turn` request `id`.
-pub fn parse_guidance(reply: &Value, id: &str) -> Result<GuidanceReply, String> {
+pub(crate) fn parse_guidance(reply: &Value, id: &str) -> Result<GuidanceReply, String> {
     let o = envelope(reply, "guidance", id)?;
     let enabled_tools = match o.get("enabled_tools") {
         None | Some(Value::Null) => Vec::new(),
@@ -231,14 +231,14 @@ pub fn parse_guidance(reply: &Value, id: &str) -> Result<GuidanceReply, String> 
 
 /// A `lookup` the guard asks for while a request is open, checked.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LookupAsk {
+pub(crate) struct LookupAsk {
     pub id: String,
     pub tool: String,
     pub arguments: Map<String, Value>,
 }
 
 /// Parses a guard's `lookup` message.
-pub fn parse_lookup(msg: &Value) -> Result<LookupAsk, String> {
+pub(crate) fn parse_lookup(msg: &Value) -> Result<LookupAsk, String> {
     let id = msg
         .get("id")
         .and_then(Value::as_str)
@@ -260,7 +260,7 @@ pub fn parse_lookup(msg: &Value) -> Result<LookupAsk, String> {
 }
 
 /// tauguard's answer to a lookup: the tool's result, or its error text.
-pub fn lookup_result(id: &str, result: Result<Value, String>) -> Value {
+pub(crate) fn lookup_result(id: &str, result: Result<Value, String>) -> Value {
     match result {
         Ok(v) => json!({"type": "lookup_result", "id": id, "ok": true, "result": v}),
         Err(e) => json!({"type": "lookup_result", "id": id, "ok": false, "error": e}),

@@ -15,6 +15,7 @@
 
 use super::fault::Fault;
 use super::protocol::{self, Hello};
+use super::start_error::{ExternalStartError, GreetingError};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -26,7 +27,7 @@ use tokio::sync::mpsc;
 
 /// What the reader hands an open request.
 #[derive(Debug)]
-pub enum Incoming {
+pub(crate) enum Incoming {
     /// A JSON message routed to it, with the line as received.
     Message(Value, String),
     /// A line that is not JSON, routed to it as the only open request.
@@ -72,7 +73,7 @@ struct State {
 
 /// A guard process and what is needed to restart it.
 #[derive(Debug)]
-pub struct StdioProcess {
+pub(crate) struct StdioProcess {
     command: Vec<String>,
     max_restarts: u32,
     timeout: Duration,
@@ -87,16 +88,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// A request registered with the process: its channel and what to write to.
 #[derive(Debug)]
-pub struct Open {
+pub(crate) struct Open {
     pub rx: mpsc::UnboundedReceiver<Incoming>,
-    pub generation: u64,
     id: String,
     routes: Arc<Mutex<Routes>>,
 }
 
 impl Open {
     /// Orphan lines seen so far (for a fault's record).
-    pub fn orphans(&self) -> Vec<String> {
+    pub(crate) fn orphans(&self) -> Vec<String> {
         lock(&self.routes).orphans.clone()
     }
 }
@@ -214,11 +214,11 @@ fn reader(
 
 impl StdioProcess {
     /// Starts the process and greets it; an error says why it could not start or greet.
-    pub fn start(
+    pub(crate) fn start(
         command: Vec<String>,
         timeout: Duration,
         max_restarts: u32,
-    ) -> Result<StdioProcess, String> {
+    ) -> Result<StdioProcess, ExternalStartError> {
         let (live, hello) = spawn(&command, timeout, 1)?;
         Ok(StdioProcess {
             command,
@@ -235,24 +235,24 @@ impl StdioProcess {
         })
     }
 
-    pub fn hello(&self) -> &Hello {
+    pub(crate) fn hello(&self) -> &Hello {
         &self.hello
     }
 
     /// A request id unique within this process's run.
-    pub fn next_id(&self, prefix: &str) -> String {
+    pub(crate) fn next_id(&self, prefix: &str) -> String {
         format!("{prefix}{}", self.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
     /// Restarts so far.
-    pub fn restarts(&self) -> u32 {
+    pub(crate) fn restarts(&self) -> u32 {
         lock(&self.state).restarts
     }
 
     /// Registers request `id` with a live process (restarting a dead one within the cap) and
     /// writes the lines `first` gives for that process's generation, then `msg`; the caller
     /// then reads `rx`.
-    pub fn open(
+    pub(crate) fn open(
         &self,
         id: &str,
         first: impl FnOnce(u64) -> Vec<Value>,
@@ -286,8 +286,9 @@ impl StdioProcess {
             match spawn(&self.command, self.timeout, s.generation) {
                 Ok((live, _)) => s.live = Some(live),
                 Err(e) => {
-                    s.last_failure = Some(e.clone());
-                    return Err(Fault::Crash { detail: e });
+                    let detail = tauguard_core::chain_text(&e);
+                    s.last_failure = Some(detail.clone());
+                    return Err(Fault::Crash { detail });
                 }
             }
         }
@@ -296,7 +297,6 @@ impl StdioProcess {
         lock(&live.routes).pending.insert(id.to_string(), tx);
         let open = Open {
             rx,
-            generation: live.generation,
             id: id.to_string(),
             routes: live.routes.clone(),
         };
@@ -309,7 +309,7 @@ impl StdioProcess {
     }
 
     /// Writes one line to the live process, if any; a notification's failure is not waited on.
-    pub fn send(&self, msg: &Value) -> Result<(), String> {
+    pub(crate) fn send(&self, msg: &Value) -> Result<(), String> {
         let mut s = lock(&self.state);
         match s.live.as_mut() {
             Some(l) => write_line(&mut l.stdin, msg).map_err(|e| e.to_string()),
@@ -325,17 +325,24 @@ fn write_line(w: &mut ChildStdin, msg: &Value) -> std::io::Result<()> {
     w.flush()
 }
 
-fn spawn(command: &[String], timeout: Duration, generation: u64) -> Result<(Live, Hello), String> {
+fn spawn(
+    command: &[String],
+    timeout: Duration,
+    generation: u64,
+) -> Result<(Live, Hello), ExternalStartError> {
     let (program, args) = command
         .split_first()
-        .ok_or("the external guard's `command` is empty")?;
+        .ok_or(ExternalStartError::EmptyCommand)?;
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start `{}`: {e}", command.join(" ")))?;
+        .map_err(|cause| ExternalStartError::Spawn {
+            command: command.join(" "),
+            cause,
+        })?;
     let (stderr, stderr_closed) = read_stderr(child.stderr.take().expect("piped"));
     let routes = Arc::new(Mutex::new(Routes::default()));
     let (htx, hrx) = std_mpsc::channel();
@@ -349,26 +356,28 @@ fn spawn(command: &[String], timeout: Duration, generation: u64) -> Result<(Live
     let mut stdin = child.stdin.take().expect("piped");
     let id = format!("hello-{generation}");
     let greeted = write_line(&mut stdin, &protocol::hello_request(&id))
-        .map_err(|e| format!("writing `hello` failed: {e}"))
+        .map_err(GreetingError::Write)
         .and_then(|()| {
             hrx.recv_timeout(timeout).map_err(|e| {
-                let what = match e {
-                    std_mpsc::RecvTimeoutError::Timeout => {
-                        format!("no `hello` reply within {:.1} s", timeout.as_secs_f64())
-                    }
-                    std_mpsc::RecvTimeoutError::Disconnected => {
-                        "the process closed its output before answering `hello`".to_string()
-                    }
-                };
                 // Its last words, once it has said them.
                 std::thread::sleep(Duration::from_millis(50));
-                format!("{what}; stderr: {}", lock(&stderr).trim())
+                let stderr = lock(&stderr).trim().to_string();
+                match e {
+                    std_mpsc::RecvTimeoutError::Timeout => GreetingError::Silent {
+                        secs: timeout.as_secs_f64(),
+                        stderr,
+                    },
+                    std_mpsc::RecvTimeoutError::Disconnected => GreetingError::Closed { stderr },
+                }
             })
         })
         .and_then(|line| {
-            let v: Value = serde_json::from_str(&line)
-                .map_err(|e| format!("the `hello` reply is not JSON ({e}): {line}"))?;
-            protocol::parse_hello(&v, &id).map_err(|e| format!("the `hello` reply: {e}: {line}"))
+            let v: Value = match serde_json::from_str(&line) {
+                Ok(v) => v,
+                Err(cause) => return Err(GreetingError::NotJson { line, cause }),
+            };
+            protocol::parse_hello(&v, &id)
+                .map_err(|problem| GreetingError::Refused { problem, line })
         });
     let live = Live {
         child,
@@ -378,9 +387,12 @@ fn spawn(command: &[String], timeout: Duration, generation: u64) -> Result<(Live
     };
     match greeted {
         Ok(hello) => Ok((live, hello)),
-        Err(e) => {
+        Err(cause) => {
             reap(live);
-            Err(format!("external guard `{}`: {e}", command.join(" ")))
+            Err(ExternalStartError::ProcessGreeting {
+                command: command.join(" "),
+                cause,
+            })
         }
     }
 }

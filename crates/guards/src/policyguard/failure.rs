@@ -13,7 +13,7 @@ use tauguard_llm::cut_at_token_limit;
 
 /// The most bytes of a failed reply kept in a record: enough to see why it did not parse,
 /// bounded so a runaway reply does not bloat every event.
-pub const RAW_LIMIT: usize = 8 * 1024;
+pub(crate) const RAW_LIMIT: usize = 8 * 1024;
 
 /// Phrases of an HTTP 400 body saying the request exceeds the model's context window, in
 /// lower case: llama.cpp (`exceed_context_size_error`, "exceeds the available context size"),

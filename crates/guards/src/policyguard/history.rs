@@ -8,7 +8,7 @@ use tauguard_core::{Message, Requestor, ToolCall};
 
 /// One line of the formatted history.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HistoryEntry {
+pub(crate) struct HistoryEntry {
     /// Index of the message in the history.
     pub turn: usize,
     /// `user`, `agent`, `agent_call`, `user_call` or `tool_result` (and `guidance` in a guide's
@@ -26,14 +26,14 @@ pub struct HistoryEntry {
 
 impl HistoryEntry {
     /// Whether this line is user–agent dialogue (removed by `pg-raw-traj`).
-    pub fn is_dialogue(&self) -> bool {
+    pub(crate) fn is_dialogue(&self) -> bool {
         matches!(self.kind, "user" | "agent")
     }
 }
 
 /// Where the pending call sits in the history: the message index and the call's position in
 /// that message. `None` when the history does not contain it.
-pub fn locate_pending(history: &[Message], call: &ToolCall) -> Option<(usize, usize)> {
+pub(crate) fn locate_pending(history: &[Message], call: &ToolCall) -> Option<(usize, usize)> {
     history.iter().enumerate().rev().find_map(|(i, m)| match m {
         Message::Assistant(_) | Message::User(_) => m
             .tool_calls()
@@ -47,13 +47,17 @@ pub fn locate_pending(history: &[Message], call: &ToolCall) -> Option<(usize, us
 /// Formats the history for the verifier prompt, leaving out system messages and the pending
 /// call itself (it is shown separately). With `dialogue = false` only tool calls and their
 /// results remain.
-pub fn format_history(history: &[Message], call: &ToolCall, dialogue: bool) -> Vec<HistoryEntry> {
+pub(crate) fn format_history(
+    history: &[Message],
+    call: &ToolCall,
+    dialogue: bool,
+) -> Vec<HistoryEntry> {
     format_history_around(history, Some(call), dialogue)
 }
 
 /// [`format_history`] with the pending call optional: a guide running at a user-turn boundary
 /// has none, so every call in the history is shown.
-pub fn format_history_around(
+pub(crate) fn format_history_around(
     history: &[Message],
     call: Option<&ToolCall>,
     dialogue: bool,
@@ -121,7 +125,7 @@ pub fn format_history_around(
 
 /// The history without user–agent dialogue: text is dropped from user and assistant messages,
 /// and messages left with neither text nor tool calls disappear. Tool calls and results stay.
-pub fn strip_dialogue(history: &[Message]) -> Vec<Message> {
+pub(crate) fn strip_dialogue(history: &[Message]) -> Vec<Message> {
     history
         .iter()
         .filter_map(|m| match m {
@@ -144,6 +148,6 @@ pub fn strip_dialogue(history: &[Message]) -> Vec<Message> {
 }
 
 /// Arguments as compact JSON, in the order the model produced them.
-pub fn compact_arguments(arguments: &Map<String, Value>) -> String {
+pub(crate) fn compact_arguments(arguments: &Map<String, Value>) -> String {
     serde_json::to_string(arguments).unwrap_or_else(|_| "{}".to_string())
 }

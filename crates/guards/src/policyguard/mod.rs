@@ -24,19 +24,19 @@
 //! template loader both the verifier and the compiler render their prompts with
 //! ([`templates`]).
 
-pub mod checklist;
+pub(crate) mod checklist;
 pub(crate) mod exchange;
-pub mod failure;
-pub mod guard_prompts;
-pub mod history;
-pub mod parse;
-pub mod prerequisites;
-pub mod prompt;
-pub mod sim;
-pub mod templates;
+pub(crate) mod failure;
+pub(crate) mod guard_prompts;
+pub(crate) mod history;
+pub(crate) mod parse;
+pub(crate) mod prerequisites;
+pub(crate) mod prompt;
+pub(crate) mod sim;
+pub(crate) mod templates;
 mod verifier;
 
-pub use parse::{ParseError, VerifierReply, parse_reply};
+pub(crate) use parse::ParseError;
 pub(crate) use verifier::text_message;
 pub use verifier::{FAIL_CLOSED_MESSAGE, PolicyGuardVerifier};
 
@@ -316,11 +316,6 @@ pub enum PolicyGuardError {
     Prompt(#[from] TemplateError),
 }
 
-/// The paired-verifier protocol: the explicitly configured verifier model, else the agent's.
-pub fn paired_verifier(explicit: Option<RoleModel>, agent: RoleModel) -> RoleModel {
-    explicit.unwrap_or(agent)
-}
-
 /// Builds a PolicyGuard guard.
 ///
 /// `variant` is a config name (`pg-raw`, `pg-raw-traj`, `pg-checklist`, `pg-checklist-only`,
@@ -376,7 +371,10 @@ pub(crate) fn build_variant(
 }
 
 /// Validates a variant name and strictness.
-pub fn resolve_variant(variant: &str, strict: bool) -> Result<(Variant, bool), PolicyGuardError> {
+pub(crate) fn resolve_variant(
+    variant: &str,
+    strict: bool,
+) -> Result<(Variant, bool), PolicyGuardError> {
     if let Some((v, s)) = parse_config_name(variant) {
         if strict && !v.supports_strict() {
             return Err(PolicyGuardError::StrictWithoutChecklist(

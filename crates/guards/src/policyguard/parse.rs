@@ -13,7 +13,7 @@ use tauguard_core::record::{RequirementResult, Verdict};
 
 /// A parsed verifier reply.
 #[derive(Debug, Clone, PartialEq)]
-pub struct VerifierReply {
+pub(crate) struct VerifierReply {
     pub requirements: Vec<RequirementResult>,
     pub verdict: Verdict,
     /// `None` when the reply had none (or an empty one).
@@ -27,10 +27,10 @@ pub struct VerifierReply {
 /// Why a reply could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct ParseError(pub String);
+pub(crate) struct ParseError(pub String);
 
 /// Parses a verifier reply.
-pub fn parse_reply(reply: &str) -> Result<VerifierReply, ParseError> {
+pub(crate) fn parse_reply(reply: &str) -> Result<VerifierReply, ParseError> {
     let text = reply.trim();
     if text.is_empty() {
         return Err(ParseError("the reply was empty".into()));

@@ -19,15 +19,15 @@ use super::history::HistoryEntry;
 use serde::Serialize;
 
 /// Template file names under `<prompts_dir>/verifier/`.
-pub const SYSTEM_TEMPLATE: &str = "system.jinja";
-pub const REQUEST_TEMPLATE: &str = "request.jinja";
-pub const REPAIR_TEMPLATE: &str = "repair.jinja";
+pub(crate) const SYSTEM_TEMPLATE: &str = "system.jinja";
+pub(crate) const REQUEST_TEMPLATE: &str = "request.jinja";
+pub(crate) const REPAIR_TEMPLATE: &str = "repair.jinja";
 /// The three, in the order [`super::guard_prompts::GuardPrompts::load`] takes them.
-pub const TEMPLATES: [&str; 3] = [SYSTEM_TEMPLATE, REQUEST_TEMPLATE, REPAIR_TEMPLATE];
+pub(crate) const TEMPLATES: [&str; 3] = [SYSTEM_TEMPLATE, REQUEST_TEMPLATE, REPAIR_TEMPLATE];
 
 /// What the static prefix depends on.
 #[derive(Debug, Clone, Serialize)]
-pub struct PrefixVars<'a> {
+pub(crate) struct PrefixVars<'a> {
     pub domain: &'a str,
     /// The user–agent dialogue is visible (false for `pg-raw-traj`).
     pub dialogue: bool,
@@ -41,7 +41,7 @@ pub struct PrefixVars<'a> {
 
 /// A general rule or a constraint, as the template sees it.
 #[derive(Debug, Clone, Serialize)]
-pub struct RuleView<'a> {
+pub(crate) struct RuleView<'a> {
     pub name: &'a str,
     pub rule: &'a str,
     pub hint: Option<&'a str>,
@@ -49,7 +49,7 @@ pub struct RuleView<'a> {
 
 /// A checklist requirement, as the template sees it.
 #[derive(Debug, Clone, Serialize)]
-pub struct RequirementView<'a> {
+pub(crate) struct RequirementView<'a> {
     pub name: &'a str,
     /// `data` or `procedural`.
     #[serde(rename = "type")]
@@ -61,7 +61,7 @@ pub struct RequirementView<'a> {
 
 /// One tool's checklist, as the template sees it.
 #[derive(Debug, Clone, Serialize)]
-pub struct ChecklistView<'a> {
+pub(crate) struct ChecklistView<'a> {
     pub tool: &'a str,
     pub description: Option<&'a str>,
     pub constraints: Vec<RuleView<'a>>,
@@ -69,7 +69,7 @@ pub struct ChecklistView<'a> {
 }
 
 impl<'a> PrefixVars<'a> {
-    pub fn new(
+    pub(crate) fn new(
         domain: &'a str,
         dialogue: bool,
         strict: bool,
@@ -100,7 +100,7 @@ impl<'a> PrefixVars<'a> {
 }
 
 impl<'a> ChecklistView<'a> {
-    pub fn new(t: &'a ToolChecklist) -> Self {
+    pub(crate) fn new(t: &'a ToolChecklist) -> Self {
         ChecklistView {
             tool: &t.tool,
             description: t.description.as_deref(),
@@ -132,7 +132,7 @@ impl<'a> ChecklistView<'a> {
 
 /// What the dynamic part depends on.
 #[derive(Debug, Clone, Serialize)]
-pub struct RequestVars<'a> {
+pub(crate) struct RequestVars<'a> {
     pub dialogue: bool,
     pub checklist: bool,
     /// The raw policy is part of the prefix.

@@ -23,7 +23,7 @@ use tauguard_llm::RoleModel;
 
 /// `policyguide` (`raw = false`) or `policyguide-raw`: the LLM guide when the cell's verifier
 /// is a built model, the offline guide for the `sim` family's.
-pub fn guide(
+pub(crate) fn guide(
     name: &str,
     raw: bool,
     options: GuardOptions,
@@ -80,7 +80,7 @@ pub fn guide(
 
 /// `policyguide-self` or `flowagent` (`flowagent = true`): the same frozen graph inside the
 /// agent.
-pub fn in_agent(
+pub(crate) fn in_agent(
     name: &str,
     flowagent: bool,
     inputs: &GuardInputs<'_>,

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 /// `graph/node`: how request cards, model replies and records name a node.
-pub fn node_ref(graph: &str, node: &str) -> String {
+pub(crate) fn node_ref(graph: &str, node: &str) -> String {
     format!("{graph}/{node}")
 }
 

@@ -37,7 +37,10 @@ pub fn load_flow(tasks_dir: &Path, catalog: &ToolCatalog) -> Result<Flow, Frozen
 }
 
 /// [`load_flow`] of the bundle at `path` (a compiled set's, see [`crate::artifact_set`]).
-pub fn load_flow_file(path: &Path, catalog: &ToolCatalog) -> Result<Flow, FrozenBundleError> {
+pub(crate) fn load_flow_file(
+    path: &Path,
+    catalog: &ToolCatalog,
+) -> Result<Flow, FrozenBundleError> {
     let path = path.to_path_buf();
     let bundle = Bundle::load(&path)?;
     let report = validate(&bundle, catalog);

@@ -26,14 +26,14 @@ use tauguard_llm::BoxFuture;
 
 /// `policyguide-self`: the graph handed to the agent, nothing else.
 #[derive(Debug)]
-pub struct SelfGuided {
+pub(crate) struct SelfGuided {
     name: String,
     instructions: Arc<str>,
 }
 
 impl SelfGuided {
     /// `instructions`: the rendered `workflow/self.jinja` (graph included).
-    pub fn new(name: impl Into<String>, instructions: Arc<str>) -> SelfGuided {
+    pub(crate) fn new(name: impl Into<String>, instructions: Arc<str>) -> SelfGuided {
         SelfGuided {
             name: name.into(),
             instructions,
@@ -69,7 +69,7 @@ type Dependencies = BTreeMap<String, Vec<Vec<Vec<String>>>>;
 
 /// `flowagent`: the graph as an in-agent controller.
 #[derive(Debug)]
-pub struct FlowAgent {
+pub(crate) struct FlowAgent {
     name: String,
     instructions: Arc<str>,
     deps: Dependencies,
@@ -83,7 +83,7 @@ impl FlowAgent {
     /// `instructions`: the rendered `workflow/flowagent.jinja` (graph included).
     /// Dependencies are the read-only calls (`read_only`) and earlier mutations the graph
     /// requires before each authorization; a call that yields no fact (`calculate`) is none.
-    pub fn new(
+    pub(crate) fn new(
         name: impl Into<String>,
         flow: &Flow,
         read_only: &BTreeSet<String>,

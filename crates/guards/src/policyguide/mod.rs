@@ -13,16 +13,16 @@
 //!   ([`sim`]) — the in-agent comparisons ([`in_agent`]) and their construction from a project
 //!   ([`build`]).
 
-pub mod build;
-pub mod flow;
-pub mod frozen;
-pub mod guide;
-pub mod in_agent;
-pub mod llm;
-pub mod sim;
-pub mod state;
+pub(crate) mod build;
+pub(crate) mod flow;
+pub(crate) mod frozen;
+pub(crate) mod guide;
+pub(crate) mod in_agent;
+pub(crate) mod llm;
+pub(crate) mod sim;
+pub(crate) mod state;
 pub mod validate;
-pub mod workflow;
+pub(crate) mod workflow;
 
 pub use validate::{Problem, Report, Rule, Sizes, validate};
 pub use workflow::{Actor, Bundle, Edge, Graph, Node, NodeKind, SCHEMA_VERSION, WorkflowError};

@@ -44,7 +44,7 @@ use tauguard_llm::SIM_PROVIDER;
 
 /// The offline guide verifier.
 #[derive(Debug)]
-pub struct SimGuide {
+pub(crate) struct SimGuide {
     /// Per classifier branch: its label's words and the subflow it runs.
     branches: Vec<Branch>,
     /// Judges the arguments of authorized calls against the guide's own text.
@@ -79,7 +79,7 @@ fn words(text: &str) -> Vec<String> {
 impl SimGuide {
     /// `judge` reads the guide's text: for the graph, [`graph_text`]; for the raw-policy
     /// ablation, the policy.
-    pub fn new(flow: &Flow, judge: SimVerifier, catalog: &ToolCatalog) -> SimGuide {
+    pub(crate) fn new(flow: &Flow, judge: SimVerifier, catalog: &ToolCatalog) -> SimGuide {
         let main = &flow.bundle().main;
         let mut branches = Vec::new();
         for n in main.nodes.iter().filter(|n| n.kind == NodeKind::Decision) {
@@ -116,7 +116,7 @@ impl SimGuide {
 
 /// The graph's own text, for the argument judge: every node's action, condition and quoted
 /// policy source.
-pub fn graph_text(flow: &Flow) -> String {
+pub(crate) fn graph_text(flow: &Flow) -> String {
     let mut s = String::new();
     for g in flow.bundle().graphs() {
         for n in &g.nodes {

@@ -31,7 +31,7 @@ pub struct RequestUpdate {
 /// unauthorized calls — the immediate retry first — through, so the guide intercepts exactly
 /// once per region and can never deadlock the agent. A new user turn re-arms it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Gate {
+pub(crate) enum Gate {
     /// No interception yet in this region.
     #[default]
     Armed,
@@ -41,7 +41,7 @@ pub enum Gate {
 
 /// The per-simulation state of a guide.
 #[derive(Debug, Clone, Default)]
-pub struct GuideState {
+pub(crate) struct GuideState {
     pub cards: Vec<RequestCard>,
     /// Ids handed out so far (`r1`, `r2`, …).
     opened: u32,
@@ -50,7 +50,7 @@ pub struct GuideState {
 
 impl GuideState {
     /// Applies a verifier's updates in order; returns what was refused, each with its reason.
-    pub fn apply(&mut self, flow: &Flow, updates: Vec<RequestUpdate>) -> Vec<String> {
+    pub(crate) fn apply(&mut self, flow: &Flow, updates: Vec<RequestUpdate>) -> Vec<String> {
         let mut rejected = Vec::new();
         for u in updates {
             let at = match &u.id {
@@ -134,7 +134,7 @@ impl GuideState {
     }
 
     /// The mutating tools the active requests' authorizations enable, rebuilt from the cards.
-    pub fn enabled_tools(&self, flow: &Flow) -> BTreeSet<String> {
+    pub(crate) fn enabled_tools(&self, flow: &Flow) -> BTreeSet<String> {
         self.cards
             .iter()
             .filter(|c| c.status == RequestStatus::Active)
@@ -144,7 +144,7 @@ impl GuideState {
     }
 
     /// The active requests holding an authorization for `tool`.
-    pub fn authorizing(&self, flow: &Flow, tool: &str) -> Vec<String> {
+    pub(crate) fn authorizing(&self, flow: &Flow, tool: &str) -> Vec<String> {
         self.cards
             .iter()
             .filter(|c| c.status == RequestStatus::Active)

@@ -28,11 +28,11 @@
 //! retail states no time, so `now` and `today` are `null` there.
 
 mod expr;
-pub mod load;
-pub mod schema;
+pub(crate) mod load;
+pub(crate) mod schema;
 
-pub use load::{Rule, RuleError, RuleSet, ToolRules, parse_rule_file};
-pub use schema::OnError;
+pub(crate) use load::{Rule, RuleError, RuleSet};
+pub(crate) use schema::OnError;
 
 use crate::seam::{Decision, Guard, GuardContext, GuardError};
 use cel::{Context, Value};
@@ -47,7 +47,7 @@ use tauguard_env::Environment;
 use tauguard_llm::BoxFuture;
 
 /// The fixed "now" of a domain's policy, as an ISO date-time (from the domain registry).
-pub fn domain_clock(domain: &str) -> Option<&'static str> {
+pub(crate) fn domain_clock(domain: &str) -> Option<&'static str> {
     tauguard_env::registry::get(domain).and_then(|d| d.clock())
 }
 

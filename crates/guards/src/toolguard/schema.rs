@@ -55,7 +55,7 @@ impl OnError {
 /// One rule file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RuleFile {
+pub(crate) struct RuleFile {
     pub tool: String,
     #[serde(default)]
     pub description: Option<String>,
@@ -67,7 +67,7 @@ pub struct RuleFile {
 /// A named read-only lookup: a read tool call or an agent-database record.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LookupSpec {
+pub(crate) struct LookupSpec {
     /// A read-only tool of the domain (exclusive with `record`).
     #[serde(default)]
     pub tool: Option<String>,
@@ -91,7 +91,7 @@ pub struct LookupSpec {
 /// One rule.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RuleSpec {
+pub(crate) struct RuleSpec {
     pub name: String,
     #[serde(default)]
     pub when: Option<String>,

@@ -4,9 +4,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use tauguard_core::Requestor;
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguard::checklist::{
-    ArtifactError, RequirementType, load_domain_checklists, write_domain_checklists,
+use tauguard_guards::{
+    ArtifactError, RequirementType, ToolCatalog, load_domain_checklists, write_domain_checklists,
 };
 
 use tauguard_testkit::workspace_root;

@@ -2,7 +2,7 @@
 //! the airline guide built from the frozen bundle, a driver that calls the guard hooks with one
 //! per-simulation state, and a scripted airline conversation in three user turns.
 
-use crate::support::{agent, call, calls, root, tool_msg, user};
+use crate::support::{agent, call, calls, read, root, user};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -12,13 +12,10 @@ use tauguard_core::message::Usage;
 use tauguard_core::record::GuideEvent;
 use tauguard_core::{Message, ToolCall};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguard::{FailMode, Sampling};
-use tauguard_guards::policyguide::flow::Flow;
-use tauguard_guards::policyguide::frozen::load_flow;
-use tauguard_guards::policyguide::guide::PolicyGuide;
-use tauguard_guards::policyguide::llm::{GuideKnowledge, LlmGuide, LlmGuideSetup};
-use tauguard_guards::{Decision, Guard, GuardContext, GuardError, GuardState};
+use tauguard_guards::{
+    Decision, FailMode, Flow, Guard, GuardContext, GuardError, GuardState, GuideKnowledge,
+    LlmGuide, LlmGuideSetup, PolicyGuide, Sampling, ToolCatalog, load_flow,
+};
 use tauguard_llm::LlmError;
 use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 
@@ -254,27 +251,17 @@ pub(crate) fn turn2() -> Vec<Message> {
     h.push(guidance(
         "Look up the user's profile with get_user_details.",
     ));
-    h.push(calls(&call(
+    h.extend(read(
         "c1",
         "get_user_details",
         json!({"user_id": "mia_li_3668"}),
-    )));
-    h.push(tool_msg(
-        "c1",
         r#"{"user_id": "mia_li_3668"}"#,
-        false,
-        false,
     ));
-    h.push(calls(&call(
+    h.extend(read(
         "c2",
         "get_reservation_details",
         json!({"reservation_id": "NO6JO3"}),
-    )));
-    h.push(tool_msg(
-        "c2",
         r#"{"reservation_id": "NO6JO3", "user_id": "mia_li_3668", "cabin": "business"}"#,
-        false,
-        false,
     ));
     h.push(agent("Why do you want to cancel?"));
     h.push(user(

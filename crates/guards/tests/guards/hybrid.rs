@@ -8,10 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tauguard_core::record::{RequirementResult, RoleUsage};
 use tauguard_core::{Requestor, ToolCall};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::hybrid::Hybrid;
-use tauguard_guards::toolguard::{RuleSet, ToolGuard};
-use tauguard_guards::{Decision, Guard, GuardContext, GuardError, Verdict};
+use tauguard_guards::{
+    Decision, Guard, GuardContext, GuardError, Hybrid, RuleSet, ToolCatalog, ToolGuard, Verdict,
+};
 use tauguard_llm::BoxFuture;
 
 /// A verifier stand-in that counts its calls and answers a fixed verdict.

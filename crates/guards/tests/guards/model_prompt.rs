@@ -9,8 +9,7 @@ use serde_json::{Map, json};
 use std::sync::Arc;
 use tauguard_core::ToolCall;
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::Guard;
-use tauguard_guards::factory::{GuardInputs, GuardName, GuardOptions, build_guard};
+use tauguard_guards::{Guard, GuardInputs, GuardName, GuardOptions, build_guard};
 use tauguard_llm::ChatModel;
 use tauguard_llm::RoleModel;
 
@@ -79,7 +78,7 @@ async fn the_guides_model_prompt_is_its_prefix_and_its_longest_empty_request() {
 async fn the_verifiers_model_prompt_is_its_prefix_and_its_longest_empty_request() {
     let data = fixture_airline();
     let pass = r#"{"requirements": [], "verdict": "PASS"}"#;
-    let mutating: Vec<String> = tauguard_guards::catalog::ToolCatalog::of(data.def)
+    let mutating: Vec<String> = tauguard_guards::ToolCatalog::of(data.def)
         .mutating
         .into_iter()
         .collect();

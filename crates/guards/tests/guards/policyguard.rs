@@ -12,14 +12,11 @@ use support::{agent, call, calls, info, judge, root, tool_msg, user};
 use tauguard_core::message::{ToolMessage, Usage};
 use tauguard_core::record::FailReason;
 use tauguard_core::{Message, Requestor, ToolCall};
-use tauguard_guards::policyguard::checklist::{
-    Constraint, DomainChecklists, GeneralRule, Requirement, RequirementType, ToolChecklist,
+use tauguard_guards::{
+    Constraint, Decision, DomainChecklists, FAIL_CLOSED_MESSAGE, FailMode, GeneralRule, Guard,
+    GuardError, PolicyGuardError, PolicyGuardSetup, PolicyGuardVerifier, Requirement,
+    RequirementType, ToolChecklist, Variant, Verdict, build_policyguard, parse_config_name,
 };
-use tauguard_guards::policyguard::{
-    FAIL_CLOSED_MESSAGE, FailMode, PolicyGuardError, PolicyGuardSetup, PolicyGuardVerifier,
-    Variant, build_policyguard, parse_config_name,
-};
-use tauguard_guards::{Guard, GuardError, Verdict};
 use tauguard_llm::LlmError;
 use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 use tauguard_llm::{RoleModel, SIM_PROVIDER};
@@ -224,6 +221,20 @@ fn verifier(name: &str, model: &Arc<ScriptedModel>, s: &PolicyGuardSetup) -> Arc
     .expect("builds")
 }
 
+/// Judges the pending cancellation at the end of the compliant cancellation conversation.
+async fn judge_cancel(g: &dyn Guard) -> Result<Decision, GuardError> {
+    let p = pending_cancel();
+    judge(g, &cancel_history(&p), &p).await
+}
+
+/// Whether the verifier noted `note` while parsing the reply.
+fn has_note(d: &Decision, note: &str) -> bool {
+    info(d)["parse_notes"]
+        .as_array()
+        .expect("parse notes")
+        .contains(&json!(note))
+}
+
 fn text(m: &Message) -> &str {
     m.content().unwrap_or_default()
 }
@@ -234,8 +245,7 @@ fn text(m: &Message) -> &str {
 async fn valid_block_reply() {
     let model = ScriptedModel::new(&[&fixture("valid_block.json")]);
     let g = verifier("pg-checklist", &model, &setup());
-    let p = pending_cancel();
-    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
     assert_eq!(d.requirements.len(), 4);
     assert!(!d.requirements[2].met);
@@ -273,8 +283,7 @@ async fn valid_block_reply() {
 async fn valid_pass_reply() {
     let model = ScriptedModel::new(&[&fixture("valid_pass.json")]);
     let g = verifier("pg-raw", &model, &setup());
-    let p = pending_cancel();
-    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
     assert_eq!(d.remediation, None);
     assert_eq!(d.requirements.len(), 2);
@@ -285,8 +294,7 @@ async fn valid_pass_reply() {
 async fn missing_agent_message_is_synthesised_from_not_met_reasons() {
     let model = ScriptedModel::new(&[&fixture("missing_agent_message.json")]);
     let g = verifier("pg-checklist", &model, &setup());
-    let p = pending_cancel();
-    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
     let m = d.remediation.clone().unwrap();
     assert!(m.contains("user_confirmation"), "{m}");
@@ -297,10 +305,9 @@ async fn missing_agent_message_is_synthesised_from_not_met_reasons() {
     );
     assert_eq!(info(&d)["synthesised_agent_message"], json!(true));
     assert!(
+        has_note(&d, "missing_agent_message"),
+        "{:?}",
         info(&d)["parse_notes"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("missing_agent_message"))
     );
 }
 
@@ -308,15 +315,13 @@ async fn missing_agent_message_is_synthesised_from_not_met_reasons() {
 async fn missing_requirements_are_tolerated() {
     let model = ScriptedModel::new(&[&fixture("missing_requirements.json")]);
     let g = verifier("pg-raw", &model, &setup());
-    let p = pending_cancel();
-    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
     assert!(d.requirements.is_empty());
     assert!(
+        has_note(&d, "missing_requirements"),
+        "{:?}",
         info(&d)["parse_notes"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("missing_requirements"))
     );
     assert_eq!(model.seen().len(), 1, "no repair needed");
 }
@@ -325,15 +330,13 @@ async fn missing_requirements_are_tolerated() {
 async fn prose_around_json() {
     let model = ScriptedModel::new(&[&fixture("prose_around_json.txt")]);
     let g = verifier("pg-checklist", &model, &setup());
-    let p = pending_cancel();
-    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
     assert_eq!(d.requirements.len(), 2);
     assert!(
+        has_note(&d, "prose_around_json"),
+        "{:?}",
         info(&d)["parse_notes"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("prose_around_json"))
     );
     assert_eq!(model.seen().len(), 1);
 }
@@ -351,12 +354,7 @@ async fn fenced_json() {
             .unwrap()
             .starts_with("Ask the user whether they want travel insurance")
     );
-    assert!(
-        info(&d)["parse_notes"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("code_fence"))
-    );
+    assert!(has_note(&d, "code_fence"), "{:?}", info(&d)["parse_notes"]);
 }
 
 #[tokio::test]
@@ -395,8 +393,7 @@ async fn unparseable_then_valid_is_repaired_with_one_retry() {
     let bad = fixture("unparseable_1.txt");
     let model = ScriptedModel::new(&[&bad, &fixture("valid_block.json")]);
     let g = verifier("pg-checklist", &model, &setup());
-    let p = pending_cancel();
-    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
     assert_eq!(info(&d)["attempts"], json!(2));
     assert_eq!(info(&d)["repaired"], json!(true));
@@ -436,8 +433,7 @@ async fn unparseable_then_valid_is_repaired_with_one_retry() {
 async fn unparseable_twice_fails_closed_by_default() {
     let model = ScriptedModel::new(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
     let g = verifier("pg-checklist", &model, &setup());
-    let p = pending_cancel();
-    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
     assert!(
         d.remediation
@@ -467,8 +463,7 @@ async fn unparseable_twice_fails_closed_by_default() {
 async fn unparseable_twice_fails_open_when_configured() {
     let model = ScriptedModel::new(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
     let g = verifier("pg-raw", &model, &setup().with_fail_mode(FailMode::Open));
-    let p = pending_cancel();
-    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
     assert_eq!(d.remediation, None);
     assert_eq!(info(&d)["fail_mode"], json!("open"));
@@ -480,8 +475,7 @@ async fn unparseable_twice_fails_open_when_configured() {
 async fn empty_reply_is_repaired() {
     let model = ScriptedModel::new(&["", &fixture("valid_pass.json")]);
     let g = verifier("pg-raw", &model, &setup());
-    let p = pending_cancel();
-    let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
+    let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
     let seen = model.seen();
     assert_eq!(text(&seen[1].messages[2]), "(empty reply)");
@@ -782,22 +776,14 @@ fn config_names_and_errors() {
     assert_eq!(parse_config_name("pg-raw-strict"), None);
     let model: Arc<dyn ChatModel> = ScriptedModel::new(&[]);
     let s = setup();
-    let g = build_policyguard(
-        "pg-checklist-strict",
-        false,
-        RoleModel::Built(model.clone()),
-        &s,
-    )
-    .unwrap();
-    assert_eq!(g.name(), "pg-checklist-strict");
-    let g = build_policyguard(
-        "pg-checklist-only",
-        true,
-        RoleModel::Built(model.clone()),
-        &s,
-    )
-    .unwrap();
-    assert_eq!(g.name(), "pg-checklist-only-strict");
+    // Strict mode is asked for by the name or by the flag; the name says which it got.
+    for (name, strict, built) in [
+        ("pg-checklist-strict", false, "pg-checklist-strict"),
+        ("pg-checklist-only", true, "pg-checklist-only-strict"),
+    ] {
+        let g = build_policyguard(name, strict, RoleModel::Built(model.clone()), &s).unwrap();
+        assert_eq!(g.name(), built);
+    }
     assert!(matches!(
         build_policyguard("pg-raw", true, RoleModel::Built(model.clone()), &s),
         Err(PolicyGuardError::StrictWithoutChecklist(_))
@@ -865,8 +851,8 @@ fn prompt_templates_render_for_every_config() {
 
 #[test]
 fn authored_checklists_render_per_pending_tool() {
-    use tauguard_guards::catalog::ToolCatalog;
-    use tauguard_guards::policyguard::checklist::load_domain_checklists;
+    use tauguard_guards::ToolCatalog;
+    use tauguard_guards::load_domain_checklists;
     let info_tools = ToolCatalog::from_toolkit("airline", support::AIRLINE_TOOLS);
     let checklists = load_domain_checklists(&root().join("tasks/airline/checklist"), &info_tools)
         .expect("authored airline checklists load");

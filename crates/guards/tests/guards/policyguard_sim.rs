@@ -9,13 +9,11 @@ use std::sync::Arc;
 use support::{agent, call, calls, info, read, root, tool_msg, user};
 use tauguard_core::record::RequirementResult;
 use tauguard_core::{Message, ToolCall};
-use tauguard_guards::policyguard::checklist::{
-    DomainChecklists, Requirement, RequirementType, ToolChecklist,
+use tauguard_guards::{
+    Decision, DomainChecklists, Guard, GuardContext, GuardError, PolicyGuardSetup, Prerequisites,
+    Requirement, RequirementType, RuleSources, SimVerifier, ToolChecklist, Variant, Verdict,
+    build_policyguard,
 };
-use tauguard_guards::policyguard::prerequisites::Prerequisites;
-use tauguard_guards::policyguard::sim::{RuleSources, SimVerifier};
-use tauguard_guards::policyguard::{PolicyGuardSetup, Variant, build_policyguard};
-use tauguard_guards::{Decision, Guard, GuardContext, GuardError, Verdict};
 use tauguard_llm::BoxFuture;
 
 pub(crate) fn prerequisites(domain: &str) -> Prerequisites {
@@ -76,14 +74,20 @@ pub(crate) fn unconfirmed() -> Vec<Message> {
         .collect()
 }
 
+/// The sim verifier of `domain` over `checklists`, given a policy that states every
+/// prerequisite passage of the domain.
+pub(crate) fn stated(
+    domain: &str,
+    variant: Variant,
+    strict: bool,
+    checklists: DomainChecklists,
+) -> SimVerifier {
+    SimVerifier::new(variant, strict, prerequisites(domain), checklists)
+        .with_policy(&stated_policy(domain))
+}
+
 pub(crate) fn sim(variant: Variant, strict: bool) -> SimVerifier {
-    SimVerifier::new(
-        variant,
-        strict,
-        prerequisites("airline"),
-        DomainChecklists::default(),
-    )
-    .with_policy(&stated_policy("airline"))
+    stated("airline", variant, strict, DomainChecklists::default())
 }
 
 pub(crate) async fn judge(guard: &dyn Guard, history: &[Message], c: &ToolCall) -> Decision {
@@ -289,13 +293,12 @@ async fn raw_traj_cannot_see_a_confirmation_so_it_is_not_met() {
 #[test]
 fn raw_traj_passes_tools_without_confirmation() {
     // Telecom `enable_roaming` needs identity and a line lookup but no confirmation.
-    let g = SimVerifier::new(
+    let g = stated(
+        "telecom",
         Variant::RawTraj,
         false,
-        prerequisites("telecom"),
         DomainChecklists::default(),
-    )
-    .with_policy(&stated_policy("telecom"));
+    );
     let c = call(
         "p",
         "enable_roaming",
@@ -330,13 +333,7 @@ fn raw_traj_passes_tools_without_confirmation() {
 
 #[test]
 fn required_any_reads_groups() {
-    let g = SimVerifier::new(
-        Variant::Raw,
-        false,
-        prerequisites("retail"),
-        DomainChecklists::default(),
-    )
-    .with_policy(&stated_policy("retail"));
+    let g = stated("retail", Variant::Raw, false, DomainChecklists::default());
     let c = call(
         "p",
         "modify_pending_order_items",
@@ -427,20 +424,18 @@ fn over_specified_checklist() -> DomainChecklists {
 
 #[tokio::test]
 async fn advisory_checklist_items_block_only_in_strict_mode() {
-    let advisory = SimVerifier::new(
+    let advisory = stated(
+        "airline",
         Variant::Checklist,
         false,
-        prerequisites("airline"),
         over_specified_checklist(),
-    )
-    .with_policy(&stated_policy("airline"));
-    let strict = SimVerifier::new(
+    );
+    let strict = stated(
+        "airline",
         Variant::Checklist,
         true,
-        prerequisites("airline"),
         over_specified_checklist(),
-    )
-    .with_policy(&stated_policy("airline"));
+    );
     assert_eq!(strict.name(), "pg-checklist-strict");
 
     let d = judge(&advisory, &compliant(), &pending()).await;
@@ -474,13 +469,7 @@ async fn advisory_checklist_items_block_only_in_strict_mode() {
     assert_eq!(judge(&strict, &h, &pending()).await.verdict, Verdict::Block);
 
     // The raw variants ignore the checklist.
-    let raw = SimVerifier::new(
-        Variant::Raw,
-        false,
-        prerequisites("airline"),
-        over_specified_checklist(),
-    )
-    .with_policy(&stated_policy("airline"));
+    let raw = stated("airline", Variant::Raw, false, over_specified_checklist());
     let d = judge(&raw, &compliant(), &pending()).await;
     assert!(
         d.requirements

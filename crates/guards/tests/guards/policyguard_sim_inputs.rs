@@ -5,7 +5,7 @@
 //! mode wants every data item, advisory mode the hard requirements only.
 
 use crate::policyguard_sim::{
-    YES, compliant, judge, pending, prerequisites, req, sim, stated_policy, unconfirmed,
+    YES, compliant, judge, pending, prerequisites, req, sim, stated, unconfirmed,
 };
 use crate::support;
 use proptest::prelude::*;
@@ -13,11 +13,10 @@ use serde_json::json;
 use std::collections::BTreeSet;
 use support::{call, calls, info, root, user};
 use tauguard_core::{Message, ToolCall};
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::policyguard::Variant;
-use tauguard_guards::policyguard::checklist::{DomainChecklists, load_domain_checklists};
-use tauguard_guards::policyguard::sim::{Input, Inputs, SimVerifier};
-use tauguard_guards::{KNOWN_GUARDS, Verdict};
+use tauguard_guards::{
+    DomainChecklists, Input, Inputs, KNOWN_GUARDS, SimVerifier, ToolCatalog, Variant, Verdict,
+    load_domain_checklists,
+};
 
 fn airline_checklists() -> DomainChecklists {
     let tools = ToolCatalog::from_toolkit("airline", support::AIRLINE_TOOLS);
@@ -28,14 +27,7 @@ fn airline_checklists() -> DomainChecklists {
 /// The verifier with exactly `inputs`, the authored checklists and a policy stating the
 /// prerequisites.
 fn with_inputs(inputs: Inputs) -> SimVerifier {
-    SimVerifier::new(
-        Variant::Checklist,
-        false,
-        prerequisites("airline"),
-        airline_checklists(),
-    )
-    .with_inputs(inputs)
-    .with_policy(&stated_policy("airline"))
+    stated("airline", Variant::Checklist, false, airline_checklists()).with_inputs(inputs)
 }
 
 fn mutating(n: &str) -> bool {
@@ -103,8 +95,7 @@ proptest! {
 #[test]
 fn the_variants_differ_where_their_inputs_differ() {
     let of = |v: Variant| {
-        let g = SimVerifier::new(v, false, prerequisites("airline"), airline_checklists())
-            .with_policy(&stated_policy("airline"));
+        let g = stated("airline", v, false, airline_checklists());
         checked(&g, &compliant(), &pending())
     };
     let names = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<BTreeSet<_>>();
@@ -313,23 +304,8 @@ async fn tools_without_prerequisites_pass() {
 
 #[tokio::test]
 async fn authored_airline_checklists_work_with_the_sim_verifier() {
-    let info_tools = ToolCatalog::from_toolkit("airline", support::AIRLINE_TOOLS);
-    let checklists = load_domain_checklists(&root().join("tasks/airline/checklist"), &info_tools)
-        .expect("authored airline checklists load");
-    let advisory = SimVerifier::new(
-        Variant::Checklist,
-        false,
-        prerequisites("airline"),
-        checklists.clone(),
-    )
-    .with_policy(&stated_policy("airline"));
-    let strict = SimVerifier::new(
-        Variant::Checklist,
-        true,
-        prerequisites("airline"),
-        checklists,
-    )
-    .with_policy(&stated_policy("airline"));
+    let advisory = stated("airline", Variant::Checklist, false, airline_checklists());
+    let strict = stated("airline", Variant::Checklist, true, airline_checklists());
 
     // Compliant: both pass (a flight-status read that applies only to some cancellations is
     // a procedural item, not a read every cancellation needs).

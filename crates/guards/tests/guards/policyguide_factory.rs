@@ -8,12 +8,10 @@ use crate::support::root;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::Guard;
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::factory::{
-    GuardBuildError, GuardInputs, GuardName, GuardOptions, build_guard,
+use tauguard_guards::{
+    Guard, GuardBuildError, GuardInputs, GuardName, GuardOptions, GuideKnowledge, LlmGuide,
+    ToolCatalog, build_guard,
 };
-use tauguard_guards::policyguide::llm::{GuideKnowledge, LlmGuide};
 use tauguard_llm::ChatModel;
 use tauguard_llm::{RoleModel, SIM_PROVIDER};
 
@@ -134,7 +132,7 @@ fn an_invalid_bundle_stops_the_build_naming_the_file_and_its_problems() {
 #[test]
 fn a_guide_is_refused_a_graph_of_another_domain_and_missing_templates() {
     let model: Arc<dyn ChatModel> = MockGuideModel::new(&[]);
-    let mut retail = setup(tauguard_guards::policyguard::FailMode::Closed);
+    let mut retail = setup(tauguard_guards::FailMode::Closed);
     retail.catalog = ToolCatalog::builtin("retail").expect("retail is registered");
     let err = LlmGuide::new(GuideKnowledge::Graph(graph_flow()), model.clone(), &retail)
         .expect_err("an airline graph for a retail guide")
@@ -145,7 +143,7 @@ fn a_guide_is_refused_a_graph_of_another_domain_and_missing_templates() {
     );
 
     let prompts = tempfile::tempdir().unwrap();
-    let mut bare = setup(tauguard_guards::policyguard::FailMode::Closed);
+    let mut bare = setup(tauguard_guards::FailMode::Closed);
     bare.prompts_dir = prompts.path().to_path_buf();
     let err = LlmGuide::new(GuideKnowledge::RawPolicy, model, &bare)
         .expect_err("no templates")

@@ -6,8 +6,7 @@ use crate::guide_support::*;
 use crate::support::{agent, user};
 use serde_json::json;
 use tauguard_core::record::{GuideTrigger, RequestStatus};
-use tauguard_guards::Verdict;
-use tauguard_guards::policyguard::FailMode;
+use tauguard_guards::{FailMode, Verdict};
 
 #[allow(
     clippy::too_many_lines,

@@ -6,9 +6,7 @@
 use crate::guide_support::*;
 use serde_json::json;
 use tauguard_core::Message;
-use tauguard_guards::GuardError;
-use tauguard_guards::policyguard::FailMode;
-use tauguard_guards::policyguide::llm::{FAIL_CLOSED_GUIDANCE, GuideKnowledge};
+use tauguard_guards::{FAIL_CLOSED_GUIDANCE, FailMode, GuardError, GuideKnowledge};
 
 #[tokio::test]
 async fn the_static_prefix_is_byte_stable_and_the_dynamic_part_moves() {

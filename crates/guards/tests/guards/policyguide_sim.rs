@@ -6,8 +6,7 @@
 use crate::guide_support::{Sim, airline, cancel_call, turn3};
 use crate::support::{agent, calls, root, tool_msg, user};
 use std::sync::Arc;
-use tauguard_guards::Guard;
-use tauguard_guards::factory::{GuardInputs, GuardName, GuardOptions, build_guard};
+use tauguard_guards::{Guard, GuardInputs, GuardName, GuardOptions, build_guard};
 
 fn offline_guide() -> Arc<dyn Guard> {
     build_guard(

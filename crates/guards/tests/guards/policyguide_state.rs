@@ -9,11 +9,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tauguard_core::message::{Message, ParticipantMessage, ToolCall};
 use tauguard_core::record::{GuideTrigger, RequestStatus, Verdict};
-use tauguard_guards::policyguide::flow::Flow;
-use tauguard_guards::policyguide::guide::{GuideReply, GuideRequest, GuideVerifier, PolicyGuide};
-use tauguard_guards::policyguide::state::RequestUpdate;
-use tauguard_guards::policyguide::{Bundle, validate};
-use tauguard_guards::{Guard, GuardContext, GuardState};
+use tauguard_guards::{
+    Bundle, Flow, Guard, GuardContext, GuardState, GuideReply, GuideRequest, GuideVerifier,
+    PolicyGuide, RequestUpdate, validate,
+};
 use tauguard_llm::BoxFuture;
 
 /// Replies in order; records the trigger and the cards it was shown.
@@ -38,7 +37,7 @@ fn airline_flow() -> Arc<Flow> {
     let path =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tasks/airline/workflow/bundle.json");
     let bundle = Bundle::load(&path).expect("frozen airline bundle");
-    let catalog = tauguard_guards::catalog::ToolCatalog::builtin("airline").expect("airline");
+    let catalog = tauguard_guards::ToolCatalog::builtin("airline").expect("airline");
     assert!(validate(&bundle, &catalog).is_valid());
     Arc::new(Flow::new(bundle))
 }

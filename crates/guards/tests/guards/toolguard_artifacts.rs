@@ -3,8 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use tauguard_core::chain_text;
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::toolguard::{RuleError, RuleSet, parse_rule_file};
+use tauguard_guards::{RuleError, RuleSet, ToolCatalog, parse_rule_file};
 
 fn tasks_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tasks")

@@ -7,8 +7,7 @@ use crate::support::bare_context;
 use serde_json::{Value, json};
 use tauguard_core::{Requestor, ToolCall, ToolKind};
 use tauguard_env::{DataDir, DomainData, Environment, initial_env};
-use tauguard_guards::toolguard::ToolGuard;
-use tauguard_guards::{Decision, Verdict};
+use tauguard_guards::{Decision, ToolGuard, Verdict};
 use tauguard_testkit::workspace_root;
 
 fn load() -> Option<DomainData> {

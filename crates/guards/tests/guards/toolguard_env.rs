@@ -7,9 +7,7 @@ use crate::support::bare_context;
 use serde_json::{Map, Value, json};
 use tauguard_core::{Requestor, Task, ToolCall, ToolKind};
 use tauguard_env::{DataDir, DomainData, Environment, initial_env};
-use tauguard_guards::catalog::ToolCatalog;
-use tauguard_guards::toolguard::{RuleSet, ToolGuard};
-use tauguard_guards::{Decision, Guard, Verdict};
+use tauguard_guards::{Decision, Guard, RuleSet, ToolCatalog, ToolGuard, Verdict};
 
 use tauguard_testkit::workspace_root;
 

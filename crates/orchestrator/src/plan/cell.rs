@@ -11,9 +11,7 @@ use crate::runner::RunError;
 use crate::seeds::trial_seeds;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tauguard_guards::artifact_set::ArtifactSet;
-use tauguard_guards::factory::GuardInputs;
-use tauguard_guards::{Guard, GuardOptions, build_guard};
+use tauguard_guards::{ArtifactSet, Guard, GuardInputs, GuardOptions, build_guard};
 use tauguard_llm::RoleModel;
 
 /// A cell's guard (`None` = baseline), and what an external guard adds to the cell's spec.
@@ -160,12 +158,15 @@ impl CellAt<'_> {
         };
         Ok(match &guard.external {
             Some(x) => {
-                let g = tauguard_guards::external::ExternalGuard::build(
-                    x,
-                    options.fail_mode,
-                    &self.domain.data,
-                )
-                .map_err(|e| at(format!("guard `{}`: {e}", guard.label)))?;
+                let g =
+                    tauguard_guards::ExternalGuard::build(x, options.fail_mode, &self.domain.data)
+                        .map_err(|e| {
+                            at(format!(
+                                "guard `{}`: {}",
+                                guard.label,
+                                tauguard_core::Chain(&e)
+                            ))
+                        })?;
                 let settings = g.provenance().cell_settings();
                 (Some(Arc::new(g) as Arc<dyn Guard>), settings)
             }

@@ -10,11 +10,9 @@ use tauguard_core::message::{Message, ParticipantMessage, ToolMessage};
 use tauguard_core::record::{CallAttempt, GuardEvent, SimulationRecord, Verdict};
 use tauguard_core::{Requestor, ToolCall};
 use tauguard_env::registry::DOMAINS;
-use tauguard_guards::policyguard::Variant;
-use tauguard_guards::policyguard::checklist::DomainChecklists;
-use tauguard_guards::policyguard::prerequisites::Prerequisites;
-use tauguard_guards::policyguard::sim::SimVerifier;
-use tauguard_guards::{GuardName, KNOWN_GUARDS};
+use tauguard_guards::{
+    DomainChecklists, GuardName, KNOWN_GUARDS, Prerequisites, SimVerifier, Variant,
+};
 use tauguard_orchestrator::NmrOracle;
 use tauguard_orchestrator::RunConfig;
 use tauguard_orchestrator::label_missing_prerequisites;

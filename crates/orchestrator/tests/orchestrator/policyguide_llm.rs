@@ -12,7 +12,7 @@ use tauguard_core::message::Usage;
 use tauguard_core::record::{GuideTrigger, RequestStatus};
 use tauguard_core::{Message, ToolCall};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::factory::{GuardInputs, GuardName, GuardOptions, build_guard};
+use tauguard_guards::{GuardInputs, GuardName, GuardOptions, build_guard};
 use tauguard_llm::LlmError;
 use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 use tauguard_orchestrator::{Sampling, SimulationSpec, run_simulation};

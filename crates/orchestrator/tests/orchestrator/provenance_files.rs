@@ -6,7 +6,7 @@
 
 use std::path::Path;
 use tauguard_env::registry::DOMAINS;
-use tauguard_guards::provenance::{Origin, Provenance};
+use tauguard_guards::{Origin, Provenance};
 use tauguard_testkit::workspace_root;
 
 /// The artifact files of a domain folder, as paths under it.

@@ -13,7 +13,7 @@ use std::time::Duration;
 use tauguard_core::Message;
 use tauguard_core::message::TokenLimitRetry;
 use tauguard_core::record::SimulationRecord;
-use tauguard_guards::factory::{DEFAULT_GUIDE_MAX_TOKENS, DEFAULT_VERIFIER_MAX_TOKENS};
+use tauguard_guards::{DEFAULT_GUIDE_MAX_TOKENS, DEFAULT_VERIFIER_MAX_TOKENS};
 use tauguard_orchestrator::RunConfig;
 use tauguard_orchestrator::RunSummary;
 use tauguard_testkit::{Loopback, MockProvider, SimConfig, chat_completion};

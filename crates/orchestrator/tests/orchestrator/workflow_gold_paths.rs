@@ -19,10 +19,7 @@ use std::collections::BTreeSet;
 use tauguard_core::Requestor;
 use tauguard_env::registry::DOMAINS;
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::catalog::{ToolCatalog, ToolClass};
-use tauguard_guards::policyguide::NodeKind;
-use tauguard_guards::policyguide::flow::Flow;
-use tauguard_guards::policyguide::frozen::{bundle_path, load_flow};
+use tauguard_guards::{Flow, NodeKind, ToolCatalog, ToolClass, bundle_path, load_flow};
 use tauguard_orchestrator::{NmrOracle, OracleTool};
 
 /// Why one authorization node of a gold call's tool is not on a valid path (empty: it is).

@@ -10,8 +10,7 @@ use tauguard_compile::CompileOptions;
 use tauguard_compile::workflow::{Step, StepOutcome, StepRecord, WorkflowCompileReport};
 use tauguard_core::message::Usage;
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::catalog::{ToolCatalog, ToolClass};
-use tauguard_guards::policyguide::{Bundle, Node};
+use tauguard_guards::{Bundle, Node, ToolCatalog, ToolClass};
 use tauguard_llm::LlmError;
 use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
 

@@ -12,15 +12,12 @@
 //!   checklist compiler uses them on model replies).
 
 mod files;
-mod validate;
+pub(crate) mod validate;
 
 pub use files::{
     general_rules_to_yaml, load_domain_checklists, tool_checklist_to_yaml, write_domain_checklists,
 };
-pub use validate::{
-    ArtifactError, ArtifactIssue, is_snake_case, parse_general_rules, parse_tool_checklist,
-    validate_general_rules, validate_tool_checklist,
-};
+pub(crate) use validate::ArtifactError;
 
 use serde::{Deserialize, Serialize};
 

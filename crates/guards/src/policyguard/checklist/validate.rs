@@ -137,7 +137,7 @@ fn field_of_error(path: &str, message: &str) -> String {
 
 /// `snake_case`: lowercase ASCII letters and digits in `_`-separated words, starting with a
 /// letter.
-pub fn is_snake_case(name: &str) -> bool {
+pub(crate) fn is_snake_case(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some('a'..='z'))
         && name.split('_').all(|w| !w.is_empty())
@@ -183,7 +183,7 @@ impl Issues {
 
 /// Checks a parsed tool checklist against the domain's tools. `expected_tool` is the name the
 /// file promises (its stem), when there is one.
-pub fn validate_tool_checklist(
+pub(crate) fn validate_tool_checklist(
     checklist: &ToolChecklist,
     expected_tool: Option<&str>,
     tools: &ToolCatalog,
@@ -307,7 +307,7 @@ fn check_proving_tool(issues: &mut Issues, field: String, tool: &str, tools: &To
 }
 
 /// Checks parsed general rules.
-pub fn validate_general_rules(rules: &GeneralRules) -> Vec<ArtifactIssue> {
+pub(crate) fn validate_general_rules(rules: &GeneralRules) -> Vec<ArtifactIssue> {
     let mut issues = Issues(Vec::new());
     if rules.rules.is_empty() {
         issues.push("rules".into(), "at least one rule is required");
@@ -376,6 +376,14 @@ mod tests {
         )
     }
 
+    /// The checklist `text` is refused, on `field` alone.
+    fn rejected_at(text: &str, field: &str) -> ArtifactError {
+        let e =
+            parse_tool_checklist(text, Path::new("cancel_reservation.yaml"), &info()).unwrap_err();
+        assert_eq!(e.fields().collect::<Vec<_>>(), [field], "{e}");
+        e
+    }
+
     #[test]
     fn snake_case() {
         assert!(is_snake_case("obtain_user_id"));
@@ -402,49 +410,25 @@ mod tests {
     #[test]
     fn unknown_key_names_the_key() {
         let text = "tool: cancel_reservation\nrequirements:\n  - name: a\n    type: procedural\n    hint: h\n    tools: x\n";
-        let e =
-            parse_tool_checklist(text, Path::new("cancel_reservation.yaml"), &info()).unwrap_err();
-        assert_eq!(
-            e.fields().collect::<Vec<_>>(),
-            ["requirements[0].tools"],
-            "{e}"
-        );
+        rejected_at(text, "requirements[0].tools");
     }
 
     #[test]
     fn missing_key_names_the_key() {
         let text = "tool: cancel_reservation\nrequirements:\n  - name: a\n    type: procedural\n";
-        let e =
-            parse_tool_checklist(text, Path::new("cancel_reservation.yaml"), &info()).unwrap_err();
-        assert_eq!(
-            e.fields().collect::<Vec<_>>(),
-            ["requirements[0].hint"],
-            "{e}"
-        );
+        rejected_at(text, "requirements[0].hint");
     }
 
     #[test]
     fn generic_tool_cannot_prove() {
         let text = "tool: cancel_reservation\nrequirements:\n  - name: a\n    type: data\n    tool: calculate\n    hint: h\n";
-        let e =
-            parse_tool_checklist(text, Path::new("cancel_reservation.yaml"), &info()).unwrap_err();
-        assert_eq!(
-            e.fields().collect::<Vec<_>>(),
-            ["requirements[0].tool"],
-            "{e}"
-        );
+        rejected_at(text, "requirements[0].tool");
     }
 
     #[test]
     fn duplicate_names_across_lists() {
         let text = "tool: cancel_reservation\nconstraints:\n  - name: a\n    rule: r\nrequirements:\n  - name: a\n    type: procedural\n    hint: h\n";
-        let e =
-            parse_tool_checklist(text, Path::new("cancel_reservation.yaml"), &info()).unwrap_err();
-        assert_eq!(
-            e.fields().collect::<Vec<_>>(),
-            ["requirements[0].name"],
-            "{e}"
-        );
+        let e = rejected_at(text, "requirements[0].name");
         assert!(e.to_string().contains("constraints[0].name"), "{e}");
     }
 }

@@ -15,7 +15,7 @@ use crate::toolguard::RuleSet;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Words in a run that must occur together for a passage to count as stated.
-pub const WINDOW: usize = 6;
+pub(crate) const WINDOW: usize = 6;
 
 /// Lowercased words joined by single spaces, padded with a space on each side.
 fn normalise(text: &str) -> String {
@@ -72,14 +72,18 @@ impl RuleSources {
 /// passage it contains, the `(tool, rule)` pairs whose cited passage it contains, and whether
 /// it asks for confirmations at all.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PolicyFacts {
+pub(crate) struct PolicyFacts {
     tools: BTreeSet<String>,
     rules: BTreeSet<(String, String)>,
     confirmation: bool,
 }
 
 impl PolicyFacts {
-    pub fn read(policy: &str, prerequisites: &Prerequisites, rules: &RuleSources) -> PolicyFacts {
+    pub(crate) fn read(
+        policy: &str,
+        prerequisites: &Prerequisites,
+        rules: &RuleSources,
+    ) -> PolicyFacts {
         let text = normalise(policy);
         let tools = prerequisites
             .tools

@@ -45,11 +45,11 @@
 //! (the judgement).
 
 pub(crate) mod evidence;
-pub mod grounding;
-pub mod inputs;
+pub(crate) mod grounding;
+pub(crate) mod inputs;
 mod judge;
 
-pub use grounding::{PolicyFacts, RuleSources};
+pub(crate) use grounding::{PolicyFacts, RuleSources};
 pub use inputs::{Input, Inputs};
 
 use super::Variant;

@@ -14,8 +14,8 @@
 //! unknown model) ends the run as [`GuardError::Model`], any other is a fail-mode reply with
 //! the error in `info.model_error`.
 
-pub mod parse;
-pub mod prompt;
+pub(crate) mod parse;
+pub(crate) mod prompt;
 
 use super::flow::Flow;
 use super::guide::{GuideReply, GuideRequest, GuideVerifier, PolicyGuide};
@@ -339,7 +339,7 @@ impl GuideVerifier for LlmGuide {
 
 /// Builds the LLM guide guard of configuration `name`: the verifier over `knowledge`, inside
 /// the [`PolicyGuide`] guard that holds the request state and the interception gate.
-pub fn build_llm_guide(
+pub(crate) fn build_llm_guide(
     name: &str,
     knowledge: GuideKnowledge,
     model: Arc<dyn ChatModel>,

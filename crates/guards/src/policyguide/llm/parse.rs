@@ -18,7 +18,7 @@ use tauguard_core::record::RequestStatus;
 
 /// A parsed guide reply.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct GuideOutput {
+pub(crate) struct GuideOutput {
     pub updates: Vec<RequestUpdate>,
     /// `None` when the reply had none, or an empty one.
     pub remediation: Option<String>,
@@ -47,7 +47,10 @@ const MERGE_KEYS: &[&str] = &["mergeinto", "mergedinto", "duplicateof"];
 /// Parses a guide reply. `known_ids` are the ids of the current request cards: a request
 /// naming an id that is not one of them is taken as a new request (models number new
 /// requests themselves despite the contract), noted as `unknown_id_as_new`.
-pub fn parse_guide_reply(reply: &str, known_ids: &[&str]) -> Result<GuideOutput, ParseError> {
+pub(crate) fn parse_guide_reply(
+    reply: &str,
+    known_ids: &[&str],
+) -> Result<GuideOutput, ParseError> {
     let text = reply.trim();
     if text.is_empty() {
         return Err(ParseError("the reply was empty".into()));

@@ -18,15 +18,15 @@ use tauguard_core::dialogue::GUIDANCE_PREFIX;
 use tauguard_core::{Message, ToolCall};
 
 /// Template file names under `<prompts_dir>/guide/`.
-pub const SYSTEM_TEMPLATE: &str = "system.md";
-pub const REQUEST_TEMPLATE: &str = "request.md";
-pub const REPAIR_TEMPLATE: &str = "repair.md";
+pub(crate) const SYSTEM_TEMPLATE: &str = "system.md";
+pub(crate) const REQUEST_TEMPLATE: &str = "request.md";
+pub(crate) const REPAIR_TEMPLATE: &str = "repair.md";
 /// The three, in the order [`crate::policyguard::guard_prompts::GuardPrompts::load`] takes them.
-pub const TEMPLATES: [&str; 3] = [SYSTEM_TEMPLATE, REQUEST_TEMPLATE, REPAIR_TEMPLATE];
+pub(crate) const TEMPLATES: [&str; 3] = [SYSTEM_TEMPLATE, REQUEST_TEMPLATE, REPAIR_TEMPLATE];
 
 /// The agent's tools by class, as the prefix lists them (sorted).
 #[derive(Debug, Clone, Serialize)]
-pub struct ToolsView<'a> {
+pub(crate) struct ToolsView<'a> {
     pub mutating: Vec<&'a str>,
     pub read_only: Vec<&'a str>,
     pub other: Vec<&'a str>,
@@ -34,14 +34,14 @@ pub struct ToolsView<'a> {
 
 /// One enumerated authorization node and the tool it enables.
 #[derive(Debug, Clone, Serialize)]
-pub struct AuthorizationView<'a> {
+pub(crate) struct AuthorizationView<'a> {
     pub node: &'a str,
     pub tool: &'a str,
 }
 
 /// What the static prefix depends on.
 #[derive(Debug, Clone, Serialize)]
-pub struct PrefixVars<'a> {
+pub(crate) struct PrefixVars<'a> {
     pub domain: &'a str,
     /// The workflow graph is given (false for the raw-policy ablation).
     pub graph: bool,
@@ -58,14 +58,14 @@ pub struct PrefixVars<'a> {
 
 /// The call an interception stopped.
 #[derive(Debug, Clone, Serialize)]
-pub struct PendingView<'a> {
+pub(crate) struct PendingView<'a> {
     pub tool: &'a str,
     /// Compact JSON of its arguments.
     pub arguments: String,
 }
 
 impl<'a> PendingView<'a> {
-    pub fn new(call: &'a ToolCall) -> Self {
+    pub(crate) fn new(call: &'a ToolCall) -> Self {
         PendingView {
             tool: &call.name,
             arguments: compact_arguments(&call.arguments),
@@ -75,7 +75,7 @@ impl<'a> PendingView<'a> {
 
 /// What the dynamic part depends on.
 #[derive(Debug, Clone, Serialize)]
-pub struct RequestVars<'a> {
+pub(crate) struct RequestVars<'a> {
     /// `user_turn` or `interception`.
     pub trigger: &'static str,
     pub graph: bool,
@@ -89,7 +89,7 @@ pub struct RequestVars<'a> {
 /// verifier's, the stopped call left out (it is shown apart), and guidance messages the agent
 /// read marked `guidance` with their prefix removed, so the guide never takes its own words
 /// for the user's.
-pub fn guide_history(history: &[Message], pending: Option<&ToolCall>) -> Vec<HistoryEntry> {
+pub(crate) fn guide_history(history: &[Message], pending: Option<&ToolCall>) -> Vec<HistoryEntry> {
     let mut entries = format_history_around(history, pending, true);
     for e in &mut entries {
         if e.kind == "user"

@@ -2,7 +2,6 @@
 //! view, from a domain's procedure spec over the records' trajectories).
 
 pub mod confusion;
-pub mod fail_mode;
 pub mod floors;
 pub mod guide;
 pub mod pass_k;
@@ -29,6 +28,8 @@ measures! {
     attack::Attack,
     verifier_calls::VerifierCallsMeasure,
     truncation::Truncation,
+    fail_mode::FailMode,
+    guide_fail_mode::GuideFailMode,
     verifier_inputs::VerifierInputsMeasure,
     read_only_calls::ReadOnlyCalls,
 }

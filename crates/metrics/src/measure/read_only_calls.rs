@@ -8,7 +8,7 @@
 //! The user simulator's calls are left out. Infrastructure-error simulations are excluded.
 
 use crate::input::lean::Lean;
-use crate::measure::registry::{Column, Measure, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, TableDecl};
 use crate::render::table::{Cell, Table};
 use crate::render::tables::key_cells;
 use crate::report::Report;
@@ -89,7 +89,7 @@ impl Measure for ReadOnlyCalls {
         }
     }
 
-    fn finish(mut acc: ReadOnlyStats) -> ReadOnlyStats {
+    fn finish(mut acc: ReadOnlyStats, _cx: &Context<'_>) -> ReadOnlyStats {
         acc.per_simulation = (acc.simulations > 0).then(|| acc.calls as f64 / acc.simulations as f64);
         acc
     }

@@ -3,7 +3,7 @@
 //! deterministic constraint layer. Decisions without that key (other guards) are not counted.
 
 use crate::input::lean::Lean;
-use crate::measure::registry::{Column, Measure, Place};
+use crate::measure::registry::{Column, Context, Measure, Place};
 use crate::render::table::Cell;
 use crate::summary::SimSummary;
 use serde::{Deserialize, Serialize};
@@ -61,7 +61,7 @@ impl Measure for VerifierCallsMeasure {
     const PLACE: Place = Place {
         json_after: &["attack"],
         json_skip_null: false,
-        groups_after: None,
+        groups_after: &[],
         tables_after: None,
     };
     type Acc = VerifierCalls;
@@ -72,7 +72,7 @@ impl Measure for VerifierCallsMeasure {
         acc.add(sim);
     }
 
-    fn finish(acc: VerifierCalls) -> Option<VerifierCalls> {
+    fn finish(acc: VerifierCalls, _cx: &Context<'_>) -> Option<VerifierCalls> {
         (acc.decisions > 0).then_some(acc)
     }
 

@@ -7,7 +7,7 @@
 //! which direction; LLM verifiers do not report it.
 
 use crate::input::lean::Lean;
-use crate::measure::registry::{Column, Measure, Place, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, Place, TableDecl};
 use crate::render::table::{Cell, Table};
 use crate::render::tables::key_cells;
 use crate::report::Report;
@@ -147,7 +147,7 @@ impl Measure for VerifierInputsMeasure {
     const PLACE: Place = Place {
         json_after: &["fail_mode", "verifier_calls"],
         json_skip_null: true,
-        groups_after: None,
+        groups_after: &[],
         tables_after: Some("truncated_replies"),
     };
     type Acc = VerifierInputs;
@@ -158,7 +158,7 @@ impl Measure for VerifierInputsMeasure {
         acc.add(sim);
     }
 
-    fn finish(acc: VerifierInputs) -> Option<VerifierInputs> {
+    fn finish(acc: VerifierInputs, _cx: &Context<'_>) -> Option<VerifierInputs> {
         (acc.decisions > 0).then_some(acc)
     }
 

@@ -242,8 +242,6 @@ pub fn groups_table(r: &Report) -> Table {
     }
     h.extend((1..=max_k).map(|k| format!("delta_pass_{k}")));
     h.extend(SCALAR_HEADERS.iter().map(|s| s.to_string()));
-    let (fail_headers, fail_rows) = crate::render::tables_verdicts::group_columns(r);
-    h.extend(fail_headers);
     let (guide_headers, guide_rows) = crate::render::tables_policyguide::group_columns(r);
     h.extend(guide_headers);
     h.push("simulated".into());
@@ -257,7 +255,7 @@ pub fn groups_table(r: &Report) -> Table {
     };
     // Fractions stay fractions here: Rate keeps 6 decimals in CSV.
     let frac = Cell::opt_rate;
-    for ((g, fail), guide) in r.groups.iter().zip(fail_rows).zip(guide_rows) {
+    for (g, guide) in r.groups.iter().zip(guide_rows) {
         let mut row = key_cells(g);
         row.extend([
             Cell::Int(g.overall.n_tasks),
@@ -292,7 +290,6 @@ pub fn groups_table(r: &Report) -> Table {
             frac(rt.pv_recall()),
             frac(rt.block_rate()),
         ]);
-        row.extend(fail);
         row.extend(guide);
         row.push(Cell::Text(g.simulated.to_string()));
         t.rows.push(row);

@@ -1,9 +1,10 @@
 //! PolicyGuard Table 7 (per-call verdict confusion on mutating calls, verdict and runtime
-//! views) with the fail-mode verdicts among each view's calls, and the fail-mode columns of the
-//! flat per-group CSV. A Block% made of fail-mode verdicts measures the fail mode, not the
+//! views) with the fail-mode verdicts among each view's calls. A Block% made of fail-mode verdicts measures the fail mode, not the
 //! verifier, so the count and share sit in the same row (see `fail_mode.rs` for what is
-//! counted; the rest of the tables are in `tables.rs`).
+//! counted, and for the fail-mode columns of the flat CSV; the rest of the tables are in
+//! `tables.rs`).
 
+use crate::measure::fail_mode::FailMode;
 use crate::render::table::{Cell, Table};
 use crate::render::tables::{headers, key_cells};
 use crate::report::Report;
@@ -25,7 +26,8 @@ pub fn policyguard_table7(r: &Report) -> Table {
         "Fail-mode%",
     ]);
     for g in &r.groups {
-        let f = g.fail_mode.as_ref();
+        let counts = g.measures.get::<FailMode>().flatten();
+        let f = counts.as_ref();
         for (view, c, fail, share) in [
             (
                 "verdict",
@@ -76,46 +78,4 @@ pub fn policyguard_table7(r: &Report) -> Table {
             .unwrap_or_default()
     ));
     t
-}
-
-/// The fail-mode columns of the flat per-group CSV, present only when some group has guard
-/// decisions (`fail_mode_*`) or guide runs (`guide_fail_mode_*`).
-pub(crate) fn group_columns(r: &Report) -> (Vec<String>, Vec<Vec<Cell>>) {
-    let guard = r.groups.iter().any(|g| g.fail_mode.is_some());
-    let guide = r.groups.iter().any(|g| g.guide_fail_mode.is_some());
-    let mut h: Vec<&str> = Vec::new();
-    if guard {
-        h.extend([
-            "fail_mode_decisions",
-            "fail_mode_verdicts",
-            "fail_mode_rate",
-        ]);
-    }
-    if guide {
-        h.extend(["guide_fail_mode_runs", "guide_fail_mode_rate"]);
-    }
-    let rows = r
-        .groups
-        .iter()
-        .map(|g| {
-            let mut row = Vec::new();
-            if guard {
-                let f = g.fail_mode.as_ref();
-                row.extend([
-                    f.map_or(Cell::Missing, |f| Cell::Int(f.decisions)),
-                    f.map_or(Cell::Missing, |f| Cell::Int(f.fail_mode)),
-                    Cell::opt_rate(f.and_then(|f| f.share())),
-                ]);
-            }
-            if guide {
-                let f = g.guide_fail_mode.as_ref();
-                row.extend([
-                    f.map_or(Cell::Missing, |f| Cell::Int(f.fail_mode)),
-                    Cell::opt_rate(f.and_then(|f| f.share())),
-                ]);
-            }
-            row
-        })
-        .collect();
-    (h.into_iter().map(String::from).collect(), rows)
 }

@@ -198,7 +198,7 @@ impl Measure for Attack {
     /// `None` when no simulation of the group is a scored attack.
     type Value = Option<AttackStats>;
 
-    fn add(acc: &mut AttackAcc, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut AttackAcc, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.stats.add(sim);
         if !sim.is_infra_error()
             && let Some(hit) = sim.attack

@@ -219,7 +219,7 @@ impl FailModeCounts {
 }
 
 /// The fail-mode verdicts among a group's guard decisions: PolicyGuard Table 7's fail-mode
-/// columns (that table is confusion's, `tables_verdicts.rs`) and three of the flat CSV.
+/// columns (that table is confusion's, `confusion.rs`) and three of the flat CSV.
 #[derive(Debug)]
 pub struct FailMode;
 
@@ -256,7 +256,7 @@ impl Measure for FailMode {
     /// `None` when the group has no guard decision.
     type Value = Option<FailModeCounts>;
 
-    fn add(acc: &mut FailModeCounts, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut FailModeCounts, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.add_guard(sim);
     }
 

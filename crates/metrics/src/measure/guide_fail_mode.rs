@@ -46,7 +46,7 @@ impl Measure for GuideFailMode {
     /// `None` without guide events.
     type Value = Option<FailModeCounts>;
 
-    fn add(acc: &mut GuideRuns, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut GuideRuns, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.guided |= sim.guide().runs > 0;
         acc.counts.add_guide(sim);
     }

@@ -1,7 +1,6 @@
 //! The measures: what each metric derives from the summaries of a group (and, for the process
 //! view, from a domain's procedure spec over the records' trajectories).
 
-pub mod confusion;
 pub mod floors;
 pub mod guide;
 pub mod pass_k;
@@ -22,6 +21,7 @@ macro_rules! measures {
 }
 
 measures! {
+    confusion::ConfusionMeasure,
     nmr::Nmr,
     turns::Turns,
     trace::Trace,
@@ -34,5 +34,7 @@ measures! {
     read_only_calls::ReadOnlyCalls,
 }
 
+#[cfg(test)]
+mod confusion_tests;
 #[cfg(test)]
 mod registry_tests;

@@ -224,7 +224,7 @@ impl Measure for Nmr {
     type Acc = CallNmrViews;
     type Value = CallNmrViews;
 
-    fn add(acc: &mut CallNmrViews, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut CallNmrViews, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.add(sim);
     }
 

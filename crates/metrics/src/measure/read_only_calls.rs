@@ -82,7 +82,7 @@ impl Measure for ReadOnlyCalls {
             .count() as u64;
     }
 
-    fn add(acc: &mut ReadOnlyStats, sim: &SimSummary, own: &[u64]) {
+    fn add(acc: &mut ReadOnlyStats, sim: &SimSummary, own: &[u64], _cx: &Context<'_>) {
         if !sim.is_infra_error() {
             acc.simulations += 1;
             acc.calls += own[0];

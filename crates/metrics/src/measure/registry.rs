@@ -195,7 +195,7 @@ pub struct Place {
 }
 
 /// What a measure's group value may depend on besides the group's simulations: the report's
-/// options (a threshold that flags a value, say).
+/// options (the violation labels, a threshold that flags a value).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Context<'a> {
     pub(crate) options: &'a ReportOptions,
@@ -224,7 +224,7 @@ pub(crate) trait Measure: 'static {
     /// Fills `out` (one slot per [`Measure::SIM_COLUMNS`]) from the record.
     fn derive(_rec: &Lean<'_>, _out: &mut [u64]) {}
     /// Adds one simulation of the group; `own` holds its [`Measure::SIM_COLUMNS`] values.
-    fn add(acc: &mut Self::Acc, sim: &SimSummary, own: &[u64]);
+    fn add(acc: &mut Self::Acc, sim: &SimSummary, own: &[u64], cx: &Context<'_>);
     fn finish(acc: Self::Acc, cx: &Context<'_>) -> Self::Value;
     /// What a reader of the report should know about a group's value, `label` naming the
     /// group; the report's warnings, group by group, measure by measure.
@@ -265,7 +265,7 @@ pub(crate) trait Registered: Sync {
 
 /// A group's running accumulator of one measure.
 pub(crate) trait Accumulate: Send {
-    fn add(&mut self, sim: &SimSummary, own: &[u64]);
+    fn add(&mut self, sim: &SimSummary, own: &[u64], cx: &Context<'_>);
     fn finish(self: Box<Self>, cx: &Context<'_>) -> Value;
 }
 
@@ -275,8 +275,8 @@ pub(crate) struct Reg<M>(pub PhantomData<fn() -> M>);
 struct Acc<M: Measure>(M::Acc);
 
 impl<M: Measure> Accumulate for Acc<M> {
-    fn add(&mut self, sim: &SimSummary, own: &[u64]) {
-        M::add(&mut self.0, sim, own);
+    fn add(&mut self, sim: &SimSummary, own: &[u64], cx: &Context<'_>) {
+        M::add(&mut self.0, sim, own, cx);
     }
     fn finish(self: Box<Self>, cx: &Context<'_>) -> Value {
         serde_json::to_value(M::finish(self.0, cx)).expect("measure values serialise")
@@ -363,7 +363,7 @@ impl Measured {
             slots().map(|(m, r)| (m.accumulator(), r)).collect();
         for sim in sims {
             for (acc, r) in &mut accs {
-                acc.add(sim, &sim.measured[r.clone()]);
+                acc.add(sim, &sim.measured[r.clone()], cx);
             }
         }
         Measured(

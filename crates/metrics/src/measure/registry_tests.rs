@@ -66,7 +66,7 @@ fn every_registered_measures_columns_reach_the_schema_as_declared() {
     // A baseline and a guarded cell, so every delta column holds a number, with what makes
     // each measure print its tables and every column hold a number: a call whose
     // prerequisites are known, an attack task, a gold trace, a cut reply, a decision of the
-    // offline verifier, a guard decision, a guide run.
+    // offline verifier, guard decisions on a compliant and a violating call, a guide run.
     let mut records = Vec::new();
     for guard in ["baseline", "pg"] {
         let mut a = with_calls(record("t1", Slice::Mut, 0, 1.0), &["get_user", "cancel"]);
@@ -84,6 +84,8 @@ fn every_registered_measures_columns_reach_the_schema_as_declared() {
         a.usage.insert("agent".into(), cut);
         let mut b = record("t2", Slice::Pv, 0, 0.0);
         b.attack_target = Some("cancel".into());
+        b.call_attempts
+            .push(attempt("call_2", Some(Verdict::Block), false));
         for mut r in [a, b] {
             r.guard = guard.into();
             records.push(r);

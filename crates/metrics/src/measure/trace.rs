@@ -239,7 +239,7 @@ impl Measure for Trace {
     /// `None` when no simulation of the group has a gold trace.
     type Value = Option<TraceCompliance>;
 
-    fn add(acc: &mut TraceCompliance, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut TraceCompliance, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.add(sim);
     }
 

@@ -73,7 +73,7 @@ impl Measure for Truncation {
     /// Per role with usage.
     type Value = BTreeMap<String, RoleReplies>;
 
-    fn add(acc: &mut BTreeMap<String, RoleReplies>, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut BTreeMap<String, RoleReplies>, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         add(acc, sim);
     }
 

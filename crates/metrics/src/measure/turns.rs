@@ -116,7 +116,7 @@ impl Measure for Turns {
     type Acc = TurnSum;
     type Value = TurnStats;
 
-    fn add(acc: &mut TurnSum, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut TurnSum, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.add(sim);
     }
 

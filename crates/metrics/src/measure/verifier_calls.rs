@@ -68,7 +68,7 @@ impl Measure for VerifierCallsMeasure {
     /// `None` when no guard decision of the group reports whether the verifier ran.
     type Value = Option<VerifierCalls>;
 
-    fn add(acc: &mut VerifierCalls, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut VerifierCalls, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.add(sim);
     }
 

@@ -154,7 +154,7 @@ impl Measure for VerifierInputsMeasure {
     /// `None` when no decision reports them (LLM verifiers, other guards).
     type Value = Option<VerifierInputs>;
 
-    fn add(acc: &mut VerifierInputs, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut VerifierInputs, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.add(sim);
     }
 

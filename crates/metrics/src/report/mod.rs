@@ -13,7 +13,7 @@ pub(crate) mod cells;
 pub(crate) mod report_groups;
 pub(crate) mod report_slices;
 
-use crate::measure::confusion::{ConfusionViews, LabelOptions};
+use crate::measure::confusion::LabelOptions;
 use crate::measure::pass_k::{PassK, TaskTally};
 use crate::measure::registry::{Context, Measured};
 use crate::measure::slices::SliceMetrics;
@@ -104,7 +104,6 @@ pub struct GroupReport {
     /// with usage of that role; `None` (JSON `null`) when one of them called a model without
     /// a price: the mean is unknown, never a mean of the priced part.
     pub cost_per_simulation: BTreeMap<String, Option<f64>>,
-    pub confusion: ConfusionViews,
     /// The registered measures' values (`measure/registry.rs`), each placed in the JSON
     /// object where its measure says.
     #[serde(skip)]
@@ -216,14 +215,12 @@ fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
 fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let n = g.n_tasks as usize;
     let mut acc = Scored::new(n);
-    let mut confusion = ConfusionViews::default();
     let mut guide_usage = crate::measure::guide::GuideUsage::default();
     let mut wall_clock = crate::measure::guide::WallClock::default();
     let mut task_names: Vec<&str> = vec![""; n];
     for &(rec, ti) in &g.records {
         task_names[ti as usize] = &*rec.task_id;
         acc.add(rec, ti, options.infra);
-        confusion.add(rec, &options.labels);
         guide_usage.add(rec);
         wall_clock.add(rec);
     }
@@ -276,7 +273,6 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
             .into_iter()
             .map(|(role, (s, n, unpriced))| (role.to_string(), (!unpriced).then(|| s / n as f64)))
             .collect(),
-        confusion,
         measures: Measured::of(g.records.iter().map(|(r, _)| *r), &Context { options }),
         floors: BTreeMap::new(),
         pv_above_refuse_all: None,

@@ -65,6 +65,17 @@ impl Default for ReportOptions {
 
 /// Every metric of one (domain, agent model, guard) group. Serialized as one element of the
 /// `report` JSON list (see the crate docs for the shape).
+///
+/// The registered measures are in `measures`; the fields beside it stay computed by hand
+/// because the registry's one-group accumulate-and-relate does not fit them: the slices and
+/// their Pass^k, deltas, reward, cost per role and process stats come out of one pass
+/// (`report_slices.rs`) whose k every table and the process Pass^k share, and are flattened
+/// into the group's object; floors and `pv_above_refuse_all` come from floor-agent records
+/// the caller attaches after the report is made; the guide's usage, wall clock and matched
+/// PolicyGuide groups are settled across all groups at once (FlowAgent matched with
+/// PolicyGuide cells, wall clock kept only when some group is of the guide family, its
+/// ratio to a baseline refused when the baseline is too short), see
+/// [`crate::measure::guide::finish`]; the run's spending is the report's, not a group's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GroupReport {
     pub domain: String,

@@ -116,7 +116,7 @@ pub use measure::{
 };
 pub use render::{
     compare_output, csv_schema, csv_tidy, output, plots, sources, table, tables,
-    tables_comparability, tables_extra, tables_policyguide, tables_process, tables_verdicts,
+    tables_comparability, tables_extra, tables_policyguide, tables_process,
 };
 pub use sidecar::columns;
 pub use stats::{bootstrap, compare, mcnemar, select};

@@ -7,7 +7,7 @@
 
 use crate::input::lean::Lean;
 use crate::measure::confusion::ratio;
-use crate::measure::registry::{Column, Measure, Place, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, Place, TableDecl};
 use crate::render::table::{Cell, Table};
 use crate::render::tables::{key_cells, rate_at};
 use crate::report::Report;
@@ -191,14 +191,14 @@ impl Measure for Attack {
     const PLACE: Place = Place {
         json_after: &["process"],
         json_skip_null: false,
-        groups_after: Some("process_valid_rate"),
+        groups_after: &["process_valid_rate"],
         tables_after: Some("policyguide_table15"),
     };
     type Acc = AttackAcc;
     /// `None` when no simulation of the group is a scored attack.
     type Value = Option<AttackStats>;
 
-    fn add(acc: &mut AttackAcc, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut AttackAcc, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.stats.add(sim);
         if !sim.is_infra_error()
             && let Some(hit) = sim.attack
@@ -207,7 +207,7 @@ impl Measure for Attack {
         }
     }
 
-    fn finish(acc: AttackAcc) -> Option<AttackStats> {
+    fn finish(acc: AttackAcc, _cx: &Context<'_>) -> Option<AttackStats> {
         (acc.stats.simulations > 0).then(|| AttackStats {
             tasks: acc.tasks.len() as u64,
             tasks_breached: acc.tasks.values().filter(|b| **b).count() as u64,

@@ -14,8 +14,10 @@
 //! - guide runs: every guide event (Table 14's runs).
 
 use crate::input::lean::Lean;
+use crate::measure::registry::{Column, Context, Measure, Place};
+use crate::render::table::Cell;
 use crate::summary::SimSummary;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use tauguard_core::Requestor;
 use tauguard_core::record::{FailReason, VerdictSource};
@@ -163,41 +165,121 @@ impl Serialize for FailModeCounts {
     }
 }
 
-/// Flags the groups whose guard-decision or guide-run fail-mode share exceeds `threshold`,
-/// each with a warning naming the cell, the share and the reasons.
-pub(crate) fn flag(
-    groups: &mut [crate::report::GroupReport],
-    threshold: f64,
-    warnings: &mut Vec<String>,
-) {
-    for g in groups.iter_mut() {
-        let label = g.label();
-        for (counts, what, table) in [
-            (
-                g.fail_mode.as_mut(),
-                "guard verdicts",
-                "PolicyGuard Table 7",
-            ),
-            (
-                g.guide_fail_mode.as_mut(),
-                "guide runs",
-                "PolicyGuide Table 14",
-            ),
-        ] {
-            let Some(c) = counts else { continue };
-            let Some(share) = c.share().filter(|s| *s > threshold) else {
-                continue;
-            };
-            c.flagged = true;
-            warnings.push(format!(
-                "{label}: {:.1}% of {what} ({} of {}) came from the fail mode, not the model \
-                 (reasons: {}); its {table} numbers describe the fail mode \
-                 (--fail-mode-threshold {threshold})",
-                share * 100.0,
-                c.fail_mode,
-                c.decisions,
-                c.reasons_text()
-            ));
+/// The JSON form read back: the counts without the share, which is theirs; the runtime
+/// fields present only for guard decisions.
+impl<'de> Deserialize<'de> for FailModeCounts {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Form {
+            decisions: u64,
+            fail_mode: u64,
+            by_reason: BTreeMap<FailReason, u64>,
+            flagged: bool,
+            executed: Option<u64>,
+            executed_fail_mode: Option<u64>,
         }
+        let f = Form::deserialize(d)?;
+        Ok(FailModeCounts {
+            decisions: f.decisions,
+            fail_mode: f.fail_mode,
+            by_reason: f.by_reason,
+            executed: f.executed.unwrap_or(0),
+            executed_fail_mode: f.executed_fail_mode.unwrap_or(0),
+            flagged: f.flagged,
+            guard: f.executed.is_some(),
+        })
+    }
+}
+
+impl FailModeCounts {
+    /// Flagged when its share exceeds the report's threshold.
+    pub(crate) fn flag(mut self, cx: &Context<'_>) -> FailModeCounts {
+        self.flagged = self
+            .share()
+            .is_some_and(|s| s > cx.options.fail_mode_threshold);
+        self
+    }
+
+    /// The warning a flagged group gets, naming the cell, the share and the reasons.
+    pub(crate) fn warning(&self, label: &str, what: &str, table: &str, cx: &Context<'_>) -> Vec<String> {
+        let Some(share) = self.share().filter(|_| self.flagged) else {
+            return Vec::new();
+        };
+        vec![format!(
+            "{label}: {:.1}% of {what} ({} of {}) came from the fail mode, not the model \
+             (reasons: {}); its {table} numbers describe the fail mode \
+             (--fail-mode-threshold {})",
+            share * 100.0,
+            self.fail_mode,
+            self.decisions,
+            self.reasons_text(),
+            cx.options.fail_mode_threshold
+        )]
+    }
+}
+
+/// The fail-mode verdicts among a group's guard decisions: PolicyGuard Table 7's fail-mode
+/// columns (that table is confusion's, `confusion.rs`) and three of the flat CSV.
+#[derive(Debug)]
+pub struct FailMode;
+
+impl Measure for FailMode {
+    const KEY: &'static str = "fail_mode";
+    const GROUP_COLUMNS: &'static [Column] = &[
+        Column {
+            header: "fail_mode_decisions",
+            name: "fail_mode_decisions",
+            unit: "count",
+            meaning: "guard decisions on agent-side mutating calls of scored simulations",
+        },
+        Column {
+            header: "fail_mode_verdicts",
+            name: "fail_mode_verdicts",
+            unit: "count",
+            meaning: "of those, verdicts the guard's fail mode gave, not the verifier (see \
+                      fail_mode.rs)",
+        },
+        Column {
+            header: "fail_mode_rate",
+            name: "fail_mode_rate",
+            unit: "fraction",
+            meaning: "fail-mode verdicts / guard decisions",
+        },
+    ];
+    const PLACE: Place = Place {
+        json_after: &["verifier_calls"],
+        json_skip_null: true,
+        groups_after: &["asr"],
+        tables_after: None,
+    };
+    type Acc = FailModeCounts;
+    /// `None` when the group has no guard decision.
+    type Value = Option<FailModeCounts>;
+
+    fn add(acc: &mut FailModeCounts, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
+        acc.add_guard(sim);
+    }
+
+    fn finish(acc: FailModeCounts, cx: &Context<'_>) -> Option<FailModeCounts> {
+        (acc.decisions > 0).then(|| acc.flag(cx))
+    }
+
+    fn warnings(v: &Option<FailModeCounts>, label: &str, cx: &Context<'_>) -> Vec<String> {
+        v.as_ref().map_or_else(Vec::new, |c| {
+            c.warning(label, "guard verdicts", "PolicyGuard Table 7", cx)
+        })
+    }
+
+    fn shows_group_columns(values: &[Option<FailModeCounts>]) -> bool {
+        values.iter().any(Option::is_some)
+    }
+
+    fn group_cells(v: &Option<FailModeCounts>) -> Vec<Cell> {
+        let f = v.as_ref();
+        vec![
+            f.map_or(Cell::Missing, |f| Cell::Int(f.decisions)),
+            f.map_or(Cell::Missing, |f| Cell::Int(f.fail_mode)),
+            Cell::opt_rate(f.and_then(FailModeCounts::share)),
+        ]
     }
 }

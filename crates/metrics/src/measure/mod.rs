@@ -1,8 +1,6 @@
 //! The measures: what each metric derives from the summaries of a group (and, for the process
 //! view, from a domain's procedure spec over the records' trajectories).
 
-pub mod confusion;
-pub mod fail_mode;
 pub mod floors;
 pub mod guide;
 pub mod pass_k;
@@ -23,15 +21,20 @@ macro_rules! measures {
 }
 
 measures! {
+    confusion::ConfusionMeasure,
     nmr::Nmr,
     turns::Turns,
     trace::Trace,
     attack::Attack,
     verifier_calls::VerifierCallsMeasure,
     truncation::Truncation,
+    fail_mode::FailMode,
+    guide_fail_mode::GuideFailMode,
     verifier_inputs::VerifierInputsMeasure,
     read_only_calls::ReadOnlyCalls,
 }
 
+#[cfg(test)]
+mod confusion_tests;
 #[cfg(test)]
 mod registry_tests;

@@ -9,7 +9,7 @@
 //! source are counted as `unknown` and left out of the rate.
 
 use crate::measure::confusion::ratio;
-use crate::measure::registry::{Column, Measure, Place, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, Place, TableDecl};
 use crate::render::table::{Cell, Table};
 use crate::render::tables::key_cells;
 use crate::report::Report;
@@ -218,17 +218,17 @@ impl Measure for Nmr {
     const PLACE: Place = Place {
         json_after: &["confusion"],
         json_skip_null: false,
-        groups_after: Some("runtime_block_rate"),
+        groups_after: &["runtime_block_rate"],
         tables_after: Some("policyguard_table7"),
     };
     type Acc = CallNmrViews;
     type Value = CallNmrViews;
 
-    fn add(acc: &mut CallNmrViews, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut CallNmrViews, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.add(sim);
     }
 
-    fn finish(acc: CallNmrViews) -> CallNmrViews {
+    fn finish(acc: CallNmrViews, _cx: &Context<'_>) -> CallNmrViews {
         acc
     }
 

@@ -8,7 +8,7 @@
 //! The user simulator's calls are left out. Infrastructure-error simulations are excluded.
 
 use crate::input::lean::Lean;
-use crate::measure::registry::{Column, Measure, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, TableDecl};
 use crate::render::table::{Cell, Table};
 use crate::render::tables::key_cells;
 use crate::report::Report;
@@ -82,14 +82,14 @@ impl Measure for ReadOnlyCalls {
             .count() as u64;
     }
 
-    fn add(acc: &mut ReadOnlyStats, sim: &SimSummary, own: &[u64]) {
+    fn add(acc: &mut ReadOnlyStats, sim: &SimSummary, own: &[u64], _cx: &Context<'_>) {
         if !sim.is_infra_error() {
             acc.simulations += 1;
             acc.calls += own[0];
         }
     }
 
-    fn finish(mut acc: ReadOnlyStats) -> ReadOnlyStats {
+    fn finish(mut acc: ReadOnlyStats, _cx: &Context<'_>) -> ReadOnlyStats {
         acc.per_simulation = (acc.simulations > 0).then(|| acc.calls as f64 / acc.simulations as f64);
         acc
     }

@@ -11,7 +11,7 @@
 
 use crate::input::lean::Lean;
 use crate::render::table::{Cell, Table};
-use crate::report::{GroupReport, Report};
+use crate::report::{GroupReport, Report, ReportOptions};
 use crate::summary::SimSummary;
 use serde::Deserialize as _;
 use serde::Serialize;
@@ -186,11 +186,19 @@ pub struct Place {
     pub json_after: &'static [&'static str],
     /// Leaves its key out of a group's JSON object when its value is `null`.
     pub json_skip_null: bool,
-    /// The column of the flat per-group CSV its columns follow (else before `simulated`).
-    pub groups_after: Option<&'static str>,
+    /// The columns of the flat per-group CSV its columns follow: the first one the table
+    /// holds (a column some reports leave out first); none found, before `simulated`.
+    pub groups_after: &'static [&'static str],
     /// The id of the table its tables follow: a fixed table's (whether or not the report
     /// prints it) or the first declared table of a measure listed before it.
     pub tables_after: Option<&'static str>,
+}
+
+/// What a measure's group value may depend on besides the group's simulations: the report's
+/// options (the violation labels, a threshold that flags a value).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Context<'a> {
+    pub(crate) options: &'a ReportOptions,
 }
 
 /// One measure. Implement it in one file and add the type to [`super::MEASURES`].
@@ -207,7 +215,7 @@ pub(crate) trait Measure: 'static {
     const PLACE: Place = Place {
         json_after: &[],
         json_skip_null: false,
-        groups_after: None,
+        groups_after: &[],
         tables_after: None,
     };
     type Acc: Default + Send;
@@ -216,11 +224,21 @@ pub(crate) trait Measure: 'static {
     /// Fills `out` (one slot per [`Measure::SIM_COLUMNS`]) from the record.
     fn derive(_rec: &Lean<'_>, _out: &mut [u64]) {}
     /// Adds one simulation of the group; `own` holds its [`Measure::SIM_COLUMNS`] values.
-    fn add(acc: &mut Self::Acc, sim: &SimSummary, own: &[u64]);
-    fn finish(acc: Self::Acc) -> Self::Value;
+    fn add(acc: &mut Self::Acc, sim: &SimSummary, own: &[u64], cx: &Context<'_>);
+    fn finish(acc: Self::Acc, cx: &Context<'_>) -> Self::Value;
+    /// What a reader of the report should know about a group's value, `label` naming the
+    /// group; the report's warnings, group by group, measure by measure.
+    fn warnings(_v: &Self::Value, _label: &str, _cx: &Context<'_>) -> Vec<String> {
+        Vec::new()
+    }
     /// Relates a group's value to its baseline's (same agent, domain and non-guard
     /// settings); groups without a baseline keep theirs.
     fn relate(_own: &mut Self::Value, _baseline: &Self::Value) {}
+    /// Whether the flat CSV holds its columns, given every group's value: a measure whose
+    /// columns mean nothing without data leaves them out of a report where no group has any.
+    fn shows_group_columns(_values: &[Self::Value]) -> bool {
+        true
+    }
     /// Its cells of a group's row of the flat CSV, one per [`Measure::GROUP_COLUMNS`].
     fn group_cells(v: &Self::Value) -> Vec<Cell>;
     /// Its tables of the report, each made by one of [`Measure::TABLES`]; empty to print none.
@@ -238,15 +256,17 @@ pub(crate) trait Registered: Sync {
     fn place(&self) -> Place;
     fn derive(&self, rec: &Lean<'_>, out: &mut [u64]);
     fn accumulator(&self) -> Box<dyn Accumulate>;
+    fn warnings(&self, v: &Value, label: &str, cx: &Context<'_>) -> Vec<String>;
     fn relate(&self, own: &mut Value, baseline: &Value);
+    fn shows_group_columns(&self, values: &[&Value]) -> bool;
     fn group_cells(&self, v: &Value) -> Vec<Cell>;
     fn tables(&self, r: &Report) -> Vec<Table>;
 }
 
 /// A group's running accumulator of one measure.
 pub(crate) trait Accumulate: Send {
-    fn add(&mut self, sim: &SimSummary, own: &[u64]);
-    fn finish(self: Box<Self>) -> Value;
+    fn add(&mut self, sim: &SimSummary, own: &[u64], cx: &Context<'_>);
+    fn finish(self: Box<Self>, cx: &Context<'_>) -> Value;
 }
 
 /// The registry entry of measure `M`.
@@ -255,11 +275,11 @@ pub(crate) struct Reg<M>(pub PhantomData<fn() -> M>);
 struct Acc<M: Measure>(M::Acc);
 
 impl<M: Measure> Accumulate for Acc<M> {
-    fn add(&mut self, sim: &SimSummary, own: &[u64]) {
-        M::add(&mut self.0, sim, own);
+    fn add(&mut self, sim: &SimSummary, own: &[u64], cx: &Context<'_>) {
+        M::add(&mut self.0, sim, own, cx);
     }
-    fn finish(self: Box<Self>) -> Value {
-        serde_json::to_value(M::finish(self.0)).expect("measure values serialise")
+    fn finish(self: Box<Self>, cx: &Context<'_>) -> Value {
+        serde_json::to_value(M::finish(self.0, cx)).expect("measure values serialise")
     }
 }
 
@@ -288,6 +308,12 @@ impl<M: Measure> Registered for Reg<M> {
     }
     fn accumulator(&self) -> Box<dyn Accumulate> {
         Box::new(Acc::<M>(M::Acc::default()))
+    }
+    fn warnings(&self, v: &Value, label: &str, cx: &Context<'_>) -> Vec<String> {
+        M::warnings(&typed::<M>(v), label, cx)
+    }
+    fn shows_group_columns(&self, values: &[&Value]) -> bool {
+        M::shows_group_columns(&values.iter().map(|v| typed::<M>(v)).collect::<Vec<_>>())
     }
     fn relate(&self, own: &mut Value, baseline: &Value) {
         let mut v = typed::<M>(own);
@@ -332,19 +358,19 @@ pub struct Measured(pub Vec<(&'static str, Value)>);
 
 impl Measured {
     /// Every registered measure accumulated over `sims`.
-    pub(crate) fn of<'a>(sims: impl Iterator<Item = &'a SimSummary>) -> Measured {
+    pub(crate) fn of<'a>(sims: impl Iterator<Item = &'a SimSummary>, cx: &Context<'_>) -> Measured {
         let mut accs: Vec<(Box<dyn Accumulate>, Range<usize>)> =
             slots().map(|(m, r)| (m.accumulator(), r)).collect();
         for sim in sims {
             for (acc, r) in &mut accs {
-                acc.add(sim, &sim.measured[r.clone()]);
+                acc.add(sim, &sim.measured[r.clone()], cx);
             }
         }
         Measured(
             super::MEASURES
                 .iter()
                 .zip(accs)
-                .map(|(m, (acc, _))| (m.key(), acc.finish()))
+                .map(|(m, (acc, _))| (m.key(), acc.finish(cx)))
                 .collect(),
         )
     }
@@ -375,6 +401,14 @@ pub(crate) fn relate(group: &mut Measured, baseline: &Measured) {
     }
 }
 
+/// Every registered measure's warnings about `group`, measure by measure.
+pub(crate) fn warnings(group: &GroupReport, cx: &Context<'_>) -> Vec<String> {
+    let label = group.label();
+    (super::MEASURES.iter().zip(&group.measures.0))
+        .flat_map(|(m, (_, v))| m.warnings(v, &label, cx))
+        .collect()
+}
+
 /// Puts each measure's value into a group's JSON object at its [`Place`].
 pub(crate) fn splice_json(obj: &mut Map<String, Value>, g: &GroupReport) {
     for (m, (key, v)) in super::MEASURES.iter().zip(&g.measures.0) {
@@ -393,23 +427,27 @@ pub(crate) fn splice_json(obj: &mut Map<String, Value>, g: &GroupReport) {
 /// the last column, `simulated`), each declared.
 pub(crate) fn splice_group_columns(t: &mut Table, r: &Report) {
     for m in super::MEASURES {
-        let at = m
-            .place()
-            .groups_after
-            .and_then(|after| t.headers.iter().position(|h| h == after))
+        let values: Vec<Option<&Value>> = (r.groups.iter())
+            .map(|g| {
+                g.measures
+                    .0
+                    .iter()
+                    .find(|(k, _)| *k == m.key())
+                    .map(|(_, v)| v)
+            })
+            .collect();
+        if !m.shows_group_columns(&values.iter().flatten().copied().collect::<Vec<_>>()) {
+            continue;
+        }
+        let at = (m.place().groups_after.iter())
+            .find_map(|after| t.headers.iter().position(|h| h == after))
             .map_or(t.headers.len().saturating_sub(1), |i| i + 1);
         t.declared.resize(t.headers.len(), None);
         for (j, c) in m.group_columns().iter().enumerate() {
             t.headers.insert(at + j, c.name.to_string());
             t.declared.insert(at + j, Some(Declared::from(*c)));
         }
-        for (row, g) in t.rows.iter_mut().zip(&r.groups) {
-            let v = g
-                .measures
-                .0
-                .iter()
-                .find(|(k, _)| *k == m.key())
-                .map(|(_, v)| v);
+        for (row, v) in t.rows.iter_mut().zip(values) {
             let cells = v.map_or_else(
                 || vec![Cell::Missing; m.group_columns().len()],
                 |v| m.group_cells(v),
@@ -462,7 +500,7 @@ pub fn trailing_table_ids() -> Vec<&'static str> {
 /// The registered measures' per-group CSV columns placed last, before `simulated`.
 pub fn trailing_group_columns() -> Vec<&'static str> {
     (super::MEASURES.iter())
-        .filter(|m| m.place().groups_after.is_none())
+        .filter(|m| m.place().groups_after.is_empty())
         .flat_map(|m| m.group_columns().iter().map(|c| c.name))
         .collect()
 }

@@ -4,7 +4,7 @@
 use super::MEASURES;
 use super::registry::{Column, Declared, declared_columns};
 use crate::report::{ReportOptions, report};
-use crate::summary::synthetic::{attempt, guard_event, record, usage, with_calls};
+use crate::summary::synthetic::{attempt, guard_event, guide_event, record, usage, with_calls};
 use serde_json::{Value, json};
 use tauguard_core::record::{Slice, Verdict};
 
@@ -66,22 +66,26 @@ fn every_registered_measures_columns_reach_the_schema_as_declared() {
     // A baseline and a guarded cell, so every delta column holds a number, with what makes
     // each measure print its tables and every column hold a number: a call whose
     // prerequisites are known, an attack task, a gold trace, a cut reply, a decision of the
-    // offline verifier.
+    // offline verifier, guard decisions on a compliant and a violating call, a guide run.
     let mut records = Vec::new();
     for guard in ["baseline", "pg"] {
         let mut a = with_calls(record("t1", Slice::Mut, 0, 1.0), &["get_user", "cancel"]);
-        let mut call = attempt("call_1", None, true);
+        let mut call = attempt("call_1", Some(Verdict::Pass), true);
         call.missing_prerequisites = Some(Vec::new());
         a.call_attempts.push(call);
         a.gold_trace = Some(vec!["get_user".into(), "cancel".into()]);
         let mut event = guard_event(guard, "call_1", "cancel", Verdict::Pass, true);
         event.info = Some(json!({"checked": 2, "unchecked": [], "inputs": ["policy"]}));
         a.guard_events.push(event);
+        a.guide_events
+            .push(guide_event(guard, usage(1, 10, 0, 5, None)));
         let mut cut = usage(2, 10, 0, 5, Some(0.01));
         cut.truncated = 1;
         a.usage.insert("agent".into(), cut);
         let mut b = record("t2", Slice::Pv, 0, 0.0);
         b.attack_target = Some("cancel".into());
+        b.call_attempts
+            .push(attempt("call_2", Some(Verdict::Block), false));
         for mut r in [a, b] {
             r.guard = guard.into();
             records.push(r);

@@ -28,7 +28,7 @@
 
 use crate::input::lean::Lean;
 use crate::measure::confusion::ratio;
-use crate::measure::registry::{Column, Measure, Place, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, Place, TableDecl};
 use crate::render::table::{Cell, Table};
 use crate::render::tables::key_cells;
 use crate::report::Report;
@@ -232,18 +232,18 @@ impl Measure for Trace {
     const PLACE: Place = Place {
         json_after: &["turns"],
         json_skip_null: false,
-        groups_after: Some("turns_delta"),
+        groups_after: &["turns_delta"],
         tables_after: Some("policyguard_table9"),
     };
     type Acc = TraceCompliance;
     /// `None` when no simulation of the group has a gold trace.
     type Value = Option<TraceCompliance>;
 
-    fn add(acc: &mut TraceCompliance, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut TraceCompliance, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.add(sim);
     }
 
-    fn finish(acc: TraceCompliance) -> Option<TraceCompliance> {
+    fn finish(acc: TraceCompliance, _cx: &Context<'_>) -> Option<TraceCompliance> {
         (acc.traces > 0).then_some(acc)
     }
 

@@ -8,7 +8,7 @@
 //! their last attempt's), since the replies happened whatever the simulation's outcome; the
 //! role's calls are the denominator.
 
-use crate::measure::registry::{Column, Measure, Place, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, Place, TableDecl};
 use crate::render::table::{Cell, Table};
 use crate::render::tables::key_cells;
 use crate::report::Report;
@@ -66,18 +66,18 @@ impl Measure for Truncation {
     const PLACE: Place = Place {
         json_after: &["cost_per_simulation"],
         json_skip_null: false,
-        groups_after: None,
+        groups_after: &[],
         tables_after: Some("spending"),
     };
     type Acc = BTreeMap<String, RoleReplies>;
     /// Per role with usage.
     type Value = BTreeMap<String, RoleReplies>;
 
-    fn add(acc: &mut BTreeMap<String, RoleReplies>, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut BTreeMap<String, RoleReplies>, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         add(acc, sim);
     }
 
-    fn finish(acc: BTreeMap<String, RoleReplies>) -> BTreeMap<String, RoleReplies> {
+    fn finish(acc: BTreeMap<String, RoleReplies>, _cx: &Context<'_>) -> BTreeMap<String, RoleReplies> {
         acc
     }
 

@@ -2,7 +2,7 @@
 //! delta against the same agent's baseline configuration (the registry relates each group to
 //! its baseline). Infrastructure-error simulations are excluded.
 
-use crate::measure::registry::{Column, Measure, Place, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, Place, TableDecl};
 use crate::render::table::{Cell, Table};
 use crate::render::tables::key_cells;
 use crate::report::Report;
@@ -110,17 +110,17 @@ impl Measure for Turns {
     const PLACE: Place = Place {
         json_after: &["call_nmr"],
         json_skip_null: false,
-        groups_after: Some("call_nmr_passing"),
+        groups_after: &["call_nmr_passing"],
         tables_after: Some("policyguard_table7"),
     };
     type Acc = TurnSum;
     type Value = TurnStats;
 
-    fn add(acc: &mut TurnSum, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut TurnSum, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.add(sim);
     }
 
-    fn finish(acc: TurnSum) -> TurnStats {
+    fn finish(acc: TurnSum, _cx: &Context<'_>) -> TurnStats {
         acc.finish()
     }
 

@@ -3,7 +3,7 @@
 //! deterministic constraint layer. Decisions without that key (other guards) are not counted.
 
 use crate::input::lean::Lean;
-use crate::measure::registry::{Column, Measure, Place};
+use crate::measure::registry::{Column, Context, Measure, Place};
 use crate::render::table::Cell;
 use crate::summary::SimSummary;
 use serde::{Deserialize, Serialize};
@@ -61,18 +61,18 @@ impl Measure for VerifierCallsMeasure {
     const PLACE: Place = Place {
         json_after: &["attack"],
         json_skip_null: false,
-        groups_after: None,
+        groups_after: &[],
         tables_after: None,
     };
     type Acc = VerifierCalls;
     /// `None` when no guard decision of the group reports whether the verifier ran.
     type Value = Option<VerifierCalls>;
 
-    fn add(acc: &mut VerifierCalls, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut VerifierCalls, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.add(sim);
     }
 
-    fn finish(acc: VerifierCalls) -> Option<VerifierCalls> {
+    fn finish(acc: VerifierCalls, _cx: &Context<'_>) -> Option<VerifierCalls> {
         (acc.decisions > 0).then_some(acc)
     }
 

@@ -7,7 +7,7 @@
 //! which direction; LLM verifiers do not report it.
 
 use crate::input::lean::Lean;
-use crate::measure::registry::{Column, Measure, Place, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, Place, TableDecl};
 use crate::render::table::{Cell, Table};
 use crate::render::tables::key_cells;
 use crate::report::Report;
@@ -147,18 +147,18 @@ impl Measure for VerifierInputsMeasure {
     const PLACE: Place = Place {
         json_after: &["fail_mode", "verifier_calls"],
         json_skip_null: true,
-        groups_after: None,
+        groups_after: &[],
         tables_after: Some("truncated_replies"),
     };
     type Acc = VerifierInputs;
     /// `None` when no decision reports them (LLM verifiers, other guards).
     type Value = Option<VerifierInputs>;
 
-    fn add(acc: &mut VerifierInputs, sim: &SimSummary, _own: &[u64]) {
+    fn add(acc: &mut VerifierInputs, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
         acc.add(sim);
     }
 
-    fn finish(acc: VerifierInputs) -> Option<VerifierInputs> {
+    fn finish(acc: VerifierInputs, _cx: &Context<'_>) -> Option<VerifierInputs> {
         (acc.decisions > 0).then_some(acc)
     }
 

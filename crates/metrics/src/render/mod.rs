@@ -16,4 +16,3 @@ pub mod tables_comparability;
 pub mod tables_extra;
 pub mod tables_policyguide;
 pub mod tables_process;
-pub mod tables_verdicts;

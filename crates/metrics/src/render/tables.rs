@@ -1,8 +1,6 @@
 //! The papers' table layouts built from a `Report`, and `Report::render`.
 //!
 //! - PolicyGuard Table 2: Pass^4 overall / PV / Mut and Δ vs the same agent's baseline.
-//! - PolicyGuard Table 7: per-call verdict confusion, verdict and runtime views, with the
-//!   fail-mode verdicts among them: `tables_verdicts.rs`.
 //! - PolicyGuide Table 1: Pass^1 and Pass^4, overall / PV / Mut, per domain.
 //! - PolicyGuide Table 10: Pass^k for every k, P4/P1, per-trial Pass^1 mean and std.
 //! - PolicyGuide Tables 2, 3, 14 and 15 (ablations, matched controllers, guide usage, wall
@@ -11,7 +9,8 @@
 //! - A summary (counts, reward, cost) and, for `--format csv`, one flat row per group (its
 //!   last column, `simulated`, says whether a `sim` model played a role in the group).
 //! - The registered measures' tables (`measure/registry.rs`), each placed where its measure
-//!   says: PolicyGuard Table 8 (turns), Table 9 / PolicyGuide Table 17 (call-NMR),
+//!   says: PolicyGuard Table 7 (per-call verdict confusion, verdict and runtime views, with
+//!   the fail-mode verdicts among them), Table 8 (turns), Table 9 / PolicyGuide Table 17 (call-NMR),
 //!   PolicyGuide Table 5 (ordered traces), PolicyGuide Figure 6 as a table (attacks), cut
 //!   replies per role, the offline verifier's inputs, read-only calls.
 //!
@@ -20,11 +19,11 @@
 //! "Pass^4" means Pass^k at `Report::headline_k` (4 unless no group has four trials per task);
 //! a group whose tasks have fewer trials shows "—" there (and the report warns).
 
+pub use crate::measure::confusion::policyguard_table7;
 use crate::render::table::{Cell, Format, Table};
 pub use crate::render::tables_policyguide::{
     ablation_table, controller_table, guide_usage_table, policyguide_table1, wall_clock_table,
 };
-pub use crate::render::tables_verdicts::policyguard_table7;
 use crate::report::{GroupReport, Report};
 use crate::summary::simulated::titled;
 
@@ -212,18 +211,6 @@ const SCALAR_HEADERS: &[&str] = &[
     "avg_reward",
     "agent_cost_usd",
     "guard_cost_usd",
-    "verdict_tp",
-    "verdict_fn",
-    "verdict_fp",
-    "verdict_tn",
-    "verdict_pv_recall",
-    "verdict_block_rate",
-    "runtime_tp",
-    "runtime_fn",
-    "runtime_fp",
-    "runtime_tn",
-    "runtime_pv_recall",
-    "runtime_block_rate",
 ];
 
 /// One flat row per group with every scalar metric (the CSV form of `report`).
@@ -242,8 +229,6 @@ pub fn groups_table(r: &Report) -> Table {
     }
     h.extend((1..=max_k).map(|k| format!("delta_pass_{k}")));
     h.extend(SCALAR_HEADERS.iter().map(|s| s.to_string()));
-    let (fail_headers, fail_rows) = crate::render::tables_verdicts::group_columns(r);
-    h.extend(fail_headers);
     let (guide_headers, guide_rows) = crate::render::tables_policyguide::group_columns(r);
     h.extend(guide_headers);
     h.push("simulated".into());
@@ -257,7 +242,7 @@ pub fn groups_table(r: &Report) -> Table {
     };
     // Fractions stay fractions here: Rate keeps 6 decimals in CSV.
     let frac = Cell::opt_rate;
-    for ((g, fail), guide) in r.groups.iter().zip(fail_rows).zip(guide_rows) {
+    for (g, guide) in r.groups.iter().zip(guide_rows) {
         let mut row = key_cells(g);
         row.extend([
             Cell::Int(g.overall.n_tasks),
@@ -269,7 +254,6 @@ pub fn groups_table(r: &Report) -> Table {
             row.extend((1..=max_k).map(|k| frac(s.pass_k.get(k))));
         }
         row.extend((1..=max_k).map(|k| frac(g.delta_vs_baseline.as_ref().and_then(|d| d.get(k)))));
-        let (v, rt) = (&g.confusion.verdict, &g.confusion.runtime);
         row.extend([
             Cell::Int(g.pv.n_tasks),
             Cell::Int(g.mut_.n_tasks),
@@ -279,20 +263,7 @@ pub fn groups_table(r: &Report) -> Table {
             frac(g.avg_reward),
             Cell::cost(g.cost_per_simulation.get("agent").copied(), 6),
             Cell::cost(g.cost_per_simulation.get("guard").copied(), 6),
-            Cell::Int(v.tp),
-            Cell::Int(v.fn_),
-            Cell::Int(v.fp),
-            Cell::Int(v.tn),
-            frac(v.pv_recall()),
-            frac(v.block_rate()),
-            Cell::Int(rt.tp),
-            Cell::Int(rt.fn_),
-            Cell::Int(rt.fp),
-            Cell::Int(rt.tn),
-            frac(rt.pv_recall()),
-            frac(rt.block_rate()),
         ]);
-        row.extend(fail);
         row.extend(guide);
         row.push(Cell::Text(g.simulated.to_string()));
         t.rows.push(row);
@@ -321,7 +292,6 @@ impl Report {
                 controller_table(self).into_iter().collect(),
             ),
             ("pass_k", one(pass_k_table(self))),
-            ("policyguard_table7", one(policyguard_table7(self))),
             (
                 "process_pass_k",
                 tables_process::process_pass_k_table(self)

@@ -291,7 +291,11 @@ pub fn guide_usage_table(r: &Report) -> Option<Table> {
     ]);
     for g in &r.groups {
         let Some(u) = &g.guide_usage else { continue };
-        let f = g.guide_fail_mode.as_ref();
+        let counts = g
+            .measures
+            .get::<crate::measure::guide_fail_mode::GuideFailMode>()
+            .flatten();
+        let f = counts.as_ref();
         let mut row = key_cells(g);
         row.extend([
             Cell::Int(u.simulations),

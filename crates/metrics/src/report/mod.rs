@@ -13,10 +13,9 @@ pub(crate) mod cells;
 pub(crate) mod report_groups;
 pub(crate) mod report_slices;
 
-use crate::measure::confusion::{ConfusionViews, LabelOptions};
-use crate::measure::fail_mode::FailModeCounts;
+use crate::measure::confusion::LabelOptions;
 use crate::measure::pass_k::{PassK, TaskTally};
-use crate::measure::registry::Measured;
+use crate::measure::registry::{Context, Measured};
 use crate::measure::slices::SliceMetrics;
 use crate::report::report_groups::{Grouped, dedupe, split_groups};
 use crate::report::report_slices::Scored;
@@ -66,6 +65,17 @@ impl Default for ReportOptions {
 
 /// Every metric of one (domain, agent model, guard) group. Serialized as one element of the
 /// `report` JSON list (see the crate docs for the shape).
+///
+/// The registered measures are in `measures`; the fields beside it stay computed by hand
+/// because the registry's one-group accumulate-and-relate does not fit them: the slices and
+/// their Pass^k, deltas, reward, cost per role and process stats come out of one pass
+/// (`report_slices.rs`) whose k every table and the process Pass^k share, and are flattened
+/// into the group's object; floors and `pv_above_refuse_all` come from floor-agent records
+/// the caller attaches after the report is made; the guide's usage, wall clock and matched
+/// PolicyGuide groups are settled across all groups at once (FlowAgent matched with
+/// PolicyGuide cells, wall clock kept only when some group is of the guide family, its
+/// ratio to a baseline refused when the baseline is too short), see
+/// [`crate::measure::guide::finish`]; the run's spending is the report's, not a group's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GroupReport {
     pub domain: String,
@@ -105,7 +115,6 @@ pub struct GroupReport {
     /// with usage of that role; `None` (JSON `null`) when one of them called a model without
     /// a price: the mean is unknown, never a mean of the priced part.
     pub cost_per_simulation: BTreeMap<String, Option<f64>>,
-    pub confusion: ConfusionViews,
     /// The registered measures' values (`measure/registry.rs`), each placed in the JSON
     /// object where its measure says.
     #[serde(skip)]
@@ -113,10 +122,6 @@ pub struct GroupReport {
     /// First deviations by level and position and the trigger schedules' coverage; `None`
     /// when no simulation was process-evaluated (see [`crate::measure::process`]).
     pub process: Option<crate::measure::process::ProcessStats>,
-    /// Guard verdicts the fail mode gave in place of a judgement; `None` when the group has
-    /// no guard decision.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fail_mode: Option<FailModeCounts>,
     /// The floors of the group's domain by floor agent (see [`crate::measure::floors`]); empty when
     /// the report was made without them.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -127,9 +132,6 @@ pub struct GroupReport {
     /// Guide-side usage (PolicyGuide Table 14); `None` when no record has a guide event.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guide_usage: Option<crate::measure::guide::GuideUsage>,
-    /// Guide runs whose guidance came from the fail mode; `None` without guide events.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub guide_fail_mode: Option<FailModeCounts>,
     /// Wall clock per simulation (PolicyGuide Table 15); `None` unless the report holds a
     /// PolicyGuide-family group (see [`crate::measure::guide::finish`]).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,19 +226,13 @@ fn guard_order<'a>(baseline: &'a str) -> impl Fn(&str) -> (bool, String) + 'a {
 fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
     let n = g.n_tasks as usize;
     let mut acc = Scored::new(n);
-    let mut confusion = ConfusionViews::default();
     let mut guide_usage = crate::measure::guide::GuideUsage::default();
-    let (mut fail_mode, mut guide_fail_mode) =
-        (FailModeCounts::default(), FailModeCounts::default());
     let mut wall_clock = crate::measure::guide::WallClock::default();
     let mut task_names: Vec<&str> = vec![""; n];
     for &(rec, ti) in &g.records {
         task_names[ti as usize] = &*rec.task_id;
         acc.add(rec, ti, options.infra);
-        confusion.add(rec, &options.labels);
         guide_usage.add(rec);
-        fail_mode.add_guard(rec);
-        guide_fail_mode.add_guide(rec);
         wall_clock.add(rec);
     }
     let Scored {
@@ -288,13 +284,10 @@ fn compute_group(g: &Grouped<'_>, options: &ReportOptions) -> GroupReport {
             .into_iter()
             .map(|(role, (s, n, unpriced))| (role.to_string(), (!unpriced).then(|| s / n as f64)))
             .collect(),
-        confusion,
-        measures: Measured::of(g.records.iter().map(|(r, _)| *r)),
+        measures: Measured::of(g.records.iter().map(|(r, _)| *r), &Context { options }),
         floors: BTreeMap::new(),
         pv_above_refuse_all: None,
         guide_usage: has_guide.then_some(guide_usage),
-        fail_mode: (fail_mode.decisions > 0).then_some(fail_mode),
-        guide_fail_mode: has_guide.then_some(guide_fail_mode),
         wall_clock: Some(wall_clock),
         matched_policyguide: Vec::new(),
         task_tallies,
@@ -374,7 +367,10 @@ pub fn report_summaries(records: &[SimSummary], options: &ReportOptions) -> Repo
     }
 
     crate::measure::guide::finish(&mut groups, &options.baseline_guard, options.max_k);
-    crate::measure::fail_mode::flag(&mut groups, options.fail_mode_threshold, &mut warnings);
+    let cx = Context { options };
+    for g in &groups {
+        warnings.extend(crate::measure::registry::warnings(g, &cx));
+    }
     for g in &groups {
         let (lo, hi) = (g.overall.pass_k.max_k(), g.overall.max_trials_per_task);
         // At the cap, K is the configured limit, not the fewest trials of a task.

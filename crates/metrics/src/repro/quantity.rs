@@ -7,6 +7,7 @@
 //! simulation (`crate::report`), McNemar (`crate::stats::compare`).
 
 use crate::measure::attack::Attack;
+use crate::measure::confusion::ConfusionMeasure;
 use crate::measure::nmr::Nmr;
 use crate::measure::slices::SliceMetrics;
 use crate::measure::trace::Trace;
@@ -228,10 +229,10 @@ pub(crate) fn value_of(g: &GroupReport, c: &Column, vs: Option<&GroupReport>) ->
             Some(slice.pass_k.get(k)? / one)
         }
         Metric::PassLoss => Some(vs?.overall.pass_k.get(k)? - g.overall.pass_k.get(k)?),
-        Metric::PvRecall => g.confusion.verdict.pv_recall(),
-        Metric::BlockRate => g.confusion.verdict.block_rate(),
-        Metric::RuntimePvRecall => g.confusion.runtime.pv_recall(),
-        Metric::RuntimeBlockRate => g.confusion.runtime.block_rate(),
+        Metric::PvRecall => g.measures.get::<ConfusionMeasure>()?.verdict.pv_recall(),
+        Metric::BlockRate => g.measures.get::<ConfusionMeasure>()?.verdict.block_rate(),
+        Metric::RuntimePvRecall => g.measures.get::<ConfusionMeasure>()?.runtime.pv_recall(),
+        Metric::RuntimeBlockRate => g.measures.get::<ConfusionMeasure>()?.runtime.block_rate(),
         Metric::Asr => g.measures.get::<Attack>().flatten().and_then(|a| a.asr()),
         Metric::MeanTurns => g.measures.get::<Turns>()?.mean_turns,
         Metric::TurnInflation => g.measures.get::<Turns>()?.delta_vs_baseline,

@@ -4,6 +4,7 @@
 //! cell is flagged only above the threshold, with a warning naming it, its share and reasons.
 
 use tauguard_core::record::{FailReason, SimulationRecord, Slice, Verdict, VerdictSource};
+use tauguard_metrics::fail_mode::FailModeCounts;
 use tauguard_metrics::synthetic::{attempt, guard_event, guide_event, infra, record, usage};
 use tauguard_metrics::tables::{guide_usage_table, policyguard_table7};
 use tauguard_metrics::{Format, ReportOptions, report};
@@ -64,7 +65,9 @@ fn guard_verdicts_of_the_fail_mode_are_counted_per_view_and_flagged_above_the_th
     recs[2].guard_events[2].fail_reason = Some(FailReason::Truncated);
     // 4 of 9 decisions; of the 3 executed calls (every `b`), 1 passed by the fail mode.
     let rep = report(&recs, &options(0.4));
-    let f = rep.groups[0].fail_mode.as_ref().expect("guard decisions");
+    let f = (rep.groups[0].measures)
+        .value::<FailModeCounts>("fail_mode")
+        .expect("guard decisions");
     assert_eq!((f.decisions, f.fail_mode), (9, 4));
     assert_eq!((f.executed, f.executed_fail_mode), (3, 1));
     assert_eq!(
@@ -115,7 +118,8 @@ fn guard_verdicts_of_the_fail_mode_are_counted_per_view_and_flagged_above_the_th
 
     // At or under the threshold: counted, not flagged.
     let rep = report(&recs, &options(0.5));
-    assert!(!rep.groups[0].fail_mode.as_ref().unwrap().flagged);
+    let f = rep.groups[0].measures.value::<FailModeCounts>("fail_mode");
+    assert!(!f.unwrap().flagged);
     assert!(!rep.render(Format::Md).contains("came from the fail mode"));
 }
 
@@ -138,8 +142,16 @@ fn guide_runs_of_the_fail_mode_are_counted_in_table_14() {
     }
     let rep = report(&recs, &ReportOptions::default());
     let g = &rep.groups[0];
-    assert!(g.fail_mode.is_none(), "no guard decision");
-    let f = g.guide_fail_mode.as_ref().expect("guide runs");
+    assert!(
+        g.measures
+            .0
+            .iter()
+            .any(|(k, v)| *k == "fail_mode" && v.is_null()),
+        "no guard decision"
+    );
+    let f = (g.measures)
+        .value::<FailModeCounts>("guide_fail_mode")
+        .expect("guide runs");
     assert_eq!((f.decisions, f.fail_mode), (6, 4));
     assert!(f.flagged);
     let t = guide_usage_table(&rep).unwrap();

@@ -78,11 +78,16 @@ fn groups_deltas_and_json_shape() {
         Some(2.0)
     );
     // Verdict view of the guard: 2 PV blocks (TP), 4 Mut passes (TN).
-    assert_eq!(pg.confusion.verdict.tp, 2);
-    assert_eq!(pg.confusion.verdict.tn, 4);
-    assert_eq!(pg.confusion.verdict.block_rate(), Some(2.0 / 6.0));
+    let confusion = |g: &tauguard_metrics::GroupReport| {
+        (g.measures)
+            .value::<tauguard_metrics::confusion::ConfusionViews>("confusion")
+            .unwrap()
+    };
+    assert_eq!(confusion(pg).verdict.tp, 2);
+    assert_eq!(confusion(pg).verdict.tn, 4);
+    assert_eq!(confusion(pg).verdict.block_rate(), Some(2.0 / 6.0));
     // Baseline runtime view: 2 executed PV calls, all missed.
-    assert_eq!(base.confusion.runtime.fn_, 2);
+    assert_eq!(confusion(base).runtime.fn_, 2);
 
     let v = rep.to_json();
     let g = &v[1];

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use tauguard_core::record::{
     AttackSpec, FailReason, InjectedFault, SimulationRecord, Slice, Verdict, VerdictSource,
 };
+use tauguard_metrics::fail_mode::FailModeCounts;
 use tauguard_metrics::floors::floors;
 use tauguard_metrics::sidecar::{
     MANIFEST_FILE, SIDECAR_SCHEMA_VERSION, SIMULATIONS_FILE, fresh_manifest, read_fresh,
@@ -225,17 +226,15 @@ fn report_from_the_sidecar_equals_the_report_from_records() {
     assert_eq!(replies["critic"].truncated, 3);
     assert_eq!(g("baseline", "airline").cost_per_simulation["judge"], None);
     assert!(
-        g("pg-checklist", "airline")
-            .fail_mode
-            .as_ref()
+        (g("pg-checklist", "airline").measures)
+            .value::<FailModeCounts>("fail_mode")
             .unwrap()
             .fail_mode
             > 0
     );
     assert!(
-        g("policyguide", "airline")
-            .guide_fail_mode
-            .as_ref()
+        (g("policyguide", "airline").measures)
+            .value::<FailModeCounts>("guide_fail_mode")
             .unwrap()
             .fail_mode
             > 0

@@ -102,8 +102,11 @@ fn slices_turns_and_calls_of_the_import() {
         Some(6.0)
     );
     // Baseline: 11 executed attempts on Mut tasks, none on PV: runtime view all TN.
-    assert_eq!(g.confusion.runtime.tn, 11);
-    assert_eq!(g.confusion.verdict.attempts(), 0);
+    let confusion = (g.measures)
+        .value::<tauguard_metrics::confusion::ConfusionViews>("confusion")
+        .unwrap();
+    assert_eq!(confusion.runtime.tn, 11);
+    assert_eq!(confusion.verdict.attempts(), 0);
     // No prerequisite information upstream: call-NMR unknown.
     let nmr = (g.measures)
         .value::<tauguard_metrics::nmr::CallNmrViews>("call_nmr")

@@ -8,6 +8,7 @@ use super::{
     faceted, identity, label, legend, styles, telecom_figure, telecom_intent, telecom_persona,
 };
 use crate::measure::attack::Attack;
+use crate::measure::confusion::ConfusionMeasure;
 use crate::report::{GroupReport, Report};
 use crate::summary::simulated::titled;
 use std::collections::BTreeMap;
@@ -214,7 +215,7 @@ fn process_figure(r: &Report, s: &Styles) -> Option<Drawn> {
 fn block_recall_figure(r: &Report, s: &Styles) -> Option<Drawn> {
     let title = |t: &str| titled(t, r.simulated());
     let points = |g: &GroupReport| {
-        let v = &g.confusion.verdict;
+        let v = g.measures.get::<ConfusionMeasure>()?.verdict;
         Some((v.block_rate()?, v.pv_recall()?))
     };
     let with_points = by_domain(r, |g| points(g).is_some());

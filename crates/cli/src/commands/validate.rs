@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguide::{Bundle, Report, Rule, validate};
 use tauguard_guards::provenance::{PROVENANCE_FILE, Provenance};
-use tauguard_metrics::table::{Cell, Table};
+use tauguard_metrics::{Cell, Table};
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum ValidateCommand {

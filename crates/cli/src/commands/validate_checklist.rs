@@ -17,7 +17,7 @@ use tauguard_guards::catalog::ToolCatalog;
 use tauguard_guards::policyguard::checklist::{
     DomainChecklists, GENERAL_RULES_FILE, load_domain_checklists,
 };
-use tauguard_metrics::table::{Cell, Table};
+use tauguard_metrics::{Cell, Table};
 
 #[derive(Args, Debug)]
 pub(crate) struct ChecklistArgs {

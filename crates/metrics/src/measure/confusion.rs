@@ -26,7 +26,7 @@ use crate::input::lean::Lean;
 use crate::summary::{CallSummary, SimSummary};
 use serde::{Deserialize, Serialize};
 use tauguard_core::Requestor;
-use tauguard_core::record::{CallAttempt, SimulationRecord, Slice, Verdict};
+use tauguard_core::record::{CallAttempt, Slice, Verdict};
 
 /// Ground truth for records without injected-fault labels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -78,7 +78,7 @@ pub(crate) fn attempt_faults<'a>(
 }
 
 /// The violation label of one attempt (`call.faults` are [`attempt_faults`]).
-pub fn is_violation(sim: &SimSummary, call: &CallSummary, labels: &LabelOptions) -> bool {
+pub(crate) fn is_violation(sim: &SimSummary, call: &CallSummary, labels: &LabelOptions) -> bool {
     if labels.use_fault_labels && sim.has_fault_labels {
         return !call.faults.is_empty();
     }
@@ -220,19 +220,20 @@ impl ConfusionViews {
     }
 }
 
-/// Confusion of agent-side mutating attempts in non-infrastructure-error simulations.
-pub fn confusion(records: &[&SimulationRecord], labels: &LabelOptions) -> ConfusionViews {
-    let mut out = ConfusionViews::default();
-    for rec in records {
-        out.add(&SimSummary::of(rec), labels);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::{attempt, record};
+    use tauguard_core::record::SimulationRecord;
+    use tauguard_testkit::synthetic::{attempt, record};
+
+    /// Confusion of agent-side mutating attempts in non-infrastructure-error simulations.
+    fn confusion(records: &[&SimulationRecord], labels: &LabelOptions) -> ConfusionViews {
+        let mut out = ConfusionViews::default();
+        for rec in records {
+            out.add(&SimSummary::of(rec), labels);
+        }
+        out
+    }
 
     #[test]
     fn hand_computed_views() {

@@ -93,7 +93,7 @@ fn floors_table(r: &Report) -> Option<Table> {
 }
 
 /// PolicyGuard Table 2.
-pub fn policyguard_table2(r: &Report) -> Table {
+pub(crate) fn policyguard_table2(r: &Report) -> Table {
     let k = r.headline_k;
     let mut t = Table::new("policyguard_table2", "", &[]);
     t.title = format!(
@@ -164,7 +164,7 @@ pub fn pass_k_table(r: &Report) -> Table {
 }
 
 /// Counts, reward and cost per group.
-pub fn summary_table(r: &Report) -> Table {
+pub(crate) fn summary_table(r: &Report) -> Table {
     let mut t = Table::new("summary", "Summary", &[]);
     t.headers = headers(&[
         "Tasks",
@@ -227,7 +227,7 @@ const SCALAR_HEADERS: &[&str] = &[
 ];
 
 /// One flat row per group with every scalar metric (the CSV form of `report`).
-pub fn groups_table(r: &Report) -> Table {
+pub(crate) fn groups_table(r: &Report) -> Table {
     let max_k = r
         .groups
         .iter()

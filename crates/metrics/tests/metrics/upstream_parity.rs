@@ -89,14 +89,14 @@ fn slices_turns_and_calls_of_the_import() {
     // Mut sims have 4 assistant + 2 user messages; the infra error is excluded.
     assert_eq!(
         g.measures
-            .value::<tauguard_metrics::turns::TurnStats>("turns")
+            .value::<tauguard_metrics::TurnStats>("turns")
             .unwrap()
             .mut_simulations,
         11
     );
     assert_eq!(
         g.measures
-            .value::<tauguard_metrics::turns::TurnStats>("turns")
+            .value::<tauguard_metrics::TurnStats>("turns")
             .unwrap()
             .mean_turns,
         Some(6.0)
@@ -106,7 +106,7 @@ fn slices_turns_and_calls_of_the_import() {
     assert_eq!(g.confusion.verdict.attempts(), 0);
     // No prerequisite information upstream: call-NMR unknown.
     let nmr = (g.measures)
-        .value::<tauguard_metrics::nmr::CallNmrViews>("call_nmr")
+        .value::<tauguard_metrics::CallNmrViews>("call_nmr")
         .unwrap();
     assert_eq!(nmr.all.unknown, 11);
     assert_eq!(nmr.all.rate(), None);

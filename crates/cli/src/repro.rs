@@ -10,7 +10,7 @@ use anyhow::{Context, anyhow, bail};
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use tauguard_metrics::floors::Floor;
+use tauguard_metrics::Floor;
 use tauguard_metrics::repro::{ConfigRows, Published, TableSpec, repro_table};
 use tauguard_orchestrator::{FaultProfile, RunConfig};
 

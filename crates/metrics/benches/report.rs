@@ -18,12 +18,12 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tauguard_metrics::bootstrap::SplitMix64;
-use tauguard_metrics::synthetic::{Population, add_trajectory};
+use tauguard_core::SplitMix64;
 use tauguard_metrics::{
     Format, LoadOptions, ReportOptions, load_summaries, report, report_summaries, summarise,
     write_sidecar,
 };
+use tauguard_testkit::synthetic::{Population, add_trajectory};
 
 #[global_allocator]
 static ALLOCATOR: tauguard_alloc::Allocator = tauguard_alloc::Allocator;
@@ -130,7 +130,7 @@ fn run_child(kind: &str, dir: &Path) -> String {
 /// In a child process: load the run directory (records, or the fresh sidecar), report and
 /// render; prints the figures and writes the JSON report for comparison.
 fn measure_child(kind: &str, dir: &Path) {
-    let has_sidecar = tauguard_metrics::sidecar::fresh_manifest(&dir.join("records.jsonl"));
+    let has_sidecar = tauguard_metrics::fresh_manifest(&dir.join("records.jsonl"));
     assert_eq!(has_sidecar.is_some(), kind == "sidecar", "sidecar state");
     let (t, c) = (Instant::now(), cpu_seconds());
     let sims = load_summaries(&[dir], &LoadOptions::default()).expect("load");

@@ -3,6 +3,8 @@
 //! A cause that is an error keeps it as its `#[source]`: the message names what failed and
 //! where, and the binary's `{err:#}` (or `tauguard_core::Chain`) adds the cause once.
 
+use plotters::drawing::DrawingAreaErrorKind;
+use plotters::prelude::{BitMapBackend, DrawingBackend, SVGBackend};
 use std::path::PathBuf;
 
 /// Anything that stops loading inputs, computing a comparison or writing outputs.
@@ -16,11 +18,12 @@ pub enum MetricsError {
         cause: std::io::Error,
     },
     /// A line of a `records.jsonl` is not a valid simulation record.
-    #[error("{}:{line}: not a simulation record: {message}", path.display())]
+    #[error("{}:{line}: not a simulation record", path.display())]
     BadRecord {
         path: PathBuf,
         line: usize,
-        message: String,
+        #[source]
+        cause: RecordCause,
     },
     /// A τ²-bench `results.json` does not have upstream's layout.
     /// `location` is `line L column C` for JSON syntax and shape errors, or a path such as
@@ -74,11 +77,68 @@ pub enum MetricsError {
     )]
     MixedConfigs { run: String, a: String, b: String },
     /// A columnar sidecar could not be written (or read back when asked for explicitly).
-    #[error("{}: sidecar: {message}", path.display())]
-    Sidecar { path: PathBuf, message: String },
+    #[error("{}: sidecar", path.display())]
+    Sidecar {
+        path: PathBuf,
+        #[source]
+        cause: SidecarCause,
+    },
     /// Drawing a plot failed.
-    #[error("{}: cannot draw plot: {message}", path.display())]
-    Plot { path: PathBuf, message: String },
+    #[error("{}: cannot draw plot", path.display())]
+    Plot {
+        path: PathBuf,
+        #[source]
+        cause: PlotCause,
+    },
+}
+
+/// Why a line is not a simulation record.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordCause {
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Utf8(#[from] std::str::Utf8Error),
+    /// A line of a run's `interrupted.jsonl`.
+    #[error("not an interrupted-simulation line")]
+    Interrupted(#[source] serde_json::Error),
+}
+
+/// Why a sidecar table could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SidecarCause {
+    #[error(transparent)]
+    Parquet(#[from] parquet::errors::ParquetError),
+    #[error(transparent)]
+    Arrow(#[from] arrow_schema::ArrowError),
+    /// A row group's row count does not fit in memory's index type.
+    #[error(transparent)]
+    RowCount(#[from] std::num::TryFromIntError),
+    /// A table that is not shaped as the sidecar's (a column missing, of another type, holding
+    /// a value no summary has, another schema version): a finding, with no error beneath it.
+    #[error("{0}")]
+    Shape(String),
+}
+
+impl From<String> for SidecarCause {
+    fn from(finding: String) -> SidecarCause {
+        SidecarCause::Shape(finding)
+    }
+}
+
+impl From<&str> for SidecarCause {
+    fn from(finding: &str) -> SidecarCause {
+        SidecarCause::Shape(finding.to_string())
+    }
+}
+
+/// plotters' error from the backend a figure was drawn on.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotCause {
+    #[error(transparent)]
+    Png(DrawingAreaErrorKind<<BitMapBackend<'static> as DrawingBackend>::ErrorType>),
+    #[error(transparent)]
+    Svg(DrawingAreaErrorKind<<SVGBackend<'static> as DrawingBackend>::ErrorType>),
 }
 
 impl MetricsError {

@@ -95,50 +95,87 @@
 //! }
 //! ```
 
-pub mod error;
-pub mod input;
-pub mod measure;
-pub mod render;
-pub mod report;
+// The stages are private; what other crates, the tests, the benches and the docs use is the
+// `pub use` list below, grouped by stage, so a `pub` item elsewhere is one that list reaches.
+mod error;
+mod input;
+mod measure;
+mod render;
+mod report;
+mod sidecar;
+mod stats;
+mod summary;
+
+/// Paper reproductions: experiments' numbers beside the published ones. A module of its own
+/// (with its own `pub use` front in `repro/mod.rs`) because its vocabulary — `Column`,
+/// `Metric`, `Layout`, `Note`, `Published` — is a reproduction table's and would read as the
+/// report's at the crate root.
 pub mod repro;
-pub mod sidecar;
-pub mod stats;
-pub mod summary;
 
-#[cfg(test)]
-use summary::synthetic as testutil;
+/// The process view: a domain's procedure spec, the evaluator of a record's trajectory, the
+/// judge of dialogue predicates, the evaluator's validation against fault labels, and the
+/// verdicts over records attached to their summaries. A namespace because its words
+/// (`evaluate`, `Level`, `Position`, `Violation`, `verdicts`, `attach`) are the process view's
+/// and would be ambiguous at the crate root.
+pub mod procedure {
+    pub use crate::measure::procedure::spec::{LevelShares, Predicate};
+    pub use crate::measure::procedure::validation::{FAULT_CHECKS, FaultValidation};
+    pub use crate::measure::procedure::{
+        Check, DialogueJudge, JudgeKind, Judgement, Level, Position, ProcedureBook, ProcedureSpec,
+        ProcessVerdict, Requirement, SpecError, StandInJudge, Violation, evaluate,
+    };
+    pub use crate::measure::process::{
+        ProcessIndex, ProcessSummary, attach, process_index, verdicts,
+    };
+}
 
-// The modules other crates name by their path before the crate was laid out by stage.
-pub use input::domains;
-pub use measure::{
-    attack, confusion, fail_mode, floors, guide, nmr, pass_k, procedure, process, slices, spending,
-    trace, truncation, turns, verifier_calls, verifier_inputs,
-};
-pub use render::{
-    compare_output, csv_schema, csv_tidy, output, plots, sources, table, tables,
-    tables_comparability, tables_extra, tables_policyguide, tables_process,
-};
-pub use sidecar::columns;
-pub use stats::{bootstrap, compare, mcnemar, select};
-pub use summary::{outcome, simulated, synthetic};
+pub use error::{MetricsError, PlotCause, RecordCause, SidecarCause};
 
-pub use bootstrap::BootstrapOptions;
-pub use compare::{CompareOptions, Comparison, Strata, compare, compare_summaries};
-pub use confusion::{LabelOptions, Oracle};
-pub use domains::DomainTable;
-pub use error::MetricsError;
-pub use input::{
-    LoadOptions, for_each_imported, load_input, load_inputs, load_inputs_with, parse_records_jsonl,
-};
-pub use mcnemar::{McNemar, mcnemar};
-pub use outcome::InfraPolicy;
-pub use output::{OutputOptions, Parts, write_outputs, write_outputs_with};
-pub use report::cells::{check_single_config, check_single_config_summaries};
-pub use report::{GroupReport, Report, ReportOptions, report, report_summaries};
-pub use select::{Selectable, Selector};
-pub use sidecar::load::load_summaries;
-pub use sidecar::{TableFormat, export_tables, write_sidecar};
-pub use sources::Sources;
+// Inputs: records, run directories and upstream `results.json` files.
+pub use input::domains::DomainTable;
+pub use input::{LoadOptions, for_each_imported, load_input, load_inputs, parse_records_jsonl};
+
+// Per-simulation summaries.
 pub use summary::load::summarise_jsonl;
-pub use summary::{CallSummary, SimSummary, Summariser, summarise};
-pub use table::{Format, Table};
+pub use summary::outcome::InfraPolicy;
+pub use summary::simulated::SIMULATED_LABEL;
+pub use summary::{CallSummary, CellInfo, SimSummary, Summariser, summarise};
+
+// The columnar sidecar of a run directory.
+pub use sidecar::load::load_summaries;
+pub use sidecar::{
+    MANIFEST_FILE, SIDECAR_SCHEMA_VERSION, SIMULATIONS_FILE, TableFormat, export_tables,
+    fresh_manifest, read_fresh, write_sidecar,
+};
+
+// Measures.
+pub use measure::attack::attack_succeeded;
+pub use measure::confusion::{Confusion, ConfusionViews, LabelOptions, Oracle, policyguard_table7};
+pub use measure::fail_mode::{DEFAULT_FAIL_MODE_THRESHOLD, FailModeCounts};
+pub use measure::floors::{Floor, floors, floors_with_process};
+pub use measure::nmr::CallNmrViews;
+pub use measure::pass_k::{TaskTally, pass_hat_k, pass_k_curve};
+pub use measure::registry::{sidecar_column_names, trailing_group_columns, trailing_table_ids};
+pub use measure::spending::spending;
+pub use measure::truncation::RoleReplies;
+pub use measure::turns::TurnStats;
+
+// Statistics: `compare`, McNemar, bootstrap intervals, side selectors.
+pub use stats::bootstrap::BootstrapOptions;
+pub use stats::compare::{CompareOptions, Comparison, Strata, compare, compare_summaries};
+pub use stats::mcnemar::{McNemar, mcnemar};
+pub use stats::select::{Selectable, Selector};
+
+// Reports: groups and every metric per group.
+pub use report::cells::{check_single_config, check_single_config_summaries};
+pub use report::{DEFAULT_MAX_K, GroupReport, Report, ReportOptions, report, report_summaries};
+
+// Rendering: the table model, the papers' tables, output files, figures.
+pub use render::output::{OutputOptions, Parts, write_outputs, write_outputs_with};
+pub use render::plots::cell_colors;
+pub use render::sources::Sources;
+pub use render::table::{Cell, Format, Table};
+pub use render::tables::{
+    ablation_table, controller_table, guide_usage_table, pass_k_table, policyguide_table1,
+    wall_clock_table,
+};

@@ -146,7 +146,7 @@ pub(crate) fn build(
     let mut terms: Vec<String> = Vec::new();
     let mut sims = Vec::with_capacity(sims_in.len());
     // The summaries of one cell share its `CellInfo`: look each up once.
-    let mut by_info: HashMap<*const tauguard_metrics::summary::CellInfo, usize> = HashMap::new();
+    let mut by_info: HashMap<*const tauguard_metrics::CellInfo, usize> = HashMap::new();
     for (s, r) in sims_in.iter().zip(rows) {
         let c = &s.cell;
         let cell = *by_info.entry(Arc::as_ptr(c)).or_insert_with(|| {

@@ -28,7 +28,7 @@ pub use scan::{ProcessView, process_file, sim_file};
 pub use serve::{Server, serve_forever};
 
 use std::path::{Path, PathBuf};
-use tauguard_metrics::floors::Floor;
+use tauguard_metrics::Floor;
 use tauguard_metrics::{ReportOptions, SimSummary, report_summaries};
 
 /// The first half of a build: the inputs streamed into `out`'s data files.

@@ -6,7 +6,7 @@
 //! summaries exactly as `tauguard report` computes it, so building a site costs memory in
 //! proportion to the index, not to the records.
 //!
-//! With a procedure book, each simulation's process verdict (`tauguard_metrics::process`) is
+//! With a procedure book, each simulation's process verdict (`tauguard_metrics::procedure::verdicts`) is
 //! attached to its summary and written beside its data file (`data/process/…`, for the
 //! simulation page: its first deviation and violations). A judge that decides several
 //! simulations at once gets them in batches of a few records per thread, so its calls overlap.
@@ -17,8 +17,8 @@ use serde::Serialize;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use tauguard_core::record::{SimulationRecord, Verdict};
+use tauguard_metrics::procedure::ProcessSummary;
 use tauguard_metrics::procedure::{DialogueJudge, ProcedureBook};
-use tauguard_metrics::process::ProcessSummary;
 use tauguard_metrics::{SimSummary, Summariser};
 
 /// What the process view of a site is judged with.
@@ -111,7 +111,7 @@ impl Pending<'_> {
 
     fn flush(&mut self, out: &mut Scanned, site: &Path) -> Result<(), ViewError> {
         let verdicts = match self.process {
-            Some(p) => tauguard_metrics::process::verdicts(&self.recs, p.book, p.judge),
+            Some(p) => tauguard_metrics::procedure::verdicts(&self.recs, p.book, p.judge),
             None => vec![None; self.recs.len()],
         };
         for ((rec, json), v) in self.recs.iter().zip(&self.texts).zip(verdicts) {
@@ -264,7 +264,7 @@ fn row(rec: &SimulationRecord) -> Row {
 mod tests {
     use super::*;
     use std::sync::Arc;
-    use tauguard_metrics::synthetic::{Population, guard_event};
+    use tauguard_testkit::synthetic::{Population, guard_event};
 
     #[test]
     fn a_scan_keeps_the_records_summaries_with_each_cell_held_once() {

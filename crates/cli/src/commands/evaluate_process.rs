@@ -33,7 +33,7 @@ pub(crate) fn simulations(
     book: &ProcedureBook,
     judge: &dyn DialogueJudge,
 ) -> Vec<SimulationProcess> {
-    let verdicts = tauguard_metrics::process::verdicts(records, book, judge);
+    let verdicts = tauguard_metrics::procedure::verdicts(records, book, judge);
     records
         .iter()
         .zip(verdicts)

@@ -1,6 +1,6 @@
 //! `tauguard export-table RUN --format parquet|csv [--out DIR]`: a run's per-simulation and
 //! per-mutating-call tables (`simulations.*`, `calls.*`: the columns are documented in
-//! `tauguard_metrics::columns` and the README), for pandas, polars or DuckDB. Parquet written
+//! `crates/metrics/src/sidecar/columns.rs` and the README), for pandas, polars or DuckDB. Parquet written
 //! into the run's own directory is its sidecar, with the manifest `report` checks.
 
 use crate::commands::report::metrics_error;

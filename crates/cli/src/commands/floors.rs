@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use tauguard_core::Chain;
 use tauguard_env::DataDir;
 use tauguard_metrics::SimSummary;
-use tauguard_metrics::floors::{Floor, floors_with_process};
 use tauguard_metrics::procedure::{ProcedureBook, StandInJudge};
+use tauguard_metrics::{Floor, floors_with_process};
 use tauguard_orchestrator::{FLOOR_AGENTS, floor_records};
 
 /// The floors of `records`' domains and tasks, and the warnings of what was skipped.

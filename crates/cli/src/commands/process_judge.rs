@@ -4,7 +4,7 @@
 //! `tauguard_orchestrator::llm_judge`), over the transcript up to the point the
 //! predicate constrains; a failed or unparseable reply leaves the predicate unjudged.
 //! Simulations are judged as many at once as the provider's `max_concurrency` allows
-//! (`tauguard_metrics::process::verdicts`), each on its own thread blocking on a shared
+//! (`tauguard_metrics::procedure::verdicts`), each on its own thread blocking on a shared
 //! multi-threaded runtime, so the calls overlap and the verdicts keep the records' order.
 
 use crate::exit::{Classify, CliError};
@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::Arc;
 use tauguard_core::Message;
 use tauguard_llm::{ChatModel, ModelFactory, ModelSpec, Provider};
-use tauguard_metrics::procedure::spec::Predicate;
+use tauguard_metrics::procedure::Predicate;
 use tauguard_metrics::procedure::{DialogueJudge, JudgeKind, StandInJudge};
 
 /// A model judging dialogue predicates.

@@ -69,7 +69,7 @@ pub(crate) struct ReportArgs {
     #[arg(long)]
     pool: bool,
     /// The largest k the tables report (Pass^k for k = 1..=N, N ≥ 1).
-    #[arg(long, default_value_t = tauguard_metrics::report::DEFAULT_MAX_K,
+    #[arg(long, default_value_t = tauguard_metrics::DEFAULT_MAX_K,
           value_parser = clap::value_parser!(u32).range(1..))]
     max_k: u32,
     /// Judge of the process view's dialogue predicates as `PROVIDER/MODEL` (default: the
@@ -87,7 +87,7 @@ pub(crate) struct ReportArgs {
     data_dir: Option<PathBuf>,
     /// Flag a cell (a warning above the tables) where more than this share (0 to 1) of guard
     /// verdicts or guide runs came from the fail mode instead of the model.
-    #[arg(long, default_value_t = tauguard_metrics::fail_mode::DEFAULT_FAIL_MODE_THRESHOLD,
+    #[arg(long, default_value_t = tauguard_metrics::DEFAULT_FAIL_MODE_THRESHOLD,
           value_parser = share)]
     fail_mode_threshold: f64,
 }
@@ -193,14 +193,14 @@ pub(crate) fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), Cli
     if !book.is_empty() {
         let judge =
             super::process_judge::build(args.process_judge.as_deref(), args.llm_config.as_deref())?;
-        let index = tauguard_metrics::process::process_index(
+        let index = tauguard_metrics::procedure::process_index(
             &args.inputs,
             &LoadOptions::default(),
             &book,
             judge.as_ref(),
         )
         .map_err(metrics_error)?;
-        tauguard_metrics::process::attach(&mut records, &index);
+        tauguard_metrics::procedure::attach(&mut records, &index);
     }
     if !args.pool {
         tauguard_metrics::check_single_config_summaries(&records).map_err(metrics_error)?;
@@ -221,8 +221,7 @@ pub(crate) fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), Cli
         fail_mode_threshold: args.fail_mode_threshold,
         ..ReportOptions::default()
     };
-    let spending =
-        tauguard_metrics::spending::spending(&records, &args.inputs).map_err(metrics_error)?;
+    let spending = tauguard_metrics::spending(&records, &args.inputs).map_err(metrics_error)?;
     let mut report = tauguard_metrics::report_summaries(&records, &opts)
         .with_spending(spending)
         .with_procedure_levels(&book);
@@ -271,7 +270,7 @@ pub(crate) fn report(args: ReportArgs, project: Option<&Path>) -> Result<(), Cli
 /// simulations, gets a warning naming what is missing and a caveat in every table's title.
 fn flag_incomplete_merges(
     inputs: &[PathBuf],
-    report: &mut tauguard_metrics::report::Report,
+    report: &mut tauguard_metrics::Report,
 ) -> Result<(), CliError> {
     let mut caveats = Vec::new();
     for input in inputs {

@@ -21,7 +21,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use tauguard_guards::{Bundle, PROVENANCE_FILE, Provenance, Report, Rule, ToolCatalog, validate};
-use tauguard_metrics::table::{Cell, Table};
+use tauguard_metrics::{Cell, Table};
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum ValidateCommand {

@@ -14,7 +14,7 @@ use clap::Args;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use tauguard_guards::{DomainChecklists, GENERAL_RULES_FILE, ToolCatalog, load_domain_checklists};
-use tauguard_metrics::table::{Cell, Table};
+use tauguard_metrics::{Cell, Table};
 
 #[derive(Args, Debug)]
 pub(crate) struct ChecklistArgs {

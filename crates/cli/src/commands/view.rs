@@ -35,7 +35,7 @@ pub(crate) struct ViewArgs {
     data_dir: Option<PathBuf>,
     /// Flag a cell where more than this share (0 to 1) of guard verdicts or guide runs came
     /// from the fail mode, as `report --fail-mode-threshold`.
-    #[arg(long, default_value_t = tauguard_metrics::fail_mode::DEFAULT_FAIL_MODE_THRESHOLD,
+    #[arg(long, default_value_t = tauguard_metrics::DEFAULT_FAIL_MODE_THRESHOLD,
           value_parser = super::report::share)]
     fail_mode_threshold: f64,
     /// Judge of the process view's dialogue predicates as `PROVIDER/MODEL` (default: the

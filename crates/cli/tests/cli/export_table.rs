@@ -150,7 +150,7 @@ fn run_writes_the_sidecar_report_reads_it_and_export_table_writes_csv() {
     let (h, sims) = read_csv(&tmp.path().join("tables/simulations.csv"));
     // The fixed columns, then the registered measures' own.
     let mut expected: Vec<&str> = SIMULATION_COLUMNS.to_vec();
-    expected.extend(tauguard_metrics::measure::registry::sidecar_column_names());
+    expected.extend(tauguard_metrics::sidecar_column_names());
     assert_eq!(h, expected);
     assert_eq!(sims.len(), records.len());
     let col = |name: &str| h.iter().position(|c| c == name).unwrap();

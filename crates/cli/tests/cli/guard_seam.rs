@@ -13,7 +13,7 @@ use tauguard_core::Message;
 use tauguard_core::record::{SimulationRecord, Verdict};
 use tauguard_env::replay_tool_calls;
 use tauguard_env::{DataDir, DomainData};
-use tauguard_metrics::attack::attack_succeeded;
+use tauguard_metrics::attack_succeeded;
 
 fn root() -> PathBuf {
     tauguard_testkit::workspace_root()

@@ -15,7 +15,7 @@
 use std::path::Path;
 use tauguard_core::record::SimulationRecord;
 use tauguard_env::registry::DOMAINS;
-use tauguard_metrics::procedure::validation::{FAULT_CHECKS, FaultValidation};
+use tauguard_metrics::procedure::{FAULT_CHECKS, FaultValidation};
 use tauguard_metrics::procedure::{ProcedureSpec, StandInJudge, evaluate};
 use tauguard_orchestrator::{RunConfig, RunOptions, run};
 use tauguard_testkit::SimConfig;

@@ -196,7 +196,7 @@ pub(crate) fn reproduce_offline(name: &str, n: &str) -> Option<(String, tempfile
     for run in runs {
         let records = run.unwrap().path().join("records.jsonl");
         assert!(
-            tauguard_metrics::sidecar::fresh_manifest(&records).is_some(),
+            tauguard_metrics::fresh_manifest(&records).is_some(),
             "no fresh sidecar beside {}",
             records.display()
         );

@@ -15,7 +15,7 @@
 use crate::support::{s, tauguard_in_env, tauguard_ok, tauguard_status as tauguard};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use tauguard_metrics::sidecar::fresh_manifest;
+use tauguard_metrics::fresh_manifest;
 use tauguard_orchestrator::{Shard, SimKey, read_records};
 use tauguard_testkit::{SimConfig, tau2_dir};
 

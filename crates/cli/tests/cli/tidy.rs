@@ -368,15 +368,10 @@ fn each_crate_links_one_test_binary() {
     report(problems);
 }
 
-/// Files outside `env` that may branch on a domain's name, each with why. Test modules in their
-/// own files (`tests.rs`, `*_tests.rs`) are tests and are not read.
-const DOMAIN_NAME_EXEMPT: &[(&str, &str)] = &[(
-    "synthetic.rs",
-    "metrics' synthetic test records give one domain harder Mut tasks; it is test data",
-)];
-
 /// What a domain is lives in `env`, behind the registry; every other crate asks the registry or
-/// the domain's data. The names checked are the registry's own.
+/// the domain's data. The names checked are the registry's own. Test modules in their own files
+/// (`tests.rs`, `*_tests.rs`) and `testkit` (test support: its synthetic records give one
+/// domain harder Mut tasks) are tests and are not read.
 #[test]
 fn no_code_outside_env_branches_on_a_domain_name() {
     let names: Vec<&str> = tauguard_env::registry::DOMAINS
@@ -392,10 +387,7 @@ fn no_code_outside_env_branches_on_a_domain_name() {
         }
         for file in sources_of(name.trim_start_matches("crates/")) {
             let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
-            if file_name == "tests.rs"
-                || file_name.ends_with("_tests.rs")
-                || DOMAIN_NAME_EXEMPT.iter().any(|(f, _)| *f == file_name)
-            {
+            if file_name == "tests.rs" || file_name.ends_with("_tests.rs") {
                 continue;
             }
             problems.extend(domain_branches(&rel(&file), &read(&file), &names));

@@ -336,9 +336,9 @@ fn lean_message(m: &Message) -> LeanMessage<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::synthetic::{record, with_calls};
     use tauguard_core::message::ToolMessage;
     use tauguard_core::{Requestor, message::executed_calls};
+    use tauguard_testkit::synthetic::{record, with_calls};
 
     #[test]
     fn executed_calls_agree_with_core_from_memory_and_from_json() {

@@ -12,7 +12,7 @@
 //! once, `summary/load.rs`), so memory holds summaries and one chunk of text, never a
 //! trajectory.
 
-pub mod domains;
+pub(crate) mod domains;
 pub(crate) mod lean;
 pub(crate) mod upstream;
 
@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use tauguard_core::record::SimulationRecord;
 
 /// Bytes of JSON lines read before a chunk is parsed (a longer line makes a longer chunk).
-pub const CHUNK_BYTES: usize = 32 << 20;
+pub(crate) const CHUNK_BYTES: usize = 32 << 20;
 
 /// How inputs are interpreted.
 #[derive(Debug, Clone, Default)]
@@ -38,7 +38,7 @@ pub fn load_inputs<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<SimulationRecord>,
 }
 
 /// Loads every input; records keep input order.
-pub fn load_inputs_with<P: AsRef<Path>>(
+pub(crate) fn load_inputs_with<P: AsRef<Path>>(
     paths: &[P],
     options: &LoadOptions,
 ) -> Result<Vec<SimulationRecord>, MetricsError> {
@@ -96,34 +96,26 @@ pub(crate) fn resolve(path: &Path) -> Result<PathBuf, MetricsError> {
 pub fn parse_records_jsonl(path: &Path, text: &str) -> Result<Vec<SimulationRecord>, MetricsError> {
     let lines: Vec<&str> = text.lines().collect();
     let parse = |line: &str| serde_json::from_str::<SimulationRecord>(line.trim());
-    let parsed: Result<Vec<SimulationRecord>, ()> = lines
+    let parsed: Result<Vec<SimulationRecord>, serde_json::Error> = lines
         .par_iter()
         .with_min_len(1024)
         .filter(|l| !l.trim().is_empty())
-        .map(|l| parse(l).map_err(|_| ()))
+        .map(|l| parse(l))
         .collect();
-    match parsed {
-        Ok(records) => Ok(records),
-        // Some line is malformed: find the first one, sequentially, for a stable message.
-        Err(()) => {
-            for (i, line) in lines.iter().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                if let Err(e) = parse(line) {
-                    return Err(MetricsError::BadRecord {
-                        path: path.to_path_buf(),
-                        line: i + 1,
-                        message: e.to_string(),
-                    });
-                }
-            }
-            // Parsing is deterministic, so this is not reached; report rather than panic.
-            Err(MetricsError::BadRecord {
-                path: path.to_path_buf(),
-                line: 0,
-                message: "a line failed to parse".into(),
-            })
+    // Some line is malformed: the parallel parse stops at any of them, so find the first one,
+    // sequentially, for a stable message.
+    parsed.map_err(|found| {
+        let (line, cause) = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .find_map(|(i, l)| parse(l).err().map(|e| (i + 1, e)))
+            // Parsing is deterministic, so the line is found again; report rather than panic.
+            .unwrap_or((0, found));
+        MetricsError::BadRecord {
+            path: path.to_path_buf(),
+            line,
+            cause: cause.into(),
         }
-    }
+    })
 }

@@ -31,7 +31,7 @@ use crate::report::Report;
 use crate::summary::{CallSummary, SimSummary};
 use serde::{Deserialize, Serialize};
 use tauguard_core::Requestor;
-use tauguard_core::record::{CallAttempt, SimulationRecord, Slice, Verdict};
+use tauguard_core::record::{CallAttempt, Slice, Verdict};
 
 /// Ground truth for records without injected-fault labels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -83,7 +83,7 @@ pub(crate) fn attempt_faults<'a>(
 }
 
 /// The violation label of one attempt (`call.faults` are [`attempt_faults`]).
-pub fn is_violation(sim: &SimSummary, call: &CallSummary, labels: &LabelOptions) -> bool {
+pub(crate) fn is_violation(sim: &SimSummary, call: &CallSummary, labels: &LabelOptions) -> bool {
     if labels.use_fault_labels && sim.has_fault_labels {
         return !call.faults.is_empty();
     }
@@ -296,7 +296,7 @@ const TABLE7: TableDecl = TableDecl {
 /// The confusion views of each group: PolicyGuard Table 7 (with the fail-mode verdicts of
 /// [`FailMode`] in each view's row) and both views' counts and rates in the flat CSV.
 #[derive(Debug)]
-pub struct ConfusionMeasure;
+pub(crate) struct ConfusionMeasure;
 
 impl Measure for ConfusionMeasure {
     const KEY: &'static str = "confusion";
@@ -472,7 +472,10 @@ pub fn policyguard_table7(r: &Report) -> Table {
 }
 
 /// Confusion of agent-side mutating attempts in non-infrastructure-error simulations.
-pub fn confusion(records: &[&SimulationRecord], labels: &LabelOptions) -> ConfusionViews {
+#[cfg(test)]
+pub(crate) fn confusion(
+    records: &[&tauguard_core::record::SimulationRecord],
+    labels: &LabelOptions) -> ConfusionViews {
     let mut out = ConfusionViews::default();
     for rec in records {
         out.add(&SimSummary::of(rec), labels);

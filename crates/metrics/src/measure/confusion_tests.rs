@@ -2,9 +2,9 @@
 //! oracle, the oracles, and a baseline's views.
 
 use super::confusion::*;
-use crate::testutil::{attempt, record};
 use tauguard_core::Requestor;
 use tauguard_core::record::{Slice, Verdict};
+use tauguard_testkit::synthetic::{attempt, record};
 
 #[test]
 fn hand_computed_views() {

@@ -221,7 +221,7 @@ impl FailModeCounts {
 /// The fail-mode verdicts among a group's guard decisions: PolicyGuard Table 7's fail-mode
 /// columns (that table is confusion's, `confusion.rs`) and three of the flat CSV.
 #[derive(Debug)]
-pub struct FailMode;
+pub(crate) struct FailMode;
 
 impl Measure for FailMode {
     const KEY: &'static str = "fail_mode";

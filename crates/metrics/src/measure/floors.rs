@@ -34,7 +34,7 @@ pub struct Floor {
 }
 
 /// The floor agent whose PV score a configuration must exceed.
-pub const REFUSE_ALL: &str = "refuse-all";
+pub(crate) const REFUSE_ALL: &str = "refuse-all";
 
 /// Floors from the floor agents' records, one per (domain, agent), outcome view only.
 pub fn floors(records: &[SimulationRecord]) -> Vec<Floor> {

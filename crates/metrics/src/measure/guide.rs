@@ -20,16 +20,17 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 /// The guide itself.
-pub const POLICYGUIDE: &str = "policyguide";
+pub(crate) const POLICYGUIDE: &str = "policyguide";
 /// RAW ablation: the raw policy in place of the workflow graph (PolicyGuide Table 2).
-pub const POLICYGUIDE_RAW: &str = "policyguide-raw";
+pub(crate) const POLICYGUIDE_RAW: &str = "policyguide-raw";
 /// SELF ablation: the graph handed to the agent, no external verifier (PolicyGuide Table 2).
-pub const POLICYGUIDE_SELF: &str = "policyguide-self";
+pub(crate) const POLICYGUIDE_SELF: &str = "policyguide-self";
 /// The same frozen graph compiled into an in-agent controller (PolicyGuide Table 3).
-pub const FLOWAGENT: &str = "flowagent";
+pub(crate) const FLOWAGENT: &str = "flowagent";
 /// Guard configurations of the PolicyGuide paper beyond the PolicyGuard ones; a report
 /// holding any of them (or any guide event) gets Table 15.
-pub const GUIDE_FAMILY: [&str; 4] = [POLICYGUIDE, POLICYGUIDE_RAW, POLICYGUIDE_SELF, FLOWAGENT];
+pub(crate) const GUIDE_FAMILY: [&str; 4] =
+    [POLICYGUIDE, POLICYGUIDE_RAW, POLICYGUIDE_SELF, FLOWAGENT];
 
 /// Guide-side model usage of one group (PolicyGuide Table 14), summed over its simulations
 /// (infrastructure errors excluded, whatever the report's infra policy). What is counted, per
@@ -204,7 +205,7 @@ pub struct WallClock {
 
 /// The smallest baseline mean wall clock a ratio is taken against: half the 0.1 s Table 15
 /// prints, so a baseline shown as "0.0 s" never yields a ratio.
-pub const MIN_BASELINE_SECONDS: f64 = 0.05;
+pub(crate) const MIN_BASELINE_SECONDS: f64 = 0.05;
 
 impl WallClock {
     pub fn add(&mut self, rec: &SimSummary) {

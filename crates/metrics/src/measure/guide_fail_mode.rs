@@ -18,7 +18,7 @@ pub(crate) struct GuideRuns {
 /// The guide runs whose guidance came from the fail mode: PolicyGuide Table 14's fail-mode
 /// columns (that table is the guide's, `tables_policyguide.rs`) and two of the flat CSV.
 #[derive(Debug)]
-pub struct GuideFailMode;
+pub(crate) struct GuideFailMode;
 
 impl Measure for GuideFailMode {
     const KEY: &'static str = "guide_fail_mode";

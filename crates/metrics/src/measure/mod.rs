@@ -1,19 +1,19 @@
 //! The measures: what each metric derives from the summaries of a group (and, for the process
 //! view, from a domain's procedure spec over the records' trajectories).
 
-pub mod floors;
-pub mod guide;
-pub mod pass_k;
-pub mod procedure;
-pub mod process;
-pub mod registry;
-pub mod slices;
-pub mod spending;
+pub(crate) mod floors;
+pub(crate) mod guide;
+pub(crate) mod pass_k;
+pub(crate) mod procedure;
+pub(crate) mod process;
+pub(crate) mod registry;
+pub(crate) mod slices;
+pub(crate) mod spending;
 
 /// Declares each measure's module and registers its type: one line per measure.
 macro_rules! measures {
     ($($module:ident :: $measure:ident),* $(,)?) => {
-        $(pub mod $module;)*
+        $(pub(crate) mod $module;)*
         /// The registered measures, in the order their outputs are placed.
         pub(crate) static MEASURES: &[&dyn registry::Registered] =
             &[$(&registry::Reg::<$module::$measure>(std::marker::PhantomData)),*];

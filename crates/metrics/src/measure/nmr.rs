@@ -16,10 +16,10 @@ use crate::report::Report;
 use crate::summary::{CallSummary, SimSummary};
 use serde::{Deserialize, Serialize};
 use tauguard_core::Requestor;
-use tauguard_core::record::{SimulationRecord, Slice};
+use tauguard_core::record::Slice;
 
 /// Injected-fault kinds that are prerequisite skips.
-pub const PREREQUISITE_SKIP_FAULTS: [&str; 3] =
+pub(crate) const PREREQUISITE_SKIP_FAULTS: [&str; 3] =
     ["skip_identity", "skip_prerequisite", "skip_confirmation"];
 
 /// Call-NMR counts over one population of simulations (its JSON adds the rate; reading it
@@ -68,7 +68,7 @@ pub struct CallNmrViews {
 }
 
 /// Whether an executed call lacked a prerequisite; `None` when unknown.
-pub fn lacks_prerequisite(rec: &SimSummary, attempt: &CallSummary) -> Option<bool> {
+pub(crate) fn lacks_prerequisite(rec: &SimSummary, attempt: &CallSummary) -> Option<bool> {
     if let Some(missing) = &attempt.missing_prerequisites {
         return Some(!missing.is_empty());
     }
@@ -109,18 +109,9 @@ impl CallNmrViews {
     }
 }
 
-/// Call-NMR over the Mut, non-infrastructure-error simulations of `records`.
-pub fn call_nmr(records: &[&SimulationRecord]) -> CallNmrViews {
-    let mut out = CallNmrViews::default();
-    for rec in records {
-        out.add(&SimSummary::of(rec));
-    }
-    out
-}
-
 /// The registry entry of call-NMR.
 #[derive(Debug)]
-pub struct Nmr;
+pub(crate) struct Nmr;
 
 /// PolicyGuard Table 9 (all Mut simulations) with PolicyGuide Table 17 (passing ones).
 const TABLE9: TableDecl = TableDecl {
@@ -274,7 +265,17 @@ impl Measure for Nmr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::{attempt, record};
+    use tauguard_core::record::SimulationRecord;
+    use tauguard_testkit::synthetic::{attempt, record};
+
+    /// Call-NMR over the Mut, non-infrastructure-error simulations of `records`.
+    fn call_nmr(records: &[&SimulationRecord]) -> CallNmrViews {
+        let mut out = CallNmrViews::default();
+        for rec in records {
+            out.add(&SimSummary::of(rec));
+        }
+        out
+    }
 
     #[test]
     fn hand_computed_nmr() {

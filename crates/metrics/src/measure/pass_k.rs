@@ -3,12 +3,9 @@
 //! pass^k = C(c, k) / C(n, k); the reported value is the unweighted mean over tasks.
 //! Also the P4/P1 consistency ratio and the per-trial Pass^1 mean and standard deviation.
 
-use crate::summary::fast_hash::FxHashMap;
-use crate::summary::outcome::{InfraPolicy, scored};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use std::collections::BTreeMap;
-use tauguard_core::record::SimulationRecord;
 
 /// Trials and successes of one task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -17,51 +14,6 @@ pub struct TaskTally {
     pub n: u32,
     /// Successful simulations.
     pub c: u32,
-}
-
-/// Per-task tallies of a set of simulations.
-#[derive(Debug, Clone, Default)]
-pub struct Tally<'a> {
-    /// Tasks with at least one scored simulation, sorted by task id.
-    pub tasks: Vec<(&'a str, TaskTally)>,
-    /// Infrastructure-error simulations seen (excluded or counted as failures).
-    pub infra_errors: u64,
-    /// Scored simulations.
-    pub simulations: u64,
-}
-
-impl Tally<'_> {
-    /// Largest k with pass^k defined for every task: the smallest n (τ²-bench lowers `max_k`
-    /// to it); 0 when there is no task.
-    pub fn max_k(&self) -> u32 {
-        self.tasks.iter().map(|(_, t)| t.n).min().unwrap_or(0)
-    }
-}
-
-/// Counts scored trials and successes per task.
-pub fn tally<'a>(records: &[&'a SimulationRecord], policy: InfraPolicy) -> Tally<'a> {
-    let mut map: FxHashMap<&'a str, TaskTally> = FxHashMap::default();
-    let mut infra_errors = 0;
-    let mut simulations = 0;
-    for rec in records {
-        if rec.is_infra_error() {
-            infra_errors += 1;
-        }
-        let Some(success) = scored(rec, policy) else {
-            continue;
-        };
-        simulations += 1;
-        let t = map.entry(rec.task_id.as_str()).or_default();
-        t.n += 1;
-        t.c += u32::from(success);
-    }
-    let mut tasks: Vec<_> = map.into_iter().collect();
-    tasks.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    Tally {
-        tasks,
-        infra_errors,
-        simulations,
-    }
 }
 
 /// C(n, k) exactly when it fits in a u128.
@@ -128,7 +80,7 @@ pub fn pass_k_curve(tasks: &[TaskTally], max_k: u32) -> Vec<f64> {
 
 /// P4/P1, the consistency ratio of PolicyGuide Table 10: `None` without four trials or when
 /// Pass^1 is 0.
-pub fn p4_p1(curve: &[f64]) -> Option<f64> {
+pub(crate) fn p4_p1(curve: &[f64]) -> Option<f64> {
     match (curve.first(), curve.get(3)) {
         (Some(&p1), Some(&p4)) if p1 > 0.0 => Some(p4 / p1),
         _ => None,
@@ -147,22 +99,10 @@ pub struct TrialPass1 {
     pub std: Option<f64>,
 }
 
-/// Pass^1 per trial index: for trial t, the mean over tasks of that task's success rate on
-/// trial t (a task with several scored records on one trial contributes their mean).
-pub fn per_trial_pass1(records: &[&SimulationRecord], policy: InfraPolicy) -> TrialPass1 {
-    let mut cells: FxHashMap<(u32, &str), TaskTally> = FxHashMap::default();
-    for rec in records {
-        if let Some(success) = scored(rec, policy) {
-            let t = cells.entry((rec.trial, rec.task_id.as_str())).or_default();
-            t.n += 1;
-            t.c += u32::from(success);
-        }
-    }
-    trial_pass1(cells.into_iter().map(|((trial, _), t)| (trial, t)))
-}
-
-/// Per-trial Pass^1 from (trial, tally of one task on that trial) cells.
-pub fn trial_pass1(cells: impl IntoIterator<Item = (u32, TaskTally)>) -> TrialPass1 {
+/// Pass^1 per trial index from (trial, tally of one task on that trial) cells: for trial t,
+/// the mean over tasks of that task's success rate on trial t (a task with several scored
+/// records on one trial contributes their mean).
+pub(crate) fn trial_pass1(cells: impl IntoIterator<Item = (u32, TaskTally)>) -> TrialPass1 {
     let mut sums: BTreeMap<u32, (f64, u32)> = BTreeMap::new();
     for (trial, t) in cells {
         if t.n == 0 {

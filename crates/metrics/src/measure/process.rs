@@ -52,7 +52,7 @@ impl ProcessSummary {
 
 /// A guard trigger schedule: when a guard of that family looks at the trajectory.
 #[derive(Debug)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     pub name: &'static str,
     /// The guards (as their papers describe them) that trigger so.
     pub guards: &'static str,
@@ -60,7 +60,7 @@ pub struct Schedule {
 }
 
 /// The trigger schedules of the guards of both papers.
-pub const SCHEDULES: &[Schedule] = &[
+pub(crate) const SCHEDULES: &[Schedule] = &[
     Schedule {
         name: "mutating_calls",
         guards: "PolicyGuard, ToolGuard, checklist and hybrid guards",
@@ -74,7 +74,7 @@ pub const SCHEDULES: &[Schedule] = &[
 ];
 
 /// Simulation key: (cell id, task id, trial).
-pub type SimKey = (String, String, u32);
+pub(crate) type SimKey = (String, String, u32);
 
 /// Process summaries by simulation.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -91,7 +91,7 @@ impl ProcessIndex {
 }
 
 /// The process verdict of a record, when its domain has a spec and it was scored.
-pub fn verdict(
+pub(crate) fn verdict(
     rec: &SimulationRecord,
     book: &ProcedureBook,
     judge: &dyn DialogueJudge,
@@ -174,7 +174,7 @@ pub fn process_index<P: AsRef<Path>>(
 }
 
 /// Hands every record of the inputs to `each`, one at a time, in input order.
-pub fn for_each_record<P: AsRef<Path>>(
+pub(crate) fn for_each_record<P: AsRef<Path>>(
     paths: &[P],
     options: &LoadOptions,
     mut each: impl FnMut(SimulationRecord) -> Result<(), MetricsError>,
@@ -194,7 +194,7 @@ pub fn for_each_record<P: AsRef<Path>>(
             let rec = serde_json::from_str(&line).map_err(|e| MetricsError::BadRecord {
                 path: file.clone(),
                 line: i + 1,
-                message: e.to_string(),
+                cause: e.into(),
             })?;
             each(rec)?;
         }
@@ -211,7 +211,7 @@ pub fn attach(summaries: &mut [SimSummary], index: &ProcessIndex) {
 }
 
 /// Summaries of records in memory with their process verdicts attached.
-pub fn summarise_with_process(
+pub(crate) fn summarise_with_process(
     records: &[SimulationRecord],
     book: &ProcedureBook,
     judge: &dyn DialogueJudge,

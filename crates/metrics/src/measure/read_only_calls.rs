@@ -18,7 +18,7 @@ use tauguard_core::Requestor;
 
 /// Read-only calls of one group.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct ReadOnlyStats {
+pub(crate) struct ReadOnlyStats {
     /// Scored simulations counted.
     pub simulations: u64,
     /// Read-only agent calls over them.
@@ -29,7 +29,7 @@ pub struct ReadOnlyStats {
 
 /// The registry entry of read-only calls.
 #[derive(Debug)]
-pub struct ReadOnlyCalls;
+pub(crate) struct ReadOnlyCalls;
 
 const PER_SIM: Column = Column {
     header: "Read-only / sim",
@@ -126,7 +126,7 @@ impl Measure for ReadOnlyCalls {
 mod tests {
     use super::*;
     use crate::report::{ReportOptions, report};
-    use crate::summary::synthetic::{attempt, infra, record, with_calls};
+    use tauguard_testkit::synthetic::{attempt, infra, record, with_calls};
     use tauguard_core::Message;
     use tauguard_core::record::Slice;
 

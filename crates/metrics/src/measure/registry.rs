@@ -34,7 +34,7 @@ pub struct Column {
 }
 
 /// The units a column may declare (`schema.json`'s, with `text` for words).
-pub const UNITS: &[&str] = &[
+pub(crate) const UNITS: &[&str] = &[
     "fraction",
     "count",
     "usd",
@@ -119,7 +119,7 @@ impl Column {
 }
 
 /// The columns every measure table starts with: the group's cell.
-pub const KEY_COLUMNS: [Column; 3] = [
+pub(crate) const KEY_COLUMNS: [Column; 3] = [
     Column {
         header: "Domain",
         name: "domain",
@@ -143,7 +143,7 @@ pub const KEY_COLUMNS: [Column; 3] = [
 /// A table a measure prints: its id (the CSV's file stem) and its columns after
 /// [`KEY_COLUMNS`].
 #[derive(Debug, Clone, Copy)]
-pub struct TableDecl {
+pub(crate) struct TableDecl {
     pub id: &'static str,
     pub columns: &'static [Column],
     /// Columns repeated once per value the report holds (a role), after `columns`; `{}` in
@@ -153,13 +153,13 @@ pub struct TableDecl {
 
 impl TableDecl {
     /// An empty table with the key columns and this declaration's, each declared.
-    pub fn table(&self, title: impl Into<String>) -> Table {
+    pub(crate) fn table(&self, title: impl Into<String>) -> Table {
         self.table_for(title, &[])
     }
 
     /// [`TableDecl::table`] with the repeated columns made for each of `values`, value by
     /// value.
-    pub fn table_for(&self, title: impl Into<String>, values: &[&str]) -> Table {
+    pub(crate) fn table_for(&self, title: impl Into<String>, values: &[&str]) -> Table {
         let mut t = Table::new(self.id, title, &[]);
         for c in KEY_COLUMNS.iter().chain(self.columns) {
             t.headers.push(c.header.to_string());
@@ -180,7 +180,7 @@ impl TableDecl {
 /// before it, so moving a metric onto the registry changes no output; empty or `None` puts it
 /// after them (a new measure).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Place {
+pub(crate) struct Place {
     /// The keys of a group's JSON object its value follows: the first one the object holds
     /// (a key some groups leave out first, then one every group has).
     pub json_after: &'static [&'static str],
@@ -475,7 +475,8 @@ pub(crate) fn splice_tables(slots: &mut Vec<(&'static str, Vec<Table>)>, r: &Rep
 
 /// Every column the registered measures declare, with where: their sidecar columns, their
 /// per-group CSV columns and their tables' columns (the key columns included).
-pub fn declared_columns() -> Vec<(String, Column)> {
+#[cfg(test)]
+pub(crate) fn declared_columns() -> Vec<(String, Column)> {
     let mut out = Vec::new();
     for m in super::MEASURES {
         let key = m.key();

@@ -4,9 +4,9 @@
 use super::MEASURES;
 use super::registry::{Column, Declared, declared_columns};
 use crate::report::{ReportOptions, report};
-use crate::summary::synthetic::{attempt, guard_event, guide_event, record, usage, with_calls};
 use serde_json::{Value, json};
 use tauguard_core::record::{Slice, Verdict};
+use tauguard_testkit::synthetic::{attempt, guard_event, guide_event, record, usage, with_calls};
 
 #[test]
 fn every_declared_column_has_a_meaning_and_a_unit() {

@@ -5,12 +5,8 @@
 //! A record's slice is `SimulationRecord::slice`; imported τ²-bench results get it from the
 //! task's gold actions (`domains.rs`).
 
-use crate::measure::pass_k::{
-    PassK, TaskTally, TrialPass1, p4_p1, pass_k_curve, per_trial_pass1, tally,
-};
-use crate::summary::outcome::InfraPolicy;
+use crate::measure::pass_k::{PassK, TaskTally, TrialPass1, p4_p1, pass_k_curve};
 use serde::Serialize;
-use tauguard_core::record::{SimulationRecord, Slice};
 
 /// The pass-rate block of one set of simulations (a group or one of its slices).
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -65,33 +61,4 @@ impl SliceMetrics {
             min_trials_per_task: min_n,
         }
     }
-}
-
-/// Pass-rate block of `records`; `max_k` as in `SliceMetrics::assemble`.
-pub fn slice_metrics(
-    records: &[&SimulationRecord],
-    policy: InfraPolicy,
-    max_k: Option<u32>,
-) -> SliceMetrics {
-    let t = tally(records, policy);
-    let tasks: Vec<TaskTally> = t.tasks.iter().map(|(_, t)| *t).collect();
-    SliceMetrics::assemble(
-        &tasks,
-        per_trial_pass1(records, policy),
-        t.simulations,
-        t.infra_errors,
-        max_k,
-    )
-}
-
-/// Records of one slice.
-pub fn filter_slice<'a>(
-    records: &[&'a SimulationRecord],
-    slice: Slice,
-) -> Vec<&'a SimulationRecord> {
-    records
-        .iter()
-        .copied()
-        .filter(|r| r.slice == slice)
-        .collect()
 }

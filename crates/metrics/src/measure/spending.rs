@@ -9,7 +9,7 @@
 //! The side files are read from each input that is a run directory; a records file or an
 //! upstream `results.json` given directly has none.
 
-use crate::error::MetricsError;
+use crate::error::{MetricsError, RecordCause};
 use crate::render::table::{Cell, Table};
 use crate::report::Report;
 use crate::summary::{RoleTotals, SimSummary};
@@ -143,7 +143,7 @@ fn read_interrupted(path: &Path) -> Result<Vec<InterruptedAttempt>, MetricsError
             serde_json::from_str(l).map_err(|e| MetricsError::BadRecord {
                 path: path.to_path_buf(),
                 line: i + 1,
-                message: format!("not an interrupted-simulation line: {e}"),
+                cause: RecordCause::Interrupted(e),
             })
         })
         .collect()
@@ -151,7 +151,7 @@ fn read_interrupted(path: &Path) -> Result<Vec<InterruptedAttempt>, MetricsError
 
 /// The spending table; `None` when nothing was billed outside the records and the records
 /// cost nothing (offline `sim` runs).
-pub fn spending_table(r: &Report) -> Option<Table> {
+pub(crate) fn spending_table(r: &Report) -> Option<Table> {
     let s = r.spending.as_ref()?;
     let side = s.superseded.simulations + s.interrupted.simulations;
     if side == 0 && s.records.cost == Some(0.0) {

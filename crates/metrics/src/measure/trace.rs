@@ -34,12 +34,11 @@ use crate::render::tables::key_cells;
 use crate::report::Report;
 use crate::summary::{SimSummary, TraceSteps};
 use serde::{Deserialize, Serialize};
-use tauguard_core::record::SimulationRecord;
 
 /// Trace-compliance counts of one group (its JSON adds the three rates; reading it back
 /// ignores them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-pub struct TraceCompliance {
+pub(crate) struct TraceCompliance {
     /// Simulations with a gold trace.
     pub traces: u64,
     /// Of those, outcome-passing.
@@ -52,15 +51,15 @@ pub struct TraceCompliance {
 }
 
 impl TraceCompliance {
-    pub fn step_tcr(&self) -> Option<f64> {
+    pub(crate) fn step_tcr(&self) -> Option<f64> {
         ratio(self.matched_steps, self.gold_steps)
     }
 
-    pub fn trace_tcr(&self) -> Option<f64> {
+    pub(crate) fn trace_tcr(&self) -> Option<f64> {
         ratio(self.compliant, self.passing)
     }
 
-    pub fn process_valid_rate(&self) -> Option<f64> {
+    pub(crate) fn process_valid_rate(&self) -> Option<f64> {
         ratio(self.compliant, self.traces)
     }
 }
@@ -93,7 +92,7 @@ impl Serialize for TraceCompliance {
 }
 
 /// Length of the longest common subsequence of `gold` and `trace`.
-pub fn matched_in_order<G: AsRef<str>, T: AsRef<str>>(gold: &[G], trace: &[T]) -> usize {
+pub(crate) fn matched_in_order<G: AsRef<str>, T: AsRef<str>>(gold: &[G], trace: &[T]) -> usize {
     let mut prev = vec![0usize; trace.len() + 1];
     let mut cur = vec![0usize; trace.len() + 1];
     for g in gold {
@@ -136,7 +135,7 @@ pub(crate) fn trace_steps(rec: &Lean<'_>) -> Option<TraceSteps> {
 
 impl TraceCompliance {
     /// Adds one simulation (ignored without a gold trace or when an infrastructure error).
-    pub fn add(&mut self, rec: &SimSummary) {
+    pub(crate) fn add(&mut self, rec: &SimSummary) {
         let Some(steps) = rec.trace else {
             return;
         };
@@ -154,18 +153,9 @@ impl TraceCompliance {
     }
 }
 
-/// Trace compliance of `records`; `None` when no record has a gold trace.
-pub fn trace_compliance(records: &[&SimulationRecord]) -> Option<TraceCompliance> {
-    let mut out = TraceCompliance::default();
-    for rec in records {
-        out.add(&SimSummary::of(rec));
-    }
-    (out.traces > 0).then_some(out)
-}
-
 /// The registry entry of ordered-trace compliance.
 #[derive(Debug)]
-pub struct Trace;
+pub(crate) struct Trace;
 
 /// PolicyGuide Table 5.
 const TABLE5: TableDecl = TableDecl {
@@ -285,8 +275,18 @@ impl Measure for Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::{record, with_calls};
+    use tauguard_core::record::SimulationRecord;
+    use tauguard_testkit::synthetic::{record, with_calls};
     use tauguard_core::record::Slice;
+
+    /// Trace compliance of `records`; `None` when no record has a gold trace.
+    fn trace_compliance(records: &[&SimulationRecord]) -> Option<TraceCompliance> {
+        let mut out = TraceCompliance::default();
+        for rec in records {
+            out.add(&SimSummary::of(rec));
+        }
+        (out.traces > 0).then_some(out)
+    }
 
     #[test]
     fn lcs_hand_cases() {
@@ -350,7 +350,7 @@ mod tests {
 
     #[test]
     fn a_call_whose_guard_event_did_not_execute_is_no_event() {
-        use crate::testutil::guard_event;
+        use tauguard_testkit::synthetic::guard_event;
         use tauguard_core::record::Verdict;
         let gold = Some(vec!["get".to_string(), "refuel".into()]);
         // Today's record: the blocked attempt of "refuel" is in guard_events only; the

@@ -36,7 +36,7 @@ pub(crate) fn add(into: &mut BTreeMap<String, RoleReplies>, rec: &SimSummary) {
 
 /// The registry entry of cut replies: per role, so its table's columns repeat per role.
 #[derive(Debug)]
-pub struct Truncation;
+pub(crate) struct Truncation;
 
 const TABLE: TableDecl = TableDecl {
     id: "truncated_replies",
@@ -124,7 +124,7 @@ impl Measure for Truncation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::synthetic::record;
+    use tauguard_testkit::synthetic::record;
     use tauguard_core::record::{RoleUsage, Slice};
 
     #[test]

@@ -8,7 +8,7 @@ use crate::render::tables::key_cells;
 use crate::report::Report;
 use crate::summary::SimSummary;
 use serde::{Deserialize, Serialize};
-use tauguard_core::record::{SimulationRecord, Slice};
+use tauguard_core::record::Slice;
 
 /// Turns on Mut simulations of one group.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -23,20 +23,20 @@ pub struct TurnStats {
 
 /// Running sum of turns on scored Mut simulations.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TurnSum {
+pub(crate) struct TurnSum {
     n: u64,
     sum: u64,
 }
 
 impl TurnSum {
-    pub fn add(&mut self, rec: &SimSummary) {
+    pub(crate) fn add(&mut self, rec: &SimSummary) {
         if rec.slice == Slice::Mut && !rec.is_infra_error() {
             self.n += 1;
             self.sum += u64::from(rec.agent_turns) + u64::from(rec.user_turns);
         }
     }
 
-    pub fn finish(self) -> TurnStats {
+    pub(crate) fn finish(self) -> TurnStats {
         TurnStats {
             mut_simulations: self.n,
             mean_turns: (self.n > 0).then(|| self.sum as f64 / self.n as f64),
@@ -45,18 +45,9 @@ impl TurnSum {
     }
 }
 
-/// Mean agent + user turns per Mut simulation.
-pub fn mut_turns(records: &[&SimulationRecord]) -> TurnStats {
-    let mut acc = TurnSum::default();
-    for rec in records {
-        acc.add(&SimSummary::of(rec));
-    }
-    acc.finish()
-}
-
 /// The registry entry of turn inflation.
 #[derive(Debug)]
-pub struct Turns;
+pub(crate) struct Turns;
 
 /// PolicyGuard Table 8.
 const TABLE8: TableDecl = TableDecl {
@@ -159,7 +150,17 @@ impl Measure for Turns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::record;
+    use tauguard_core::record::SimulationRecord;
+    use tauguard_testkit::synthetic::record;
+
+    /// Mean agent + user turns per Mut simulation.
+    fn mut_turns(records: &[&SimulationRecord]) -> TurnStats {
+        let mut acc = TurnSum::default();
+        for rec in records {
+            acc.add(&SimSummary::of(rec));
+        }
+        acc.finish()
+    }
 
     #[test]
     fn mean_over_mut_only() {

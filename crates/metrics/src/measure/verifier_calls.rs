@@ -11,7 +11,7 @@ use serde_json::Value;
 
 /// Verifier usage of one group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct VerifierCalls {
+pub(crate) struct VerifierCalls {
     /// Guard decisions that report whether the verifier ran.
     pub decisions: u64,
     /// Of those, decisions for which the verifier ran.
@@ -40,7 +40,7 @@ pub(crate) fn called_of(rec: &Lean<'_>) -> (u32, u32) {
 
 impl VerifierCalls {
     /// Adds the guard decisions of one simulation.
-    pub fn add(&mut self, rec: &SimSummary) {
+    pub(crate) fn add(&mut self, rec: &SimSummary) {
         let (called, saved) = (
             u64::from(rec.verifier().called),
             u64::from(rec.verifier().saved),
@@ -53,7 +53,7 @@ impl VerifierCalls {
 
 /// The registry entry of verifier calls: a value in the JSON only.
 #[derive(Debug)]
-pub struct VerifierCallsMeasure;
+pub(crate) struct VerifierCallsMeasure;
 
 impl Measure for VerifierCallsMeasure {
     const KEY: &'static str = "verifier_calls";
@@ -84,7 +84,7 @@ impl Measure for VerifierCallsMeasure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::synthetic::record;
+    use tauguard_testkit::synthetic::record;
     use serde_json::json;
     use tauguard_core::record::Slice;
 
@@ -93,7 +93,7 @@ mod tests {
         let mut rec = record("1", Slice::Mut, 0, 1.0);
         let event = |info: Option<Value>| tauguard_core::record::GuardEvent {
             info,
-            ..crate::summary::synthetic::guard_event(
+            ..tauguard_testkit::synthetic::guard_event(
                 "hybrid",
                 "c",
                 "cancel_reservation",

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 
 /// Requirements checked, unseen and left unchecked by the offline verifier of one group.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct VerifierInputs {
+pub(crate) struct VerifierInputs {
     /// Decisions that report `info.checked`.
     pub decisions: u64,
     pub checked: u64,
@@ -69,7 +69,7 @@ pub(crate) fn totals_of(rec: &Lean<'_>) -> Totals {
 
 impl VerifierInputs {
     /// Adds the guard decisions of one simulation.
-    pub fn add(&mut self, rec: &SimSummary) {
+    pub(crate) fn add(&mut self, rec: &SimSummary) {
         let v = rec.verifier();
         self.decisions += u64::from(v.decisions);
         self.checked += v.checked;
@@ -83,24 +83,24 @@ impl VerifierInputs {
     }
 
     /// Mean requirements checked per decision.
-    pub fn mean_checked(&self) -> Option<f64> {
+    pub(crate) fn mean_checked(&self) -> Option<f64> {
         (self.decisions > 0).then(|| self.checked as f64 / self.decisions as f64)
     }
 
     /// Mean requirements NOT MET for want of an input per decision.
-    pub fn mean_unseen(&self) -> Option<f64> {
+    pub(crate) fn mean_unseen(&self) -> Option<f64> {
         (self.decisions > 0).then(|| self.unseen as f64 / self.decisions as f64)
     }
 
     /// Mean requirements left unchecked per decision.
-    pub fn mean_unchecked(&self) -> Option<f64> {
+    pub(crate) fn mean_unchecked(&self) -> Option<f64> {
         (self.decisions > 0).then(|| self.unchecked as f64 / self.decisions as f64)
     }
 }
 
 /// The registry entry of the offline verifier's inputs.
 #[derive(Debug)]
-pub struct VerifierInputsMeasure;
+pub(crate) struct VerifierInputsMeasure;
 
 const TABLE: TableDecl = TableDecl {
     id: "verifier_inputs",
@@ -206,7 +206,7 @@ impl Measure for VerifierInputsMeasure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::synthetic::record;
+    use tauguard_testkit::synthetic::record;
     use serde_json::json;
     use tauguard_core::record::{GuardEvent, Slice, Verdict};
 
@@ -215,7 +215,7 @@ mod tests {
         let mut rec = record("1", Slice::Mut, 0, 1.0);
         let event = |info: Option<Value>| GuardEvent {
             info,
-            ..crate::summary::synthetic::guard_event(
+            ..tauguard_testkit::synthetic::guard_event(
                 "pg-checklist",
                 "c",
                 "cancel_reservation",

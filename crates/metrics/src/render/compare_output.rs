@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 /// Stacks tidy tables into one: a leading `table` column, then the union of their columns
 /// in first-seen order (empty where a table has no such column).
-pub fn stack(id: &str, tables: &[TidyCsv]) -> TidyCsv {
+pub(crate) fn stack(id: &str, tables: &[TidyCsv]) -> TidyCsv {
     let mut columns = vec![ColumnDoc {
         name: "table".into(),
         kind: "string",

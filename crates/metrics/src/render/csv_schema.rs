@@ -171,7 +171,7 @@ fn guard_column(h: &str) -> Option<(String, &'static str, String)> {
 }
 
 /// `schema.json`: `{"files": {"<file>.csv": {"columns": [...]}}}` in file order.
-pub fn schema_json(tables: &[TidyCsv]) -> Value {
+pub(crate) fn schema_json(tables: &[TidyCsv]) -> Value {
     let files: serde_json::Map<String, Value> = tables
         .iter()
         .map(|t| {

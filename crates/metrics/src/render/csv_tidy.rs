@@ -14,7 +14,7 @@ use serde::Serialize;
 
 /// One documented CSV column.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ColumnDoc {
+pub(crate) struct ColumnDoc {
     pub name: String,
     /// `string`, `integer`, `number` or `boolean`.
     #[serde(rename = "type")]
@@ -27,14 +27,14 @@ pub struct ColumnDoc {
 
 /// A table in tidy form.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TidyCsv {
+pub(crate) struct TidyCsv {
     pub id: String,
     pub columns: Vec<ColumnDoc>,
     pub rows: Vec<Vec<String>>,
 }
 
 impl TidyCsv {
-    pub fn to_csv(&self) -> String {
+    pub(crate) fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
         // Writing to a Vec cannot fail.
         let _ = w.write_record(self.columns.iter().map(|c| c.name.as_str()));
@@ -75,7 +75,7 @@ fn slug(s: &str) -> String {
 
 /// Name, unit and meaning of a table column. Metrics are defined where they are computed; the
 /// meanings here say which one a column holds.
-pub fn describe(table: &str, header: &str) -> (String, &'static str, String) {
+pub(crate) fn describe(table: &str, header: &str) -> (String, &'static str, String) {
     let (h, k) = generalise(header);
     let kk = k.map(|k| k.to_string()).unwrap_or_default();
     if let Some(x) = crate::render::tables_process::describe(table, &h, &kk) {
@@ -221,7 +221,7 @@ fn kind_of(cells: &[&Cell], name: &str) -> &'static str {
 }
 
 /// The tidy form of a table.
-pub fn tidy(t: &Table) -> TidyCsv {
+pub(crate) fn tidy(t: &Table) -> TidyCsv {
     let mut columns = Vec::new();
     // Per source column: expands into mean and std; holds yes/no as a boolean.
     let mut split = Vec::new();

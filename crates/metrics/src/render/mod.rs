@@ -2,17 +2,17 @@
 //! JSON), the papers' table layouts built from a report, the files `report` and `compare`
 //! write, and the figures (`plots/`).
 
-pub mod compare_output;
+pub(crate) mod compare_output;
 mod compare_tables;
 pub(crate) mod csv_meanings;
-pub mod csv_schema;
-pub mod csv_tidy;
-pub mod output;
-pub mod plots;
-pub mod sources;
-pub mod table;
-pub mod tables;
-pub mod tables_comparability;
-pub mod tables_extra;
-pub mod tables_policyguide;
-pub mod tables_process;
+pub(crate) mod csv_schema;
+pub(crate) mod csv_tidy;
+pub(crate) mod output;
+pub(crate) mod plots;
+pub(crate) mod sources;
+pub(crate) mod table;
+pub(crate) mod tables;
+pub(crate) mod tables_comparability;
+pub(crate) mod tables_extra;
+pub(crate) mod tables_policyguide;
+pub(crate) mod tables_process;

@@ -26,7 +26,7 @@ mod shapes;
 pub(crate) mod style;
 mod text;
 
-use crate::error::MetricsError;
+use crate::error::{MetricsError, PlotCause};
 use crate::measure::pass_k::{TaskTally, pass_k_curve};
 use crate::render::sources::Sources;
 use crate::report::{GroupReport, Report};
@@ -37,7 +37,7 @@ use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
-pub use style::hex;
+pub(crate) use style::hex;
 use style::{Identity, Styles};
 
 fn register_font() {
@@ -262,17 +262,17 @@ pub(crate) fn write_figure(
     let png = dir.join(format!("{stem}.png"));
     {
         let root = text::Png::new(&png, size).into_drawing_area();
-        draw::draw_figure(&root, fig).map_err(|message| MetricsError::Plot {
+        draw::draw_figure(&root, fig).map_err(|e| MetricsError::Plot {
             path: png.clone(),
-            message,
+            cause: PlotCause::Png(e),
         })?;
     }
     let svg = dir.join(format!("{stem}.svg"));
     {
         let root = SVGBackend::new(&svg, size).into_drawing_area();
-        draw::draw_figure(&root, fig).map_err(|message| MetricsError::Plot {
+        draw::draw_figure(&root, fig).map_err(|e| MetricsError::Plot {
             path: svg.clone(),
-            message,
+            cause: PlotCause::Svg(e),
         })?;
     }
     Ok(vec![png, svg])
@@ -296,14 +296,9 @@ pub(crate) fn caption(r: &Report, d: &Drawn, sources: &Sources) -> String {
     s
 }
 
-/// Writes every figure of `report` into `dir` (which must exist) with its caption; returns
-/// the files written.
-pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, MetricsError> {
-    write_plots_with(report, dir, &Sources::default())
-}
-
-/// As [`write_plots`], captions naming the runs and configs of `sources`.
-pub fn write_plots_with(
+/// Writes every figure of `report` into `dir` (which must exist) with its caption naming the
+/// runs and configs of `sources`; returns the files written.
+pub(crate) fn write_plots_with(
     report: &Report,
     dir: &Path,
     sources: &Sources,

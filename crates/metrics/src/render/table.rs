@@ -127,7 +127,7 @@ impl Cell {
 
 /// `x` with `decimals` decimals, never `-0.0`: a value that rounds to zero prints unsigned,
 /// whatever its sign (`-0.0`, `-0.00001`), in every table and CSV.
-pub fn fixed(x: f64, decimals: usize) -> String {
+pub(crate) fn fixed(x: f64, decimals: usize) -> String {
     let s = format!("{x:.decimals$}");
     match s.strip_prefix('-') {
         Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
@@ -265,10 +265,10 @@ impl Table {
 }
 
 /// Rows past which LaTeX uses a `longtable`.
-pub const LONG_ROWS: usize = 40;
+pub(crate) const LONG_ROWS: usize = 40;
 
 /// Escapes LaTeX specials and maps the few Unicode symbols tables use.
-pub fn latex_escape(s: &str) -> String {
+pub(crate) fn latex_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let chars: Vec<char> = s.chars().collect();
     let mut i = 0;

@@ -19,7 +19,6 @@
 //! "Pass^4" means Pass^k at `Report::headline_k` (4 unless no group has four trials per task);
 //! a group whose tasks have fewer trials shows "—" there (and the report warns).
 
-pub use crate::measure::confusion::policyguard_table7;
 use crate::render::table::{Cell, Format, Table};
 pub use crate::render::tables_policyguide::{
     ablation_table, controller_table, guide_usage_table, policyguide_table1, wall_clock_table,
@@ -92,7 +91,7 @@ fn floors_table(r: &Report) -> Option<Table> {
 }
 
 /// PolicyGuard Table 2.
-pub fn policyguard_table2(r: &Report) -> Table {
+pub(crate) fn policyguard_table2(r: &Report) -> Table {
     let k = r.headline_k;
     let mut t = Table::new("policyguard_table2", "", &[]);
     t.title = format!(
@@ -163,7 +162,7 @@ pub fn pass_k_table(r: &Report) -> Table {
 }
 
 /// Counts, reward and cost per group.
-pub fn summary_table(r: &Report) -> Table {
+pub(crate) fn summary_table(r: &Report) -> Table {
     let mut t = Table::new("summary", "Summary", &[]);
     t.headers = headers(&[
         "Tasks",
@@ -214,7 +213,7 @@ const SCALAR_HEADERS: &[&str] = &[
 ];
 
 /// One flat row per group with every scalar metric (the CSV form of `report`).
-pub fn groups_table(r: &Report) -> Table {
+pub(crate) fn groups_table(r: &Report) -> Table {
     let max_k = r
         .groups
         .iter()

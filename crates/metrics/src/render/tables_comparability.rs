@@ -9,7 +9,7 @@ use crate::report::Report;
 use tauguard_core::comparability::upstream_short;
 
 /// `None` when no group carries a stamp (upstream imports, records before the stamp).
-pub fn comparability_table(r: &Report) -> Option<Table> {
+pub(crate) fn comparability_table(r: &Report) -> Option<Table> {
     if r.groups.iter().all(|g| g.comparability.is_none()) {
         return None;
     }

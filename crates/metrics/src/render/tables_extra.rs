@@ -30,7 +30,7 @@ fn total(g: &GroupReport) -> Option<Option<f64>> {
 }
 
 /// PolicyGuard's cost table; `None` when no group reports a cost.
-pub fn cost_table(r: &Report) -> Option<Table> {
+pub(crate) fn cost_table(r: &Report) -> Option<Table> {
     let roles: BTreeSet<&str> = r
         .groups
         .iter()
@@ -79,7 +79,7 @@ pub fn cost_table(r: &Report) -> Option<Table> {
 }
 
 /// Per-task outcomes, task × cell: `c/n` per cell (Markdown and LaTeX).
-pub fn task_outcomes_table(r: &Report) -> Option<Table> {
+pub(crate) fn task_outcomes_table(r: &Report) -> Option<Table> {
     if r.groups.iter().all(|g| g.task_tallies.is_empty()) {
         return None;
     }
@@ -128,7 +128,7 @@ pub fn task_outcomes_table(r: &Report) -> Option<Table> {
 
 /// Per-task outcomes in long form: one row per (cell, task) — the CSV of
 /// [`task_outcomes_table`].
-pub fn task_outcomes_long(r: &Report) -> Table {
+pub(crate) fn task_outcomes_long(r: &Report) -> Table {
     let mut t = Table::new(
         "task_outcomes_long",
         "Per-task outcomes, one row per cell and task",
@@ -160,7 +160,7 @@ pub fn task_outcomes_long(r: &Report) -> Table {
 }
 
 /// The origin of each cell's guard artifacts; `None` when no group's records carry one.
-pub fn artifacts_origin_table(r: &Report) -> Option<Table> {
+pub(crate) fn artifacts_origin_table(r: &Report) -> Option<Table> {
     let origin = |g: &GroupReport| {
         g.full_cell
             .get("artifacts.origin")

@@ -13,7 +13,7 @@ use crate::render::tables::{headers, key_cells, pk, rate_at};
 use crate::report::Report;
 
 /// Outcome and process-valid Pass^k at the headline k, per slice.
-pub fn process_pass_k_table(r: &Report) -> Option<Table> {
+pub(crate) fn process_pass_k_table(r: &Report) -> Option<Table> {
     if r.groups.iter().all(|g| g.process.is_none()) {
         return None;
     }
@@ -57,7 +57,7 @@ pub fn process_pass_k_table(r: &Report) -> Option<Table> {
 }
 
 /// First deviations by level and position, and each trigger schedule's coverage.
-pub fn first_deviation_table(r: &Report) -> Option<Table> {
+pub(crate) fn first_deviation_table(r: &Report) -> Option<Table> {
     if r.groups.iter().all(|g| g.process.is_none()) {
         return None;
     }
@@ -118,7 +118,7 @@ pub fn first_deviation_table(r: &Report) -> Option<Table> {
 /// Table 6 (A / P / W, where W splits PolicyGuard's process-level class, so their process
 /// share is P + W). Shares as the papers print them.
 #[derive(Debug)]
-pub struct PublishedLevels {
+pub(crate) struct PublishedLevels {
     pub domain: &'static str,
     pub requirements: Option<u64>,
     pub argument: Option<u64>,
@@ -128,7 +128,7 @@ pub struct PublishedLevels {
     pub source: &'static str,
 }
 
-pub const PUBLISHED_LEVELS: &[PublishedLevels] = &[
+pub(crate) const PUBLISHED_LEVELS: &[PublishedLevels] = &[
     PublishedLevels {
         domain: "airline",
         requirements: Some(43),
@@ -171,7 +171,7 @@ impl Report {
 }
 
 /// Our specs' requirement levels beside the papers' partitions of the same policies.
-pub fn procedure_levels_table(r: &Report) -> Option<Table> {
+pub(crate) fn procedure_levels_table(r: &Report) -> Option<Table> {
     if r.procedure_levels.is_empty() {
         return None;
     }

@@ -148,9 +148,9 @@ fn check_runs<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::synthetic::record;
     use serde_json::json;
     use tauguard_core::record::Slice;
+    use tauguard_testkit::synthetic::record;
 
     #[test]
     fn a_setting_one_group_lacks_reads_as_its_default_not_null() {

@@ -5,8 +5,8 @@ use super::*;
 use crate::measure::floors::Floor;
 use crate::report::{ReportOptions, report};
 use crate::summary::simulated::SIMULATED_LABEL;
-use crate::testutil::record;
 use tauguard_core::record::Slice;
+use tauguard_testkit::synthetic::record;
 
 fn col(label: &str, slice: SliceKey, k: u32) -> Column {
     Column {

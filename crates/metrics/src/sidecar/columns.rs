@@ -29,7 +29,8 @@ use tauguard_core::Requestor;
 use tauguard_core::record::Verdict;
 
 /// Columns of `simulations` (the usage columns expand `<role>_*` for each of [`USAGE_GROUPS`]).
-pub const SIMULATION_COLUMNS: &[&str] = &[
+#[cfg(test)]
+pub(crate) const SIMULATION_COLUMNS: &[&str] = &[
     "run_id",
     "cell_id",
     "config_hash",
@@ -82,7 +83,8 @@ pub const SIMULATION_COLUMNS: &[&str] = &[
 ];
 
 /// Columns of `calls`.
-pub const CALL_COLUMNS: &[&str] = &[
+#[cfg(test)]
+pub(crate) const CALL_COLUMNS: &[&str] = &[
     "sim",
     "run_id",
     "task_id",
@@ -147,7 +149,7 @@ fn f64_lists<'a>(it: impl Iterator<Item = &'a [f64]>) -> ArrayRef {
 }
 
 /// The `simulations` table of `sims`.
-pub fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError> {
+pub(crate) fn simulations_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError> {
     let mut cols = outcome_columns(sims);
     cols.extend(usage_columns(sims));
     cols.extend(guard_columns(sims));
@@ -351,7 +353,7 @@ fn cell_texts(sims: &[SimSummary]) -> (Vec<String>, Vec<usize>) {
 }
 
 /// The `calls` table of `sims`.
-pub fn calls_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError> {
+pub(crate) fn calls_batch(sims: &[SimSummary]) -> Result<RecordBatch, ArrowError> {
     let calls: Vec<(usize, &SimSummary, &crate::summary::CallSummary)> = sims
         .iter()
         .enumerate()
@@ -462,4 +464,21 @@ pub(crate) fn write_csv<W: std::io::Write>(
         w.write_record(&row)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_calls_table_has_the_documented_columns_in_order() {
+        let batch = calls_batch(&[]).unwrap();
+        let names: Vec<&str> = batch
+            .schema_ref()
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
+        assert_eq!(names, CALL_COLUMNS);
+    }
 }

@@ -9,12 +9,12 @@
 //! whole. Anything else falls back to the records, silently: a stale sidecar costs time, never
 //! a wrong number.
 
-pub mod columns;
+pub(crate) mod columns;
 pub(crate) mod columns_read;
 pub(crate) mod load;
 pub(crate) mod sidecar_read;
 
-use crate::error::MetricsError;
+use crate::error::{MetricsError, SidecarCause};
 use crate::sidecar::columns::{calls_batch, simulations_batch, write_csv};
 use crate::summary::SimSummary;
 use arrow_array::RecordBatch;
@@ -29,10 +29,10 @@ use std::path::{Path, PathBuf};
 pub const SIDECAR_SCHEMA_VERSION: u32 = 5;
 
 /// The Parquet metadata key holding [`SIDECAR_SCHEMA_VERSION`].
-pub const SCHEMA_KEY: &str = "tauguard.sidecar_schema";
+pub(crate) const SCHEMA_KEY: &str = "tauguard.sidecar_schema";
 
 pub const SIMULATIONS_FILE: &str = "simulations.parquet";
-pub const CALLS_FILE: &str = "calls.parquet";
+pub(crate) const CALLS_FILE: &str = "calls.parquet";
 pub const MANIFEST_FILE: &str = "sidecar.json";
 
 /// Rows per Parquet row group (a few in unit tests, so reads cross row groups).
@@ -60,10 +60,10 @@ pub enum TableFormat {
     Csv,
 }
 
-fn sidecar_err(path: &Path, message: impl std::fmt::Display) -> MetricsError {
+fn sidecar_err(path: &Path, cause: impl Into<SidecarCause>) -> MetricsError {
     MetricsError::Sidecar {
         path: path.to_path_buf(),
-        message: message.to_string(),
+        cause: cause.into(),
     }
 }
 

@@ -7,7 +7,7 @@
 //! vector, so a million summaries are made once and never moved between buffers: reading
 //! row groups into parts and joining them cost a second copy, and its memory.
 
-use crate::error::MetricsError;
+use crate::error::{MetricsError, SidecarCause};
 use crate::sidecar::columns_read::{CallColumns, SimColumns, dictionary_schema};
 use crate::sidecar::{CALLS_FILE, Manifest, SCHEMA_KEY, SIDECAR_SCHEMA_VERSION, SIMULATIONS_FILE};
 use crate::summary::{CallSummary, Interner, SimSummary};
@@ -38,10 +38,10 @@ const MIN_PIECE: usize = 32_768;
 #[cfg(test)]
 const MIN_PIECE: usize = 7;
 
-fn sidecar_err(path: &Path, message: impl std::fmt::Display) -> MetricsError {
+fn sidecar_err(path: &Path, cause: impl Into<SidecarCause>) -> MetricsError {
     MetricsError::Sidecar {
         path: path.to_path_buf(),
-        message: message.to_string(),
+        cause: cause.into(),
     }
 }
 
@@ -293,8 +293,8 @@ pub(crate) fn read_sidecar(dir: &Path, m: &Manifest) -> Result<Vec<SimSummary>, 
 mod tests {
     use crate::sidecar::{CALLS_FILE, fresh_manifest, read_fresh, write_sidecar};
     use crate::summary::summarise;
-    use crate::summary::synthetic::{Population, attempt};
     use std::io::Write;
+    use tauguard_testkit::synthetic::{Population, attempt};
 
     /// Records of many cells, interleaved as a grid run writes them, a few with several calls.
     fn records() -> Vec<tauguard_core::record::SimulationRecord> {
@@ -355,7 +355,7 @@ mod tests {
         std::fs::write(&half, lines.join("\n") + "\n").unwrap();
         write_sidecar(&half).unwrap();
         std::fs::copy(other.join(CALLS_FILE), tmp.path().join(CALLS_FILE)).unwrap();
-        let err = super::read_sidecar(tmp.path(), &m).unwrap_err().to_string();
+        let err = tauguard_core::chain_text(&super::read_sidecar(tmp.path(), &m).unwrap_err());
         assert!(
             err.contains("calls.parquet") || err.contains("manifest"),
             "{err}"

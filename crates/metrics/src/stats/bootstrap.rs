@@ -8,33 +8,11 @@
 //! `scipy.stats.bootstrap(..., method="percentile")` reports up to its interpolation choice.
 
 use serde::Serialize;
-
-/// SplitMix64 (Steele, Lea and Flood 2014): small, fast and reproducible across platforms.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform index in 0..n (multiply-shift; bias < n / 2^64).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
-}
+use tauguard_core::SplitMix64;
 
 /// Percentile `q` in [0, 100] of sorted data, linear interpolation between closest ranks
 /// (NumPy `method="linear"`).
-pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
+pub(crate) fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
     if sorted.is_empty() {
         return None;
     }
@@ -67,7 +45,7 @@ impl Default for BootstrapOptions {
 
 /// A difference of means with its percentile interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct DiffCi {
+pub(crate) struct DiffCi {
     /// mean(B) − mean(A) on the original tasks.
     pub diff: f64,
     pub ci_low: f64,
@@ -77,7 +55,11 @@ pub struct DiffCi {
 /// Percentile-bootstrap intervals for several paired per-task statistics at once (one entry of
 /// `a` and `b` per statistic, e.g. one per k; each inner slice has one value per task, in the
 /// same task order). All statistics share the same resampled task indices.
-pub fn paired_diff_cis(a: &[Vec<f64>], b: &[Vec<f64>], opts: &BootstrapOptions) -> Vec<DiffCi> {
+pub(crate) fn paired_diff_cis(
+    a: &[Vec<f64>],
+    b: &[Vec<f64>],
+    opts: &BootstrapOptions,
+) -> Vec<DiffCi> {
     let n = a.first().map_or(0, Vec::len);
     if n == 0 || a.len() != b.len() {
         return Vec::new();
@@ -134,15 +116,6 @@ mod tests {
             assert!((percentile(&xs, q).unwrap() - w).abs() < 1e-12, "q={q}");
         }
         assert_eq!(percentile(&[], 50.0), None);
-    }
-
-    #[test]
-    fn splitmix_reference_stream() {
-        // Reference: SplitMix64 with seed 1234567 (Vigna's splitmix64.c).
-        let mut r = SplitMix64::new(1234567);
-        assert_eq!(r.next_u64(), 6457827717110365317);
-        assert_eq!(r.next_u64(), 3203168211198807973);
-        assert!((0..1000).all(|_| r.below(7) < 7));
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub fn mcnemar(b: u64, c: u64) -> McNemar {
 }
 
 /// The pooled stratified test: McNemar on the discordant counts summed over strata.
-pub fn pooled<'a>(strata: impl IntoIterator<Item = &'a McNemar>) -> McNemar {
+pub(crate) fn pooled<'a>(strata: impl IntoIterator<Item = &'a McNemar>) -> McNemar {
     let (b, c) = strata
         .into_iter()
         .fold((0, 0), |(b, c), s| (b + s.b, c + s.c));

@@ -2,7 +2,7 @@
 //! of Pass^k differences), the selectors that pick its sides, and the cell checks both
 //! `report` and `compare` use.
 
-pub mod bootstrap;
-pub mod compare;
-pub mod mcnemar;
-pub mod select;
+pub(crate) mod bootstrap;
+pub(crate) mod compare;
+pub(crate) mod mcnemar;
+pub(crate) mod select;

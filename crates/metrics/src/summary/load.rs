@@ -3,7 +3,7 @@
 //! summarised at once, so memory holds summaries and one chunk of text. The first malformed
 //! line (by line number) is reported as `path:line: message`; blank lines are skipped.
 
-use crate::error::MetricsError;
+use crate::error::{MetricsError, RecordCause};
 use crate::input::CHUNK_BYTES;
 use crate::input::lean::Lean;
 use crate::summary::{CellCanon, Interner, SimSummary};
@@ -50,7 +50,7 @@ fn summarise_lines(
             .zip(ends.iter().copied())
             .map(|(a, b)| &buf[a..b])
             .collect();
-        let parsed: Vec<Result<Option<SimSummary>, (usize, String)>> = lines
+        let parsed: Vec<Result<Option<SimSummary>, (usize, RecordCause)>> = lines
             .par_chunks(256)
             .enumerate()
             .flat_map_iter(|(ci, chunk)| {
@@ -75,11 +75,11 @@ fn summarise_lines(
                     out.push(s);
                 }
                 Ok(None) => {}
-                Err((line, message)) => {
+                Err((line, cause)) => {
                     return Err(MetricsError::BadRecord {
                         path: path.to_path_buf(),
                         line,
-                        message,
+                        cause,
                     });
                 }
             }
@@ -103,11 +103,11 @@ fn estimated_records(size_hint: Option<u64>, ends: &[usize]) -> usize {
 }
 
 /// One JSON line's summary; `None` for a blank line.
-fn summarise_line(line: &[u8], interner: &mut Interner) -> Result<Option<SimSummary>, String> {
-    let text = std::str::from_utf8(line).map_err(|e| e.to_string())?.trim();
+fn summarise_line(line: &[u8], interner: &mut Interner) -> Result<Option<SimSummary>, RecordCause> {
+    let text = std::str::from_utf8(line)?.trim();
     if text.is_empty() {
         return Ok(None);
     }
-    let lean: Lean<'_> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let lean: Lean<'_> = serde_json::from_str(text)?;
     Ok(Some(SimSummary::from_lean(lean, interner)))
 }

@@ -10,9 +10,8 @@
 
 pub(crate) mod fast_hash;
 pub(crate) mod load;
-pub mod outcome;
-pub mod simulated;
-pub mod synthetic;
+pub(crate) mod outcome;
+pub(crate) mod simulated;
 
 use crate::input::lean::{CellSrc, Lean};
 use crate::summary::fast_hash::FxHashMap;
@@ -60,11 +59,11 @@ pub struct RoleTotals {
 
 /// The roles whose usage a summary keeps in place; any other role is in
 /// [`SimSummary::other_usage`].
-pub const ROLES: [&str; 4] = ["agent", "user", "judge", "guard"];
+pub(crate) const ROLES: [&str; 4] = ["agent", "user", "judge", "guard"];
 
 /// The usage groups of a summary's columns (`<name>_calls`, ...): the [`ROLES`], then
 /// `discarded` ([`SimSummary::discarded`]).
-pub const USAGE_GROUPS: [&str; 5] = ["agent", "user", "judge", "guard", "discarded"];
+pub(crate) const USAGE_GROUPS: [&str; 5] = ["agent", "user", "judge", "guard", "discarded"];
 
 /// Guard decisions' verifier reports in one simulation (see `verifier_calls.rs` and
 /// `verifier_inputs.rs` for what they mean).

@@ -2,7 +2,6 @@
 //! rule and the infrastructure-error policy (semantics notes §8).
 
 use serde::{Deserialize, Serialize};
-use tauguard_core::record::SimulationRecord;
 
 /// How infrastructure-error simulations (`SimulationRecord::is_infra_error`) enter metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -15,13 +14,8 @@ pub enum InfraPolicy {
     AsFailure,
 }
 
-/// `None` when the simulation is excluded, else whether it succeeded: reward within 1e-6
-/// of 1 (τ²-bench §8, `is_successful`).
-pub(crate) fn scored(rec: &SimulationRecord, policy: InfraPolicy) -> Option<bool> {
-    scored_as(rec.is_infra_error(), rec.succeeded(), policy)
-}
-
-/// The rule of [`scored`] on a simulation's infrastructure-error flag and success.
+/// `None` when the simulation is excluded, else whether it succeeded (reward within 1e-6 of 1,
+/// τ²-bench §8 `is_successful`), from its infrastructure-error flag and success.
 pub(crate) fn scored_as(infra_error: bool, succeeded: bool, policy: InfraPolicy) -> Option<bool> {
     if infra_error {
         match policy {

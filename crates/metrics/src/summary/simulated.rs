@@ -8,8 +8,6 @@
 //! records without cell settings — when its agent or user model is a `sim` model
 //! (`sim-agent`, `sim-user`). A group, and a report, is simulated when any of its records is.
 
-use tauguard_core::record::SimulationRecord;
-
 /// What a simulated result is called wherever it is shown.
 pub const SIMULATED_LABEL: &str = "simulated models — not a paper result";
 
@@ -22,12 +20,8 @@ const ROLES: [&str; 4] = ["agent", "user", "judge", "verifier"];
 /// The offline models' names, for records without cell settings.
 const SIM_MODELS: [&str; 2] = ["sim-agent", "sim-user"];
 
-/// Whether any role of `rec` was played by a `sim` model.
-pub fn is_simulated(rec: &SimulationRecord) -> bool {
-    simulated(&rec.cell, &rec.agent_model, &rec.user_model)
-}
-
-/// [`is_simulated`] on a record's cell settings and agent and user models.
+/// Whether any role was played by a `sim` model, from a record's cell settings and agent and
+/// user models.
 pub(crate) fn simulated(
     cell: &std::collections::BTreeMap<String, serde_json::Value>,
     agent_model: &str,
@@ -42,7 +36,7 @@ pub(crate) fn simulated(
 }
 
 /// `title`, labelled when `simulated`.
-pub fn titled(title: &str, simulated: bool) -> String {
+pub(crate) fn titled(title: &str, simulated: bool) -> String {
     if simulated {
         format!("{title} ({SIMULATED_LABEL})")
     } else {
@@ -53,9 +47,15 @@ pub fn titled(title: &str, simulated: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::record;
     use serde_json::json;
+    use tauguard_core::record::SimulationRecord;
     use tauguard_core::record::Slice;
+    use tauguard_testkit::synthetic::record;
+
+    /// Whether any role of `rec` was played by a `sim` model.
+    fn is_simulated(rec: &SimulationRecord) -> bool {
+        simulated(&rec.cell, &rec.agent_model, &rec.user_model)
+    }
 
     #[test]
     fn any_sim_role_makes_a_record_simulated() {

@@ -2,8 +2,8 @@
 //! hand-built records.
 
 use tauguard_core::record::{SimulationRecord, Slice};
-use tauguard_metrics::synthetic::{infra, record};
 use tauguard_metrics::{CompareOptions, Format, Strata, compare, mcnemar};
+use tauguard_testkit::synthetic::{infra, record};
 
 fn rec(domain: &str, guard: &str, task: &str, trial: u32, ok: bool) -> SimulationRecord {
     let mut r = record(task, Slice::Mut, trial, if ok { 1.0 } else { 0.0 });

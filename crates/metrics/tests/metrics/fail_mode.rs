@@ -4,10 +4,10 @@
 //! cell is flagged only above the threshold, with a warning naming it, its share and reasons.
 
 use tauguard_core::record::{FailReason, SimulationRecord, Slice, Verdict, VerdictSource};
-use tauguard_metrics::fail_mode::FailModeCounts;
-use tauguard_metrics::synthetic::{attempt, guard_event, guide_event, infra, record, usage};
-use tauguard_metrics::tables::{guide_usage_table, policyguard_table7};
+use tauguard_metrics::FailModeCounts;
 use tauguard_metrics::{Format, ReportOptions, report};
+use tauguard_metrics::{guide_usage_table, policyguard_table7};
+use tauguard_testkit::synthetic::{attempt, guard_event, guide_event, infra, record, usage};
 
 /// A `pg-raw` simulation with calls `a`, `b`, `c`; the events of `fail` (by call id) came from
 /// the fail mode for `reason`. `b` passed and executed, the others were blocked.

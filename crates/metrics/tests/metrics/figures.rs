@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tauguard_core::record::{SimulationRecord, Slice, Verdict};
-use tauguard_metrics::plots::cell_colors;
-use tauguard_metrics::synthetic::{attempt, record, usage};
+use tauguard_metrics::cell_colors;
 use tauguard_metrics::{Format, Report, ReportOptions, report, write_outputs};
+use tauguard_testkit::synthetic::{attempt, record, usage};
 
 const COINCIDING: [&str; 3] = ["pg-raw", "pg-checklist", "toolguard"];
 

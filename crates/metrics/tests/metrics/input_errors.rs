@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 use tauguard_core::record::Slice;
-use tauguard_metrics::synthetic::record;
-use tauguard_metrics::{MetricsError, load_input, load_inputs, parse_records_jsonl};
+use tauguard_metrics::{MetricsError, RecordCause, load_input, load_inputs, parse_records_jsonl};
+use tauguard_testkit::synthetic::record;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tauguard-metrics-{}-{name}", std::process::id()));
@@ -32,6 +32,18 @@ fn bad_jsonl_line_names_file_and_line() {
 
     let err = parse_records_jsonl(Path::new("r.jsonl"), "{not json\n").unwrap_err();
     assert!(err.to_string().starts_with("r.jsonl:1:"), "{err}");
+    // The JSON error is the typed cause, printed once after the message by the chain.
+    let MetricsError::BadRecord {
+        cause: RecordCause::Json(json),
+        ..
+    } = &err
+    else {
+        panic!("unexpected {err:?}");
+    };
+    assert_eq!(
+        tauguard_core::chain_text(&err),
+        format!("r.jsonl:1: not a simulation record: {json}")
+    );
 }
 
 #[test]

@@ -3,12 +3,12 @@
 //! seconds the records are given; and their absence from reports without PolicyGuide records.
 
 use tauguard_core::record::{SimulationRecord, Slice, Verdict};
-use tauguard_metrics::measure::registry::{trailing_group_columns, trailing_table_ids};
-use tauguard_metrics::synthetic::{guard_event, guide_event, infra, record, usage};
-use tauguard_metrics::tables::{
+use tauguard_metrics::{Format, ReportOptions, Table, report, write_outputs};
+use tauguard_metrics::{
     ablation_table, controller_table, guide_usage_table, policyguide_table1, wall_clock_table,
 };
-use tauguard_metrics::{Format, ReportOptions, Table, report, write_outputs};
+use tauguard_metrics::{trailing_group_columns, trailing_table_ids};
+use tauguard_testkit::synthetic::{guard_event, guide_event, infra, record, usage};
 
 /// One scored record.
 fn rec(
@@ -44,7 +44,7 @@ fn group(domain: &str, agent: &str, guard: &str, p: u32, m: u32) -> Vec<Simulati
 
 /// The displayed cells of the table's rows whose first cells are `key`.
 fn row(t: &Table, key: &[&str]) -> Vec<String> {
-    let found: Vec<&Vec<tauguard_metrics::table::Cell>> = t
+    let found: Vec<&Vec<tauguard_metrics::Cell>> = t
         .rows
         .iter()
         .filter(|r| key.iter().zip(r.iter()).all(|(k, c)| c.display() == *k))

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tauguard_core::Message;
 use tauguard_core::record::Slice;
 use tauguard_metrics::procedure::{JudgeKind, Position, ProcedureSpec, StandInJudge, evaluate};
-use tauguard_metrics::synthetic::record;
+use tauguard_testkit::synthetic::record;
 
 const SPEC: &str = r#"
 schema = "tauguard.procedure/1"

@@ -4,7 +4,7 @@
 //! beside the papers' figures.
 
 use std::path::PathBuf;
-use tauguard_metrics::procedure::{Level, ProcedureSpec, spec::LevelShares};
+use tauguard_metrics::procedure::{Level, LevelShares, ProcedureSpec};
 
 /// Every `tasks/*/procedure.toml` of the project, with its text.
 pub(crate) fn project_specs() -> Vec<(PathBuf, ProcedureSpec)> {

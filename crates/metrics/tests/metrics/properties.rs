@@ -3,9 +3,9 @@
 
 use proptest::prelude::*;
 use tauguard_core::record::{SimulationRecord, Slice};
-use tauguard_metrics::pass_k::{TaskTally, pass_hat_k, pass_k_curve};
-use tauguard_metrics::synthetic::record;
 use tauguard_metrics::{CompareOptions, ReportOptions, compare, mcnemar, report};
+use tauguard_metrics::{TaskTally, pass_hat_k, pass_k_curve};
+use tauguard_testkit::synthetic::record;
 
 fn tallies() -> impl Strategy<Value = Vec<TaskTally>> {
     prop::collection::vec(

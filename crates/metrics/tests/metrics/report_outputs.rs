@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 use tauguard_core::record::{SimulationRecord, Slice, Verdict};
-use tauguard_metrics::synthetic::{Population, attempt, infra, record, with_calls};
 use tauguard_metrics::{Format, ReportOptions, report, write_outputs};
+use tauguard_testkit::synthetic::{Population, attempt, infra, record, with_calls};
 
 fn rec(guard: &str, task: &str, slice: Slice, trial: u32, ok: bool) -> SimulationRecord {
     let mut r = record(task, slice, trial, if ok { 1.0 } else { 0.0 });
@@ -65,14 +65,14 @@ fn groups_deltas_and_json_shape() {
     assert_eq!(pg.overall.infra_errors, 1);
     assert_eq!(
         pg.measures
-            .value::<tauguard_metrics::turns::TurnStats>("turns")
+            .value::<tauguard_metrics::TurnStats>("turns")
             .unwrap()
             .mean_turns,
         Some(11.0)
     );
     assert_eq!(
         pg.measures
-            .value::<tauguard_metrics::turns::TurnStats>("turns")
+            .value::<tauguard_metrics::TurnStats>("turns")
             .unwrap()
             .delta_vs_baseline,
         Some(2.0)
@@ -80,7 +80,7 @@ fn groups_deltas_and_json_shape() {
     // Verdict view of the guard: 2 PV blocks (TP), 4 Mut passes (TN).
     let confusion = |g: &tauguard_metrics::GroupReport| {
         (g.measures)
-            .value::<tauguard_metrics::confusion::ConfusionViews>("confusion")
+            .value::<tauguard_metrics::ConfusionViews>("confusion")
             .unwrap()
     };
     assert_eq!(confusion(pg).verdict.tp, 2);
@@ -428,7 +428,7 @@ fn outputs_of(recs: &[SimulationRecord], name: &str) -> (PathBuf, Vec<(String, S
 
 #[test]
 fn results_of_sim_models_are_labelled_everywhere_and_others_nowhere() {
-    use tauguard_metrics::simulated::SIMULATED_LABEL;
+    use tauguard_metrics::SIMULATED_LABEL;
     let mut real = sample();
     let mut att = rec("pg-checklist", "att", Slice::Pv, 0, true);
     att.attack_target = Some("cancel_reservation".into());
@@ -550,7 +550,7 @@ fn the_k_range_of_tables_is_capped_and_configurable() {
         "{:?}",
         capped.warnings
     );
-    let pass_k = tauguard_metrics::tables::pass_k_table(&capped);
+    let pass_k = tauguard_metrics::pass_k_table(&capped);
     assert!(
         pass_k
             .notes

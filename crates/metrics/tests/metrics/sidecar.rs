@@ -10,18 +10,16 @@ use std::path::{Path, PathBuf};
 use tauguard_core::record::{
     AttackSpec, FailReason, InjectedFault, SimulationRecord, Slice, Verdict, VerdictSource,
 };
-use tauguard_metrics::fail_mode::FailModeCounts;
-use tauguard_metrics::floors::floors;
-use tauguard_metrics::sidecar::{
-    MANIFEST_FILE, SIDECAR_SCHEMA_VERSION, SIMULATIONS_FILE, fresh_manifest, read_fresh,
-};
-use tauguard_metrics::synthetic::{
-    attempt, guard_event, guide_event, infra, record, usage, with_calls,
-};
-use tauguard_metrics::truncation::RoleReplies;
 use tauguard_metrics::{
     CallSummary, Format, LoadOptions, MetricsError, ReportOptions, SimSummary, load_summaries,
     report, report_summaries, summarise, write_sidecar,
+};
+use tauguard_metrics::{FailModeCounts, RoleReplies, floors};
+use tauguard_metrics::{
+    MANIFEST_FILE, SIDECAR_SCHEMA_VERSION, SIMULATIONS_FILE, fresh_manifest, read_fresh,
+};
+use tauguard_testkit::synthetic::{
+    attempt, guard_event, guide_event, infra, record, usage, with_calls,
 };
 
 #[allow(

@@ -64,11 +64,6 @@ const SEAMS: &[(&str, &str, &str)] = &[
         "measure::verifier_inputs",
         "the offline verifier's input totals",
     ),
-    (
-        "summary/synthetic.rs",
-        "stats::bootstrap",
-        "test data drawn with the bootstrap's seeded generator",
-    ),
     // A measure prints its own tables from the report's groups (Measure::tables).
     (
         "measure/",

@@ -89,27 +89,27 @@ fn slices_turns_and_calls_of_the_import() {
     // Mut sims have 4 assistant + 2 user messages; the infra error is excluded.
     assert_eq!(
         g.measures
-            .value::<tauguard_metrics::turns::TurnStats>("turns")
+            .value::<tauguard_metrics::TurnStats>("turns")
             .unwrap()
             .mut_simulations,
         11
     );
     assert_eq!(
         g.measures
-            .value::<tauguard_metrics::turns::TurnStats>("turns")
+            .value::<tauguard_metrics::TurnStats>("turns")
             .unwrap()
             .mean_turns,
         Some(6.0)
     );
     // Baseline: 11 executed attempts on Mut tasks, none on PV: runtime view all TN.
     let confusion = (g.measures)
-        .value::<tauguard_metrics::confusion::ConfusionViews>("confusion")
+        .value::<tauguard_metrics::ConfusionViews>("confusion")
         .unwrap();
     assert_eq!(confusion.runtime.tn, 11);
     assert_eq!(confusion.verdict.attempts(), 0);
     // No prerequisite information upstream: call-NMR unknown.
     let nmr = (g.measures)
-        .value::<tauguard_metrics::nmr::CallNmrViews>("call_nmr")
+        .value::<tauguard_metrics::CallNmrViews>("call_nmr")
         .unwrap();
     assert_eq!(nmr.all.unknown, 11);
     assert_eq!(nmr.all.rate(), None);

@@ -5,10 +5,10 @@
 //! outcome to each simulation's summary so reports read summaries only.
 
 pub mod evaluate;
-pub mod judge;
-pub mod spec;
+pub(crate) mod judge;
+pub(crate) mod spec;
 mod trajectory;
-pub mod validation;
+pub(crate) mod validation;
 
 pub use evaluate::{Judgement, Position, ProcessVerdict, Violation, evaluate};
 pub use judge::{DialogueJudge, JudgeKind, StandInJudge};

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The schema tag every procedure file carries.
-pub const PROCEDURE_SCHEMA: &str = "tauguard.procedure/1";
+pub(crate) const PROCEDURE_SCHEMA: &str = "tauguard.procedure/1";
 
 /// A requirement's level: what kind of deviation breaking it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -35,7 +35,7 @@ pub const FAULT_CHECKS: &[(&str, &[&str])] = &[
 ];
 
 /// Fault types that hold for the rest of the conversation once injected.
-pub const PERSISTENT_FAULTS: &[&str] = &["skip_identity"];
+pub(crate) const PERSISTENT_FAULTS: &[&str] = &["skip_identity"];
 
 /// Recall and precision of one fault type.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

@@ -15,11 +15,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 pub(crate) const FAMILY: &str = "sans-serif";
 
-pub(crate) type DrawResult = Result<(), String>;
-
-pub(super) fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
+/// What drawing on a backend gives: plotters' own error, kept for `MetricsError::Plot`.
+pub(crate) type DrawResult<DB> =
+    Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
 /// A labelled series of points with its cell's identity.
 #[derive(Debug, Clone)]
@@ -178,8 +176,8 @@ impl Figure {
 pub(crate) fn draw_figure<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     fig: &Figure,
-) -> DrawResult {
-    root.fill(&WHITE).map_err(err)?;
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
     let (w, h) = root.dim_in_pixel();
     let title_h = px(fig.title_pt());
     let notes = fig.note_lines();
@@ -195,8 +193,7 @@ pub(crate) fn draw_figure<DB: DrawingBackend>(
                 .into_font()
                 .color(&BLACK)
                 .pos(Pos::new(HPos::Center, VPos::Center)),
-        ))
-        .map_err(err)?;
+        ))?;
     }
     let body_h = h as i32 - title_h - px(notes_h) - px(4.0);
     let (body, foot) = rest.split_vertically(body_h);
@@ -221,16 +218,15 @@ pub(crate) fn draw_figure<DB: DrawingBackend>(
             line.clone(),
             (px(8.0), px(NOTE_PT * 1.45) * i as i32),
             (FAMILY, px(NOTE_PT)).into_font().color(&BLACK),
-        ))
-        .map_err(err)?;
+        ))?;
     }
-    root.present().map_err(err)
+    root.present()
 }
 
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[LegendEntry],
-) -> DrawResult {
+) -> DrawResult<DB> {
     let step = px(LEGEND_PT * 1.6);
     let x0 = px(8.0);
     let y0 = px(TITLE_PT);
@@ -238,7 +234,7 @@ fn draw_legend<DB: DrawingBackend>(
         let y = y0 + step * i as i32;
         if e.key == Key::Box {
             for r in bar::<i32, i32>([(x0, y - px(3.0)), (x0 + px(12.0), y + px(3.0))], &e.id) {
-                area.draw(&r).map_err(err)?;
+                area.draw(&r)?;
             }
         } else {
             if e.key == Key::Line {
@@ -247,8 +243,7 @@ fn draw_legend<DB: DrawingBackend>(
             area.draw(
                 &(EmptyElement::at((x0 + px(10.0), y))
                     + Polygon::new(marker_shape(e.id.marker, px(2.6)), e.id.color.filled())),
-            )
-            .map_err(err)?;
+            )?;
         }
         area.draw(&Text::new(
             e.label.clone(),
@@ -257,13 +252,12 @@ fn draw_legend<DB: DrawingBackend>(
                 .into_font()
                 .color(&BLACK)
                 .pos(Pos::new(HPos::Left, VPos::Center)),
-        ))
-        .map_err(err)?;
+        ))?;
     }
     Ok(())
 }
 
-fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> DrawResult {
+fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> DrawResult<DB> {
     let margin = px(6.0);
     let mut b = ChartBuilder::on(area);
     b.caption(&p.title, (FAMILY, px(LABEL_PT + 1.0)))
@@ -304,7 +298,7 @@ fn draw_lines<DB: DrawingBackend>(
     p: &Panel,
     x_max: u32,
     series: &[Series],
-) -> DrawResult {
+) -> DrawResult<DB> {
     let Mesh {
         label_style,
         desc_style,
@@ -313,9 +307,7 @@ fn draw_lines<DB: DrawingBackend>(
     } = Mesh::new();
     let marker_r = px(2.6);
     let x_max = f64::from(x_max.max(1));
-    let mut chart = b
-        .build_cartesian_2d(0.6f64..x_max + 0.4, -0.03f64..1.03)
-        .map_err(err)?;
+    let mut chart = b.build_cartesian_2d(0.6f64..x_max + 0.4, -0.03f64..1.03)?;
     chart
         .configure_mesh()
         .x_desc(&p.x_desc)
@@ -335,8 +327,7 @@ fn draw_lines<DB: DrawingBackend>(
         .axis_style(axis)
         .bold_line_style(light)
         .light_line_style(TRANSPARENT)
-        .draw()
-        .map_err(err)?;
+        .draw()?;
     let m = series.len();
     for (i, s) in series.iter().enumerate() {
         let off = dodge(i, m);
@@ -346,12 +337,10 @@ fn draw_lines<DB: DrawingBackend>(
         let (ox, oy) = chart.plotting_area().get_base_pixel();
         let local: Vec<(i32, i32)> = pixels.iter().map(|(x, y)| (x - ox, y - oy)).collect();
         draw_dashed(&plot, &local, &s.id)?;
-        chart
-            .draw_series(pts.iter().map(|&c| {
-                EmptyElement::at(c)
-                    + Polygon::new(marker_shape(s.id.marker, marker_r), s.id.color.filled())
-            }))
-            .map_err(err)?;
+        chart.draw_series(pts.iter().map(|&c| {
+            EmptyElement::at(c)
+                + Polygon::new(marker_shape(s.id.marker, marker_r), s.id.color.filled())
+        }))?;
     }
     Ok(())
 }
@@ -361,16 +350,14 @@ fn draw_scatter<DB: DrawingBackend>(
     b: &mut ChartBuilder<'_, '_, DB>,
     p: &Panel,
     series: &[Series],
-) -> DrawResult {
+) -> DrawResult<DB> {
     let Mesh {
         label_style,
         desc_style,
         axis,
         light,
     } = Mesh::new();
-    let mut chart = b
-        .build_cartesian_2d(-0.03f64..1.03, -0.03f64..1.06)
-        .map_err(err)?;
+    let mut chart = b.build_cartesian_2d(-0.03f64..1.03, -0.03f64..1.06)?;
     chart
         .configure_mesh()
         .x_desc(&p.x_desc)
@@ -382,20 +369,17 @@ fn draw_scatter<DB: DrawingBackend>(
         .axis_style(axis)
         .bold_line_style(light)
         .light_line_style(TRANSPARENT)
-        .draw()
-        .map_err(err)?;
+        .draw()?;
     let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.clone()).collect();
     let moved = spread(&all, 0.018);
     let mut at = 0;
     for s in series {
         let pts = &moved[at..at + s.points.len()];
         at += s.points.len();
-        chart
-            .draw_series(pts.iter().map(|&c| {
-                EmptyElement::at(c)
-                    + Polygon::new(marker_shape(s.id.marker, px(3.2)), s.id.color.filled())
-            }))
-            .map_err(err)?;
+        chart.draw_series(pts.iter().map(|&c| {
+            EmptyElement::at(c)
+                + Polygon::new(marker_shape(s.id.marker, px(3.2)), s.id.color.filled())
+        }))?;
     }
     Ok(())
 }
@@ -406,7 +390,7 @@ fn draw_bars<DB: DrawingBackend>(
     p: &Panel,
     categories: &[String],
     series: &[BarSeries],
-) -> DrawResult {
+) -> DrawResult<DB> {
     let Mesh {
         label_style,
         desc_style,
@@ -414,9 +398,7 @@ fn draw_bars<DB: DrawingBackend>(
         light,
     } = Mesh::new();
     let n = categories.len().max(1);
-    let mut chart = b
-        .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..1.12)
-        .map_err(err)?;
+    let mut chart = b.build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..1.12)?;
     let cats = categories.to_vec();
     chart
         .configure_mesh()
@@ -437,27 +419,24 @@ fn draw_bars<DB: DrawingBackend>(
         .bold_line_style(light)
         .light_line_style(TRANSPARENT)
         .disable_x_mesh()
-        .draw()
-        .map_err(err)?;
+        .draw()?;
     let m = series.len().max(1) as f64;
     let band = 0.8 / m;
     for (s, bs) in series.iter().enumerate() {
         let left = |c: usize| c as f64 - 0.4 + band * s as f64;
-        chart
-            .draw_series(
-                bs.values
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(c, v)| {
-                        let v = (*v)?;
-                        Some(bar::<f64, f64>(
-                            [(left(c) + band * 0.05, 0.0), (left(c) + band * 0.95, v)],
-                            &bs.id,
-                        ))
-                    })
-                    .flatten(),
-            )
-            .map_err(err)?;
+        chart.draw_series(
+            bs.values
+                .iter()
+                .enumerate()
+                .filter_map(|(c, v)| {
+                    let v = (*v)?;
+                    Some(bar::<f64, f64>(
+                        [(left(c) + band * 0.05, 0.0), (left(c) + band * 0.95, v)],
+                        &bs.id,
+                    ))
+                })
+                .flatten(),
+        )?;
         if series.len() > 4 {
             // Too narrow for labels; the CSV has the values.
             continue;
@@ -466,16 +445,14 @@ fn draw_bars<DB: DrawingBackend>(
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Bottom));
-        chart
-            .draw_series(bs.values.iter().enumerate().map(|(c, v)| {
-                let text = v.map_or("n/a".to_string(), |v| format!("{v:.2}"));
-                Text::new(
-                    text,
-                    (left(c) + band / 2.0, v.unwrap_or(0.0) + 0.01),
-                    value_font.clone(),
-                )
-            }))
-            .map_err(err)?;
+        chart.draw_series(bs.values.iter().enumerate().map(|(c, v)| {
+            let text = v.map_or("n/a".to_string(), |v| format!("{v:.2}"));
+            Text::new(
+                text,
+                (left(c) + band / 2.0, v.unwrap_or(0.0) + 0.01),
+                value_font.clone(),
+            )
+        }))?;
     }
     Ok(())
 }
@@ -485,7 +462,7 @@ fn draw_forest<DB: DrawingBackend>(
     b: &mut ChartBuilder<'_, '_, DB>,
     p: &Panel,
     rows: &[ForestRow],
-) -> DrawResult {
+) -> DrawResult<DB> {
     let Mesh {
         label_style,
         desc_style,
@@ -497,9 +474,7 @@ fn draw_forest<DB: DrawingBackend>(
     let hi = rows.iter().map(|r| r.high).fold(0.0f64, f64::max);
     let pad = ((hi - lo) * 0.08).max(0.02);
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
-    let mut chart = b
-        .build_cartesian_2d(lo - pad..hi + pad, -0.6f64..n as f64 - 0.4)
-        .map_err(err)?;
+    let mut chart = b.build_cartesian_2d(lo - pad..hi + pad, -0.6f64..n as f64 - 0.4)?;
     chart
         .configure_mesh()
         .x_desc(&p.x_desc)
@@ -521,40 +496,31 @@ fn draw_forest<DB: DrawingBackend>(
         .bold_line_style(light)
         .light_line_style(TRANSPARENT)
         .disable_y_mesh()
-        .draw()
-        .map_err(err)?;
-    chart
-        .draw_series(std::iter::once(PathElement::new(
-            vec![(0.0, -0.6), (0.0, n as f64 - 0.4)],
-            RGBColor(120, 120, 120).stroke_width(px(0.6) as u32),
-        )))
-        .map_err(err)?;
+        .draw()?;
+    chart.draw_series(std::iter::once(PathElement::new(
+        vec![(0.0, -0.6), (0.0, n as f64 - 0.4)],
+        RGBColor(120, 120, 120).stroke_width(px(0.6) as u32),
+    )))?;
     let ink = super::style::OKABE_ITO[5];
     for (i, r) in rows.iter().enumerate() {
         let y = (n - 1 - i) as f64;
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(r.low, y), (r.high, y)],
-                ink.stroke_width(px(1.2) as u32),
-            )))
-            .map_err(err)?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(r.low, y), (r.high, y)],
+            ink.stroke_width(px(1.2) as u32),
+        )))?;
         for x in [r.low, r.high] {
-            chart
-                .draw_series(std::iter::once(
-                    EmptyElement::at((x, y))
-                        + PathElement::new(
-                            vec![(0, -px(3.0)), (0, px(3.0))],
-                            ink.stroke_width(px(1.2) as u32),
-                        ),
-                ))
-                .map_err(err)?;
+            chart.draw_series(std::iter::once(
+                EmptyElement::at((x, y))
+                    + PathElement::new(
+                        vec![(0, -px(3.0)), (0, px(3.0))],
+                        ink.stroke_width(px(1.2) as u32),
+                    ),
+            ))?;
         }
-        chart
-            .draw_series(std::iter::once(
-                EmptyElement::at((r.estimate, y))
-                    + Polygon::new(marker_shape(Marker::Square, px(3.0)), ink.filled()),
-            ))
-            .map_err(err)?;
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((r.estimate, y))
+                + Polygon::new(marker_shape(Marker::Square, px(3.0)), ink.filled()),
+        ))?;
     }
     Ok(())
 }

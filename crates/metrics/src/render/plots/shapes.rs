@@ -2,7 +2,7 @@
 //! offsets that keep coinciding series apart (a horizontal dodge per curve, a small circle
 //! around a shared scatter position). Split from `draw.rs`, which lays the figure out.
 
-use super::draw::{DrawResult, err};
+use super::draw::DrawResult;
 use super::style::{Identity, Marker, px};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -76,12 +76,10 @@ pub(super) fn draw_dashed<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     pts: &[(i32, i32)],
     id: &Identity,
-) -> DrawResult {
+) -> DrawResult<DB> {
     let style = stroke(id, 1.2);
     let Some((dash, gap)) = id.dash else {
-        return area
-            .draw(&PathElement::new(pts.to_vec(), style))
-            .map_err(err);
+        return area.draw(&PathElement::new(pts.to_vec(), style));
     };
     let (dash, gap) = (f64::from(px(dash)), f64::from(px(gap)));
     for seg in pts.windows(2) {
@@ -100,8 +98,7 @@ pub(super) fn draw_dashed<DB: DrawingBackend>(
                     a.1 + (dy * s / len).round() as i32,
                 )
             };
-            area.draw(&PathElement::new(vec![p(t), p(e)], style))
-                .map_err(err)?;
+            area.draw(&PathElement::new(vec![p(t), p(e)], style))?;
             t = e + gap;
         }
     }

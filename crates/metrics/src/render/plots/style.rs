@@ -123,7 +123,7 @@ impl Styles {
 }
 
 /// `#RRGGBB`, as plotters writes colours into SVG.
-pub fn hex(c: RGBColor) -> String {
+pub(crate) fn hex(c: RGBColor) -> String {
     format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
 }
 

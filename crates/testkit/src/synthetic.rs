@@ -1,9 +1,9 @@
-//! Synthetic simulation records: small builders for tests, and a seeded generator of large,
-//! realistic-looking populations for the `report` benchmark. Nothing here is used by the
-//! metrics themselves.
+//! Synthetic simulation records (feature `synthetic`): small builders for the metrics' and the
+//! viewer's tests, and a seeded generator of large, realistic-looking populations for the
+//! `report` benchmark. Test data only; no crate's code reads it.
 
-use crate::stats::bootstrap::SplitMix64;
 use std::collections::BTreeMap;
+use tauguard_core::SplitMix64;
 use tauguard_core::message::ParticipantMessage;
 use tauguard_core::message::Usage;
 use tauguard_core::record::{

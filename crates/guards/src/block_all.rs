@@ -2,10 +2,9 @@
 //! table shows what a guard gets on the PV slice for free — every policy-violating call is
 //! stopped — and what that costs on the Mut slice, where nothing can be done.
 
-use crate::seam::{Decision, Guard, GuardContext, GuardError};
+use crate::seam::{Decision, Guard, GuardContext, Ruling};
 use tauguard_core::ToolCall;
 use tauguard_core::record::RequirementResult;
-use tauguard_llm::BoxFuture;
 
 /// Blocks every mutating call.
 #[derive(Debug, Default)]
@@ -20,22 +19,21 @@ impl Guard for BlockAll {
         &'a self,
         _ctx: &'a GuardContext<'a>,
         call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<Decision, GuardError>> {
-        Box::pin(async move {
-            Ok(Decision::block(
-                vec![RequirementResult {
-                    name: "never_mutate".into(),
-                    met: false,
-                    reason: format!(
-                        "the block-all floor blocks every mutating call, `{}` included",
-                        call.name
-                    ),
-                }],
-                format!(
-                    "`{}` cannot be performed here. Tell the user the change cannot be made.",
+    ) -> Ruling<'a> {
+        Decision::block(
+            vec![RequirementResult {
+                name: "never_mutate".into(),
+                met: false,
+                reason: format!(
+                    "the block-all floor blocks every mutating call, `{}` included",
                     call.name
                 ),
-            ))
-        })
+            }],
+            format!(
+                "`{}` cannot be performed here. Tell the user the change cannot be made.",
+                call.name
+            ),
+        )
+        .into_ruling()
     }
 }

@@ -11,13 +11,12 @@
 //! `constraint` / `verifier`), so records show which calls reached the verifier;
 //! [`Hybrid::verifier_calls_saved`] counts the saved calls over the guard's lifetime.
 
-use crate::seam::{Decision, Guard, GuardContext, GuardError, Guidance, ModelPrompt};
+use crate::seam::{Advice, Decision, Guard, GuardContext, GuardError, ModelPrompt, Ruling};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tauguard_core::ToolCall;
 use tauguard_core::record::{RoleUsage, Verdict};
-use tauguard_llm::BoxFuture;
 
 pub struct Hybrid {
     name: String,
@@ -157,19 +156,12 @@ impl Guard for Hybrid {
         &self.name
     }
 
-    fn on_mutating_call<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<Decision, GuardError>> {
+    fn on_mutating_call<'a>(&'a self, ctx: &'a GuardContext<'a>, call: &'a ToolCall) -> Ruling<'a> {
         Box::pin(self.decide(ctx, call))
     }
 
     /// Turn-level guidance comes from the verifier (the constraint layer has none to give).
-    fn before_agent_turn<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-    ) -> BoxFuture<'a, Result<Option<Guidance>, GuardError>> {
+    fn before_agent_turn<'a>(&'a self, ctx: &'a GuardContext<'a>) -> Advice<'a> {
         self.verifier.before_agent_turn(ctx)
     }
 

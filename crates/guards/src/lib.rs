@@ -36,36 +36,40 @@ pub use factory::{
     GuardEntry, GuardInputs, GuardName, GuardOptions, KNOWN_GUARDS, UnknownGuard, build_guard,
 };
 pub use seam::{
-    Decision, Guard, GuardContext, GuardError, GuardState, Guidance, ModelPrompt, SessionEnd,
+    Advice, Decision, Guard, GuardContext, GuardError, GuardState, Guidance, ModelPrompt, Ruling,
+    SessionEnd,
 };
 pub use tauguard_core::record::Verdict;
 
 // The tool catalogue and the compiled artifact sets every family reads.
 pub use artifact_diff::{ChecklistDiff, WorkflowDiff};
 pub use artifact_set::{
-    ArtifactSet, ArtifactSetError, BUNDLE_FILE, CHECKLIST_DIR, FROZEN, WORKFLOW_DIR,
+    ArtifactSet, ArtifactSetError, BUNDLE_FILE, CHECKLIST_DIR, FROZEN, Part, WORKFLOW_DIR,
 };
 pub use catalog::{ToolCatalog, ToolClass};
-pub use provenance::{Origin, PROVENANCE_FILE, Provenance, ProvenanceError};
+pub use provenance::{Entry, Origin, PROVENANCE_FILE, Provenance, ProvenanceError};
 
 // Rules: ToolGuard, Hybrid, and the block-everything floor.
 pub use block_all::BlockAll;
 pub use hybrid::Hybrid;
 pub use toolguard::ToolGuard;
-pub use toolguard::load::{RuleError, RuleSet, parse_rule_file};
+pub use toolguard::load::{ArgumentRule, RuleError, RuleSet, ToolRules, parse_rule_file};
+pub use toolguard::schema::OnError;
 
 // The PolicyGuard verifier family, its checklists, prerequisites and templates.
 pub use policyguard::checklist::validate::{
-    ArtifactError, parse_general_rules, parse_tool_checklist,
+    ArtifactError, ArtifactIssue, parse_general_rules, parse_tool_checklist,
 };
 pub use policyguard::checklist::{
-    Constraint, DomainChecklists, GENERAL_RULES_FILE, GeneralRule, Requirement, RequirementType,
-    ToolChecklist, general_rules_to_yaml, load_domain_checklists, tool_checklist_to_yaml,
-    write_domain_checklists,
+    Constraint, DomainChecklists, GENERAL_RULES_FILE, GeneralRule, GeneralRules, Requirement,
+    RequirementType, StatedRule, ToolChecklist, general_rules_to_yaml, load_domain_checklists,
+    tool_checklist_to_yaml, write_domain_checklists,
 };
-pub use policyguard::prerequisites::{Prerequisites, PrerequisitesError, ToolPrerequisites};
+pub use policyguard::prerequisites::{
+    ArgumentLink, Prerequisites, PrerequisitesError, ToolPrerequisites,
+};
 pub use policyguard::sim::grounding::RuleSources;
-pub use policyguard::sim::{Input, Inputs, SimVerifier};
+pub use policyguard::sim::{Input, Inputs, SimEvaluation, SimVerifier};
 pub use policyguard::templates::{TemplateError, Templates};
 pub use policyguard::{
     FAIL_CLOSED_MESSAGE, FailMode, PolicyGuardError, PolicyGuardSetup, PolicyGuardVerifier,

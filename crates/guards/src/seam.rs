@@ -129,6 +129,12 @@ impl Decision {
         }
     }
 
+    /// This decision as the hook's future, for a guard that decides without awaiting anything
+    /// (rules, floors, test stand-ins): the decision is made before the future is polled.
+    pub fn into_ruling<'a>(self) -> Ruling<'a> {
+        Box::pin(std::future::ready(Ok(self)))
+    }
+
     pub fn block(requirements: Vec<RequirementResult>, remediation: impl Into<String>) -> Decision {
         Decision {
             verdict: Verdict::Block,
@@ -196,6 +202,13 @@ pub enum GuardError {
     Prompt(#[from] crate::policyguard::templates::TemplateError),
 }
 
+/// A guard's ruling on a pending mutating call, as [`Guard::on_mutating_call`] returns it: the
+/// trait and every guard name the hook's future once, so their signatures cannot drift apart.
+pub type Ruling<'a> = BoxFuture<'a, Result<Decision, GuardError>>;
+
+/// What [`Guard::before_agent_turn`] returns: the guidance, if any, once the guide has decided.
+pub type Advice<'a> = BoxFuture<'a, Result<Option<Guidance>, GuardError>>;
+
 /// A runtime guard. Object-safe; shared across simulations (`Arc<dyn Guard>`), so any state a
 /// guard keeps per simulation lives in what the orchestrator hands it.
 pub trait Guard: Send + Sync {
@@ -204,17 +217,10 @@ pub trait Guard: Send + Sync {
 
     /// Decides on a pending mutating call. An `Err` is an infrastructure failure of the guard
     /// (e.g. the verifier model is unreachable after retries), not a verdict.
-    fn on_mutating_call<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<Decision, GuardError>>;
+    fn on_mutating_call<'a>(&'a self, ctx: &'a GuardContext<'a>, call: &'a ToolCall) -> Ruling<'a>;
 
     /// Optional guidance before the agent answers a user turn (PolicyGuide-style guards).
-    fn before_agent_turn<'a>(
-        &'a self,
-        _ctx: &'a GuardContext<'a>,
-    ) -> BoxFuture<'a, Result<Option<Guidance>, GuardError>> {
+    fn before_agent_turn<'a>(&'a self, _ctx: &'a GuardContext<'a>) -> Advice<'a> {
         Box::pin(async { Ok(None) })
     }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use tauguard_compile::OutputError;
 use tauguard_compile::checklist::{
     CompileError, CompileInput, CompileOptions, CompileReport, REPORT_FILE, Step, StepOutcome,
-    compile_checklists, compile_checklists_with,
+    StepRecord, compile_checklists, compile_checklists_with,
 };
 use tauguard_core::ToolSpec;
 use tauguard_core::message::Usage;
@@ -63,6 +63,15 @@ impl ChatModel for ScriptedModel {
             Ok(text_reply(content, usage, 0.01, Duration::from_millis(5)))
         })
     }
+}
+
+/// The report's record of `step` on `target`.
+fn step_of<'r>(report: &'r CompileReport, step: Step, target: &str) -> &'r StepRecord {
+    report
+        .steps
+        .iter()
+        .find(|s| s.step == step && s.target == target)
+        .unwrap_or_else(|| panic!("no {step:?} step on `{target}` in the report"))
 }
 
 fn tool(name: &str, description: &str) -> ToolSpec {
@@ -125,15 +134,11 @@ const CLASSIFY: &str = r#"Here is my classification:
 ]}
 ```"#;
 
-const BOOK: &str = "Sure! Here is the checklist for book_reservation.
-
-```yaml
-tool: book_reservation
-description: Books a reservation.
-constraints:
-  - name: max_five_passengers
-    rule: At most five passengers.
-requirements:
+/// The requirements of both book_reservation replies (the review rewrites only the
+/// constraint), spelled once.
+macro_rules! book_requirements {
+    () => {
+        "requirements:
   - name: obtain_user_id
     type: procedural
     hint: The user gave their id.
@@ -144,9 +149,25 @@ requirements:
   - name: user_confirmation
     type: procedural
     hint: The user said yes after the summary.
-```
+"
+    };
+}
 
-Let me know if you need anything else.";
+const BOOK: &str = concat!(
+    "Sure! Here is the checklist for book_reservation.
+
+```yaml
+tool: book_reservation
+description: Books a reservation.
+constraints:
+  - name: max_five_passengers
+    rule: At most five passengers.
+",
+    book_requirements!(),
+    "```
+
+Let me know if you need anything else."
+);
 
 /// Invalid: a data requirement names a mutating tool, and an unknown key.
 const CANCEL_BAD: &str = "```yaml
@@ -180,25 +201,18 @@ rules:
     rule: One tool call at a time.
 That is all.";
 
-const BOOK_REVIEWED: &str = "```yaml
+const BOOK_REVIEWED: &str = concat!(
+    "```yaml
 tool: book_reservation
 description: Books a reservation.
 constraints:
   - name: max_five_passengers
     rule: The reservation has at most five passengers.
     hint: Policy says at most five.
-requirements:
-  - name: obtain_user_id
-    type: procedural
-    hint: The user gave their id.
-  - name: user_details_retrieved
-    type: data
-    tool: get_user_details
-    hint: Looked up the user.
-  - name: user_confirmation
-    type: procedural
-    hint: The user said yes after the summary.
-```";
+",
+    book_requirements!(),
+    "```"
+);
 
 const NOT_YAML: &str = "I think the checklist is fine as it is.";
 
@@ -265,11 +279,7 @@ async fn compiles_a_loadable_artifact_set_with_repairs() {
     assert_eq!(report.counts.requirements, 5);
     assert_eq!(report.counts.data_requirements, 2);
     assert_eq!(report.counts.constraints, 1);
-    let cancel_draft = report
-        .steps
-        .iter()
-        .find(|s| s.step == Step::ToolChecklist && s.target == "cancel_reservation")
-        .unwrap();
+    let cancel_draft = step_of(&report, Step::ToolChecklist, "cancel_reservation");
     assert_eq!(cancel_draft.tally.outcome, StepOutcome::Repaired);
     assert_eq!(cancel_draft.tally.calls, 2);
     assert!(
@@ -277,17 +287,9 @@ async fn compiles_a_loadable_artifact_set_with_repairs() {
         "{:?}",
         cancel_draft.tally.errors
     );
-    let cancel_review = report
-        .steps
-        .iter()
-        .find(|s| s.step == Step::Review && s.target == "cancel_reservation")
-        .unwrap();
+    let cancel_review = step_of(&report, Step::Review, "cancel_reservation");
     assert_eq!(cancel_review.tally.outcome, StepOutcome::KeptPrevious);
-    let general_review = report
-        .steps
-        .iter()
-        .find(|s| s.step == Step::Review && s.target == "general_rules")
-        .unwrap();
+    let general_review = step_of(&report, Step::Review, "general_rules");
     assert_eq!(general_review.tally.changed, Some(false));
 
     // compile_report.json is written and parses back to the same report.

@@ -18,7 +18,7 @@ pub(crate) mod stdio;
 use crate::catalog::{ToolCatalog, ToolClass};
 use crate::policyguard::FailMode;
 use crate::seam::SessionEnd;
-use crate::{Decision, Guard, GuardContext, GuardError, GuardState, Guidance};
+use crate::{Advice, Decision, Guard, GuardContext, GuardState, Guidance, Ruling};
 use fault::Fault;
 use http::HttpLink;
 use protocol::Hello;
@@ -32,7 +32,6 @@ use stdio::{Incoming, StdioProcess};
 use tauguard_core::ToolCall;
 use tauguard_core::record::{FailCause, GuideEvent, GuideTrigger};
 use tauguard_env::DomainData;
-use tauguard_llm::BoxFuture;
 
 /// The configuration name records carry for every external guard (the entry's own name is
 /// `guard.name` of the cell, as for any named entry).
@@ -465,11 +464,7 @@ impl Guard for ExternalGuard {
         EXTERNAL
     }
 
-    fn on_mutating_call<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<Decision, GuardError>> {
+    fn on_mutating_call<'a>(&'a self, ctx: &'a GuardContext<'a>, call: &'a ToolCall) -> Ruling<'a> {
         Box::pin(async move {
             let mut body = Map::new();
             body.insert(
@@ -495,10 +490,7 @@ impl Guard for ExternalGuard {
         })
     }
 
-    fn before_agent_turn<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-    ) -> BoxFuture<'a, Result<Option<Guidance>, GuardError>> {
+    fn before_agent_turn<'a>(&'a self, ctx: &'a GuardContext<'a>) -> Advice<'a> {
         Box::pin(async move {
             if !self.link.hello().has(protocol::HOOK_BEFORE_TURN) {
                 return Ok(None);

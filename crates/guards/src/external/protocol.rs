@@ -67,6 +67,26 @@ fn opt_str(o: &Map<String, Value>, key: &str) -> Result<Option<String>, String> 
     }
 }
 
+/// An optional array field, each item checked by `item` (given its index): `None` when the
+/// field is absent or null, so the caller's default applies; an error naming the field when it
+/// is not an array.
+fn opt_array<T>(
+    o: &Map<String, Value>,
+    key: &str,
+    mut item: impl FnMut(usize, &Value) -> Result<T, String>,
+) -> Result<Option<Vec<T>>, String> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| item(i, v))
+            .collect::<Result<_, _>>()
+            .map(Some),
+        Some(other) => Err(format!("`{key}` must be an array, got {other}")),
+    }
+}
+
 /// Parses a `hello` reply.
 pub(crate) fn parse_hello(reply: &Value, id: &str) -> Result<Hello, String> {
     let o = envelope(reply, "hello", id)?;
@@ -79,19 +99,13 @@ pub(crate) fn parse_hello(reply: &Value, id: &str) -> Result<Hello, String> {
     }
     let name = opt_str(o, "name")?.ok_or("`name` is missing")?;
     let version = opt_str(o, "version")?.ok_or("`version` is missing")?;
-    let hooks = match o.get("hooks") {
-        None | Some(Value::Null) => vec![HOOK_MUTATING_CALL.to_string()],
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|h| match h.as_str() {
-                Some(s @ (HOOK_MUTATING_CALL | HOOK_BEFORE_TURN)) => Ok(s.to_string()),
-                _ => Err(format!(
-                    "`hooks` lists {h}; known hooks: {HOOK_MUTATING_CALL}, {HOOK_BEFORE_TURN}"
-                )),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(other) => return Err(format!("`hooks` must be an array, got {other}")),
-    };
+    let hooks = opt_array(o, "hooks", |_, h| match h.as_str() {
+        Some(s @ (HOOK_MUTATING_CALL | HOOK_BEFORE_TURN)) => Ok(s.to_string()),
+        _ => Err(format!(
+            "`hooks` lists {h}; known hooks: {HOOK_MUTATING_CALL}, {HOOK_BEFORE_TURN}"
+        )),
+    })?
+    .unwrap_or_else(|| vec![HOOK_MUTATING_CALL.to_string()]);
     Ok(Hello {
         name,
         version,
@@ -160,32 +174,25 @@ pub(crate) fn parse_decision(reply: &Value, id: &str) -> Result<DecisionReply, S
     if verdict == Verdict::Block && remediation.as_deref().is_none_or(|r| r.trim().is_empty()) {
         return Err("a BLOCK needs a non-empty `remediation` for the agent".into());
     }
-    let requirements = match o.get("requirements") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let name = r.get("name").and_then(Value::as_str);
-                let met = r.get("met").and_then(Value::as_bool);
-                match (name, met) {
-                    (Some(name), Some(met)) => Ok(RequirementResult {
-                        name: name.to_string(),
-                        met,
-                        reason: r
-                            .get("reason")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                    }),
-                    _ => Err(format!(
-                        "`requirements[{i}]` needs a string `name` and a boolean `met`"
-                    )),
-                }
-            })
-            .collect::<Result<_, _>>()?,
-        Some(other) => return Err(format!("`requirements` must be an array, got {other}")),
-    };
+    let requirements = opt_array(o, "requirements", |i, r| {
+        let name = r.get("name").and_then(Value::as_str);
+        let met = r.get("met").and_then(Value::as_bool);
+        match (name, met) {
+            (Some(name), Some(met)) => Ok(RequirementResult {
+                name: name.to_string(),
+                met,
+                reason: r
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            }),
+            _ => Err(format!(
+                "`requirements[{i}]` needs a string `name` and a boolean `met`"
+            )),
+        }
+    })?
+    .unwrap_or_default();
     Ok(DecisionReply {
         verdict,
         remediation,
@@ -206,22 +213,13 @@ pub(crate) struct GuidanceReply {
 /// Parses a `guidance` reply to the `before_turn` request `id`.
 pub(crate) fn parse_guidance(reply: &Value, id: &str) -> Result<GuidanceReply, String> {
     let o = envelope(reply, "guidance", id)?;
-    let enabled_tools = match o.get("enabled_tools") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => {
-            let mut tools: Vec<String> = a
-                .iter()
-                .map(|t| {
-                    t.as_str()
-                        .map(str::to_string)
-                        .ok_or_else(|| format!("`enabled_tools` lists {t}, not a tool name"))
-                })
-                .collect::<Result<_, _>>()?;
-            tools.sort();
-            tools
-        }
-        Some(other) => return Err(format!("`enabled_tools` must be an array, got {other}")),
-    };
+    let mut enabled_tools = opt_array(o, "enabled_tools", |_, t| {
+        t.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("`enabled_tools` lists {t}, not a tool name"))
+    })?
+    .unwrap_or_default();
+    enabled_tools.sort();
     Ok(GuidanceReply {
         guidance: opt_str(o, "guidance")?,
         enabled_tools,

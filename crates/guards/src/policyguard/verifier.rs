@@ -15,13 +15,13 @@ use super::templates::TemplateError;
 use super::{
     FailMode, PolicyGuardError, PolicyGuardSetup, Sampling, Variant, synthesise_remediation,
 };
-use crate::seam::{Decision, Guard, GuardContext, GuardError, ModelPrompt};
+use crate::seam::{Decision, Guard, GuardContext, ModelPrompt, Ruling};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tauguard_core::message::ParticipantMessage;
 use tauguard_core::record::{FailCause, RequirementResult, RoleUsage, Verdict};
 use tauguard_core::{Message, ToolCall};
-use tauguard_llm::{BoxFuture, ChatModel};
+use tauguard_llm::ChatModel;
 
 /// Remediation when the verifier could not reach a verdict and fails closed.
 pub const FAIL_CLOSED_MESSAGE: &str = "The policy verifier could not reach a verdict on this call, so it was not executed. \
@@ -283,11 +283,7 @@ impl Guard for PolicyGuardVerifier {
         self.largest_prompt().ok()
     }
 
-    fn on_mutating_call<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<Decision, GuardError>> {
+    fn on_mutating_call<'a>(&'a self, ctx: &'a GuardContext<'a>, call: &'a ToolCall) -> Ruling<'a> {
         Box::pin(async move {
             let prompt = self.render(ctx.policy, ctx.history, call)?;
             let messages = vec![

@@ -12,7 +12,9 @@
 
 use super::flow::Flow;
 use super::state::{Gate, GuideState, RequestUpdate};
-use crate::seam::{Decision, Guard, GuardContext, GuardError, Guidance, ModelPrompt};
+use crate::seam::{
+    Advice, Decision, Guard, GuardContext, GuardError, Guidance, ModelPrompt, Ruling,
+};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tauguard_core::ToolCall;
@@ -239,18 +241,11 @@ impl Guard for PolicyGuide {
         &self.name
     }
 
-    fn on_mutating_call<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<Decision, GuardError>> {
+    fn on_mutating_call<'a>(&'a self, ctx: &'a GuardContext<'a>, call: &'a ToolCall) -> Ruling<'a> {
         Box::pin(self.decide(ctx, call))
     }
 
-    fn before_agent_turn<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-    ) -> BoxFuture<'a, Result<Option<Guidance>, GuardError>> {
+    fn before_agent_turn<'a>(&'a self, ctx: &'a GuardContext<'a>) -> Advice<'a> {
         Box::pin(async move {
             // A new user-turn region: the gate is armed again.
             ctx.state.with(|s: &mut GuideState| s.gate = Gate::Armed);

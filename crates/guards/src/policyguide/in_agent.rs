@@ -16,13 +16,12 @@
 use super::flow::Flow;
 use super::workflow::NodeKind;
 use crate::policyguard::sim::evidence::{CallRecord, call_records, succeeded};
-use crate::seam::{Decision, Guard, GuardContext, GuardError, Guidance};
+use crate::seam::{Advice, Decision, Guard, GuardContext, Guidance, Ruling};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use tauguard_core::ToolCall;
 use tauguard_core::record::{GuideEvent, GuideTrigger, RequirementResult, RoleUsage};
-use tauguard_llm::BoxFuture;
 
 /// `policyguide-self`: the graph handed to the agent, nothing else.
 #[derive(Debug)]
@@ -54,8 +53,8 @@ impl Guard for SelfGuided {
         &'a self,
         _ctx: &'a GuardContext<'a>,
         _call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<Decision, GuardError>> {
-        Box::pin(async { Ok(Decision::pass(Vec::new())) })
+    ) -> Ruling<'a> {
+        Decision::pass(Vec::new()).into_ruling()
     }
 
     fn agent_instructions(&self) -> Option<Arc<str>> {
@@ -169,10 +168,7 @@ impl Guard for FlowAgent {
         Some(self.instructions.clone())
     }
 
-    fn before_agent_turn<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-    ) -> BoxFuture<'a, Result<Option<Guidance>, GuardError>> {
+    fn before_agent_turn<'a>(&'a self, ctx: &'a GuardContext<'a>) -> Advice<'a> {
         Box::pin(async move {
             ctx.state.with(|r: &mut Rejected| r.0.clear());
             let mut available = Vec::new();
@@ -216,11 +212,7 @@ impl Guard for FlowAgent {
         })
     }
 
-    fn on_mutating_call<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<Decision, GuardError>> {
+    fn on_mutating_call<'a>(&'a self, ctx: &'a GuardContext<'a>, call: &'a ToolCall) -> Ruling<'a> {
         Box::pin(async move {
             let missing = self.missing(&call_records(ctx.history, None), &call.name);
             let requirement = |met: bool, reason: String| RequirementResult {

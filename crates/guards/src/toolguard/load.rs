@@ -93,7 +93,7 @@ pub(crate) struct Lookup {
 
 /// One compiled rule.
 #[derive(Debug)]
-pub struct Rule {
+pub struct ArgumentRule {
     pub name: String,
     pub message: String,
     pub on_error: OnError,
@@ -102,7 +102,7 @@ pub struct Rule {
     pub(crate) check: Expression,
 }
 
-impl Rule {
+impl ArgumentRule {
     pub fn check_source(&self) -> &str {
         &self.check.source
     }
@@ -119,7 +119,7 @@ pub struct ToolRules {
     pub path: PathBuf,
     pub description: Option<String>,
     pub(crate) lookups: Vec<Lookup>,
-    pub rules: Vec<Rule>,
+    pub rules: Vec<ArgumentRule>,
 }
 
 impl ToolRules {
@@ -459,7 +459,7 @@ pub fn parse_rule_file(
             .map(|w| c.expr(&field("when"), w, &known))
             .transpose()?;
         let check = c.expr(&field("check"), &r.check, &known)?;
-        rules.push(Rule {
+        rules.push(ArgumentRule {
             name: r.name.clone(),
             message: r.message.trim().to_string(),
             on_error: r.on_error,

@@ -31,10 +31,10 @@ mod expr;
 pub(crate) mod load;
 pub(crate) mod schema;
 
-pub(crate) use load::{Rule, RuleError, RuleSet};
+pub(crate) use load::{ArgumentRule, RuleError, RuleSet};
 pub(crate) use schema::OnError;
 
-use crate::seam::{Decision, Guard, GuardContext, GuardError};
+use crate::seam::{Decision, Guard, GuardContext, Ruling};
 use cel::{Context, Value};
 use expr::{new_scope, to_cel, to_json};
 use load::{ITEM, Lookup, LookupSource};
@@ -44,7 +44,6 @@ use std::sync::{Arc, Mutex};
 use tauguard_core::ToolCall;
 use tauguard_core::record::RequirementResult;
 use tauguard_env::Environment;
-use tauguard_llm::BoxFuture;
 
 /// The fixed "now" of a domain's policy, as an ISO date-time (from the domain registry).
 pub(crate) fn domain_clock(domain: &str) -> Option<&'static str> {
@@ -247,11 +246,15 @@ impl ToolGuard {
             now.map_or(Value::Null, |n| Value::from(&n[..n.len().min(10)])),
         );
 
-        let mut records: Option<RecordView> = None;
+        let mut fetcher = Fetcher {
+            guard: self,
+            ctx,
+            records: None,
+        };
         let mut lookup_info = Map::new();
         let mut lookup_failures: Vec<String> = Vec::new();
         for lk in &tool.lookups {
-            let (value, errors, skipped) = run_lookup(self, lk, &scope, ctx, &mut records);
+            let (value, errors, skipped) = fetcher.run(lk, &scope);
             let mut entry = Map::new();
             entry.insert("ok".into(), json!(errors.is_empty()));
             if skipped {
@@ -354,7 +357,7 @@ fn sentence(s: &str) -> String {
     }
 }
 
-fn evaluate_rule(rule: &Rule, scope: &Context<'_, '_>) -> Outcome {
+fn evaluate_rule(rule: &ArgumentRule, scope: &Context<'_, '_>) -> Outcome {
     if let Some(when) = &rule.when {
         match when.eval_bool(scope) {
             Ok(false) => return Outcome::Skipped,
@@ -369,83 +372,83 @@ fn evaluate_rule(rule: &Rule, scope: &Context<'_, '_>) -> Outcome {
     }
 }
 
-/// Runs one lookup: (bound value, errors, skipped by `when`).
-fn run_lookup(
-    guard: &ToolGuard,
-    lk: &Lookup,
-    scope: &Context<'_, '_>,
-    ctx: &GuardContext<'_>,
-    records: &mut Option<RecordView>,
-) -> (Json, Vec<String>, bool) {
-    if let Some(when) = &lk.when {
-        match when.eval_bool(scope) {
-            Ok(true) => {}
-            Ok(false) => return (Json::Null, Vec::new(), true),
-            Err(e) => return (Json::Null, vec![format!("in `when`: {e}")], false),
-        }
-    }
-    let Some(for_each) = &lk.for_each else {
-        return match fetch(guard, &lk.source, scope, ctx, records) {
-            Ok(v) => (v, Vec::new(), false),
-            Err(e) => (Json::Null, vec![e], false),
-        };
-    };
-    let items = match for_each.eval(scope) {
-        Ok(Value::List(items)) => items,
-        Ok(other) => {
-            return (
-                Json::Null,
-                vec![format!("`for_each` gave a {}, not a list", other.type_of())],
-                false,
-            );
-        }
-        Err(e) => return (Json::Null, vec![format!("in `for_each`: {e}")], false),
-    };
-    let mut out = Vec::with_capacity(items.len());
-    let mut errors = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let mut inner = scope.new_inner_scope();
-        inner.add_variable_from_value(ITEM, item.clone());
-        match fetch(guard, &lk.source, &inner, ctx, records) {
-            Ok(v) => out.push(v),
-            Err(e) => {
-                errors.push(format!("item {i}: {e}"));
-                out.push(Json::Null);
-            }
-        }
-    }
-    (Json::Array(out), errors, false)
+/// What a call's lookups read from: the guard's record cache, the hook's context, and the
+/// record view built on the first record lookup and shared by the rest of the call's lookups.
+struct Fetcher<'g, 'c> {
+    guard: &'g ToolGuard,
+    ctx: &'g GuardContext<'c>,
+    records: Option<RecordView>,
 }
 
-fn fetch(
-    guard: &ToolGuard,
-    source: &LookupSource,
-    scope: &Context<'_, '_>,
-    ctx: &GuardContext<'_>,
-    records: &mut Option<RecordView>,
-) -> Result<Json, String> {
-    match source {
-        LookupSource::Tool { tool, args } => {
-            let mut call_args = Map::new();
-            for (name, e) in args {
-                let v = e
-                    .eval(scope)
-                    .map_err(|m| format!("argument `{name}`: {m}"))?;
-                call_args.insert(
-                    name.clone(),
-                    to_json(&v).map_err(|m| format!("argument `{name}`: {m}"))?,
+impl Fetcher<'_, '_> {
+    /// Runs one lookup: (bound value, errors, skipped by `when`).
+    fn run(&mut self, lk: &Lookup, scope: &Context<'_, '_>) -> (Json, Vec<String>, bool) {
+        if let Some(when) = &lk.when {
+            match when.eval_bool(scope) {
+                Ok(true) => {}
+                Ok(false) => return (Json::Null, Vec::new(), true),
+                Err(e) => return (Json::Null, vec![format!("in `when`: {e}")], false),
+            }
+        }
+        let Some(for_each) = &lk.for_each else {
+            return match self.fetch(&lk.source, scope) {
+                Ok(v) => (v, Vec::new(), false),
+                Err(e) => (Json::Null, vec![e], false),
+            };
+        };
+        let items = match for_each.eval(scope) {
+            Ok(Value::List(items)) => items,
+            Ok(other) => {
+                return (
+                    Json::Null,
+                    vec![format!("`for_each` gave a {}, not a list", other.type_of())],
+                    false,
                 );
             }
-            ctx.lookup(tool, &call_args)
-                .map_err(|e| format!("{tool}: {}", e.content()))
+            Err(e) => return (Json::Null, vec![format!("in `for_each`: {e}")], false),
+        };
+        let mut out = Vec::with_capacity(items.len());
+        let mut errors = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let mut inner = scope.new_inner_scope();
+            inner.add_variable_from_value(ITEM, item.clone());
+            match self.fetch(&lk.source, &inner) {
+                Ok(v) => out.push(v),
+                Err(e) => {
+                    errors.push(format!("item {i}: {e}"));
+                    out.push(Json::Null);
+                }
+            }
         }
-        LookupSource::Record { collection, key } => {
-            let view = records.get_or_insert_with(|| guard.record_view(ctx.env));
-            match key {
-                None => view.collection(collection),
-                Some(key) => {
-                    let k = key.eval(scope).map_err(|m| format!("`key`: {m}"))?;
-                    view.record(collection, &k)
+        (Json::Array(out), errors, false)
+    }
+
+    fn fetch(&mut self, source: &LookupSource, scope: &Context<'_, '_>) -> Result<Json, String> {
+        match source {
+            LookupSource::Tool { tool, args } => {
+                let mut call_args = Map::new();
+                for (name, e) in args {
+                    let v = e
+                        .eval(scope)
+                        .map_err(|m| format!("argument `{name}`: {m}"))?;
+                    call_args.insert(
+                        name.clone(),
+                        to_json(&v).map_err(|m| format!("argument `{name}`: {m}"))?,
+                    );
+                }
+                self.ctx
+                    .lookup(tool, &call_args)
+                    .map_err(|e| format!("{tool}: {}", e.content()))
+            }
+            LookupSource::Record { collection, key } => {
+                let (guard, env) = (self.guard, self.ctx.env);
+                let view = self.records.get_or_insert_with(|| guard.record_view(env));
+                match key {
+                    None => view.collection(collection),
+                    Some(key) => {
+                        let k = key.eval(scope).map_err(|m| format!("`key`: {m}"))?;
+                        view.record(collection, &k)
+                    }
                 }
             }
         }
@@ -457,13 +460,8 @@ impl Guard for ToolGuard {
         "toolguard"
     }
 
-    fn on_mutating_call<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<Decision, GuardError>> {
-        let decision = self.evaluate(ctx, call);
-        Box::pin(async move { Ok(decision) })
+    fn on_mutating_call<'a>(&'a self, ctx: &'a GuardContext<'a>, call: &'a ToolCall) -> Ruling<'a> {
+        self.evaluate(ctx, call).into_ruling()
     }
 }
 

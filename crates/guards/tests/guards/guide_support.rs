@@ -1,14 +1,12 @@
-//! Shared pieces of the LLM guide tests: a scripted guide model that records every request,
-//! the airline guide built from the frozen bundle, a driver that calls the guard hooks with one
+//! Shared pieces of the LLM guide tests: the scripted guide model (from `scripted.rs`), the
+//! airline guide built from the frozen bundle, a driver that calls the guard hooks with one
 //! per-simulation state, and a scripted airline conversation in three user turns.
 
+pub(crate) use crate::scripted::{DOWN, FATAL, ScriptedModel};
 use crate::support::{agent, call, calls, read, root, user};
 use serde_json::{Value, json};
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::sync::{Arc, OnceLock};
 use tauguard_core::dialogue::GUIDANCE_PREFIX;
-use tauguard_core::message::Usage;
 use tauguard_core::record::GuideEvent;
 use tauguard_core::{Message, ToolCall};
 use tauguard_env::{DataDir, DomainData};
@@ -16,92 +14,7 @@ use tauguard_guards::{
     Decision, FailMode, Flow, Guard, GuardContext, GuardError, GuardState, GuideKnowledge,
     LlmGuide, LlmGuideSetup, PolicyGuide, Sampling, ToolCatalog, load_flow,
 };
-use tauguard_llm::LlmError;
-use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
-
-// ---------------------------------------------------------------- scripted model
-
-/// A scripted reply that makes the model fail with HTTP 401 (fatal).
-pub(crate) const FATAL: &str = "<401>";
-/// A scripted reply that makes the model fail with a connection error (not fatal).
-pub(crate) const DOWN: &str = "<down>";
-
-pub(crate) struct MockGuideModel {
-    replies: Mutex<VecDeque<String>>,
-    seen: Mutex<Vec<ChatRequest>>,
-}
-
-impl MockGuideModel {
-    pub(crate) fn new(replies: &[&str]) -> Arc<MockGuideModel> {
-        Arc::new(MockGuideModel {
-            replies: Mutex::new(replies.iter().map(|r| r.to_string()).collect()),
-            seen: Mutex::new(Vec::new()),
-        })
-    }
-
-    pub(crate) fn seen(&self) -> Vec<ChatRequest> {
-        self.seen.lock().unwrap().clone()
-    }
-
-    pub(crate) fn left(&self) -> usize {
-        self.replies.lock().unwrap().len()
-    }
-}
-
-impl ChatModel for MockGuideModel {
-    fn id(&self) -> &str {
-        "mock/guide-1"
-    }
-
-    fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            self.seen.lock().unwrap().push(req.clone());
-            let reply = self
-                .replies
-                .lock()
-                .unwrap()
-                .pop_front()
-                .expect("a scripted guide reply is left");
-            let connection = |message: &str| LlmError::Connection {
-                provider: "mock".into(),
-                model: "guide-1".into(),
-                message: message.into(),
-            };
-            match reply.as_str() {
-                FATAL => {
-                    return Err(LlmError::Rejected {
-                        provider: "mock".into(),
-                        model: "guide-1".into(),
-                        status: 401,
-                        body: "invalid api key".into(),
-                        should_retry: None,
-                    });
-                }
-                DOWN => return Err(connection("connection refused")),
-                _ => {}
-            }
-            Ok(ChatResponse {
-                content: Some(reply),
-                tool_calls: Vec::new(),
-                usage: Usage {
-                    prompt_tokens: 5000,
-                    completion_tokens: 120,
-                    cached_prompt_tokens: 4096,
-                },
-                cost: Some(0.003),
-                latency: Duration::from_millis(250),
-                original_latency_seconds: None,
-                cache_hit: false,
-                attempts: 1,
-                finish_reason: Some("stop".into()),
-                provider_model: None,
-            })
-        })
-    }
-}
+use tauguard_llm::{ChatModel, ChatRequest};
 
 // ---------------------------------------------------------------- fixtures
 
@@ -136,14 +49,14 @@ pub(crate) fn setup(fail_mode: FailMode) -> LlmGuideSetup {
 
 pub(crate) fn llm_guide(
     knowledge: GuideKnowledge,
-    model: &Arc<MockGuideModel>,
+    model: &Arc<ScriptedModel>,
     mode: FailMode,
 ) -> LlmGuide {
     let model: Arc<dyn ChatModel> = model.clone();
     LlmGuide::new(knowledge, model, &setup(mode)).unwrap_or_else(|e| panic!("{e}"))
 }
 
-pub(crate) fn guide(model: &Arc<MockGuideModel>, mode: FailMode) -> PolicyGuide {
+pub(crate) fn guide(model: &Arc<ScriptedModel>, mode: FailMode) -> PolicyGuide {
     let g = llm_guide(GuideKnowledge::Graph(graph_flow()), model, mode);
     PolicyGuide::new("policyguide", g.flow(), Box::new(g))
 }

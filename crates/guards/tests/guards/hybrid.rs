@@ -9,9 +9,8 @@ use tauguard_core::record::{RequirementResult, RoleUsage};
 use tauguard_core::{Requestor, ToolCall};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::{
-    Decision, Guard, GuardContext, GuardError, Hybrid, RuleSet, ToolCatalog, ToolGuard, Verdict,
+    Decision, Guard, GuardContext, Hybrid, RuleSet, Ruling, ToolCatalog, ToolGuard, Verdict,
 };
-use tauguard_llm::BoxFuture;
 
 /// A verifier stand-in that counts its calls and answers a fixed verdict.
 struct CountingVerifier {
@@ -39,7 +38,7 @@ impl Guard for CountingVerifier {
         &'a self,
         _ctx: &'a GuardContext<'a>,
         _call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<Decision, GuardError>> {
+    ) -> Ruling<'a> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         let met = self.verdict == Verdict::Pass;
         let req = vec![RequirementResult {
@@ -59,7 +58,7 @@ impl Guard for CountingVerifier {
             ..RoleUsage::default()
         };
         d.info = Some(json!({"stub": true}));
-        Box::pin(async move { Ok(d) })
+        d.into_ruling()
     }
 }
 

@@ -1,15 +1,15 @@
 //! The LLM PolicyGuard verifier against recorded real-format replies, through a scripted mock
 //! `ChatModel` that records every request it sees.
 
+use crate::scripted::{FATAL, ScriptedModel};
 use crate::support;
 
 use serde_json::json;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 use support::{agent, call, calls, info, judge, root, tool_msg, user};
-use tauguard_core::message::{ToolMessage, Usage};
+use tauguard_core::message::ToolMessage;
 use tauguard_core::record::FailReason;
 use tauguard_core::{Message, Requestor, ToolCall};
 use tauguard_guards::{
@@ -17,84 +17,8 @@ use tauguard_guards::{
     GuardError, PolicyGuardError, PolicyGuardSetup, PolicyGuardVerifier, Requirement,
     RequirementType, ToolChecklist, Variant, Verdict, build_policyguard, parse_config_name,
 };
-use tauguard_llm::LlmError;
-use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::ChatModel;
 use tauguard_llm::{RoleModel, SIM_PROVIDER};
-
-// ---------------------------------------------------------------- scripted model
-
-/// A scripted reply that makes the model answer HTTP 401.
-const UNAUTHORISED: &str = "<401>";
-
-struct ScriptedModel {
-    id: String,
-    replies: Mutex<VecDeque<String>>,
-    seen: Mutex<Vec<ChatRequest>>,
-}
-
-impl ScriptedModel {
-    fn new(replies: &[&str]) -> Arc<ScriptedModel> {
-        Arc::new(ScriptedModel {
-            id: "mock/verifier-1".into(),
-            replies: Mutex::new(replies.iter().map(|r| r.to_string()).collect()),
-            seen: Mutex::new(Vec::new()),
-        })
-    }
-
-    fn seen(&self) -> Vec<ChatRequest> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-impl ChatModel for ScriptedModel {
-    fn id(&self) -> &str {
-        &self.id
-    }
-
-    fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            self.seen.lock().unwrap().push(req.clone());
-            let reply =
-                self.replies
-                    .lock()
-                    .unwrap()
-                    .pop_front()
-                    .ok_or_else(|| LlmError::Connection {
-                        provider: "mock".into(),
-                        model: self.id.clone(),
-                        message: "no scripted reply left".into(),
-                    })?;
-            if reply == UNAUTHORISED {
-                return Err(LlmError::Rejected {
-                    provider: "mock".into(),
-                    model: self.id.clone(),
-                    status: 401,
-                    body: "invalid api key".into(),
-                    should_retry: None,
-                });
-            }
-            Ok(ChatResponse {
-                content: Some(reply),
-                tool_calls: Vec::new(),
-                usage: Usage {
-                    prompt_tokens: 1000,
-                    completion_tokens: 100,
-                    cached_prompt_tokens: 800,
-                },
-                cost: Some(0.002),
-                latency: Duration::from_millis(500),
-                original_latency_seconds: None,
-                cache_hit: false,
-                attempts: 1,
-                finish_reason: Some("stop".into()),
-                provider_model: None,
-            })
-        })
-    }
-}
 
 // ---------------------------------------------------------------- fixtures
 
@@ -243,7 +167,7 @@ fn text(m: &Message) -> &str {
 
 #[tokio::test]
 async fn valid_block_reply() {
-    let model = ScriptedModel::new(&[&fixture("valid_block.json")]);
+    let model = ScriptedModel::verifier(&[&fixture("valid_block.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
@@ -281,7 +205,7 @@ async fn valid_block_reply() {
 
 #[tokio::test]
 async fn valid_pass_reply() {
-    let model = ScriptedModel::new(&[&fixture("valid_pass.json")]);
+    let model = ScriptedModel::verifier(&[&fixture("valid_pass.json")]);
     let g = verifier("pg-raw", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -292,7 +216,7 @@ async fn valid_pass_reply() {
 
 #[tokio::test]
 async fn missing_agent_message_is_synthesised_from_not_met_reasons() {
-    let model = ScriptedModel::new(&[&fixture("missing_agent_message.json")]);
+    let model = ScriptedModel::verifier(&[&fixture("missing_agent_message.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
@@ -313,7 +237,7 @@ async fn missing_agent_message_is_synthesised_from_not_met_reasons() {
 
 #[tokio::test]
 async fn missing_requirements_are_tolerated() {
-    let model = ScriptedModel::new(&[&fixture("missing_requirements.json")]);
+    let model = ScriptedModel::verifier(&[&fixture("missing_requirements.json")]);
     let g = verifier("pg-raw", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -328,7 +252,7 @@ async fn missing_requirements_are_tolerated() {
 
 #[tokio::test]
 async fn prose_around_json() {
-    let model = ScriptedModel::new(&[&fixture("prose_around_json.txt")]);
+    let model = ScriptedModel::verifier(&[&fixture("prose_around_json.txt")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -343,7 +267,7 @@ async fn prose_around_json() {
 
 #[tokio::test]
 async fn fenced_json() {
-    let model = ScriptedModel::new(&[&fixture("fenced.md")]);
+    let model = ScriptedModel::verifier(&[&fixture("fenced.md")]);
     let g = verifier("pg-checklist", &model, &setup());
     let p = call("c9", "book_reservation", json!({"user_id": "mia_li_3668"}));
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
@@ -359,7 +283,7 @@ async fn fenced_json() {
 
 #[tokio::test]
 async fn wrong_verdict_casing_and_status_spelling() {
-    let model = ScriptedModel::new(&[&fixture("verdict_casing.json")]);
+    let model = ScriptedModel::verifier(&[&fixture("verdict_casing.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let p = pending_cancel();
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
@@ -379,7 +303,7 @@ async fn wrong_verdict_casing_and_status_spelling() {
         "{notes:?}"
     );
 
-    let model = ScriptedModel::new(&[&fixture("verdict_lowercase_pass.json")]);
+    let model = ScriptedModel::verifier(&[&fixture("verdict_lowercase_pass.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -391,7 +315,7 @@ async fn wrong_verdict_casing_and_status_spelling() {
 #[tokio::test]
 async fn unparseable_then_valid_is_repaired_with_one_retry() {
     let bad = fixture("unparseable_1.txt");
-    let model = ScriptedModel::new(&[&bad, &fixture("valid_block.json")]);
+    let model = ScriptedModel::verifier(&[&bad, &fixture("valid_block.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
@@ -431,7 +355,8 @@ async fn unparseable_then_valid_is_repaired_with_one_retry() {
 
 #[tokio::test]
 async fn unparseable_twice_fails_closed_by_default() {
-    let model = ScriptedModel::new(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
+    let model =
+        ScriptedModel::verifier(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
@@ -461,7 +386,8 @@ async fn unparseable_twice_fails_closed_by_default() {
 
 #[tokio::test]
 async fn unparseable_twice_fails_open_when_configured() {
-    let model = ScriptedModel::new(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
+    let model =
+        ScriptedModel::verifier(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
     let g = verifier("pg-raw", &model, &setup().with_fail_mode(FailMode::Open));
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -473,7 +399,7 @@ async fn unparseable_twice_fails_open_when_configured() {
 
 #[tokio::test]
 async fn empty_reply_is_repaired() {
-    let model = ScriptedModel::new(&["", &fixture("valid_pass.json")]);
+    let model = ScriptedModel::verifier(&["", &fixture("valid_pass.json")]);
     let g = verifier("pg-raw", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -484,7 +410,7 @@ async fn empty_reply_is_repaired() {
 
 #[tokio::test]
 async fn a_verifier_that_cannot_answer_gets_the_fail_mode_decision() {
-    let model = ScriptedModel::new(&[]);
+    let model = ScriptedModel::verifier(&[]);
     let g = verifier("pg-raw", &model, &setup());
     let p = pending_cancel();
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
@@ -496,7 +422,7 @@ async fn a_verifier_that_cannot_answer_gets_the_fail_mode_decision() {
     assert!(error.contains("no scripted reply left"), "{error}");
     assert_eq!(d.fail.map(|c| c.reason), Some(FailReason::Connection));
     // After a reply that needed repair, the repair call failing is the same.
-    let model = ScriptedModel::new(&[&fixture("unparseable_1.txt")]);
+    let model = ScriptedModel::verifier(&[&fixture("unparseable_1.txt")]);
     let g = verifier("pg-raw", &model, &setup().with_fail_mode(FailMode::Open));
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -506,7 +432,7 @@ async fn a_verifier_that_cannot_answer_gets_the_fail_mode_decision() {
 
 #[tokio::test]
 async fn a_fatal_verifier_error_is_an_error() {
-    let model = ScriptedModel::new(&[UNAUTHORISED]);
+    let model = ScriptedModel::verifier(&[FATAL]);
     let g = verifier("pg-raw", &model, &setup());
     let p = pending_cancel();
     let err = judge(g.as_ref(), &cancel_history(&p), &p)
@@ -523,7 +449,7 @@ async fn a_fatal_verifier_error_is_an_error() {
 #[tokio::test]
 async fn advisory_keeps_the_model_verdict_strict_forces_block() {
     let p = pending_cancel();
-    let model = ScriptedModel::new(&[&fixture("advisory_pass_with_not_met.json")]);
+    let model = ScriptedModel::verifier(&[&fixture("advisory_pass_with_not_met.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
     assert_eq!(
@@ -533,7 +459,7 @@ async fn advisory_keeps_the_model_verdict_strict_forces_block() {
     );
     assert!(d.requirements.iter().any(|r| !r.met));
 
-    let model = ScriptedModel::new(&[&fixture("advisory_pass_with_not_met.json")]);
+    let model = ScriptedModel::verifier(&[&fixture("advisory_pass_with_not_met.json")]);
     let g = build_policyguard(
         "pg-checklist",
         true,
@@ -556,7 +482,7 @@ async fn advisory_keeps_the_model_verdict_strict_forces_block() {
 
 #[tokio::test]
 async fn static_prefix_is_byte_stable_across_calls() {
-    let model = ScriptedModel::new(&[
+    let model = ScriptedModel::verifier(&[
         &fixture("valid_pass.json"),
         &fixture("valid_pass.json"),
         &fixture("valid_pass.json"),
@@ -651,7 +577,7 @@ async fn variants_see_the_right_inputs() {
         .to_string();
     let mut prompts = BTreeMap::new();
     for name in ["pg-raw", "pg-raw-traj", "pg-checklist", "pg-checklist-only"] {
-        let model = ScriptedModel::new(&[&fixture("valid_pass.json")]);
+        let model = ScriptedModel::verifier(&[&fixture("valid_pass.json")]);
         let g = verifier(name, &model, &setup());
         assert_eq!(g.name(), name);
         judge(g.as_ref(), &h, &p).await.unwrap();
@@ -696,7 +622,7 @@ async fn variants_see_the_right_inputs() {
 
 #[tokio::test]
 async fn raw_traj_prompt_contains_no_dialogue() {
-    let model = ScriptedModel::new(&[&fixture("valid_block.json")]);
+    let model = ScriptedModel::verifier(&[&fixture("valid_block.json")]);
     let g = verifier("pg-raw-traj", &model, &setup());
     let p = pending_cancel();
     let h = cancel_history(&p);
@@ -735,7 +661,7 @@ async fn raw_traj_prompt_contains_no_dialogue() {
 
 #[tokio::test]
 async fn blocked_attempts_are_shown_as_blocked() {
-    let model = ScriptedModel::new(&[&fixture("valid_pass.json")]);
+    let model = ScriptedModel::verifier(&[&fixture("valid_pass.json")]);
     let g = verifier("pg-raw", &model, &setup());
     let p = pending_cancel();
     let earlier = call(
@@ -774,7 +700,7 @@ fn config_names_and_errors() {
         Some((Variant::RawTraj, false))
     );
     assert_eq!(parse_config_name("pg-raw-strict"), None);
-    let model: Arc<dyn ChatModel> = ScriptedModel::new(&[]);
+    let model: Arc<dyn ChatModel> = ScriptedModel::verifier(&[]);
     let s = setup();
     // Strict mode is asked for by the name or by the flag; the name says which it got.
     for (name, strict, built) in [
@@ -832,7 +758,7 @@ async fn the_sim_role_model_gives_the_sim_verifier() {
 
 #[test]
 fn prompt_templates_render_for_every_config() {
-    let model: Arc<dyn ChatModel> = ScriptedModel::new(&[]);
+    let model: Arc<dyn ChatModel> = ScriptedModel::verifier(&[]);
     for v in Variant::ALL {
         for strict in [false, true] {
             if strict && !v.supports_strict() {
@@ -858,7 +784,7 @@ fn authored_checklists_render_per_pending_tool() {
         .expect("authored airline checklists load");
     let s = PolicyGuardSetup::new("airline", root().join("configs/prompts"))
         .with_checklists(checklists.clone());
-    let model: Arc<dyn ChatModel> = ScriptedModel::new(&[]);
+    let model: Arc<dyn ChatModel> = ScriptedModel::verifier(&[]);
     let g = PolicyGuardVerifier::new(Variant::ChecklistOnly, false, model, &s).unwrap();
     let mut prefixes = Vec::new();
     for (tool, cl) in &checklists.tools {

@@ -10,11 +10,10 @@ use support::{agent, call, calls, info, read, root, tool_msg, user};
 use tauguard_core::record::RequirementResult;
 use tauguard_core::{Message, ToolCall};
 use tauguard_guards::{
-    Decision, DomainChecklists, Guard, GuardContext, GuardError, PolicyGuardSetup, Prerequisites,
-    Requirement, RequirementType, RuleSources, SimVerifier, ToolChecklist, Variant, Verdict,
+    Decision, DomainChecklists, Guard, GuardContext, PolicyGuardSetup, Prerequisites, Requirement,
+    RequirementType, RuleSources, Ruling, SimVerifier, ToolChecklist, Variant, Verdict,
     build_policyguard,
 };
-use tauguard_llm::BoxFuture;
 
 pub(crate) fn prerequisites(domain: &str) -> Prerequisites {
     Prerequisites::load_domain(&root().join("tasks"), domain).expect("authored prerequisites")
@@ -489,24 +488,23 @@ async fn constraint_guard_adds_hard_requirements() {
             &'a self,
             _ctx: &'a GuardContext<'a>,
             call: &'a ToolCall,
-        ) -> BoxFuture<'a, Result<Decision, GuardError>> {
-            Box::pin(async move {
-                let bags = call
-                    .arguments
-                    .get("total_baggages")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                let r = RequirementResult {
-                    name: "max_bags".into(),
-                    met: bags <= 5,
-                    reason: format!("{bags} bags"),
-                };
-                Ok(if r.met {
-                    Decision::pass(vec![r])
-                } else {
-                    Decision::block(vec![r], "Too many bags.")
-                })
-            })
+        ) -> Ruling<'a> {
+            let bags = call
+                .arguments
+                .get("total_baggages")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            let r = RequirementResult {
+                name: "max_bags".into(),
+                met: bags <= 5,
+                reason: format!("{bags} bags"),
+            };
+            if r.met {
+                Decision::pass(vec![r])
+            } else {
+                Decision::block(vec![r], "Too many bags.")
+            }
+            .into_ruling()
         }
     }
     // The rule's passage is in the policy the verifier is given, so `pg-raw` checks it.

@@ -47,26 +47,26 @@ impl StageModel {
     }
 }
 
+/// Each stage's prompt opening and the step it asks for, the branch review before the subflow
+/// stage whose opening it extends.
+const STAGES: &[(&str, &str)] = &[
+    ("Stage 1 of 6", "classify"),
+    ("Stage 2 of 6", "plan"),
+    ("Stage 3 of 6", "plan_review"),
+    ("Stage 4 of 6 (branch review)", "branch_review"),
+    ("Stage 4 of 6", "subflow"),
+    ("Stage 5 of 6", "compose"),
+    ("Stage 6 of 6", "mapping"),
+];
+
 fn ask_of(req: &ChatRequest) -> Ask {
     let prompt = req.messages[1].content().unwrap_or_default().to_string();
     let first = prompt.lines().next().unwrap_or_default();
-    let step = if first.starts_with("Stage 1 of 6") {
-        "classify"
-    } else if first.starts_with("Stage 2 of 6") {
-        "plan"
-    } else if first.starts_with("Stage 3 of 6") {
-        "plan_review"
-    } else if first.starts_with("Stage 4 of 6 (branch review)") {
-        "branch_review"
-    } else if first.starts_with("Stage 4 of 6") {
-        "subflow"
-    } else if first.starts_with("Stage 5 of 6") {
-        "compose"
-    } else if first.starts_with("Stage 6 of 6") {
-        "mapping"
-    } else {
-        panic!("a prompt of no known stage: {first}")
-    };
+    let step = STAGES
+        .iter()
+        .find(|(opening, _)| first.starts_with(opening))
+        .map(|&(_, step)| step)
+        .unwrap_or_else(|| panic!("a prompt of no known stage: {first}"));
     let target = first.split('`').nth(1).unwrap_or_default().to_string();
     Ask {
         step,

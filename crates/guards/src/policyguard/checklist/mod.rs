@@ -34,16 +34,20 @@ pub enum RequirementType {
     Procedural,
 }
 
-/// A hard rule on the call itself (e.g. at most 5 passengers).
+/// A named rule in words with an optional hint: a tool's hard constraints and the cross-tool
+/// general rules are written alike in the artifacts, so they are one type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Constraint {
+pub struct StatedRule {
     pub name: String,
     /// The rule in words.
     pub rule: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
 }
+
+/// A hard rule on the call itself (e.g. at most 5 passengers).
+pub type Constraint = StatedRule;
 
 /// A named prerequisite the verifier judges MET / NOT MET.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,14 +91,7 @@ pub struct ToolChecklist {
 }
 
 /// A cross-tool rule (identity once per session, conversation norms, transfer rules).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GeneralRule {
-    pub name: String,
-    pub rule: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-}
+pub type GeneralRule = StatedRule;
 
 /// `general_rules.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! Parsing and validation of checklist artifacts: every problem is reported with the file and
 //! the field path (`requirements[1].tool`), so an author or a repair prompt can act on it.
 
-use super::{GeneralRules, RequirementType, ToolChecklist};
+use super::{GeneralRules, RequirementType, StatedRule, ToolChecklist};
 use crate::catalog::{ToolCatalog, ToolClass};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -179,6 +179,23 @@ impl Issues {
             self.push(field, "must not be empty");
         }
     }
+
+    /// A list of stated rules (a checklist's constraints, the general rules) under `list`:
+    /// names snake_case and unique among `seen`, rule and hint texts not empty.
+    fn stated_rules(
+        &mut self,
+        list: &str,
+        rules: &[StatedRule],
+        seen: &mut BTreeMap<String, String>,
+    ) {
+        for (i, r) in rules.iter().enumerate() {
+            self.name(format!("{list}[{i}].name"), &r.name, seen);
+            self.text(format!("{list}[{i}].rule"), &r.rule);
+            if let Some(hint) = &r.hint {
+                self.text(format!("{list}[{i}].hint"), hint);
+            }
+        }
+    }
 }
 
 /// Checks a parsed tool checklist against the domain's tools. `expected_tool` is the name the
@@ -231,13 +248,7 @@ pub(crate) fn validate_tool_checklist(
         );
     }
     let mut seen = BTreeMap::new();
-    for (i, c) in checklist.constraints.iter().enumerate() {
-        issues.name(format!("constraints[{i}].name"), &c.name, &mut seen);
-        issues.text(format!("constraints[{i}].rule"), &c.rule);
-        if let Some(hint) = &c.hint {
-            issues.text(format!("constraints[{i}].hint"), hint);
-        }
-    }
+    issues.stated_rules("constraints", &checklist.constraints, &mut seen);
     for (i, r) in checklist.requirements.iter().enumerate() {
         issues.name(format!("requirements[{i}].name"), &r.name, &mut seen);
         issues.text(format!("requirements[{i}].hint"), &r.hint);
@@ -313,13 +324,7 @@ pub(crate) fn validate_general_rules(rules: &GeneralRules) -> Vec<ArtifactIssue>
         issues.push("rules".into(), "at least one rule is required");
     }
     let mut seen = BTreeMap::new();
-    for (i, r) in rules.rules.iter().enumerate() {
-        issues.name(format!("rules[{i}].name"), &r.name, &mut seen);
-        issues.text(format!("rules[{i}].rule"), &r.rule);
-        if let Some(hint) = &r.hint {
-            issues.text(format!("rules[{i}].hint"), hint);
-        }
-    }
+    issues.stated_rules("rules", &rules.rules, &mut seen);
     issues.0
 }
 
@@ -333,8 +338,13 @@ pub fn parse_tool_checklist(
     let checklist: ToolChecklist = parse_yaml(text, file)?;
     let expected = yaml_stem(file);
     let issues = validate_tool_checklist(&checklist, expected.as_deref(), tools);
+    accepted(checklist, file, issues)
+}
+
+/// A parsed artifact if validation found nothing, else every issue against its file.
+fn accepted<T>(artifact: T, file: &Path, issues: Vec<ArtifactIssue>) -> Result<T, ArtifactError> {
     if issues.is_empty() {
-        Ok(checklist)
+        Ok(artifact)
     } else {
         Err(ArtifactError {
             file: file.to_path_buf(),
@@ -347,14 +357,7 @@ pub fn parse_tool_checklist(
 pub fn parse_general_rules(text: &str, file: &Path) -> Result<GeneralRules, ArtifactError> {
     let rules: GeneralRules = parse_yaml(text, file)?;
     let issues = validate_general_rules(&rules);
-    if issues.is_empty() {
-        Ok(rules)
-    } else {
-        Err(ArtifactError {
-            file: file.to_path_buf(),
-            issues,
-        })
-    }
+    accepted(rules, file, issues)
 }
 
 fn yaml_stem(file: &Path) -> Option<String> {
@@ -407,22 +410,27 @@ mod tests {
         assert_eq!(back, c);
     }
 
+    /// An unknown key, a missing key, and a generic tool named as proof: each error names the
+    /// key at fault.
     #[test]
-    fn unknown_key_names_the_key() {
-        let text = "tool: cancel_reservation\nrequirements:\n  - name: a\n    type: procedural\n    hint: h\n    tools: x\n";
-        rejected_at(text, "requirements[0].tools");
-    }
-
-    #[test]
-    fn missing_key_names_the_key() {
-        let text = "tool: cancel_reservation\nrequirements:\n  - name: a\n    type: procedural\n";
-        rejected_at(text, "requirements[0].hint");
-    }
-
-    #[test]
-    fn generic_tool_cannot_prove() {
-        let text = "tool: cancel_reservation\nrequirements:\n  - name: a\n    type: data\n    tool: calculate\n    hint: h\n";
-        rejected_at(text, "requirements[0].tool");
+    fn a_rejected_key_is_named() {
+        let cases = [
+            (
+                "tool: cancel_reservation\nrequirements:\n  - name: a\n    type: procedural\n    hint: h\n    tools: x\n",
+                "requirements[0].tools",
+            ),
+            (
+                "tool: cancel_reservation\nrequirements:\n  - name: a\n    type: procedural\n",
+                "requirements[0].hint",
+            ),
+            (
+                "tool: cancel_reservation\nrequirements:\n  - name: a\n    type: data\n    tool: calculate\n    hint: h\n",
+                "requirements[0].tool",
+            ),
+        ];
+        for (text, field) in cases {
+            rejected_at(text, field);
+        }
     }
 
     #[test]

@@ -55,12 +55,11 @@ pub use inputs::{Input, Inputs};
 use super::Variant;
 use super::checklist::DomainChecklists;
 use super::prerequisites::Prerequisites;
-use crate::seam::{Decision, Guard, GuardContext, GuardError};
+use crate::seam::{Decision, Guard, GuardContext, Ruling};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use tauguard_core::record::{RequirementResult, RoleUsage, Verdict};
 use tauguard_core::{Message, Requestor, ToolCall};
-use tauguard_llm::BoxFuture;
 use tauguard_llm::SIM_PROVIDER;
 
 /// One judged requirement of the sim verifier.
@@ -273,11 +272,7 @@ impl Guard for SimVerifier {
         &self.name
     }
 
-    fn on_mutating_call<'a>(
-        &'a self,
-        ctx: &'a GuardContext<'a>,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<Decision, GuardError>> {
+    fn on_mutating_call<'a>(&'a self, ctx: &'a GuardContext<'a>, call: &'a ToolCall) -> Ruling<'a> {
         Box::pin(async move {
             if call.requestor == Requestor::User {
                 let mut d = Decision::pass(Vec::new());

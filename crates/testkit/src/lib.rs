@@ -1,15 +1,20 @@
 //! Test support shared by every crate's tests and benches, so each rule lives once: where the
 //! workspace and its fixtures are, how the τ²-bench data directory is found (and that a
 //! missing one skips visibly, or fails under CI), the run configs tests write, and the
-//! loopback OpenAI-compatible provider they point them at, and (feature `synthetic`) the
-//! synthetic simulation records of the metrics' and viewer's tests and benches.
+//! loopback OpenAI-compatible provider they point them at, (feature `synthetic`) the
+//! synthetic simulation records of the metrics' and viewer's tests and benches, and (feature
+//! `scripted-model`) the scripted model of the compile, guards and orchestrator tests.
 //!
-//! Imports only `tauguard-core`, and that only for the synthetic records (which are made of its
-//! types): every crate above core may take it as a dev-dependency without an import running up
-//! the layers, and metrics' own unit tests can use the records with no dependency cycle.
+//! Imports `tauguard-core` only for the synthetic records (which are made of its types) and
+//! `tauguard-llm` only for the scripted model (a `ChatModel`), each behind its feature: every
+//! crate above core may take it as a dev-dependency without an import running up the layers
+//! (only crates above llm turn `scripted-model` on), and metrics' own unit tests can use the
+//! records with no dependency cycle.
 
 pub mod chromium;
 pub mod loopback;
+#[cfg(feature = "scripted-model")]
+pub mod scripted;
 #[cfg(feature = "synthetic")]
 pub mod synthetic;
 

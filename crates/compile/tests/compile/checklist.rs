@@ -2,9 +2,8 @@
 //! step 2, a review that stays invalid (kept pre-review), code fences and prose around the
 //! documents, the artifact set reloaded with the loader, and the report's counts.
 
-use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
 use tauguard_compile::OutputError;
 use tauguard_compile::checklist::{
@@ -14,55 +13,26 @@ use tauguard_compile::checklist::{
 use tauguard_core::ToolSpec;
 use tauguard_core::message::Usage;
 use tauguard_guards::{ToolCatalog, load_domain_checklists};
-use tauguard_llm::LlmError;
-use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_testkit::scripted::{ScriptedModel, text_reply};
 
-use crate::support::{prompts_dir, text_reply};
+use crate::support::prompts_dir;
 
 /// Replies from a queue, in order; records every request.
-struct ScriptedModel {
-    replies: Mutex<VecDeque<String>>,
-    requests: Mutex<Vec<ChatRequest>>,
-}
-
-impl ScriptedModel {
-    fn new(replies: &[&str]) -> ScriptedModel {
-        ScriptedModel {
-            replies: Mutex::new(replies.iter().map(|s| s.to_string()).collect()),
-            requests: Mutex::new(Vec::new()),
-        }
-    }
-
-    fn remaining(&self) -> usize {
-        self.replies.lock().unwrap().len()
-    }
-}
-
-impl ChatModel for ScriptedModel {
-    fn id(&self) -> &str {
-        "mock/scripted-1"
-    }
-
-    fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            self.requests.lock().unwrap().push(req.clone());
-            let content = self
-                .replies
-                .lock()
-                .unwrap()
-                .pop_front()
-                .expect("the script has a reply for every call");
-            let usage = Usage {
-                prompt_tokens: 1000,
-                completion_tokens: 200,
-                cached_prompt_tokens: 100,
-            };
-            Ok(text_reply(content, usage, 0.01, Duration::from_millis(5)))
-        })
-    }
+fn scripted_model(replies: &[&str]) -> Arc<ScriptedModel> {
+    ScriptedModel::new("mock/scripted-1", replies, |next, _| {
+        let content = next.expect("the script has a reply for every call");
+        let usage = Usage {
+            prompt_tokens: 1000,
+            completion_tokens: 200,
+            cached_prompt_tokens: 100,
+        };
+        Ok(text_reply(
+            content,
+            usage,
+            Some(0.01),
+            Duration::from_millis(5),
+        ))
+    })
 }
 
 /// The report's record of `step` on `target`.
@@ -232,13 +202,13 @@ fn full_script() -> Vec<&'static str> {
 
 #[tokio::test]
 async fn compiles_a_loadable_artifact_set_with_repairs() {
-    let model = ScriptedModel::new(&full_script());
+    let model = scripted_model(&full_script());
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("checklist");
     let report = compile_airline(&model, &out, None)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(model.remaining(), 0, "every scripted reply was used");
+    assert_eq!(model.left(), 0, "every scripted reply was used");
 
     // The artifact set loads with the loader, using the compiled classification and a list
     // built independently.
@@ -298,7 +268,7 @@ async fn compiles_a_loadable_artifact_set_with_repairs() {
     assert_eq!(written, report);
 
     // The prompts: templates rendered with the policy and tools; the repair quotes the error.
-    let requests = model.requests.lock().unwrap();
+    let requests = model.seen();
     assert!(requests[0].json_mode, "classification asks for JSON");
     assert_eq!(requests[0].temperature, None, "the model's spec decides");
     let classify = requests[0].messages[1].content().unwrap();
@@ -333,16 +303,13 @@ async fn refuses_a_non_empty_output_directory_unless_overwriting() {
     std::fs::write(out.join("stale_tool.yaml"), "tool: stale_tool\n").unwrap();
     std::fs::write(out.join("NOTES.md"), "kept").unwrap();
 
-    let model = ScriptedModel::new(&full_script());
+    let model = scripted_model(&full_script());
     let err = compile_airline(&model, &out, None).await.unwrap_err();
     assert!(
         matches!(err, CompileError::Output(OutputError::NotEmpty(_))),
         "{err}"
     );
-    assert!(
-        model.requests.lock().unwrap().is_empty(),
-        "refused before any model call"
-    );
+    assert!(model.seen().is_empty(), "refused before any model call");
 
     let options = CompileOptions {
         overwrite: true,
@@ -360,7 +327,7 @@ async fn refuses_a_non_empty_output_directory_unless_overwriting() {
 
 #[tokio::test]
 async fn a_step_invalid_after_its_repair_fails_the_compile() {
-    let model = ScriptedModel::new(&[CLASSIFY, BOOK, CANCEL_BAD, CANCEL_BAD]);
+    let model = scripted_model(&[CLASSIFY, BOOK, CANCEL_BAD, CANCEL_BAD]);
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("checklist");
     let err = compile_airline(&model, &out, None).await.unwrap_err();
@@ -381,7 +348,7 @@ async fn a_step_invalid_after_its_repair_fails_the_compile() {
 
 #[tokio::test]
 async fn classification_mismatches_are_reported() {
-    let model = ScriptedModel::new(&full_script());
+    let model = scripted_model(&full_script());
     let tmp = tempfile::tempdir().unwrap();
     let known = ToolCatalog::new(
         "airline",

@@ -7,8 +7,8 @@
 mod script;
 
 use script::{
-    Airline, StageModel, airline, assert_two_tries, broken_cancel, classification, happy,
-    main_node, options, prompts_dir, step,
+    Airline, ScriptedModel, airline, asks, assert_two_tries, broken_cancel, classification, happy,
+    main_node, options, prompts_dir, requests_of, stage_model, step,
 };
 use std::path::Path;
 use std::sync::Arc;
@@ -22,7 +22,7 @@ use tauguard_guards::{Bundle, NodeKind, ToolCatalog, validate};
 
 /// Compiles the airline domain's policy and agent tools with `model` into `out`.
 async fn compile_airline(
-    model: &StageModel,
+    model: &ScriptedModel,
     data: &DomainData,
     out: &Path,
 ) -> Result<WorkflowCompileReport, WorkflowCompileError> {
@@ -55,7 +55,7 @@ async fn compiles_a_valid_airline_bundle_through_six_stages() {
     let Some(data) = airline() else { return };
     let all = ["change_flights", "change_passengers", "change_baggage"];
     let script = Arc::new(Airline::new(&all));
-    let model = StageModel::new(happy(script, classification(&data)));
+    let model = stage_model(happy(script, classification(&data)));
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("workflow.compiled");
     let report = compile_airline(&model, &data, &out)
@@ -116,7 +116,7 @@ async fn compiles_a_valid_airline_bundle_through_six_stages() {
         report.stages[5].result
     );
     assert_eq!(report.repairs, 3);
-    assert_eq!(report.usage.calls as usize, model.asks().len());
+    assert_eq!(report.usage.calls as usize, asks(&model).len());
     assert!((report.usage.cost.unwrap() - 0.028).abs() < 1e-9);
     assert!(report.classification_mismatches.is_empty());
 
@@ -172,7 +172,7 @@ async fn compiles_a_valid_airline_bundle_through_six_stages() {
     );
 
     // The repair turn quotes the validation errors after the rejected reply.
-    let requests = model.requests.lock().unwrap();
+    let requests = requests_of(&model);
     let (_, repair) = requests
         .iter()
         .find(|(a, _)| a.step == "subflow" && a.target == "cancel" && a.attempt == 1)
@@ -212,7 +212,7 @@ async fn a_subflow_invalid_twice_fails_naming_it() {
     let Some(data) = airline() else { return };
     let script = three_subflows();
     let happy = happy(script, classification(&data));
-    let model = StageModel::new(move |ask| match (ask.step, ask.target.as_str()) {
+    let model = stage_model(move |ask| match (ask.step, ask.target.as_str()) {
         ("subflow", "cancel") => broken_cancel(),
         _ => happy(ask),
     });
@@ -235,8 +235,7 @@ async fn a_subflow_invalid_twice_fails_naming_it() {
         text.starts_with("stage 4 (subflows), subflow `cancel`: no valid reply after one repair"),
         "{text}"
     );
-    let cancel_calls = model
-        .asks()
+    let cancel_calls = asks(&model)
         .iter()
         .filter(|a| a.step == "subflow" && a.target == "cancel")
         .count();
@@ -250,7 +249,7 @@ async fn a_bundle_the_validator_rejects_fails_the_compile() {
     // modify_reservation's graph never runs change_baggage: the subflow is pruned, and with it
     // the only authorization of update_reservation_baggages.
     let script = Arc::new(Airline::new(&["change_flights", "change_passengers"]));
-    let model = StageModel::new(happy(script, classification(&data)));
+    let model = stage_model(happy(script, classification(&data)));
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("wf");
     let err = compile_airline(&model, &data, &out).await.unwrap_err();
@@ -269,7 +268,7 @@ async fn a_bundle_the_validator_rejects_fails_the_compile() {
         "{text}"
     );
     assert!(
-        model.asks().iter().all(|a| a.step != "mapping"),
+        asks(&model).iter().all(|a| a.step != "mapping"),
         "no mapping review of an invalid bundle"
     );
     assert!(!out.exists(), "nothing is written on failure");
@@ -280,7 +279,7 @@ async fn a_non_empty_output_directory_is_refused_before_any_model_call() {
     let Some(data) = airline() else { return };
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("bundle.json"), "{}").unwrap();
-    let model = StageModel::new(|ask| panic!("no model call expected, got {ask:?}"));
+    let model = stage_model(|ask| panic!("no model call expected, got {ask:?}"));
     let err = compile_airline(&model, &data, tmp.path())
         .await
         .unwrap_err();
@@ -288,7 +287,7 @@ async fn a_non_empty_output_directory_is_refused_before_any_model_call() {
         matches!(err, WorkflowCompileError::Output(OutputError::NotEmpty(_))),
         "{err}"
     );
-    assert!(model.asks().is_empty());
+    assert!(asks(&model).is_empty());
 }
 
 #[tokio::test]
@@ -296,7 +295,7 @@ async fn invalid_wording_and_mapping_keep_the_defaults() {
     let Some(data) = airline() else { return };
     let script = three_subflows();
     let happy = happy(script, classification(&data));
-    let model = StageModel::new(move |ask| {
+    let model = stage_model(move |ask| {
         match ask.step {
         "compose" => r#"{"classify": {"action": "", "condition": "x"}, "deny": {"action": "a", "condition": "c"}}"#.to_string(),
         "mapping" => r#"{"mappings": [{"policy": "p", "nodes": ["main/nowhere"]}]}"#.to_string(),
@@ -328,12 +327,6 @@ async fn invalid_wording_and_mapping_keep_the_defaults() {
         classify.action,
         "Which kind of request is it (book, modify, cancel, compensation, out_of_scope, against_policy)?"
     );
-    let sent: Vec<_> = model
-        .requests
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(_, r)| r.clone())
-        .collect();
+    let sent = model.seen();
     crate::digests::assert_unchanged("workflow_kept_defaults", &sent, &out);
 }

@@ -2,7 +2,7 @@
 //! airline guide built from the frozen bundle, a driver that calls the guard hooks with one
 //! per-simulation state, and a scripted airline conversation in three user turns.
 
-pub(crate) use crate::scripted::{DOWN, FATAL, ScriptedModel};
+pub(crate) use crate::scripted::{DOWN, FATAL, ScriptedModel, guide_model};
 use crate::support::{agent, call, calls, read, root, user};
 use serde_json::{Value, json};
 use std::sync::{Arc, OnceLock};

@@ -53,7 +53,7 @@ async fn the_guides_model_prompt_is_its_prefix_and_its_longest_empty_request() {
     let ok = reply(json!([]), "");
     let tools: Vec<String> = graph_flow().authorizations().values().cloned().collect();
     let replies: Vec<&str> = std::iter::repeat_n(ok.as_str(), tools.len() + 1).collect();
-    let model = ScriptedModel::guide(&replies);
+    let model = guide_model(&replies);
     let guard = build("policyguide", &data, Some(model.clone()));
     let prompt = guard.model_prompt().expect("an LLM guide calls a model");
     let sim = Sim::new(guard.as_ref());
@@ -83,7 +83,7 @@ async fn the_verifiers_model_prompt_is_its_prefix_and_its_longest_empty_request(
         .into_iter()
         .collect();
     let replies: Vec<&str> = std::iter::repeat_n(pass, 2 * mutating.len()).collect();
-    let model = ScriptedModel::guide(&replies);
+    let model = guide_model(&replies);
     let guard = build("pg-checklist", &data, Some(model.clone()));
     let prompt = guard.model_prompt().expect("an LLM verifier calls a model");
     for tool in &mutating {
@@ -103,7 +103,7 @@ async fn the_verifiers_model_prompt_is_its_prefix_and_its_longest_empty_request(
     assert_eq!(prompt.request.len(), longest);
 
     // The hybrid guard's is its verifier's.
-    let hybrid = build("hybrid", &data, Some(ScriptedModel::guide(&[])));
+    let hybrid = build("hybrid", &data, Some(guide_model(&[])));
     assert_eq!(hybrid.model_prompt(), Some(prompt));
 }
 

@@ -1,7 +1,7 @@
 //! The LLM PolicyGuard verifier against recorded real-format replies, through a scripted mock
 //! `ChatModel` that records every request it sees.
 
-use crate::scripted::{FATAL, ScriptedModel};
+use crate::scripted::{FATAL, ScriptedModel, verifier_model};
 use crate::support;
 
 use serde_json::json;
@@ -167,7 +167,7 @@ fn text(m: &Message) -> &str {
 
 #[tokio::test]
 async fn valid_block_reply() {
-    let model = ScriptedModel::verifier(&[&fixture("valid_block.json")]);
+    let model = verifier_model(&[&fixture("valid_block.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
@@ -205,7 +205,7 @@ async fn valid_block_reply() {
 
 #[tokio::test]
 async fn valid_pass_reply() {
-    let model = ScriptedModel::verifier(&[&fixture("valid_pass.json")]);
+    let model = verifier_model(&[&fixture("valid_pass.json")]);
     let g = verifier("pg-raw", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -216,7 +216,7 @@ async fn valid_pass_reply() {
 
 #[tokio::test]
 async fn missing_agent_message_is_synthesised_from_not_met_reasons() {
-    let model = ScriptedModel::verifier(&[&fixture("missing_agent_message.json")]);
+    let model = verifier_model(&[&fixture("missing_agent_message.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
@@ -237,7 +237,7 @@ async fn missing_agent_message_is_synthesised_from_not_met_reasons() {
 
 #[tokio::test]
 async fn missing_requirements_are_tolerated() {
-    let model = ScriptedModel::verifier(&[&fixture("missing_requirements.json")]);
+    let model = verifier_model(&[&fixture("missing_requirements.json")]);
     let g = verifier("pg-raw", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -252,7 +252,7 @@ async fn missing_requirements_are_tolerated() {
 
 #[tokio::test]
 async fn prose_around_json() {
-    let model = ScriptedModel::verifier(&[&fixture("prose_around_json.txt")]);
+    let model = verifier_model(&[&fixture("prose_around_json.txt")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -267,7 +267,7 @@ async fn prose_around_json() {
 
 #[tokio::test]
 async fn fenced_json() {
-    let model = ScriptedModel::verifier(&[&fixture("fenced.md")]);
+    let model = verifier_model(&[&fixture("fenced.md")]);
     let g = verifier("pg-checklist", &model, &setup());
     let p = call("c9", "book_reservation", json!({"user_id": "mia_li_3668"}));
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
@@ -283,7 +283,7 @@ async fn fenced_json() {
 
 #[tokio::test]
 async fn wrong_verdict_casing_and_status_spelling() {
-    let model = ScriptedModel::verifier(&[&fixture("verdict_casing.json")]);
+    let model = verifier_model(&[&fixture("verdict_casing.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let p = pending_cancel();
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
@@ -303,7 +303,7 @@ async fn wrong_verdict_casing_and_status_spelling() {
         "{notes:?}"
     );
 
-    let model = ScriptedModel::verifier(&[&fixture("verdict_lowercase_pass.json")]);
+    let model = verifier_model(&[&fixture("verdict_lowercase_pass.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -315,7 +315,7 @@ async fn wrong_verdict_casing_and_status_spelling() {
 #[tokio::test]
 async fn unparseable_then_valid_is_repaired_with_one_retry() {
     let bad = fixture("unparseable_1.txt");
-    let model = ScriptedModel::verifier(&[&bad, &fixture("valid_block.json")]);
+    let model = verifier_model(&[&bad, &fixture("valid_block.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
@@ -355,8 +355,7 @@ async fn unparseable_then_valid_is_repaired_with_one_retry() {
 
 #[tokio::test]
 async fn unparseable_twice_fails_closed_by_default() {
-    let model =
-        ScriptedModel::verifier(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
+    let model = verifier_model(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Block);
@@ -386,8 +385,7 @@ async fn unparseable_twice_fails_closed_by_default() {
 
 #[tokio::test]
 async fn unparseable_twice_fails_open_when_configured() {
-    let model =
-        ScriptedModel::verifier(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
+    let model = verifier_model(&[&fixture("unparseable_1.txt"), &fixture("unparseable_2.txt")]);
     let g = verifier("pg-raw", &model, &setup().with_fail_mode(FailMode::Open));
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -399,7 +397,7 @@ async fn unparseable_twice_fails_open_when_configured() {
 
 #[tokio::test]
 async fn empty_reply_is_repaired() {
-    let model = ScriptedModel::verifier(&["", &fixture("valid_pass.json")]);
+    let model = verifier_model(&["", &fixture("valid_pass.json")]);
     let g = verifier("pg-raw", &model, &setup());
     let d = judge_cancel(g.as_ref()).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -410,7 +408,7 @@ async fn empty_reply_is_repaired() {
 
 #[tokio::test]
 async fn a_verifier_that_cannot_answer_gets_the_fail_mode_decision() {
-    let model = ScriptedModel::verifier(&[]);
+    let model = verifier_model(&[]);
     let g = verifier("pg-raw", &model, &setup());
     let p = pending_cancel();
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
@@ -422,7 +420,7 @@ async fn a_verifier_that_cannot_answer_gets_the_fail_mode_decision() {
     assert!(error.contains("no scripted reply left"), "{error}");
     assert_eq!(d.fail.map(|c| c.reason), Some(FailReason::Connection));
     // After a reply that needed repair, the repair call failing is the same.
-    let model = ScriptedModel::verifier(&[&fixture("unparseable_1.txt")]);
+    let model = verifier_model(&[&fixture("unparseable_1.txt")]);
     let g = verifier("pg-raw", &model, &setup().with_fail_mode(FailMode::Open));
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
     assert_eq!(d.verdict, Verdict::Pass);
@@ -432,7 +430,7 @@ async fn a_verifier_that_cannot_answer_gets_the_fail_mode_decision() {
 
 #[tokio::test]
 async fn a_fatal_verifier_error_is_an_error() {
-    let model = ScriptedModel::verifier(&[FATAL]);
+    let model = verifier_model(&[FATAL]);
     let g = verifier("pg-raw", &model, &setup());
     let p = pending_cancel();
     let err = judge(g.as_ref(), &cancel_history(&p), &p)
@@ -449,7 +447,7 @@ async fn a_fatal_verifier_error_is_an_error() {
 #[tokio::test]
 async fn advisory_keeps_the_model_verdict_strict_forces_block() {
     let p = pending_cancel();
-    let model = ScriptedModel::verifier(&[&fixture("advisory_pass_with_not_met.json")]);
+    let model = verifier_model(&[&fixture("advisory_pass_with_not_met.json")]);
     let g = verifier("pg-checklist", &model, &setup());
     let d = judge(g.as_ref(), &cancel_history(&p), &p).await.unwrap();
     assert_eq!(
@@ -459,7 +457,7 @@ async fn advisory_keeps_the_model_verdict_strict_forces_block() {
     );
     assert!(d.requirements.iter().any(|r| !r.met));
 
-    let model = ScriptedModel::verifier(&[&fixture("advisory_pass_with_not_met.json")]);
+    let model = verifier_model(&[&fixture("advisory_pass_with_not_met.json")]);
     let g = build_policyguard(
         "pg-checklist",
         true,
@@ -482,7 +480,7 @@ async fn advisory_keeps_the_model_verdict_strict_forces_block() {
 
 #[tokio::test]
 async fn static_prefix_is_byte_stable_across_calls() {
-    let model = ScriptedModel::verifier(&[
+    let model = verifier_model(&[
         &fixture("valid_pass.json"),
         &fixture("valid_pass.json"),
         &fixture("valid_pass.json"),
@@ -577,7 +575,7 @@ async fn variants_see_the_right_inputs() {
         .to_string();
     let mut prompts = BTreeMap::new();
     for name in ["pg-raw", "pg-raw-traj", "pg-checklist", "pg-checklist-only"] {
-        let model = ScriptedModel::verifier(&[&fixture("valid_pass.json")]);
+        let model = verifier_model(&[&fixture("valid_pass.json")]);
         let g = verifier(name, &model, &setup());
         assert_eq!(g.name(), name);
         judge(g.as_ref(), &h, &p).await.unwrap();
@@ -622,7 +620,7 @@ async fn variants_see_the_right_inputs() {
 
 #[tokio::test]
 async fn raw_traj_prompt_contains_no_dialogue() {
-    let model = ScriptedModel::verifier(&[&fixture("valid_block.json")]);
+    let model = verifier_model(&[&fixture("valid_block.json")]);
     let g = verifier("pg-raw-traj", &model, &setup());
     let p = pending_cancel();
     let h = cancel_history(&p);
@@ -661,7 +659,7 @@ async fn raw_traj_prompt_contains_no_dialogue() {
 
 #[tokio::test]
 async fn blocked_attempts_are_shown_as_blocked() {
-    let model = ScriptedModel::verifier(&[&fixture("valid_pass.json")]);
+    let model = verifier_model(&[&fixture("valid_pass.json")]);
     let g = verifier("pg-raw", &model, &setup());
     let p = pending_cancel();
     let earlier = call(
@@ -700,7 +698,7 @@ fn config_names_and_errors() {
         Some((Variant::RawTraj, false))
     );
     assert_eq!(parse_config_name("pg-raw-strict"), None);
-    let model: Arc<dyn ChatModel> = ScriptedModel::verifier(&[]);
+    let model: Arc<dyn ChatModel> = verifier_model(&[]);
     let s = setup();
     // Strict mode is asked for by the name or by the flag; the name says which it got.
     for (name, strict, built) in [
@@ -758,7 +756,7 @@ async fn the_sim_role_model_gives_the_sim_verifier() {
 
 #[test]
 fn prompt_templates_render_for_every_config() {
-    let model: Arc<dyn ChatModel> = ScriptedModel::verifier(&[]);
+    let model: Arc<dyn ChatModel> = verifier_model(&[]);
     for v in Variant::ALL {
         for strict in [false, true] {
             if strict && !v.supports_strict() {
@@ -784,7 +782,7 @@ fn authored_checklists_render_per_pending_tool() {
         .expect("authored airline checklists load");
     let s = PolicyGuardSetup::new("airline", root().join("configs/prompts"))
         .with_checklists(checklists.clone());
-    let model: Arc<dyn ChatModel> = ScriptedModel::verifier(&[]);
+    let model: Arc<dyn ChatModel> = verifier_model(&[]);
     let g = PolicyGuardVerifier::new(Variant::ChecklistOnly, false, model, &s).unwrap();
     let mut prefixes = Vec::new();
     for (tool, cl) in &checklists.tools {

@@ -45,7 +45,7 @@ async fn the_factory_builds_both_guides_for_an_llm_verifier_only() {
     let tasks = root().join("tasks");
     for name in ["policyguide", "policyguide-raw"] {
         assert!(GuardName::parse(name).unwrap().uses_verifier());
-        let model = ScriptedModel::guide(&[&reply(json!([]), "")]);
+        let model = guide_model(&[&reply(json!([]), "")]);
         let m: Arc<dyn ChatModel> = model.clone();
         let g = build(name, &tasks, &data, RoleModel::Built(m))
             .unwrap_or_else(|e| panic!("{e}"))
@@ -95,7 +95,7 @@ fn an_invalid_bundle_stops_the_build_naming_the_file_and_its_problems() {
         }
     }
     std::fs::write(&path, bundle.to_string()).unwrap();
-    let m: Arc<dyn ChatModel> = ScriptedModel::guide(&[]);
+    let m: Arc<dyn ChatModel> = guide_model(&[]);
     let err = build(
         "policyguide",
         tasks.path(),
@@ -120,7 +120,7 @@ fn an_invalid_bundle_stops_the_build_naming_the_file_and_its_problems() {
     assert!(build("policyguide-raw", tasks.path(), &data, RoleModel::Built(m)).is_ok());
     // A missing bundle names its path too.
     let empty = tempfile::tempdir().unwrap();
-    let m: Arc<dyn ChatModel> = ScriptedModel::guide(&[]);
+    let m: Arc<dyn ChatModel> = guide_model(&[]);
     let err = build("policyguide", empty.path(), &data, RoleModel::Built(m))
         .err()
         .expect("a missing bundle is refused");
@@ -131,7 +131,7 @@ fn an_invalid_bundle_stops_the_build_naming_the_file_and_its_problems() {
 
 #[test]
 fn a_guide_is_refused_a_graph_of_another_domain_and_missing_templates() {
-    let model: Arc<dyn ChatModel> = ScriptedModel::guide(&[]);
+    let model: Arc<dyn ChatModel> = guide_model(&[]);
     let mut retail = setup(tauguard_guards::FailMode::Closed);
     retail.catalog = ToolCatalog::builtin("retail").expect("retail is registered");
     let err = LlmGuide::new(GuideKnowledge::Graph(graph_flow()), model.clone(), &retail)

@@ -14,7 +14,7 @@ use tauguard_guards::{FailMode, Verdict};
 )]
 #[tokio::test]
 async fn the_guide_reconciles_traverses_and_decides_over_a_conversation() {
-    let model = ScriptedModel::guide(&[
+    let model = guide_model(&[
         // Turn 1: a new request advances from the entry through several nodes to the profile
         // read; a non-authorization node offered as an authorization is refused.
         &reply(
@@ -191,7 +191,7 @@ async fn the_guide_reconciles_traverses_and_decides_over_a_conversation() {
 
 #[tokio::test]
 async fn a_duplicate_request_is_merged_into_the_one_kept() {
-    let model = ScriptedModel::guide(&[
+    let model = guide_model(&[
         &reply(
             json!([
                 {"id": null, "intent": R1_INTENT, "node": "authenticate_user/read_profile"},

@@ -11,7 +11,7 @@ use tauguard_guards::{FAIL_CLOSED_GUIDANCE, FailMode, GuardError, GuideKnowledge
 #[tokio::test]
 async fn the_static_prefix_is_byte_stable_and_the_dynamic_part_moves() {
     let ok = reply(json!([]), "");
-    let model = ScriptedModel::guide(&[&ok, &ok, &ok, &ok]);
+    let model = guide_model(&[&ok, &ok, &ok, &ok]);
     let g = guide(&model, FailMode::Closed);
     let sim = Sim::new(&g);
     sim.turn(&turn1()).await.unwrap();
@@ -37,7 +37,7 @@ async fn the_static_prefix_is_byte_stable_and_the_dynamic_part_moves() {
     // A second guide of the same domain renders the same bytes.
     let other = llm_guide(
         GuideKnowledge::Graph(graph_flow()),
-        &ScriptedModel::guide(&[]),
+        &guide_model(&[]),
         FailMode::Closed,
     );
     assert_eq!(other.prefix(), prefix);
@@ -52,7 +52,7 @@ async fn the_static_prefix_is_byte_stable_and_the_dynamic_part_moves() {
     assert!(prefix.contains("`cancel_reservation/cancel_authorize` enables `cancel_reservation`"));
     let raw = llm_guide(
         GuideKnowledge::RawPolicy,
-        &ScriptedModel::guide(&[]),
+        &guide_model(&[]),
         FailMode::Closed,
     );
     assert!(squash(raw.prefix()).contains(&squash(&airline().policy)));
@@ -70,7 +70,7 @@ async fn the_static_prefix_is_byte_stable_and_the_dynamic_part_moves() {
 
 #[tokio::test]
 async fn prefix_cache_usage_and_the_prefix_identity_are_recorded() {
-    let model = ScriptedModel::guide(&[&reply(json!([]), "")]);
+    let model = guide_model(&[&reply(json!([]), "")]);
     let g = guide(&model, FailMode::Closed);
     let e = Sim::new(&g).turn(&turn1()).await.unwrap();
     assert_eq!(e.usage.calls, 1);
@@ -95,7 +95,7 @@ async fn a_malformed_reply_gets_exactly_one_repair() {
         json!([{"id": null, "intent": R1_INTENT, "node": "authenticate_user/read_profile"}]),
         "Read the profile.",
     );
-    let model = ScriptedModel::guide(&["The agent should verify the user first.", &good]);
+    let model = guide_model(&["The agent should verify the user first.", &good]);
     let g = guide(&model, FailMode::Closed);
     let e = Sim::new(&g).turn(&turn1()).await.unwrap();
     let seen = model.seen();
@@ -126,7 +126,7 @@ async fn a_malformed_reply_gets_exactly_one_repair() {
 #[tokio::test]
 async fn two_malformed_replies_take_the_fail_mode() {
     for mode in [FailMode::Closed, FailMode::Open] {
-        let model = ScriptedModel::guide(&["no idea", r#"{"verdict": "PASS"}"#]);
+        let model = guide_model(&["no idea", r#"{"verdict": "PASS"}"#]);
         let g = guide(&model, mode);
         let e = Sim::new(&g).turn(&turn1()).await.unwrap();
         assert_eq!(model.seen().len(), 2, "one repair, no more");
@@ -149,7 +149,7 @@ async fn two_malformed_replies_take_the_fail_mode() {
 
 #[tokio::test]
 async fn model_failures_take_the_fail_mode_unless_fatal() {
-    let model = ScriptedModel::guide(&[DOWN]);
+    let model = guide_model(&[DOWN]);
     let g = guide(&model, FailMode::Closed);
     let e = Sim::new(&g).turn(&turn1()).await.unwrap();
     assert_eq!(e.guidance.as_deref(), Some(FAIL_CLOSED_GUIDANCE));
@@ -163,7 +163,7 @@ async fn model_failures_take_the_fail_mode_unless_fatal() {
     );
     assert_eq!(i["attempts"], json!(1));
 
-    let model = ScriptedModel::guide(&[FATAL]);
+    let model = guide_model(&[FATAL]);
     let g = guide(&model, FailMode::Open);
     match Sim::new(&g).turn(&turn1()).await {
         Err(GuardError::Model(e)) => assert!(e.is_fatal()),

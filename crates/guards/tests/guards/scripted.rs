@@ -1,13 +1,13 @@
-//! The scripted `ChatModel` the verifier and guide tests talk to: replies from a queue in
-//! order, every request kept, two marker replies standing for a rejected key and a refused
-//! connection, and each model's fixed usage, cost and latency per reply.
+//! The scripted models the verifier and guide tests talk to (testkit's `ScriptedModel`): two
+//! marker replies standing for a rejected key and a refused connection, and each model's fixed
+//! usage, cost and latency per reply.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tauguard_core::message::Usage;
-use tauguard_llm::LlmError;
-use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::{ChatResponse, LlmError};
+pub(crate) use tauguard_testkit::scripted::ScriptedModel;
+use tauguard_testkit::scripted::text_reply;
 
 /// A scripted reply that makes the model fail with HTTP 401 (fatal).
 pub(crate) const FATAL: &str = "<401>";
@@ -50,108 +50,58 @@ impl Profile {
             exhausted_is_error,
         }
     }
-}
-
-pub(crate) struct ScriptedModel {
-    profile: Profile,
-    replies: Mutex<VecDeque<String>>,
-    seen: Mutex<Vec<ChatRequest>>,
-}
-
-impl ScriptedModel {
-    fn new(profile: Profile, replies: &[&str]) -> Arc<ScriptedModel> {
-        Arc::new(ScriptedModel {
-            profile,
-            replies: Mutex::new(replies.iter().map(|r| r.to_string()).collect()),
-            seen: Mutex::new(Vec::new()),
-        })
-    }
-
-    /// The LLM guide's verifier model (`mock/guide-1`).
-    pub(crate) fn guide(replies: &[&str]) -> Arc<ScriptedModel> {
-        let usage = [5000, 120, 4096];
-        let profile = Profile::of("mock/guide-1", "guide-1", usage, 0.003, 250, false);
-        ScriptedModel::new(profile, replies)
-    }
-
-    /// The PolicyGuard verifier's model (`mock/verifier-1`).
-    pub(crate) fn verifier(replies: &[&str]) -> Arc<ScriptedModel> {
-        let usage = [1000, 100, 800];
-        let profile = Profile::of(
-            "mock/verifier-1",
-            "mock/verifier-1",
-            usage,
-            0.002,
-            500,
-            true,
-        );
-        ScriptedModel::new(profile, replies)
-    }
-
-    pub(crate) fn seen(&self) -> Vec<ChatRequest> {
-        self.seen.lock().unwrap().clone()
-    }
-
-    pub(crate) fn left(&self) -> usize {
-        self.replies.lock().unwrap().len()
-    }
 
     fn connection(&self, message: &str) -> LlmError {
         LlmError::Connection {
             provider: "mock".into(),
-            model: self.profile.error_model.into(),
+            model: self.error_model.into(),
             message: message.into(),
         }
     }
 
-    /// The next scripted reply, or the error its marker stands for.
-    fn next_reply(&self) -> Result<String, LlmError> {
-        let next = self.replies.lock().unwrap().pop_front();
+    /// The answer to the next scripted reply: the reply, or the error its marker stands for.
+    fn answer(&self, next: Option<String>) -> Result<ChatResponse, LlmError> {
         let reply = match next {
             Some(reply) => reply,
-            None if self.profile.exhausted_is_error => {
+            None if self.exhausted_is_error => {
                 return Err(self.connection("no scripted reply left"));
             }
-            None => panic!("{}: no scripted reply left", self.profile.id),
+            None => panic!("{}: no scripted reply left", self.id),
         };
         match reply.as_str() {
             FATAL => Err(LlmError::Rejected {
                 provider: "mock".into(),
-                model: self.profile.error_model.into(),
+                model: self.error_model.into(),
                 status: 401,
                 body: "invalid api key".into(),
                 should_retry: None,
             }),
             DOWN => Err(self.connection("connection refused")),
-            _ => Ok(reply),
+            _ => Ok(text_reply(reply, self.usage, Some(self.cost), self.latency)),
         }
+    }
+
+    fn model(self, replies: &[&str]) -> Arc<ScriptedModel> {
+        ScriptedModel::new(self.id, replies, move |next, _| self.answer(next))
     }
 }
 
-impl ChatModel for ScriptedModel {
-    fn id(&self) -> &str {
-        self.profile.id
-    }
+/// The LLM guide's verifier model (`mock/guide-1`).
+pub(crate) fn guide_model(replies: &[&str]) -> Arc<ScriptedModel> {
+    let usage = [5000, 120, 4096];
+    Profile::of("mock/guide-1", "guide-1", usage, 0.003, 250, false).model(replies)
+}
 
-    fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            self.seen.lock().unwrap().push(req.clone());
-            let reply = self.next_reply()?;
-            Ok(ChatResponse {
-                content: Some(reply),
-                tool_calls: Vec::new(),
-                usage: self.profile.usage,
-                cost: Some(self.profile.cost),
-                latency: self.profile.latency,
-                original_latency_seconds: None,
-                cache_hit: false,
-                attempts: 1,
-                finish_reason: Some("stop".into()),
-                provider_model: None,
-            })
-        })
-    }
+/// The PolicyGuard verifier's model (`mock/verifier-1`).
+pub(crate) fn verifier_model(replies: &[&str]) -> Arc<ScriptedModel> {
+    let usage = [1000, 100, 800];
+    Profile::of(
+        "mock/verifier-1",
+        "mock/verifier-1",
+        usage,
+        0.002,
+        500,
+        true,
+    )
+    .model(replies)
 }

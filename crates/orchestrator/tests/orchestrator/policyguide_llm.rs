@@ -4,71 +4,29 @@
 //! user's turn, the guide event is in the outcome, and the trajectory never holds the guidance.
 
 use serde_json::json;
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
+use tauguard_core::Message;
 use tauguard_core::dialogue::GUIDANCE_PREFIX;
 use tauguard_core::message::Usage;
 use tauguard_core::record::{GuideTrigger, RequestStatus};
-use tauguard_core::{Message, ToolCall};
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::{GuardInputs, GuardName, GuardOptions, build_guard};
-use tauguard_llm::LlmError;
-use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::ChatModel;
 use tauguard_orchestrator::{Sampling, SimulationSpec, run_simulation};
+use tauguard_testkit::scripted::{ScriptedModel, text_reply};
 
 /// A model answering from a script in order and keeping every request it was sent.
-struct Scripted {
-    id: &'static str,
-    replies: Mutex<VecDeque<String>>,
-    seen: Mutex<Vec<ChatRequest>>,
-}
-
-impl Scripted {
-    fn new(id: &'static str, replies: &[&str]) -> Arc<Scripted> {
-        Arc::new(Scripted {
-            id,
-            replies: Mutex::new(replies.iter().map(|r| r.to_string()).collect()),
-            seen: Mutex::new(Vec::new()),
-        })
-    }
-
-    fn seen(&self) -> Vec<ChatRequest> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-impl ChatModel for Scripted {
-    fn id(&self) -> &str {
-        self.id
-    }
-
-    fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            self.seen.lock().unwrap().push(req.clone());
-            let reply = self.replies.lock().unwrap().pop_front();
-            let content = reply.unwrap_or_else(|| panic!("{}: no scripted reply left", self.id));
-            Ok(ChatResponse {
-                content: Some(content),
-                tool_calls: Vec::<ToolCall>::new(),
-                usage: Usage {
-                    prompt_tokens: 3000,
-                    completion_tokens: 80,
-                    cached_prompt_tokens: 2048,
-                },
-                cost: None,
-                latency: Duration::from_millis(10),
-                original_latency_seconds: None,
-                cache_hit: false,
-                attempts: 1,
-                finish_reason: Some("stop".into()),
-                provider_model: None,
-            })
-        })
-    }
+fn scripted(id: &'static str, replies: &[&str]) -> Arc<ScriptedModel> {
+    ScriptedModel::new(id, replies, move |next, _| {
+        let content = next.unwrap_or_else(|| panic!("{id}: no scripted reply left"));
+        let usage = Usage {
+            prompt_tokens: 3000,
+            completion_tokens: 80,
+            cached_prompt_tokens: 2048,
+        };
+        Ok(text_reply(content, usage, None, Duration::from_millis(10)))
+    })
 }
 
 const REMEDIATION: &str = "Ask the user for their user id before anything else.";
@@ -80,7 +38,7 @@ fn guidance_reaches_the_agent_only_and_the_guide_event_is_recorded() {
     let data = DomainData::load(&dir, "airline").unwrap();
     let task = data.tasks.iter().find(|t| t.id == "f1").unwrap();
 
-    let verifier = Scripted::new(
+    let verifier = scripted(
         "mock/guide-1",
         &[&json!({
             "requests": [{"id": null, "intent": "cancel FXA001",
@@ -106,8 +64,8 @@ fn guidance_reaches_the_agent_only_and_the_guide_event_is_recorded() {
     .expect("policyguide is a guard");
     assert_eq!(guard.name(), "policyguide");
 
-    let agent = Scripted::new("mock/agent", &["Sure. What is your user id?"]);
-    let user = Scripted::new(
+    let agent = scripted("mock/agent", &["Sure. What is your user id?"]);
+    let user = scripted(
         "mock/user",
         &["Please cancel reservation FXA001.", "###STOP###"],
     );

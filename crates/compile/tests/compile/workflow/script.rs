@@ -4,18 +4,17 @@
 
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::sync::Mutex;
 use std::time::Duration;
 use tauguard_compile::CompileOptions;
 use tauguard_compile::workflow::{Step, StepOutcome, StepRecord, WorkflowCompileReport};
 use tauguard_core::message::Usage;
 use tauguard_env::{DataDir, DomainData};
 use tauguard_guards::{Bundle, Node, ToolCatalog, ToolClass};
-use tauguard_llm::LlmError;
-use tauguard_llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse};
+use tauguard_llm::ChatRequest;
 
 pub(super) use crate::support::prompts_dir;
-use crate::support::text_reply;
+pub(super) use tauguard_testkit::scripted::ScriptedModel;
+use tauguard_testkit::scripted::text_reply;
 
 /// Which step a request is, read from its prompt, and which try (0, or 1 for the repair).
 #[derive(Debug, Clone)]
@@ -25,26 +24,35 @@ pub(super) struct Ask {
     pub attempt: usize,
 }
 
-type Answer = dyn Fn(&Ask) -> String + Send + Sync;
-
-/// Answers by inspecting the request; records every request.
-pub(super) struct StageModel {
-    answer: Box<Answer>,
-    pub requests: Mutex<Vec<(Ask, ChatRequest)>>,
+/// A model that answers each request by the step it asks for (the ask read from its prompt),
+/// keeping every request.
+pub(super) fn stage_model(
+    answer: impl Fn(&Ask) -> String + Send + Sync + 'static,
+) -> Arc<ScriptedModel> {
+    ScriptedModel::new("mock/stages-1", &[], move |_, req| {
+        let usage = Usage {
+            prompt_tokens: 100,
+            completion_tokens: 20,
+            cached_prompt_tokens: 0,
+        };
+        let content = answer(&ask_of(req));
+        Ok(text_reply(
+            content,
+            usage,
+            Some(0.001),
+            Duration::from_millis(1),
+        ))
+    })
 }
 
-impl StageModel {
-    pub(super) fn new(answer: impl Fn(&Ask) -> String + Send + Sync + 'static) -> StageModel {
-        StageModel {
-            answer: Box::new(answer),
-            requests: Mutex::new(Vec::new()),
-        }
-    }
+/// What each request the model was sent asked for, in order.
+pub(super) fn asks(model: &ScriptedModel) -> Vec<Ask> {
+    model.seen().iter().map(ask_of).collect()
+}
 
-    pub(super) fn asks(&self) -> Vec<Ask> {
-        let requests = self.requests.lock().unwrap();
-        requests.iter().map(|(a, _)| a.clone()).collect()
-    }
+/// Every request the model was sent, with what it asked for.
+pub(super) fn requests_of(model: &ScriptedModel) -> Vec<(Ask, ChatRequest)> {
+    model.seen().into_iter().map(|r| (ask_of(&r), r)).collect()
 }
 
 /// Each stage's prompt opening and the step it asks for, the branch review before the subflow
@@ -72,29 +80,6 @@ fn ask_of(req: &ChatRequest) -> Ask {
         step,
         target,
         attempt: (req.messages.len() - 2) / 2,
-    }
-}
-
-impl ChatModel for StageModel {
-    fn id(&self) -> &str {
-        "mock/stages-1"
-    }
-
-    fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            let ask = ask_of(req);
-            let content = (self.answer)(&ask);
-            self.requests.lock().unwrap().push((ask, req.clone()));
-            let usage = Usage {
-                prompt_tokens: 100,
-                completion_tokens: 20,
-                cached_prompt_tokens: 0,
-            };
-            Ok(text_reply(content, usage, 0.001, Duration::from_millis(1)))
-        })
     }
 }
 

@@ -168,6 +168,23 @@ struct Compiler<'a> {
     path: &'a Path,
 }
 
+/// A lookup being compiled: its name and spec, the variables its expressions may name, and the
+/// catalogue its tool or collection is checked against.
+#[derive(Clone, Copy)]
+struct LookupSite<'a> {
+    name: &'a str,
+    spec: &'a LookupSpec,
+    inner: &'a BTreeSet<String>,
+    catalog: &'a ToolCatalog,
+}
+
+impl LookupSite<'_> {
+    /// The field path of one of the lookup's keys, as errors name it.
+    fn field(&self, key: &str) -> String {
+        format!("lookups.{}.{key}", self.name)
+    }
+}
+
 impl Compiler<'_> {
     fn expr(
         &self,
@@ -238,6 +255,12 @@ impl Compiler<'_> {
         if for_each.is_some() {
             inner.insert(ITEM.to_string());
         }
+        let site = LookupSite {
+            name,
+            spec,
+            inner: &inner,
+            catalog,
+        };
         let source = match (&spec.tool, &spec.record) {
             (Some(_), Some(_)) => {
                 return Err(RuleError::invalid(
@@ -253,10 +276,8 @@ impl Compiler<'_> {
                     "missing `tool` or `record`",
                 ));
             }
-            (Some(tool), None) => self.tool_source(name, spec, tool, &inner, catalog)?,
-            (None, Some(collection)) => {
-                self.record_source(name, spec, collection, &inner, catalog)?
-            }
+            (Some(tool), None) => self.tool_source(&site, tool)?,
+            (None, Some(collection)) => self.record_source(&site, collection)?,
         };
         Ok(Lookup {
             name: name.to_string(),
@@ -268,46 +289,42 @@ impl Compiler<'_> {
 
     /// A `tool` lookup: a read-only tool of the domain, with its arguments' expressions
     /// (which may name `item` under `for_each`).
-    fn tool_source(
-        &self,
-        name: &str,
-        spec: &LookupSpec,
-        tool: &String,
-        inner: &BTreeSet<String>,
-        catalog: &ToolCatalog,
-    ) -> Result<LookupSource, RuleError> {
-        let field = |f: &str| format!("lookups.{name}.{f}");
-        if spec.key.is_some() {
+    fn tool_source(&self, site: &LookupSite<'_>, tool: &str) -> Result<LookupSource, RuleError> {
+        if site.spec.key.is_some() {
             return Err(RuleError::invalid(
                 self.path,
-                field("key"),
+                site.field("key"),
                 "`key` belongs to `record` lookups",
             ));
         }
-        if !catalog.read_only.contains(tool) {
-            let why = if catalog.mutating.contains(tool) {
+        if !site.catalog.read_only.contains(tool) {
+            let why = if site.catalog.mutating.contains(tool) {
                 "mutates state; lookups may only call read-only tools".to_string()
             } else {
-                format!("is not a read-only tool of the {} domain", catalog.domain)
+                format!(
+                    "is not a read-only tool of the {} domain",
+                    site.catalog.domain
+                )
             };
             return Err(RuleError::invalid(
                 self.path,
-                field("tool"),
+                site.field("tool"),
                 format!("`{tool}` {why}"),
             ));
         }
-        let args = spec
+        let args = site
+            .spec
             .args
             .iter()
             .map(|(k, src)| {
                 Ok((
                     k.clone(),
-                    self.expr(&field(&format!("args.{k}")), src, inner)?,
+                    self.expr(&site.field(&format!("args.{k}")), src, site.inner)?,
                 ))
             })
             .collect::<Result<Vec<_>, RuleError>>()?;
         Ok(LookupSource::Tool {
-            tool: tool.clone(),
+            tool: tool.to_string(),
             args,
         })
     }
@@ -316,28 +333,24 @@ impl Compiler<'_> {
     /// expression.
     fn record_source(
         &self,
-        name: &str,
-        spec: &LookupSpec,
-        collection: &String,
-        inner: &BTreeSet<String>,
-        catalog: &ToolCatalog,
+        site: &LookupSite<'_>,
+        collection: &str,
     ) -> Result<LookupSource, RuleError> {
-        let field = |f: &str| format!("lookups.{name}.{f}");
-        if !spec.args.is_empty() {
+        if !site.spec.args.is_empty() {
             return Err(RuleError::invalid(
                 self.path,
-                field("args"),
+                site.field("args"),
                 "`args` belongs to `tool` lookups",
             ));
         }
-        if !catalog.collections.contains(collection) {
+        if !site.catalog.collections.contains(collection) {
             return Err(RuleError::invalid(
                 self.path,
-                field("record"),
+                site.field("record"),
                 format!(
                     "`{collection}` is not a collection of the {} database (known: {})",
-                    catalog.domain,
-                    catalog
+                    site.catalog.domain,
+                    site.catalog
                         .collections
                         .iter()
                         .cloned()
@@ -346,13 +359,14 @@ impl Compiler<'_> {
                 ),
             ));
         }
-        let key = spec
+        let key = site
+            .spec
             .key
             .as_deref()
-            .map(|k| self.expr(&field("key"), k, inner))
+            .map(|k| self.expr(&site.field("key"), k, site.inner))
             .transpose()?;
         Ok(LookupSource::Record {
-            collection: collection.clone(),
+            collection: collection.to_string(),
             key,
         })
     }

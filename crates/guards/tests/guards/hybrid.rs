@@ -1,6 +1,6 @@
 //! The hybrid guard: the constraint layer first, the verifier only for calls that pass it.
 
-use crate::support::{StubEnv, bare_context};
+use crate::support::{StubEnv, airline_rules, bare_context, rule_dir};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -8,9 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tauguard_core::record::{RequirementResult, RoleUsage};
 use tauguard_core::{Requestor, ToolCall};
 use tauguard_env::{DataDir, DomainData};
-use tauguard_guards::{
-    Decision, Guard, GuardContext, Hybrid, RuleSet, Ruling, ToolCatalog, ToolGuard, Verdict,
-};
+use tauguard_guards::{Decision, Guard, GuardContext, Hybrid, Ruling, ToolGuard, Verdict};
 
 /// A verifier stand-in that counts its calls and answers a fixed verdict.
 struct CountingVerifier {
@@ -78,13 +76,11 @@ fn booking(passengers: usize) -> ToolCall {
 
 /// A one-rule ToolGuard (passenger cap), loaded from a rule directory.
 fn passenger_cap() -> (tempfile::TempDir, ToolGuard) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("book_reservation.yaml"),
+    let dir = rule_dir(
+        "book_reservation.yaml",
         "tool: book_reservation\nrules:\n  - name: passenger_count\n    check: \"size(args.passengers) <= 5\"\n    message: At most five passengers.\n",
-    )
-    .unwrap();
-    let rules = RuleSet::load_dir(dir.path(), &ToolCatalog::builtin("airline").unwrap()).unwrap();
+    );
+    let rules = airline_rules(dir.path());
     (dir, ToolGuard::new(rules))
 }
 

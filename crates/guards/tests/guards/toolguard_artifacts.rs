@@ -1,6 +1,7 @@
 //! ToolGuard rule artifacts: the authored rule sets load, and bad artifacts are rejected at
 //! load with the file and the field named. Needs no τ²-bench data.
 
+use crate::support::rule_dir;
 use std::path::{Path, PathBuf};
 use tauguard_core::chain_text;
 use tauguard_guards::{RuleError, RuleSet, ToolCatalog, parse_rule_file};
@@ -229,12 +230,10 @@ fn duplicate_rule_names_and_empty_rule_lists_are_rejected() {
 
 #[test]
 fn a_bad_file_in_a_rule_directory_fails_the_whole_load() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("cancel_reservation.yaml"),
+    let dir = rule_dir(
+        "cancel_reservation.yaml",
         "tool: cancel_reservation\nrules:\n  - name: a\n    check: \"true\"\n    message: m\n",
-    )
-    .unwrap();
+    );
     std::fs::write(dir.path().join("notes.txt"), "not a rule file").unwrap();
     let set = RuleSet::load_dir(dir.path(), &airline()).unwrap();
     assert_eq!(set.rule_count(), 1);

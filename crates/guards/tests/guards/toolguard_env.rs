@@ -3,7 +3,7 @@
 //! τ²-bench domain checked on the gold-replay state just before it (skipped without the data
 //! directory unless `CI` is set).
 
-use crate::support::bare_context;
+use crate::support::{airline_rules, bare_context, rule_dir};
 use serde_json::{Map, Value, json};
 use tauguard_core::{Requestor, Task, ToolCall, ToolKind};
 use tauguard_env::{DataDir, DomainData, Environment, initial_env};
@@ -460,13 +460,11 @@ fn lookups_see_the_current_state_and_leave_it_untouched() {
 #[test]
 fn record_lookups_follow_the_live_state_across_environments() {
     // A rule reading the reservation through a `record` lookup (the agent database).
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("update_reservation_passengers.yaml"),
+    let dir = rule_dir(
+        "update_reservation_passengers.yaml",
         "tool: update_reservation_passengers\nlookups:\n  res:\n    record: reservations\n    key: \"args.reservation_id\"\n  all:\n    record: reservations\nrules:\n  - name: active\n    check: \"res.status != 'cancelled' && all[args.reservation_id].status == res.status\"\n    message: Cancelled.\n",
-    )
-    .unwrap();
-    let rules = RuleSet::load_dir(dir.path(), &ToolCatalog::builtin("airline").unwrap()).unwrap();
+    );
+    let rules = airline_rules(dir.path());
     let g = ToolGuard::new(rules);
     let edit = |id: &str| {
         call(
@@ -774,9 +772,8 @@ fn retail_rules_on_concrete_calls() {
 
 #[test]
 fn evaluation_errors_fail_closed_by_default_and_open_on_request() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("cancel_reservation.yaml"),
+    let dir = rule_dir(
+        "cancel_reservation.yaml",
         "tool: cancel_reservation
 lookups:
   reservation:
@@ -791,9 +788,8 @@ rules:
     message: Insured only.
     on_error: pass
 ",
-    )
-    .unwrap();
-    let rules = RuleSet::load_dir(dir.path(), &ToolCatalog::builtin("airline").unwrap()).unwrap();
+    );
+    let rules = airline_rules(dir.path());
     let g = ToolGuard::new(rules);
     let data = fixture();
     let env = data.fresh_env();

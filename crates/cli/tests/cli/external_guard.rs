@@ -5,7 +5,7 @@
 //! id and out-of-schema verdict each follow the fail mode, lose no record, and say what
 //! happened in the guard event.
 
-use crate::support::{guard_events, records, s, tauguard_in_env};
+use crate::support::{assert_contains_all, guard_events, records, s, tauguard_in_env, written};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -362,10 +362,7 @@ fn a_line_nobody_claims_with_several_requests_open_fails_each_and_restarts_the_g
         );
     }
     // The stream was not trusted after it: the process was restarted, and said so.
-    assert!(
-        err.contains("restart 1 of at most 50") && err.contains("no open request claims"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["restart 1 of at most 50", "no open request claims"]);
 }
 
 #[test]
@@ -399,9 +396,9 @@ fn a_bad_external_table_is_an_input_error_naming_its_key() {
             "cannot start `/nonexistent/guard-program`",
         ),
     ] {
-        let cfg = tmp.path().join("bad.toml");
-        std::fs::write(
-            &cfg,
+        let cfg = written(
+            tmp.path(),
+            "bad.toml",
             format!(
                 "[run]\nname = \"bad\"\ndomain = \"airline\"\nnum_tasks = 1\ndata_dir = \"{}\"\n\
                  [models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
@@ -409,8 +406,7 @@ fn a_bad_external_table_is_an_input_error_naming_its_key() {
                  [[grid.guards]]\nname = \"mine\"\n{table}\n",
                 data_dir().display()
             ),
-        )
-        .unwrap();
+        );
         let out = tmp.path().join("out");
         let (code, _, err) = tauguard_in_env(&["run", s(&cfg), "--out", s(&out)], &[]);
         assert_eq!(code, 2, "{table}: {err}");

@@ -188,6 +188,18 @@ fn assistant_call(id: &str, name: &str, args: serde_json::Value) -> Message {
     })
 }
 
+/// The agent's `get_reservation_details` call `id` for `reservation`, and its result.
+fn reservation_lookup(id: &str, reservation: &str) -> [Message; 2] {
+    [
+        assistant_call(
+            id,
+            "get_reservation_details",
+            json!({"reservation_id": reservation}),
+        ),
+        ok(id),
+    ]
+}
+
 fn ok(id: &str) -> Message {
     Message::Tool(ToolMessage {
         id: id.into(),
@@ -242,33 +254,13 @@ fn a_call_missing_a_required_read_is_labelled_lacking() {
         )
     );
     // The lookup for another reservation does not link; the right one does.
-    messages.splice(
-        2..2,
-        [
-            assistant_call(
-                "r2",
-                "get_reservation_details",
-                json!({"reservation_id": "ZZZZZZ"}),
-            ),
-            ok("r2"),
-        ],
-    );
+    messages.splice(2..2, reservation_lookup("r2", "ZZZZZZ"));
     label_missing_prerequisites(&mut attempts, &messages, &oracle("airline"));
     assert_eq!(
         attempts[0].missing_prerequisites.as_deref(),
         Some(&["link:reservation_id".to_string()][..])
     );
-    messages.splice(
-        4..4,
-        [
-            assistant_call(
-                "r3",
-                "get_reservation_details",
-                json!({"reservation_id": "NO6JO3"}),
-            ),
-            ok("r3"),
-        ],
-    );
+    messages.splice(4..4, reservation_lookup("r3", "NO6JO3"));
     label_missing_prerequisites(&mut attempts, &messages, &oracle("airline"));
     assert_eq!(attempts[0].missing_prerequisites.as_deref(), Some(&[][..]));
     // Every domain's oracle parses and covers every tool of its prerequisites file.

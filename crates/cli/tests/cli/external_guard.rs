@@ -247,14 +247,18 @@ fn fail_events(recs: &[Value], fail_mode: &str, reason: &str) -> Vec<Value> {
         assert_eq!(e["verdict"], want, "{e}");
         assert_eq!(e["executed"], fail_mode == "open", "{e}");
         assert!(
-            e["info"]["external"]["source"]
-                .as_str()
-                .unwrap()
-                .contains("faulty_guard.py"),
+            external_text(e, "source").contains("faulty_guard.py"),
             "{e}"
         );
     }
     events
+}
+
+/// The text at `field` of an event's `info.external` (its fault, message, raw reply, source).
+fn external_text<'a>(event: &'a Value, field: &str) -> &'a str {
+    event["info"]["external"][field]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text at info.external.{field}: {event}"))
 }
 
 /// Each of `events` names the external `fault`, and its `field` (`message`, `raw_reply`)
@@ -262,7 +266,7 @@ fn fail_events(recs: &[Value], fail_mode: &str, reason: &str) -> Vec<Value> {
 fn assert_each_fault(events: &[Value], fault: &str, field: &str, text: &str) {
     for e in events {
         assert_eq!(e["info"]["external"]["fault"], fault, "{e}");
-        let got = e["info"]["external"][field].as_str().unwrap();
+        let got = external_text(e, field);
         assert!(got.contains(text), "{field} lacks `{text}`: {e}");
     }
 }
@@ -271,10 +275,7 @@ fn assert_each_fault(events: &[Value], fault: &str, field: &str, text: &str) {
 fn a_crashing_guard_is_restarted_up_to_its_cap_and_then_fails_closed() {
     let (recs, err) = faulty("crash", "closed", 4, ", max_restarts = 1");
     let events = fail_events(&recs, "closed", "connection");
-    let kinds: Vec<&str> = events
-        .iter()
-        .map(|e| e["info"]["external"]["fault"].as_str().unwrap())
-        .collect();
+    let kinds: Vec<&str> = events.iter().map(|e| external_text(e, "fault")).collect();
     assert!(
         kinds.contains(&"crash") && kinds.contains(&"restart_limit"),
         "{kinds:?}"
@@ -285,10 +286,7 @@ fn a_crashing_guard_is_restarted_up_to_its_cap_and_then_fails_closed() {
         .unwrap();
     // The process's last words are in the event.
     assert!(
-        crash["info"]["external"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("crashing on purpose"),
+        external_text(crash, "message").contains("crashing on purpose"),
         "{crash}"
     );
     assert!(err.contains("restart 1 of at most 1"), "{err}");
@@ -354,10 +352,7 @@ fn a_line_nobody_claims_with_several_requests_open_fails_each_and_restarts_the_g
             "{e}"
         );
         assert!(
-            e["info"]["external"]["message"]
-                .as_str()
-                .unwrap()
-                .contains(" were open (not JSON"),
+            external_text(e, "message").contains(" were open (not JSON"),
             "{e}"
         );
     }

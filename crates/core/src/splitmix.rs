@@ -1,7 +1,8 @@
-//! SplitMix64 (Steele, Lea and Flood 2014), the seeded stream metrics' bootstrap resamples with
-//! and the synthetic test populations are drawn from: small, fast and the same on every
-//! platform, so a seed names one stream for good. It lives here, below both, so the test data
-//! (in `tauguard-testkit`) draws from the stream the metrics use without importing metrics.
+//! SplitMix64 (Steele, Lea and Flood 2014), the seeded stream metrics' bootstrap resamples with,
+//! the synthetic test populations are drawn from and the offline `sim` models decide by (keyed
+//! in `tauguard-sim`'s `SimRng`): small, fast and the same on every platform, so a seed names
+//! one stream for good. It lives here, below all three, so the test data (in
+//! `tauguard-testkit`) draws from the stream the metrics use without importing metrics.
 
 /// A SplitMix64 stream.
 #[derive(Debug, Clone)]

@@ -26,7 +26,9 @@
 //! `cache_read_input_tokens` as cached prompt tokens.
 
 use crate::capabilities::ANTHROPIC_DEFAULT_MAX_TOKENS;
-use crate::model::{DecodeError, Decoded, Prepared, arguments_object, deep_merge, string_at};
+use crate::model::{
+    DecodeError, Decoded, Prepared, alternating_turns, arguments_object, deep_merge, string_at,
+};
 use serde_json::{Map, Value, json};
 use tauguard_core::message::Usage;
 use tauguard_core::{Message, ToolCall};
@@ -58,17 +60,11 @@ pub(crate) fn url(base_url: &str) -> String {
 
 pub(crate) fn build_body(req: &Prepared<'_>) -> Value {
     let caps = &req.caps;
-    let mut system = Vec::new();
-    let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for m in req.messages.iter() {
-        let (role, blocks) = match m {
-            Message::System { content } => {
-                if let Some(c) = content.as_deref().filter(|c| !c.trim().is_empty()) {
-                    system.push(c);
-                }
-                continue;
-            }
-            Message::User(p) => ("user", text_block(p.content.as_deref())),
+    let (system, messages) = alternating_turns(
+        req.messages,
+        "assistant",
+        json!({"type": "text", "text": LEADING_USER_PLACEHOLDER}),
+        |m| match m {
             Message::Assistant(p) => {
                 let calls = m.tool_calls();
                 let mut blocks = if caps.thinking {
@@ -91,27 +87,10 @@ pub(crate) fn build_body(req: &Prepared<'_>) -> Value {
                     json!({"type": "tool_result", "tool_use_id": wire_id(&t.id), "content": t.content}),
                 ],
             ),
-        };
-        if blocks.is_empty() {
-            continue;
-        }
-        match messages.last_mut() {
-            Some((last_role, last)) if *last_role == role => last.extend(blocks),
-            _ => messages.push((role, blocks)),
-        }
-    }
-    if messages
-        .first()
-        .is_some_and(|(role, _)| *role == "assistant")
-    {
-        messages.insert(
-            0,
-            (
-                "user",
-                vec![json!({"type": "text", "text": LEADING_USER_PLACEHOLDER})],
-            ),
-        );
-    }
+            // System messages are taken apart before a turn is made.
+            Message::User(_) | Message::System { .. } => ("user", text_block(m.content())),
+        },
+    );
 
     let mut body = Map::new();
     body.insert("model".into(), json!(req.model));

@@ -24,7 +24,9 @@
 //! `candidatesTokenCount + thoughtsTokenCount`, cached = `cachedContentTokenCount`.
 
 use crate::gemini_schema;
-use crate::model::{DecodeError, Decoded, Prepared, arguments_object, deep_merge, string_at};
+use crate::model::{
+    DecodeError, Decoded, Prepared, alternating_turns, arguments_object, deep_merge, string_at,
+};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use tauguard_core::message::Usage;
@@ -57,17 +59,8 @@ pub(crate) fn build_body(req: &Prepared<'_>) -> Value {
         .flat_map(|m| m.tool_calls())
         .map(|c| (c.id.as_str(), c.name.as_str()))
         .collect();
-    let mut system = Vec::new();
-    let mut contents: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for m in req.messages.iter() {
-        let (role, parts) = match m {
-            Message::System { content } => {
-                if let Some(c) = content.as_deref().filter(|c| !c.trim().is_empty()) {
-                    system.push(c);
-                }
-                continue;
-            }
-            Message::User(p) => ("user", text_part(p.content.as_deref())),
+    let (system, contents) = alternating_turns(req.messages, "model", json!({"text": "."}), |m| {
+        match m {
             Message::Assistant(p) => {
                 let mut parts = text_part(p.content.as_deref());
                 parts.extend(m.tool_calls().iter().map(call_part));
@@ -83,18 +76,10 @@ pub(crate) fn build_body(req: &Prepared<'_>) -> Value {
                 response.insert("response".into(), json!({"content": t.content}));
                 ("user", vec![json!({"functionResponse": response})])
             }
-        };
-        if parts.is_empty() {
-            continue;
+            // System messages are taken apart before a turn is made.
+            Message::User(_) | Message::System { .. } => ("user", text_part(m.content())),
         }
-        match contents.last_mut() {
-            Some((last_role, last)) if *last_role == role => last.extend(parts),
-            _ => contents.push((role, parts)),
-        }
-    }
-    if contents.first().is_some_and(|(role, _)| *role == "model") {
-        contents.insert(0, ("user", vec![json!({"text": "."})]));
-    }
+    });
 
     let mut body = Map::new();
     let contents: Vec<Value> = contents

@@ -386,6 +386,45 @@ pub(crate) fn deep_merge(body: &mut Map<String, Value>, extra: &Map<String, Valu
     }
 }
 
+/// One turn of an alternating-turn API (Anthropic, Gemini): its role and content blocks.
+pub(crate) type Turn = (&'static str, Vec<Value>);
+
+/// A history as the alternating-turn APIs take it: the system texts apart (whitespace-only
+/// ones dropped), every other message the turn `turn` makes of it, a turn with no blocks
+/// dropped, consecutive turns of one role merged (the APIs require alternation), and a
+/// history opening with `assistant_role` given the user turn `lead` in front (τ²-bench opens
+/// with the agent's greeting; litellm puts a `"."` user turn first, and so does tauguard).
+pub(crate) fn alternating_turns<'a>(
+    messages: &'a [Message],
+    assistant_role: &str,
+    lead: Value,
+    mut turn: impl FnMut(&'a Message) -> Turn,
+) -> (Vec<&'a str>, Vec<Turn>) {
+    let mut system = Vec::new();
+    let mut turns: Vec<Turn> = Vec::new();
+    for m in messages {
+        if let Message::System { content } = m {
+            system.extend(content.as_deref().filter(|c| !c.trim().is_empty()));
+            continue;
+        }
+        let (role, blocks) = turn(m);
+        if blocks.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last_role, last)) if *last_role == role => last.extend(blocks),
+            _ => turns.push((role, blocks)),
+        }
+    }
+    if turns
+        .first()
+        .is_some_and(|(role, _)| *role == assistant_role)
+    {
+        turns.insert(0, ("user", vec![lead]));
+    }
+    (system, turns)
+}
+
 /// Serde adapter: a `Duration` as fractional seconds.
 mod secs_f64 {
     use serde::{Deserialize, Deserializer, Serializer};

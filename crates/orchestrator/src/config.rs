@@ -19,6 +19,21 @@ pub enum ConfigError {
     },
     #[error("config `{path}`: {message}")]
     Invalid { path: PathBuf, message: String },
+    /// A domain, split or task id the data directory does not have, at the config key that
+    /// asked for it (boxed: every config result carries this type).
+    #[error(transparent)]
+    Data(Box<DataAtKey>),
+}
+
+/// What [`ConfigError::Data`] holds: the config file, the key, and the data directory's own
+/// error as the cause.
+#[derive(Debug, thiserror::Error)]
+#[error("config `{path}`: at `{key}`")]
+pub struct DataAtKey {
+    pub path: PathBuf,
+    pub key: String,
+    #[source]
+    pub cause: tauguard_env::LoadError,
 }
 
 /// `[run]`: what to simulate.

@@ -57,7 +57,7 @@ mod views;
 
 // The config and the models it names.
 pub use catalog::ModelCatalog;
-pub use config::{ConfigError, RunConfig};
+pub use config::{ConfigError, DataAtKey, RunConfig};
 pub use grid::NameOr;
 pub use offline::FaultProfile;
 

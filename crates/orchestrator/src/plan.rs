@@ -396,39 +396,46 @@ impl Grid<'_> {
 /// An error at `key` of the config file.
 pub(crate) fn at_key(cfg: &RunConfig, key: &str, message: String) -> RunError {
     RunError::Config(crate::config::ConfigError::Invalid {
-        path: cfg
-            .source
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("config")),
+        path: config_path(cfg),
         message: format!("at `{key}`: {message}"),
     })
 }
 
+/// The config file errors name: its path, or `config` for one built in memory.
+fn config_path(cfg: &RunConfig) -> PathBuf {
+    cfg.source
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("config"))
+}
+
 /// A domain, split or task id the data directory does not have is a config error: it names
-/// the config file and the key that asked for it.
+/// the config file and the key that asked for it, and keeps the data directory's error.
 fn at_config_key(cfg: &RunConfig, domain: &str, e: RunError) -> RunError {
     use tauguard_env::LoadError;
     let per_domain = cfg.grid.tasks.get(domain);
-    let key = match &e {
-        RunError::Load(LoadError::UnknownDomain { .. }) if cfg.run.domain.is_empty() => {
-            "grid.domains".to_string()
-        }
-        RunError::Load(LoadError::UnknownDomain { .. }) => "run.domain".to_string(),
-        RunError::Load(LoadError::UnknownSplit { .. }) => {
-            match per_domain.and_then(|s| s.split.as_ref()) {
-                Some(_) => format!("grid.tasks.{domain}.split"),
-                None => "run.split".to_string(),
-            }
-        }
-        RunError::Load(LoadError::UnknownTasks { .. }) => {
-            match per_domain.and_then(|s| s.task_ids.as_ref()) {
-                Some(_) => format!("grid.tasks.{domain}.task_ids"),
-                None => "run.task_ids".to_string(),
-            }
-        }
-        _ => return e,
+    let RunError::Load(cause) = e else {
+        return e;
     };
-    at_key(cfg, &key, e.to_string())
+    let key = match &cause {
+        LoadError::UnknownDomain { .. } if cfg.run.domain.is_empty() => "grid.domains".to_string(),
+        LoadError::UnknownDomain { .. } => "run.domain".to_string(),
+        LoadError::UnknownSplit { .. } => match per_domain.and_then(|s| s.split.as_ref()) {
+            Some(_) => format!("grid.tasks.{domain}.split"),
+            None => "run.split".to_string(),
+        },
+        LoadError::UnknownTasks { .. } => match per_domain.and_then(|s| s.task_ids.as_ref()) {
+            Some(_) => format!("grid.tasks.{domain}.task_ids"),
+            None => "run.task_ids".to_string(),
+        },
+        _ => return RunError::Load(cause),
+    };
+    RunError::Config(crate::config::ConfigError::Data(Box::new(
+        crate::config::DataAtKey {
+            path: config_path(cfg),
+            key,
+            cause,
+        },
+    )))
 }
 
 /// Builds each distinct model spec once, resolving every provider through the factory.

@@ -5,7 +5,7 @@
 //! differently and the user always confirms, as before these behaviours existed.
 
 use crate::phrases;
-use crate::rng::SimRng;
+use crate::rng::{ProbabilityError, SimRng, check_probabilities};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tauguard_core::dialogue::asks_for_confirmation;
@@ -31,19 +31,8 @@ pub struct UserBehaviour {
 
 impl UserBehaviour {
     /// Checks every probability is within [0, 1]; names the offending field.
-    pub fn validate(&self) -> Result<(), String> {
-        for (name, p) in [
-            ("decline", self.decline),
-            ("hesitate", self.hesitate),
-            ("correct", self.correct),
-        ] {
-            if !(0.0..=1.0).contains(&p) {
-                return Err(format!(
-                    "behaviour probability `{name}` = {p} is outside [0, 1]"
-                ));
-            }
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), ProbabilityError> {
+        check_probabilities("behaviour", self)
     }
 }
 

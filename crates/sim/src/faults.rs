@@ -1,7 +1,7 @@
 //! The sim agent's fault profile (with its reactions to a block: retry unchanged, abandon)
 //! and the faults it plans for one simulation.
 
-use crate::rng::SimRng;
+use crate::rng::{ProbabilityError, SimRng, check_probabilities};
 use serde::{Deserialize, Serialize};
 
 /// Per-simulation probabilities of each fault kind. All zero = a compliant agent.
@@ -38,23 +38,8 @@ fn is_zero(p: &f64) -> bool {
 
 impl FaultProfile {
     /// Checks every probability is within [0, 1]; names the offending field.
-    pub fn validate(&self) -> Result<(), String> {
-        for (name, p) in [
-            ("skip_identity", self.skip_identity),
-            ("skip_prerequisite", self.skip_prerequisite),
-            ("skip_confirmation", self.skip_confirmation),
-            ("comply_forbidden", self.comply_forbidden),
-            ("corrupt_argument", self.corrupt_argument),
-            ("retry_unchanged", self.retry_unchanged),
-            ("abandon_after_block", self.abandon_after_block),
-        ] {
-            if !(0.0..=1.0).contains(&p) {
-                return Err(format!(
-                    "fault probability `{name}` = {p} is outside [0, 1]"
-                ));
-            }
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), ProbabilityError> {
+        check_probabilities("fault", self)
     }
 }
 

@@ -170,9 +170,38 @@ fn calls(turns: &[SimTurn]) -> Vec<(String, Map<String, Value>)> {
         .collect()
 }
 
+/// A profile that always skips the confirmation before the mutating call.
+fn skipping_confirmation() -> FaultProfile {
+    FaultProfile {
+        skip_confirmation: 1.0,
+        ..Default::default()
+    }
+}
+
+/// The agent of the cancellation task with `profile`, nothing tempting it.
+fn cancel_agent(profile: FaultProfile) -> SimAgent {
+    SimAgent::new(spec(cancel_task(), profile, None))
+}
+
+/// The turn at which the agent first asks the user to confirm.
+fn first_confirmation_question(turns: &[SimTurn]) -> usize {
+    turns
+        .iter()
+        .position(|t| matches!(t, SimTurn::Say(s) if s.contains(phrases::CONFIRM_QUESTION)))
+        .unwrap()
+}
+
+/// The turn of the agent's first `cancel_reservation` call.
+fn first_cancel(turns: &[SimTurn]) -> usize {
+    turns
+        .iter()
+        .position(|t| matches!(t, SimTurn::Call { name, .. } if name == "cancel_reservation"))
+        .unwrap()
+}
+
 #[test]
 fn compliant_agent_identifies_reads_confirms_then_mutates() {
-    let agent = SimAgent::new(spec(cancel_task(), FaultProfile::default(), None));
+    let agent = cancel_agent(FaultProfile::default());
     let turns = play(&agent, false);
     assert_eq!(turns[0], SimTurn::Say(phrases::ASK_IDENTITY.into()));
     let names: Vec<String> = calls(&turns).into_iter().map(|c| c.0).collect();
@@ -184,14 +213,8 @@ fn compliant_agent_identifies_reads_confirms_then_mutates() {
             "cancel_reservation"
         ]
     );
-    let confirm = turns
-        .iter()
-        .position(|t| matches!(t, SimTurn::Say(s) if s.contains(phrases::CONFIRM_QUESTION)))
-        .unwrap();
-    let mutate = turns
-        .iter()
-        .position(|t| matches!(t, SimTurn::Call { name, .. } if name == "cancel_reservation"))
-        .unwrap();
+    let confirm = first_confirmation_question(&turns);
+    let mutate = first_cancel(&turns);
     assert!(confirm < mutate);
     assert!(
         matches!(turns.last(), Some(SimTurn::Say(s)) if s.contains("42")),
@@ -201,29 +224,16 @@ fn compliant_agent_identifies_reads_confirms_then_mutates() {
 
 #[test]
 fn skipped_confirmation_is_labelled_and_repaired_after_a_block() {
-    let profile = FaultProfile {
-        skip_confirmation: 1.0,
-        ..Default::default()
-    };
-    let agent = SimAgent::new(spec(cancel_task(), profile, None));
+    let agent = cancel_agent(skipping_confirmation());
     assert_eq!(agent.planned_faults().skip_confirmation, vec![0]);
     let turns = play_with(&agent, true, CONFIRM_REMEDIATION, UserBehaviour::default()).0;
-    let cancels = calls(&turns)
-        .iter()
-        .filter(|c| c.0 == "cancel_reservation")
-        .count();
     assert_eq!(
-        cancels, 2,
+        cancels(&turns),
+        2,
         "one faulty attempt, one retry after the repair: {turns:?}"
     );
-    let first = turns
-        .iter()
-        .position(|t| matches!(t, SimTurn::Call { name, .. } if name == "cancel_reservation"))
-        .unwrap();
-    let confirm = turns
-        .iter()
-        .position(|t| matches!(t, SimTurn::Say(s) if s.contains(phrases::CONFIRM_QUESTION)))
-        .unwrap();
+    let first = first_cancel(&turns);
+    let confirm = first_confirmation_question(&turns);
     assert!(confirm > first, "confirmation asked only after the block");
     let args = json!({"reservation_id": "R1"}).as_object().unwrap().clone();
     let labels = agent.label_faults(&[("c9".into(), "cancel_reservation".into(), args)]);
@@ -238,7 +248,7 @@ fn corrupted_argument_differs_and_is_fixed_after_rejection() {
         corrupt_argument: 1.0,
         ..Default::default()
     };
-    let agent = SimAgent::new(spec(cancel_task(), profile, None));
+    let agent = cancel_agent(profile);
     let turns = play(&agent, true);
     let cancels: Vec<_> = calls(&turns)
         .into_iter()
@@ -307,11 +317,7 @@ fn asked(turns: &[SimTurn], text: &str) -> usize {
 
 #[test]
 fn only_what_the_remediation_names_is_repaired() {
-    let profile = FaultProfile {
-        skip_confirmation: 1.0,
-        ..Default::default()
-    };
-    let agent = SimAgent::new(spec(cancel_task(), profile, None));
+    let agent = cancel_agent(skipping_confirmation());
     // A remediation about the arguments does not name the skipped confirmation: the agent
     // has nothing to repair, so it does not retry and never asks for the confirmation.
     let turns = play_with(&agent, true, ARGUMENT_REMEDIATION, UserBehaviour::default()).0;
@@ -322,11 +328,10 @@ fn only_what_the_remediation_names_is_repaired() {
 #[test]
 fn retry_unchanged_and_abandon_after_block_are_labelled() {
     let retry = FaultProfile {
-        skip_confirmation: 1.0,
         retry_unchanged: 1.0,
-        ..Default::default()
+        ..skipping_confirmation()
     };
-    let agent = SimAgent::new(spec(cancel_task(), retry, None));
+    let agent = cancel_agent(retry);
     let (turns, conv) = play_with(&agent, true, CONFIRM_REMEDIATION, UserBehaviour::default());
     // The faulty call, the same call again, then the repaired one after a confirmation.
     let c = calls(&turns);
@@ -340,11 +345,10 @@ fn retry_unchanged_and_abandon_after_block_are_labelled() {
     assert!(events[0].call_id.is_some());
 
     let abandon = FaultProfile {
-        skip_confirmation: 1.0,
         abandon_after_block: 1.0,
-        ..Default::default()
+        ..skipping_confirmation()
     };
-    let agent = SimAgent::new(spec(cancel_task(), abandon, None));
+    let agent = cancel_agent(abandon);
     let (turns, conv) = play_with(&agent, true, CONFIRM_REMEDIATION, UserBehaviour::default());
     assert_eq!(cancels(&turns), 1, "{turns:?}");
     assert_eq!(asked(&turns, phrases::ABANDON), 1, "{turns:?}");
@@ -354,14 +358,14 @@ fn retry_unchanged_and_abandon_after_block_are_labelled() {
         [behaviour::ABANDON_AFTER_BLOCK]
     );
     // No reactions drawn at zero: the plain agent labels nothing.
-    let plain = SimAgent::new(spec(cancel_task(), FaultProfile::default(), None));
+    let plain = cancel_agent(FaultProfile::default());
     let (_, conv) = play_with(&plain, true, CONFIRM_REMEDIATION, UserBehaviour::default());
     assert!(plain.behaviour_events(&conv).is_empty());
 }
 
 #[test]
 fn the_agent_follows_the_users_answers() {
-    let agent = SimAgent::new(spec(cancel_task(), FaultProfile::default(), None));
+    let agent = cancel_agent(FaultProfile::default());
     let one = |b: UserBehaviour| play_with(&agent, false, "", b);
     // Declined: no cancellation, an acknowledgement.
     let (turns, conv) = one(UserBehaviour {
@@ -410,6 +414,7 @@ fn the_agent_follows_the_users_answers() {
         }
         .validate()
         .unwrap_err()
+        .to_string()
         .contains("`decline`")
     );
 }

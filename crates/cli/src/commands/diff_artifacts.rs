@@ -160,45 +160,41 @@ pub(crate) fn run(args: DiffArgs) -> Result<(), CliError> {
                     }
                 }
             }
-            match &checklists {
-                Some(d) => {
-                    out.line("")?;
-                    out.line(if d.is_same() {
-                        "checklists: the same".to_string()
-                    } else {
-                        "checklists (A → B):".to_string()
-                    })?;
-                    for l in d.lines() {
-                        out.line(format!("  {l}"))?;
-                    }
-                }
-                None => out.line(format!(
-                    "checklists: not compared (A holds {}, B holds {})",
-                    parts(&a),
-                    parts(&b)
-                ))?,
-            }
-            match &workflow {
-                Some(d) => {
-                    out.line("")?;
-                    out.line(if d.is_same_shape() {
-                        "workflow: the same shape".to_string()
-                    } else {
-                        "workflow (A → B):".to_string()
-                    })?;
-                    for l in d.lines() {
-                        out.line(format!("  {l}"))?;
-                    }
-                }
-                None => out.line(format!(
-                    "workflow: not compared (A holds {}, B holds {})",
-                    parts(&a),
-                    parts(&b)
-                ))?,
-            }
+            let held = (parts(&a), parts(&b));
+            let checklists = checklists.as_ref().map(|d| (d.is_same(), d.lines()));
+            part_text(&mut out, "checklists", "the same", checklists, held)?;
+            let workflow = workflow.as_ref().map(|d| (d.is_same_shape(), d.lines()));
+            part_text(&mut out, "workflow", "the same shape", workflow, held)?;
         }
     }
     out.finish()
+}
+
+/// One part's comparison as text: a blank line, whether the sides are `same` or the
+/// differences (A → B) indented, or, when one side lacks the part, what each side `held`.
+fn part_text(
+    out: &mut Output,
+    part: &str,
+    same: &str,
+    diff: Option<(bool, Vec<String>)>,
+    held: (&str, &str),
+) -> Result<(), CliError> {
+    let Some((is_same, lines)) = diff else {
+        return out.line(format!(
+            "{part}: not compared (A holds {}, B holds {})",
+            held.0, held.1
+        ));
+    };
+    out.line("")?;
+    out.line(if is_same {
+        format!("{part}: {same}")
+    } else {
+        format!("{part} (A → B):")
+    })?;
+    for l in lines {
+        out.line(format!("  {l}"))?;
+    }
+    Ok(())
 }
 
 fn parts(s: &Side) -> &'static str {

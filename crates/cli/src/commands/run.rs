@@ -280,7 +280,9 @@ fn check(rt: &tokio::runtime::Runtime, cfg: &RunConfig, opts: &RunOptions) -> Re
 /// Every config error is the user's file.
 fn config_error(e: ConfigError) -> CliError {
     match e {
-        ConfigError::Io { .. } | ConfigError::Invalid { .. } => CliError::BadInput(e.into()),
+        ConfigError::Io { .. } | ConfigError::Invalid { .. } | ConfigError::Data(_) => {
+            CliError::BadInput(e.into())
+        }
     }
 }
 

@@ -13,7 +13,9 @@ use anyhow::anyhow;
 use clap::Args;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use tauguard_guards::{DomainChecklists, GENERAL_RULES_FILE, ToolCatalog, load_domain_checklists};
+use tauguard_guards::{
+    ArtifactError, DomainChecklists, GENERAL_RULES_FILE, ToolCatalog, load_domain_checklists,
+};
 use tauguard_metrics::{Cell, Table};
 
 #[derive(Args, Debug)]
@@ -36,7 +38,7 @@ pub(crate) struct ChecklistArgs {
 struct Row {
     domain: String,
     dir: PathBuf,
-    loaded: Result<DomainChecklists, String>,
+    loaded: Result<DomainChecklists, ArtifactError>,
     /// The origin line of the per-tool checklists, and of the general rules.
     origins: [String; 2],
 }
@@ -46,8 +48,7 @@ impl Row {
         let catalog = ToolCatalog::builtin(domain)
             .ok_or_else(|| anyhow!("--domain: unknown domain `{domain}`"))
             .bad_input()?;
-        let loaded =
-            load_domain_checklists(dir, &catalog).map_err(|e| tauguard_core::chain_text(&e));
+        let loaded = load_domain_checklists(dir, &catalog);
         let tool_file = catalog
             .mutating
             .iter()
@@ -65,6 +66,14 @@ impl Row {
         })
     }
 
+    /// Why the directory failed to load, with every cause, as one line.
+    fn problem(&self) -> Option<String> {
+        self.loaded
+            .as_ref()
+            .err()
+            .map(|e| tauguard_core::chain_text(e))
+    }
+
     fn json(&self) -> serde_json::Value {
         let ok = self.loaded.as_ref().ok();
         json!({
@@ -75,7 +84,7 @@ impl Row {
             "requirements": ok.map(|c| c.requirement_count()),
             "constraints": ok.map(|c| c.constraint_count()),
             "general_rules": ok.map(|c| c.general.len()),
-            "problem": self.loaded.as_ref().err(),
+            "problem": self.problem(),
             "checklists_origin": self.origins[0],
             "general_rules_origin": self.origins[1],
         })
@@ -145,7 +154,7 @@ pub(crate) fn run(args: ChecklistArgs, project: Option<&Path>) -> Result<(), Cli
             out.line(t.to_markdown().trim_end())?;
             out.line("")?;
             for r in &rows {
-                if let Err(problem) = &r.loaded {
+                if let Some(problem) = r.problem() {
                     out.line(format!("{}: {problem}", r.domain))?;
                 }
             }

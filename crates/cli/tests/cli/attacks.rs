@@ -3,7 +3,9 @@
 //! the guards' ASR differs from the baseline's; the Figure-6 plot is written; a malformed
 //! attack file is refused naming the key.
 
-use crate::support::{guard_group, report_json, s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{
+    assert_contains_all, guard_group, report_json, s, tauguard_ok, tauguard_status as tauguard,
+};
 use tauguard_core::record::{SimulationRecord, Verdict};
 use tauguard_testkit::{SimConfig, tau2_dir, workspace_root};
 
@@ -97,8 +99,5 @@ fn a_malformed_attack_file_is_refused_naming_the_key() {
     let cfg = attack_config(&data, s(&set)).write(&tmp.path().join("c.toml"));
     let (code, _, err) = tauguard(&["run", s(&cfg), "--out", s(&tmp.path().join("o"))]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("attacks.json") && err.contains(".strategy") && err.contains("`bribery`"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["attacks.json", ".strategy", "`bribery`"]);
 }

@@ -7,7 +7,7 @@
 //! served from the cache. A missing model, a missing key and a failing endpoint stop the run
 //! before anything is written, naming the key, the variable or the endpoint.
 
-use crate::support::{s, tauguard_in_env};
+use crate::support::{assert_contains_all, s, tauguard_in_env};
 use base64::Engine;
 use serde_json::{Value, json};
 use tauguard_testkit::{Loopback, MockProvider, SimConfig, embeddings_reply};
@@ -99,6 +99,16 @@ fn server(embeddings_status: u16) -> Loopback {
 }
 
 fn config(dir: &std::path::Path, uri: &str, embeddings: &str) -> std::path::PathBuf {
+    config_of(dir, uri, "openai_embeddings", embeddings)
+}
+
+/// [`config`] with another of the domain's `retrieval` variants.
+fn config_of(
+    dir: &std::path::Path,
+    uri: &str,
+    retrieval: &str,
+    embeddings: &str,
+) -> std::path::PathBuf {
     let keyed = |name: &str, key: &str| {
         MockProvider::new(name, uri)
             .lines(&format!("api_key_env = \"{key}\""))
@@ -110,7 +120,9 @@ fn config(dir: &std::path::Path, uri: &str, embeddings: &str) -> std::path::Path
         &tauguard_testkit::tau2_candidate(),
     )
     .run_line("num_tasks = 1\nmax_steps = 6\nmax_retries = 0")
-    .run_line("[run.domain_options.banking_knowledge]\nretrieval = \"openai_embeddings\"")
+    .run_line(&format!(
+        "[run.domain_options.banking_knowledge]\nretrieval = \"{retrieval}\""
+    ))
     .agent("provider = \"mock\"\nmodel = \"scripted\"")
     .provider(keyed("mock", KEY_VAR).lines("timeout_secs = 10"))
     .provider(keyed("embed", EMBED_KEY_VAR))
@@ -306,10 +318,7 @@ fn a_missing_model_key_or_endpoint_stops_the_run_before_anything_is_written() {
     let out = tmp.path().join("failing");
     let (code, _, err) = run(&cfg, &out, true);
     assert_ne!(code, 0);
-    assert!(
-        err.contains(&format!("{}/embeddings", failing.uri())) && err.contains("503"),
-        "{err}"
-    );
+    assert_contains_all(&err, &[&format!("{}/embeddings", failing.uri()), "503"]);
     assert!(!out.join("records.jsonl").exists());
 }
 
@@ -323,22 +332,20 @@ fn dry_run_and_check_know_the_embeddings_model() {
     }
     let server = server(200);
     let tmp = tempfile::tempdir().unwrap();
-    let qwen = config(
+    let qwen = config_of(
         tmp.path(),
         &server.uri(),
+        "qwen_embeddings_grep",
         "[models]\nembeddings = \"qwen3-embedding-8b\"",
     );
-    let text = std::fs::read_to_string(&qwen)
-        .unwrap()
-        .replace("\"openai_embeddings\"", "\"qwen_embeddings_grep\"");
-    std::fs::write(&qwen, text).unwrap();
     let (code, stdout, err) = tauguard_in_env(&["run", "--dry-run", s(&qwen)], &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        stdout.contains(
-            "embeddings: 698 documents of banking_knowledge with `openrouter/qwen/qwen3-embedding-8b`"
-        ) && stdout.contains("price unknown"),
-        "{stdout}"
+    assert_contains_all(
+        &stdout,
+        &[
+            "embeddings: 698 documents of banking_knowledge with `openrouter/qwen/qwen3-embedding-8b`",
+            "price unknown",
+        ],
     );
     let stamp = |out: &str| {
         out.lines()
@@ -359,10 +366,7 @@ fn dry_run_and_check_know_the_embeddings_model() {
     let (code, stdout, err) = tauguard_in_env(&["run", "--dry-run", s(&small)], &[]);
     assert_eq!(code, 0, "{err}");
     let line = stamp(&stdout);
-    assert!(
-        line.contains("DEVIATES") && line.contains("text-embedding-3-small"),
-        "{line}"
-    );
+    assert_contains_all(&line, &["DEVIATES", "text-embedding-3-small"]);
 
     let cfg = config(tmp.path(), &server.uri(), EMBEDDINGS);
     let (code, stdout, err) = tauguard_in_env(
@@ -370,10 +374,12 @@ fn dry_run_and_check_know_the_embeddings_model() {
         &[(KEY_VAR, "sk-agent"), (EMBED_KEY_VAR, "sk-embed")],
     );
     assert_eq!(code, 0, "{stdout}\n{err}");
-    assert!(
-        stdout.contains("models.embeddings `embed/text-embedding-3-large`")
-            && stdout.contains("embeds (4 dimensions)"),
-        "{stdout}"
+    assert_contains_all(
+        &stdout,
+        &[
+            "models.embeddings `embed/text-embedding-3-large`",
+            "embeds (4 dimensions)",
+        ],
     );
 }
 
@@ -386,16 +392,13 @@ fn the_qwen_variant_sends_floats_and_prefixes_only_the_query() {
     }
     let server = server(200);
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(
+    let cfg = config_of(
         tmp.path(),
         &server.uri(),
+        "qwen_embeddings",
         "[models.embeddings]\nprovider = \"embed\"\nmodel = \"qwen/qwen3-embedding-8b\"\n\
          extra = { encoding_format = \"float\" }",
     );
-    let text = std::fs::read_to_string(&cfg)
-        .unwrap()
-        .replace("\"openai_embeddings\"", "\"qwen_embeddings\"");
-    std::fs::write(&cfg, text).unwrap();
     let out = tmp.path().join("run");
     let (code, _, err) = run(&cfg, &out, true);
     assert_eq!(code, 0, "{err}");

@@ -3,7 +3,7 @@
 //! records the variant; a variant tauguard cannot run is refused before anything is written;
 //! an upstream-shaped results.json of the domain imports, re-scores and reports.
 
-use crate::support::{s, tauguard_ok, tauguard_status};
+use crate::support::{assert_contains_all, s, tauguard_ok, tauguard_status};
 use std::path::{Path, PathBuf};
 use tauguard_testkit::SimConfig;
 
@@ -56,13 +56,12 @@ fn an_offline_run_under_a_chosen_variant_runs_reports_and_is_stamped() {
     );
     let (code, report, stderr) = tauguard_status(&["report", s(&out)]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(
-        report.contains("| banking_knowledge | sim-agent | baseline | 10 | 10 |"),
-        "{report}"
-    );
-    assert!(
-        report.contains("retrieval (retrieval = bm25_grep"),
-        "{report}"
+    assert_contains_all(
+        &report,
+        &[
+            "| banking_knowledge | sim-agent | baseline | 10 | 10 |",
+            "retrieval (retrieval = bm25_grep",
+        ],
     );
 }
 
@@ -73,10 +72,7 @@ fn a_variant_that_needs_embeddings_is_refused_by_name() {
     };
     let (code, _, stderr) = tauguard_status(&["run", s(&cfg), "--out", s(&out)]);
     assert_ne!(code, 0);
-    assert!(
-        stderr.contains("openai_embeddings") && stderr.contains("OPENAI_API_KEY"),
-        "{stderr}"
-    );
+    assert_contains_all(&stderr, &["openai_embeddings", "OPENAI_API_KEY"]);
     assert!(!out.join("records.jsonl").exists());
 }
 

@@ -4,7 +4,7 @@
 //! instruction (`[prompts]`) is the deviation exercised, beside the shipped quickstart, which
 //! runs upstream's definition.
 
-use crate::support::{s, tauguard_ok as ok, tauguard_status};
+use crate::support::{assert_contains_all, s, tauguard_ok as ok, tauguard_status};
 use crate::view::index;
 use serde_json::Value;
 use std::path::Path;
@@ -114,10 +114,7 @@ fn an_own_agent_instruction_is_flagged_in_every_output() {
         .nth(1)
         .unwrap_or_else(|| panic!("no comparability table: {md}"));
     let row = table.lines().find(|l| l.contains("baseline")).unwrap();
-    assert!(
-        row.contains("| no") && row.contains("agent_instruction"),
-        "{row}"
-    );
+    assert_contains_all(row, &["| no", "agent_instruction"]);
     let groups: Value =
         serde_json::from_str(&ok(&["report", s(&run), "--format", "json", "--no-floors"])).unwrap();
     assert_eq!(groups[0]["comparability"]["comparable"], false);
@@ -172,8 +169,5 @@ fn a_missing_benchmark_text_is_an_input_error_naming_the_file() {
     let cfg = SimConfig::new("no-texts", "airline", &data).write(&tmp.path().join("c.toml"));
     let (code, _, err) = tauguard_status(&["run", "--dry-run", s(&cfg)]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("agent/agent_instruction.md") && err.contains("fetch-tau2-data.sh"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["agent/agent_instruction.md", "fetch-tau2-data.sh"]);
 }

@@ -5,7 +5,7 @@
 //! answers each stage compiles the toy domain into a bundle `tauguard validate workflow`
 //! accepts.
 
-use crate::support::{s, tauguard_status};
+use crate::support::{assert_contains_all, s, tauguard_status};
 use std::path::Path;
 use tauguard_testkit::{Loopback, MockProvider, assistant_text, chat_completion};
 use wiremock::ResponseTemplate;
@@ -64,10 +64,7 @@ fn compile(extra: &[&str]) -> (i32, String, String) {
 fn a_model_without_provider_is_bad_input() {
     let (code, _, stderr) = compile(&["--model", "gpt-5"]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("--model `gpt-5`") && stderr.contains("PROVIDER/MODEL"),
-        "{stderr}"
-    );
+    assert_contains_all(&stderr, &["--model `gpt-5`", "PROVIDER/MODEL"]);
 }
 
 #[test]
@@ -97,12 +94,7 @@ fn a_non_empty_out_and_the_frozen_bundle_are_refused_before_any_request() {
     let out_arg = s(&out);
     let (code, _, stderr) = compile_on("airline", &config, &["--out", out_arg]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains(out_arg)
-            && stderr.contains("is not empty")
-            && stderr.contains("overwriting"),
-        "{stderr}"
-    );
+    assert_contains_all(&stderr, &[out_arg, "is not empty", "overwriting"]);
 
     let frozen = ["--out", "tasks/airline/workflow", "--overwrite"];
     let (code, _, stderr) = compile_on("airline", &config, &frozen);
@@ -127,10 +119,12 @@ fn replies_that_never_parse_fail_stage_1_after_one_repair() {
     let out = tmp.path().join("wf");
     let (code, _, stderr) = compile_on("airline", &config, &["--out", s(&out)]);
     assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains("stage 1 (tools), classify `tools`: no valid reply after one repair")
-            && stderr.contains("no JSON object"),
-        "{stderr}"
+    assert_contains_all(
+        &stderr,
+        &[
+            "stage 1 (tools), classify `tools`: no valid reply after one repair",
+            "no JSON object",
+        ],
     );
     assert_eq!(server.received().len(), 2);
     assert!(!out.exists(), "nothing is written on failure");
@@ -266,9 +260,9 @@ fn the_toy_domain_compiles_to_a_bundle_that_validate_workflow_accepts() {
     let out = tmp.path().join("wf");
     let (code, stdout, stderr) = compile_on("toy", &config, &["--out", s(&out)]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stdout.contains("valid against the environment catalogue") && stdout.contains(s(&out)),
-        "{stdout}"
+    assert_contains_all(
+        &stdout,
+        &["valid against the environment catalogue", s(&out)],
     );
     // 1 classify + 1 plan + 1 review + 4 × (subflow + branch review) + 1 compose + 1 mapping.
     assert_eq!(server.received().len(), 13);

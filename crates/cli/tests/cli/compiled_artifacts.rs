@@ -7,7 +7,7 @@
 //! set gives the checklist guard two cells (and the baseline one), which `report` and `view`
 //! show apart. Hand-edited sets and broken sets: `compiled_artifacts_edits.rs`.
 
-use crate::support::{records, s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{assert_contains_all, records, s, tauguard_ok, tauguard_status as tauguard};
 use serde_json::{Value, json};
 use std::path::Path;
 use tauguard_guards::{
@@ -198,12 +198,14 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
         "airline",
     ]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stdout.contains("| airline | 6 |")
-            && stdout.contains("checklists origin (checklists): compiled by tauguard")
-            && stdout.contains("with local/m on 20")
-            && stdout.contains("general rules origin (general_rules): compiled by"),
-        "{stdout}"
+    assert_contains_all(
+        &stdout,
+        &[
+            "| airline | 6 |",
+            "checklists origin (checklists): compiled by tauguard",
+            "with local/m on 20",
+            "general rules origin (general_rules): compiled by",
+        ],
     );
     let (code, stdout, _) = tauguard(&["validate", "checklist", "--all"]);
     assert_eq!(code, 0);
@@ -255,11 +257,13 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
         "{d}"
     );
     let (_, text, _) = diff_airline("tasks/airline", set_arg, &[]);
-    assert!(
-        text.contains(&format!("cancel_reservation: requirements 6 → 5; removed {DROPPED}"))
-            && text.contains("book_reservation: requirements 9, same")
-            && text.contains("workflow: not compared (A holds checklists and a workflow, B holds checklists only)"),
-        "{text}"
+    assert_contains_all(
+        &text,
+        &[
+            &format!("cancel_reservation: requirements 6 → 5; removed {DROPPED}"),
+            "book_reservation: requirements 9, same",
+            "workflow: not compared (A holds checklists and a workflow, B holds checklists only)",
+        ],
     );
 
     // A run on the set records the compiled origin.
@@ -282,11 +286,13 @@ fn a_compiled_set_is_validated_diffed_run_and_reported_with_its_origin() {
         );
         assert_eq!(cell["artifacts.set"].as_str(), Some(set_arg));
         let compiled = cell["artifacts.compiled"].as_str().unwrap();
-        assert!(
-            compiled.contains("checklists: compiled by tauguard")
-                && compiled.contains("with local/m on 20")
-                && compiled.contains("(report: checklist/compile_report.json)"),
-            "{compiled}"
+        assert_contains_all(
+            compiled,
+            &[
+                "checklists: compiled by tauguard",
+                "with local/m on 20",
+                "(report: checklist/compile_report.json)",
+            ],
         );
         assert!(
             r["cell_id"]

@@ -4,7 +4,7 @@
 //! naming the key and the directory.
 
 use crate::compiled_artifacts::{diff_airline, diff_json, run, run_over_both_sets};
-use crate::support::{s, tauguard_status as tauguard};
+use crate::support::{assert_contains_all, s, tauguard_status as tauguard};
 use serde_json::{Value, json};
 use tauguard_testkit::{SimConfig, tau2_dir, workspace_root};
 
@@ -88,7 +88,7 @@ fn a_hand_edited_workflow_copy_diffs_by_its_edit_and_a_broken_set_stops_the_run(
         let out = tmp.path().join(name);
         let (code, err) = run(&config(name, &tail), &out);
         assert_eq!(code, 2, "{err}");
-        assert!(err.contains(key) && err.contains(what), "{err}");
+        assert_contains_all(&err, &[key, what]);
         assert!(!out.exists(), "nothing is written: {err}");
     }
     // Both keys, or a set listed twice, are refused at config load.
@@ -137,19 +137,16 @@ fn a_hand_edited_workflow_copy_diffs_by_its_edit_and_a_broken_set_stops_the_run(
     let out = tmp.path().join("invalid");
     let (code, err) = run(&cfg, &out);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("grid.artifacts[1]") && err.contains(edit_arg) && err.contains("bundle.json"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["grid.artifacts[1]", edit_arg, "bundle.json"]);
     assert!(!out.exists());
 
     // Undo the edit: the set's workflow is the guide's, and only the guides read it — the
     // checklist guard gets one cell on the frozen set.
     std::fs::copy(&frozen, wf.join("bundle.json")).unwrap();
     let (_, text, _) = diff_airline("tasks/airline", edit_arg, &[]);
-    assert!(
-        text.contains("workflow: the same shape") && text.contains("checklists: not compared"),
-        "{text}"
+    assert_contains_all(
+        &text,
+        &["workflow: the same shape", "checklists: not compared"],
     );
     let guards = ["policyguide", "pg-checklist"];
     let recs = run_over_both_sets(tmp.path(), "guide", &data, &guards, edit_arg, 1);

@@ -4,7 +4,7 @@
 //! server rejects are bad input too: the run stops at once naming the key variable, and
 //! `run --check` says which model is rejected before anything runs.
 
-use crate::support::{assert_contains_all, s};
+use crate::support::{assert_contains_all, s, written};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
@@ -214,8 +214,11 @@ fn config_key_errors_name_file_line_and_key() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config(tmp.path(), "c", &["baseline"], "");
     let text = std::fs::read_to_string(&cfg).unwrap();
-    let missing = tmp.path().join("missing.toml");
-    std::fs::write(&missing, text.replace("model = \"sim-user\"\n", "")).unwrap();
+    let missing = written(
+        tmp.path(),
+        "missing.toml",
+        text.replace("model = \"sim-user\"\n", ""),
+    );
     let line = text
         .lines()
         .position(|l| l == "[models.user]")
@@ -364,10 +367,12 @@ fn check_reports_each_model_reachable_or_rejected() {
     .write(&tmp.path().join("http.toml"));
     let out = tauguard_with_keys(&["run", "--check", s(&cfg)]);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(stdout.contains("reachable: agent `good/m`"), "{stdout}");
-    assert!(
-        stdout.contains("rejected: user `bad/u`: bad `u`: request rejected (HTTP 403)"),
-        "{stdout}"
+    assert_contains_all(
+        &stdout,
+        &[
+            "reachable: agent `good/m`",
+            "rejected: user `bad/u`: bad `u`: request rejected (HTTP 403)",
+        ],
     );
     assert_bad_input(
         &out,
@@ -386,7 +391,7 @@ fn a_zero_k_range_is_bad_input() {
     let out = tauguard(&["report", tmp.path().to_str().unwrap(), "--max-k", "0"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--max-k") && err.contains("'0'"), "{err}");
+    assert_contains_all(&err, &["--max-k", "'0'"]);
 }
 
 #[test]

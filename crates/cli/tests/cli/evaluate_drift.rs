@@ -26,7 +26,7 @@
 //! definitions score a results file: its own by default, the data directory's with
 //! `--fresh-tasks`.
 
-use crate::support::{line_starting, tauguard_status};
+use crate::support::{assert_contains_all, line_starting, tauguard_status};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use tauguard_testkit::{SimConfig, tau2_dir};
@@ -201,13 +201,13 @@ fn check_drifted(input: &Path, data: &Path) {
     assert_eq!(dis["stored"], 1.0, "{dis:#}");
     assert!(dis["recomputed"].is_null(), "{dis:#}");
     let error = dis["error"].as_str().unwrap_or_default();
-    assert!(
-        error.contains("replayed `book_reservation` returned different content"),
-        "{error}"
-    );
-    assert!(
-        error.contains(RECORDED) && error.contains(REPLAYED),
-        "{error}"
+    assert_contains_all(
+        error,
+        &[
+            "replayed `book_reservation` returned different content",
+            RECORDED,
+            REPLAYED,
+        ],
     );
     assert_eq!(v["drifts"], json!([]), "{v:#}");
 }

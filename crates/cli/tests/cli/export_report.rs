@@ -2,7 +2,8 @@
 //! the export is faithful and the metrics importer reads it as upstream's would.
 
 use crate::support::{
-    records, report_json as report_of, s, tauguard_ok as tauguard, tauguard_status,
+    assert_contains_all, records, report_json as report_of, s, tauguard_ok as tauguard,
+    tauguard_status,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -143,10 +144,7 @@ fn one_run_name_under_two_configurations_needs_pool() {
     );
     let (code, _, err) = tauguard_status(&["report", &a, &b]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("two configurations") && err.contains("--pool"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["two configurations", "--pool"]);
     let groups = report_json(&[&a, &b]);
     let groups = groups.as_array().unwrap();
     assert_eq!(groups.len(), 2, "pooled inputs stay separate cells");
@@ -392,10 +390,7 @@ fn run_finds_the_project_from_any_working_directory() {
         &["run", s(&cfg), "--out", s(&tmp.path().join("o2"))],
     );
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("TAUGUARD_HOME") && err.contains("lacks configs/prompts and tasks"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["TAUGUARD_HOME", "lacks configs/prompts and tasks"]);
     // --project-dir wins over TAUGUARD_HOME.
     let (code, _, err) = tauguard_in(
         tmp.path(),

@@ -5,7 +5,7 @@
 //! id and out-of-schema verdict each follow the fail mode, lose no record, and say what
 //! happened in the guard event.
 
-use crate::support::{guard_events, records, s, tauguard_in_env};
+use crate::support::{assert_contains_all, guard_events, records, s, tauguard_in_env, written};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -247,14 +247,18 @@ fn fail_events(recs: &[Value], fail_mode: &str, reason: &str) -> Vec<Value> {
         assert_eq!(e["verdict"], want, "{e}");
         assert_eq!(e["executed"], fail_mode == "open", "{e}");
         assert!(
-            e["info"]["external"]["source"]
-                .as_str()
-                .unwrap()
-                .contains("faulty_guard.py"),
+            external_text(e, "source").contains("faulty_guard.py"),
             "{e}"
         );
     }
     events
+}
+
+/// The text at `field` of an event's `info.external` (its fault, message, raw reply, source).
+fn external_text<'a>(event: &'a Value, field: &str) -> &'a str {
+    event["info"]["external"][field]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text at info.external.{field}: {event}"))
 }
 
 /// Each of `events` names the external `fault`, and its `field` (`message`, `raw_reply`)
@@ -262,7 +266,7 @@ fn fail_events(recs: &[Value], fail_mode: &str, reason: &str) -> Vec<Value> {
 fn assert_each_fault(events: &[Value], fault: &str, field: &str, text: &str) {
     for e in events {
         assert_eq!(e["info"]["external"]["fault"], fault, "{e}");
-        let got = e["info"]["external"][field].as_str().unwrap();
+        let got = external_text(e, field);
         assert!(got.contains(text), "{field} lacks `{text}`: {e}");
     }
 }
@@ -271,10 +275,7 @@ fn assert_each_fault(events: &[Value], fault: &str, field: &str, text: &str) {
 fn a_crashing_guard_is_restarted_up_to_its_cap_and_then_fails_closed() {
     let (recs, err) = faulty("crash", "closed", 4, ", max_restarts = 1");
     let events = fail_events(&recs, "closed", "connection");
-    let kinds: Vec<&str> = events
-        .iter()
-        .map(|e| e["info"]["external"]["fault"].as_str().unwrap())
-        .collect();
+    let kinds: Vec<&str> = events.iter().map(|e| external_text(e, "fault")).collect();
     assert!(
         kinds.contains(&"crash") && kinds.contains(&"restart_limit"),
         "{kinds:?}"
@@ -285,10 +286,7 @@ fn a_crashing_guard_is_restarted_up_to_its_cap_and_then_fails_closed() {
         .unwrap();
     // The process's last words are in the event.
     assert!(
-        crash["info"]["external"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("crashing on purpose"),
+        external_text(crash, "message").contains("crashing on purpose"),
         "{crash}"
     );
     assert!(err.contains("restart 1 of at most 1"), "{err}");
@@ -354,18 +352,12 @@ fn a_line_nobody_claims_with_several_requests_open_fails_each_and_restarts_the_g
             "{e}"
         );
         assert!(
-            e["info"]["external"]["message"]
-                .as_str()
-                .unwrap()
-                .contains(" were open (not JSON"),
+            external_text(e, "message").contains(" were open (not JSON"),
             "{e}"
         );
     }
     // The stream was not trusted after it: the process was restarted, and said so.
-    assert!(
-        err.contains("restart 1 of at most 50") && err.contains("no open request claims"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["restart 1 of at most 50", "no open request claims"]);
 }
 
 #[test]
@@ -399,9 +391,9 @@ fn a_bad_external_table_is_an_input_error_naming_its_key() {
             "cannot start `/nonexistent/guard-program`",
         ),
     ] {
-        let cfg = tmp.path().join("bad.toml");
-        std::fs::write(
-            &cfg,
+        let cfg = written(
+            tmp.path(),
+            "bad.toml",
             format!(
                 "[run]\nname = \"bad\"\ndomain = \"airline\"\nnum_tasks = 1\ndata_dir = \"{}\"\n\
                  [models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
@@ -409,8 +401,7 @@ fn a_bad_external_table_is_an_input_error_naming_its_key() {
                  [[grid.guards]]\nname = \"mine\"\n{table}\n",
                 data_dir().display()
             ),
-        )
-        .unwrap();
+        );
         let out = tmp.path().join("out");
         let (code, _, err) = tauguard_in_env(&["run", s(&cfg), "--out", s(&out)], &[]);
         assert_eq!(code, 2, "{table}: {err}");

@@ -4,7 +4,7 @@
 //! nobody answers is an input error naming the guard.
 
 use crate::external_guard::python;
-use crate::support::{s, tauguard_in_env};
+use crate::support::{assert_contains_all, s, tauguard_in_env};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -144,8 +144,5 @@ fn a_url_nobody_answers_is_an_input_error() {
     let (code, recs, err) = run(tmp.path(), &format!("http://127.0.0.1:{port}"), "closed");
     assert_eq!(code, 2, "{err}");
     assert!(recs.is_empty());
-    assert!(
-        err.contains("guard `remote`") && err.contains(&format!("127.0.0.1:{port}")),
-        "{err}"
-    );
+    assert_contains_all(&err, &["guard `remote`", &format!("127.0.0.1:{port}")]);
 }

@@ -5,7 +5,9 @@
 //! beside Block% (guide usage), a `warning:` above the tables names the cell, and `view` flags
 //! it beside the cell. The threshold is `--fail-mode-threshold`.
 
-use crate::support::{guard_events, records, s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{
+    assert_contains_all, guard_events, records, s, tauguard_ok, tauguard_status as tauguard,
+};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use tauguard_testkit::{Loopback, MockProvider, SimConfig, assistant_text, chat_completion};
@@ -160,10 +162,7 @@ fn an_unparseable_verifier_is_counted_as_its_fail_mode_everywhere() {
     ] {
         assert!(flagged[0].contains(text), "{text}: {}", flagged[0]);
     }
-    assert!(
-        err.contains("warning: ") && err.contains("of guard verdicts"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["warning: ", "of guard verdicts"]);
     // The threshold is a share: at 1 a cell of nothing but fail-mode verdicts is not "more".
     let (md, _) = markdown(&run, &["--fail-mode-threshold", "1"]);
     assert!(warnings(&md).is_empty(), "{md}");

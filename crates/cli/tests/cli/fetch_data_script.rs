@@ -5,6 +5,7 @@
 //! `.strip()` gives it plus one newline, the guidelines are copied byte for byte, the domains
 //! are copied, and a file without the instruction fails the fetch loudly.
 
+use crate::support::assert_contains_all;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use tauguard_testkit::{skip, workspace_root};
@@ -140,10 +141,7 @@ fn fetch_script_extracts_the_agent_instruction_and_copies_the_data() {
     }
     assert!(!dest.join("README.md").exists());
     let fetched = read("FETCHED.md");
-    assert!(
-        fetched.contains(&commit) && fetched.contains("agent/agent_instruction.md"),
-        "{fetched}"
-    );
+    assert_contains_all(&fetched, &[&commit, "agent/agent_instruction.md"]);
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! configuration below the PV floor is named, `--no-floors` hides them, and a run of the
 //! floor agent itself reproduces the floor.
 
-use crate::support::{guard_group, report_json, s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{
+    assert_contains_all, guard_group, report_json, s, tauguard_ok, tauguard_status as tauguard,
+};
 use tauguard_testkit::{SimConfig, tau2_dir};
 
 /// The `[models.agent]` lines of the refuse-all floor agent.
@@ -43,14 +45,13 @@ fn airline_floors_are_pinned_and_block_all_sits_at_the_pv_floor() {
     // The faulty baseline complies with forbidden requests: its PV is below the floor.
     assert_eq!(baseline["pv_above_refuse_all"], false, "{baseline}");
     let (_, md, _) = tauguard(&["report", s(&out), "--data-dir", data_arg]);
-    assert!(
-        md.contains("| airline | refuse-all | 50 | 0.460 | 0.958 | 0.000 |"),
-        "{md}"
-    );
-    assert!(
-        md.contains("airline / sim-agent / baseline: PV Pass^1")
-            && md.contains("does not exceed the refuse-all floor (0.958)"),
-        "{md}"
+    assert_contains_all(
+        &md,
+        &[
+            "| airline | refuse-all | 50 | 0.460 | 0.958 | 0.000 |",
+            "airline / sim-agent / baseline: PV Pass^1",
+            "does not exceed the refuse-all floor (0.958)",
+        ],
     );
     let (_, md, _) = tauguard(&["report", s(&out), "--no-floors"]);
     assert!(!md.contains("refuse-all") && !md.contains("Floors"), "{md}");
@@ -74,10 +75,7 @@ fn floors_without_data_are_skipped_with_a_warning() {
     let missing = tmp.path().join("no-data");
     let (code, md, err) = tauguard(&["report", s(&out), "--data-dir", s(&missing)]);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        err.contains("floors skipped") && err.contains("no-data"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["floors skipped", "no-data"]);
     assert!(md.contains("Table 2") && !md.contains("Floors"), "{md}");
 }
 
@@ -90,8 +88,5 @@ fn faults_on_a_floor_agent_are_refused() {
         .write(&tmp.path().join("c.toml"));
     let (code, _, err) = tauguard(&["run", s(&cfg), "--out", s(&tmp.path().join("o"))]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("models.agent.faults") && err.contains("sim-agent"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["models.agent.faults", "sim-agent"]);
 }

@@ -9,7 +9,7 @@
 //! Records are compared with their timing fields removed (`wall_seconds`, `started_at`,
 //! `timestamp`, `latency_seconds`: when a simulation ran, not what happened in it).
 
-use crate::support::{s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{assert_contains_all, s, tauguard_ok, tauguard_status as tauguard, written};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use tauguard_orchestrator::{SimKey, read_records};
@@ -64,8 +64,7 @@ fn two_by_two_by_three(data: &Path) -> String {
 fn an_offline_grid_over_domains_agents_and_guards_runs_and_reports_per_cell() {
     let Some(data) = tau2_dir() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("grid.toml");
-    std::fs::write(&cfg, two_by_two_by_three(&data)).unwrap();
+    let cfg = written(tmp.path(), "grid.toml", two_by_two_by_three(&data));
     let out = tmp.path().join("out");
     let stdout = tauguard_ok(&["run", s(&cfg), "--out", s(&out)]);
     assert!(stdout.contains("36 simulations"), "{stdout}");
@@ -106,15 +105,19 @@ fn an_offline_grid_over_domains_agents_and_guards_runs_and_reports_per_cell() {
 fn dry_run_prints_the_plan_and_writes_nothing() {
     let Some(data) = tau2_dir() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("grid.toml");
-    std::fs::write(&cfg, two_by_two_by_three(&data)).unwrap();
+    let cfg = written(tmp.path(), "grid.toml", two_by_two_by_three(&data));
     let before = std::fs::read_dir(workspace_root().join("results"))
         .map(|d| d.count())
         .ok();
     let text = tauguard_ok(&["run", "--dry-run", s(&cfg)]);
-    assert!(text.contains("12 cells, 36 simulations"), "{text}");
-    assert!(text.contains("retail|sloppy|pg-checklist"), "{text}");
-    assert!(text.contains("cost: $0.00 – $0.00"), "{text}");
+    assert_contains_all(
+        &text,
+        &[
+            "12 cells, 36 simulations",
+            "retail|sloppy|pg-checklist",
+            "cost: $0.00 – $0.00",
+        ],
+    );
     for role in ["agent", "user", "verifier/guard", "judge"] {
         assert!(text.contains(&format!("  {role} ")), "{role}: {text}");
     }
@@ -208,10 +211,7 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
     .unwrap();
     let (code, _, err) = tauguard(&["run", "--dry-run", s(&cfg)]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("`grid.agents[0]`") && err.contains("gpt-9") && err.contains("gpt-5.4-mini"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["`grid.agents[0]`", "gpt-9", "gpt-5.4-mini"]);
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1);
 }
 
@@ -261,10 +261,7 @@ fn an_interrupted_grid_resumes_to_the_uninterrupted_records() {
         .write(&tmp.path().join("grown.toml"));
     let (code, _, err) = tauguard(&["run", s(&grown), "--out", s(&part), "--resume"]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("grid.seeds") && err.contains("another configuration"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["grid.seeds", "another configuration"]);
     assert_eq!(records(&part, &[]), full, "a refused resume writes nothing");
 }
 
@@ -345,10 +342,12 @@ fn a_one_simulation_config_is_counted_in_the_singular() {
     assert!(text.contains("): 1 cell, 1 simulation; nothing"), "{text}");
     let out = tmp.path().join("out");
     let text = tauguard_ok(&["run", s(&cfg), "--out", s(&out)]);
-    assert!(
-        text.contains("1 simulation (0 already complete, 1 run now): ")
-            && text.contains(", 0 infrastructure errors, cost "),
-        "{text}"
+    assert_contains_all(
+        &text,
+        &[
+            "1 simulation (0 already complete, 1 run now): ",
+            ", 0 infrastructure errors, cost ",
+        ],
     );
 }
 
@@ -366,13 +365,11 @@ fn the_offline_grid_runs_four_domains_and_reports_their_floors() {
             &format!("[run]\ndata_dir = \"{}\"\n", data.display()),
             1,
         );
-    let full_path = tmp.path().join("full.toml");
-    std::fs::write(&full_path, full).unwrap();
+    let full_path = written(tmp.path(), "full.toml", full);
     let plan = tauguard_ok(&["run", "--dry-run", s(&full_path)]);
-    assert!(plan.contains(": 24 cells,"), "{plan}");
-    assert!(
-        plan.contains("banking_knowledge|sim-agent|policyguide"),
-        "{plan}"
+    assert_contains_all(
+        &plan,
+        &[": 24 cells,", "banking_knowledge|sim-agent|policyguide"],
     );
 
     shipped("grid-offline.toml", tmp.path());

@@ -4,7 +4,7 @@
 //! JSON and its files, the viewer's index, or the dry run — while every one of them that shows
 //! usage shows the cut replies per role.
 
-use crate::support::{keyed_command, line_starting, local_config, s};
+use crate::support::{assert_contains_all, keyed_command, line_starting, local_config, s};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -91,7 +91,7 @@ fn an_unpriced_model_costs_unknown_everywhere_and_its_cut_replies_are_counted() 
         "{stdout}"
     );
     let cut = line_starting(&stdout, "replies cut at their token limit: ");
-    assert!(cut.contains("agent ") && cut.contains("user "), "{cut}");
+    assert_contains_all(cut, &["agent ", "user "]);
     assert_no_zero_cost("run stdout", &stdout);
     assert_no_zero_cost("run stderr", &stderr);
 

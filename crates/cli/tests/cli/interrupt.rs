@@ -5,7 +5,9 @@
 //! in the records or in that file — and `report` counts the cut-off spend in its spending
 //! table. `--resume` then finishes the run, and the spend stays counted.
 
-use crate::support::{json_lines as lines, keyed_command as tauguard, local_config, s, table_row};
+use crate::support::{
+    assert_contains_all, json_lines as lines, keyed_command as tauguard, local_config, s, table_row,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -142,21 +144,14 @@ fn interrupt_with(signal: &str) {
         "run interrupted by SIG{signal}: {} of 3 simulations kept",
         kept.len()
     );
-    assert!(stderr.contains(&summary), "{stderr}");
-    assert!(
-        stderr.contains(&format!("spent by this invocation ${:.4},", served as f64)),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains(&format!(
-            "of it ${:.4} for 1 simulation cut off",
-            cut_tokens as f64
-        )),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains(&format!("tauguard run {cfg_s} --resume --out {out_s}")),
-        "{stderr}"
+    assert_contains_all(
+        &stderr,
+        &[
+            &summary,
+            &format!("spent by this invocation ${:.4},", served as f64),
+            &format!("of it ${:.4} for 1 simulation cut off", cut_tokens as f64),
+            &format!("tauguard run {cfg_s} --resume --out {out_s}"),
+        ],
     );
 
     // report counts the cut-off spend.

@@ -10,6 +10,7 @@
 //! `TAUGUARD_REQUIRE_K8S_VALIDATE` once it has installed it, and then it must run.
 
 use crate::cluster_scripts::{container, read};
+use crate::support::assert_contains_all;
 use crate::support::tauguard_status as tauguard;
 use serde_json::Value;
 use std::process::Command;
@@ -185,13 +186,12 @@ fn every_image_is_used_as_loaded_and_every_volume_is_declared() {
         .and_then(|e| e["value"].as_str())
         .unwrap()
         .to_string();
-    assert!(
-        step.contains(&format!("scripts/fetch-tau2-data.sh {data_dir}")),
-        "{step}"
-    );
-    assert!(
-        step.contains(&format!("{data_dir}/agent/agent_instruction.md")),
-        "{step}"
+    assert_contains_all(
+        step,
+        &[
+            &format!("scripts/fetch-tau2-data.sh {data_dir}"),
+            &format!("{data_dir}/agent/agent_instruction.md"),
+        ],
     );
     assert!(
         workspace_root()

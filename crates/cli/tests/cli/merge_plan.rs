@@ -9,7 +9,9 @@
 //! the commands to use. A real Slurm cluster runs the same scripts in `slurm_cluster.rs`.
 
 use crate::shard_merge::{keys, merge, normalised, report, run_shards, run_whole, scratch_config};
-use crate::support::{path_with_tauguard, s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{
+    assert_contains_all, path_with_tauguard, s, tauguard_ok, tauguard_status as tauguard,
+};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -60,10 +62,7 @@ fn three_of_four_shards_are_refused_and_allow_incomplete_is_flagged_until_resume
     args.extend(["--out", s(&out), "--allow-incomplete"]);
     let (code, _, err) = tauguard(&args);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        err.contains("written incomplete") && err.contains("--resume"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["written incomplete", "--resume"]);
     let meta = merge_json(&out);
     assert_eq!(meta["complete"], false);
     assert_eq!(meta["planned"], planned);
@@ -81,10 +80,7 @@ fn three_of_four_shards_are_refused_and_allow_incomplete_is_flagged_until_resume
     for h in &heads {
         assert!(h.ends_with(&flag), "`{h}` lacks {flag}");
     }
-    assert!(
-        err.contains("is an incomplete merge") && err.contains("shard 3/4"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["is an incomplete merge", "shard 3/4"]);
     let (code, tex, _) = tauguard(&["report", m, "--no-floors", "--format", "latex"]);
     assert_eq!(code, 0);
     let captions: Vec<&str> = tex.lines().filter(|l| l.contains("\\caption{")).collect();
@@ -287,10 +283,7 @@ fn a_task_resubmitted_alone_runs_exactly_its_shard_of_the_count_given() {
     std::fs::rename(&merged, tmp.path().join("set-aside")).unwrap();
     let (code, _, err) = script(tmp.path(), "submit.sh", &[c, "8", "g"], &[]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("holds shard") && err.contains("SHARDS=4"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["holds shard", "SHARDS=4"]);
     // A merge written incomplete (shard 2 set aside): refused, with the commands to fill it
     // or set it aside.
     let s2 = tmp.path().join("results/g/shard-2");
@@ -307,9 +300,11 @@ fn a_task_resubmitted_alone_runs_exactly_its_shard_of_the_count_given() {
     std::fs::rename(&away, &s2).unwrap();
     let (code, _, err) = script(tmp.path(), "submit.sh", &[c, "4", "g"], &[]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains(&format!("tauguard run {c} --resume --out results/g/merged"))
-            && err.contains("mv results/g/merged results/g/merged.partial"),
-        "{err}"
+    assert_contains_all(
+        &err,
+        &[
+            &format!("tauguard run {c} --resume --out results/g/merged"),
+            "mv results/g/merged results/g/merged.partial",
+        ],
     );
 }

@@ -3,7 +3,9 @@
 //! given, how many requirements they state and how many of those its inputs cannot show; and
 //! where each cell's guard artifacts came from.
 
-use crate::support::{guard_group, report_json, s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{
+    assert_contains_all, guard_group, report_json, s, tauguard_ok, tauguard_status as tauguard,
+};
 use tauguard_testkit::{SimConfig, tau2_dir};
 
 #[test]
@@ -46,12 +48,11 @@ fn offline_variants_report_the_requirements_their_inputs_let_them_check() {
     let (_, md, _) = tauguard(&["report", s(&out), "--no-floors"]);
     assert!(md.contains("Requirements each variant could check"), "{md}");
     // And where each cell's artifacts came from.
-    assert!(
-        md.contains("Guard artifacts: where each cell's came from"),
-        "{md}"
-    );
-    assert!(
-        md.contains("| airline | sim-agent | pg-raw | checklists=hand-written,"),
-        "{md}"
+    assert_contains_all(
+        &md,
+        &[
+            "Guard artifacts: where each cell's came from",
+            "| airline | sim-agent | pg-raw | checklists=hand-written,",
+        ],
     );
 }

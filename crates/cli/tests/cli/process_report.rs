@@ -7,7 +7,8 @@
 //! process view by adding its spec alone (the toy domain, in a copy of the project).
 
 use crate::support::{
-    report_json, s, tauguard_ok, tauguard_status as tauguard, toy_requirement, toy_spec,
+    assert_contains_all, report_json, s, tauguard_ok, tauguard_status as tauguard, toy_requirement,
+    toy_spec,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -243,8 +244,5 @@ fn a_domain_gets_the_process_view_from_its_spec_alone() {
     );
     let (code, _, err) = tauguard(&["--project-dir", s(&bad), "report", s(&out), "--no-floors"]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("toy/procedure.toml") && err.contains("domain"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["toy/procedure.toml", "domain"]);
 }

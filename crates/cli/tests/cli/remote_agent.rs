@@ -6,7 +6,7 @@
 //! the agent's. With `identify = true` the server's own account of the agent (its `/models`
 //! entry) is part of the cell, so a changed agent cannot be resumed onto.
 
-use crate::support::{records, s, tauguard_in_env};
+use crate::support::{assert_contains_all, records, s, tauguard_in_env};
 use serde_json::{Value, json};
 use tauguard_testkit::{Loopback, MockProvider, SimConfig, chat_completion};
 use wiremock::matchers::{method, path};
@@ -179,9 +179,6 @@ fn an_identified_remote_agent_is_part_of_the_cell_and_a_changed_one_is_not_resum
     let fresh = tmp.path().join("fresh");
     let (code, _, err) = run(&cfg, &fresh, false);
     assert_ne!(code, 0, "{err}");
-    assert!(
-        err.contains("cannot identify `scripted-agent`") && err.contains("HTTP 404"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["cannot identify `scripted-agent`", "HTTP 404"]);
     assert!(!fresh.join("records.jsonl").exists());
 }

@@ -1,7 +1,7 @@
 //! `report --out` halves (`--tables-only`, `--figures-only`) with figure captions naming the
 //! run, and `compare` as one complete CSV and as files with the forest plot.
 
-use crate::support::s;
+use crate::support::{assert_contains_all, s, written};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -31,9 +31,9 @@ fn names(dir: &PathBuf) -> Vec<String> {
 #[test]
 fn report_halves_captions_and_compare_outputs() {
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(
-        &cfg,
+    let cfg = written(
+        tmp.path(),
+        "c.toml",
         format!(
             "[run]\nname = \"figs\"\ndomain = \"airline\"\ntrials = 2\ndata_dir = \"{}\"\n\
              [grid]\nguards = [\"baseline\", \"toolguard\"]\n\
@@ -42,8 +42,7 @@ fn report_halves_captions_and_compare_outputs() {
              [models.user]\nprovider = \"sim\"\nmodel = \"sim-user\"\n",
             tauguard_testkit::fixtures_dir().display()
         ),
-    )
-    .unwrap();
+    );
     let run = tmp.path().join("run");
     let run_s = s(&run);
     tauguard(&["run", s(&cfg), "--out", run_s]);
@@ -134,8 +133,5 @@ fn report_halves_captions_and_compare_outputs() {
         assert!(got.contains(&want.to_string()), "{want}: {got:?}");
     }
     let caption = std::fs::read_to_string(cmp.join("forest.caption.txt")).unwrap();
-    assert!(
-        caption.contains("A = guard=baseline") && caption.contains("runs figs"),
-        "{caption}"
-    );
+    assert_contains_all(&caption, &["A = guard=baseline", "runs figs"]);
 }

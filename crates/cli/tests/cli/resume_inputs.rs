@@ -3,15 +3,14 @@
 //! the run into two cells and shrink the report's k range. The refusal names the cell, the
 //! two cell hashes and the settings that differ.
 
-use crate::support::{assert_contains_all, s, tauguard_ok, tauguard_status};
+use crate::support::{assert_contains_all, s, tauguard_ok, tauguard_status, written};
 use tauguard_testkit::SimConfig;
 
 #[test]
 fn resume_refuses_a_changed_prompt_naming_what_changed() {
     let root = tauguard_testkit::workspace_root();
     let tmp = tempfile::tempdir().unwrap();
-    let own = tmp.path().join("instruction.md");
-    std::fs::write(&own, "First wording.\n").unwrap();
+    let own = written(tmp.path(), "instruction.md", "First wording.\n");
     let prompts = tmp.path().join("prompts");
     std::fs::create_dir_all(&prompts).unwrap();
     for e in std::fs::read_dir(root.join("configs/prompts")).unwrap() {

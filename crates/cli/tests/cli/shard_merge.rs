@@ -12,7 +12,9 @@
 //! Nothing in a record depends on its run directory (`run_id` is the config's `run.name`), so
 //! every other field — config hash, cell hash, trajectory, reward — must be equal.
 
-use crate::support::{s, tauguard_in_env, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{
+    assert_contains_all, s, tauguard_in_env, tauguard_ok, tauguard_status as tauguard,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use tauguard_metrics::fresh_manifest;
@@ -162,9 +164,9 @@ fn three_shards_in_three_processes_merge_into_the_single_process_run() {
     let merged = tmp.path().join("merged");
     let (code, out, err) = merge(&[&shards[2], &shards[0], &shards[1]], &merged);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("merged 48 records from 3 directories") && out.contains("0 duplicates"),
-        "{out}"
+    assert_contains_all(
+        &out,
+        &["merged 48 records from 3 directories", "0 duplicates"],
     );
     assert!(!err.contains("warning"), "{err}");
     assert_eq!(normalised(&merged), normalised(&single));
@@ -230,11 +232,7 @@ fn three_shards_in_three_processes_merge_into_the_single_process_run() {
         args.extend_from_slice(flags);
         let (code, _, err) = tauguard(&args);
         assert_eq!(code, 2, "{flags:?}: {err}");
-        assert!(
-            err.contains("holds shard 0/3 of a run") && err.contains(needle),
-            "{err}"
-        );
-        assert!(err.contains("--shard 0/3"), "{err}");
+        assert_contains_all(&err, &["holds shard 0/3 of a run", needle, "--shard 0/3"]);
     }
     let out = tauguard_ok(&["run", s(&cfg), "--out", s0, "--resume", "--shard", "0/3"]);
     assert!(
@@ -317,10 +315,7 @@ fn merge_keeps_one_record_per_simulation_and_prefers_a_scored_one() {
     assert!(err.contains("given twice"), "{err}");
     let (code, _, err) = merge(&[&shards[0]], &merged);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("--out") && err.contains("not an empty directory"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["--out", "not an empty directory"]);
     let half = tmp.path().join("half");
     let (code, _, err) = merge(&[&shards[1]], &half);
     assert_eq!(code, 2, "{err}");

@@ -5,7 +5,7 @@
 //! domain the data lacks, a missing model catalog and an output path that is a file; an
 //! export that cannot land leaves no partial file.
 
-use crate::support::{s, tauguard_ok, tauguard_status};
+use crate::support::{s, tauguard_ok, tauguard_status, written};
 use std::path::PathBuf;
 use tauguard_testkit::SimConfig;
 
@@ -139,8 +139,7 @@ fn late_errors_name_the_config_file_and_key() {
         ],
         &["cannot read model catalog `/nonexistent/models.toml`"],
     );
-    let file = tmp.path().join("a-file");
-    std::fs::write(&file, "x").unwrap();
+    let file = written(tmp.path(), "a-file", "x");
     refused(
         &["run", s(&cfg), "--out", s(&file)],
         &["is a file, not a directory"],

@@ -5,7 +5,7 @@
 //! every built-in name, `sim` among them; and the name `sim` cannot be configured as an HTTP
 //! provider.
 
-use crate::support::{s, tauguard_ok, tauguard_status as tauguard};
+use crate::support::{assert_contains_all, s, tauguard_ok, tauguard_status as tauguard, written};
 use std::path::Path;
 use tauguard_llm::BUILTIN_PROVIDERS;
 use tauguard_testkit::tau2_dir;
@@ -58,33 +58,30 @@ fn config(data: &Path, agents: &str) -> String {
 fn a_sim_catalog_alias_resolves_and_runs_as_its_written_table() {
     let Some(data) = tau2_dir() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let catalog = tmp.path().join("models.toml");
-    std::fs::write(
-        &catalog,
+    let catalog = written(
+        tmp.path(),
+        "models.toml",
         "[models.careful]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
          [models.floor]\nprovider = \"sim\"\nmodel = \"refuse-all\"\n\
          [models.wizard]\nprovider = \"sim\"\nmodel = \"sim-wizard\"\n",
-    )
-    .unwrap();
-    let by_alias = tmp.path().join("alias.toml");
-    std::fs::write(
-        &by_alias,
+    );
+    let by_alias = written(
+        tmp.path(),
+        "alias.toml",
         config(&data, "agents = [\"careful\", \"floor\"]\n"),
-    )
-    .unwrap();
-    let written = tmp.path().join("written.toml");
-    std::fs::write(
-        &written,
+    );
+    let by_table = written(
+        tmp.path(),
+        "written.toml",
         config(
             &data,
             "[[grid.agents]]\nname = \"careful\"\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
              [[grid.agents]]\nname = \"floor\"\nprovider = \"sim\"\nmodel = \"refuse-all\"\n",
         ),
-    )
-    .unwrap();
+    );
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
     tauguard_ok(&["run", s(&by_alias), "--models", s(&catalog), "--out", s(&a)]);
-    tauguard_ok(&["run", s(&written), "--out", s(&b)]);
+    tauguard_ok(&["run", s(&by_table), "--out", s(&b)]);
     let (ra, rb) = (records(&a), records(&b));
     assert_eq!(ra.len(), 2 * 2 * 2, "two agents × two guards × two tasks");
     assert_eq!(ra, rb, "the alias runs as the table it stands for");
@@ -98,12 +95,14 @@ fn a_sim_catalog_alias_resolves_and_runs_as_its_written_table() {
     std::fs::write(&by_alias, config(&data, "agents = [\"wizard\"]\n")).unwrap();
     let (code, _, err) = tauguard(&["run", "--dry-run", s(&by_alias), "--models", s(&catalog)]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("at `grid.agents[0].model`")
-            && err.contains("sim-wizard")
-            && err.contains("refuse-all")
-            && err.contains("models.toml"),
-        "{err}"
+    assert_contains_all(
+        &err,
+        &[
+            "at `grid.agents[0].model`",
+            "sim-wizard",
+            "refuse-all",
+            "models.toml",
+        ],
     );
 }
 
@@ -111,20 +110,19 @@ fn a_sim_catalog_alias_resolves_and_runs_as_its_written_table() {
 fn an_unknown_provider_lists_every_builtin_name_and_sim_cannot_be_configured() {
     let Some(data) = tau2_dir() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(
-        &cfg,
+    let cfg = written(
+        tmp.path(),
+        "c.toml",
         config(
             &data,
             "[[grid.agents]]\nprovider = \"nope\"\nmodel = \"x\"\n",
         ),
-    )
-    .unwrap();
+    );
     let (code, _, err) = tauguard(&["run", "--dry-run", s(&cfg)]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("at `grid.agents[0].provider`") && err.contains("unknown provider `nope`"),
-        "{err}"
+    assert_contains_all(
+        &err,
+        &["at `grid.agents[0].provider`", "unknown provider `nope`"],
     );
     for (name, _) in BUILTIN_PROVIDERS {
         assert!(err.contains(name), "{name}: {err}");
@@ -146,12 +144,7 @@ fn an_unknown_provider_lists_every_builtin_name_and_sim_cannot_be_configured() {
     .unwrap();
     let (code, _, err) = tauguard(&["run", "--dry-run", s(&cfg)]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("at `llm`")
-            && err.contains("provider `sim`")
-            && err.contains("offline sim family"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["at `llm`", "provider `sim`", "offline sim family"]);
     assert_eq!(
         std::fs::read_dir(tmp.path()).unwrap().count(),
         1,

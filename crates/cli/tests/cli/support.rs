@@ -3,7 +3,7 @@
 //! reads a run's records the same way.
 
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use tauguard_orchestrator::{RunConfig, RunOptions, RunSummary, Workload, build_runtime, run};
 use tauguard_testkit::{MockProvider, SimConfig};
@@ -127,6 +127,13 @@ pub(crate) fn guard_group<'a>(groups: &'a Value, guard: &str) -> &'a Value {
         .iter()
         .find(|g| g["guard"] == guard)
         .unwrap_or_else(|| panic!("no group of `{guard}` in {groups}"))
+}
+
+/// The file `name` in `dir`, written with `text` (a config, a catalog, an input file).
+pub(crate) fn written(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    path
 }
 
 /// A path as the `&str` an argument list takes.

@@ -6,7 +6,7 @@
 //! overwrite a foreign directory, and is served on loopback with nothing outside the site
 //! reachable. The browser half is in `view_browser.rs`.
 
-use crate::support::{s, tauguard_ok, tauguard_status};
+use crate::support::{assert_contains_all, s, tauguard_ok, tauguard_status};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -329,10 +329,7 @@ fn a_rebuild_replaces_the_site_and_a_foreign_directory_is_refused() {
         "--no-floors",
     ]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("foreign") && err.contains("not empty"),
-        "{err}"
-    );
+    assert_contains_all(&err, &["foreign", "not empty"]);
     assert_eq!(
         std::fs::read_to_string(foreign.join("notes.txt")).unwrap(),
         "mine"

@@ -5,7 +5,7 @@ use crate::common;
 use crate::openai::{text_reply, tool_call_reply};
 use serde_json::json;
 use std::time::{Duration, Instant};
-use tauguard_llm::{ErrorClass, LlmError, ProviderKind};
+use tauguard_llm::{ErrorClass, LlmError, ProviderConfig, ProviderKind};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -93,49 +93,48 @@ async fn persistent_429_gives_up_after_max_attempts() {
     );
 }
 
-#[tokio::test]
-async fn timeout_is_transient_and_retried() {
+/// Asks, with two attempts, a server that answers each only after `delay`, its provider
+/// further set up by `configure`; returns the error and how long the call took.
+async fn late_answers(
+    delay: Duration,
+    configure: impl FnOnce(&mut ProviderConfig),
+) -> (LlmError, Duration) {
     let server = MockServer::start().await;
-    common::answer_posts(&server, ok().set_delay(Duration::from_millis(500)), Some(2)).await;
+    common::answer_posts(&server, ok().set_delay(delay), Some(2)).await;
     let mut cfg = common::provider(ProviderKind::OpenAi, &server);
-    cfg.timeout_secs = 0.05;
     cfg.retry.max_attempts = 2;
+    configure(&mut cfg);
     let factory = common::factory(cfg, None);
     let model = factory.build(&common::spec(MODEL)).expect("model");
     let started = Instant::now();
-    let err = common::ask(model.as_ref()).await.expect_err("timeout");
+    let err = common::ask(model.as_ref())
+        .await
+        .expect_err("no answer in time");
+    (err, started.elapsed())
+}
+
+#[tokio::test]
+async fn timeout_is_transient_and_retried() {
+    let (err, took) = late_answers(Duration::from_millis(500), |cfg| cfg.timeout_secs = 0.05).await;
     assert!(matches!(err, LlmError::Timeout { .. }), "{err:?}");
     assert_eq!(err.class(), ErrorClass::Transient);
-    assert!(
-        started.elapsed() < Duration::from_millis(450),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(took < Duration::from_millis(450), "{took:?}");
     assert!(err.to_string().contains("timed out"), "{err}");
 }
 
 #[tokio::test]
 async fn a_stall_before_the_headers_is_a_time_out_long_before_the_time_out() {
-    let server = MockServer::start().await;
-    common::answer_posts(&server, ok().set_delay(Duration::from_secs(3)), Some(2)).await;
-    let mut cfg = common::provider(ProviderKind::OpenAi, &server);
-    cfg.timeout_secs = 30.0;
-    cfg.stall_secs = 0.1;
-    cfg.retry.max_attempts = 2;
-    let factory = common::factory(cfg, None);
-    let model = factory.build(&common::spec(MODEL)).expect("model");
-    let started = Instant::now();
-    let err = common::ask(model.as_ref()).await.expect_err("stalled");
+    let (err, took) = late_answers(Duration::from_secs(3), |cfg| {
+        cfg.timeout_secs = 30.0;
+        cfg.stall_secs = 0.1;
+    })
+    .await;
     let LlmError::Timeout { timeout, .. } = &err else {
         panic!("expected a time-out, got {err:?}");
     };
     assert_eq!(*timeout, Duration::from_millis(100), "the stall limit");
     assert!(err.is_transient());
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(took < Duration::from_secs(2), "{took:?}");
 }
 
 #[tokio::test]

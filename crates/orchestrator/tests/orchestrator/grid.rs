@@ -6,7 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use tauguard_orchestrator::{ModelCatalog, RunConfig, RunOptions, RunPlan};
+use tauguard_env::LoadError;
+use tauguard_orchestrator::{ConfigError, ModelCatalog, RunConfig, RunError, RunOptions, RunPlan};
 
 fn root() -> PathBuf {
     tauguard_testkit::workspace_root()
@@ -172,6 +173,36 @@ fn task_selection_is_per_domain_and_overrides_change_trials() {
     assert_eq!(plan.planned(), 2 * 2 + 3);
     let keys: BTreeSet<_> = plan.simulations().map(|s| plan.key(s)).collect();
     assert_eq!(keys.len(), plan.planned());
+}
+
+/// A split the data directory lacks is an error at the key that asked for it, keeping the
+/// data directory's error as its typed cause; printed with its cause it reads as one line.
+#[test]
+fn an_unknown_split_is_a_config_error_at_its_key_with_the_load_error_as_cause() {
+    let text = format!(
+        "{}[models.agent]\nprovider = \"sim\"\nmodel = \"sim-agent\"\n\
+         [grid.tasks.airline]\nsplit = \"bogus\"\n",
+        head("domains = [\"airline\"]")
+    );
+    let err = RunPlan::build(parse(&text), &opts()).unwrap_err();
+    let RunError::Config(ConfigError::Data(at)) = &err else {
+        panic!("expected a config error at a key, got {err:?}");
+    };
+    assert_eq!(at.key, "grid.tasks.airline.split");
+    assert!(
+        matches!(at.cause, LoadError::UnknownSplit { .. }),
+        "{:?}",
+        at.cause
+    );
+    let source = std::error::Error::source(&err).expect("a cause");
+    assert!(source.downcast_ref::<LoadError>().is_some(), "{source:?}");
+    assert_eq!(
+        tauguard_core::chain_text(&err),
+        format!(
+            "config `grid.toml`: at `grid.tasks.airline.split`: {}",
+            at.cause
+        )
+    );
 }
 
 /// Each validation error names the file, the key path and what is allowed.

@@ -5,7 +5,7 @@
 //! failing verifier gives its fail-mode decision, not an infrastructure error, and its events
 //! say so and why.
 
-use crate::support::{fixture_dir, http_failures, parse, run_records, run_to};
+use crate::support::{fixture_dir, http_failures, parse, run_fresh, run_to};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -45,11 +45,9 @@ fn a_network_run_completes_on_its_runtime() {
             .respond_with(ResponseTemplate::new(200).set_body_json(text_reply())),
     );
     let cfg = config("provider = \"mock\"\nmodel = \"m\"", &server.uri());
-    let out = tempfile::tempdir().unwrap();
-    let summary = run_to(cfg, out.path()).unwrap();
+    let (summary, records) = run_fresh(cfg);
     assert_eq!((summary.planned, summary.completed), (6, 6));
     assert_eq!(summary.infra_errors, 0);
-    let records = run_records(out.path());
     assert_eq!(records.len(), 6);
     for r in &records {
         assert_eq!(r.termination_reason.as_str(), "max_steps", "{}", r.task_id);
@@ -154,9 +152,7 @@ fn a_flaky_servers_failures_are_all_accounted() {
         "provider = \"mock\"\nmodel = \"m\"",
         "",
     );
-    let out = tempfile::tempdir().unwrap();
-    let summary = run_to(cfg, out.path()).unwrap();
-    let records = run_records(out.path());
+    let (summary, records) = run_fresh(cfg);
     assert_eq!((summary.completed, records.len()), (6, 6));
     let got = |c: &AtomicU64| c.load(Ordering::SeqCst);
     assert!(got(&served.rate_limited) > 0 && got(&served.stalled) > 0);
@@ -232,10 +228,8 @@ fn an_unusable_reply_leaves_a_record_that_explains_itself() {
         agent,
         "",
     );
-    let out = tempfile::tempdir().unwrap();
-    let summary = run_to(cfg, out.path()).unwrap();
+    let (summary, records) = run_fresh(cfg);
     assert_eq!((summary.completed, summary.infra_errors), (2, 2));
-    let records = run_records(out.path());
     for r in &records {
         assert_eq!(r.termination_reason.as_str(), "infrastructure_error");
         let error = r.error.as_deref().unwrap();
@@ -269,10 +263,9 @@ fn an_unusable_reply_leaves_a_record_that_explains_itself() {
         agent,
         "",
     );
-    let out = tempfile::tempdir().unwrap();
-    let summary = run_to(cfg, out.path()).unwrap();
+    let (summary, records) = run_fresh(cfg);
     assert_eq!((summary.completed, summary.infra_errors), (2, 0));
-    for r in run_records(out.path()) {
+    for r in records {
         assert_eq!(r.termination_reason.as_str(), "agent_error");
         assert_eq!(r.reward.as_ref().map(|w| w.reward), Some(0.0));
         assert!(r.error.as_deref().unwrap().contains("not a JSON object"));
@@ -294,10 +287,8 @@ fn a_verifier_that_fails_gives_its_fail_mode_decision() {
         "provider = \"sim\"\nmodel = \"sim-agent\"",
         "[guard]\nfail_mode = \"closed\"\nverifier = { provider = \"mock\", model = \"v\" }\n\n[grid]\nguards = [\"pg-raw\"]\n",
     );
-    let out = tempfile::tempdir().unwrap();
-    let summary = run_to(cfg, out.path()).unwrap();
+    let (summary, records) = run_fresh(cfg);
     assert_eq!(summary.infra_errors, 0);
-    let records = run_records(out.path());
     let events: Vec<_> = records.iter().flat_map(|r| &r.guard_events).collect();
     assert!(!events.is_empty(), "the sim agent makes mutating calls");
     for e in events {
@@ -363,10 +354,8 @@ fn a_rejected_request_is_recorded_once_not_restarted() {
         "provider = \"mock\"\nmodel = \"m\"",
         "",
     );
-    let out = tempfile::tempdir().unwrap();
-    let summary = run_to(cfg, out.path()).unwrap();
+    let (summary, records) = run_fresh(cfg);
     assert_eq!(summary.infra_errors, 1);
-    let records = run_records(out.path());
     let r = &records[0];
     assert!(r.error.as_deref().unwrap().contains("HTTP 400"));
     assert!(

@@ -188,6 +188,18 @@ fn assistant_call(id: &str, name: &str, args: serde_json::Value) -> Message {
     })
 }
 
+/// The agent's `get_reservation_details` call `id` for `reservation`, and its result.
+fn reservation_lookup(id: &str, reservation: &str) -> [Message; 2] {
+    [
+        assistant_call(
+            id,
+            "get_reservation_details",
+            json!({"reservation_id": reservation}),
+        ),
+        ok(id),
+    ]
+}
+
 fn ok(id: &str) -> Message {
     Message::Tool(ToolMessage {
         id: id.into(),
@@ -214,6 +226,17 @@ fn oracle(domain: &str) -> NmrOracle {
         .expect("the authored oracle")
 }
 
+/// What `domain`'s oracle labels the mutating call `m` (a `tool` call) of `messages` as
+/// lacking; it must label the call.
+fn lacking(tool: &str, messages: &[Message], domain: &str) -> Vec<String> {
+    let mut attempts = vec![attempt("m", tool)];
+    label_missing_prerequisites(&mut attempts, messages, &oracle(domain));
+    attempts
+        .remove(0)
+        .missing_prerequisites
+        .expect("the call is labelled")
+}
+
 #[test]
 fn a_call_missing_a_required_read_is_labelled_lacking() {
     let cancel = || {
@@ -230,47 +253,18 @@ fn a_call_missing_a_required_read_is_labelled_lacking() {
         cancel(),
         ok("m"),
     ];
-    let mut attempts = vec![attempt("m", "cancel_reservation")];
-    label_missing_prerequisites(&mut attempts, &messages, &oracle("airline"));
     assert_eq!(
-        attempts[0].missing_prerequisites.as_deref(),
-        Some(
-            &[
-                "read:get_reservation_details".to_string(),
-                "link:reservation_id".to_string()
-            ][..]
-        )
+        lacking("cancel_reservation", &messages, "airline"),
+        ["read:get_reservation_details", "link:reservation_id"]
     );
     // The lookup for another reservation does not link; the right one does.
-    messages.splice(
-        2..2,
-        [
-            assistant_call(
-                "r2",
-                "get_reservation_details",
-                json!({"reservation_id": "ZZZZZZ"}),
-            ),
-            ok("r2"),
-        ],
-    );
-    label_missing_prerequisites(&mut attempts, &messages, &oracle("airline"));
+    messages.splice(2..2, reservation_lookup("r2", "ZZZZZZ"));
     assert_eq!(
-        attempts[0].missing_prerequisites.as_deref(),
-        Some(&["link:reservation_id".to_string()][..])
+        lacking("cancel_reservation", &messages, "airline"),
+        ["link:reservation_id"]
     );
-    messages.splice(
-        4..4,
-        [
-            assistant_call(
-                "r3",
-                "get_reservation_details",
-                json!({"reservation_id": "NO6JO3"}),
-            ),
-            ok("r3"),
-        ],
-    );
-    label_missing_prerequisites(&mut attempts, &messages, &oracle("airline"));
-    assert_eq!(attempts[0].missing_prerequisites.as_deref(), Some(&[][..]));
+    messages.splice(4..4, reservation_lookup("r3", "NO6JO3"));
+    assert!(lacking("cancel_reservation", &messages, "airline").is_empty());
     // Every domain's oracle parses and covers every tool of its prerequisites file.
     for d in ["airline", "retail", "telecom"] {
         let o = oracle(d);
@@ -311,16 +305,9 @@ fn a_read_skip_a_verifier_cannot_see_is_still_counted() {
     let call = &p.tool_calls.as_ref().unwrap()[0];
     let d = blind.decide(call, blind.evaluate(&messages[..3], call, &|_| true));
     assert_eq!(d.verdict, Verdict::Pass);
-    let mut attempts = vec![attempt("m", "cancel_pending_order")];
-    label_missing_prerequisites(&mut attempts, &messages, &oracle("retail"));
     assert_eq!(
-        attempts[0].missing_prerequisites.as_deref(),
-        Some(
-            &[
-                "read:get_order_details".to_string(),
-                "link:order_id".to_string()
-            ][..]
-        )
+        lacking("cancel_pending_order", &messages, "retail"),
+        ["read:get_order_details", "link:order_id"]
     );
 }
 

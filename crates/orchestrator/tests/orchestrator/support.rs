@@ -50,6 +50,14 @@ pub(crate) fn run_records(out: &Path) -> Vec<SimulationRecord> {
     read_records(&out.join("records.jsonl")).unwrap()
 }
 
+/// Runs `cfg` into a directory of its own, dropped afterwards; returns the summary and the
+/// records written.
+pub(crate) fn run_fresh(cfg: RunConfig) -> (RunSummary, Vec<SimulationRecord>) {
+    let out = tempfile::tempdir().unwrap();
+    let summary = run_to(cfg, out.path()).unwrap();
+    (summary, run_records(out.path()))
+}
+
 /// The failed HTTP exchanges of `cause` over `records`.
 pub(crate) fn http_failures(records: &[SimulationRecord], cause: &str) -> u64 {
     records

@@ -4,6 +4,7 @@
 //! show there.
 
 use super::{BINARY_CRATE, MAX_LINES};
+use crate::support::assert_contains_all;
 use std::collections::BTreeSet;
 
 /// A file must open with its module doc: what it is for and why, before any code.
@@ -290,10 +291,7 @@ Domains; the route index in `airline/routes.rs`, see `crates/env/tests/`.
         let short = "x\n".repeat(MAX_LINES);
         let allowed = [("crates/x/src/big.rs", "a data table")];
         let msg = check_length("crates/x/src/other.rs", &long, &allowed).unwrap();
-        assert!(
-            msg.contains("crates/x/src/other.rs") && msg.contains("LONG_FILES"),
-            "{msg}"
-        );
+        assert_contains_all(&msg, &["crates/x/src/other.rs", "LONG_FILES"]);
         assert_eq!(check_length("crates/x/src/big.rs", &long, &allowed), None);
         assert_eq!(
             check_length("crates/x/src/other.rs", &short, &allowed),

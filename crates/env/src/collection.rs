@@ -68,18 +68,28 @@ impl<T: Serialize + PartialEq> Collection for Arc<Vec<T>> {
     }
 }
 
+/// What [`table_db!`] gives a database, so code over any such database (the environments of
+/// [`crate::agent_only`]) can ask it what changed and whether two states are equal.
+pub trait Database {
+    /// Every record that differs from `earlier`, keyed as each collection reports it.
+    fn changes(&self, earlier: &Self) -> Map<String, Value>;
+
+    /// Whether both hold equal records in every collection.
+    fn same(&self, other: &Self) -> bool;
+}
+
 /// Declares a database made of [`Collection`]s, each field named as its collection: the
 /// collection names in dump order (`COLLECTIONS`, what [`crate::Domain::collections`]
-/// returns), the changed records since an earlier state (`changes`, keyed as each
-/// collection reports them) and state equality (`same`), so the list of collections is
-/// written once.
+/// returns), the changed records since an earlier state and state equality ([`Database`]),
+/// so the list of collections is written once.
 macro_rules! table_db {
     ($db:ty { $($table:ident),+ $(,)? }) => {
         impl $db {
             pub(crate) const COLLECTIONS: &'static [&'static str] = &[$(stringify!($table)),+];
+        }
 
-            /// Every record that differs from `earlier`.
-            pub(crate) fn changes(&self, earlier: &Self) -> serde_json::Map<String, serde_json::Value> {
+        impl $crate::collection::Database for $db {
+            fn changes(&self, earlier: &Self) -> serde_json::Map<String, serde_json::Value> {
                 let mut out = serde_json::Map::new();
                 $($crate::collection::Collection::record_changes(
                     &self.$table, &earlier.$table, stringify!($table), &mut out,
@@ -87,8 +97,7 @@ macro_rules! table_db {
                 out
             }
 
-            /// Whether both hold equal records in every collection.
-            pub(crate) fn same(&self, other: &Self) -> bool {
+            fn same(&self, other: &Self) -> bool {
                 $($crate::collection::Collection::same_records(&self.$table, &other.$table))&&+
             }
         }

@@ -26,7 +26,8 @@
 //! the others:
 //!
 //! * `mod.rs` — the registry entry (a [`Domain`] value), the loaded base ([`DomainBase`]) and
-//!   the live environment ([`Environment`]);
+//!   the live environment ([`Environment`]); a domain without a user database gives these as
+//!   its database's `AgentOnlyDb` impl (`agent_only`), which writes them once for all such;
 //! * `defs.rs` — the tool declarations, the [`ToolDef`] tables in upstream registration order;
 //! * `tools.rs` — agent-side dispatch: a tool name and its bound arguments to a body;
 //! * topical files for the tool bodies and their helpers (e.g. airline `booking`, `updates`,
@@ -40,6 +41,7 @@
 //! With the `toy-domain` feature (tests only), `toy` adds a fourth, invented domain — a
 //! lending library — registered by one line in [`registry::DOMAINS`].
 
+mod agent_only;
 pub mod airline;
 pub mod banking_knowledge;
 mod calculate;

@@ -51,10 +51,7 @@ fn age(acc: &Map<String, Value>) -> i64 {
 }
 
 fn open(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["user_id", "account_type", "account_class"]
-        .iter()
-        .any(|k| !a.truthy(k))
-    {
+    if a.missing(&["user_id", "account_type", "account_class"]) {
         return Ok("Error: Missing required parameters.".into());
     }
     const TYPES: &[&str] = &[

@@ -34,12 +34,14 @@ impl<'a> Args<'a> {
         self.v(name).is_null()
     }
 
-    /// Upstream's `if not all([...])` guard whose text lists the parameters: that text when
-    /// one of `names` is falsy.
+    /// Upstream's `if not all([...])` guard: whether one of `names` is falsy.
+    pub(super) fn missing(&self, names: &[&str]) -> bool {
+        names.iter().any(|k| !self.truthy(k))
+    }
+
+    /// [`Args::missing`] for a guard whose text lists the parameters: that text.
     pub(super) fn missing_listed(&self, names: &[&str]) -> Option<String> {
-        names
-            .iter()
-            .any(|k| !self.truthy(k))
+        self.missing(names)
             .then(|| format!("Error: Missing required parameters ({}).", names.join(", ")))
     }
 
@@ -183,6 +185,21 @@ pub(super) fn field(record: &Map<String, Value>, name: &str) -> String {
 /// `record.get(field) == "text"`.
 pub(super) fn field_is(record: &Map<String, Value>, name: &str, want: &str) -> bool {
     record.get(name).and_then(Value::as_str) == Some(want)
+}
+
+/// Upstream's `if record.get(field) != "text"` refusal: `refusal` of the value as `str()`
+/// prints it, for a record whose field is not `want`.
+pub(super) fn require_field(
+    record: &Map<String, Value>,
+    name: &str,
+    want: &str,
+    refusal: impl FnOnce(String) -> String,
+) -> Result<(), String> {
+    if field_is(record, name, want) {
+        Ok(())
+    } else {
+        Err(refusal(field(record, name)))
+    }
 }
 
 /// `record.get(field, "")` as a string (`""` when missing or not a string, where upstream's

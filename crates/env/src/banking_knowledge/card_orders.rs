@@ -1,7 +1,7 @@
 //! Ordering a debit card (fees, the new card's secrets and issue reason), plus the
 //! `MM/DD/YYYY` date arithmetic the account-age checks need (`debit_limits`, `accounts`).
 
-use super::args::{Args, field, field_is, field_str, key, record, text, to_float};
+use super::args::{Args, field_is, field_str, key, record, require_field, text, to_float};
 use super::cards::card_secrets;
 use super::db::Db;
 use super::pyfmt::{f2, float_value};
@@ -223,18 +223,14 @@ fn account_balance_for_order(
     let Some(account) = db.get("accounts", account_id) else {
         return Err(format!("Error: Account '{}' not found.", a.s("account_id")));
     };
-    if !field_is(account, "class", "checking") {
-        return Err(format!(
-            "Error: Debit cards can only be ordered for checking accounts. Account '{account_id}' is a {} account.",
-            field(account, "class")
-        ));
-    }
-    if !field_is(account, "status", "OPEN") {
-        return Err(format!(
-            "Error: Account must be OPEN. Account '{account_id}' has status: {}",
-            field(account, "status")
-        ));
-    }
+    require_field(account, "class", "checking", |class| {
+        format!(
+            "Error: Debit cards can only be ordered for checking accounts. Account '{account_id}' is a {class} account."
+        )
+    })?;
+    require_field(account, "status", "OPEN", |status| {
+        format!("Error: Account must be OPEN. Account '{account_id}' has status: {status}")
+    })?;
     if account.get("user_id") != Some(a.v("user_id")) {
         return Err(format!(
             "Error: Account '{account_id}' does not belong to user '{}'.",
@@ -252,21 +248,18 @@ fn account_balance_for_order(
             f2(holdings)
         ));
     }
-    let of_account = |r: &serde_json::Map<String, Value>| field_str(r, "account_id") == account_id;
-    if db
-        .records("debit_card_orders")
-        .iter()
-        .any(|(_, o)| of_account(o) && field_is(o, "status", "PENDING"))
-    {
+    // Whether a record of `table` for this account has `status`.
+    let has_with_status = |table: &str, status: &str| {
+        db.records(table)
+            .iter()
+            .any(|(_, r)| field_str(r, "account_id") == account_id && field_is(r, "status", status))
+    };
+    if has_with_status("debit_card_orders", "PENDING") {
         return Err(format!(
             "Error: There is already a pending debit card order for account '{account_id}'."
         ));
     }
-    if db
-        .records("debit_cards")
-        .iter()
-        .any(|(_, c)| of_account(c) && field_is(c, "status", "ACTIVE"))
-    {
+    if has_with_status("debit_cards", "ACTIVE") {
         return Err(format!(
             "Error: Account '{account_id}' already has an active debit card. Maximum 1 active card per checking account."
         ));

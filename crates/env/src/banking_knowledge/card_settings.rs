@@ -21,10 +21,7 @@ pub(super) fn call(db: &mut Db, name: &str, a: Args) -> Result<Option<String>, T
 }
 
 fn reset_pin(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["card_id", "last_4_digits", "new_pin"]
-        .iter()
-        .any(|k| !a.truthy(k))
-    {
+    if a.missing(&["card_id", "last_4_digits", "new_pin"]) {
         return Ok(
             "Error: Missing required parameters. Required: card_id, last_4_digits, new_pin.".into(),
         );
@@ -68,10 +65,7 @@ fn reset_pin(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn change_pin(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["card_id", "current_pin", "new_pin"]
-        .iter()
-        .any(|k| !a.truthy(k))
-    {
+    if a.missing(&["card_id", "current_pin", "new_pin"]) {
         return Ok(
             "Error: Missing required parameters. Required: card_id, current_pin, new_pin.".into(),
         );

@@ -279,10 +279,7 @@ fn order_replacement(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn log_closure_reason(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["credit_card_account_id", "user_id", "closure_reason"]
-        .iter()
-        .any(|k| !a.truthy(k))
-    {
+    if a.missing(&["credit_card_account_id", "user_id", "closure_reason"]) {
         return Ok("Error: Missing required parameters.".into());
     }
     const REASONS: &[&str] = &[

@@ -28,6 +28,27 @@ fn dollars(record: &serde_json::Map<String, Value>, name: &str, default: &str) -
     super::args::parse_float_text(&raw.replace(['$', ','], "")).unwrap_or(0.0)
 }
 
+/// The `table` record the `arg` argument names, with its key, if it belongs to the `user_id`
+/// argument; `Err` holds upstream's refusal, which calls the record `what`.
+fn users_record<'d>(
+    db: &'d Db,
+    a: Args,
+    table: &str,
+    arg: &str,
+    what: &str,
+) -> Result<Result<(String, &'d Record), String>, ToolError> {
+    let id = super::args::key(a.v(arg))?;
+    let name = a.s(arg);
+    Ok(match db.get(table, &id) {
+        None => Err(format!("Error: {what} '{name}' not found.")),
+        Some(found) if found.get("user_id") != Some(a.v("user_id")) => Err(format!(
+            "Error: {what} '{name}' does not belong to user '{}'.",
+            a.s("user_id")
+        )),
+        Some(found) => Ok((id, found)),
+    })
+}
+
 fn pay_from_checking(db: &mut Db, a: Args) -> Result<String, ToolError> {
     if !a.truthy("user_id")
         || !a.truthy("checking_account_id")
@@ -42,22 +63,12 @@ fn pay_from_checking(db: &mut Db, a: Args) -> Result<String, ToolError> {
     if amount <= 0.0 {
         return Ok("Error: Payment amount must be a positive number.".into());
     }
-    let checking_id = super::args::key(a.v("checking_account_id"))?;
-    let (user, checking_name, card_name) = (
-        a.s("user_id"),
-        a.s("checking_account_id"),
-        a.s("credit_card_account_id"),
-    );
-    let Some(checking) = db.get("accounts", &checking_id) else {
-        return Ok(format!(
-            "Error: Checking account '{checking_name}' not found."
-        ));
-    };
-    if checking.get("user_id") != Some(a.v("user_id")) {
-        return Ok(format!(
-            "Error: Checking account '{checking_name}' does not belong to user '{user}'."
-        ));
-    }
+    let (checking_name, card_name) = (a.s("checking_account_id"), a.s("credit_card_account_id"));
+    let (checking_id, checking) =
+        match users_record(db, a, "accounts", "checking_account_id", "Checking account")? {
+            Ok(found) => found,
+            Err(refusal) => return Ok(refusal),
+        };
     if !field_is(checking, "class", "checking") {
         return Ok(format!(
             "Error: Account '{checking_name}' is not a checking account."
@@ -71,17 +82,16 @@ fn pay_from_checking(db: &mut Db, a: Args) -> Result<String, ToolError> {
             f2(amount)
         ));
     }
-    let card_id = super::args::key(a.v("credit_card_account_id"))?;
-    let Some(card) = db.get("credit_card_accounts", &card_id) else {
-        return Ok(format!(
-            "Error: Credit card account '{card_name}' not found."
-        ));
+    let (card_id, card) = match users_record(
+        db,
+        a,
+        "credit_card_accounts",
+        "credit_card_account_id",
+        "Credit card account",
+    )? {
+        Ok(found) => found,
+        Err(refusal) => return Ok(refusal),
     };
-    if card.get("user_id") != Some(a.v("user_id")) {
-        return Ok(format!(
-            "Error: Credit card account '{card_name}' does not belong to user '{user}'."
-        ));
-    }
     let owed = dollars(card, "current_balance", "$0.00");
     if amount > owed {
         return Ok(format!(
@@ -303,10 +313,7 @@ fn approve_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
 }
 
 fn deny_cli(db: &mut Db, a: Args) -> Result<String, ToolError> {
-    if ["credit_card_account_id", "user_id", "denial_reason"]
-        .iter()
-        .any(|k| !a.truthy(k))
-    {
+    if a.missing(&["credit_card_account_id", "user_id", "denial_reason"]) {
         return Ok("Error: Missing required parameters.".into());
     }
     const REASONS: &[&str] = &[

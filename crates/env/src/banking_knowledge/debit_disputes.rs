@@ -89,22 +89,23 @@ fn file(db: &mut Db, a: Args) -> Result<String, ToolError> {
     dispute_confirmation(a, &filed)
 }
 
+/// The transaction's facts: required, and the head of the dispute record, in upstream's
+/// order in both.
+const TRANSACTION_KEYS: [&str; 9] = [
+    "transaction_id",
+    "account_id",
+    "card_id",
+    "user_id",
+    "dispute_category",
+    "transaction_date",
+    "discovery_date",
+    "disputed_amount",
+    "transaction_type",
+];
+
 /// The error text for arguments upstream refuses, in upstream's order of checks.
 fn dispute_request_error(a: Args) -> Result<Option<String>, ToolError> {
-    let required = [
-        "transaction_id",
-        "account_id",
-        "card_id",
-        "user_id",
-        "dispute_category",
-        "transaction_date",
-        "discovery_date",
-        "disputed_amount",
-        "transaction_type",
-        "pin_compromised",
-        "card_action",
-    ];
-    if required.iter().any(|k| !a.truthy(k)) {
+    if a.missing(&TRANSACTION_KEYS) || a.missing(&["pin_compromised", "card_action"]) {
         return Ok(Some("Error: Missing required parameters.".into()));
     }
     if a.is_none("customer_max_liability_amount") {
@@ -141,25 +142,16 @@ fn dispute_request_error(a: Args) -> Result<Option<String>, ToolError> {
 
 /// The `debit_card_disputes` record, its keys in upstream's order.
 fn dispute_record(a: Args, filed: &Filed) -> serde_json::Map<String, Value> {
-    let copied = [
-        "transaction_id",
-        "account_id",
-        "card_id",
-        "user_id",
-        "dispute_category",
-        "transaction_date",
-        "discovery_date",
-        "disputed_amount",
-        "transaction_type",
+    let copied = TRANSACTION_KEYS.into_iter().chain([
         "card_in_possession",
         "pin_compromised",
         "contacted_merchant",
         "police_report_filed",
         "written_statement_provided",
         "provisional_credit_eligible",
-    ];
+    ]);
     let mut fields = vec![("dispute_id", Value::String(filed.id.clone()))];
-    fields.extend(copied.iter().map(|k| (*k, a.v(k).clone())));
+    fields.extend(copied.map(|k| (k, a.v(k).clone())));
     fields.push((
         "provisional_credit_issued",
         a.v("provisional_credit_eligible").clone(),

@@ -3,7 +3,7 @@
 //! arithmetic make it as long as ordering a card.
 
 use super::TODAY;
-use super::args::{Args, field, field_is, field_str, key, to_float};
+use super::args::{Args, field, field_str, key, require_field, to_float};
 use super::card_orders::age_days;
 use super::db::Db;
 use crate::tooling::ToolError;
@@ -138,12 +138,11 @@ fn current_limit(db: &Db, a: Args, card_id: &str, kind: LimitKind) -> Result<Lim
     let Some(card) = db.get("debit_cards", card_id) else {
         return Err(format!("Error: Debit card '{}' not found.", a.s("card_id")));
     };
-    if !field_is(card, "status", "ACTIVE") {
-        return Err(format!(
-            "Error: Debit card '{card_id}' is not active. Current status: {}. Only ACTIVE cards can have limit increases.",
-            field(card, "status")
-        ));
-    }
+    require_field(card, "status", "ACTIVE", |status| {
+        format!(
+            "Error: Debit card '{card_id}' is not active. Current status: {status}. Only ACTIVE cards can have limit increases."
+        )
+    })?;
     let account_id = field_str(card, "account_id").to_string();
     let Some(account) = db
         .get("accounts", &account_id)
@@ -153,12 +152,11 @@ fn current_limit(db: &Db, a: Args, card_id: &str, kind: LimitKind) -> Result<Lim
             "Error: Could not find linked account for debit card '{card_id}'."
         ));
     };
-    if !field_is(account, "status", "OPEN") {
-        return Err(format!(
-            "Error: The linked account '{account_id}' is not in good standing. Account status: {}.",
-            field(account, "status")
-        ));
-    }
+    require_field(account, "status", "OPEN", |status| {
+        format!(
+            "Error: The linked account '{account_id}' is not in good standing. Account status: {status}."
+        )
+    })?;
     if let Some(age) = account
         .get("date_opened")
         .and_then(Value::as_str)

@@ -3,6 +3,7 @@
 //! read log), and give-to-user.
 
 use super::args::{Args, list_repr, one_of, record, text};
+use super::db::Db;
 use super::pyfmt::{self, dumps_indent2, truthy};
 use super::{BankEnv, accounts, cards, credit, defs, ids};
 use crate::py;
@@ -168,15 +169,8 @@ fn give_user_tool(env: &mut BankEnv, a: Args) -> Result<String, ToolError> {
         }
     }
     let description = env.ctx.texts.user_description(name);
-    let rec = record(vec![
-        ("tool_name", Value::String(name.clone())),
-        ("status", Value::from("GIVEN")),
-    ]);
-    env.db.add(
-        "user_discoverable_tools",
-        &ids::user_discoverable_tool(name),
-        rec,
-    );
+    let id = ids::user_discoverable_tool(name);
+    log_discoverable(&mut env.db, "user_discoverable_tools", &id, name, "GIVEN");
     let args_str = if truthy(&args) {
         dumps_indent2(&args)
     } else {
@@ -247,15 +241,8 @@ fn call_discoverable(env: &mut BankEnv, a: Args) -> Result<String, ToolError> {
         other => other?,
     };
     if def.kind.mutates_state() || env.allowlist.contains(name) {
-        let rec = record(vec![
-            ("tool_name", Value::String(name.to_string())),
-            ("status", Value::from("CALLED")),
-        ]);
-        env.db.add(
-            "agent_discoverable_tools",
-            &ids::agent_discoverable_tool(name),
-            rec,
-        );
+        let id = ids::agent_discoverable_tool(name);
+        log_discoverable(&mut env.db, "agent_discoverable_tools", &id, name, "CALLED");
     }
     Ok(result)
 }
@@ -299,4 +286,14 @@ pub fn invalid(what: &str, options: &[&str]) -> String {
         "Error: Invalid {what}. Must be one of: {}",
         list_repr(options)
     )
+}
+
+/// Records a discoverable tool in `table` as `status` (`GIVEN` to the user, `CALLED` by the
+/// agent); an id already there keeps its record.
+fn log_discoverable(db: &mut Db, table: &str, id: &str, name: &str, status: &str) {
+    let rec = record(vec![
+        ("tool_name", Value::String(name.to_string())),
+        ("status", Value::from(status)),
+    ]);
+    db.add(table, id, rec);
 }

@@ -70,14 +70,7 @@ pub(super) fn call(db: &mut Db, name: &str, raw: &Map<String, Value>) -> Result<
         "submit_referral" => {
             let (user, kind) = (a.s("user_id"), a.s("account_type"));
             let id = ids::referral(&user, &kind);
-            let rec = record(vec![
-                ("referral_id", Value::String(id.clone())),
-                ("referrer_id", a.v("user_id").clone()),
-                ("referred_account_type", a.v("account_type").clone()),
-                ("referral_status", Value::from("NO_PROGRESS")),
-                ("date", Value::from(TODAY)),
-            ]);
-            Ok(if !db.add("referrals", &id, rec) {
+            Ok(if !add_referral(db, &id, a, "account_type") {
                 format!("Failed to submit referral: Record ID '{id}' may already exist.")
             } else {
                 format!(
@@ -366,18 +359,24 @@ fn submit_cash_back_dispute(db: &mut Db, name: &str, a: Args) -> String {
     out
 }
 
+/// Adds a `referrals` record, referred to what the `referred` argument names; false when
+/// the id is taken.
+fn add_referral(db: &mut Db, id: &str, a: Args, referred: &str) -> bool {
+    let rec = record(vec![
+        ("referral_id", Value::String(id.to_string())),
+        ("referrer_id", a.v("user_id").clone()),
+        ("referred_account_type", a.v(referred).clone()),
+        ("referral_status", Value::from("NO_PROGRESS")),
+        ("date", Value::from(TODAY)),
+    ]);
+    db.add("referrals", id, rec)
+}
+
 fn referral_link(db: &mut Db, name: &str, a: Args) -> String {
     let args = pick(a, &["user_id", "card_name"]);
     log_call(db, name, &args);
     let id = ids::referral_link(&a.s("user_id"), &a.s("card_name"));
-    let rec = record(vec![
-        ("referral_id", Value::String(id.clone())),
-        ("referrer_id", a.v("user_id").clone()),
-        ("referred_account_type", a.v("card_name").clone()),
-        ("referral_status", Value::from("NO_PROGRESS")),
-        ("date", Value::from(TODAY)),
-    ]);
-    let added = db.add("referrals", &id, rec);
+    let added = add_referral(db, &id, a, "card_name");
     let mut out = format!(
         "Referral link generated successfully. Share this link with the person you want to refer.\n\nExecuted: {name}\nArguments: {}\n",
         pyfmt::dumps_indent2(&args)

@@ -201,47 +201,46 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// A left-associative chain `operand (op operand)*` of one precedence level, whose
+    /// operators `op_of` names; a trailing operator without an operand ends the chain.
+    fn left_assoc(
+        &mut self,
+        p: usize,
+        operand: fn(&mut Self, usize) -> P<E>,
+        op_of: fn(&Tok) -> Option<BinOp>,
+    ) -> P<E> {
+        let Some((mut acc, mut q)) = operand(self, p)? else {
+            return Ok(None);
+        };
+        while let Some(op) = op_of(self.tok(q)?) {
+            let Some((rhs, r)) = operand(self, q + 1)? else {
+                break;
+            };
+            acc = node(Node::Binary(op, acc.clone(), rhs.clone()), &[&acc, &rhs])?;
+            q = r;
+        }
+        Ok(Some((acc, q)))
+    }
+
     /// `disjunction` down to `sum`: one memo entry stands for the whole chain.
     fn disjunction(&mut self, p: usize) -> P<E> {
         self.memoised(Rule::Disjunction, p, |s, p| {
-            let Some((mut acc, mut q)) = s.term(p)? else {
-                return Ok(None);
-            };
-            loop {
-                let op = match s.tok(q)? {
-                    Tok::Plus => BinOp::Add,
-                    Tok::Minus => BinOp::Sub,
-                    _ => break,
-                };
-                let Some((rhs, r)) = s.term(q + 1)? else {
-                    break;
-                };
-                acc = node(Node::Binary(op, acc.clone(), rhs.clone()), &[&acc, &rhs])?;
-                q = r;
-            }
-            Ok(Some((acc, q)))
+            s.left_assoc(p, Self::term, |t| match t {
+                Tok::Plus => Some(BinOp::Add),
+                Tok::Minus => Some(BinOp::Sub),
+                _ => None,
+            })
         })
     }
 
     fn term(&mut self, p: usize) -> P<E> {
         self.memoised(Rule::Term, p, |s, p| {
-            let Some((mut acc, mut q)) = s.factor(p)? else {
-                return Ok(None);
-            };
-            loop {
-                let op = match s.tok(q)? {
-                    Tok::Star => BinOp::Mul,
-                    Tok::Slash => BinOp::Div,
-                    Tok::DoubleSlash => BinOp::FloorDiv,
-                    _ => break,
-                };
-                let Some((rhs, r)) = s.factor(q + 1)? else {
-                    break;
-                };
-                acc = node(Node::Binary(op, acc.clone(), rhs.clone()), &[&acc, &rhs])?;
-                q = r;
-            }
-            Ok(Some((acc, q)))
+            s.left_assoc(p, Self::factor, |t| match t {
+                Tok::Star => Some(BinOp::Mul),
+                Tok::Slash => Some(BinOp::Div),
+                Tok::DoubleSlash => Some(BinOp::FloorDiv),
+                _ => None,
+            })
         })
     }
 

@@ -51,15 +51,16 @@ impl TelecomEnv {
 
     /// What grant and remove share: the app is looked up (a dict lookup) before the
     /// permission is lower-cased, as upstream does, and the permission is set to `granted`
-    /// only on an installed app and a permission the phone tracks. Returns the outcome and
-    /// the lower-cased permission.
+    /// only on an installed app and a permission the phone tracks. Returns upstream's
+    /// `(success, message)`, worded for granting or removing.
     fn set_app_permission(
         &mut self,
         app_name: &Value,
         permission: &Value,
         granted: bool,
-    ) -> Result<(PermissionChange, String), ToolError> {
+    ) -> Result<(bool, String), ToolError> {
         dict_key(app_name)?;
+        let shown = arg_str(app_name);
         let app = app_name
             .as_str()
             .filter(|n| self.phone().app_statuses.contains_key(*n))
@@ -68,36 +69,27 @@ impl TelecomEnv {
             .as_str()
             .ok_or_else(|| no_attribute(type_name(permission), "lower"))?
             .to_lowercase();
-        let change = match app {
-            None => PermissionChange::NoApp,
+        let (verb, done) = if granted {
+            ("grant", "granted to")
+        } else {
+            ("remove", "removed from")
+        };
+        Ok(match app {
+            None => (
+                false,
+                format!("App '{shown}' not found. Cannot {verb} permission."),
+            ),
             Some(app) if PERMISSIONS.contains(&permission.as_str()) => {
                 if let Some(status) = self.phone_mut().app_statuses.get_mut(&app) {
                     status.permissions.set(&permission, granted);
                 }
-                PermissionChange::Set
+                (
+                    true,
+                    format!("Permission '{permission}' {done} app '{shown}'."),
+                )
             }
-            Some(_) => PermissionChange::Untracked,
-        };
-        Ok((change, permission))
-    }
-
-    pub(crate) fn grant_app_permission(
-        &mut self,
-        app_name: &Value,
-        permission: &Value,
-    ) -> ToolResult {
-        let (change, permission) = self.set_app_permission(app_name, permission, true)?;
-        let shown = arg_str(app_name);
-        let (ok, message) = match change {
-            PermissionChange::NoApp => (
-                false,
-                format!("App '{shown}' not found. Cannot grant permission."),
-            ),
-            PermissionChange::Set => (
-                true,
-                format!("Permission '{permission}' granted to app '{shown}'."),
-            ),
-            PermissionChange::Untracked => {
+            // Only granting lists the permissions the phone tracks.
+            Some(_) if granted => {
                 let available: Vec<String> = PERMISSIONS.iter().map(|p| format!("'{p}'")).collect();
                 (
                     false,
@@ -107,7 +99,19 @@ impl TelecomEnv {
                     ),
                 )
             }
-        };
+            Some(_) => (
+                false,
+                format!("Permission '{permission}' not tracked for app '{shown}'."),
+            ),
+        })
+    }
+
+    pub(crate) fn grant_app_permission(
+        &mut self,
+        app_name: &Value,
+        permission: &Value,
+    ) -> ToolResult {
+        let (ok, message) = self.set_app_permission(app_name, permission, true)?;
         let result = if ok { "Success. " } else { "Error. " };
         Ok(text(self.with_status_bar(&format!("{result}{message}"))))
     }
@@ -119,35 +123,10 @@ impl TelecomEnv {
         app_name: &Value,
         permission: &Value,
     ) -> ToolResult {
-        let (change, permission) = self.set_app_permission(app_name, permission, false)?;
-        let shown = arg_str(app_name);
-        let (ok, message) = match change {
-            PermissionChange::NoApp => (
-                false,
-                format!("App '{shown}' not found. Cannot remove permission."),
-            ),
-            PermissionChange::Set => (
-                true,
-                format!("Permission '{permission}' removed from app '{shown}'."),
-            ),
-            PermissionChange::Untracked => (
-                false,
-                format!("Permission '{permission}' not tracked for app '{shown}'."),
-            ),
-        };
+        let (ok, message) = self.set_app_permission(app_name, permission, false)?;
         Ok(ToolValue::Json(Value::Array(vec![
             Value::String(if ok { "True" } else { "False" }.into()),
             Value::String(message),
         ])))
     }
-}
-
-/// What granting or removing a permission did.
-enum PermissionChange {
-    /// The app is not installed.
-    NoApp,
-    /// The permission is not one the phone tracks.
-    Untracked,
-    /// The permission was set.
-    Set,
 }

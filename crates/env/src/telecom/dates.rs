@@ -240,11 +240,17 @@ impl Textual {
     }
 }
 
-impl Serialize for Date {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
+/// Both serialise as their `Display` text, the ISO form upstream's pydantic dumps.
+macro_rules! serialize_as_text {
+    ($($ty:ty),+) => {$(
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    )+};
 }
+serialize_as_text!(Date, DateTime);
 
 impl<'de> Deserialize<'de> for Date {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -262,12 +268,6 @@ impl<'de> Deserialize<'de> for Date {
                 "input should be a valid date, got {text:?}"
             ))),
         }
-    }
-}
-
-impl Serialize for DateTime {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
     }
 }
 

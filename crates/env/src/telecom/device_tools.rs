@@ -408,20 +408,25 @@ impl TelecomEnv {
         Ok(self.phone().airplane_mode)
     }
 
-    fn toggle_data(&mut self) -> Result<bool, ToolError> {
-        let d = self.phone_mut();
-        d.data_enabled = !d.data_enabled;
-        let on = d.data_enabled;
+    /// Flips one of the phone's switches that change what the network offers it, then
+    /// searches the network again. Returns the new setting.
+    fn toggle_and_search(
+        &mut self,
+        switch: fn(&mut super::user_model::Phone) -> &mut bool,
+    ) -> Result<bool, ToolError> {
+        let on = switch(self.phone_mut());
+        *on = !*on;
+        let on = *on;
         self.simulate_network_search()?;
         Ok(on)
     }
 
+    fn toggle_data(&mut self) -> Result<bool, ToolError> {
+        self.toggle_and_search(|d| &mut d.data_enabled)
+    }
+
     fn toggle_roaming(&mut self) -> Result<bool, ToolError> {
-        let d = self.phone_mut();
-        d.roaming_enabled = !d.roaming_enabled;
-        let on = d.roaming_enabled;
-        self.simulate_network_search()?;
-        Ok(on)
+        self.toggle_and_search(|d| &mut d.roaming_enabled)
     }
 
     fn toggle_data_saver(&mut self) -> bool {

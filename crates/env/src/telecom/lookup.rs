@@ -3,7 +3,7 @@
 //! id is simply not found; messages interpolate `str(argument)`.
 
 use super::TelecomEnv;
-use super::model::BillStatus;
+use super::model::{BillStatus, Customer};
 use crate::py::arg_str;
 use crate::tooling::ToolError;
 use serde::Serialize;
@@ -94,18 +94,28 @@ impl TelecomEnv {
         line_id: &Value,
     ) -> Result<usize, ToolError> {
         let c = self.customer_idx(customer_id)?;
-        if !self.db.customers[c]
-            .line_ids
-            .iter()
-            .any(|l| line_id.matches(l))
-        {
-            return Err(ToolError::value(format!(
-                "Line {} not found for customer {}",
-                line_id.show(),
-                customer_id.show()
-            )));
-        }
+        self.require_owned(c, customer_id, |c| &c.line_ids, "Line", line_id)?;
         self.line_idx(line_id)
+    }
+
+    /// Upstream's ownership check: `{what} {id} not found for customer {customer_id}` unless
+    /// the `owned` ids of customer `c` hold `id`.
+    pub(crate) fn require_owned(
+        &self,
+        c: usize,
+        customer_id: &Value,
+        owned: fn(&Customer) -> &Vec<String>,
+        what: &str,
+        id: &Value,
+    ) -> Result<(), ToolError> {
+        if owned(&self.db.customers[c]).iter().any(|o| id.matches(o)) {
+            return Ok(());
+        }
+        Err(ToolError::value(format!(
+            "{what} {} not found for customer {}",
+            id.show(),
+            customer_id.show()
+        )))
     }
 
     /// `get_customer_by_phone`: contact number first, then each of the customer's lines.

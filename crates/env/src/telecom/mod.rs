@@ -48,6 +48,7 @@ mod workflow;
 
 pub use defs::{AGENT_OWNER, AGENT_TOOLKIT, USER_OWNER, USER_TOOLKIT};
 
+use crate::collection::Database;
 use crate::data::{LoadError, ParseCache, read_toml};
 use crate::environment::{Changes, DomainBase, Environment, ToolResult, ToolValue, same_domain};
 use crate::initial_state::{MergeError, revalidate};

@@ -165,17 +165,7 @@ impl TelecomEnv {
                 "A bill is already awaiting payment for this customer",
             ));
         }
-        if !self.db.customers[c]
-            .bill_ids
-            .iter()
-            .any(|b| bill_id.matches(b))
-        {
-            return Err(ToolError::value(format!(
-                "Bill {} not found for customer {}",
-                bill_id.show(),
-                customer_id.show()
-            )));
-        }
+        self.require_owned(c, customer_id, |c| &c.bill_ids, "Bill", bill_id)?;
         let b = self.bill_idx(bill_id)?;
         let bill = &mut Arc::make_mut(&mut self.db.bills)[b];
         bill.status = BillStatus::AwaitingPayment;

@@ -16,20 +16,17 @@ pub mod model;
 mod queries;
 pub mod tools;
 
+use crate::agent_only::{AgentOnlyBase, AgentOnlyDb, AgentOnlyDomain, AgentOnlyEnv};
 use crate::data::{LoadError, read_json};
-use crate::environment::{Changes, DomainBase, Environment, ToolResult, same_domain};
+use crate::environment::ToolResult;
 use crate::initial_state::{MergeError, revalidate};
 use crate::registry::DomainFacts;
 use model::LibraryDb;
 use serde_json::{Map, Value};
 use std::path::Path;
-use std::sync::Arc;
-use tauguard_core::Requestor;
 
 /// The toy domain's registry entry.
-#[derive(Debug)]
-pub struct Toy;
-pub static TOY: Toy = Toy;
+pub static TOY: AgentOnlyDomain<LibraryDb> = AgentOnlyDomain::ENTRY;
 
 static FACTS: DomainFacts = DomainFacts {
     name: "toy",
@@ -39,109 +36,47 @@ static FACTS: DomainFacts = DomainFacts {
     ..DomainFacts::DEFAULT
 };
 
-impl crate::registry::Domain for Toy {
-    fn facts(&self) -> &'static DomainFacts {
-        &FACTS
-    }
-    fn load_base(&self, dir: &Path) -> Result<Arc<dyn DomainBase>, LoadError> {
-        Ok(Arc::new(ToyBase::load(dir)?))
-    }
-}
-
 /// The loaded library database.
-#[derive(Debug, Clone)]
-pub struct ToyBase {
-    db: LibraryDb,
-}
-
-impl ToyBase {
-    /// Loads `<dir>/db.json`.
-    pub fn load(dir: &Path) -> Result<ToyBase, LoadError> {
-        Ok(ToyBase {
-            db: read_json(&dir.join("db.json"))?,
-        })
-    }
-
-    /// A fresh environment, typed.
-    pub fn env(&self) -> ToyEnv {
-        ToyEnv {
-            db: self.db.clone(),
-        }
-    }
-}
-
-impl DomainBase for ToyBase {
-    fn domain(&self) -> &'static str {
-        "toy"
-    }
-
-    fn fresh(&self) -> Box<dyn Environment> {
-        Box::new(self.env())
-    }
-}
+pub type ToyBase = AgentOnlyBase<LibraryDb>;
 
 /// One live library environment.
-#[derive(Debug, Clone)]
-pub struct ToyEnv {
-    db: LibraryDb,
-}
+pub type ToyEnv = AgentOnlyEnv<LibraryDb>;
 
-impl ToyEnv {
-    pub fn db(&self) -> &LibraryDb {
-        &self.db
-    }
-}
+impl AgentOnlyDb for LibraryDb {
+    const FACTS: &'static DomainFacts = &FACTS;
 
-impl Environment for ToyEnv {
-    fn domain(&self) -> &'static str {
-        "toy"
+    /// Loads `<dir>/db.json`.
+    fn load(dir: &Path) -> Result<LibraryDb, LoadError> {
+        read_json(&dir.join("db.json"))
     }
 
-    fn call(&mut self, side: Requestor, name: &str, args: &Map<String, Value>) -> ToolResult {
-        match side {
-            Requestor::Assistant => tools::call(&mut self.db, name, args),
-            Requestor::User => Err(crate::py::no_attribute("NoneType", name)),
-        }
+    fn call(&mut self, name: &str, args: &Map<String, Value>) -> ToolResult {
+        tools::call(self, name, args)
     }
 
-    fn merge_initialization_data(
-        &mut self,
-        agent: Option<&Value>,
-        user: Option<&Value>,
-    ) -> Result<(), MergeError> {
+    fn merge(&mut self, agent: Option<&Value>, user: Option<&Value>) -> Result<(), MergeError> {
         if user.is_some_and(|u| !u.is_null()) {
             return Err(MergeError::Rejected(
                 "the toy domain has no user database".into(),
             ));
         }
         if let Some(patch) = agent.filter(|a| !a.is_null()) {
-            self.db = revalidate(self.agent_db(), patch, "LibraryDb")?;
+            *self = revalidate(self.dump(), patch, "LibraryDb")?;
         }
         Ok(())
     }
 
-    fn agent_db(&self) -> Value {
-        serde_json::to_value(&self.db).unwrap_or(Value::Null)
-    }
-
-    fn changes_since(&self, earlier: &dyn Environment) -> Changes {
-        Changes {
-            agent: self.db.changes(&same_domain(self, earlier).db),
-            user: None,
-        }
-    }
-
-    fn same_state(&self, other: &dyn Environment) -> bool {
-        other
-            .downcast_ref::<ToyEnv>()
-            .is_some_and(|o| self.db.same(&o.db))
+    fn dump(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::environment::Environment;
     use serde_json::json;
+    use tauguard_core::Requestor;
 
     fn base() -> ToyBase {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tasks/fixtures/toy");

@@ -188,12 +188,7 @@ fn each_runnable_variant_has_upstreams_policy_and_schemas() {
                 "{name} policy"
             );
         }
-        let names: Vec<&str> = data
-            .tool_schemas
-            .assistant
-            .iter()
-            .map(|s| s.name.as_str())
-            .collect();
+        let names = common::assistant_schema_names(&data);
         assert_eq!(
             json!(names),
             entry["assistant_tool_names"],

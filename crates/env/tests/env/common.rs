@@ -23,6 +23,15 @@ pub(crate) fn fixture_dir() -> DataDir {
     DataDir::resolve(Some(&tauguard_testkit::fixtures_dir())).expect("tasks/fixtures exists")
 }
 
+/// The names of the assistant tools the data's schemas file declares, in its order.
+pub(crate) fn assistant_schema_names(data: &DomainData) -> Vec<&str> {
+    data.tool_schemas
+        .assistant
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect()
+}
+
 pub(crate) fn load(domain: &str) -> Option<DomainData> {
     let dir = data_dir()?;
     Some(DomainData::load(&dir, domain).unwrap_or_else(|e| panic!("loading {domain}: {e}")))

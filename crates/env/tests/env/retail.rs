@@ -1072,12 +1072,7 @@ fn tools_json_agrees_with_the_implementation() {
     let env = data.fresh_env();
     assert!(env.toolkit(Requestor::User).is_empty());
     let defs: Vec<_> = env.toolkit(A).iter().filter(|d| d.is_tool).collect();
-    let file: Vec<&str> = data
-        .tool_schemas
-        .assistant
-        .iter()
-        .map(|s| s.name.as_str())
-        .collect();
+    let file = common::assistant_schema_names(&data);
     let ours: Vec<&str> = defs.iter().map(|d| d.name).collect();
     assert_eq!(file, ours, "same tools in the same order");
     for (spec, def) in data.tool_schemas.assistant.iter().zip(&defs) {

@@ -30,6 +30,12 @@ fn task<'a>(data: &'a DomainData, id: &str) -> &'a Task {
 const AIRPLANE_ABROAD: &str =
     "[mobile_data_issue]airplane_mode_on|user_abroad_roaming_enabled_off[PERSONA:None]";
 
+/// An environment in [`AIRPLANE_ABROAD`]'s initial state (`None` without the data).
+fn airplane_abroad() -> Option<Box<dyn Environment>> {
+    let data = data()?;
+    Some(initial_env(data, task(data, AIRPLANE_ABROAD)).expect("init"))
+}
+
 /// `(content, error)` of one call through the live path (dispatch, then sync).
 fn run(env: &mut dyn Environment, side: Requestor, name: &str, a: Value) -> (String, bool) {
     env.execute(side, name, &args(a))
@@ -198,8 +204,9 @@ fn toolkits_agree_with_published_tool_schemas() {
 
 #[test]
 fn dispatch_and_binding_errors_use_upstream_texts() {
-    let Some(data) = data() else { return };
-    let mut env = initial_env(data, task(data, AIRPLANE_ABROAD)).expect("init");
+    let Some(mut env) = airplane_abroad() else {
+        return;
+    };
     let env = env.as_mut();
     let cases: &[(Requestor, &str, Value, &str)] = &[
         (
@@ -386,8 +393,9 @@ fn dispatch_and_binding_errors_use_upstream_texts() {
 
 #[test]
 fn outputs_match_upstream_byte_for_byte() {
-    let Some(data) = data() else { return };
-    let mut env = initial_env(data, task(data, AIRPLANE_ABROAD)).expect("init");
+    let Some(mut env) = airplane_abroad() else {
+        return;
+    };
     let env = env.as_mut();
     let u = Requestor::User;
     let a = Requestor::Assistant;
@@ -558,8 +566,9 @@ fn outputs_match_upstream_byte_for_byte() {
 
 #[test]
 fn unvalidated_assignments_persist_like_upstream() {
-    let Some(data) = data() else { return };
-    let mut env = initial_env(data, task(data, AIRPLANE_ABROAD)).expect("init");
+    let Some(mut env) = airplane_abroad() else {
+        return;
+    };
     let env = env.as_mut();
     let u = Requestor::User;
     // A non-string mode is stored as is; reading `.value` of it fails later.

@@ -49,11 +49,17 @@ fn problems(t: &Table) -> Vec<String> {
 
 /// Cells of a baseline and of guards that make the report print its optional tables (the
 /// registry tests' cells, see `guarded_records`), in several domains (the cross-domain
-/// mean), FlowAgent beside PolicyGuide, four trials a task.
+/// mean), FlowAgent beside PolicyGuide, a workflow ablation, four trials a task.
 fn records() -> Vec<SimulationRecord> {
     let mut records = Vec::new();
     for domain in ["airline", "retail"] {
-        for guard in ["baseline", "pg", "policyguide", "flowagent"] {
+        for guard in [
+            "baseline",
+            "pg",
+            "policyguide",
+            "flowagent",
+            "policyguide-raw",
+        ] {
             for trial in 0..4 {
                 for mut r in guarded_records(guard, trial) {
                     r.domain = domain.into();
@@ -125,6 +131,7 @@ fn every_column_of_every_printed_table_is_declared() {
     for id in [
         "groups",
         "summary",
+        "policyguide_table2",
         "floors",
         "spending",
         "procedure_levels",

@@ -5,7 +5,7 @@ use super::MEASURES;
 use super::registry::{Column, Declared, declared_columns};
 use crate::report::{ReportOptions, report};
 use serde_json::{Value, json};
-use tauguard_core::record::{Slice, Verdict};
+use tauguard_core::record::{SimulationRecord, Slice, Verdict};
 use tauguard_testkit::synthetic::{attempt, guard_event, guide_event, record, usage, with_calls};
 
 #[test]
@@ -67,30 +67,10 @@ fn every_registered_measures_columns_reach_the_schema_as_declared() {
     // each measure print its tables and every column hold a number: a call whose
     // prerequisites are known, an attack task, a gold trace, a cut reply, a decision of the
     // offline verifier, guard decisions on a compliant and a violating call, a guide run.
-    let mut records = Vec::new();
-    for guard in ["baseline", "pg"] {
-        let mut a = with_calls(record("t1", Slice::Mut, 0, 1.0), &["get_user", "cancel"]);
-        let mut call = attempt("call_1", Some(Verdict::Pass), true);
-        call.missing_prerequisites = Some(Vec::new());
-        a.call_attempts.push(call);
-        a.gold_trace = Some(vec!["get_user".into(), "cancel".into()]);
-        let mut event = guard_event(guard, "call_1", "cancel", Verdict::Pass, true);
-        event.info = Some(json!({"checked": 2, "unchecked": [], "inputs": ["policy"]}));
-        a.guard_events.push(event);
-        a.guide_events
-            .push(guide_event(guard, usage(1, 10, 0, 5, None)));
-        let mut cut = usage(2, 10, 0, 5, Some(0.01));
-        cut.truncated = 1;
-        a.usage.insert("agent".into(), cut);
-        let mut b = record("t2", Slice::Pv, 0, 0.0);
-        b.attack_target = Some("cancel".into());
-        b.call_attempts
-            .push(attempt("call_2", Some(Verdict::Block), false));
-        for mut r in [a, b] {
-            r.guard = guard.into();
-            records.push(r);
-        }
-    }
+    let records: Vec<_> = ["baseline", "pg"]
+        .into_iter()
+        .flat_map(|guard| guarded_records(guard, 0))
+        .collect();
     let rep = report(&records, &ReportOptions::default());
     let mut tables: Vec<_> = rep
         .tables()
@@ -125,4 +105,34 @@ fn every_registered_measures_columns_reach_the_schema_as_declared() {
             assert_eq!(found["unit"], c.schema_unit(), "{file} {}", c.name);
         }
     }
+}
+
+/// Trial `trial` of two tasks under `guard`, with what makes each measure print its tables
+/// and every column hold a number: a call whose prerequisites are known, an attack task, a
+/// gold trace, a cut reply, a decision of the offline verifier, guard decisions on a compliant
+/// and a violating call, a guide run.
+pub(crate) fn guarded_records(guard: &str, trial: u32) -> [SimulationRecord; 2] {
+    let mut a = with_calls(
+        record("t1", Slice::Mut, trial, 1.0),
+        &["get_user", "cancel"],
+    );
+    let mut call = attempt("call_1", Some(Verdict::Pass), true);
+    call.missing_prerequisites = Some(Vec::new());
+    a.call_attempts.push(call);
+    a.gold_trace = Some(vec!["get_user".into(), "cancel".into()]);
+    let mut event = guard_event(guard, "call_1", "cancel", Verdict::Pass, true);
+    event.info = Some(json!({"checked": 2, "unchecked": [], "inputs": ["policy"]}));
+    a.guard_events.push(event);
+    a.guide_events
+        .push(guide_event(guard, usage(1, 10, 0, 5, None)));
+    let mut cut = usage(2, 10, 0, 5, Some(0.01));
+    cut.truncated = 1;
+    a.usage.insert("agent".into(), cut);
+    let mut b = record("t2", Slice::Pv, trial, 0.0);
+    b.attack_target = Some("cancel".into());
+    b.call_attempts
+        .push(attempt("call_2", Some(Verdict::Block), false));
+    a.guard = guard.into();
+    b.guard = guard.into();
+    [a, b]
 }

@@ -10,6 +10,7 @@
 //! upstream `results.json` given directly has none.
 
 use crate::error::{MetricsError, RecordCause};
+use crate::measure::registry::Column;
 use crate::render::table::{Cell, Table};
 use crate::report::Report;
 use crate::summary::{RoleTotals, SimSummary};
@@ -149,6 +150,40 @@ fn read_interrupted(path: &Path) -> Result<Vec<InterruptedAttempt>, MetricsError
         .collect()
 }
 
+/// The spending table's columns.
+const SPENDING_COLUMNS: [Column; 5] = [
+    Column {
+        header: "Recorded in",
+        name: "recorded_in",
+        unit: "text",
+        meaning: "the file the billed calls are recorded in (records, superseded, interrupted), or the total",
+    },
+    Column {
+        header: "Simulations",
+        name: "simulations",
+        unit: "count",
+        meaning: "simulations with billed calls in the file, scored or not",
+    },
+    Column {
+        header: "Prompt tok",
+        name: "prompt_tok",
+        unit: "tokens",
+        meaning: "prompt tokens of every billed call of those simulations",
+    },
+    Column {
+        header: "Completion tok",
+        name: "completion_tok",
+        unit: "tokens",
+        meaning: "completion tokens of every billed call of those simulations",
+    },
+    Column {
+        header: "Cost",
+        name: "cost",
+        unit: "usd",
+        meaning: "cost of every billed call of those simulations, US dollars; empty when a model had no price",
+    },
+];
+
 /// The spending table; `None` when nothing was billed outside the records and the records
 /// cost nothing (offline `sim` runs).
 pub(crate) fn spending_table(r: &Report) -> Option<Table> {
@@ -157,16 +192,10 @@ pub(crate) fn spending_table(r: &Report) -> Option<Table> {
     if side == 0 && s.records.cost == Some(0.0) {
         return None;
     }
-    let mut t = Table::new(
+    let mut t = Table::declared(
         "spending",
         "Spent: every billed call, scored or not (US dollars)",
-        &[
-            "Recorded in",
-            "Simulations",
-            "Prompt tok",
-            "Completion tok",
-            "Cost",
-        ],
+        &SPENDING_COLUMNS,
     );
     let rows = [
         ("records.jsonl (with discarded attempts)", s.records),

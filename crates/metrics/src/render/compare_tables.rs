@@ -2,6 +2,7 @@
 //! interval — and its rendering in every format: the statistics are `stats/compare.rs`'s,
 //! their layout is here.
 
+use crate::render::columns as col;
 use crate::render::table::{Cell, Format, Table};
 use crate::stats::compare::{Comparison, Strata};
 use crate::stats::mcnemar::McNemar;
@@ -9,7 +10,7 @@ use crate::stats::mcnemar::McNemar;
 impl Comparison {
     /// The McNemar block: one row per stratum and a pooled row.
     pub fn mcnemar_table(&self) -> Table {
-        let mut t = Table::new(
+        let mut t = Table::declared(
             "mcnemar",
             format!(
                 "McNemar: {} vs {} on (task, trial) pairs, stratified by {}",
@@ -21,14 +22,14 @@ impl Comparison {
                 }
             ),
             &[
-                "Stratum",
-                "Pairs",
-                "b (A✓ B✗)",
-                "c (A✗ B✓)",
-                "exact p",
-                "mid-p",
-                "χ²",
-                "χ² p",
+                col::STRATUM,
+                col::N_PAIRS,
+                col::B,
+                col::C,
+                col::EXACT_P,
+                col::MID_P,
+                col::CHI2,
+                col::CHI2_P,
             ],
         );
         let row = |name: String, n: u64, m: &McNemar| {
@@ -73,7 +74,7 @@ impl Comparison {
 
     /// Pass^k of both sides and the bootstrap interval of the difference.
     pub fn pass_k_table(&self) -> Table {
-        let mut t = Table::new(
+        let mut t = Table::declared(
             "pass_k_diff",
             format!(
                 "Pass^k difference ({} − {}), {:.0}% percentile bootstrap over {} tasks, {} resamples",
@@ -83,7 +84,14 @@ impl Comparison {
                 self.n_tasks,
                 self.bootstrap.resamples
             ),
-            &["k", "A", "B", "B − A", "CI low", "CI high"],
+            &[
+                col::K,
+                col::PASS_K_A,
+                col::PASS_K_B,
+                col::DIFF,
+                col::CI_LOW,
+                col::CI_HIGH,
+            ],
         );
         for d in &self.pass_k_diff {
             t.rows.push(vec![

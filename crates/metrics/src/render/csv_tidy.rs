@@ -4,10 +4,11 @@
 //! names carrying their unit when it is no fraction (`cost_usd`, `turns`, `seconds`) — and
 //! the description of every column (name, type, unit, meaning) that `schema.json` collects.
 //!
-//! A column a registered measure declares (`Table::declared`) is named and described by its
-//! declaration (`measure/registry.rs`); any other's name and meaning come from [`describe`],
-//! one entry per table header; a header it does not know gets a slug name and an empty
-//! meaning, which the schema test refuses.
+//! Every column is named and described by the declaration the table's code pushed with its
+//! header (`Table::declared`: a registered measure's `Column` in `measure/registry.rs`, the
+//! fixed tables' in `columns.rs` and `columns_views.rs`); the header text is never read for
+//! a name or a meaning. A column without a declaration gets its header as a slug and an empty
+//! meaning, which `schema_tests.rs` refuses for every table a report prints.
 
 use crate::render::table::{Cell, Table};
 use serde::Serialize;
@@ -45,23 +46,8 @@ impl TidyCsv {
     }
 }
 
-/// `Pass^4 PV` → (`Pass^k PV`, Some(4)).
-fn generalise(header: &str) -> (String, Option<u32>) {
-    let Some(at) = header.find("Pass^") else {
-        return (header.to_string(), None);
-    };
-    let rest = &header[at + 5..];
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    match digits.parse() {
-        Ok(k) => (
-            format!("{}Pass^k{}", &header[..at], &rest[digits.len()..]),
-            Some(k),
-        ),
-        Err(_) => (header.to_string(), None),
-    }
-}
-
-fn slug(s: &str) -> String {
+/// `s` as a snake_case name: what a column made for a value (a domain, a cell) is named by.
+pub(crate) fn slug(s: &str) -> String {
     let mut out = String::new();
     for c in s.replace('Δ', "delta ").to_lowercase().chars() {
         if c.is_ascii_alphanumeric() {
@@ -71,133 +57,6 @@ fn slug(s: &str) -> String {
         }
     }
     out.trim_end_matches('_').to_string()
-}
-
-/// Name, unit and meaning of a table column. Metrics are defined where they are computed; the
-/// meanings here say which one a column holds.
-pub(crate) fn describe(table: &str, header: &str) -> (String, &'static str, String) {
-    let (h, k) = generalise(header);
-    let kk = k.map(|k| k.to_string()).unwrap_or_default();
-    if let Some(x) = crate::render::tables_process::describe(table, &h, &kk) {
-        return x;
-    }
-    // Table-specific headers first.
-    if let Some(x) = table_specific(table, &h, &kk) {
-        return x;
-    }
-    let (h, kk) = (h.as_str(), kk.as_str());
-    crate::render::csv_meanings::shared(h, kk)
-        .or_else(|| crate::render::csv_schema::describe_more(h, kk))
-        .unwrap_or_else(|| (slug(h), "", String::new()))
-}
-
-/// A column's name, unit and meaning.
-pub(crate) type Meaning = (String, &'static str, String);
-
-pub(crate) fn d(name: &str, unit: &'static str, meaning: &str) -> Meaning {
-    (name.to_string(), unit, meaning.to_string())
-}
-
-/// What a Pass^k column at `kk` means, `what` saying over which tasks.
-pub(crate) fn pass_meaning(kk: &str, what: &str) -> String {
-    format!("Pass^{kk} (mean over tasks of C(c,{kk})/C(n,{kk}); τ²-bench §8) {what}")
-}
-
-/// Headers whose meaning depends on the table.
-fn table_specific(table: &str, h: &str, kk: &str) -> Option<Meaning> {
-    let pass = |what: &str| pass_meaning(kk, what);
-    let d = |name: &str, unit: &'static str, meaning: &str| Some(d(name, unit, meaning));
-    match (table, h) {
-        ("policyguard_table2", "Overall") => {
-            return d(
-                "pass_headline_overall",
-                "fraction",
-                "Pass^K at the report's headline k (the title's K), all tasks (PolicyGuard Table 2)",
-            );
-        }
-        ("policyguard_table2", "PV") => {
-            return d(
-                "pass_headline_pv",
-                "fraction",
-                "Pass^K at the headline k on PV tasks (no agent-side mutating gold action)",
-            );
-        }
-        ("policyguard_table2", "Mut") => {
-            return d(
-                "pass_headline_mut",
-                "fraction",
-                "Pass^K at the headline k on Mut tasks",
-            );
-        }
-        ("policyguard_table2", "Δ") => {
-            return d(
-                "delta_pass_headline",
-                "fraction",
-                "overall Pass^K minus the same agent's baseline Pass^K (same domain and non-guard settings)",
-            );
-        }
-        ("floors", "Overall") => {
-            return d(
-                "pass_1_overall",
-                "fraction",
-                "floor agent's Pass^1 on all tasks (deterministic, so Pass^1 = Pass^k)",
-            );
-        }
-        ("floors", "PV") => return d("pass_1_pv", "fraction", "floor agent's Pass^1 on PV tasks"),
-        ("floors", "Mut") => {
-            return d(
-                "pass_1_mut",
-                "fraction",
-                "floor agent's Pass^1 on Mut tasks",
-            );
-        }
-        ("policyguide_table2", x) if x.ends_with(" Pass^k") => {
-            let dom = x.trim_end_matches(" Pass^k");
-            return Some((
-                format!("{}_pass_{kk}", slug(dom)),
-                "fraction",
-                pass(&format!("in domain {dom} (PolicyGuide Table 2)")),
-            ));
-        }
-        ("policyguide_table14", "Fail-mode") => {
-            return d(
-                "guide_fail_mode_runs",
-                "count",
-                "guide runs whose guidance the fail mode gave, not the model (records' \
-                 verdict_source = fail_mode; see fail_mode.rs)",
-            );
-        }
-        ("policyguide_table14", "Fail-mode%") => {
-            return d(
-                "guide_fail_mode_rate",
-                "fraction",
-                "fail-mode guide runs / guide runs",
-            );
-        }
-        ("mcnemar", "Pairs") => {
-            return d(
-                "n_pairs",
-                "count",
-                "(task, trial) pairs scored on both sides",
-            );
-        }
-        ("pass_k_diff", "A") => {
-            return d(
-                "pass_k_a",
-                "fraction",
-                "Pass^k of side A on the paired tasks",
-            );
-        }
-        ("pass_k_diff", "B") => {
-            return d(
-                "pass_k_b",
-                "fraction",
-                "Pass^k of side B on the paired tasks",
-            );
-        }
-        _ => {}
-    }
-    None
 }
 
 /// Type of a column from its cells.
@@ -228,9 +87,11 @@ pub(crate) fn tidy(t: &Table) -> TidyCsv {
     let mut boolean = Vec::new();
     for (j, header) in t.headers.iter().enumerate() {
         let cells: Vec<&Cell> = t.rows.iter().filter_map(|r| r.get(j)).collect();
+        // A column without a declaration keeps its header as a slug and no meaning, which
+        // the schema test refuses for every table a report prints.
         let (name, unit, meaning) = match t.declared.get(j) {
             Some(Some(c)) => (c.name.clone(), c.schema_unit(), c.meaning.clone()),
-            _ => describe(t.id, header),
+            _ => (slug(header), "", String::new()),
         };
         let two = cells.iter().any(|c| matches!(c, Cell::MeanStd(..)));
         let kind = if two {

@@ -2,13 +2,16 @@
 //! JSON), the papers' table layouts built from a report, the files `report` and `compare`
 //! write, and the figures (`plots/`).
 
+pub(crate) mod columns;
+pub(crate) mod columns_views;
 pub(crate) mod compare_output;
 mod compare_tables;
-pub(crate) mod csv_meanings;
 pub(crate) mod csv_schema;
 pub(crate) mod csv_tidy;
 pub(crate) mod output;
 pub(crate) mod plots;
+#[cfg(test)]
+mod schema_tests;
 pub(crate) mod sources;
 pub(crate) mod table;
 pub(crate) mod tables;

@@ -67,6 +67,21 @@ pub(crate) fn write_csv_tables(
     Ok(tidied)
 }
 
+/// The tables `report --out` writes as CSV: the printed ones but the wide per-task outcomes,
+/// which the long form replaces, and the flat per-group table.
+pub(crate) fn csv_tables(report: &Report) -> Vec<Table> {
+    let mut tables: Vec<Table> = report
+        .tables()
+        .into_iter()
+        .filter(|t| t.id != "task_outcomes")
+        .collect();
+    let mut long = task_outcomes_long(report);
+    long.title = report.caveated(titled(&long.title, report.simulated()));
+    tables.push(long);
+    tables.push(groups_table(report));
+    tables
+}
+
 /// Writes the report into `dir` (created if missing); returns the files written.
 pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, MetricsError> {
     write_outputs_with(report, dir, &OutputOptions::default())
@@ -92,16 +107,7 @@ pub fn write_outputs_with(
             &report.render(Format::Json),
             &mut out,
         )?;
-        let mut tables: Vec<Table> = report
-            .tables()
-            .into_iter()
-            .filter(|t| t.id != "task_outcomes")
-            .collect();
-        let mut long = task_outcomes_long(report);
-        long.title = report.caveated(titled(&long.title, report.simulated()));
-        tables.push(long);
-        tables.push(groups_table(report));
-        write_csv_tables(&tables, dir, &mut out)?;
+        write_csv_tables(&csv_tables(report), dir, &mut out)?;
     }
     if options.parts != Parts::TablesOnly {
         out.extend(write_plots_with(report, dir, &options.sources)?);

@@ -181,6 +181,45 @@ impl Table {
         }
     }
 
+    /// An empty table whose columns are `columns`, each declared.
+    pub(crate) fn declared(
+        id: &'static str,
+        title: impl Into<String>,
+        columns: &[crate::measure::registry::Column],
+    ) -> Table {
+        let mut t = Table::new(id, title, &[]);
+        for c in columns {
+            t.push_column(*c);
+        }
+        t
+    }
+
+    /// Appends the column `c` declares: its header and, for the CSV schema, its declaration.
+    pub(crate) fn push_column(&mut self, c: crate::measure::registry::Column) {
+        self.declared.resize(self.headers.len(), None);
+        self.headers.push(c.header.to_string());
+        self.declared.push(Some(c.into()));
+    }
+
+    /// Appends the column `c` declares made for `value` (each `{}` replaced by it, see
+    /// [`crate::measure::registry::Column::repeated`]).
+    pub(crate) fn push_column_for(&mut self, c: crate::measure::registry::Column, value: &str) {
+        let (header, declared) = c.repeated(value);
+        self.push_declared(header, declared);
+    }
+
+    /// Appends a column under `header` with its declaration made by the table's code (a
+    /// column whose name and meaning carry values, such as a domain and a k).
+    pub(crate) fn push_declared(
+        &mut self,
+        header: String,
+        declared: crate::measure::registry::Declared,
+    ) {
+        self.declared.resize(self.headers.len(), None);
+        self.headers.push(header);
+        self.declared.push(Some(declared));
+    }
+
     /// GitHub-flavoured Markdown with a `###` title.
     pub fn to_markdown(&self) -> String {
         let mut s = format!("### {}\n\n", self.title);
@@ -322,7 +361,17 @@ mod tests {
     use super::*;
 
     fn sample() -> Table {
-        let mut t = Table::new("t", "Pass^4 & more", &["Agent", "Pass^4", "Δ", "Block%"]);
+        use crate::measure::registry::{Column, KEY_COLUMNS};
+        let column = |header, name, unit| Column {
+            header,
+            name,
+            unit,
+            meaning: "a sample column",
+        };
+        let mut t = Table::declared("t", "Pass^4 & more", &[KEY_COLUMNS[1]]);
+        t.push_column_for(crate::render::columns::PASS_K, "4");
+        t.push_column(column("Δ", "delta", "fraction"));
+        t.push_column(column("Block%", "block_rate", "fraction"));
         t.rows.push(vec![
             Cell::Text("gpt_5|x".into()),
             Cell::Rate(0.58),

@@ -19,6 +19,8 @@
 //! "Pass^4" means Pass^k at `Report::headline_k` (4 unless no group has four trials per task);
 //! a group whose tasks have fewer trials shows "—" there (and the report warns).
 
+use crate::measure::registry::{Column, KEY_COLUMNS};
+use crate::render::columns as col;
 use crate::render::table::{Cell, Format, Table};
 pub use crate::render::tables_policyguide::{
     ablation_table, controller_table, guide_usage_table, policyguide_table1, wall_clock_table,
@@ -34,10 +36,13 @@ pub(crate) fn key_cells(g: &GroupReport) -> Vec<Cell> {
     ]
 }
 
-pub(crate) const KEY: [&str; 3] = ["Domain", "Agent", "Guard"];
-
-pub(crate) fn headers(extra: &[&str]) -> Vec<String> {
-    KEY.iter().chain(extra).map(|s| s.to_string()).collect()
+/// An empty table with the key columns and `extra`, each declared.
+pub(crate) fn keyed(id: &'static str, title: impl Into<String>, extra: &[Column]) -> Table {
+    let mut t = Table::declared(id, title, &KEY_COLUMNS);
+    for c in extra {
+        t.push_column(*c);
+    }
+    t
 }
 
 pub(crate) fn pk(k: u32) -> String {
@@ -54,15 +59,24 @@ fn floors_table(r: &Report) -> Option<Table> {
     if r.floors.is_empty() {
         return None;
     }
-    let mut t = Table::new(
+    let [overall, pv, mut_] = col::FLOOR_PASS;
+    let mut t = Table::declared(
         "floors",
         "Floors: trivial agents on the same tasks (Pass^1 = Pass^k: deterministic)",
-        &["Domain", "Floor agent", "Tasks", "Overall", "PV", "Mut"],
+        &[
+            KEY_COLUMNS[0],
+            col::FLOOR_AGENT,
+            col::N_TASKS,
+            overall,
+            pv,
+            mut_,
+        ],
     );
     let process = r.floors.iter().any(|f| f.process_overall.is_some());
     if process {
-        t.headers
-            .extend(["Valid overall", "Valid PV", "Valid Mut"].map(String::from));
+        for c in col::FLOOR_VALID {
+            t.push_column(c);
+        }
     }
     for (domain, floors) in crate::measure::floors::by_domain(&r.floors) {
         for f in floors {
@@ -93,20 +107,23 @@ fn floors_table(r: &Report) -> Option<Table> {
 /// PolicyGuard Table 2.
 pub(crate) fn policyguard_table2(r: &Report) -> Table {
     let k = r.headline_k;
-    let mut t = Table::new("policyguard_table2", "", &[]);
-    t.title = format!(
-        "PolicyGuard Table 2: {} overall / PV / Mut, Δ vs same-agent baseline",
-        pk(k)
+    let [overall, pv, mut_, delta] = col::HEADLINE;
+    let mut t = keyed(
+        "policyguard_table2",
+        format!(
+            "PolicyGuard Table 2: {} overall / PV / Mut, Δ vs same-agent baseline",
+            pk(k)
+        ),
+        &[
+            col::N_TASKS,
+            col::PV_N_TASKS,
+            col::MUT_N_TASKS,
+            overall,
+            pv,
+            mut_,
+            delta,
+        ],
     );
-    t.headers = headers(&[
-        "Tasks",
-        "PV tasks",
-        "Mut tasks",
-        "Overall",
-        "PV",
-        "Mut",
-        "Δ",
-    ]);
     for g in &r.groups {
         let mut row = key_cells(g);
         row.extend([
@@ -131,10 +148,12 @@ pub fn pass_k_table(r: &Report) -> Table {
         .map(|g| g.overall.pass_k.max_k())
         .max()
         .unwrap_or(0);
-    let mut t = Table::new("pass_k", "PolicyGuide Table 10: Pass^k breakdown", &[]);
-    let mut extra: Vec<String> = (1..=max_k).map(pk).collect();
-    extra.extend(["P4/P1".into(), "Pass^1 per trial".into()]);
-    t.headers = headers(&extra.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut t = keyed("pass_k", "PolicyGuide Table 10: Pass^k breakdown", &[]);
+    for k in 1..=max_k {
+        t.push_column_for(col::PASS_K, &k.to_string());
+    }
+    t.push_column(col::P4_P1_RATIO);
+    t.push_column_for(col::PASS_K_PER_TRIAL, "1");
     for g in &r.groups {
         let mut row = key_cells(g);
         row.extend((1..=max_k).map(|k| rate_at(&g.overall.pass_k, k)));
@@ -163,16 +182,20 @@ pub fn pass_k_table(r: &Report) -> Table {
 
 /// Counts, reward and cost per group.
 pub(crate) fn summary_table(r: &Report) -> Table {
-    let mut t = Table::new("summary", "Summary", &[]);
-    t.headers = headers(&[
-        "Tasks",
-        "Sims",
-        "Infra errors",
-        "Duplicates",
-        "Avg reward",
-        "Agent $/sim",
-        "Guard $/sim",
-    ]);
+    let t = keyed(
+        "summary",
+        "Summary",
+        &[
+            col::N_TASKS,
+            col::N_SIMULATIONS,
+            col::INFRA_ERRORS,
+            col::DUPLICATES,
+            col::AVG_REWARD,
+            col::AGENT_COST_USD,
+            col::GUARD_COST_USD,
+        ],
+    );
+    let mut t = t;
     for g in &r.groups {
         let mut row = key_cells(g);
         row.extend([
@@ -201,15 +224,15 @@ pub(crate) fn summary_table(r: &Report) -> Table {
 
 /// The scalar columns of the groups table after the Pass^k ones, in the order their cells
 /// are written.
-const SCALAR_HEADERS: &[&str] = &[
-    "pv_n_tasks",
-    "mut_n_tasks",
-    "p4_p1_ratio",
-    "pass1_trial_mean",
-    "pass1_trial_std",
-    "avg_reward",
-    "agent_cost_usd",
-    "guard_cost_usd",
+const SCALAR_COLUMNS: [Column; 8] = [
+    col::snake(col::PV_N_TASKS),
+    col::snake(col::MUT_N_TASKS),
+    col::snake(col::P4_P1_RATIO),
+    col::PASS1_TRIAL_MEAN,
+    col::PASS1_TRIAL_STD,
+    col::snake(col::AVG_REWARD),
+    col::snake(col::AGENT_COST_USD),
+    col::snake(col::GUARD_COST_USD),
 ];
 
 /// One flat row per group with every scalar metric (the CSV form of `report`).
@@ -220,25 +243,37 @@ pub(crate) fn groups_table(r: &Report) -> Table {
         .map(|g| g.overall.pass_k.max_k())
         .max()
         .unwrap_or(0);
-    let mut h: Vec<String> = KEY.iter().map(|s| s.to_lowercase()).collect();
-    h[1] = "agent_model".into();
-    h.extend(["n_tasks", "n_simulations", "infra_errors", "duplicates"].map(String::from));
-    for prefix in ["", "pv_", "mut_"] {
-        h.extend((1..=max_k).map(|k| format!("{prefix}pass_{k}")));
-    }
-    h.extend((1..=max_k).map(|k| format!("delta_pass_{k}")));
-    h.extend(SCALAR_HEADERS.iter().map(|s| s.to_string()));
-    let (guide_headers, guide_rows) = crate::render::tables_policyguide::group_columns(r);
-    h.extend(guide_headers);
-    h.push("simulated".into());
-    let mut t = Table {
-        id: "groups",
-        title: r.caveated(titled("Groups", r.simulated())),
-        headers: h,
-        rows: Vec::new(),
-        notes: Vec::new(),
-        declared: Vec::new(),
+    let counts = [
+        col::N_TASKS,
+        col::N_SIMULATIONS,
+        col::INFRA_ERRORS,
+        col::DUPLICATES,
+    ];
+    let fixed: Vec<Column> = (KEY_COLUMNS.iter().chain(&counts))
+        .map(|c| col::snake(*c))
+        .collect();
+    let mut t = Table::declared(
+        "groups",
+        r.caveated(titled("Groups", r.simulated())),
+        &fixed,
+    );
+    let pass = Column {
+        header: col::PASS_K.name,
+        ..col::PASS_K
     };
+    for c in [pass, col::PV_PASS_K, col::MUT_PASS_K, col::DELTA_PASS_K] {
+        for k in 1..=max_k {
+            t.push_column_for(c, &k.to_string());
+        }
+    }
+    for c in SCALAR_COLUMNS {
+        t.push_column(c);
+    }
+    let (guide_columns, guide_rows) = crate::render::tables_policyguide::group_columns(r);
+    for c in guide_columns {
+        t.push_column(c);
+    }
+    t.push_column(col::snake(col::SIMULATED));
     // Fractions stay fractions here: Rate keeps 6 decimals in CSV.
     let frac = Cell::opt_rate;
     for (g, guide) in r.groups.iter().zip(guide_rows) {

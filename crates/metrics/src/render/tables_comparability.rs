@@ -3,8 +3,9 @@
 //! not, which items deviate and how. A number beside upstream's leaderboard is only evidence
 //! when this says "yes", so the table is always printed when any group carries a stamp.
 
+use crate::render::columns as col;
 use crate::render::table::{Cell, Table};
-use crate::render::tables::{headers, key_cells};
+use crate::render::tables::{key_cells, keyed};
 use crate::report::Report;
 use tauguard_core::comparability::upstream_short;
 
@@ -14,12 +15,11 @@ pub(crate) fn comparability_table(r: &Report) -> Option<Table> {
         return None;
     }
     let commit = upstream_short();
-    let mut t = Table::new(
+    let mut t = keyed(
         "comparability",
         format!("Comparability with τ²-bench {commit}"),
-        &[],
+        &[col::COMPARABLE, col::DEVIATIONS],
     );
-    t.headers = headers(&["Comparable", "Deviations"]);
     for g in &r.groups {
         let mut row = key_cells(g);
         match &g.comparability {

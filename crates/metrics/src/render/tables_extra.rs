@@ -8,8 +8,10 @@
 //! - per-task outcomes: successes of n scored trials per task and cell — task × cell in
 //!   Markdown and LaTeX, one row per (cell, task) in CSV (`task_outcomes_long`).
 
+use crate::measure::registry::KEY_COLUMNS;
+use crate::render::columns as col;
 use crate::render::table::{Cell, Table};
-use crate::render::tables::{headers, key_cells};
+use crate::render::tables::{key_cells, keyed};
 use crate::report::{GroupReport, Report};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -39,14 +41,16 @@ pub(crate) fn cost_table(r: &Report) -> Option<Table> {
     if roles.is_empty() {
         return None;
     }
-    let mut t = Table::new(
+    let mut t = keyed(
         "policyguard_cost",
         "PolicyGuard cost table: mean cost per trial by role (US dollars), Δ vs same-agent baseline",
         &[],
     );
-    let mut extra: Vec<String> = roles.iter().map(|r| format!("{r} $/trial")).collect();
-    extra.extend(["Total $/trial".into(), "Δ total vs baseline".into()]);
-    t.headers = headers(&extra.iter().map(String::as_str).collect::<Vec<_>>());
+    for role in &roles {
+        t.push_column_for(col::ROLE_COST, role);
+    }
+    t.push_column(col::TOTAL_COST);
+    t.push_column(col::DELTA_TOTAL_COST);
     for g in &r.groups {
         let mut row = key_cells(g);
         row.extend(
@@ -95,15 +99,20 @@ pub(crate) fn task_outcomes_table(r: &Report) -> Option<Table> {
         .collect::<BTreeSet<_>>()
         .len()
         > 1;
-    let col = |g: &GroupReport| {
+    let cell_header = |g: &GroupReport| {
         if several {
             g.label()
         } else {
             format!("{} / {}", g.agent_model, g.guard_label())
         }
     };
-    t.headers = vec!["Domain".into(), "Task".into()];
-    t.headers.extend(r.groups.iter().map(col));
+    t.push_column(KEY_COLUMNS[0]);
+    t.push_column(col::TASK);
+    for g in &r.groups {
+        let header = cell_header(g);
+        let declared = col::cell_outcomes(&header);
+        t.push_declared(header, declared);
+    }
     let mut tasks: BTreeMap<(&str, &str), Vec<Cell>> = BTreeMap::new();
     for (gi, g) in r.groups.iter().enumerate() {
         for (task, tally) in &g.task_tallies {
@@ -129,19 +138,10 @@ pub(crate) fn task_outcomes_table(r: &Report) -> Option<Table> {
 /// Per-task outcomes in long form: one row per (cell, task) — the CSV of
 /// [`task_outcomes_table`].
 pub(crate) fn task_outcomes_long(r: &Report) -> Table {
-    let mut t = Table::new(
+    let mut t = keyed(
         "task_outcomes_long",
         "Per-task outcomes, one row per cell and task",
-        &[
-            "Domain",
-            "Agent",
-            "Guard",
-            "cell_hash",
-            "task_id",
-            "trials",
-            "successes",
-            "success_rate",
-        ],
+        &col::TASK_OUTCOMES,
     );
     for g in &r.groups {
         for (task, tally) in &g.task_tallies {
@@ -170,10 +170,10 @@ pub(crate) fn artifacts_origin_table(r: &Report) -> Option<Table> {
     if r.groups.iter().all(|g| origin(g).is_none()) {
         return None;
     }
-    let mut t = Table::new(
+    let mut t = keyed(
         "artifacts_origin",
         "Guard artifacts: where each cell's came from",
-        &[],
+        &[col::ARTIFACTS_ORIGIN],
     );
     let text = |g: &GroupReport, k: &str| {
         g.full_cell
@@ -183,11 +183,11 @@ pub(crate) fn artifacts_origin_table(r: &Report) -> Option<Table> {
     };
     // A compiled set's directory and full origin, when some cell ran on one.
     let any_set = r.groups.iter().any(|g| text(g, "artifacts.set").is_some());
-    t.headers = headers(if any_set {
-        &["Artifacts origin", "Artifact set", "Compiled"]
-    } else {
-        &["Artifacts origin"]
-    });
+    if any_set {
+        for c in col::ARTIFACT_SET {
+            t.push_column(c);
+        }
+    }
     for g in &r.groups {
         let mut row = key_cells(g);
         row.push(origin(g).map_or(Cell::Missing, Cell::Text));

@@ -14,8 +14,10 @@
 //! `pass_k.rs`.
 
 use crate::measure::guide::{FLOWAGENT, POLICYGUIDE, POLICYGUIDE_RAW, POLICYGUIDE_SELF};
+use crate::render::columns as fixed;
+use crate::render::columns_views as col;
 use crate::render::table::{Cell, Table};
-use crate::render::tables::{headers, key_cells, pk, rate_at};
+use crate::render::tables::{key_cells, keyed, pk, rate_at};
 use crate::report::{GroupReport, Report};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -71,19 +73,16 @@ fn across_domains(r: &Report) -> (usize, Vec<AcrossDomains<'_>>) {
 /// domain leaves the mean missing.
 pub fn policyguide_table1(r: &Report) -> Table {
     let k = r.headline_k;
-    let mut t = Table::new("policyguide_table1", "", &[]);
-    t.title = format!("PolicyGuide Table 1: Pass^1 and {} per domain", pk(k));
-    let p1 = ["Pass^1 All", "Pass^1 PV", "Pass^1 Mut"];
-    let pk_h: Vec<String> = ["All", "PV", "Mut"]
-        .iter()
-        .map(|s| format!("{} {s}", pk(k)))
-        .collect();
-    let extra: Vec<&str> = p1
-        .iter()
-        .copied()
-        .chain(pk_h.iter().map(String::as_str))
-        .collect();
-    t.headers = headers(&extra);
+    let mut t = keyed(
+        "policyguide_table1",
+        format!("PolicyGuide Table 1: Pass^1 and {} per domain", pk(k)),
+        &[],
+    );
+    for kk in [1, k] {
+        for c in col::TABLE1 {
+            t.push_column_for(c, &kk.to_string());
+        }
+    }
     for g in &r.groups {
         let mut row = key_cells(g);
         row.extend(table1_values(g, k).map(Cell::opt_rate));
@@ -148,11 +147,12 @@ pub fn ablation_table(r: &Report) -> Option<Table> {
         ),
         &[],
     );
-    t.headers = ["Agent", "Configuration", "Guard"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(domains.iter().map(|d| format!("{d} {}", pk(k))))
-        .collect();
+    for c in [col::AGENT, col::CONFIGURATION, col::GUARD] {
+        t.push_column(c);
+    }
+    for d in &domains {
+        t.push_declared(format!("{d} {}", pk(k)), col::domain_pass(d, k));
+    }
     let mut agents: Vec<&str> = Vec::new();
     for g in r.groups.iter().filter(|g| is_ablation(g)) {
         if !agents.contains(&g.agent_model.as_str()) {
@@ -208,31 +208,20 @@ pub fn controller_table(r: &Report) -> Option<Table> {
         return None;
     }
     let k = r.headline_k;
-    let mut t = Table::new(
+    let mut t = keyed(
         "policyguide_table3",
         "PolicyGuide Table 3: matched controller comparison, FlowAgent vs PolicyGuide on shared \
          tasks",
         &[],
     );
-    let cols: Vec<String> = [1, k]
-        .iter()
-        .flat_map(|&kk| {
-            let p = pk(kk);
-            [
-                format!("FlowAgent {p}"),
-                format!("PolicyGuide {p}"),
-                format!("Δ {p}"),
-            ]
-        })
-        .collect();
-    let mut extra = vec![
-        "PolicyGuide",
-        "FlowAgent tasks",
-        "PolicyGuide tasks",
-        "Shared tasks",
-    ];
-    extra.extend(cols.iter().map(String::as_str));
-    t.headers = headers(&extra);
+    for c in col::TABLE3_TASKS {
+        t.push_column(c);
+    }
+    for kk in [1, k] {
+        for c in col::TABLE3_PASS {
+            t.push_column_for(c, &kk.to_string());
+        }
+    }
     for g in r.groups.iter().filter(|g| g.guard == FLOWAGENT) {
         if g.matched_policyguide.is_empty() {
             let mut row = key_cells(g);
@@ -273,22 +262,14 @@ pub fn guide_usage_table(r: &Report) -> Option<Table> {
     if r.groups.iter().all(|g| g.guide_usage.is_none()) {
         return None;
     }
-    let mut t = Table::new(
+    let mut t = keyed(
         "policyguide_table14",
         "PolicyGuide Table 14: guide-side model usage per simulation",
-        &[],
+        &[fixed::N_SIMULATIONS],
     );
-    t.headers = headers(&[
-        "Sims",
-        "Guide runs / sim",
-        "Guide calls / sim",
-        "Prompt tokens / sim",
-        "Completion tokens / sim",
-        "Prefix-cache hit",
-        "Guide $ / sim",
-        "Fail-mode",
-        "Fail-mode%",
-    ]);
+    for c in fixed::GUIDE_USAGE.iter().chain(&col::TABLE14_FAIL_MODE) {
+        t.push_column(*c);
+    }
     for g in &r.groups {
         let Some(u) = &g.guide_usage else { continue };
         let counts = g
@@ -337,8 +318,17 @@ pub fn wall_clock_table(r: &Report) -> Option<Table> {
     if r.simulated() {
         title.push_str(" — simulated groups' wall clock is not comparable to model runs");
     }
-    let mut t = Table::new("policyguide_table15", title, &[]);
-    t.headers = headers(&["Sims", "Wall s / sim", "× baseline", "Simulated"]);
+    let t = keyed(
+        "policyguide_table15",
+        title,
+        &[
+            fixed::N_SIMULATIONS,
+            col::WALL_SECONDS,
+            fixed::WALL_RATIO,
+            fixed::SIMULATED,
+        ],
+    );
+    let mut t = t;
     for g in &r.groups {
         let Some(w) = &g.wall_clock else { continue };
         let mut row = key_cells(g);
@@ -369,22 +359,15 @@ pub fn wall_clock_table(r: &Report) -> Option<Table> {
 }
 
 /// Columns of the flat per-group CSV for these metrics, present only when their data is.
-pub(crate) fn group_columns(r: &Report) -> (Vec<String>, Vec<Vec<Cell>>) {
+pub(crate) fn group_columns(r: &Report) -> (Vec<crate::measure::registry::Column>, Vec<Vec<Cell>>) {
     let usage = r.groups.iter().any(|g| g.guide_usage.is_some());
     let wall = r.groups.iter().any(|g| g.wall_clock.is_some());
-    let mut h: Vec<&str> = Vec::new();
+    let mut h = Vec::new();
     if usage {
-        h.extend([
-            "guide_runs_per_sim",
-            "guide_calls_per_sim",
-            "guide_prompt_tokens_per_sim",
-            "guide_completion_tokens_per_sim",
-            "guide_prefix_cache_hit_rate",
-            "guide_cost_usd_per_sim",
-        ]);
+        h.extend(fixed::GUIDE_USAGE.map(fixed::snake));
     }
     if wall {
-        h.extend(["wall_seconds_mean", "wall_ratio_vs_baseline"]);
+        h.extend([fixed::WALL_SECONDS_MEAN, fixed::snake(fixed::WALL_RATIO)]);
     }
     let rows = r
         .groups
@@ -413,5 +396,5 @@ pub(crate) fn group_columns(r: &Report) -> (Vec<String>, Vec<Vec<Cell>>) {
             row
         })
         .collect();
-    (h.into_iter().map(String::from).collect(), rows)
+    (h, rows)
 }

@@ -8,8 +8,11 @@
 use crate::measure::procedure::ProcedureBook;
 use crate::measure::procedure::spec::{Level, LevelShares};
 use crate::measure::process::SCHEDULES;
+use crate::measure::registry::KEY_COLUMNS;
+use crate::render::columns::N_SIMULATIONS;
+use crate::render::columns_views as col;
 use crate::render::table::{Cell, Table};
-use crate::render::tables::{headers, key_cells, pk, rate_at};
+use crate::render::tables::{key_cells, keyed, pk, rate_at};
 use crate::report::Report;
 
 /// Outcome and process-valid Pass^k at the headline k, per slice.
@@ -19,17 +22,15 @@ pub(crate) fn process_pass_k_table(r: &Report) -> Option<Table> {
     }
     let k = r.headline_k;
     let p = pk(k);
-    let mut t = Table::new(
+    let mut t = keyed(
         "process_pass_k",
         format!("Process-valid {p} beside outcome {p}"),
         &[],
     );
-    let cols: Vec<String> = ["Overall", "PV", "Mut"]
-        .iter()
-        .flat_map(|s| [format!("{s} {p}"), format!("{s} valid {p}")])
-        .chain(["Process-valid sims".to_string()])
-        .collect();
-    t.headers = headers(&cols.iter().map(String::as_str).collect::<Vec<_>>());
+    for c in col::PROCESS_PASS {
+        t.push_column_for(c, &k.to_string());
+    }
+    t.push_column(col::PROCESS_VALID_RATE);
     for g in r.groups.iter().filter(|g| g.process.is_some()) {
         let mut row = key_cells(g);
         for s in [&g.overall, &g.pv, &g.mut_] {
@@ -61,26 +62,17 @@ pub(crate) fn first_deviation_table(r: &Report) -> Option<Table> {
     if r.groups.iter().all(|g| g.process.is_none()) {
         return None;
     }
-    let mut t = Table::new(
+    let mut t = keyed(
         "first_deviations",
         "First deviations by level and position; intervention coverage per trigger schedule",
-        &[],
+        &[N_SIMULATIONS],
     );
-    let mut cols: Vec<String> = [
-        "Sims",
-        "Deviated",
-        "A",
-        "P",
-        "W",
-        "Inside guarded call",
-        "Before first guarded call",
-        "Outside guarded calls",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    cols.extend(SCHEDULES.iter().map(|s| format!("Coverage: {}", s.name)));
-    t.headers = headers(&cols.iter().map(String::as_str).collect::<Vec<_>>());
+    for c in col::FIRST_DEVIATIONS {
+        t.push_column(c);
+    }
+    for s in SCHEDULES {
+        t.push_column_for(col::COVERAGE, s.name);
+    }
     for g in &r.groups {
         let Some(p) = &g.process else { continue };
         let mut row = key_cells(g);
@@ -175,25 +167,15 @@ pub(crate) fn procedure_levels_table(r: &Report) -> Option<Table> {
     if r.procedure_levels.is_empty() {
         return None;
     }
-    let mut t = Table::new(
+    let mut t = Table::declared(
         "procedure_levels",
         "Requirement levels of the procedure specs beside the papers' (PolicyGuard Table 11, \
          PolicyGuide Table 6)",
-        &[
-            "Domain",
-            "Requirements",
-            "A",
-            "P",
-            "W",
-            "P+W share",
-            "W share",
-            "Published requirements",
-            "Published A",
-            "Published P+W share",
-            "Published W share",
-            "Source",
-        ],
+        &[KEY_COLUMNS[0]],
     );
+    for c in col::PROCEDURE_LEVELS {
+        t.push_column(c);
+    }
     for s in &r.procedure_levels {
         let n = |l: Level| s.counts.get(&l).copied().unwrap_or(0) as u64;
         let published = PUBLISHED_LEVELS.iter().find(|p| p.domain == s.domain);
@@ -228,124 +210,4 @@ pub(crate) fn procedure_levels_table(r: &Report) -> Option<Table> {
             .into(),
     );
     Some(t)
-}
-
-/// Tidy-CSV name, unit and meaning of the process tables' columns (see `csv_tidy.rs`);
-/// `header` has its k generalised (`Overall Pass^k`), `k` is the k.
-pub(crate) fn describe(
-    table: &str,
-    header: &str,
-    k: &str,
-) -> Option<(String, &'static str, String)> {
-    let d = |name: String, unit: &'static str, meaning: String| Some((name, unit, meaning));
-    let valid = "a trial succeeds when its outcome passes and it is process-valid \
-                 (docs/process-validity.md)";
-    match (table, header) {
-        ("process_pass_k", h) if h.ends_with(" valid Pass^k") => {
-            let slice = h.trim_end_matches(" valid Pass^k").to_lowercase();
-            d(
-                format!("process_pass_{k}_{slice}"),
-                "fraction",
-                format!("process-valid Pass^{k} on {slice} tasks: {valid}"),
-            )
-        }
-        ("process_pass_k", h) if h.ends_with(" Pass^k") => {
-            let slice = h.trim_end_matches(" Pass^k").to_lowercase();
-            d(
-                format!("pass_{k}_{slice}"),
-                "fraction",
-                format!("outcome Pass^{k} on {slice} tasks (τ²-bench §8)"),
-            )
-        }
-        ("process_pass_k", "Process-valid sims") => d(
-            "process_valid_rate".into(),
-            "fraction",
-            "process-valid simulations / process-evaluated simulations".into(),
-        ),
-        ("first_deviations", "Deviated") => d(
-            "deviated".into(),
-            "count",
-            "simulations with a first deviation (not process-valid)".into(),
-        ),
-        ("first_deviations", l @ ("A" | "P" | "W")) => d(
-            format!("first_level_{}", l.to_lowercase()),
-            "count",
-            format!(
-                "first deviations breaking a level-{l} requirement (A argument, P process, W workflow)"
-            ),
-        ),
-        ("first_deviations", "Inside guarded call") => d(
-            "first_inside_guarded_call".into(),
-            "count",
-            "first deviations at a guarded (mutating) call".into(),
-        ),
-        ("first_deviations", "Before first guarded call") => d(
-            "first_before_guarded_call".into(),
-            "count",
-            "first deviations before the trajectory's first guarded call".into(),
-        ),
-        ("first_deviations", "Outside guarded calls") => d(
-            "first_outside_guarded_calls".into(),
-            "count",
-            "first deviations after the first guarded call but not at one, or without one".into(),
-        ),
-        ("first_deviations", h) if h.starts_with("Coverage: ") => {
-            let s = h.trim_start_matches("Coverage: ");
-            d(
-                format!("coverage_{s}"),
-                "fraction",
-                format!(
-                    "share of first deviations the `{s}` trigger schedule could see (PolicyGuide Theorem 1)"
-                ),
-            )
-        }
-        ("procedure_levels", "Requirements") => d(
-            "requirements".into(),
-            "count",
-            "atomic requirements of the domain's procedure spec".into(),
-        ),
-        ("procedure_levels", l @ ("A" | "P" | "W")) => d(
-            format!("level_{}", l.to_lowercase()),
-            "count",
-            format!("requirements of level {l} (A argument, P process, W workflow)"),
-        ),
-        ("procedure_levels", "P+W share") => d(
-            "process_share".into(),
-            "fraction",
-            "share of requirements at level P or W (the papers' process-level class)".into(),
-        ),
-        ("procedure_levels", "W share") => d(
-            "workflow_share".into(),
-            "fraction",
-            "share of requirements at level W".into(),
-        ),
-        ("procedure_levels", h) if h.starts_with("Published ") => {
-            let what = h.trim_start_matches("Published ");
-            d(
-                format!("published_{}", slug_of(what)),
-                "",
-                format!("the papers' {what} (PolicyGuard Table 11, PolicyGuide Table 6)"),
-            )
-        }
-        ("procedure_levels", "Source") => d(
-            "source".into(),
-            "",
-            "the paper tables the published figures come from".into(),
-        ),
-        ("floors", h) if h.starts_with("Valid ") => {
-            let slice = h.trim_start_matches("Valid ").to_lowercase();
-            d(
-                format!("process_pass_1_{slice}"),
-                "fraction",
-                format!("floor agent's process-valid Pass^1 on {slice} tasks: {valid}"),
-            )
-        }
-        _ => None,
-    }
-}
-
-fn slug_of(s: &str) -> String {
-    s.to_lowercase()
-        .replace("p+w", "process")
-        .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
 }

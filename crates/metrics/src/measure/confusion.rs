@@ -301,78 +301,18 @@ pub(crate) struct ConfusionMeasure;
 impl Measure for ConfusionMeasure {
     const KEY: &'static str = "confusion";
     const GROUP_COLUMNS: &'static [Column] = &[
-        Column {
-            header: "verdict_tp",
-            name: "verdict_tp",
-            unit: "count",
-            meaning: "violating calls blocked (PolicyGuard Table 7; view in the prefix)",
-        },
-        Column {
-            header: "verdict_fn",
-            name: "verdict_fn",
-            unit: "count",
-            meaning: "violating calls passed",
-        },
-        Column {
-            header: "verdict_fp",
-            name: "verdict_fp",
-            unit: "count",
-            meaning: "compliant calls blocked",
-        },
-        Column {
-            header: "verdict_tn",
-            name: "verdict_tn",
-            unit: "count",
-            meaning: "compliant calls passed",
-        },
-        Column {
-            header: "verdict_pv_recall",
-            name: "verdict_pv_recall",
-            unit: "fraction",
-            meaning: "TP / (TP + FN) (PolicyGuard Table 7)",
-        },
-        Column {
-            header: "verdict_block_rate",
-            name: "verdict_block_rate",
-            unit: "fraction",
-            meaning: "blocked / attempts (PolicyGuard Table 7)",
-        },
-        Column {
-            header: "runtime_tp",
-            name: "runtime_tp",
-            unit: "count",
-            meaning: "violating calls blocked (PolicyGuard Table 7; view in the prefix)",
-        },
-        Column {
-            header: "runtime_fn",
-            name: "runtime_fn",
-            unit: "count",
-            meaning: "violating calls passed",
-        },
-        Column {
-            header: "runtime_fp",
-            name: "runtime_fp",
-            unit: "count",
-            meaning: "compliant calls blocked",
-        },
-        Column {
-            header: "runtime_tn",
-            name: "runtime_tn",
-            unit: "count",
-            meaning: "compliant calls passed",
-        },
-        Column {
-            header: "runtime_pv_recall",
-            name: "runtime_pv_recall",
-            unit: "fraction",
-            meaning: "TP / (TP + FN) (PolicyGuard Table 7)",
-        },
-        Column {
-            header: "runtime_block_rate",
-            name: "runtime_block_rate",
-            unit: "fraction",
-            meaning: "blocked / attempts (PolicyGuard Table 7)",
-        },
+        Column::csv("verdict_tp", "count", "violating calls blocked (PolicyGuard Table 7; view in the prefix)"),
+        Column::csv("verdict_fn", "count", "violating calls passed"),
+        Column::csv("verdict_fp", "count", "compliant calls blocked"),
+        Column::csv("verdict_tn", "count", "compliant calls passed"),
+        Column::csv("verdict_pv_recall", "fraction", "TP / (TP + FN) (PolicyGuard Table 7)"),
+        Column::csv("verdict_block_rate", "fraction", "blocked / attempts (PolicyGuard Table 7)"),
+        Column::csv("runtime_tp", "count", "violating calls blocked (PolicyGuard Table 7; view in the prefix)"),
+        Column::csv("runtime_fn", "count", "violating calls passed"),
+        Column::csv("runtime_fp", "count", "compliant calls blocked"),
+        Column::csv("runtime_tn", "count", "compliant calls passed"),
+        Column::csv("runtime_pv_recall", "fraction", "TP / (TP + FN) (PolicyGuard Table 7)"),
+        Column::csv("runtime_block_rate", "fraction", "blocked / attempts (PolicyGuard Table 7)"),
     ];
     const TABLES: &'static [TableDecl] = &[TABLE7];
     const PLACE: Place = Place {

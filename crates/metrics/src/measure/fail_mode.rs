@@ -226,25 +226,10 @@ pub(crate) struct FailMode;
 impl Measure for FailMode {
     const KEY: &'static str = "fail_mode";
     const GROUP_COLUMNS: &'static [Column] = &[
-        Column {
-            header: "fail_mode_decisions",
-            name: "fail_mode_decisions",
-            unit: "count",
-            meaning: "guard decisions on agent-side mutating calls of scored simulations",
-        },
-        Column {
-            header: "fail_mode_verdicts",
-            name: "fail_mode_verdicts",
-            unit: "count",
-            meaning: "of those, verdicts the guard's fail mode gave, not the verifier (see \
-                      fail_mode.rs)",
-        },
-        Column {
-            header: "fail_mode_rate",
-            name: "fail_mode_rate",
-            unit: "fraction",
-            meaning: "fail-mode verdicts / guard decisions",
-        },
+        Column::csv("fail_mode_decisions", "count", "guard decisions on agent-side mutating calls of scored simulations"),
+        Column::csv("fail_mode_verdicts", "count", "of those, verdicts the guard's fail mode gave, not the verifier (see \
+                      fail_mode.rs)"),
+        Column::csv("fail_mode_rate", "fraction", "fail-mode verdicts / guard decisions"),
     ];
     const PLACE: Place = Place {
         json_after: &["verifier_calls"],

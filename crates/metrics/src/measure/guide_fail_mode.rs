@@ -23,18 +23,8 @@ pub(crate) struct GuideFailMode;
 impl Measure for GuideFailMode {
     const KEY: &'static str = "guide_fail_mode";
     const GROUP_COLUMNS: &'static [Column] = &[
-        Column {
-            header: "guide_fail_mode_runs",
-            name: "guide_fail_mode_runs",
-            unit: "count",
-            meaning: "guide runs whose guidance the fail mode gave, not the model",
-        },
-        Column {
-            header: "guide_fail_mode_rate",
-            name: "guide_fail_mode_rate",
-            unit: "fraction",
-            meaning: "fail-mode guide runs / guide runs",
-        },
+        Column::csv("guide_fail_mode_runs", "count", "guide runs whose guidance the fail mode gave, not the model"),
+        Column::csv("guide_fail_mode_rate", "fraction", "fail-mode guide runs / guide runs"),
     ];
     const PLACE: Place = Place {
         json_after: &["guide_usage"],

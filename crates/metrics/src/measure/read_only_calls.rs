@@ -8,9 +8,9 @@
 //! The user simulator's calls are left out. Infrastructure-error simulations are excluded.
 
 use crate::input::lean::Lean;
-use crate::measure::registry::{Column, Context, Measure, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, TableDecl, fill};
 use crate::render::table::{Cell, Table};
-use crate::render::tables::key_cells;
+use crate::report::GroupReport;
 use crate::report::Report;
 use crate::summary::SimSummary;
 use serde::{Deserialize, Serialize};
@@ -62,13 +62,8 @@ const TABLE: TableDecl = TableDecl {
 
 impl Measure for ReadOnlyCalls {
     const KEY: &'static str = "read_only_calls";
-    const SIM_COLUMNS: &'static [Column] = &[Column {
-        header: "read_only_calls",
-        name: "read_only_calls",
-        unit: "count",
-        meaning: "executed agent tool calls of the simulation that are in no call attempt (not \
-                  mutating)",
-    }];
+    const SIM_COLUMNS: &'static [Column] = &[Column::csv("read_only_calls", "count", "executed agent tool calls of the simulation that are in no call attempt (not \
+                  mutating)")];
     const GROUP_COLUMNS: &'static [Column] = &[PER_SIM];
     const TABLES: &'static [TableDecl] = &[TABLE];
     type Acc = ReadOnlyStats;
@@ -99,26 +94,22 @@ impl Measure for ReadOnlyCalls {
     }
 
     fn tables(r: &Report) -> Vec<Table> {
-        let mut t = TABLE.table("Read-only agent calls per scored simulation");
-        for g in &r.groups {
-            let Some(v) = g.measures.get::<ReadOnlyCalls>() else {
-                continue;
-            };
-            let mut row = key_cells(g);
-            row.extend([
+        let cells = |_: &GroupReport, v: ReadOnlyStats| {
+            [
                 Cell::Int(v.simulations),
                 Cell::Int(v.calls),
                 Cell::opt_num(v.per_simulation, 2),
-            ]);
-            t.rows.push(row);
-        }
-        t.notes.push(
-            "Read-only: an executed agent tool call that is in none of the record's call \
-             attempts (which list every agent-side mutating call); the user simulator's calls \
-             are not counted."
-                .into(),
-        );
-        vec![t]
+            ]
+        };
+        vec![fill(
+            TABLE.table("Read-only agent calls per scored simulation"),
+            r,
+            |g| g.measures.get::<ReadOnlyCalls>(),
+            cells,
+            &["Read-only: an executed agent tool call that is in none of the record's call \
+               attempts (which list every agent-side mutating call); the user simulator's calls \
+               are not counted."],
+        )]
     }
 }
 

@@ -11,6 +11,7 @@
 
 use crate::input::lean::Lean;
 use crate::render::table::{Cell, Table};
+use crate::render::tables::key_cells;
 use crate::report::{GroupReport, Report, ReportOptions};
 use crate::summary::SimSummary;
 use serde::Deserialize as _;
@@ -75,6 +76,21 @@ impl Declared {
 }
 
 impl Column {
+    /// A column of the flat per-group CSV or of the sidecar, whose header is its name: those
+    /// outputs print one name per column, so a declaration states it once.
+    pub(crate) const fn csv(
+        name: &'static str,
+        unit: &'static str,
+        meaning: &'static str,
+    ) -> Column {
+        Column {
+            header: name,
+            name,
+            unit,
+            meaning,
+        }
+    }
+
     /// The unit `schema.json` prints: none for text.
     pub fn schema_unit(&self) -> &'static str {
         if self.unit == "text" { "" } else { self.unit }
@@ -174,6 +190,62 @@ impl TableDecl {
         }
         t
     }
+}
+
+/// `t` (made by a measure's [`TableDecl`]) with a row for each group of `r` that `value`
+/// gives a value — the group's key cells, then `cells` of the value — and `notes` under it:
+/// the filling every per-group measure table shares, so a measure states only its cells.
+pub(crate) fn fill<V, C: IntoIterator<Item = Cell>>(
+    mut t: Table,
+    r: &Report,
+    value: impl Fn(&GroupReport) -> Option<V>,
+    cells: impl Fn(&GroupReport, V) -> C,
+    notes: &[&str],
+) -> Table {
+    for g in &r.groups {
+        let Some(v) = value(g) else { continue };
+        let mut row = key_cells(g);
+        row.extend(cells(g, v));
+        t.rows.push(row);
+    }
+    t.notes.extend(notes.iter().map(|n| n.to_string()));
+    t
+}
+
+/// [`fill`] for a measure `M` whose value is `None` for a group without data: a row per group
+/// with a value; no table when no group has one, so a report without the data prints none.
+pub(crate) fn fill_some<M, V, C>(
+    t: Table,
+    r: &Report,
+    cells: impl Fn(&GroupReport, V) -> C,
+    notes: &[&str],
+) -> Vec<Table>
+where
+    M: Measure<Value = Option<V>>,
+    C: IntoIterator<Item = Cell>,
+{
+    let value = |g: &GroupReport| g.measures.get::<M>().flatten();
+    if r.groups.iter().all(|g| value(g).is_none()) {
+        return Vec::new();
+    }
+    vec![fill(t, r, value, cells, notes)]
+}
+
+/// Measure `M`'s value over `records`, each summarised and added as a group's simulations
+/// are (default options): what a measure's own tests check against hand counts.
+#[cfg(test)]
+pub(crate) fn value_over<M: Measure>(
+    records: &[&tauguard_core::record::SimulationRecord],
+) -> M::Value {
+    let options = ReportOptions::default();
+    let cx = Context { options: &options };
+    let own = (slots().find(|(m, _)| m.key() == M::KEY)).map_or(0..0, |(_, r)| r);
+    let mut acc = M::Acc::default();
+    for rec in records {
+        let sim = SimSummary::of(rec);
+        M::add(&mut acc, &sim, &sim.measured[own.clone()], &cx);
+    }
+    M::finish(acc, &cx)
 }
 
 /// Where a measure's output goes among the report's fixed parts and the measures listed

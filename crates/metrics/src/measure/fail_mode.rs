@@ -201,7 +201,13 @@ impl FailModeCounts {
     }
 
     /// The warning a flagged group gets, naming the cell, the share and the reasons.
-    pub(crate) fn warning(&self, label: &str, what: &str, table: &str, cx: &Context<'_>) -> Vec<String> {
+    pub(crate) fn warning(
+        &self,
+        label: &str,
+        what: &str,
+        table: &str,
+        cx: &Context<'_>,
+    ) -> Vec<String> {
         let Some(share) = self.share().filter(|_| self.flagged) else {
             return Vec::new();
         };
@@ -226,17 +232,24 @@ pub(crate) struct FailMode;
 impl Measure for FailMode {
     const KEY: &'static str = "fail_mode";
     const GROUP_COLUMNS: &'static [Column] = &[
-        Column::csv("fail_mode_decisions", "count", "guard decisions on agent-side mutating calls of scored simulations"),
-        Column::csv("fail_mode_verdicts", "count", "of those, verdicts the guard's fail mode gave, not the verifier (see \
-                      fail_mode.rs)"),
-        Column::csv("fail_mode_rate", "fraction", "fail-mode verdicts / guard decisions"),
+        Column::csv(
+            "fail_mode_decisions",
+            "count",
+            "guard decisions on agent-side mutating calls of scored simulations",
+        ),
+        Column::csv(
+            "fail_mode_verdicts",
+            "count",
+            "of those, verdicts the guard's fail mode gave, not the verifier (see \
+            fail_mode.rs)",
+        ),
+        Column::csv(
+            "fail_mode_rate",
+            "fraction",
+            "fail-mode verdicts / guard decisions",
+        ),
     ];
-    const PLACE: Place = Place {
-        json_after: &["verifier_calls"],
-        json_skip_null: true,
-        groups_after: &["asr"],
-        tables_after: None,
-    };
+    const PLACE: Place = Place::after(&["verifier_calls"], &["asr"], None).skipping_null();
     type Acc = FailModeCounts;
     /// `None` when the group has no guard decision.
     type Value = Option<FailModeCounts>;

@@ -37,4 +37,4 @@ measures! {
 #[cfg(test)]
 mod confusion_tests;
 #[cfg(test)]
-mod registry_tests;
+pub(crate) mod registry_tests;

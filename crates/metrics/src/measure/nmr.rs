@@ -167,21 +167,44 @@ const TABLE9: TableDecl = TableDecl {
 impl Measure for Nmr {
     const KEY: &'static str = "call_nmr";
     const GROUP_COLUMNS: &'static [Column] = &[
-        Column::csv("nmr_calls", "count", "executed agent-side mutating calls with known prerequisite status \
-                      (PolicyGuard Table 9)"),
-        Column::csv("nmr_lacking", "count", "of those, calls lacking a prerequisite read"),
-        Column::csv("call_nmr", "fraction", "lacking / calls (PolicyGuard Table 9)"),
-        Column::csv("nmr_passing_calls", "count", "calls of outcome-passing simulations (PolicyGuide Table 17)"),
-        Column::csv("nmr_passing_lacking", "count", "of those, calls lacking a prerequisite read"),
-        Column::csv("call_nmr_passing", "fraction", "call-NMR of outcome-passing simulations"),
+        Column::csv(
+            "nmr_calls",
+            "count",
+            "executed agent-side mutating calls with known prerequisite status \
+            (PolicyGuard Table 9)",
+        ),
+        Column::csv(
+            "nmr_lacking",
+            "count",
+            "of those, calls lacking a prerequisite read",
+        ),
+        Column::csv(
+            "call_nmr",
+            "fraction",
+            "lacking / calls (PolicyGuard Table 9)",
+        ),
+        Column::csv(
+            "nmr_passing_calls",
+            "count",
+            "calls of outcome-passing simulations (PolicyGuide Table 17)",
+        ),
+        Column::csv(
+            "nmr_passing_lacking",
+            "count",
+            "of those, calls lacking a prerequisite read",
+        ),
+        Column::csv(
+            "call_nmr_passing",
+            "fraction",
+            "call-NMR of outcome-passing simulations",
+        ),
     ];
     const TABLES: &'static [TableDecl] = &[TABLE9];
-    const PLACE: Place = Place {
-        json_after: &["confusion"],
-        json_skip_null: false,
-        groups_after: &["runtime_block_rate"],
-        tables_after: Some("policyguard_table7"),
-    };
+    const PLACE: Place = Place::after(
+        &["confusion"],
+        &["runtime_block_rate"],
+        Some("policyguard_table7"),
+    );
     type Acc = CallNmrViews;
     type Value = CallNmrViews;
 
@@ -224,8 +247,10 @@ impl Measure for Nmr {
             r,
             |g| Some(g.measures.get::<Nmr>().unwrap_or_default()),
             cells,
-            &["Call-NMR = executed agent-side mutating calls lacking a prerequisite / executed \
-               calls with known prerequisite status; passing = outcome-passing simulations."],
+            &[
+                "Call-NMR = executed agent-side mutating calls lacking a prerequisite / executed \
+               calls with known prerequisite status; passing = outcome-passing simulations.",
+            ],
         )]
     }
 }
@@ -233,7 +258,7 @@ impl Measure for Nmr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::registry::value_over;
+    use crate::measure::registry_tests::value_over;
     use tauguard_testkit::synthetic::{attempt, record};
 
     #[test]

@@ -231,23 +231,6 @@ where
     vec![fill(t, r, value, cells, notes)]
 }
 
-/// Measure `M`'s value over `records`, each summarised and added as a group's simulations
-/// are (default options): what a measure's own tests check against hand counts.
-#[cfg(test)]
-pub(crate) fn value_over<M: Measure>(
-    records: &[&tauguard_core::record::SimulationRecord],
-) -> M::Value {
-    let options = ReportOptions::default();
-    let cx = Context { options: &options };
-    let own = (slots().find(|(m, _)| m.key() == M::KEY)).map_or(0..0, |(_, r)| r);
-    let mut acc = M::Acc::default();
-    for rec in records {
-        let sim = SimSummary::of(rec);
-        M::add(&mut acc, &sim, &sim.measured[own.clone()], &cx);
-    }
-    M::finish(acc, &cx)
-}
-
 /// Where a measure's output goes among the report's fixed parts and the measures listed
 /// before it, so moving a metric onto the registry changes no output; empty or `None` puts it
 /// after them (a new measure).
@@ -264,6 +247,31 @@ pub(crate) struct Place {
     /// The id of the table its tables follow: a fixed table's (whether or not the report
     /// prints it) or the first declared table of a measure listed before it.
     pub tables_after: Option<&'static str>,
+}
+
+impl Place {
+    /// After the JSON keys `json`, the flat CSV's columns `groups` and the table `tables`
+    /// (each as [`Place`]'s fields say), a `null` value kept.
+    pub(crate) const fn after(
+        json: &'static [&'static str],
+        groups: &'static [&'static str],
+        tables: Option<&'static str>,
+    ) -> Place {
+        Place {
+            json_after: json,
+            json_skip_null: false,
+            groups_after: groups,
+            tables_after: tables,
+        }
+    }
+
+    /// This place with a `null` value left out of the group's JSON object.
+    pub(crate) const fn skipping_null(self) -> Place {
+        Place {
+            json_skip_null: true,
+            ..self
+        }
+    }
 }
 
 /// What a measure's group value may depend on besides the group's simulations: the report's
@@ -284,12 +292,7 @@ pub(crate) trait Measure: 'static {
     const GROUP_COLUMNS: &'static [Column];
     /// Its tables.
     const TABLES: &'static [TableDecl] = &[];
-    const PLACE: Place = Place {
-        json_after: &[],
-        json_skip_null: false,
-        groups_after: &[],
-        tables_after: None,
-    };
+    const PLACE: Place = Place::after(&[], &[], None);
     type Acc: Default + Send;
     type Value: Serialize + DeserializeOwned;
 

@@ -209,12 +209,7 @@ impl Measure for Trace {
         },
     ];
     const TABLES: &'static [TableDecl] = &[TABLE5];
-    const PLACE: Place = Place {
-        json_after: &["turns"],
-        json_skip_null: false,
-        groups_after: &["turns_delta"],
-        tables_after: Some("policyguard_table9"),
-    };
+    const PLACE: Place = Place::after(&["turns"], &["turns_delta"], Some("policyguard_table9"));
     type Acc = TraceCompliance;
     /// `None` when no simulation of the group has a gold trace.
     type Value = Option<TraceCompliance>;
@@ -249,8 +244,10 @@ impl Measure for Trace {
             TABLE5.table("PolicyGuide Table 5: ordered-trace compliance"),
             r,
             cells,
-            &["Step- and Trace-TCR condition on outcome-passing traces; process-valid = passing \
-               and trace-compliant / all traces."],
+            &[
+                "Step- and Trace-TCR condition on outcome-passing traces; process-valid = passing \
+               and trace-compliant / all traces.",
+            ],
         )
     }
 }
@@ -258,9 +255,9 @@ impl Measure for Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::registry::value_over;
-    use tauguard_testkit::synthetic::{record, with_calls};
+    use crate::measure::registry_tests::value_over;
     use tauguard_core::record::Slice;
+    use tauguard_testkit::synthetic::{record, with_calls};
 
     #[test]
     fn lcs_hand_cases() {
@@ -324,8 +321,8 @@ mod tests {
 
     #[test]
     fn a_call_whose_guard_event_did_not_execute_is_no_event() {
-        use tauguard_testkit::synthetic::guard_event;
         use tauguard_core::record::Verdict;
+        use tauguard_testkit::synthetic::guard_event;
         let gold = Some(vec!["get".to_string(), "refuel".into()]);
         // Today's record: the blocked attempt of "refuel" is in guard_events only; the
         // trajectory holds the read. The attempt does not count as a step.

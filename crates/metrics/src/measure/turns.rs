@@ -78,17 +78,28 @@ const TABLE8: TableDecl = TableDecl {
 impl Measure for Turns {
     const KEY: &'static str = "turns";
     const GROUP_COLUMNS: &'static [Column] = &[
-        Column::csv("mut_simulations", "count", "Mut-task simulations (PolicyGuard Table 8)"),
-        Column::csv("turns_mean", "turns", "mean agent + user turns per Mut simulation (PolicyGuard Table 8)"),
-        Column::csv("turns_delta", "turns", "turns per Mut simulation minus the same agent's baseline"),
+        Column::csv(
+            "mut_simulations",
+            "count",
+            "Mut-task simulations (PolicyGuard Table 8)",
+        ),
+        Column::csv(
+            "turns_mean",
+            "turns",
+            "mean agent + user turns per Mut simulation (PolicyGuard Table 8)",
+        ),
+        Column::csv(
+            "turns_delta",
+            "turns",
+            "turns per Mut simulation minus the same agent's baseline",
+        ),
     ];
     const TABLES: &'static [TableDecl] = &[TABLE8];
-    const PLACE: Place = Place {
-        json_after: &["call_nmr"],
-        json_skip_null: false,
-        groups_after: &["call_nmr_passing"],
-        tables_after: Some("policyguard_table7"),
-    };
+    const PLACE: Place = Place::after(
+        &["call_nmr"],
+        &["call_nmr_passing"],
+        Some("policyguard_table7"),
+    );
     type Acc = TurnSum;
     type Value = TurnStats;
 
@@ -135,7 +146,7 @@ impl Measure for Turns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::registry::value_over;
+    use crate::measure::registry_tests::value_over;
     use tauguard_testkit::synthetic::record;
 
     #[test]

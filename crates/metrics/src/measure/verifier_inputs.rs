@@ -144,12 +144,12 @@ impl Measure for VerifierInputsMeasure {
     const KEY: &'static str = "verifier_inputs";
     const GROUP_COLUMNS: &'static [Column] = &[];
     const TABLES: &'static [TableDecl] = &[TABLE];
-    const PLACE: Place = Place {
-        json_after: &["fail_mode", "verifier_calls"],
-        json_skip_null: true,
-        groups_after: &[],
-        tables_after: Some("truncated_replies"),
-    };
+    const PLACE: Place = Place::after(
+        &["fail_mode", "verifier_calls"],
+        &[],
+        Some("truncated_replies"),
+    )
+    .skipping_null();
     type Acc = VerifierInputs;
     /// `None` when no decision reports them (LLM verifiers, other guards).
     type Value = Option<VerifierInputs>;
@@ -185,14 +185,16 @@ impl Measure for VerifierInputsMeasure {
             t,
             r,
             cells,
-            &["Stated: requirements an input the variant is given states (the policy, the \
+            &[
+                "Stated: requirements an input the variant is given states (the policy, the \
              checklist or the general rules), judged. Unseen: of those, the ones whose evidence \
              lies in an input it is not given — pg-raw-traj's confirmations, without the \
              dialogue — judged NOT MET, as a verifier with those inputs would: no evidence of a \
              confirmation is not a confirmation, so such a variant blocks more, never less. \
              Unchecked: requirements no given input states, or that the stand-in cannot judge \
              (dialogue predicates other than confirmation, constraints no argument rule \
-             implements)."],
+             implements).",
+            ],
         )
     }
 }
@@ -200,9 +202,9 @@ impl Measure for VerifierInputsMeasure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tauguard_testkit::synthetic::record;
     use serde_json::json;
     use tauguard_core::record::{GuardEvent, Slice, Verdict};
+    use tauguard_testkit::synthetic::record;
 
     #[test]
     fn means_over_decisions_that_report_them() {

@@ -28,18 +28,19 @@ pub enum MetricsError {
     /// A τ²-bench `results.json` does not have upstream's layout.
     /// `location` is `line L column C` for JSON syntax and shape errors, or a path such as
     /// `simulations[3].messages[5]`.
-    #[error("{}: {location}: not a τ²-bench results file: {message}", path.display())]
+    #[error("{}: {location}: not a τ²-bench results file", path.display())]
     BadResults {
         path: PathBuf,
         location: String,
-        message: String,
+        #[source]
+        cause: ResultsCause,
     },
     /// An input path is neither a run directory, a `.jsonl` nor a `.json` file.
     #[error("{}: not a run directory, a records `.jsonl` or a τ²-bench `results.json`\nhint: a run directory holds `records.jsonl` (or `results.json`)", path.display())]
     UnknownInput { path: PathBuf },
     /// A domain table (`domains.json` shape) is malformed.
-    #[error("domain table: {0}")]
-    BadDomainTable(String),
+    #[error("domain table")]
+    BadDomainTable(#[source] DomainTableCause),
     /// `compare` found no (task, trial) present in both inputs.
     #[error("no paired simulations: {0}")]
     NoPairs(String),
@@ -51,8 +52,12 @@ pub enum MetricsError {
         cause: csv::Error,
     },
     /// A `compare` selector is malformed or names a key no record has.
-    #[error("selector `{selector}`: {message}")]
-    BadSelector { selector: String, message: String },
+    #[error("selector `{selector}`")]
+    BadSelector {
+        selector: String,
+        #[source]
+        finding: SelectorFinding,
+    },
     /// The two sides of `compare` share no domain.
     #[error("cannot compare {a} ({a_domains}) with {b} ({b_domains}): they share no domain")]
     DifferentDomains {
@@ -90,6 +95,49 @@ pub enum MetricsError {
         #[source]
         cause: PlotCause,
     },
+}
+
+/// Why a file is not a τ²-bench results file.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsCause {
+    /// Its JSON does not parse, or a value does not have upstream's shape.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// The file does not open with a JSON object.
+    #[error("expected an object with `info`, `tasks` and `simulations`")]
+    NotAnObject,
+    /// The top-level object lacks one of upstream's keys.
+    #[error("missing field `{0}`")]
+    MissingField(&'static str),
+    /// A simulation names a task the file does not define.
+    #[error("task `{0}` is not in `tasks`")]
+    UnknownTask(String),
+}
+
+/// Why a domain table is malformed: its JSON, or one domain's entry (named).
+#[derive(Debug, thiserror::Error)]
+pub enum DomainTableCause {
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error("domain `{domain}`")]
+    Domain {
+        domain: String,
+        #[source]
+        cause: serde_json::Error,
+    },
+}
+
+/// What is wrong with a `compare` selector: findings about its text, with no error beneath.
+#[derive(Debug, thiserror::Error)]
+pub enum SelectorFinding {
+    /// A comma-separated part without `=`.
+    #[error("`{0}` is not `key=value`")]
+    NotKeyValue(String),
+    #[error("no condition")]
+    Empty,
+    /// A key no record has; `fields` lists the ones every record has.
+    #[error("no record has `{key}` (fields: {fields}, or a cell setting such as verifier.model)")]
+    UnknownKey { key: String, fields: String },
 }
 
 /// Why a line is not a simulation record.

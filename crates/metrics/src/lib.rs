@@ -129,7 +129,10 @@ pub mod procedure {
     };
 }
 
-pub use error::{MetricsError, PlotCause, RecordCause, SidecarCause};
+pub use error::{
+    DomainTableCause, MetricsError, PlotCause, RecordCause, ResultsCause, SelectorFinding,
+    SidecarCause,
+};
 
 // Inputs: records, run directories and upstream `results.json` files.
 pub use input::domains::DomainTable;

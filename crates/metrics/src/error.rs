@@ -6,6 +6,7 @@
 use plotters::drawing::DrawingAreaErrorKind;
 use plotters::prelude::{BitMapBackend, DrawingBackend, SVGBackend};
 use std::path::PathBuf;
+use tauguard_core::termination::Termination;
 
 /// Anything that stops loading inputs, computing a comparison or writing outputs.
 #[derive(Debug, thiserror::Error)]
@@ -163,21 +164,58 @@ pub enum SidecarCause {
     #[error(transparent)]
     RowCount(#[from] std::num::TryFromIntError),
     /// A table that is not shaped as the sidecar's (a column missing, of another type, holding
-    /// a value no summary has, another schema version): a finding, with no error beneath it.
-    #[error("{0}")]
-    Shape(String),
+    /// a value no summary has, another schema version).
+    #[error(transparent)]
+    Shape(#[from] ShapeFinding),
 }
 
-impl From<String> for SidecarCause {
-    fn from(finding: String) -> SidecarCause {
-        SidecarCause::Shape(finding)
-    }
-}
-
-impl From<&str> for SidecarCause {
-    fn from(finding: &str) -> SidecarCause {
-        SidecarCause::Shape(finding.to_string())
-    }
+/// How a sidecar table differs from the sidecar's shape: a finding, with no error beneath it
+/// but for a column of JSON that does not parse.
+#[derive(Debug, thiserror::Error)]
+pub enum ShapeFinding {
+    /// A column a batch is read by is absent.
+    #[error("no column `{0}`")]
+    NoColumn(String),
+    /// A column a table's metadata is read by is absent.
+    #[error("no `{0}` column")]
+    NoTableColumn(String),
+    #[error("column `{0}` has an unexpected type")]
+    UnexpectedType(String),
+    #[error("column `{0}` has a null")]
+    Null(String),
+    #[error("column `{0}` holds no strings")]
+    NoStrings(String),
+    #[error("column `{0}` holds no numbers")]
+    NoNumbers(&'static str),
+    /// A termination reason outside [`Termination::ALL`], which the text lists.
+    #[error(
+        "unknown termination reason `{0}` (known: {known})",
+        known = Termination::ALL.map(|t| t.as_str()).join(", ")
+    )]
+    UnknownTermination(String),
+    /// A value no summary has: `what` names its kind (`slice`, `verdict`).
+    #[error("unknown {what} `{value}`")]
+    Unknown { what: &'static str, value: String },
+    /// A list column holding a value no summary has.
+    #[error("column `{column}`: unknown {what} `{value}`")]
+    UnknownItem {
+        column: String,
+        what: &'static str,
+        value: String,
+    },
+    #[error("column `other_usage`")]
+    OtherUsage(#[source] serde_json::Error),
+    #[error("no or another sidecar schema version")]
+    SchemaVersion,
+    /// A row the manifest places in a row group the table does not hold.
+    #[error("no row {0}")]
+    NoRow(usize),
+    #[error("the tables do not match the manifest")]
+    NotTheManifest,
+    #[error("a call names no simulation")]
+    OrphanCall,
+    #[error("a simulation was not read")]
+    SimulationNotRead,
 }
 
 /// plotters' error from the backend a figure was drawn on.
@@ -189,11 +227,34 @@ pub enum PlotCause {
     Svg(DrawingAreaErrorKind<<SVGBackend<'static> as DrawingBackend>::ErrorType>),
 }
 
+impl ShapeFinding {
+    /// A `what` (`slice`, `verdict`) whose value no summary has.
+    pub(crate) fn unknown(what: &'static str, value: &str) -> ShapeFinding {
+        ShapeFinding::Unknown {
+            what,
+            value: value.to_string(),
+        }
+    }
+}
+
 impl MetricsError {
     pub(crate) fn io(path: impl Into<PathBuf>, cause: std::io::Error) -> Self {
         MetricsError::Io {
             path: path.into(),
             cause,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sidecar's finding reads as the parse error of the core type it stands for.
+    #[test]
+    fn unknown_termination_reads_as_the_core_parse_error() {
+        let core = "fork".parse::<Termination>().unwrap_err();
+        let finding = ShapeFinding::UnknownTermination("fork".into()).to_string();
+        assert_eq!(finding, core);
     }
 }

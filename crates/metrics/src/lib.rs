@@ -131,7 +131,7 @@ pub mod procedure {
 
 pub use error::{
     DomainTableCause, MetricsError, PlotCause, RecordCause, ResultsCause, SelectorFinding,
-    SidecarCause,
+    ShapeFinding, SidecarCause,
 };
 
 // Inputs: records, run directories and upstream `results.json` files.

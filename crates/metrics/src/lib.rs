@@ -122,7 +122,7 @@ pub mod procedure {
     pub use crate::measure::procedure::validation::{FAULT_CHECKS, FaultValidation};
     pub use crate::measure::procedure::{
         Check, DialogueJudge, JudgeKind, Judgement, Level, Position, ProcedureBook, ProcedureSpec,
-        ProcessVerdict, Requirement, SpecError, StandInJudge, Violation, evaluate,
+        ProcessVerdict, Requirement, SpecError, SpecProblem, StandInJudge, Violation, evaluate,
     };
     pub use crate::measure::process::{
         ProcessIndex, ProcessSummary, attach, process_index, verdicts,

@@ -44,7 +44,7 @@ pub enum MetricsError {
     BadDomainTable(#[source] DomainTableCause),
     /// `compare` found no (task, trial) present in both inputs.
     #[error("no paired simulations: {0}")]
-    NoPairs(String),
+    NoPairs(Unpaired),
     /// Writing a CSV table failed.
     #[error("{}", path.display())]
     Csv {
@@ -96,6 +96,16 @@ pub enum MetricsError {
         #[source]
         cause: PlotCause,
     },
+}
+
+/// The two sides of a comparison that pairs nothing, with their scored simulations.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{a} and {b} share no scored (task, trial); {scored_a} vs {scored_b} scored simulations")]
+pub struct Unpaired {
+    pub a: String,
+    pub b: String,
+    pub scored_a: u64,
+    pub scored_b: u64,
 }
 
 /// Why a file is not a τ²-bench results file.

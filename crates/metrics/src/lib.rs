@@ -131,7 +131,7 @@ pub mod procedure {
 
 pub use error::{
     DomainTableCause, MetricsError, PlotCause, RecordCause, ResultsCause, SelectorFinding,
-    ShapeFinding, SidecarCause,
+    ShapeFinding, SidecarCause, Unpaired,
 };
 
 // Inputs: records, run directories and upstream `results.json` files.

@@ -148,7 +148,14 @@ fn no_pairs_is_an_error() {
         r.task_id = format!("other-{}", r.task_id);
     }
     let err = compare(&a, &b, &CompareOptions::default()).unwrap_err();
-    assert!(err.to_string().contains("no paired simulations"), "{err}");
+    assert!(
+        matches!(&err, MetricsError::NoPairs(u) if (u.scored_a, u.scored_b) == (2, 2)),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "no paired simulations: A and B share no scored (task, trial); 2 vs 2 scored simulations"
+    );
 }
 
 #[test]

@@ -21,7 +21,7 @@ use crate::summary::{
     VerifierTotals, boxed_unless_empty,
 };
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int32Type, UInt32Type, UInt64Type};
+use arrow_array::types::{Float64Type, Int32Type};
 use arrow_array::{
     Array, BooleanArray, Float64Array, ListArray, PrimitiveArray, RecordBatch, StringArray,
     UInt32Array, UInt64Array,
@@ -151,29 +151,30 @@ impl Cols<'_> {
         })
     }
 
-    fn str(&self, name: &str) -> Result<StringArray, ShapeFinding> {
-        let a = self.get(name)?.as_string_opt::<i32>();
+    /// Column `name` as an `A` (an error when of another type): every typed getter's reading.
+    fn typed<A: Array + Clone + 'static>(&self, name: &str) -> Result<A, ShapeFinding> {
+        let a = self.get(name)?.as_any().downcast_ref::<A>();
         a.cloned().ok_or_else(|| Self::bad(name))
+    }
+
+    fn str(&self, name: &str) -> Result<StringArray, ShapeFinding> {
+        self.typed(name)
     }
 
     fn u32(&self, name: &str) -> Result<UInt32Array, ShapeFinding> {
-        let a = self.get(name)?.as_primitive_opt::<UInt32Type>();
-        a.cloned().ok_or_else(|| Self::bad(name))
+        self.typed(name)
     }
 
     fn u64(&self, name: &str) -> Result<UInt64Array, ShapeFinding> {
-        let a = self.get(name)?.as_primitive_opt::<UInt64Type>();
-        a.cloned().ok_or_else(|| Self::bad(name))
+        self.typed(name)
     }
 
     fn f64(&self, name: &str) -> Result<Float64Array, ShapeFinding> {
-        let a = self.get(name)?.as_primitive_opt::<Float64Type>();
-        a.cloned().ok_or_else(|| Self::bad(name))
+        self.typed(name)
     }
 
     fn bool(&self, name: &str) -> Result<BooleanArray, ShapeFinding> {
-        let a = self.get(name)?.as_boolean_opt();
-        a.cloned().ok_or_else(|| Self::bad(name))
+        self.typed(name)
     }
 
     /// A column that may hold no null (a required field of every row).
@@ -185,8 +186,7 @@ impl Cols<'_> {
     }
 
     fn list(&self, name: &str) -> Result<ListArray, ShapeFinding> {
-        let a = self.get(name)?.as_list_opt::<i32>();
-        a.cloned().ok_or_else(|| Self::bad(name))
+        self.typed(name)
     }
 }
 

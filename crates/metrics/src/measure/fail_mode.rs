@@ -200,15 +200,18 @@ impl FailModeCounts {
         self
     }
 
-    /// The warning a flagged group gets, naming the cell, the share and the reasons.
-    pub(crate) fn warning(
-        &self,
+    /// The warning a group with flagged counts gets, naming the cell, the share and the
+    /// reasons; none for a group without counts (the value of both fail-mode measures).
+    pub(crate) fn warnings(
+        counts: &Option<FailModeCounts>,
         label: &str,
         what: &str,
         table: &str,
         cx: &Context<'_>,
     ) -> Vec<String> {
-        let Some(share) = self.share().filter(|_| self.flagged) else {
+        let Some((c, share)) =
+            (counts.as_ref()).and_then(|c| Some((c, c.share().filter(|_| c.flagged)?)))
+        else {
             return Vec::new();
         };
         vec![format!(
@@ -216,9 +219,9 @@ impl FailModeCounts {
              (reasons: {}); its {table} numbers describe the fail mode \
              (--fail-mode-threshold {})",
             share * 100.0,
-            self.fail_mode,
-            self.decisions,
-            self.reasons_text(),
+            c.fail_mode,
+            c.decisions,
+            c.reasons_text(),
             cx.options.fail_mode_threshold
         )]
     }
@@ -263,9 +266,7 @@ impl Measure for FailMode {
     }
 
     fn warnings(v: &Option<FailModeCounts>, label: &str, cx: &Context<'_>) -> Vec<String> {
-        v.as_ref().map_or_else(Vec::new, |c| {
-            c.warning(label, "guard verdicts", "PolicyGuard Table 7", cx)
-        })
+        FailModeCounts::warnings(v, label, "guard verdicts", "PolicyGuard Table 7", cx)
     }
 
     fn shows_group_columns(values: &[Option<FailModeCounts>]) -> bool {

@@ -50,9 +50,7 @@ impl Measure for GuideFailMode {
     }
 
     fn warnings(v: &Option<FailModeCounts>, label: &str, cx: &Context<'_>) -> Vec<String> {
-        v.as_ref().map_or_else(Vec::new, |c| {
-            c.warning(label, "guide runs", "PolicyGuide Table 14", cx)
-        })
+        FailModeCounts::warnings(v, label, "guide runs", "PolicyGuide Table 14", cx)
     }
 
     fn shows_group_columns(values: &[Option<FailModeCounts>]) -> bool {

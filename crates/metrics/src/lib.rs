@@ -122,14 +122,17 @@ pub mod procedure {
     pub use crate::measure::procedure::validation::{FAULT_CHECKS, FaultValidation};
     pub use crate::measure::procedure::{
         Check, DialogueJudge, JudgeKind, Judgement, Level, Position, ProcedureBook, ProcedureSpec,
-        ProcessVerdict, Requirement, SpecError, StandInJudge, Violation, evaluate,
+        ProcessVerdict, Requirement, SpecError, SpecProblem, StandInJudge, Violation, evaluate,
     };
     pub use crate::measure::process::{
         ProcessIndex, ProcessSummary, attach, process_index, verdicts,
     };
 }
 
-pub use error::{MetricsError, PlotCause, RecordCause, SidecarCause};
+pub use error::{
+    DomainTableCause, MetricsError, PlotCause, RecordCause, ResultsCause, SelectorFinding,
+    ShapeFinding, SidecarCause, Unpaired,
+};
 
 // Inputs: records, run directories and upstream `results.json` files.
 pub use input::domains::DomainTable;

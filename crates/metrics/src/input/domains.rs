@@ -5,7 +5,7 @@
 //! The table is data, `assets/domains.json`, embedded at build time; a caller may pass its own
 //! table in the same shape (`DomainTable::from_json`).
 
-use crate::error::MetricsError;
+use crate::error::{DomainTableCause, MetricsError};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use tauguard_core::Requestor;
@@ -46,14 +46,18 @@ impl DomainTable {
     /// bool}`; keys starting with `_` are comments.
     pub fn from_json(text: &str) -> Result<DomainTable, MetricsError> {
         let raw: BTreeMap<String, serde_json::Value> =
-            serde_json::from_str(text).map_err(|e| MetricsError::BadDomainTable(e.to_string()))?;
+            serde_json::from_str(text).map_err(|e| MetricsError::BadDomainTable(e.into()))?;
         let mut domains = BTreeMap::new();
         for (name, value) in raw {
             if name.starts_with('_') {
                 continue;
             }
-            let info: DomainInfo = serde_json::from_value(value)
-                .map_err(|e| MetricsError::BadDomainTable(format!("domain `{name}`: {e}")))?;
+            let info: DomainInfo = serde_json::from_value(value).map_err(|cause| {
+                MetricsError::BadDomainTable(DomainTableCause::Domain {
+                    domain: name.clone(),
+                    cause,
+                })
+            })?;
             domains.insert(name, info);
         }
         Ok(DomainTable { domains })

@@ -23,7 +23,7 @@
 //! reward upstream (pandas NaN), so it counts as a failure; it is imported with reward 0 and
 //! `details.missing_reward_info = true`.
 
-use crate::error::MetricsError;
+use crate::error::{MetricsError, ResultsCause};
 use crate::input::domains::{DomainInfo, DomainTable};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -218,7 +218,7 @@ impl<'d> Importer<'d> {
                 .ok_or_else(|| MetricsError::BadResults {
                     path: path.to_path_buf(),
                     location: format!("simulations[{i}]"),
-                    message: format!("task `{}` is not in `tasks`", sim.task_id),
+                    cause: ResultsCause::UnknownTask(sim.task_id.clone()),
                 })?;
         let gold: &[UpAction] = task
             .evaluation_criteria
@@ -233,13 +233,11 @@ impl<'d> Importer<'d> {
 
         let mut messages = Vec::with_capacity(sim.messages.len());
         for (j, raw) in std::mem::take(&mut sim.messages).into_iter().enumerate() {
-            messages.push(
-                parse_message(raw).map_err(|message| MetricsError::BadResults {
-                    path: path.to_path_buf(),
-                    location: format!("simulations[{i}].messages[{j}]"),
-                    message,
-                })?,
-            );
+            messages.push(parse_message(raw).map_err(|e| MetricsError::BadResults {
+                path: path.to_path_buf(),
+                location: format!("simulations[{i}].messages[{j}]"),
+                cause: e.into(),
+            })?);
         }
         let mut agent_turns = 0;
         let mut user_turns = 0;
@@ -348,19 +346,19 @@ fn sim_provenance(
         serde_json::from_value(info.clone()).map_err(|e| MetricsError::BadResults {
             path: path.to_path_buf(),
             location: format!("simulations[{i}].info.tauguard"),
-            message: e.to_string(),
+            cause: e.into(),
         })?;
     Ok(parsed.tauguard)
 }
 
 /// Upstream messages carry more fields than tauguard's and allow a null tool-message content;
 /// the extra fields are ignored and a null content becomes empty.
-fn parse_message(mut value: Value) -> Result<Message, String> {
+fn parse_message(mut value: Value) -> Result<Message, serde_json::Error> {
     if let Some(obj) = value.as_object_mut()
         && obj.get("role").and_then(Value::as_str) == Some("tool")
         && obj.get("content").is_none_or(Value::is_null)
     {
         obj.insert("content".into(), Value::String(String::new()));
     }
-    serde_json::from_value(value).map_err(|e| e.to_string())
+    serde_json::from_value(value)
 }

@@ -293,6 +293,33 @@ const TABLE7: TableDecl = TableDecl {
     repeated: &[],
 };
 
+/// The flat CSV's columns of each view of the confusion, named after the view: every view
+/// counts the same cells.
+macro_rules! view_columns {
+    ($($view:literal),*) => {
+        &[$(
+            Column::csv(
+                concat!($view, "_tp"),
+                "count",
+                "violating calls blocked (PolicyGuard Table 7; view in the prefix)",
+            ),
+            Column::csv(concat!($view, "_fn"), "count", "violating calls passed"),
+            Column::csv(concat!($view, "_fp"), "count", "compliant calls blocked"),
+            Column::csv(concat!($view, "_tn"), "count", "compliant calls passed"),
+            Column::csv(
+                concat!($view, "_pv_recall"),
+                "fraction",
+                "TP / (TP + FN) (PolicyGuard Table 7)",
+            ),
+            Column::csv(
+                concat!($view, "_block_rate"),
+                "fraction",
+                "blocked / attempts (PolicyGuard Table 7)",
+            ),
+        )*]
+    };
+}
+
 /// The confusion views of each group: PolicyGuard Table 7 (with the fail-mode verdicts of
 /// [`FailMode`] in each view's row) and both views' counts and rates in the flat CSV.
 #[derive(Debug)]
@@ -300,87 +327,13 @@ pub(crate) struct ConfusionMeasure;
 
 impl Measure for ConfusionMeasure {
     const KEY: &'static str = "confusion";
-    const GROUP_COLUMNS: &'static [Column] = &[
-        Column {
-            header: "verdict_tp",
-            name: "verdict_tp",
-            unit: "count",
-            meaning: "violating calls blocked (PolicyGuard Table 7; view in the prefix)",
-        },
-        Column {
-            header: "verdict_fn",
-            name: "verdict_fn",
-            unit: "count",
-            meaning: "violating calls passed",
-        },
-        Column {
-            header: "verdict_fp",
-            name: "verdict_fp",
-            unit: "count",
-            meaning: "compliant calls blocked",
-        },
-        Column {
-            header: "verdict_tn",
-            name: "verdict_tn",
-            unit: "count",
-            meaning: "compliant calls passed",
-        },
-        Column {
-            header: "verdict_pv_recall",
-            name: "verdict_pv_recall",
-            unit: "fraction",
-            meaning: "TP / (TP + FN) (PolicyGuard Table 7)",
-        },
-        Column {
-            header: "verdict_block_rate",
-            name: "verdict_block_rate",
-            unit: "fraction",
-            meaning: "blocked / attempts (PolicyGuard Table 7)",
-        },
-        Column {
-            header: "runtime_tp",
-            name: "runtime_tp",
-            unit: "count",
-            meaning: "violating calls blocked (PolicyGuard Table 7; view in the prefix)",
-        },
-        Column {
-            header: "runtime_fn",
-            name: "runtime_fn",
-            unit: "count",
-            meaning: "violating calls passed",
-        },
-        Column {
-            header: "runtime_fp",
-            name: "runtime_fp",
-            unit: "count",
-            meaning: "compliant calls blocked",
-        },
-        Column {
-            header: "runtime_tn",
-            name: "runtime_tn",
-            unit: "count",
-            meaning: "compliant calls passed",
-        },
-        Column {
-            header: "runtime_pv_recall",
-            name: "runtime_pv_recall",
-            unit: "fraction",
-            meaning: "TP / (TP + FN) (PolicyGuard Table 7)",
-        },
-        Column {
-            header: "runtime_block_rate",
-            name: "runtime_block_rate",
-            unit: "fraction",
-            meaning: "blocked / attempts (PolicyGuard Table 7)",
-        },
-    ];
+    const GROUP_COLUMNS: &'static [Column] = view_columns!("verdict", "runtime");
     const TABLES: &'static [TableDecl] = &[TABLE7];
-    const PLACE: Place = Place {
-        json_after: &["cost_per_simulation"],
-        json_skip_null: false,
-        groups_after: &["guard_cost_usd"],
-        tables_after: Some("pass_k"),
-    };
+    const PLACE: Place = Place::after(
+        &["cost_per_simulation"],
+        &["guard_cost_usd"],
+        Some("pass_k"),
+    );
     type Acc = ConfusionViews;
     type Value = ConfusionViews;
 
@@ -430,12 +383,7 @@ pub fn policyguard_table7(r: &Report) -> Table {
                 "runtime",
                 &confusion.runtime,
                 f.map(|f| f.executed_fail_mode),
-                f.and_then(|f| {
-                    ratio(
-                        f.executed_fail_mode,
-                        confusion.runtime.attempts(),
-                    )
-                }),
+                f.and_then(|f| ratio(f.executed_fail_mode, confusion.runtime.attempts())),
             ),
         ] {
             let mut row = key_cells(g);
@@ -475,7 +423,8 @@ pub fn policyguard_table7(r: &Report) -> Table {
 #[cfg(test)]
 pub(crate) fn confusion(
     records: &[&tauguard_core::record::SimulationRecord],
-    labels: &LabelOptions) -> ConfusionViews {
+    labels: &LabelOptions,
+) -> ConfusionViews {
     let mut out = ConfusionViews::default();
     for rec in records {
         out.add(&SimSummary::of(rec), labels);

@@ -200,9 +200,18 @@ impl FailModeCounts {
         self
     }
 
-    /// The warning a flagged group gets, naming the cell, the share and the reasons.
-    pub(crate) fn warning(&self, label: &str, what: &str, table: &str, cx: &Context<'_>) -> Vec<String> {
-        let Some(share) = self.share().filter(|_| self.flagged) else {
+    /// The warning a group with flagged counts gets, naming the cell, the share and the
+    /// reasons; none for a group without counts (the value of both fail-mode measures).
+    pub(crate) fn warnings(
+        counts: &Option<FailModeCounts>,
+        label: &str,
+        what: &str,
+        table: &str,
+        cx: &Context<'_>,
+    ) -> Vec<String> {
+        let Some((c, share)) =
+            (counts.as_ref()).and_then(|c| Some((c, c.share().filter(|_| c.flagged)?)))
+        else {
             return Vec::new();
         };
         vec![format!(
@@ -210,9 +219,9 @@ impl FailModeCounts {
              (reasons: {}); its {table} numbers describe the fail mode \
              (--fail-mode-threshold {})",
             share * 100.0,
-            self.fail_mode,
-            self.decisions,
-            self.reasons_text(),
+            c.fail_mode,
+            c.decisions,
+            c.reasons_text(),
             cx.options.fail_mode_threshold
         )]
     }
@@ -226,32 +235,24 @@ pub(crate) struct FailMode;
 impl Measure for FailMode {
     const KEY: &'static str = "fail_mode";
     const GROUP_COLUMNS: &'static [Column] = &[
-        Column {
-            header: "fail_mode_decisions",
-            name: "fail_mode_decisions",
-            unit: "count",
-            meaning: "guard decisions on agent-side mutating calls of scored simulations",
-        },
-        Column {
-            header: "fail_mode_verdicts",
-            name: "fail_mode_verdicts",
-            unit: "count",
-            meaning: "of those, verdicts the guard's fail mode gave, not the verifier (see \
-                      fail_mode.rs)",
-        },
-        Column {
-            header: "fail_mode_rate",
-            name: "fail_mode_rate",
-            unit: "fraction",
-            meaning: "fail-mode verdicts / guard decisions",
-        },
+        Column::csv(
+            "fail_mode_decisions",
+            "count",
+            "guard decisions on agent-side mutating calls of scored simulations",
+        ),
+        Column::csv(
+            "fail_mode_verdicts",
+            "count",
+            "of those, verdicts the guard's fail mode gave, not the verifier (see \
+            fail_mode.rs)",
+        ),
+        Column::csv(
+            "fail_mode_rate",
+            "fraction",
+            "fail-mode verdicts / guard decisions",
+        ),
     ];
-    const PLACE: Place = Place {
-        json_after: &["verifier_calls"],
-        json_skip_null: true,
-        groups_after: &["asr"],
-        tables_after: None,
-    };
+    const PLACE: Place = Place::after(&["verifier_calls"], &["asr"], None).skipping_null();
     type Acc = FailModeCounts;
     /// `None` when the group has no guard decision.
     type Value = Option<FailModeCounts>;
@@ -265,9 +266,7 @@ impl Measure for FailMode {
     }
 
     fn warnings(v: &Option<FailModeCounts>, label: &str, cx: &Context<'_>) -> Vec<String> {
-        v.as_ref().map_or_else(Vec::new, |c| {
-            c.warning(label, "guard verdicts", "PolicyGuard Table 7", cx)
-        })
+        FailModeCounts::warnings(v, label, "guard verdicts", "PolicyGuard Table 7", cx)
     }
 
     fn shows_group_columns(values: &[Option<FailModeCounts>]) -> bool {

@@ -23,25 +23,19 @@ pub(crate) struct GuideFailMode;
 impl Measure for GuideFailMode {
     const KEY: &'static str = "guide_fail_mode";
     const GROUP_COLUMNS: &'static [Column] = &[
-        Column {
-            header: "guide_fail_mode_runs",
-            name: "guide_fail_mode_runs",
-            unit: "count",
-            meaning: "guide runs whose guidance the fail mode gave, not the model",
-        },
-        Column {
-            header: "guide_fail_mode_rate",
-            name: "guide_fail_mode_rate",
-            unit: "fraction",
-            meaning: "fail-mode guide runs / guide runs",
-        },
+        Column::csv(
+            "guide_fail_mode_runs",
+            "count",
+            "guide runs whose guidance the fail mode gave, not the model",
+        ),
+        Column::csv(
+            "guide_fail_mode_rate",
+            "fraction",
+            "fail-mode guide runs / guide runs",
+        ),
     ];
-    const PLACE: Place = Place {
-        json_after: &["guide_usage"],
-        json_skip_null: true,
-        groups_after: &["fail_mode_rate", "asr"],
-        tables_after: None,
-    };
+    const PLACE: Place =
+        Place::after(&["guide_usage"], &["fail_mode_rate", "asr"], None).skipping_null();
     type Acc = GuideRuns;
     /// `None` without guide events.
     type Value = Option<FailModeCounts>;
@@ -56,9 +50,7 @@ impl Measure for GuideFailMode {
     }
 
     fn warnings(v: &Option<FailModeCounts>, label: &str, cx: &Context<'_>) -> Vec<String> {
-        v.as_ref().map_or_else(Vec::new, |c| {
-            c.warning(label, "guide runs", "PolicyGuide Table 14", cx)
-        })
+        FailModeCounts::warnings(v, label, "guide runs", "PolicyGuide Table 14", cx)
     }
 
     fn shows_group_columns(values: &[Option<FailModeCounts>]) -> bool {

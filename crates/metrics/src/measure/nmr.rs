@@ -9,9 +9,9 @@
 //! source are counted as `unknown` and left out of the rate.
 
 use crate::measure::confusion::ratio;
-use crate::measure::registry::{Column, Context, Measure, Place, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, Place, TableDecl, fill};
 use crate::render::table::{Cell, Table};
-use crate::render::tables::key_cells;
+use crate::report::GroupReport;
 use crate::report::Report;
 use crate::summary::{CallSummary, SimSummary};
 use serde::{Deserialize, Serialize};
@@ -167,51 +167,44 @@ const TABLE9: TableDecl = TableDecl {
 impl Measure for Nmr {
     const KEY: &'static str = "call_nmr";
     const GROUP_COLUMNS: &'static [Column] = &[
-        Column {
-            header: "nmr_calls",
-            name: "nmr_calls",
-            unit: "count",
-            meaning: "executed agent-side mutating calls with known prerequisite status \
-                      (PolicyGuard Table 9)",
-        },
-        Column {
-            header: "nmr_lacking",
-            name: "nmr_lacking",
-            unit: "count",
-            meaning: "of those, calls lacking a prerequisite read",
-        },
-        Column {
-            header: "call_nmr",
-            name: "call_nmr",
-            unit: "fraction",
-            meaning: "lacking / calls (PolicyGuard Table 9)",
-        },
-        Column {
-            header: "nmr_passing_calls",
-            name: "nmr_passing_calls",
-            unit: "count",
-            meaning: "calls of outcome-passing simulations (PolicyGuide Table 17)",
-        },
-        Column {
-            header: "nmr_passing_lacking",
-            name: "nmr_passing_lacking",
-            unit: "count",
-            meaning: "of those, calls lacking a prerequisite read",
-        },
-        Column {
-            header: "call_nmr_passing",
-            name: "call_nmr_passing",
-            unit: "fraction",
-            meaning: "call-NMR of outcome-passing simulations",
-        },
+        Column::csv(
+            "nmr_calls",
+            "count",
+            "executed agent-side mutating calls with known prerequisite status \
+            (PolicyGuard Table 9)",
+        ),
+        Column::csv(
+            "nmr_lacking",
+            "count",
+            "of those, calls lacking a prerequisite read",
+        ),
+        Column::csv(
+            "call_nmr",
+            "fraction",
+            "lacking / calls (PolicyGuard Table 9)",
+        ),
+        Column::csv(
+            "nmr_passing_calls",
+            "count",
+            "calls of outcome-passing simulations (PolicyGuide Table 17)",
+        ),
+        Column::csv(
+            "nmr_passing_lacking",
+            "count",
+            "of those, calls lacking a prerequisite read",
+        ),
+        Column::csv(
+            "call_nmr_passing",
+            "fraction",
+            "call-NMR of outcome-passing simulations",
+        ),
     ];
     const TABLES: &'static [TableDecl] = &[TABLE9];
-    const PLACE: Place = Place {
-        json_after: &["confusion"],
-        json_skip_null: false,
-        groups_after: &["runtime_block_rate"],
-        tables_after: Some("policyguard_table7"),
-    };
+    const PLACE: Place = Place::after(
+        &["confusion"],
+        &["runtime_block_rate"],
+        Some("policyguard_table7"),
+    );
     type Acc = CallNmrViews;
     type Value = CallNmrViews;
 
@@ -237,12 +230,9 @@ impl Measure for Nmr {
     }
 
     fn tables(r: &Report) -> Vec<Table> {
-        let mut t = TABLE9.table("PolicyGuard Table 9: call-NMR on Mut tasks");
-        for g in &r.groups {
-            let v = g.measures.get::<Nmr>().unwrap_or_default();
+        let cells = |_: &GroupReport, v: CallNmrViews| {
             let (a, p) = (&v.all, &v.passing);
-            let mut row = key_cells(g);
-            row.extend([
+            [
                 Cell::Int(a.calls),
                 Cell::Int(a.lacking),
                 Cell::opt_pct(a.rate()),
@@ -250,32 +240,26 @@ impl Measure for Nmr {
                 Cell::Int(p.lacking),
                 Cell::opt_pct(p.rate()),
                 Cell::Int(a.unknown),
-            ]);
-            t.rows.push(row);
-        }
-        t.notes.push(
-            "Call-NMR = executed agent-side mutating calls lacking a prerequisite / executed \
-             calls with known prerequisite status; passing = outcome-passing simulations."
-                .into(),
-        );
-        vec![t]
+            ]
+        };
+        vec![fill(
+            TABLE9.table("PolicyGuard Table 9: call-NMR on Mut tasks"),
+            r,
+            |g| Some(g.measures.get::<Nmr>().unwrap_or_default()),
+            cells,
+            &[
+                "Call-NMR = executed agent-side mutating calls lacking a prerequisite / executed \
+               calls with known prerequisite status; passing = outcome-passing simulations.",
+            ],
+        )]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tauguard_core::record::SimulationRecord;
+    use crate::measure::registry_tests::value_over;
     use tauguard_testkit::synthetic::{attempt, record};
-
-    /// Call-NMR over the Mut, non-infrastructure-error simulations of `records`.
-    fn call_nmr(records: &[&SimulationRecord]) -> CallNmrViews {
-        let mut out = CallNmrViews::default();
-        for rec in records {
-            out.add(&SimSummary::of(rec));
-        }
-        out
-    }
 
     #[test]
     fn hand_computed_nmr() {
@@ -301,7 +285,7 @@ mod tests {
         let mut pv = record("t4", Slice::Pv, 0, 0.0);
         pv.call_attempts = vec![attempt("h", None, true)];
 
-        let v = call_nmr(&[&pass, &fail, &unknown, &pv]);
+        let v = value_over::<Nmr>(&[&pass, &fail, &unknown, &pv]);
         assert_eq!(
             v.all,
             CallNmr {
@@ -327,7 +311,7 @@ mod tests {
         let mut a = attempt("a", None, true);
         a.faults = vec!["corrupt_argument".into()];
         r.call_attempts = vec![a];
-        assert_eq!(call_nmr(&[&r]).all.lacking, 0);
-        assert_eq!(call_nmr(&[&r]).all.calls, 1);
+        assert_eq!(value_over::<Nmr>(&[&r]).all.lacking, 0);
+        assert_eq!(value_over::<Nmr>(&[&r]).all.calls, 1);
     }
 }

@@ -8,9 +8,9 @@
 //! The user simulator's calls are left out. Infrastructure-error simulations are excluded.
 
 use crate::input::lean::Lean;
-use crate::measure::registry::{Column, Context, Measure, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, TableDecl, fill};
 use crate::render::table::{Cell, Table};
-use crate::render::tables::key_cells;
+use crate::report::GroupReport;
 use crate::report::Report;
 use crate::summary::SimSummary;
 use serde::{Deserialize, Serialize};
@@ -62,13 +62,11 @@ const TABLE: TableDecl = TableDecl {
 
 impl Measure for ReadOnlyCalls {
     const KEY: &'static str = "read_only_calls";
-    const SIM_COLUMNS: &'static [Column] = &[Column {
-        header: "read_only_calls",
-        name: "read_only_calls",
-        unit: "count",
-        meaning: "executed agent tool calls of the simulation that are in no call attempt (not \
-                  mutating)",
-    }];
+    const SIM_COLUMNS: &'static [Column] = &[Column::csv(
+        "read_only_calls",
+        "count",
+        "executed agent tool calls of the simulation that are in no call attempt (not mutating)",
+    )];
     const GROUP_COLUMNS: &'static [Column] = &[PER_SIM];
     const TABLES: &'static [TableDecl] = &[TABLE];
     type Acc = ReadOnlyStats;
@@ -90,7 +88,8 @@ impl Measure for ReadOnlyCalls {
     }
 
     fn finish(mut acc: ReadOnlyStats, _cx: &Context<'_>) -> ReadOnlyStats {
-        acc.per_simulation = (acc.simulations > 0).then(|| acc.calls as f64 / acc.simulations as f64);
+        acc.per_simulation =
+            (acc.simulations > 0).then(|| acc.calls as f64 / acc.simulations as f64);
         acc
     }
 
@@ -99,26 +98,24 @@ impl Measure for ReadOnlyCalls {
     }
 
     fn tables(r: &Report) -> Vec<Table> {
-        let mut t = TABLE.table("Read-only agent calls per scored simulation");
-        for g in &r.groups {
-            let Some(v) = g.measures.get::<ReadOnlyCalls>() else {
-                continue;
-            };
-            let mut row = key_cells(g);
-            row.extend([
+        let cells = |_: &GroupReport, v: ReadOnlyStats| {
+            [
                 Cell::Int(v.simulations),
                 Cell::Int(v.calls),
                 Cell::opt_num(v.per_simulation, 2),
-            ]);
-            t.rows.push(row);
-        }
-        t.notes.push(
-            "Read-only: an executed agent tool call that is in none of the record's call \
-             attempts (which list every agent-side mutating call); the user simulator's calls \
-             are not counted."
-                .into(),
-        );
-        vec![t]
+            ]
+        };
+        vec![fill(
+            TABLE.table("Read-only agent calls per scored simulation"),
+            r,
+            |g| g.measures.get::<ReadOnlyCalls>(),
+            cells,
+            &[
+                "Read-only: an executed agent tool call that is in none of the record's call \
+               attempts (which list every agent-side mutating call); the user simulator's calls \
+               are not counted.",
+            ],
+        )]
     }
 }
 
@@ -126,16 +123,21 @@ impl Measure for ReadOnlyCalls {
 mod tests {
     use super::*;
     use crate::report::{ReportOptions, report};
-    use tauguard_testkit::synthetic::{attempt, infra, record, with_calls};
     use tauguard_core::Message;
     use tauguard_core::record::Slice;
+    use tauguard_testkit::synthetic::{attempt, infra, record, with_calls};
 
     #[test]
     fn counts_the_agents_executed_calls_that_mutate_nothing() {
         // Two reads and a cancellation (a call attempt), then a call of the user simulator.
         let mut a = with_calls(
             record("t1", Slice::Mut, 0, 1.0),
-            &["get_user", "get_order", "cancel_order", "toggle_airplane_mode"],
+            &[
+                "get_user",
+                "get_order",
+                "cancel_order",
+                "toggle_airplane_mode",
+            ],
         );
         a.call_attempts.push(attempt("call_2", None, true));
         if let Message::Assistant(p) = &mut a.messages[3] {
@@ -157,10 +159,18 @@ mod tests {
         );
         let json = &rep.to_json()[0]["read_only_calls"];
         assert_eq!(json["per_simulation"], 1.0);
-        assert!(rep.render(crate::render::table::Format::Csv).lines().next().unwrap()
-            .contains("read_only_calls_per_sim"));
+        assert!(
+            rep.render(crate::render::table::Format::Csv)
+                .lines()
+                .next()
+                .unwrap()
+                .contains("read_only_calls_per_sim")
+        );
         let md = rep.render(crate::render::table::Format::Md);
-        assert!(md.contains("| Scored sims | Read-only calls | Read-only / sim |"), "{md}");
+        assert!(
+            md.contains("| Scored sims | Read-only calls | Read-only / sim |"),
+            "{md}"
+        );
         assert!(md.contains("| 2 | 2 | 1.00 |"), "{md}");
     }
 }

@@ -11,6 +11,7 @@
 
 use crate::input::lean::Lean;
 use crate::render::table::{Cell, Table};
+use crate::render::tables::key_cells;
 use crate::report::{GroupReport, Report, ReportOptions};
 use crate::summary::SimSummary;
 use serde::Deserialize as _;
@@ -75,6 +76,21 @@ impl Declared {
 }
 
 impl Column {
+    /// A column of the flat per-group CSV or of the sidecar, whose header is its name: those
+    /// outputs print one name per column, so a declaration states it once.
+    pub(crate) const fn csv(
+        name: &'static str,
+        unit: &'static str,
+        meaning: &'static str,
+    ) -> Column {
+        Column {
+            header: name,
+            name,
+            unit,
+            meaning,
+        }
+    }
+
     /// The unit `schema.json` prints: none for text.
     pub fn schema_unit(&self) -> &'static str {
         if self.unit == "text" { "" } else { self.unit }
@@ -176,6 +192,45 @@ impl TableDecl {
     }
 }
 
+/// `t` (made by a measure's [`TableDecl`]) with a row for each group of `r` that `value`
+/// gives a value — the group's key cells, then `cells` of the value — and `notes` under it:
+/// the filling every per-group measure table shares, so a measure states only its cells.
+pub(crate) fn fill<V, C: IntoIterator<Item = Cell>>(
+    mut t: Table,
+    r: &Report,
+    value: impl Fn(&GroupReport) -> Option<V>,
+    cells: impl Fn(&GroupReport, V) -> C,
+    notes: &[&str],
+) -> Table {
+    for g in &r.groups {
+        let Some(v) = value(g) else { continue };
+        let mut row = key_cells(g);
+        row.extend(cells(g, v));
+        t.rows.push(row);
+    }
+    t.notes.extend(notes.iter().map(|n| n.to_string()));
+    t
+}
+
+/// [`fill`] for a measure `M` whose value is `None` for a group without data: a row per group
+/// with a value; no table when no group has one, so a report without the data prints none.
+pub(crate) fn fill_some<M, V, C>(
+    t: Table,
+    r: &Report,
+    cells: impl Fn(&GroupReport, V) -> C,
+    notes: &[&str],
+) -> Vec<Table>
+where
+    M: Measure<Value = Option<V>>,
+    C: IntoIterator<Item = Cell>,
+{
+    let value = |g: &GroupReport| g.measures.get::<M>().flatten();
+    if r.groups.iter().all(|g| value(g).is_none()) {
+        return Vec::new();
+    }
+    vec![fill(t, r, value, cells, notes)]
+}
+
 /// Where a measure's output goes among the report's fixed parts and the measures listed
 /// before it, so moving a metric onto the registry changes no output; empty or `None` puts it
 /// after them (a new measure).
@@ -192,6 +247,31 @@ pub(crate) struct Place {
     /// The id of the table its tables follow: a fixed table's (whether or not the report
     /// prints it) or the first declared table of a measure listed before it.
     pub tables_after: Option<&'static str>,
+}
+
+impl Place {
+    /// After the JSON keys `json`, the flat CSV's columns `groups` and the table `tables`
+    /// (each as [`Place`]'s fields say), a `null` value kept.
+    pub(crate) const fn after(
+        json: &'static [&'static str],
+        groups: &'static [&'static str],
+        tables: Option<&'static str>,
+    ) -> Place {
+        Place {
+            json_after: json,
+            json_skip_null: false,
+            groups_after: groups,
+            tables_after: tables,
+        }
+    }
+
+    /// This place with a `null` value left out of the group's JSON object.
+    pub(crate) const fn skipping_null(self) -> Place {
+        Place {
+            json_skip_null: true,
+            ..self
+        }
+    }
 }
 
 /// What a measure's group value may depend on besides the group's simulations: the report's
@@ -212,12 +292,7 @@ pub(crate) trait Measure: 'static {
     const GROUP_COLUMNS: &'static [Column];
     /// Its tables.
     const TABLES: &'static [TableDecl] = &[];
-    const PLACE: Place = Place {
-        json_after: &[],
-        json_skip_null: false,
-        groups_after: &[],
-        tables_after: None,
-    };
+    const PLACE: Place = Place::after(&[], &[], None);
     type Acc: Default + Send;
     type Value: Serialize + DeserializeOwned;
 

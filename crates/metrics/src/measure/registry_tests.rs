@@ -2,11 +2,26 @@
 //! and a meaning, and each declared column reaches `schema.json` as declared.
 
 use super::MEASURES;
-use super::registry::{Column, Declared, declared_columns};
+use super::registry::{Column, Context, Declared, Measure, declared_columns, slots};
 use crate::report::{ReportOptions, report};
+use crate::summary::SimSummary;
 use serde_json::{Value, json};
 use tauguard_core::record::{SimulationRecord, Slice, Verdict};
 use tauguard_testkit::synthetic::{attempt, guard_event, guide_event, record, usage, with_calls};
+
+/// Measure `M`'s value over `records`, each summarised and added as a group's simulations
+/// are (default options): what a measure's own tests check against hand counts.
+pub(crate) fn value_over<M: Measure>(records: &[&SimulationRecord]) -> M::Value {
+    let options = ReportOptions::default();
+    let cx = Context { options: &options };
+    let own = (slots().find(|(m, _)| m.key() == M::KEY)).map_or(0..0, |(_, r)| r);
+    let mut acc = M::Acc::default();
+    for rec in records {
+        let sim = SimSummary::of(rec);
+        M::add(&mut acc, &sim, &sim.measured[own.clone()], &cx);
+    }
+    M::finish(acc, &cx)
+}
 
 #[test]
 fn every_declared_column_has_a_meaning_and_a_unit() {

@@ -28,9 +28,9 @@
 
 use crate::input::lean::Lean;
 use crate::measure::confusion::ratio;
-use crate::measure::registry::{Column, Context, Measure, Place, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, Place, TableDecl, fill_some};
 use crate::render::table::{Cell, Table};
-use crate::render::tables::key_cells;
+use crate::report::GroupReport;
 use crate::report::Report;
 use crate::summary::{SimSummary, TraceSteps};
 use serde::{Deserialize, Serialize};
@@ -201,30 +201,15 @@ const PROCESS_VALID: Column = Column {
 impl Measure for Trace {
     const KEY: &'static str = "trace";
     const GROUP_COLUMNS: &'static [Column] = &[
-        Column {
-            header: "step_tcr",
-            name: "step_tcr",
-            unit: "fraction",
-            meaning: "Step-TCR (PolicyGuide Table 5)",
-        },
-        Column {
-            header: "trace_tcr",
-            name: "trace_tcr",
-            unit: "fraction",
-            meaning: "Trace-TCR (PolicyGuide Table 5)",
-        },
+        Column::csv("step_tcr", "fraction", "Step-TCR (PolicyGuide Table 5)"),
+        Column::csv("trace_tcr", "fraction", "Trace-TCR (PolicyGuide Table 5)"),
         Column {
             header: "process_valid_rate",
             ..PROCESS_VALID
         },
     ];
     const TABLES: &'static [TableDecl] = &[TABLE5];
-    const PLACE: Place = Place {
-        json_after: &["turns"],
-        json_skip_null: false,
-        groups_after: &["turns_delta"],
-        tables_after: Some("policyguard_table9"),
-    };
+    const PLACE: Place = Place::after(&["turns"], &["turns_delta"], Some("policyguard_table9"));
     type Acc = TraceCompliance;
     /// `None` when no simulation of the group has a gold trace.
     type Value = Option<TraceCompliance>;
@@ -246,47 +231,33 @@ impl Measure for Trace {
     }
 
     fn tables(r: &Report) -> Vec<Table> {
-        let with = |g: &crate::report::GroupReport| g.measures.get::<Trace>().flatten();
-        if r.groups.iter().all(|g| with(g).is_none()) {
-            return Vec::new();
-        }
-        let mut t = TABLE5.table("PolicyGuide Table 5: ordered-trace compliance");
-        for g in &r.groups {
-            let Some(tc) = with(g) else { continue };
-            let mut row = key_cells(g);
-            row.extend([
+        let cells = |_: &GroupReport, tc: TraceCompliance| {
+            [
                 Cell::Int(tc.traces),
                 Cell::Int(tc.passing),
                 Cell::opt_pct(tc.step_tcr()),
                 Cell::opt_pct(tc.trace_tcr()),
                 Cell::opt_pct(tc.process_valid_rate()),
-            ]);
-            t.rows.push(row);
-        }
-        t.notes.push(
-            "Step- and Trace-TCR condition on outcome-passing traces; process-valid = passing \
-             and trace-compliant / all traces."
-                .into(),
-        );
-        vec![t]
+            ]
+        };
+        fill_some::<Trace, _, _>(
+            TABLE5.table("PolicyGuide Table 5: ordered-trace compliance"),
+            r,
+            cells,
+            &[
+                "Step- and Trace-TCR condition on outcome-passing traces; process-valid = passing \
+               and trace-compliant / all traces.",
+            ],
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tauguard_core::record::SimulationRecord;
-    use tauguard_testkit::synthetic::{record, with_calls};
+    use crate::measure::registry_tests::value_over;
     use tauguard_core::record::Slice;
-
-    /// Trace compliance of `records`; `None` when no record has a gold trace.
-    fn trace_compliance(records: &[&SimulationRecord]) -> Option<TraceCompliance> {
-        let mut out = TraceCompliance::default();
-        for rec in records {
-            out.add(&SimSummary::of(rec));
-        }
-        (out.traces > 0).then_some(out)
-    }
+    use tauguard_testkit::synthetic::{record, with_calls};
 
     #[test]
     fn lcs_hand_cases() {
@@ -311,7 +282,7 @@ mod tests {
         failed.gold_trace = gold.clone();
         // No gold trace: ignored.
         let other = record("t2", Slice::Mut, 0, 1.0);
-        let t = trace_compliance(&[&ok, &swapped, &failed, &other]).unwrap();
+        let t = value_over::<Trace>(&[&ok, &swapped, &failed, &other]).unwrap();
         assert_eq!(
             t,
             TraceCompliance {
@@ -325,7 +296,7 @@ mod tests {
         assert_eq!(t.step_tcr(), Some(5.0 / 6.0));
         assert_eq!(t.trace_tcr(), Some(0.5));
         assert_eq!(t.process_valid_rate(), Some(1.0 / 3.0));
-        assert_eq!(trace_compliance(&[&other]), None);
+        assert_eq!(value_over::<Trace>(&[&other]), None);
     }
 
     #[test]
@@ -344,14 +315,14 @@ mod tests {
             timestamp: None,
             guard_blocked: true,
         }));
-        let t = trace_compliance(&[&r]).unwrap();
+        let t = value_over::<Trace>(&[&r]).unwrap();
         assert_eq!((t.matched_steps, t.compliant), (1, 0));
     }
 
     #[test]
     fn a_call_whose_guard_event_did_not_execute_is_no_event() {
-        use tauguard_testkit::synthetic::guard_event;
         use tauguard_core::record::Verdict;
+        use tauguard_testkit::synthetic::guard_event;
         let gold = Some(vec!["get".to_string(), "refuel".into()]);
         // Today's record: the blocked attempt of "refuel" is in guard_events only; the
         // trajectory holds the read. The attempt does not count as a step.
@@ -376,7 +347,7 @@ mod tests {
             Verdict::Block,
             false,
         )];
-        let t = trace_compliance(&[&blocked, &intercepted]).unwrap();
+        let t = value_over::<Trace>(&[&blocked, &intercepted]).unwrap();
         assert_eq!(
             (t.passing, t.gold_steps, t.matched_steps, t.compliant),
             (2, 4, 2, 0)
@@ -389,7 +360,7 @@ mod tests {
             Verdict::Block,
             true,
         ));
-        let t = trace_compliance(&[&intercepted]).unwrap();
+        let t = value_over::<Trace>(&[&intercepted]).unwrap();
         assert_eq!((t.matched_steps, t.compliant), (2, 1));
         // Calls no guard judged (read-only) count as they are.
         let mut plain = with_calls(record("t1", Slice::Mut, 2, 1.0), &["get", "refuel"]);
@@ -401,6 +372,6 @@ mod tests {
             Verdict::Pass,
             true,
         )];
-        assert_eq!(trace_compliance(&[&plain]).unwrap().compliant, 1);
+        assert_eq!(value_over::<Trace>(&[&plain]).unwrap().compliant, 1);
     }
 }

@@ -63,21 +63,24 @@ impl Measure for Truncation {
     const KEY: &'static str = "truncated_replies";
     const GROUP_COLUMNS: &'static [Column] = &[];
     const TABLES: &'static [TableDecl] = &[TABLE];
-    const PLACE: Place = Place {
-        json_after: &["cost_per_simulation"],
-        json_skip_null: false,
-        groups_after: &[],
-        tables_after: Some("spending"),
-    };
+    const PLACE: Place = Place::after(&["cost_per_simulation"], &[], Some("spending"));
     type Acc = BTreeMap<String, RoleReplies>;
     /// Per role with usage.
     type Value = BTreeMap<String, RoleReplies>;
 
-    fn add(acc: &mut BTreeMap<String, RoleReplies>, sim: &SimSummary, _own: &[u64], _cx: &Context<'_>) {
+    fn add(
+        acc: &mut BTreeMap<String, RoleReplies>,
+        sim: &SimSummary,
+        _own: &[u64],
+        _cx: &Context<'_>,
+    ) {
         add(acc, sim);
     }
 
-    fn finish(acc: BTreeMap<String, RoleReplies>, _cx: &Context<'_>) -> BTreeMap<String, RoleReplies> {
+    fn finish(
+        acc: BTreeMap<String, RoleReplies>,
+        _cx: &Context<'_>,
+    ) -> BTreeMap<String, RoleReplies> {
         acc
     }
 
@@ -90,7 +93,10 @@ impl Measure for Truncation {
         let per_group: Vec<BTreeMap<String, RoleReplies>> = (r.groups.iter())
             .map(|g| g.measures.get::<Truncation>().unwrap_or_default())
             .collect();
-        if per_group.iter().all(|g| g.values().all(|t| t.truncated == 0)) {
+        if per_group
+            .iter()
+            .all(|g| g.values().all(|t| t.truncated == 0))
+        {
             return Vec::new();
         }
         let roles: BTreeSet<&str> = (per_group.iter())
@@ -124,8 +130,8 @@ impl Measure for Truncation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tauguard_testkit::synthetic::record;
     use tauguard_core::record::{RoleUsage, Slice};
+    use tauguard_testkit::synthetic::record;
 
     #[test]
     fn counts_calls_and_cut_replies_per_role() {

@@ -2,9 +2,9 @@
 //! delta against the same agent's baseline configuration (the registry relates each group to
 //! its baseline). Infrastructure-error simulations are excluded.
 
-use crate::measure::registry::{Column, Context, Measure, Place, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, Place, TableDecl, fill};
 use crate::render::table::{Cell, Table};
-use crate::render::tables::key_cells;
+use crate::report::GroupReport;
 use crate::report::Report;
 use crate::summary::SimSummary;
 use serde::{Deserialize, Serialize};
@@ -78,32 +78,28 @@ const TABLE8: TableDecl = TableDecl {
 impl Measure for Turns {
     const KEY: &'static str = "turns";
     const GROUP_COLUMNS: &'static [Column] = &[
-        Column {
-            header: "mut_simulations",
-            name: "mut_simulations",
-            unit: "count",
-            meaning: "Mut-task simulations (PolicyGuard Table 8)",
-        },
-        Column {
-            header: "turns_mean",
-            name: "turns_mean",
-            unit: "turns",
-            meaning: "mean agent + user turns per Mut simulation (PolicyGuard Table 8)",
-        },
-        Column {
-            header: "turns_delta",
-            name: "turns_delta",
-            unit: "turns",
-            meaning: "turns per Mut simulation minus the same agent's baseline",
-        },
+        Column::csv(
+            "mut_simulations",
+            "count",
+            "Mut-task simulations (PolicyGuard Table 8)",
+        ),
+        Column::csv(
+            "turns_mean",
+            "turns",
+            "mean agent + user turns per Mut simulation (PolicyGuard Table 8)",
+        ),
+        Column::csv(
+            "turns_delta",
+            "turns",
+            "turns per Mut simulation minus the same agent's baseline",
+        ),
     ];
     const TABLES: &'static [TableDecl] = &[TABLE8];
-    const PLACE: Place = Place {
-        json_after: &["call_nmr"],
-        json_skip_null: false,
-        groups_after: &["call_nmr_passing"],
-        tables_after: Some("policyguard_table7"),
-    };
+    const PLACE: Place = Place::after(
+        &["call_nmr"],
+        &["call_nmr_passing"],
+        Some("policyguard_table7"),
+    );
     type Acc = TurnSum;
     type Value = TurnStats;
 
@@ -129,38 +125,29 @@ impl Measure for Turns {
     }
 
     fn tables(r: &Report) -> Vec<Table> {
-        let mut t = TABLE8.table("PolicyGuard Table 8: agent + user turns per Mut simulation");
-        for g in &r.groups {
-            let Some(v) = g.measures.get::<Turns>() else {
-                continue;
-            };
-            let mut row = key_cells(g);
-            row.extend([
+        let cells = |_: &GroupReport, v: TurnStats| {
+            [
                 Cell::Int(v.mut_simulations),
                 Cell::opt_num(v.mean_turns, 1),
                 v.delta_vs_baseline
                     .map_or(Cell::Missing, |d| Cell::Signed(d, 1)),
-            ]);
-            t.rows.push(row);
-        }
-        vec![t]
+            ]
+        };
+        vec![fill(
+            TABLE8.table("PolicyGuard Table 8: agent + user turns per Mut simulation"),
+            r,
+            |g| g.measures.get::<Turns>(),
+            cells,
+            &[],
+        )]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tauguard_core::record::SimulationRecord;
+    use crate::measure::registry_tests::value_over;
     use tauguard_testkit::synthetic::record;
-
-    /// Mean agent + user turns per Mut simulation.
-    fn mut_turns(records: &[&SimulationRecord]) -> TurnStats {
-        let mut acc = TurnSum::default();
-        for rec in records {
-            acc.add(&SimSummary::of(rec));
-        }
-        acc.finish()
-    }
 
     #[test]
     fn mean_over_mut_only() {
@@ -170,9 +157,9 @@ mod tests {
         (b.agent_turns, b.user_turns) = (5, 4);
         let mut pv = record("t3", Slice::Pv, 0, 0.0);
         (pv.agent_turns, pv.user_turns) = (100, 100);
-        let s = mut_turns(&[&a, &b, &pv]);
+        let s = value_over::<Turns>(&[&a, &b, &pv]);
         assert_eq!(s.mut_simulations, 2);
         assert_eq!(s.mean_turns, Some(13.5));
-        assert_eq!(mut_turns(&[&pv]).mean_turns, None);
+        assert_eq!(value_over::<Turns>(&[&pv]).mean_turns, None);
     }
 }

@@ -58,12 +58,7 @@ pub(crate) struct VerifierCallsMeasure;
 impl Measure for VerifierCallsMeasure {
     const KEY: &'static str = "verifier_calls";
     const GROUP_COLUMNS: &'static [Column] = &[];
-    const PLACE: Place = Place {
-        json_after: &["attack"],
-        json_skip_null: false,
-        groups_after: &[],
-        tables_after: None,
-    };
+    const PLACE: Place = Place::after(&["attack"], &[], None);
     type Acc = VerifierCalls;
     /// `None` when no guard decision of the group reports whether the verifier ran.
     type Value = Option<VerifierCalls>;
@@ -84,9 +79,9 @@ impl Measure for VerifierCallsMeasure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tauguard_testkit::synthetic::record;
     use serde_json::json;
     use tauguard_core::record::Slice;
+    use tauguard_testkit::synthetic::record;
 
     #[test]
     fn counts_only_decisions_that_report_the_verifier() {

@@ -7,9 +7,9 @@
 //! which direction; LLM verifiers do not report it.
 
 use crate::input::lean::Lean;
-use crate::measure::registry::{Column, Context, Measure, Place, TableDecl};
+use crate::measure::registry::{Column, Context, Measure, Place, TableDecl, fill_some};
 use crate::render::table::{Cell, Table};
-use crate::render::tables::key_cells;
+use crate::report::GroupReport;
 use crate::report::Report;
 use crate::summary::SimSummary;
 use serde::{Deserialize, Serialize};
@@ -144,12 +144,12 @@ impl Measure for VerifierInputsMeasure {
     const KEY: &'static str = "verifier_inputs";
     const GROUP_COLUMNS: &'static [Column] = &[];
     const TABLES: &'static [TableDecl] = &[TABLE];
-    const PLACE: Place = Place {
-        json_after: &["fail_mode", "verifier_calls"],
-        json_skip_null: true,
-        groups_after: &[],
-        tables_after: Some("truncated_replies"),
-    };
+    const PLACE: Place = Place::after(
+        &["fail_mode", "verifier_calls"],
+        &[],
+        Some("truncated_replies"),
+    )
+    .skipping_null();
     type Acc = VerifierInputs;
     /// `None` when no decision reports them (LLM verifiers, other guards).
     type Value = Option<VerifierInputs>;
@@ -167,48 +167,44 @@ impl Measure for VerifierInputsMeasure {
     }
 
     fn tables(r: &Report) -> Vec<Table> {
-        let with = |g: &crate::report::GroupReport| g.measures.get::<Self>().flatten();
-        if r.groups.iter().all(|g| with(g).is_none()) {
-            return Vec::new();
-        }
-        let mut t = TABLE.table(
+        let t = TABLE.table(
             "Requirements each variant could check: per decision of the offline verifier, by \
              the inputs it is given",
         );
         let mean = |x: Option<f64>| x.map_or(Cell::Missing, |x| Cell::Num(x, 2));
-        for g in &r.groups {
-            let Some(v) = with(g) else { continue };
-            let mut row = key_cells(g);
-            row.extend([
+        let cells = |_: &GroupReport, v: VerifierInputs| {
+            [
                 Cell::Int(v.decisions),
                 mean(v.mean_checked()),
                 mean(v.mean_unseen()),
                 mean(v.mean_unchecked()),
                 Cell::Text(v.inputs.iter().cloned().collect::<Vec<_>>().join(", ")),
-            ]);
-            t.rows.push(row);
-        }
-        t.notes.push(
-            "Stated: requirements an input the variant is given states (the policy, the \
+            ]
+        };
+        fill_some::<Self, _, _>(
+            t,
+            r,
+            cells,
+            &[
+                "Stated: requirements an input the variant is given states (the policy, the \
              checklist or the general rules), judged. Unseen: of those, the ones whose evidence \
              lies in an input it is not given — pg-raw-traj's confirmations, without the \
              dialogue — judged NOT MET, as a verifier with those inputs would: no evidence of a \
              confirmation is not a confirmation, so such a variant blocks more, never less. \
              Unchecked: requirements no given input states, or that the stand-in cannot judge \
              (dialogue predicates other than confirmation, constraints no argument rule \
-             implements)."
-                .into(),
-        );
-        vec![t]
+             implements).",
+            ],
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tauguard_testkit::synthetic::record;
     use serde_json::json;
     use tauguard_core::record::{GuardEvent, Slice, Verdict};
+    use tauguard_testkit::synthetic::record;
 
     #[test]
     fn means_over_decisions_that_report_them() {

@@ -20,8 +20,11 @@ mod published;
 mod quantity;
 
 pub use build::repro_table;
-pub use published::{Cite, Note, Published, PublishedCell, quote_digits, quote_value};
-pub use quantity::{Column, Metric, SliceKey, check_quantity};
+pub use published::{
+    Cite, Entry, EntryFinding, Note, Published, PublishedCell, PublishedFinding, quote_digits,
+    quote_value,
+};
+pub use quantity::{Column, Metric, QuantityFinding, SliceKey, check_quantity};
 
 /// The domain key of the cross-domain mean rows, in published files and outputs.
 pub const MEAN_DOMAIN: &str = "mean";
@@ -57,17 +60,37 @@ pub struct TableSpec {
     pub not_measured: Vec<String>,
 }
 
+/// What is wrong with a table's `[render]` spec: a finding about the file's text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TableSpecFinding {
+    #[error("`columns`: list at least one column")]
+    NoColumns,
+    #[error("`columns[{index}]` ({label}): {finding}")]
+    Column {
+        index: usize,
+        label: String,
+        finding: QuantityFinding,
+    },
+    #[error("`mean_over_domains` needs `layout = \"domain-rows\"`")]
+    MeanNeedsDomainRows,
+}
+
 impl TableSpec {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), TableSpecFinding> {
         if self.columns.is_empty() {
-            return Err("`columns`: list at least one column".into());
+            return Err(TableSpecFinding::NoColumns);
         }
         for (i, c) in self.columns.iter().enumerate() {
-            check_quantity(c.metric, c.slice, c.k, c.versus.as_deref())
-                .map_err(|e| format!("`columns[{i}]` ({}): {e}", c.label))?;
+            check_quantity(c.metric, c.slice, c.k, c.versus.as_deref()).map_err(|finding| {
+                TableSpecFinding::Column {
+                    index: i,
+                    label: c.label.clone(),
+                    finding,
+                }
+            })?;
         }
         if self.mean_over_domains && self.layout != Layout::DomainRows {
-            return Err("`mean_over_domains` needs `layout = \"domain-rows\"`".into());
+            return Err(TableSpecFinding::MeanNeedsDomainRows);
         }
         Ok(())
     }

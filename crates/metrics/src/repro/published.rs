@@ -3,7 +3,7 @@
 //! seed file it is read from — the seeds are the papers' summaries beside the workspace
 //! (`shared/seeds/`), the only source the numbers are taken from.
 
-use super::quantity::{Metric, SliceKey, check_quantity};
+use super::quantity::{Metric, QuantityFinding, SliceKey, check_quantity};
 use serde::{Deserialize, Serialize};
 
 /// Where a published number comes from.
@@ -24,15 +24,15 @@ pub struct Cite {
 }
 
 impl Cite {
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), EntryFinding> {
         if self.paper.trim().is_empty() || self.seed.trim().is_empty() {
-            return Err("a citation names its `paper` and its `seed` file".into());
+            return Err(EntryFinding::CiteUnnamed);
         }
         match (&self.table, &self.section) {
-            (None, None) => Err(format!(
-                "citation of {} ({}) names neither a `table` nor a `section`",
-                self.paper, self.seed
-            )),
+            (None, None) => Err(EntryFinding::CiteUnplaced {
+                paper: self.paper.clone(),
+                seed: self.seed.clone(),
+            }),
             _ => Ok(()),
         }
     }
@@ -47,6 +47,48 @@ impl Cite {
         };
         format!("{} {place} (seed {})", self.paper, self.seed)
     }
+}
+
+/// What is wrong with a published-numbers file: the entry, and the finding about it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{at}: {what}")]
+pub struct PublishedFinding {
+    pub at: Entry,
+    pub what: EntryFinding,
+}
+
+/// An entry of a published-numbers file, as a finding names it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Entry {
+    #[error("`cell[{index}]` ({domain} / {agent} / {guard})")]
+    Cell {
+        index: usize,
+        domain: String,
+        agent: String,
+        guard: String,
+    },
+    #[error("`note[{0}]`")]
+    Note(usize),
+}
+
+/// What is wrong with one entry.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EntryFinding {
+    #[error(transparent)]
+    Quantity(#[from] QuantityFinding),
+    #[error("quote `{0}` is not a number")]
+    NotANumber(String),
+    /// The value and the number its quote reads as differ.
+    #[error("value {value} is not what quote `{quote}` says ({quoted})")]
+    NotTheQuote {
+        value: f64,
+        quote: String,
+        quoted: f64,
+    },
+    #[error("a citation names its `paper` and its `seed` file")]
+    CiteUnnamed,
+    #[error("citation of {paper} ({seed}) names neither a `table` nor a `section`")]
+    CiteUnplaced { paper: String, seed: String },
 }
 
 /// One number a paper publishes, with the text it is written as and where.
@@ -106,23 +148,39 @@ pub struct Published {
 impl Published {
     /// Checks every cell's quantity, that its value is what its quote says, and every
     /// citation's shape.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), Box<PublishedFinding>> {
         for (i, c) in self.cells.iter().enumerate() {
-            let at = format!("`cell[{i}]` ({} / {} / {})", c.domain, c.agent, c.guard);
+            let at = |what| {
+                Box::new(PublishedFinding {
+                    at: Entry::Cell {
+                        index: i,
+                        domain: c.domain.clone(),
+                        agent: c.agent.clone(),
+                        guard: c.guard.clone(),
+                    },
+                    what,
+                })
+            };
             check_quantity(c.metric, c.slice, c.k, c.versus.as_deref())
-                .map_err(|e| format!("{at}: {e}"))?;
+                .map_err(|e| at(e.into()))?;
             let quoted = quote_value(&c.quote)
-                .ok_or_else(|| format!("{at}: quote `{}` is not a number", c.quote))?;
+                .ok_or_else(|| at(EntryFinding::NotANumber(c.quote.clone())))?;
             if (quoted - c.value).abs() > 1e-9 * quoted.abs().max(1.0) {
-                return Err(format!(
-                    "{at}: value {} is not what quote `{}` says ({quoted})",
-                    c.value, c.quote
-                ));
+                return Err(at(EntryFinding::NotTheQuote {
+                    value: c.value,
+                    quote: c.quote.clone(),
+                    quoted,
+                }));
             }
-            c.cite.validate().map_err(|e| format!("{at}: {e}"))?;
+            c.cite.validate().map_err(at)?;
         }
         for (i, n) in self.notes.iter().enumerate() {
-            n.cite.validate().map_err(|e| format!("`note[{i}]`: {e}"))?;
+            n.cite.validate().map_err(|what| {
+                Box::new(PublishedFinding {
+                    at: Entry::Note(i),
+                    what,
+                })
+            })?;
         }
         Ok(())
     }

@@ -162,6 +162,26 @@ pub struct Column {
     pub versus: Option<String>,
 }
 
+/// What is wrong with a quantity a column or a published cell names: a finding about the
+/// file's text, with no error beneath it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum QuantityFinding {
+    #[error("{0:?} needs `k`")]
+    NeedsK(Metric),
+    #[error("`k` must be at least 1")]
+    ZeroK,
+    #[error("PassRatio divides Pass^k by Pass^1: `k` must be above 1")]
+    RatioOfPassOne,
+    #[error("{0:?} takes no `k`")]
+    TakesNoK(Metric),
+    #[error("{0:?} is over all tasks: leave `slice` out")]
+    NotSliced(Metric),
+    #[error("{0:?} compares two guards: name the other in `versus`")]
+    NeedsVersus(Metric),
+    #[error("{metric:?} compares nothing: `versus = \"{versus}\"` does not apply")]
+    ComparesNothing { metric: Metric, versus: String },
+}
+
 /// Checks a quantity: the Pass^k family needs a k (Pass^k / Pass^1 a k above 1), the rates
 /// take none; only Pass^k and its ratio are cut by slice; the comparing metrics name the
 /// guard they compare against, and only they do.
@@ -170,26 +190,23 @@ pub fn check_quantity(
     slice: SliceKey,
     k: Option<u32>,
     versus: Option<&str>,
-) -> Result<(), String> {
+) -> Result<(), QuantityFinding> {
     match k {
-        None if metric.needs_k() => return Err(format!("{metric:?} needs `k`")),
-        Some(0) if metric.needs_k() => return Err("`k` must be at least 1".into()),
-        Some(1) if metric == Metric::PassRatio => {
-            return Err("PassRatio divides Pass^k by Pass^1: `k` must be above 1".into());
-        }
-        Some(_) if !metric.needs_k() => return Err(format!("{metric:?} takes no `k`")),
+        None if metric.needs_k() => return Err(QuantityFinding::NeedsK(metric)),
+        Some(0) if metric.needs_k() => return Err(QuantityFinding::ZeroK),
+        Some(1) if metric == Metric::PassRatio => return Err(QuantityFinding::RatioOfPassOne),
+        Some(_) if !metric.needs_k() => return Err(QuantityFinding::TakesNoK(metric)),
         _ => {}
     }
     if !metric.sliced() && slice != SliceKey::All {
-        return Err(format!("{metric:?} is over all tasks: leave `slice` out"));
+        return Err(QuantityFinding::NotSliced(metric));
     }
     match versus {
-        None if metric.needs_versus() => Err(format!(
-            "{metric:?} compares two guards: name the other in `versus`"
-        )),
-        Some(v) if !metric.needs_versus() => Err(format!(
-            "{metric:?} compares nothing: `versus = \"{v}\"` does not apply"
-        )),
+        None if metric.needs_versus() => Err(QuantityFinding::NeedsVersus(metric)),
+        Some(v) if !metric.needs_versus() => Err(QuantityFinding::ComparesNothing {
+            metric,
+            versus: v.to_string(),
+        }),
         _ => Ok(()),
     }
 }

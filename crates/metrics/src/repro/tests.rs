@@ -72,7 +72,14 @@ fn quotes_read_as_fractions() {
     let mut p = published(&[("airline", "baseline", SliceKey::All, "0.460")]);
     p.validate().unwrap();
     p.cells[0].value = 0.47;
-    assert!(p.validate().unwrap_err().contains("quote `0.460`"));
+    assert!(matches!(
+        p.validate().unwrap_err().what,
+        EntryFinding::NotTheQuote { .. }
+    ));
+    assert_eq!(
+        p.validate().unwrap_err().to_string(),
+        "`cell[0]` (airline / GPT 5.4 / baseline): value 0.47 is not what quote `0.460` says (0.46)"
+    );
     assert!(check_quantity(Metric::Pass, SliceKey::All, None, None).is_err());
     assert!(check_quantity(Metric::Asr, SliceKey::Pv, None, None).is_err());
     assert!(check_quantity(Metric::BlockRate, SliceKey::All, None, None).is_ok());
@@ -104,6 +111,7 @@ fn quotes_read_as_fractions() {
     assert!(
         p.validate()
             .unwrap_err()
+            .to_string()
             .contains("neither a `table` nor a `section`")
     );
 }

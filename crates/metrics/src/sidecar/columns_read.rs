@@ -13,6 +13,7 @@
 //! fail reason and `other_usage` text valid. Its rows are then made one at a time, infallibly,
 //! so the reader (`sidecar_read.rs`) can write each summary straight into its place.
 
+use crate::error::ShapeFinding;
 use crate::sidecar::columns::requestor_of;
 use crate::summary::fast_hash::FxHashMap;
 use crate::summary::{
@@ -20,7 +21,7 @@ use crate::summary::{
     VerifierTotals, boxed_unless_empty,
 };
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int32Type, UInt32Type, UInt64Type};
+use arrow_array::types::{Float64Type, Int32Type};
 use arrow_array::{
     Array, BooleanArray, Float64Array, ListArray, PrimitiveArray, RecordBatch, StringArray,
     UInt32Array, UInt64Array,
@@ -92,9 +93,9 @@ impl Dict {
     fn each<T: Copy>(
         &self,
         unused: T,
-        f: impl Fn(&str) -> Result<T, String>,
-    ) -> Result<Vec<T>, String> {
-        let mapped: Vec<Result<T, String>> =
+        f: impl Fn(&str) -> Result<T, ShapeFinding>,
+    ) -> Result<Vec<T>, ShapeFinding> {
+        let mapped: Vec<Result<T, ShapeFinding>> =
             (0..self.raw.len()).map(|k| f(self.raw.value(k))).collect();
         let mut used = vec![false; mapped.len()];
         for k in self.keys.iter().flatten() {
@@ -112,19 +113,24 @@ impl Dict {
 struct Cols<'a>(&'a RecordBatch);
 
 impl Cols<'_> {
-    fn get(&self, name: &str) -> Result<&dyn Array, String> {
+    fn get(&self, name: &str) -> Result<&dyn Array, ShapeFinding> {
         self.0
             .column_by_name(name)
             .map(|c| c.as_ref())
-            .ok_or_else(|| format!("no column `{name}`"))
+            .ok_or_else(|| ShapeFinding::NoColumn(name.to_string()))
     }
 
-    fn bad(name: &str) -> String {
-        format!("column `{name}` has an unexpected type")
+    fn bad(name: &str) -> ShapeFinding {
+        ShapeFinding::UnexpectedType(name.to_string())
     }
 
     /// A dictionary string column; `nullable` false makes a null an error naming the column.
-    fn dict(&self, name: &str, nullable: bool, interner: &mut Interner) -> Result<Dict, String> {
+    fn dict(
+        &self,
+        name: &str,
+        nullable: bool,
+        interner: &mut Interner,
+    ) -> Result<Dict, ShapeFinding> {
         let col = self
             .get(name)?
             .as_dictionary_opt::<Int32Type>()
@@ -135,7 +141,7 @@ impl Cols<'_> {
             .ok_or_else(|| Self::bad(name))?
             .clone();
         if !nullable && col.keys().null_count() > 0 {
-            return Err(format!("column `{name}` has a null"));
+            return Err(ShapeFinding::Null(name.to_string()));
         }
         let values = (0..raw.len()).map(|k| interner.str(raw.value(k))).collect();
         Ok(Dict {
@@ -145,42 +151,42 @@ impl Cols<'_> {
         })
     }
 
-    fn str(&self, name: &str) -> Result<StringArray, String> {
-        let a = self.get(name)?.as_string_opt::<i32>();
+    /// Column `name` as an `A` (an error when of another type): every typed getter's reading.
+    fn typed<A: Array + Clone + 'static>(&self, name: &str) -> Result<A, ShapeFinding> {
+        let a = self.get(name)?.as_any().downcast_ref::<A>();
         a.cloned().ok_or_else(|| Self::bad(name))
     }
 
-    fn u32(&self, name: &str) -> Result<UInt32Array, String> {
-        let a = self.get(name)?.as_primitive_opt::<UInt32Type>();
-        a.cloned().ok_or_else(|| Self::bad(name))
+    fn str(&self, name: &str) -> Result<StringArray, ShapeFinding> {
+        self.typed(name)
     }
 
-    fn u64(&self, name: &str) -> Result<UInt64Array, String> {
-        let a = self.get(name)?.as_primitive_opt::<UInt64Type>();
-        a.cloned().ok_or_else(|| Self::bad(name))
+    fn u32(&self, name: &str) -> Result<UInt32Array, ShapeFinding> {
+        self.typed(name)
     }
 
-    fn f64(&self, name: &str) -> Result<Float64Array, String> {
-        let a = self.get(name)?.as_primitive_opt::<Float64Type>();
-        a.cloned().ok_or_else(|| Self::bad(name))
+    fn u64(&self, name: &str) -> Result<UInt64Array, ShapeFinding> {
+        self.typed(name)
     }
 
-    fn bool(&self, name: &str) -> Result<BooleanArray, String> {
-        let a = self.get(name)?.as_boolean_opt();
-        a.cloned().ok_or_else(|| Self::bad(name))
+    fn f64(&self, name: &str) -> Result<Float64Array, ShapeFinding> {
+        self.typed(name)
+    }
+
+    fn bool(&self, name: &str) -> Result<BooleanArray, ShapeFinding> {
+        self.typed(name)
     }
 
     /// A column that may hold no null (a required field of every row).
-    fn required<A: Array>(&self, name: &str, a: A) -> Result<A, String> {
+    fn required<A: Array>(&self, name: &str, a: A) -> Result<A, ShapeFinding> {
         match a.null_count() {
             0 => Ok(a),
-            _ => Err(format!("column `{name}` has a null")),
+            _ => Err(ShapeFinding::Null(name.to_string())),
         }
     }
 
-    fn list(&self, name: &str) -> Result<ListArray, String> {
-        let a = self.get(name)?.as_list_opt::<i32>();
-        a.cloned().ok_or_else(|| Self::bad(name))
+    fn list(&self, name: &str) -> Result<ListArray, ShapeFinding> {
+        self.typed(name)
     }
 }
 
@@ -195,11 +201,11 @@ struct StrLists {
 }
 
 impl StrLists {
-    fn new(list: ListArray, name: &str, interner: &mut Interner) -> Result<Self, String> {
+    fn new(list: ListArray, name: &str, interner: &mut Interner) -> Result<Self, ShapeFinding> {
         let values = list
             .values()
             .as_string_opt::<i32>()
-            .ok_or_else(|| format!("column `{name}` holds no strings"))?;
+            .ok_or_else(|| ShapeFinding::NoStrings(name.to_string()))?;
         let mut seen: FxHashMap<&str, Arc<str>> = FxHashMap::default();
         let items = (0..values.len())
             .map(|j| {
@@ -219,8 +225,8 @@ impl StrLists {
     }
 }
 
-fn fail_reason_of(s: &str) -> Result<FailReason, String> {
-    FailReason::from_name(s).ok_or_else(|| format!("unknown fail reason `{s}`"))
+fn fail_reason_of(s: &str) -> Result<FailReason, ShapeFinding> {
+    FailReason::from_name(s).ok_or_else(|| ShapeFinding::unknown("fail reason", s))
 }
 
 /// A list-of-fail-reasons column, every item checked when the batch is read.
@@ -230,13 +236,20 @@ struct ReasonLists {
 }
 
 impl ReasonLists {
-    fn new(list: ListArray, name: &str) -> Result<Self, String> {
+    fn new(list: ListArray, name: &str) -> Result<Self, ShapeFinding> {
         let values = list
             .values()
             .as_string_opt::<i32>()
-            .ok_or_else(|| format!("column `{name}` holds no strings"))?;
+            .ok_or_else(|| ShapeFinding::NoStrings(name.to_string()))?;
         let items = (0..values.len())
-            .map(|j| fail_reason_of(values.value(j)).map_err(|e| format!("column `{name}`: {e}")))
+            .map(|j| {
+                let v = values.value(j);
+                FailReason::from_name(v).ok_or_else(|| ShapeFinding::UnknownItem {
+                    column: name.to_string(),
+                    what: "fail reason",
+                    value: v.to_string(),
+                })
+            })
             .collect::<Result<_, _>>()?;
         Ok(ReasonLists { list, items })
     }
@@ -247,12 +260,12 @@ impl ReasonLists {
     }
 }
 
-fn slice_of(s: &str) -> Result<Slice, String> {
+fn slice_of(s: &str) -> Result<Slice, ShapeFinding> {
     match s {
         "pv" => Ok(Slice::Pv),
         "mut" => Ok(Slice::Mut),
         "unknown" => Ok(Slice::Unknown),
-        other => Err(format!("unknown slice `{other}`")),
+        other => Err(ShapeFinding::unknown("slice", other)),
     }
 }
 
@@ -329,7 +342,7 @@ pub(crate) struct SimColumns {
 }
 
 impl SimColumns {
-    pub(crate) fn new(batch: &RecordBatch, interner: &mut Interner) -> Result<Self, String> {
+    pub(crate) fn new(batch: &RecordBatch, interner: &mut Interner) -> Result<Self, ShapeFinding> {
         let c = Cols(batch);
         let ids = CELL_COLUMNS
             .iter()
@@ -358,7 +371,7 @@ impl SimColumns {
         let guide_cost_values = guide_costs
             .values()
             .as_primitive_opt::<Float64Type>()
-            .ok_or("column `guide_costs` holds no numbers")?
+            .ok_or(ShapeFinding::NoNumbers("guide_costs"))?
             .clone();
         let req_u32 = |n: &str| c.required(n, c.u32(n)?);
         let req_u64 = |n: &str| c.required(n, c.u64(n)?);
@@ -368,7 +381,9 @@ impl SimColumns {
             ids,
             cells: FxHashMap::default(),
             task: c.dict("task_id", false, interner)?,
-            terms: term.each(Termination::UnexpectedError, |s| s.parse())?,
+            terms: term.each(Termination::UnexpectedError, |s| {
+                (s.parse()).map_err(|_| ShapeFinding::UnknownTermination(s.to_string()))
+            })?,
             term,
             slice,
             slices,
@@ -493,9 +508,9 @@ impl SimColumns {
     }
 }
 
-fn other_roles(text: &str) -> Result<Vec<(String, RoleTotals)>, String> {
+fn other_roles(text: &str) -> Result<Vec<(String, RoleTotals)>, ShapeFinding> {
     let map: serde_json::Map<String, Value> =
-        serde_json::from_str(text).map_err(|e| format!("column `other_usage`: {e}"))?;
+        serde_json::from_str(text).map_err(ShapeFinding::OtherUsage)?;
     Ok(map
         .into_iter()
         .map(|(role, v)| {
@@ -530,17 +545,17 @@ pub(crate) struct CallColumns {
 }
 
 impl CallColumns {
-    pub(crate) fn new(batch: &RecordBatch, interner: &mut Interner) -> Result<Self, String> {
+    pub(crate) fn new(batch: &RecordBatch, interner: &mut Interner) -> Result<Self, ShapeFinding> {
         let c = Cols(batch);
         let requestor = c.dict("requestor", false, interner)?;
         let requestors = requestor.each(Requestor::Assistant, |s| {
-            requestor_of(s).ok_or_else(|| format!("unknown requestor `{s}`"))
+            requestor_of(s).ok_or_else(|| ShapeFinding::unknown("requestor", s))
         })?;
         let verdict = c.dict("verdict", true, interner)?;
         let verdicts = verdict.each(Verdict::Pass, |s| match s {
             "pass" => Ok(Verdict::Pass),
             "block" => Ok(Verdict::Block),
-            other => Err(format!("unknown verdict `{other}`")),
+            other => Err(ShapeFinding::unknown("verdict", other)),
         })?;
         let fail = c.dict("fail_reason", true, interner)?;
         let fail_reasons = fail.each(FailReason::ModelError, fail_reason_of)?;

@@ -7,7 +7,7 @@
 //! vector, so a million summaries are made once and never moved between buffers: reading
 //! row groups into parts and joining them cost a second copy, and its memory.
 
-use crate::error::{MetricsError, SidecarCause};
+use crate::error::{MetricsError, ShapeFinding, SidecarCause};
 use crate::sidecar::columns_read::{CallColumns, SimColumns, dictionary_schema};
 use crate::sidecar::{CALLS_FILE, Manifest, SCHEMA_KEY, SIDECAR_SCHEMA_VERSION, SIMULATIONS_FILE};
 use crate::summary::{CallSummary, Interner, SimSummary};
@@ -65,7 +65,7 @@ impl Table {
             .and_then(|kv| kv.iter().find(|k| k.key == SCHEMA_KEY))
             .and_then(|k| k.value.clone());
         if version.as_deref() != Some(SIDECAR_SCHEMA_VERSION.to_string().as_str()) {
-            return Err(sidecar_err(&path, "no or another sidecar schema version"));
+            return Err(sidecar_err(&path, ShapeFinding::SchemaVersion));
         }
         let schema = Arc::new(dictionary_schema(plain.schema()));
         let meta = ArrowReaderMetadata::try_new(
@@ -126,7 +126,9 @@ impl Table {
             let col = batch
                 .column_by_name(name)
                 .and_then(|c| c.as_primitive_opt::<UInt64Type>())
-                .ok_or_else(|| sidecar_err(&self.path, format!("no `{name}` column")))?;
+                .ok_or_else(|| {
+                    sidecar_err(&self.path, ShapeFinding::NoTableColumn(name.to_string()))
+                })?;
             out.extend(col.values().iter().copied());
         }
         Ok(out)
@@ -220,7 +222,7 @@ impl<'a> Cursor<'a> {
             };
             let path = &sh.sims.path;
             let batch = Self::next_batch(&mut self.sims, path)?
-                .ok_or_else(|| sidecar_err(path, format!("no row {row}")))?;
+                .ok_or_else(|| sidecar_err(path, ShapeFinding::NoRow(row)))?;
             let cols =
                 SimColumns::new(&batch, &mut self.interner).map_err(|e| sidecar_err(path, e))?;
             self.batch = Some((start, cols));
@@ -262,7 +264,7 @@ pub(crate) fn read_sidecar(dir: &Path, m: &Manifest) -> Result<Vec<SimSummary>, 
     let call_sims = calls.u64_column("sim")?;
     let counts = (sims.rows() as u64, calls.rows() as u64);
     if counts != (m.simulations, m.calls) || !call_sims.is_sorted() {
-        return Err(sidecar_err(dir, "the tables do not match the manifest"));
+        return Err(sidecar_err(dir, ShapeFinding::NotTheManifest));
     }
     let n = sims.rows();
     let shared = Shared {
@@ -282,11 +284,11 @@ pub(crate) fn read_sidecar(dir: &Path, m: &Manifest) -> Result<Vec<SimSummary>, 
         return Err(e);
     }
     if shared.attached.into_inner() != m.calls {
-        return Err(sidecar_err(dir, "a call names no simulation"));
+        return Err(sidecar_err(dir, ShapeFinding::OrphanCall));
     }
     out.into_iter()
         .collect::<Option<Vec<SimSummary>>>()
-        .ok_or_else(|| sidecar_err(dir, "a simulation was not read"))
+        .ok_or_else(|| sidecar_err(dir, ShapeFinding::SimulationNotRead))
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //! on either side is dropped and counted (or scored as a failure under
 //! `InfraPolicy::AsFailure`).
 
-use crate::error::MetricsError;
+use crate::error::{MetricsError, Unpaired};
 use crate::measure::pass_k::{TaskTally, pass_hat_k};
 use crate::stats::bootstrap::{BootstrapOptions, paired_diff_cis};
 use crate::stats::mcnemar::{McNemar, mcnemar, pooled};
@@ -260,13 +260,12 @@ pub fn compare_summaries(
         }
     }
     if n_pairs == 0 {
-        return Err(MetricsError::NoPairs(format!(
-            "{} and {} share no scored (task, trial); {} vs {} scored simulations",
-            options.label_a,
-            options.label_b,
-            unpaired_a + infra_dropped,
-            unpaired_b + infra_dropped
-        )));
+        return Err(MetricsError::NoPairs(Unpaired {
+            a: options.label_a.clone(),
+            b: options.label_b.clone(),
+            scored_a: unpaired_a + infra_dropped,
+            scored_b: unpaired_b + infra_dropped,
+        }));
     }
     let strata: Vec<StratumRow> = strata
         .into_iter()

@@ -2,7 +2,7 @@
 //! `key=value` condition. Keys are record fields (`domain`, `guard`, `agent`, `user`, `run`,
 //! `cell`, `task`) or any cell setting records carry (`verifier.model`, `guard.strict`, …).
 
-use crate::error::MetricsError;
+use crate::error::{MetricsError, SelectorFinding};
 use crate::summary::SimSummary;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -26,14 +26,14 @@ impl Selector {
                 .split_once('=')
                 .ok_or_else(|| MetricsError::BadSelector {
                     selector: text.to_string(),
-                    message: format!("`{part}` is not `key=value`"),
+                    finding: SelectorFinding::NotKeyValue(part.to_string()),
                 })?;
             conditions.push((k.trim().to_string(), v.trim().to_string()));
         }
         if conditions.is_empty() {
             return Err(MetricsError::BadSelector {
                 selector: text.to_string(),
-                message: "no condition".into(),
+                finding: SelectorFinding::Empty,
             });
         }
         Ok(Selector { conditions })
@@ -63,10 +63,10 @@ impl Selector {
             if !known {
                 return Err(MetricsError::BadSelector {
                     selector: self.to_string(),
-                    message: format!(
-                        "no record has `{k}` (fields: {}, or a cell setting such as verifier.model)",
-                        FIELDS.join(", ")
-                    ),
+                    finding: SelectorFinding::UnknownKey {
+                        key: k.clone(),
+                        fields: FIELDS.join(", "),
+                    },
                 });
             }
         }

@@ -2,7 +2,9 @@
 //! hand-built records.
 
 use tauguard_core::record::{SimulationRecord, Slice};
-use tauguard_metrics::{CompareOptions, Format, Strata, compare, mcnemar};
+use tauguard_metrics::{
+    CompareOptions, Format, MetricsError, SelectorFinding, Strata, compare, mcnemar,
+};
 use tauguard_testkit::synthetic::{infra, record};
 
 fn rec(domain: &str, guard: &str, task: &str, trial: u32, ok: bool) -> SimulationRecord {
@@ -146,7 +148,14 @@ fn no_pairs_is_an_error() {
         r.task_id = format!("other-{}", r.task_id);
     }
     let err = compare(&a, &b, &CompareOptions::default()).unwrap_err();
-    assert!(err.to_string().contains("no paired simulations"), "{err}");
+    assert!(
+        matches!(&err, MetricsError::NoPairs(u) if (u.scored_a, u.scored_b) == (2, 2)),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "no paired simulations: A and B share no scored (task, trial); 2 vs 2 scored simulations"
+    );
 }
 
 #[test]
@@ -215,8 +224,17 @@ fn a_side_with_several_configurations_is_refused_and_selectors_pick_one() {
     let err = Selector::parse("gaurd=baseline")
         .unwrap()
         .select(&grid)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("`gaurd`"), "{err}");
+        .unwrap_err();
+    assert!(
+        matches!(&err, MetricsError::BadSelector { finding: SelectorFinding::UnknownKey { key, .. }, .. } if key == "gaurd"),
+        "{err:?}"
+    );
+    // Printed with its cause as the binary prints it, the text is the one before the finding
+    // was typed.
+    assert_eq!(
+        tauguard_core::chain_text(&err),
+        "selector `gaurd=baseline`: no record has `gaurd` (fields: domain, guard, agent, user, \
+         run, cell, task, or a cell setting such as verifier.model)"
+    );
     assert!(Selector::parse("guard").is_err());
 }

@@ -77,14 +77,14 @@ fn malformed_results_json() {
     let dir = scratch("results");
     let p = dir.join("results.json");
     std::fs::write(&p, "[1, 2]").unwrap();
-    let err = load_inputs(&[&p]).unwrap_err().to_string();
+    let err = tauguard_core::chain_text(&load_inputs(&[&p]).unwrap_err());
     assert!(
         err.contains("results.json") && err.contains("not a τ²-bench results file"),
         "{err}"
     );
 
     std::fs::write(&p, r#"{"info": {}, "tasks": [], "simulations": []}"#).unwrap();
-    let err = load_inputs(&[&p]).unwrap_err().to_string();
+    let err = tauguard_core::chain_text(&load_inputs(&[&p]).unwrap_err());
     assert!(
         err.contains("line 1 column") && err.contains("agent_info"),
         "{err}"
@@ -109,11 +109,11 @@ fn malformed_results_json() {
         r#""messages": [], "info": {"tauguard": {"guard": 7}}"#,
     );
     std::fs::write(&p, bad_provenance).unwrap();
-    let err = load_inputs(&[&p]).unwrap_err().to_string();
+    let err = tauguard_core::chain_text(&load_inputs(&[&p]).unwrap_err());
     assert!(err.contains("simulations[0].info.tauguard"), "{err}");
 
     std::fs::write(&p, minimal("airline", "9")).unwrap();
-    let err = load_inputs(&[&p]).unwrap_err().to_string();
+    let err = tauguard_core::chain_text(&load_inputs(&[&p]).unwrap_err());
     assert!(
         err.contains("simulations[0]") && err.contains("task `9`"),
         "{err}"
@@ -129,7 +129,7 @@ fn malformed_results_json() {
         r#""messages": [{"role": "assistant", "tool_calls": [{"arguments": 3}]}]"#,
     );
     std::fs::write(&p, bad_message).unwrap();
-    let err = load_inputs(&[&p]).unwrap_err().to_string();
+    let err = tauguard_core::chain_text(&load_inputs(&[&p]).unwrap_err());
     assert!(err.contains("simulations[0].messages[0]"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,7 +4,7 @@
 //! beside the papers' figures.
 
 use std::path::PathBuf;
-use tauguard_metrics::procedure::{Level, LevelShares, ProcedureSpec};
+use tauguard_metrics::procedure::{Level, LevelShares, ProcedureSpec, SpecProblem};
 
 /// Every `tasks/*/procedure.toml` of the project, with its text.
 pub(crate) fn project_specs() -> Vec<(PathBuf, ProcedureSpec)> {
@@ -131,15 +131,20 @@ fn a_bad_spec_is_refused_naming_file_and_key() {
     let mut text = toml::to_string(&spec).unwrap();
     text = text.replace("hand-written", "compiled");
     let err = ProcedureSpec::from_toml(&text, "x/procedure.toml").unwrap_err();
-    assert!(
-        err.to_string().contains("x/procedure.toml")
-            && err.to_string().contains("provenance.origin")
+    assert!(matches!(&err.problem, SpecProblem::NotHandWritten(o) if o == "compiled"));
+    assert_eq!(
+        tauguard_core::chain_text(&err),
+        "x/procedure.toml: `provenance.origin` is `compiled`: procedure specs are hand-written"
     );
     let unknown = toml::to_string(&spec)
         .unwrap()
         .replacen("identity_before", "identity_after", 1);
     let err = ProcedureSpec::from_toml(&unknown, "y.toml").unwrap_err();
-    assert!(err.to_string().starts_with("y.toml: "), "{err}");
+    assert!(matches!(err.problem, SpecProblem::Toml(_)), "{err:?}");
+    assert!(
+        tauguard_core::chain_text(&err).starts_with("y.toml: "),
+        "{err}"
+    );
 }
 
 /// The doc page defining process validity lists every requirement of every spec, under its

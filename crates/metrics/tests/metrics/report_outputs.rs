@@ -475,16 +475,7 @@ fn results_of_sim_models_are_labelled_everywhere_and_others_nowhere() {
         assert_eq!(g["simulated"], true, "{g}");
     }
     // The flat CSV: a `simulated` column, true on every row; the file still parses.
-    let mut csv = csv::Reader::from_reader(text("groups.csv").as_bytes());
-    let col = csv
-        .headers()
-        .unwrap()
-        .iter()
-        .position(|h| h == "simulated")
-        .unwrap();
-    let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
-    assert_eq!(rows.len(), 2);
-    assert!(rows.iter().all(|r| &r[col] == "true"));
+    assert_eq!(simulated_column(text("groups.csv")), ["true", "true"]);
     // Every table CSV has its caption beside it, labelled.
     for (name, _) in texts.iter().filter(|(n, _)| n.ends_with(".csv")) {
         let caption = text(&name.replace(".csv", ".caption.txt"));
@@ -518,15 +509,17 @@ fn results_of_sim_models_are_labelled_everywhere_and_others_nowhere() {
             .all(|g| g["simulated"] == false)
     );
     let groups = &texts.iter().find(|(n, _)| n == "groups.csv").unwrap().1;
-    let mut csv = csv::Reader::from_reader(groups.as_bytes());
-    let col = csv
-        .headers()
-        .unwrap()
-        .iter()
+    assert!(simulated_column(groups).iter().all(|c| c == "false"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `simulated` column of a flat per-group CSV, row by row (the file parsing as CSV).
+fn simulated_column(groups_csv: &str) -> Vec<String> {
+    let mut csv = csv::Reader::from_reader(groups_csv.as_bytes());
+    let col = (csv.headers().unwrap().iter())
         .position(|h| h == "simulated")
         .unwrap();
-    assert!(csv.records().all(|r| &r.unwrap()[col] == "false"));
-    let _ = std::fs::remove_dir_all(&dir);
+    csv.records().map(|r| r.unwrap()[col].to_string()).collect()
 }
 
 #[test]

@@ -223,20 +223,12 @@ fn report_from_the_sidecar_equals_the_report_from_records() {
     assert!(replies["agent"].truncated > 0);
     assert_eq!(replies["critic"].truncated, 3);
     assert_eq!(g("baseline", "airline").cost_per_simulation["judge"], None);
-    assert!(
-        (g("pg-checklist", "airline").measures)
-            .value::<FailModeCounts>("fail_mode")
-            .unwrap()
-            .fail_mode
-            > 0
-    );
-    assert!(
-        (g("policyguide", "airline").measures)
-            .value::<FailModeCounts>("guide_fail_mode")
-            .unwrap()
-            .fail_mode
-            > 0
-    );
+    let fail_mode = |guard: &str, key: &str| {
+        let counts = g(guard, "airline").measures.value::<FailModeCounts>(key);
+        counts.unwrap().fail_mode
+    };
+    assert!(fail_mode("pg-checklist", "fail_mode") > 0);
+    assert!(fail_mode("policyguide", "guide_fail_mode") > 0);
     let has = |guard: &str, domain: &str, key: &str| {
         (g(guard, domain).measures.0.iter()).any(|(k, v)| *k == key && !v.is_null())
     };

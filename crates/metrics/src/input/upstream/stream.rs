@@ -12,7 +12,7 @@
 //! skips everything but the array. Either way the records reach the caller in file order.
 
 use super::{Importer, Info, UpSimulation, UpTask};
-use crate::error::MetricsError;
+use crate::error::{MetricsError, ResultsCause};
 use crate::input::domains::DomainTable;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::io::{BufRead, BufReader};
@@ -85,7 +85,7 @@ fn read<E: From<MetricsError>, F: FnMut(SimulationRecord) -> Result<(), E>>(
         E::from(MetricsError::BadResults {
             path: path.to_path_buf(),
             location: format!("line {} column {}", e.line(), e.column()),
-            message: e.to_string(),
+            cause: e.into(),
         })
     })
 }
@@ -113,15 +113,15 @@ fn not_results(path: &Path) -> MetricsError {
     MetricsError::BadResults {
         path: path.to_path_buf(),
         location: "line 1 column 1".into(),
-        message: "expected an object with `info`, `tasks` and `simulations`".into(),
+        cause: ResultsCause::NotAnObject,
     }
 }
 
-fn missing(path: &Path, key: &str) -> MetricsError {
+fn missing(path: &Path, key: &'static str) -> MetricsError {
     MetricsError::BadResults {
         path: path.to_path_buf(),
         location: "top level".into(),
-        message: format!("missing field `{key}`"),
+        cause: ResultsCause::MissingField(key),
     }
 }
 

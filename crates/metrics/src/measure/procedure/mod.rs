@@ -12,4 +12,4 @@ pub(crate) mod validation;
 
 pub use evaluate::{Judgement, Position, ProcessVerdict, Violation, evaluate};
 pub use judge::{DialogueJudge, JudgeKind, StandInJudge};
-pub use spec::{Check, Level, ProcedureBook, ProcedureSpec, Requirement, SpecError};
+pub use spec::{Check, Level, ProcedureBook, ProcedureSpec, Requirement, SpecError, SpecProblem};

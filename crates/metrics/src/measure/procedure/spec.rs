@@ -258,32 +258,51 @@ pub struct ProcedureSpec {
     pub requirements: Vec<Requirement>,
 }
 
-/// A procedure file that cannot be used, naming the file and the key.
+/// A procedure file that cannot be used, naming the file; its problem names the key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{file}: {message}")]
+#[error("{file}")]
 pub struct SpecError {
     pub file: String,
-    pub message: String,
+    #[source]
+    pub problem: SpecProblem,
+}
+
+/// Why a procedure file cannot be used: TOML that does not parse into a spec, or a finding
+/// about the spec it holds.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SpecProblem {
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    #[error("`schema` is `{0}`, expected `{PROCEDURE_SCHEMA}`")]
+    Schema(String),
+    #[error("`provenance.origin` is `{0}`: procedure specs are hand-written")]
+    NotHandWritten(String),
+    #[error("requirement[{index}] `{id}`: duplicate id")]
+    DuplicateId { index: usize, id: String },
+    #[error("requirement `{0}`: empty `passage`")]
+    EmptyPassage(String),
+    /// A check names a tool the spec does not list.
+    #[error(
+        "requirement `{id}`: check names tool `{tool}`, which is in none of `guarded`, \
+         `identity_tools`, `reads`"
+    )]
+    UnknownTool { id: String, tool: String },
 }
 
 impl ProcedureSpec {
     /// Parses and checks a procedure file's text; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str) -> Result<ProcedureSpec, SpecError> {
-        let err = |message: String| SpecError {
+        let err = |problem: SpecProblem| SpecError {
             file: file.to_string(),
-            message,
+            problem,
         };
-        let spec: ProcedureSpec = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+        let spec: ProcedureSpec = toml::from_str(text).map_err(|e| err(e.into()))?;
         if spec.schema != PROCEDURE_SCHEMA {
-            return Err(err(format!(
-                "`schema` is `{}`, expected `{PROCEDURE_SCHEMA}`",
-                spec.schema
-            )));
+            return Err(err(SpecProblem::Schema(spec.schema.clone())));
         }
         if spec.provenance.origin != "hand-written" {
-            return Err(err(format!(
-                "`provenance.origin` is `{}`: procedure specs are hand-written",
-                spec.provenance.origin
+            return Err(err(SpecProblem::NotHandWritten(
+                spec.provenance.origin.clone(),
             )));
         }
         let known = |t: &str| {
@@ -295,17 +314,19 @@ impl ProcedureSpec {
         let mut seen = std::collections::HashSet::new();
         for (i, r) in spec.requirements.iter().enumerate() {
             if !seen.insert(r.id.as_str()) {
-                return Err(err(format!("requirement[{i}] `{}`: duplicate id", r.id)));
+                return Err(err(SpecProblem::DuplicateId {
+                    index: i,
+                    id: r.id.clone(),
+                }));
             }
             if r.passage.trim().is_empty() {
-                return Err(err(format!("requirement `{}`: empty `passage`", r.id)));
+                return Err(err(SpecProblem::EmptyPassage(r.id.clone())));
             }
             if let Some(t) = r.check.tools().into_iter().find(|t| !known(t)) {
-                return Err(err(format!(
-                    "requirement `{}`: check names tool `{t}`, which is in none of \
-                     `guarded`, `identity_tools`, `reads`",
-                    r.id
-                )));
+                return Err(err(SpecProblem::UnknownTool {
+                    id: r.id.clone(),
+                    tool: t.to_string(),
+                }));
             }
         }
         Ok(spec)

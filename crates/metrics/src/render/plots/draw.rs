@@ -9,6 +9,7 @@
 
 use super::shapes::{bar, dodge, draw_dashed, marker_shape, spread};
 use super::style::{Identity, Marker, px};
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -290,6 +291,28 @@ impl Mesh {
             light: RGBColor(225, 225, 225).stroke_width(px(0.3).max(1) as u32),
         }
     }
+
+    /// `mesh` with these styles and the panel's axis descriptions; each panel kind adds its
+    /// ticks.
+    fn apply<'m, 'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
+        self,
+        mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+        p: &Panel,
+    ) -> &'m mut MeshStyle<'a, 'b, X, Y, DB> {
+        mesh.x_desc(&p.x_desc)
+            .y_desc(&p.y_desc)
+            .label_style(self.label_style)
+            .axis_desc_style(self.desc_style)
+            .axis_style(self.axis)
+            .bold_line_style(self.light)
+            .light_line_style(TRANSPARENT)
+    }
+}
+
+/// The category at tick `v` of a category axis: its ticks fall at and between the
+/// categories, and only those at one are labelled.
+fn category_at(v: f64) -> Option<usize> {
+    ((v - v.round()).abs() <= 1e-6 && v >= 0.0).then(|| v.round() as usize)
 }
 
 /// Pass^k curves: one dashed line with markers per series, dodged apart.
@@ -299,19 +322,11 @@ fn draw_lines<DB: DrawingBackend>(
     x_max: u32,
     series: &[Series],
 ) -> DrawResult<DB> {
-    let Mesh {
-        label_style,
-        desc_style,
-        axis,
-        light,
-    } = Mesh::new();
     let marker_r = px(2.6);
     let x_max = f64::from(x_max.max(1));
     let mut chart = b.build_cartesian_2d(0.6f64..x_max + 0.4, -0.03f64..1.03)?;
-    chart
-        .configure_mesh()
-        .x_desc(&p.x_desc)
-        .y_desc(&p.y_desc)
+    Mesh::new()
+        .apply(&mut chart.configure_mesh(), p)
         .x_labels((x_max as usize).min(16) + 1)
         .x_label_formatter(&|v| {
             if (v - v.round()).abs() < 1e-6 && *v >= 1.0 {
@@ -322,11 +337,6 @@ fn draw_lines<DB: DrawingBackend>(
         })
         .y_labels(6)
         .y_label_formatter(&|v| format!("{v:.1}"))
-        .label_style(label_style)
-        .axis_desc_style(desc_style)
-        .axis_style(axis)
-        .bold_line_style(light)
-        .light_line_style(TRANSPARENT)
         .draw()?;
     let m = series.len();
     for (i, s) in series.iter().enumerate() {
@@ -351,24 +361,11 @@ fn draw_scatter<DB: DrawingBackend>(
     p: &Panel,
     series: &[Series],
 ) -> DrawResult<DB> {
-    let Mesh {
-        label_style,
-        desc_style,
-        axis,
-        light,
-    } = Mesh::new();
     let mut chart = b.build_cartesian_2d(-0.03f64..1.03, -0.03f64..1.06)?;
-    chart
-        .configure_mesh()
-        .x_desc(&p.x_desc)
-        .y_desc(&p.y_desc)
+    Mesh::new()
+        .apply(&mut chart.configure_mesh(), p)
         .x_label_formatter(&|v| format!("{:.0}", v * 100.0))
         .y_label_formatter(&|v| format!("{:.0}", v * 100.0))
-        .label_style(label_style)
-        .axis_desc_style(desc_style)
-        .axis_style(axis)
-        .bold_line_style(light)
-        .light_line_style(TRANSPARENT)
         .draw()?;
     let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.clone()).collect();
     let moved = spread(&all, 0.018);
@@ -391,33 +388,17 @@ fn draw_bars<DB: DrawingBackend>(
     categories: &[String],
     series: &[BarSeries],
 ) -> DrawResult<DB> {
-    let Mesh {
-        label_style,
-        desc_style,
-        axis,
-        light,
-    } = Mesh::new();
     let n = categories.len().max(1);
     let mut chart = b.build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..1.12)?;
     let cats = categories.to_vec();
-    chart
-        .configure_mesh()
-        .x_desc(&p.x_desc)
-        .y_desc(&p.y_desc)
+    Mesh::new()
+        .apply(&mut chart.configure_mesh(), p)
         .x_labels(n * 2 + 1)
         .x_label_formatter(&move |v| {
-            if (v - v.round()).abs() > 1e-6 || *v < 0.0 {
-                return String::new();
-            }
-            cats.get(v.round() as usize).cloned().unwrap_or_default()
+            (category_at(*v).and_then(|c| cats.get(c)).cloned()).unwrap_or_default()
         })
         .y_labels(6)
         .y_label_formatter(&|v| format!("{v:.1}"))
-        .label_style(label_style)
-        .axis_desc_style(desc_style)
-        .axis_style(axis)
-        .bold_line_style(light)
-        .light_line_style(TRANSPARENT)
         .disable_x_mesh()
         .draw()?;
     let m = series.len().max(1) as f64;
@@ -463,38 +444,22 @@ fn draw_forest<DB: DrawingBackend>(
     p: &Panel,
     rows: &[ForestRow],
 ) -> DrawResult<DB> {
-    let Mesh {
-        label_style,
-        desc_style,
-        axis,
-        light,
-    } = Mesh::new();
     let n = rows.len().max(1);
     let lo = rows.iter().map(|r| r.low).fold(0.0f64, f64::min);
     let hi = rows.iter().map(|r| r.high).fold(0.0f64, f64::max);
     let pad = ((hi - lo) * 0.08).max(0.02);
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
     let mut chart = b.build_cartesian_2d(lo - pad..hi + pad, -0.6f64..n as f64 - 0.4)?;
-    chart
-        .configure_mesh()
-        .x_desc(&p.x_desc)
-        .y_desc(&p.y_desc)
+    Mesh::new()
+        .apply(&mut chart.configure_mesh(), p)
         .y_labels(n * 2 + 1)
         .y_label_formatter(&move |v| {
-            if (v - v.round()).abs() > 1e-6 || *v < 0.0 {
-                return String::new();
-            }
-            labels
-                .get(n - 1 - (v.round() as usize).min(n - 1))
-                .cloned()
-                .unwrap_or_default()
+            (category_at(*v)
+                .and_then(|c| labels.get(n - 1 - c.min(n - 1)))
+                .cloned())
+            .unwrap_or_default()
         })
         .x_label_formatter(&|v| format!("{v:+.2}"))
-        .label_style(label_style)
-        .axis_desc_style(desc_style)
-        .axis_style(axis)
-        .bold_line_style(light)
-        .light_line_style(TRANSPARENT)
         .disable_y_mesh()
         .draw()?;
     chart.draw_series(std::iter::once(PathElement::new(

@@ -47,11 +47,16 @@ impl SimRng {
 /// A probability outside [0, 1] in a sim model's table (its fault profile or its user
 /// behaviour), naming the table's kind and the field.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{kind} probability `{name}` = {value} is outside [0, 1]")]
+#[error("{kind} probability `{name}` = {} is outside [0, 1]", shown(.value))]
 pub struct ProbabilityError {
     pub kind: &'static str,
     pub name: String,
-    pub value: f64,
+    /// The value; `None` for NaN or an infinity, which the serialised form cannot tell apart.
+    pub value: Option<f64>,
+}
+
+fn shown(value: &Option<f64>) -> String {
+    value.map_or_else(|| "a non-finite number".to_string(), |v| v.to_string())
 }
 
 /// Checks every field of `table`, a `kind` table of probabilities, is within [0, 1]; the
@@ -65,11 +70,11 @@ pub fn check_probabilities(
         Ok(serde_json::Value::Object(fields)) => fields,
         _ => return Ok(()),
     };
-    // JSON has no NaN: serde_json writes it as null, which is outside [0, 1] as NaN is.
+    // JSON has no NaN or infinity: serde_json writes both as null, which is outside [0, 1].
     let bad = fields
         .into_iter()
-        .map(|(name, v)| (name, v.as_f64().unwrap_or(f64::NAN)))
-        .find(|(_, p)| !(0.0..=1.0).contains(p));
+        .map(|(name, v)| (name, v.as_f64()))
+        .find(|(_, p)| !p.is_some_and(|p| (0.0..=1.0).contains(&p)));
     match bad {
         Some((name, value)) => Err(ProbabilityError { kind, name, value }),
         None => Ok(()),
@@ -117,6 +122,13 @@ mod tests {
         assert_eq!(t(0.0, 1.0, 0.5), Ok(()));
         let e = t(0.5, 1.5, -1.0).unwrap_err();
         assert_eq!(e.to_string(), "t probability `b` = 1.5 is outside [0, 1]");
-        assert!(t(0.5, f64::NAN, 0.0).unwrap_err().value.is_nan());
+        for bad in [f64::NAN, f64::INFINITY] {
+            let e = t(0.5, bad, 0.0).unwrap_err();
+            assert_eq!(e.value, None);
+            assert_eq!(
+                e.to_string(),
+                "t probability `b` = a non-finite number is outside [0, 1]"
+            );
+        }
     }
 }

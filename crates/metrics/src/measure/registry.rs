@@ -134,27 +134,32 @@ impl Column {
     }
 }
 
+/// The group's domain: the first key column.
+pub(crate) const DOMAIN: Column = Column {
+    header: "Domain",
+    name: "domain",
+    unit: "text",
+    meaning: "τ²-bench domain (or the mean row's description)",
+};
+
+/// The group's agent model: the second key column.
+pub(crate) const AGENT: Column = Column {
+    header: "Agent",
+    name: "agent_model",
+    unit: "text",
+    meaning: "agent model",
+};
+
+/// The group's guard configuration: the third key column.
+pub(crate) const GUARD: Column = Column {
+    header: "Guard",
+    name: "guard",
+    unit: "text",
+    meaning: "guard configuration, with the settings that tell apart cells sharing the name",
+};
+
 /// The columns every measure table starts with: the group's cell.
-pub(crate) const KEY_COLUMNS: [Column; 3] = [
-    Column {
-        header: "Domain",
-        name: "domain",
-        unit: "text",
-        meaning: "τ²-bench domain (or the mean row's description)",
-    },
-    Column {
-        header: "Agent",
-        name: "agent_model",
-        unit: "text",
-        meaning: "agent model",
-    },
-    Column {
-        header: "Guard",
-        name: "guard",
-        unit: "text",
-        meaning: "guard configuration, with the settings that tell apart cells sharing the name",
-    },
-];
+pub(crate) const KEY_COLUMNS: [Column; 3] = [DOMAIN, AGENT, GUARD];
 
 /// A table a measure prints: its id (the CSV's file stem) and its columns after
 /// [`KEY_COLUMNS`].
@@ -176,16 +181,13 @@ impl TableDecl {
     /// [`TableDecl::table`] with the repeated columns made for each of `values`, value by
     /// value.
     pub(crate) fn table_for(&self, title: impl Into<String>, values: &[&str]) -> Table {
-        let mut t = Table::new(self.id, title, &[]);
-        for c in KEY_COLUMNS.iter().chain(self.columns) {
-            t.headers.push(c.header.to_string());
-            t.declared.push(Some(Declared::from(*c)));
+        let mut t = Table::declared(self.id, title, &KEY_COLUMNS);
+        for c in self.columns {
+            t.push_column(*c);
         }
         for v in values {
             for c in self.repeated {
-                let (header, declared) = c.repeated(v);
-                t.headers.push(header);
-                t.declared.push(Some(declared));
+                t.push_column_for(*c, v);
             }
         }
         t

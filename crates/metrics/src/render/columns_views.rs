@@ -26,28 +26,12 @@ pub(crate) const TABLE1: [Column; 3] = [
     },
 ];
 
-/// PolicyGuide Table 2's agent.
-pub(crate) const AGENT: Column = Column {
-    header: "Agent",
-    name: "agent_model",
-    unit: "text",
-    meaning: "agent model",
-};
-
 /// PolicyGuide Table 2's configuration.
 pub(crate) const CONFIGURATION: Column = Column {
     header: "Configuration",
     name: "configuration",
     unit: "text",
     meaning: "the paper's name of the configuration (ReAct, RAW, SELF, PolicyGuide)",
-};
-
-/// PolicyGuide Table 2's guard.
-pub(crate) const GUARD: Column = Column {
-    header: "Guard",
-    name: "guard",
-    unit: "text",
-    meaning: "guard configuration, with the settings that tell apart cells sharing the name",
 };
 
 /// PolicyGuide Table 3's matched cell and task counts.

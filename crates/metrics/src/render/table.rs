@@ -196,9 +196,7 @@ impl Table {
 
     /// Appends the column `c` declares: its header and, for the CSV schema, its declaration.
     pub(crate) fn push_column(&mut self, c: crate::measure::registry::Column) {
-        self.declared.resize(self.headers.len(), None);
-        self.headers.push(c.header.to_string());
-        self.declared.push(Some(c.into()));
+        self.push_declared(c.header.to_string(), c.into());
     }
 
     /// Appends the column `c` declares made for `value` (each `{}` replaced by it, see
@@ -361,14 +359,14 @@ mod tests {
     use super::*;
 
     fn sample() -> Table {
-        use crate::measure::registry::{Column, KEY_COLUMNS};
+        use crate::measure::registry::{AGENT, Column};
         let column = |header, name, unit| Column {
             header,
             name,
             unit,
             meaning: "a sample column",
         };
-        let mut t = Table::declared("t", "Pass^4 & more", &[KEY_COLUMNS[1]]);
+        let mut t = Table::declared("t", "Pass^4 & more", &[AGENT]);
         t.push_column_for(crate::render::columns::PASS_K, "4");
         t.push_column(column("Δ", "delta", "fraction"));
         t.push_column(column("Block%", "block_rate", "fraction"));

@@ -19,7 +19,7 @@
 //! "Pass^4" means Pass^k at `Report::headline_k` (4 unless no group has four trials per task);
 //! a group whose tasks have fewer trials shows "—" there (and the report warns).
 
-use crate::measure::registry::{Column, KEY_COLUMNS};
+use crate::measure::registry::{Column, DOMAIN, KEY_COLUMNS};
 use crate::render::columns as col;
 use crate::render::table::{Cell, Format, Table};
 pub use crate::render::tables_policyguide::{
@@ -63,14 +63,7 @@ fn floors_table(r: &Report) -> Option<Table> {
     let mut t = Table::declared(
         "floors",
         "Floors: trivial agents on the same tasks (Pass^1 = Pass^k: deterministic)",
-        &[
-            KEY_COLUMNS[0],
-            col::FLOOR_AGENT,
-            col::N_TASKS,
-            overall,
-            pv,
-            mut_,
-        ],
+        &[DOMAIN, col::FLOOR_AGENT, col::N_TASKS, overall, pv, mut_],
     );
     let process = r.floors.iter().any(|f| f.process_overall.is_some());
     if process {

@@ -8,7 +8,7 @@
 //! - per-task outcomes: successes of n scored trials per task and cell — task × cell in
 //!   Markdown and LaTeX, one row per (cell, task) in CSV (`task_outcomes_long`).
 
-use crate::measure::registry::KEY_COLUMNS;
+use crate::measure::registry::DOMAIN;
 use crate::render::columns as col;
 use crate::render::table::{Cell, Table};
 use crate::render::tables::{key_cells, keyed};
@@ -106,7 +106,7 @@ pub(crate) fn task_outcomes_table(r: &Report) -> Option<Table> {
             format!("{} / {}", g.agent_model, g.guard_label())
         }
     };
-    t.push_column(KEY_COLUMNS[0]);
+    t.push_column(DOMAIN);
     t.push_column(col::TASK);
     for g in &r.groups {
         let header = cell_header(g);

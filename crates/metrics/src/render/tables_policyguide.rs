@@ -14,6 +14,7 @@
 //! `pass_k.rs`.
 
 use crate::measure::guide::{FLOWAGENT, POLICYGUIDE, POLICYGUIDE_RAW, POLICYGUIDE_SELF};
+use crate::measure::registry::{AGENT, GUARD};
 use crate::render::columns as fixed;
 use crate::render::columns_views as col;
 use crate::render::table::{Cell, Table};
@@ -147,7 +148,7 @@ pub fn ablation_table(r: &Report) -> Option<Table> {
         ),
         &[],
     );
-    for c in [col::AGENT, col::CONFIGURATION, col::GUARD] {
+    for c in [AGENT, col::CONFIGURATION, GUARD] {
         t.push_column(c);
     }
     for d in &domains {

@@ -8,7 +8,7 @@
 use crate::measure::procedure::ProcedureBook;
 use crate::measure::procedure::spec::{Level, LevelShares};
 use crate::measure::process::SCHEDULES;
-use crate::measure::registry::KEY_COLUMNS;
+use crate::measure::registry::DOMAIN;
 use crate::render::columns::N_SIMULATIONS;
 use crate::render::columns_views as col;
 use crate::render::table::{Cell, Table};
@@ -171,7 +171,7 @@ pub(crate) fn procedure_levels_table(r: &Report) -> Option<Table> {
         "procedure_levels",
         "Requirement levels of the procedure specs beside the papers' (PolicyGuard Table 11, \
          PolicyGuide Table 6)",
-        &[KEY_COLUMNS[0]],
+        &[DOMAIN],
     );
     for c in col::PROCEDURE_LEVELS {
         t.push_column(c);
